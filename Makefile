@@ -1,0 +1,44 @@
+# Warfield: `make run` to play, `make test` to check everything.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q -c constraints.txt
+
+.PHONY: run test lint bench lock clean
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Warfield needs Python 3.11 or newer"'
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
+	$(PIP) -e .
+	@touch $@
+
+$(VENV)/.installed-dev: $(BIN)/python pyproject.toml constraints.txt
+	$(PIP) -e '.[dev]'
+	@touch $@ $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(BIN)/warfield serve --host $(HOST) --port $(PORT)
+
+test: $(VENV)/.installed-dev
+	$(BIN)/ruff check server tests bench
+	$(BIN)/pytest
+	@if [ -d static/tests ]; then node --test static/tests/; fi
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check server tests bench
+	$(BIN)/mypy server/geometry server/dice.py server/rules
+
+bench: $(VENV)/.installed-dev
+	$(BIN)/warfield bench geometry
+
+lock: $(VENV)/.installed-dev
+	@echo "# Pinned versions for a reproducible install (pip install -c constraints.txt -e '.[dev]')." > constraints.txt
+	@echo "# Regenerate with: make lock" >> constraints.txt
+	$(BIN)/python -m pip freeze --exclude-editable | grep -v '^-e' >> constraints.txt
+
+clean:
+	rm -rf $(VENV) var .pytest_cache

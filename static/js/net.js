@@ -1,0 +1,362 @@
+// The websocket to one game: hello with the last seq seen, the welcome and events into the
+// store, gap fetches over REST, automatic reconnect with backoff, and request/response by ref
+// for actions, previews, measures and line of sight.
+//
+// Everything outside the socket is injected (WebSocket class, timers, REST fetchers), so the
+// seq and resync logic runs under `node --test` with a fake socket.
+
+/** @typedef {import('./store.js').Store} Store */
+/** @typedef {import('./store.js').GameEvent} GameEvent */
+/** @typedef {'connecting'|'online'|'reconnecting'|'closed'} Status */
+
+/**
+ * A refused request: the server's error frame, or a local failure (offline, timeout).
+ * @typedef {{code:string, message:string, details?:Object<string, any>}} WireError
+ */
+
+/** Reply types that settle a request, by the request's type. */
+const REPLIES = {
+  action: 'ack',
+  preview: 'preview_result',
+  measure: 'measure_result',
+  line_of_sight: 'line_of_sight_result',
+};
+
+/** Ref prefixes by request type (refs are also the server's idempotency keys). */
+const PREFIX = { action: 'c', preview: 'p', measure: 'm', line_of_sight: 'l' };
+
+/**
+ * Milliseconds to wait before reconnect attempt `attempt` (0-based): exponential from 500 ms,
+ * capped at 10 s, with jitter so a restarted server is not hit by every client at once.
+ * @param {number} attempt @param {() => number} [random]
+ */
+export function backoffDelay(attempt, random = Math.random) {
+  const base = Math.min(10_000, 500 * 2 ** Math.min(attempt, 10));
+  return Math.round(base * (0.5 + 0.5 * random()));
+}
+
+/**
+ * A per-page-load ref prefix: refs are idempotency keys per seat on the server, so a reloaded
+ * page must never reuse the refs of the page before it.
+ * @param {() => number} [random]
+ */
+export function sessionTag(random = Math.random) {
+  return Math.floor(random() * 36 ** 6).toString(36).padStart(6, '0') + Date.now().toString(36).slice(-4);
+}
+
+/**
+ * @typedef {Object} ConnectionOptions
+ * @property {string} url                   the game's websocket URL
+ * @property {string|null} token            seat token, or null for a spectator
+ * @property {Store} store
+ * @property {(since:number) => Promise<GameEvent[]>} fetchEvents   REST events?since=
+ * @property {() => Promise<{seq:number, state:any}>} [fetchState]   REST game state
+ * @property {any} [WebSocket]              the WebSocket class (injected in tests)
+ * @property {{setTimeout:Function, clearTimeout:Function}} [timers]
+ * @property {() => number} [random]
+ * @property {number} [requestTimeoutMs]
+ * @property {string} [tag]                 ref prefix for this page load
+ */
+
+export class Connection {
+  /** @param {ConnectionOptions} opts */
+  constructor(opts) {
+    this.url = opts.url;
+    this.token = opts.token;
+    this.store = opts.store;
+    this.fetchEvents = opts.fetchEvents;
+    this.fetchState = opts.fetchState || null;
+    this.WS = opts.WebSocket || globalThis.WebSocket;
+    this.timers = opts.timers || globalThis;
+    this.random = opts.random || Math.random;
+    this.requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
+    this.tag = opts.tag || sessionTag(this.random);
+    /** @type {Status} */
+    this.status = 'closed';
+    this.attempt = 0;
+    this.counter = 0;
+    /** @type {any} */
+    this.ws = null;
+    /** @type {any} */
+    this.retryTimer = null;
+    this.stopped = true;
+    this.welcomed = false;
+    /** @type {Map<string, {reply:string, resolve:Function, reject:Function, timer:any}>} */
+    this.inflight = new Map();
+    /** @type {Promise<void>|null} */
+    this.gapFetch = null;
+    /** @type {Promise<void>|null} */
+    this.stateFetch = null;
+    /** @type {Set<(status:Status) => void>} */
+    this.statusListeners = new Set();
+    /** @type {Set<(err:WireError) => void>} errors not tied to a request */
+    this.errorListeners = new Set();
+  }
+
+  /** @param {(status:Status) => void} fn */
+  onStatus(fn) {
+    this.statusListeners.add(fn);
+    return () => this.statusListeners.delete(fn);
+  }
+
+  /** @param {(err:WireError) => void} fn */
+  onError(fn) {
+    this.errorListeners.add(fn);
+    return () => this.errorListeners.delete(fn);
+  }
+
+  /** @param {Status} status */
+  setStatus(status) {
+    if (this.status === status) return;
+    this.status = status;
+    for (const fn of this.statusListeners) fn(status);
+  }
+
+  start() {
+    this.stopped = false;
+    this.open();
+  }
+
+  stop() {
+    this.stopped = true;
+    if (this.retryTimer) this.timers.clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) ws.close();
+    this.failAll('closed', 'connection closed');
+    this.setStatus('closed');
+  }
+
+  open() {
+    this.setStatus(this.attempt === 0 && !this.welcomed ? 'connecting' : 'reconnecting');
+    const ws = new this.WS(this.url);
+    this.ws = ws;
+    ws.onopen = () => {
+      if (ws !== this.ws) return;
+      this.sendRaw({ type: 'hello', token: this.token, since: this.store.seq });
+    };
+    ws.onmessage = (/** @type {{data:any}} */ e) => {
+      if (ws !== this.ws) return;
+      let msg;
+      try {
+        msg = JSON.parse(String(e.data));
+      } catch {
+        return;
+      }
+      this.handle(msg);
+    };
+    ws.onclose = () => {
+      if (ws !== this.ws) return;
+      this.ws = null;
+      this.failAll('offline', 'connection lost');
+      if (this.stopped) return;
+      this.scheduleReconnect();
+    };
+    ws.onerror = () => {
+      /* onclose follows; nothing to do */
+    };
+  }
+
+  scheduleReconnect() {
+    this.setStatus('reconnecting');
+    const delay = backoffDelay(this.attempt, this.random);
+    this.attempt += 1;
+    this.retryTimer = this.timers.setTimeout(() => {
+      this.retryTimer = null;
+      if (!this.stopped) this.open();
+    }, delay);
+  }
+
+  /** @param {any} msg */
+  handle(msg) {
+    switch (msg?.type) {
+      case 'welcome':
+        this.attempt = 0;
+        this.welcomed = true;
+        this.store.welcome(msg);
+        this.setStatus('online');
+        this.afterEvents();
+        return;
+      case 'events':
+        this.store.receive(Array.isArray(msg.events) ? msg.events : []);
+        this.afterEvents();
+        return;
+      case 'presence':
+        this.store.setPresence(msg);
+        return;
+      case 'error':
+        if (msg.ref && this.inflight.has(msg.ref)) this.settle(msg.ref, null, toError(msg));
+        else for (const fn of this.errorListeners) fn(toError(msg));
+        return;
+      default:
+        if (msg?.ref && this.inflight.has(msg.ref)) this.settle(msg.ref, msg, null);
+    }
+  }
+
+  /** After new events: fetch a gap, or the whole state when an event was not foldable here. */
+  afterEvents() {
+    if (this.store.gapAfter() !== null) this.fillGap();
+    if (this.store.needsRefresh) this.refreshState();
+  }
+
+  fillGap() {
+    if (this.gapFetch) return;
+    const since = this.store.gapAfter();
+    if (since === null) return;
+    this.gapFetch = this.fetchEvents(since)
+      .then((events) => {
+        this.store.receive(events);
+      })
+      .catch(() => {})
+      .finally(() => {
+        this.gapFetch = null;
+        if (this.store.needsRefresh) this.refreshState();
+      });
+  }
+
+  refreshState() {
+    if (this.stateFetch || !this.fetchState) return;
+    this.stateFetch = this.fetchState()
+      .then(({ seq, state }) => {
+        if (this.store.seq === null || seq >= this.store.seq || this.store.needsRefresh) {
+          this.store.replaceState(state, seq);
+        }
+      })
+      .catch(() => {})
+      .finally(() => {
+        this.stateFetch = null;
+      });
+  }
+
+  /** @param {any} obj */
+  sendRaw(obj) {
+    if (!this.ws || this.ws.readyState !== 1) return false;
+    this.ws.send(JSON.stringify(obj));
+    return true;
+  }
+
+  /**
+   * Send a request and wait for its reply by ref.
+   * @param {'action'|'preview'|'measure'|'line_of_sight'} type
+   * @param {Object<string, any>} body
+   * @returns {Promise<any>}
+   */
+  request(type, body) {
+    const ref = `${PREFIX[type]}-${this.tag}-${++this.counter}`;
+    if (this.status !== 'online') {
+      return Promise.reject({ code: 'offline', message: 'not connected to the game server' });
+    }
+    return new Promise((resolve, reject) => {
+      const timer = this.timers.setTimeout(() => {
+        this.settle(ref, null, { code: 'timeout', message: 'the server did not answer' });
+      }, this.requestTimeoutMs);
+      this.inflight.set(ref, { reply: REPLIES[type], resolve, reject, timer });
+      this.sendRaw({ type, ref, ...body });
+    });
+  }
+
+  /**
+   * @param {string} ref @param {any} reply @param {WireError|null} err
+   */
+  settle(ref, reply, err) {
+    const req = this.inflight.get(ref);
+    if (!req) return;
+    this.inflight.delete(ref);
+    this.timers.clearTimeout(req.timer);
+    if (err) req.reject(err);
+    else req.resolve(reply);
+  }
+
+  /** @param {string} code @param {string} message */
+  failAll(code, message) {
+    for (const ref of [...this.inflight.keys()]) this.settle(ref, null, { code, message });
+  }
+
+  /** Perform an action as this seat. @param {Object<string, any>} action */
+  act(action) {
+    /** @type {Object<string, any>} */
+    const body = { action };
+    if (this.store.seq !== null) body.expected_seq = this.store.seq;
+    return this.request('action', body);
+  }
+
+  /** Ask whether an action would be legal, without doing it. @param {Object<string, any>} action */
+  preview(action) {
+    return this.request('preview', { action });
+  }
+
+  /**
+   * @param {string|{x:number,y:number}} from @param {string|{x:number,y:number}} to
+   */
+  measure(from, to) {
+    return this.request('measure', { from, to });
+  }
+
+  /** @param {string} viewer @param {string} target */
+  lineOfSight(viewer, target) {
+    return this.request('line_of_sight', { viewer, target });
+  }
+}
+
+/** @param {any} msg @returns {WireError} */
+function toError(msg) {
+  return { code: String(msg.code || 'error'), message: String(msg.message || ''), details: msg.details || {} };
+}
+
+/**
+ * Keeps at most one request in flight and skips inputs that were superseded before they could
+ * be sent: while dragging, each animation frame offers the ghost's position; if a preview is
+ * already out, the newest offer waits and replaces any older waiting one. Answers arrive in
+ * order with the input they answer (so the UI can tell whether it is for the current spot);
+ * after `cancel` nothing more is reported.
+ */
+export class LatestOnly {
+  /**
+   * @param {(input:any) => Promise<any>} ask
+   * @param {(result:any, input:any) => void} onResult
+   * @param {(err:any, input:any) => void} [onError]
+   */
+  constructor(ask, onResult, onError) {
+    this.ask = ask;
+    this.onResult = onResult;
+    this.onError = onError || (() => {});
+    /** @type {any} */
+    this.waiting = undefined;
+    this.busy = false;
+    this.generation = 0;
+  }
+
+  /** Offer a new input; older unanswered inputs are superseded. @param {any} input */
+  offer(input) {
+    this.waiting = input;
+    if (!this.busy) this.pump();
+  }
+
+  /** Forget everything pending; answers still on the way are dropped. */
+  cancel() {
+    this.waiting = undefined;
+    this.generation += 1;
+  }
+
+  pump() {
+    if (this.waiting === undefined) return;
+    const input = this.waiting;
+    const gen = this.generation;
+    this.waiting = undefined;
+    this.busy = true;
+    this.ask(input)
+      .then(
+        (res) => {
+          if (gen === this.generation) this.onResult(res, input);
+        },
+        (err) => {
+          if (gen === this.generation) this.onError(err, input);
+        },
+      )
+      .finally(() => {
+        this.busy = false;
+        this.pump();
+      });
+  }
+}

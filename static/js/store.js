@@ -1,0 +1,210 @@
+// The client's copy of the last server state, and the log of every event it has seen.
+//
+// The server is the authority: a `welcome` (or a REST state fetch) replaces the state outright;
+// events are then folded in strictly in seq order. Events already covered by the state only go
+// to the history (dice log, notes); events that arrive after a gap wait in `pending` until the
+// missing ones are fetched. Event types this client does not know how to fold are kept in the
+// history and flag the state for a refresh from the server instead of guessing.
+
+/**
+ * @typedef {Object} GameEvent
+ * @property {number} seq
+ * @property {string} type
+ * @property {number|string} [actor]
+ * @property {Object<string, any>} payload
+ */
+
+/** @typedef {{kind:'welcome'|'state'|'events'|'presence'|'history', events?:GameEvent[]}} Change */
+
+/** How many events the history keeps (the oldest are dropped). */
+export const HISTORY_LIMIT = 5000;
+
+/**
+ * Folders for the event types the client understands. Each mutates the (already copied) state.
+ * @type {Object<string, (state:any, payload:any) => void>}
+ */
+export const FOLDERS = {
+  game_created(state, p) {
+    for (const key of ['id', 'system', 'name', 'battlefield', 'dice_commitment']) {
+      if (p[key] !== undefined) state[key] = p[key];
+    }
+  },
+  seat_claimed(state, p) {
+    state.seats = { ...(state.seats || {}), [String(p.seat)]: true };
+  },
+  token_placed(state, p) {
+    state.tokens = { ...(state.tokens || {}), [p.token.id]: { ...p.token } };
+  },
+  token_moved(state, p) {
+    const old = state.tokens?.[p.id];
+    if (!old) return;
+    const facing = p.facing ?? old.facing;
+    state.tokens = { ...state.tokens, [p.id]: { ...old, x: p.x, y: p.y, facing } };
+  },
+  token_removed(state, p) {
+    if (!state.tokens) return;
+    const tokens = { ...state.tokens };
+    delete tokens[p.id];
+    state.tokens = tokens;
+  },
+};
+
+/** Event types that never change the state the client draws. */
+export const NO_STATE_CHANGE = new Set(['dice_rolled', 'note_added', 'hidden']);
+
+export class Store {
+  constructor() {
+    /** @type {1|2|null} */
+    this.seat = null;
+    /** @type {number|null} last seq folded into `state` */
+    this.seq = null;
+    /** @type {any} */
+    this.state = null;
+    /** @type {GameEvent[]} every event seen, ascending by seq */
+    this.history = [];
+    /** @type {Set<number>} */
+    this.historySeqs = new Set();
+    /** @type {Map<number, GameEvent>} events past a gap, waiting */
+    this.pending = new Map();
+    /** @type {{players:number[], spectators:number}|null} */
+    this.presence = null;
+    /** True when an event arrived that only the server can fold: fetch the state again. */
+    this.needsRefresh = false;
+    /** @type {Set<(change:Change) => void>} */
+    this.listeners = new Set();
+  }
+
+  /** @param {(change:Change) => void} fn @returns {() => void} unsubscribe */
+  subscribe(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** @param {Change} change */
+  emit(change) {
+    for (const fn of this.listeners) fn(change);
+  }
+
+  /**
+   * The server's welcome: authoritative seat, seq and state.
+   * @param {{seat:1|2|null, seq:number, state:any}} msg
+   */
+  welcome(msg) {
+    this.seat = msg.seat ?? null;
+    this.replaceState(msg.state, msg.seq, 'welcome');
+  }
+
+  /**
+   * Replace the state with one from the server (welcome or REST), then fold what waits.
+   * @param {any} state @param {number} seq @param {'welcome'|'state'} [kind]
+   */
+  replaceState(state, seq, kind = 'state') {
+    this.state = structuredClone(state);
+    // Events we folded past this state's seq are folded again on top of it.
+    for (const ev of this.history) if (ev.seq > seq) this.pending.set(ev.seq, ev);
+    this.seq = seq;
+    if (this.state && typeof this.state === 'object') this.state.seq = seq;
+    this.needsRefresh = false;
+    const ready = this.drain();
+    this.emit({ kind, events: ready });
+  }
+
+  /**
+   * Take events from the server (live or fetched). Returns where a gap starts, if any: the
+   * caller fetches `events?since=gapAfter` and hands them back here.
+   * @param {GameEvent[]} events
+   * @returns {{applied:GameEvent[], gapAfter:number|null}}
+   */
+  receive(events) {
+    let historyOnly = false;
+    for (const ev of events) {
+      if (!isEvent(ev)) continue;
+      if (this.seq !== null && ev.seq <= this.seq) {
+        historyOnly = this.remember(ev) || historyOnly;
+      } else if (!this.pending.has(ev.seq)) {
+        this.pending.set(ev.seq, ev);
+      }
+    }
+    const applied = this.drain();
+    if (applied.length) this.emit({ kind: 'events', events: applied });
+    else if (historyOnly) this.emit({ kind: 'history', events: [] });
+    return { applied, gapAfter: this.gapAfter() };
+  }
+
+  /** The seq after which events are missing, or null when nothing is waiting. */
+  gapAfter() {
+    if (this.seq === null || this.pending.size === 0) return null;
+    return this.seq;
+  }
+
+  /** @param {{players:number[], spectators:number}} p */
+  setPresence(p) {
+    this.presence = { players: [...(p.players || [])], spectators: p.spectators ?? 0 };
+    this.emit({ kind: 'presence' });
+  }
+
+  /** Fold every pending event that follows on from `seq`. @returns {GameEvent[]} */
+  drain() {
+    /** @type {GameEvent[]} */
+    const applied = [];
+    if (this.seq === null) return applied;
+    for (const seq of [...this.pending.keys()]) {
+      if (seq <= this.seq) {
+        this.remember(/** @type {GameEvent} */ (this.pending.get(seq)));
+        this.pending.delete(seq);
+      }
+    }
+    while (this.pending.has(this.seq + 1)) {
+      const ev = /** @type {GameEvent} */ (this.pending.get(this.seq + 1));
+      this.pending.delete(ev.seq);
+      this.fold(ev);
+      this.remember(ev);
+      applied.push(ev);
+    }
+    return applied;
+  }
+
+  /** @param {GameEvent} ev */
+  fold(ev) {
+    const folder = FOLDERS[ev.type];
+    if (folder) {
+      const next = { ...this.state };
+      try {
+        folder(next, ev.payload || {});
+        this.state = next;
+      } catch {
+        this.needsRefresh = true;
+      }
+    } else if (!NO_STATE_CHANGE.has(ev.type)) {
+      this.needsRefresh = true;
+    }
+    this.seq = ev.seq;
+    this.state = { ...this.state, seq: ev.seq };
+  }
+
+  /** Add to the history unless already there. @param {GameEvent} ev @returns {boolean} added */
+  remember(ev) {
+    if (this.historySeqs.has(ev.seq)) return false;
+    this.historySeqs.add(ev.seq);
+    const last = this.history[this.history.length - 1];
+    this.history.push(ev);
+    if (last && last.seq > ev.seq) this.history.sort((a, b) => a.seq - b.seq);
+    if (this.history.length > HISTORY_LIMIT) {
+      for (const old of this.history.splice(0, this.history.length - HISTORY_LIMIT)) {
+        this.historySeqs.delete(old.seq);
+      }
+    }
+    return true;
+  }
+
+  /** History events of some types, oldest first. @param {...string} types */
+  eventsOfType(...types) {
+    const want = new Set(types);
+    return this.history.filter((ev) => want.has(ev.type));
+  }
+}
+
+/** @param {any} ev @returns {ev is GameEvent} */
+function isEvent(ev) {
+  return ev && typeof ev === 'object' && Number.isInteger(ev.seq) && typeof ev.type === 'string';
+}

@@ -1,0 +1,230 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Connection, LatestOnly, backoffDelay, sessionTag } from '../js/net.js';
+import { Store } from '../js/store.js';
+
+/** A WebSocket stand-in: records what the client sends and lets the test play the server. */
+class FakeSocket {
+  static all = [];
+  constructor(url) {
+    this.url = url;
+    this.readyState = 0;
+    this.sent = [];
+    FakeSocket.all.push(this);
+  }
+  send(data) { this.sent.push(JSON.parse(data)); }
+  close() { this.readyState = 3; }
+  // server side
+  open() { this.readyState = 1; this.onopen?.(); }
+  push(msg) { this.onmessage?.({ data: JSON.stringify(msg) }); }
+  drop() { this.readyState = 3; this.onclose?.(); }
+  last() { return this.sent[this.sent.length - 1]; }
+}
+
+/** Timers the test advances by hand. */
+class FakeTimers {
+  constructor() { this.now = 0; this.queue = []; this.id = 0; }
+  setTimeout(fn, ms) { const id = ++this.id; this.queue.push({ id, at: this.now + ms, fn }); return id; }
+  clearTimeout(id) { this.queue = this.queue.filter((t) => t.id !== id); }
+  advance(ms) {
+    this.now += ms;
+    for (;;) {
+      const due = this.queue.filter((t) => t.at <= this.now).sort((a, b) => a.at - b.at)[0];
+      if (!due) return;
+      this.clearTimeout(due.id);
+      due.fn();
+    }
+  }
+}
+
+const state = (seq, tokens = {}) => ({ id: 'g', battlefield: { width: 72, depth: 48 }, seq, tokens, seats: {} });
+const ev = (seq, type = 'note_added', payload = { text: String(seq) }) => ({ seq, type, actor: 1, payload });
+const tick = () => new Promise((r) => setImmediate(r));
+
+function setup(extra = {}) {
+  FakeSocket.all = [];
+  const store = new Store();
+  const timers = new FakeTimers();
+  const fetched = [];
+  const conn = new Connection({
+    url: 'ws://x/ws/games/g', token: 'tok', store, WebSocket: FakeSocket, timers,
+    random: () => 0.5, tag: 'T',
+    fetchEvents: async (since) => { fetched.push(since); return extra.events?.(since) ?? []; },
+    fetchState: extra.fetchState,
+  });
+  const statuses = [];
+  conn.onStatus((s) => statuses.push(s));
+  conn.start();
+  return { conn, store, timers, fetched, statuses, sock: () => FakeSocket.all[FakeSocket.all.length - 1] };
+}
+
+test('hello carries the token and the last seq seen; welcome puts the state in the store', () => {
+  const { store, sock, statuses } = setup();
+  sock().open();
+  assert.deepEqual(sock().sent[0], { type: 'hello', token: 'tok', since: null });
+  sock().push({ type: 'welcome', seat: 1, seq: 4, state: state(4) });
+  assert.equal(store.seq, 4);
+  assert.equal(store.seat, 1);
+  assert.deepEqual(statuses, ['connecting', 'online']);
+});
+
+test('reconnects with backoff and resumes from the last seq without losing events', async () => {
+  const { store, sock, timers, statuses } = setup();
+  sock().open();
+  sock().push({ type: 'welcome', seat: 1, seq: 4, state: state(4) });
+  sock().push({ type: 'events', events: [ev(5)] });
+  sock().drop();
+  assert.equal(statuses.at(-1), 'reconnecting');
+  assert.equal(FakeSocket.all.length, 1);
+  timers.advance(374);
+  assert.equal(FakeSocket.all.length, 1);
+  timers.advance(1); // backoffDelay(0, 0.5) = 375
+  assert.equal(FakeSocket.all.length, 2);
+  sock().open();
+  assert.deepEqual(sock().sent[0], { type: 'hello', token: 'tok', since: 5 });
+  sock().push({ type: 'welcome', seat: 1, seq: 6, state: state(6) });
+  sock().push({ type: 'events', events: [ev(6), ev(7)] });
+  assert.equal(store.seq, 7);
+  assert.deepEqual(store.history.map((e) => e.seq), [5, 6, 7]);
+  assert.equal(statuses.at(-1), 'online');
+});
+
+test('backoff grows, is capped and resets after a welcome', () => {
+  assert.equal(backoffDelay(0, () => 1), 500);
+  assert.equal(backoffDelay(3, () => 1), 4000);
+  assert.equal(backoffDelay(30, () => 1), 10000);
+  assert.equal(backoffDelay(2, () => 0), 1000);
+  const { conn, sock, timers } = setup();
+  sock().drop();
+  timers.advance(10_000);
+  sock().drop();
+  assert.equal(conn.attempt, 2);
+  timers.advance(10_000);
+  sock().open();
+  sock().push({ type: 'welcome', seat: null, seq: 1, state: state(1) });
+  assert.equal(conn.attempt, 0);
+});
+
+test('a gap is filled from REST events?since= and the held events then apply', async () => {
+  const { store, sock, fetched } = setup({ events: (since) => [ev(since + 1), ev(since + 2)] });
+  sock().open();
+  sock().push({ type: 'welcome', seat: 1, seq: 2, state: state(2) });
+  sock().push({ type: 'events', events: [ev(5), ev(6)] });
+  assert.equal(store.seq, 2);
+  assert.deepEqual(fetched, [2]);
+  await tick();
+  assert.equal(store.seq, 6);
+  assert.deepEqual(store.history.map((e) => e.seq), [3, 4, 5, 6]);
+});
+
+test('an event the client cannot fold triggers a REST state refresh', async () => {
+  let asked = 0;
+  const { store, sock } = setup({
+    fetchState: async () => { asked += 1; return { seq: 3, state: { ...state(3), units: { u1: { id: 'u1' } } } }; },
+  });
+  sock().open();
+  sock().push({ type: 'welcome', seat: 1, seq: 2, state: state(2) });
+  sock().push({ type: 'events', events: [ev(3, 'unit_deployed', { id: 'u1' })] });
+  await tick();
+  assert.equal(asked, 1);
+  assert.ok(store.state.units.u1);
+  assert.equal(store.needsRefresh, false);
+});
+
+test('actions carry a ref and expected_seq; ack and error settle them by ref', async () => {
+  const { conn, sock } = setup();
+  sock().open();
+  sock().push({ type: 'welcome', seat: 1, seq: 9, state: state(9) });
+  const p1 = conn.act({ type: 'move_token', id: 't1', x: 1, y: 2, facing: 0 });
+  const m1 = sock().last();
+  assert.equal(m1.type, 'action');
+  assert.equal(m1.expected_seq, 9);
+  assert.equal(m1.ref, 'c-T-1');
+  const p2 = conn.act({ type: 'move_token', id: 't1', x: 100, y: 2 });
+  const m2 = sock().last();
+  sock().push({ type: 'error', ref: m2.ref, code: 'illegal_move', message: 'off', details: { rule: 'Battlefield Edge' } });
+  sock().push({ type: 'ack', ref: m1.ref, seq: 10 });
+  assert.deepEqual(await p1, { type: 'ack', ref: 'c-T-1', seq: 10 });
+  await assert.rejects(p2, (e) => e.code === 'illegal_move' && e.details.rule === 'Battlefield Edge');
+});
+
+test('preview, measure and line of sight resolve with their results by ref', async () => {
+  const { conn, sock } = setup();
+  sock().open();
+  sock().push({ type: 'welcome', seat: null, seq: 1, state: state(1) });
+  const pv = conn.preview({ type: 'move_token', id: 't1', x: 3, y: 3 });
+  const ms = conn.measure('t1', { x: 30, y: 20 });
+  const ls = conn.lineOfSight('u3', 'u9');
+  const [a, b, c] = sock().sent.slice(1);
+  assert.deepEqual([a.type, b.type, c.type], ['preview', 'measure', 'line_of_sight']);
+  assert.deepEqual(b.from, 't1');
+  assert.deepEqual(c, { type: 'line_of_sight', ref: c.ref, viewer: 'u3', target: 'u9' });
+  sock().push({ type: 'line_of_sight_result', ref: c.ref, visible: true });
+  sock().push({ type: 'measure_result', ref: b.ref, distance: 11.4, points: [] });
+  sock().push({ type: 'preview_result', ref: a.ref, legal: false, rule: 'Battlefield Edge' });
+  assert.equal((await pv).rule, 'Battlefield Edge');
+  assert.equal((await ms).distance, 11.4);
+  assert.equal((await ls).visible, true);
+});
+
+test('requests fail fast when offline, on disconnect and on timeout', async () => {
+  const { conn, sock, timers } = setup();
+  await assert.rejects(conn.preview({}), (e) => e.code === 'offline');
+  sock().open();
+  sock().push({ type: 'welcome', seat: 1, seq: 1, state: state(1) });
+  const lost = conn.act({ type: 'note', text: 'x' });
+  sock().drop();
+  await assert.rejects(lost, (e) => e.code === 'offline');
+  timers.advance(1000);
+  sock().open();
+  sock().push({ type: 'welcome', seat: 1, seq: 1, state: state(1) });
+  const slow = conn.measure({ x: 0, y: 0 }, { x: 1, y: 1 });
+  timers.advance(10_000);
+  await assert.rejects(slow, (e) => e.code === 'timeout');
+});
+
+test('errors without a ref and presence frames reach their listeners', () => {
+  const { conn, store, sock } = setup();
+  const errors = [];
+  conn.onError((e) => errors.push(e.code));
+  sock().open();
+  sock().push({ type: 'error', code: 'unauthorized', message: 'bad token' });
+  sock().push({ type: 'presence', players: [1, 2], spectators: 4 });
+  assert.deepEqual(errors, ['unauthorized']);
+  assert.deepEqual(store.presence, { players: [1, 2], spectators: 4 });
+});
+
+test('stop closes for good: no reconnect', () => {
+  const { conn, sock, timers } = setup();
+  sock().open();
+  conn.stop();
+  timers.advance(60_000);
+  assert.equal(FakeSocket.all.length, 1);
+  assert.equal(conn.status, 'closed');
+});
+
+test('refs differ between page loads', () => {
+  assert.notEqual(sessionTag(() => 0.1), sessionTag(() => 0.2));
+});
+
+test('LatestOnly keeps one request in flight and skips superseded inputs', async () => {
+  const sent = [];
+  const results = [];
+  let release;
+  const lo = new LatestOnly(
+    (input) => { sent.push(input); return new Promise((r) => { release = () => r(`ok ${input}`); }); },
+    (res, input) => results.push([res, input]),
+  );
+  lo.offer(1);
+  lo.offer(2);
+  lo.offer(3);
+  assert.deepEqual(sent, [1]);
+  release();
+  await tick();
+  assert.deepEqual(sent, [1, 3]);
+  assert.deepEqual(results, [['ok 1', 1]]);
+  lo.cancel();
+  release();
+  await tick();
+  assert.deepEqual(results, [['ok 1', 1]]);
+});

@@ -43,6 +43,11 @@ The expression is recorded in a canonical form that says everything the roll ask
 (``"2D6+3"``, ``"D6 maximised x2"``, ``"3D6 minimised x1"``, ``"10D6 reroll <3"``,
 ``"D6 reroll 1,2"``, ``"scatter"``, ``"artillery"``), so ``DiceStream(seed, start).roll(
 expression)`` recomputes any roll from its recorded start alone.
+
+:func:`verify` checks ``SHA-256(seed)`` against the commitment, recomputes every recorded roll
+(faces, raw D6 behind each D3, kept and re-rolled flags, total, end position, extra fields) and,
+by default, that the rolls use the stream contiguously from position 0 (each starts where the
+previous one ended), so no draw was made and hidden, or used twice.
 """
 
 from __future__ import annotations
@@ -587,9 +592,7 @@ def resolve(spec: RollSpec, draws: Draws) -> tuple[tuple[Die, ...], int | None, 
     standing = [i for i in range(len(drawn)) if not rerolled[i]]
     kept_flags = select_kept([drawn[i][0] for i in standing], spec.maximised, spec.minimised)
     kept = {i for i, k in zip(standing, kept_flags, strict=True) if k}
-    dice = tuple(
-        Die(face, i in kept, raw, rerolled[i]) for i, (face, raw) in enumerate(drawn)
-    )
+    dice = tuple(Die(face, i in kept, raw, rerolled[i]) for i, (face, raw) in enumerate(drawn))
     total = sum(drawn[i][0] for i in kept) + spec.constant
     extra: dict[str, Any] = {"rerolls": pairs} if pairs else {}
     return dice, total, extra
@@ -739,4 +742,3 @@ def verify(
         failures=tuple(failures),
         reason="; ".join(reasons),
     )
-

@@ -18,6 +18,8 @@ from itertools import product
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from server import dice
 from server.dice import (
@@ -300,6 +302,85 @@ def test_draw_i_independent_of_order() -> None:
     assert r1 == r2
 
 
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "D6",
+        "D3",
+        "4D6+1",
+        "D6 maximised x3",
+        "3D3 minimised x2",
+        "20D6 reroll <4",
+        "2D6 maximised reroll 1",
+        "scatter",
+        "artillery",
+    ],
+)
+def test_stream_rolls_are_resolve_over_the_documented_draws(expression: str) -> None:
+    """The live stream runs the same `resolve` the enumerations prove, over draws p, p+1, ..."""
+    spec = parse_expression(expression)
+    for start in range(0, 400, 7):
+        roll = DiceStream(SEED, start).roll(expression)
+        faces = [dice.draw_d6(SEED, i) for i in range(start, start + 64)]
+        uniforms = [dice.draw_uniform(SEED, i, DIRECTION_STEPS) for i in range(start, start + 64)]
+        source = _PositionalDraws(faces, uniforms)
+        assert resolve(spec, source) == (roll.dice, roll.total, roll.extra)
+        assert source.used == roll.end - roll.start
+
+
+class _PositionalDraws:
+    """Draw k of a roll is stream draw start + k, read as a D6 or as a uniform value."""
+
+    def __init__(self, faces: list[int], uniforms: list[int]) -> None:
+        self._faces, self._uniforms, self.used = faces, uniforms, 0
+
+    def d6(self) -> int:
+        self.used += 1
+        return self._faces[self.used - 1]
+
+    def uniform(self, n: int) -> int:
+        assert n == DIRECTION_STEPS
+        self.used += 1
+        return self._uniforms[self.used - 1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    seed=st.binary(min_size=1, max_size=SEED_BYTES),
+    start=st.integers(0, 2**40),
+    count=st.integers(1, 12),
+    sides=st.sampled_from([3, 6]),
+    constant=st.integers(-3, 3),
+    maximised=st.integers(0, 3),
+    minimised=st.integers(0, 3),
+    reroll=st.one_of(st.none(), st.frozensets(st.integers(1, 6), min_size=1)),
+)
+def test_any_roll_replays_and_round_trips(
+    seed: bytes,
+    start: int,
+    count: int,
+    sides: int,
+    constant: int,
+    maximised: int,
+    minimised: int,
+    reroll: frozenset[int] | None,
+) -> None:
+    spec = RollSpec(
+        "dice", count, sides, constant, maximised, minimised, Reroll(reroll) if reroll else None
+    )
+    roll = DiceStream(seed, start).roll(spec.canonical())
+    assert parse_expression(roll.expression) == spec
+    standing = [d for d in roll.dice if not d.rerolled]
+    assert len(standing) == count + abs(maximised - minimised)
+    assert sum(d.kept for d in roll.dice) == count
+    assert roll.end - roll.start == len(roll.dice)
+    assert roll.total == sum(int(d.face) for d in roll.dice if d.kept) + constant
+    assert all(1 <= int(d.face) <= sides for d in roll.dice)
+    payload = json.loads(json.dumps(roll.to_payload()))
+    assert Roll.from_payload(payload) == roll
+    assert replay(seed, [payload])[0].ok
+
+
 def test_positions_advance_by_draws_consumed() -> None:
     stream = DiceStream(SEED, 7)
     roll = stream.roll("2D6", maximised=1)
@@ -319,8 +400,9 @@ def test_uniformity_chi_square_fixed_seed() -> None:
 
 def test_direction_uniformity_fixed_seed() -> None:
     n = 36_000
-    bins = Counter(dice.draw_uniform(SEED, i, DIRECTION_STEPS) * 12 // DIRECTION_STEPS
-                   for i in range(n))
+    bins = Counter(
+        dice.draw_uniform(SEED, i, DIRECTION_STEPS) * 12 // DIRECTION_STEPS for i in range(n)
+    )
     expected = n / 12
     chi2 = sum((bins[b] - expected) ** 2 / expected for b in range(12))
     assert chi2 < 31.3  # p = 0.001 for 11 degrees of freedom
@@ -392,8 +474,19 @@ def test_expressions_parse_to_canonical_form(text: str, canonical: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "D", "D8", "0D6", "2D6+", "D6 maximised x", "D6 sideways", "2D6 reroll", "D6 reroll x",
-     "D6 reroll 1 reroll 2", "1001D6"],
+    [
+        "",
+        "D",
+        "D8",
+        "0D6",
+        "2D6+",
+        "D6 maximised x",
+        "D6 sideways",
+        "2D6 reroll",
+        "D6 reroll x",
+        "D6 reroll 1 reroll 2",
+        "1001D6",
+    ],
 )
 def test_malformed_expressions_raise_dice_error_quoting_input(text: str) -> None:
     with pytest.raises(DiceError) as err:
@@ -478,7 +571,7 @@ def failing(report: dice.VerifyReport) -> tuple[int, str]:
 def test_tampered_face_fails() -> None:
     log = game_log()
     die = log[2]["dice"][0]
-    die["face"] = 7 - die["face"] if die["face"] != 3.5 else 1
+    die["face"] = 7 - die["face"]  # and the total made consistent, so only the face betrays it
     log[2]["total"] = sum(d["face"] for d in log[2]["dice"]) + 4
     index, reason = failing(verify(SEED, commitment(SEED), log))
     assert index == 2

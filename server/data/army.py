@@ -1,0 +1,285 @@
+"""Army list validation: is this list of units one the datasheets allow?
+
+An entry is ``{"datasheet": id, "models": n, "files"?: f, "joined_characters"?: [id, ...],
+"concealed"?: {id: count}}``. ``joined_characters`` are characters deployed as part of this entry
+(t9a/whfb8 characters joined to the unit, a 40k Leader attached to its Bodyguard); they are not
+listed again as entries of their own. ``concealed`` holds hidden models such as Night Goblin
+Fanatics (seed 003).
+
+:func:`validate_army` returns every problem as an :class:`ArmyError` with a stable ``code``, the
+entry index and a human message; an empty list means the army is valid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from server.data.catalog import Catalog, UnknownDatasheet, load_catalog
+from server.data.schema import Datasheet
+
+# Stable error codes (the client and API may switch on these).
+BAD_ENTRY = "bad_entry"
+UNKNOWN_DATASHEET = "unknown_datasheet"
+MODEL_COUNT = "model_count"
+FILES_OUT_OF_RANGE = "files_out_of_range"
+FILES_NOT_APPLICABLE = "files_not_applicable"
+NOT_A_CHARACTER = "not_a_character"
+HOST_IS_CHARACTER = "host_is_character"
+LEADER_CANNOT_LEAD = "leader_cannot_lead"
+TOO_MANY_LEADERS = "too_many_leaders"
+SUPERNAL_JOIN = "supernal_join"
+SKIRMISH_HEIGHT = "skirmish_height"
+ENTOMBED_JOIN = "entombed_join"
+SKIRMISH_TROOP_TYPE = "skirmish_troop_type"
+CANNOT_CONCEAL = "cannot_conceal"
+TOO_MANY_CONCEALED = "too_many_concealed"
+
+
+class ArmyError(BaseModel):
+    """One problem with an army list: ``entry`` is the index of the offending entry."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code: str
+    entry: int
+    message: str
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class ArmyEntry(BaseModel):
+    """One unit of an army list as a player submits it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    datasheet: str
+    models: int
+    files: int | None = None
+    joined_characters: list[str] = Field(default_factory=list)
+    concealed: dict[str, int] = Field(default_factory=dict)
+
+    @field_validator("joined_characters", mode="before")
+    @classmethod
+    def _ids(cls, value: Any) -> Any:
+        """Accept ``["id", ...]`` or ``[{"datasheet": "id"}, ...]``."""
+        if isinstance(value, list):
+            return [
+                v["datasheet"] if isinstance(v, Mapping) and "datasheet" in v else v for v in value
+            ]
+        return value
+
+
+def validate_army(
+    system: str,
+    entries: Iterable[Mapping[str, Any] | ArmyEntry],
+    catalog: Catalog | None = None,
+) -> list[ArmyError]:
+    """Every problem with ``entries`` for ``system``; ``[]`` when the army is valid.
+
+    Raises :class:`~server.data.catalog.UnknownSystem` for a system that does not exist.
+    """
+    catalog = catalog or load_catalog()
+    catalog.datasheets(system)  # raises UnknownSystem early
+    errors: list[ArmyError] = []
+    for index, raw in enumerate(entries):
+        errors.extend(_check_entry(catalog, system, index, raw))
+    return errors
+
+
+def _check_entry(
+    catalog: Catalog, system: str, index: int, raw: Mapping[str, Any] | ArmyEntry
+) -> list[ArmyError]:
+    def error(code: str, message: str, **details: Any) -> ArmyError:
+        return ArmyError(code=code, entry=index, message=message, details=details)
+
+    try:
+        entry = raw if isinstance(raw, ArmyEntry) else ArmyEntry.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'entry'}: {e['msg']}" for e in exc.errors()
+        )
+        return [error(BAD_ENTRY, f"entry {index} is malformed: {problems}")]
+
+    try:
+        unit = catalog.get(system, entry.datasheet)
+    except UnknownDatasheet as exc:
+        return [error(UNKNOWN_DATASHEET, str(exc), datasheet=entry.datasheet, known=exc.known)]
+
+    errors: list[ArmyError] = []
+    count = unit.models
+    if not count.min <= entry.models <= count.max:
+        errors.append(
+            error(
+                MODEL_COUNT,
+                f"{unit.name} fields {count.min} to {count.max} models, not {entry.models}",
+                min=count.min,
+                max=count.max,
+                models=entry.models,
+            )
+        )
+    if entry.files is not None:
+        if system == "wh40k10":
+            errors.append(
+                error(
+                    FILES_NOT_APPLICABLE,
+                    f"{unit.name}: wh40k10 units are placed model by model and have no files",
+                )
+            )
+        elif not 1 <= entry.files <= max(entry.models, 1):
+            errors.append(
+                error(
+                    FILES_OUT_OF_RANGE,
+                    f"{unit.name}: {entry.files} files is not between 1 and {entry.models} "
+                    f"(the number of models)",
+                    files=entry.files,
+                    models=entry.models,
+                )
+            )
+
+    characters: list[Datasheet] = []
+    for position, char_id in enumerate(entry.joined_characters):
+        try:
+            character = catalog.get(system, char_id)
+        except UnknownDatasheet as exc:
+            errors.append(
+                error(
+                    UNKNOWN_DATASHEET, str(exc), datasheet=char_id, joined=position, known=exc.known
+                )
+            )
+            continue
+        if not character.can_join:
+            errors.append(
+                error(
+                    NOT_A_CHARACTER,
+                    f"{character.name} cannot join another unit"
+                    + (" (it is not a Leader)" if system == "wh40k10" else ""),
+                    datasheet=char_id,
+                    joined=position,
+                )
+            )
+            continue
+        characters.append(character)
+
+    if characters and unit.character:
+        errors.append(
+            error(
+                HOST_IS_CHARACTER,
+                f"{unit.name} is a character; characters join units, not other characters",
+                datasheet=unit.id,
+            )
+        )
+        return errors
+
+    join_rules = {"t9a": _t9a_joins, "whfb8": _whfb8_joins, "wh40k10": _wh40k10_joins}[system]
+    for character in characters:
+        for code, message in join_rules(unit, character):
+            errors.append(error(code, message, datasheet=character.id, unit=unit.id))
+    if system == "wh40k10" and len(characters) > 1:
+        errors.append(
+            error(
+                TOO_MANY_LEADERS,
+                f"{unit.name} can be led by one Leader, not {len(characters)}",
+                leaders=[c.id for c in characters],
+            )
+        )
+
+    errors.extend(_check_concealed(catalog, system, unit, entry, error))
+    return errors
+
+
+def _t9a_joins(unit: Datasheet, character: Datasheet) -> list[tuple[str, str]]:
+    """Supernal both ways and Skirmisher height (seed 000: Supernal, Skirmisher)."""
+    found = []
+    unit_supernal = unit.has_rule("Supernal")
+    char_supernal = character.has_rule("Supernal")
+    if char_supernal and not unit_supernal:
+        found.append(
+            (
+                SUPERNAL_JOIN,
+                f"{character.name} has Supernal and can only join units containing Supernal; "
+                f"{unit.name} has none",
+            )
+        )
+    if unit_supernal and not char_supernal:
+        found.append(
+            (
+                SUPERNAL_JOIN,
+                f"{unit.name} contains Supernal and can only be joined by Supernal characters; "
+                f"{character.name} is not",
+            )
+        )
+    if unit.has_rule("Skirmisher") and character.height_class != unit.height_class:
+        found.append(
+            (
+                SKIRMISH_HEIGHT,
+                f"{unit.name} is in Skirmish Formation and can only be joined by models of its "
+                f"Height ({unit.height_class}); {character.name} is {character.height_class}",
+            )
+        )
+    return found
+
+
+def _whfb8_joins(unit: Datasheet, character: Datasheet) -> list[tuple[str, str]]:
+    """Entombed units take only Entombed characters; Skirmishers only their troop type
+    (seed 002: Entombed Beneath the Sands, Characters)."""
+    found = []
+    entombed = "Entombed Beneath the Sands"
+    if unit.has_rule(entombed) and not character.has_rule(entombed):
+        found.append(
+            (
+                ENTOMBED_JOIN,
+                f"{unit.name} is {entombed}; only characters with that rule may be deployed in it",
+            )
+        )
+    if unit.has_rule("Skirmishers") and character.height_class != unit.height_class:
+        found.append(
+            (
+                SKIRMISH_TROOP_TYPE,
+                f"characters may only join Skirmishers of their own troop type: {unit.name} are "
+                f"{unit.height_class}, {character.name} is {character.height_class}",
+            )
+        )
+    return found
+
+
+def _wh40k10_joins(unit: Datasheet, character: Datasheet) -> list[tuple[str, str]]:
+    """A Leader attaches only to a Bodyguard unit its datasheet lists (seed 004)."""
+    if unit.id in character.leads:
+        return []
+    return [
+        (
+            LEADER_CANNOT_LEAD,
+            f"{character.name} can lead {', '.join(character.leads)}; not {unit.name}",
+        )
+    ]
+
+
+def _check_concealed(
+    catalog: Catalog, system: str, unit: Datasheet, entry: ArmyEntry, error: Any
+) -> list[ArmyError]:
+    errors = []
+    allowed = {hidden.datasheet: hidden.max for hidden in unit.conceals}
+    for hidden_id, number in entry.concealed.items():
+        if hidden_id not in allowed:
+            errors.append(
+                error(
+                    CANNOT_CONCEAL,
+                    f"{unit.name} cannot conceal {hidden_id!r}"
+                    + (f"; it can conceal {', '.join(allowed)}" if allowed else ""),
+                    datasheet=hidden_id,
+                )
+            )
+        elif not 0 <= number <= allowed[hidden_id]:
+            name = catalog.get(system, hidden_id).name
+            errors.append(
+                error(
+                    TOO_MANY_CONCEALED,
+                    f"{unit.name} can conceal 0 to {allowed[hidden_id]} {name}, not {number}",
+                    datasheet=hidden_id,
+                    max=allowed[hidden_id],
+                    count=number,
+                )
+            )
+    return errors

@@ -11,7 +11,7 @@ RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
 
 WORKDIR /src
-COPY pyproject.toml constraints.txt ./
+COPY pyproject.toml constraints.txt README.md ./
 COPY server ./server
 # The lock: every dependency resolves to the version pinned in constraints.txt.
 RUN pip install --no-cache-dir -c constraints.txt .

@@ -1,0 +1,113 @@
+"""The FastAPI application: REST, the websocket, the browser client, health."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from server import __version__
+from server.api import ws
+from server.api.errors import rule_error_handler, validation_error_handler
+from server.api.routes import games, systems
+from server.config import Settings
+from server.games.service import GameService
+from server.hub import LocalHub
+from server.rules.core import RuleError
+from server.store import EventStore, make_engine
+from server.store.migrate import upgrade
+
+log = logging.getLogger("warfield")
+STATIC_DIR = Path(__file__).resolve().parents[2] / "static"
+
+
+def _static_dir() -> Path:
+    return STATIC_DIR if STATIC_DIR.exists() else Path.cwd() / "static"
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """A Warfield app; migrations run and the hub starts when it starts (lifespan)."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        engine = make_engine(settings.effective_database_url)
+        upgrade(engine)
+        hub = LocalHub()
+        if settings.redis_url:
+            from server.hub.redis import RedisHub
+
+            hub = RedisHub(settings.redis_url)
+        service = GameService(EventStore(engine), hub)
+        app.state.service = service
+        await hub.start()
+        log.info("warfield %s serving (%s)", __version__, engine.dialect.name)
+        try:
+            yield
+        finally:
+            await hub.stop()
+            engine.dispose()
+
+    app = FastAPI(
+        title="Warfield",
+        version=__version__,
+        summary="A virtual tabletop for miniature wargames that knows the rules.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.add_exception_handler(RuleError, rule_error_handler)
+    app.add_exception_handler(RequestValidationError, validation_error_handler)
+    app.include_router(games.router)
+    app.include_router(systems.router)
+    app.include_router(ws.router)
+
+    @app.get("/healthz", tags=["health"])
+    async def healthz() -> dict[str, str]:
+        """The process is alive."""
+        return {"status": "ok"}
+
+    @app.get("/readyz", tags=["health"])
+    async def readyz() -> Response:
+        """The database (and Redis, when configured) answer."""
+        import asyncio
+
+        service: GameService = app.state.service
+        checks: dict[str, str] = {}
+        try:
+            await asyncio.to_thread(service.store.ping)
+            checks["database"] = "ok"
+        except Exception as exc:  # noqa: BLE001 - report any failure
+            checks["database"] = f"error: {type(exc).__name__}"
+        if settings.redis_url:
+            try:
+                await service.hub.ping()
+                checks["redis"] = "ok"
+            except Exception as exc:  # noqa: BLE001
+                checks["redis"] = f"error: {type(exc).__name__}"
+        ready = all(v == "ok" for v in checks.values())
+        return JSONResponse({"ready": ready, **checks}, status_code=200 if ready else 503)
+
+    static_dir = _static_dir()
+    index = static_dir / "index.html"
+
+    @app.get("/", include_in_schema=False)
+    async def lobby() -> Response:
+        if index.exists():
+            return FileResponse(index)
+        return JSONResponse({"warfield": __version__, "docs": "/docs"})
+
+    @app.get("/games/{game_id}", include_in_schema=False)
+    async def table_page(game_id: str) -> Response:
+        if index.exists():
+            return FileResponse(index)
+        return JSONResponse({"game": game_id})
+
+    if static_dir.exists():
+        app.mount("/static", StaticFiles(directory=static_dir), name="static")
+    return app

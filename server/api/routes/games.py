@@ -1,0 +1,130 @@
+"""REST: create and join games, read a game as a viewer may see it, read its events."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Path, Query
+from pydantic import BaseModel, ConfigDict, Field
+
+from server.api.deps import ServiceDep, TokenDep
+from server.api.errors import error_responses
+from server.rules.core import Battlefield
+
+router = APIRouter(prefix="/api/games", tags=["games"])
+GameId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+
+
+class BattlefieldIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    width: float = Field(gt=0, le=240, allow_inf_nan=False)
+    depth: float = Field(gt=0, le=240, allow_inf_nan=False)
+
+
+class GameCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    system: Literal["t9a", "whfb8", "wh40k10"]
+    name: str | None = Field(default=None, max_length=200)
+    battlefield: BattlefieldIn | None = None
+
+
+class GameCreated(BaseModel):
+    id: str
+    system: str
+    seat: int
+    token: str
+    dice_commitment: str
+
+
+class SeatClaimed(BaseModel):
+    seat: int
+    token: str
+
+
+class GameView(BaseModel):
+    id: str
+    system: str
+    seq: int
+    state: dict[str, Any]
+
+
+class WireEvent(BaseModel):
+    seq: int
+    type: str
+    actor: int | str
+    payload: dict[str, Any]
+
+
+class EventList(BaseModel):
+    events: list[WireEvent]
+
+
+class ActionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: dict[str, Any]
+    ref: str | None = Field(default=None, min_length=1, max_length=64)
+    expected_seq: int | None = Field(default=None, ge=0)
+
+
+class Ack(BaseModel):
+    seq: int
+
+
+@router.post("", status_code=201, response_model=GameCreated, responses=error_responses(400))
+async def create_game(body: GameCreate, service: ServiceDep) -> GameCreated:
+    """Create a game; the caller holds seat 1 with the returned token (keep it secret)."""
+    battlefield = (
+        Battlefield(body.battlefield.width, body.battlefield.depth) if body.battlefield else None
+    )
+    created = await service.create_game(body.system, body.name or "", battlefield)
+    return GameCreated(
+        id=created.id,
+        system=created.system,
+        seat=created.seat,
+        token=created.token,
+        dice_commitment=created.dice_commitment,
+    )
+
+
+@router.post(
+    "/{game_id}/seats",
+    status_code=201,
+    response_model=SeatClaimed,
+    responses=error_responses(400, 404, 409),
+)
+async def claim_seat(game_id: GameId, service: ServiceDep) -> SeatClaimed:
+    """Take the free seat (seat 2); 409 when both seats are taken."""
+    seat, token = await service.claim_seat(game_id)
+    return SeatClaimed(seat=seat, token=token)
+
+
+@router.get("/{game_id}", response_model=GameView, responses=error_responses(400, 401, 404))
+async def read_game(game_id: GameId, service: ServiceDep, token: TokenDep) -> GameView:
+    """The game as this viewer may see it (a seat's token shows that seat's secrets)."""
+    viewer = await service.authenticate(game_id, token)
+    return GameView(**await service.view(game_id, viewer))
+
+
+@router.get("/{game_id}/events", response_model=EventList, responses=error_responses(400, 401, 404))
+async def read_events(
+    game_id: GameId,
+    service: ServiceDep,
+    token: TokenDep,
+    since: Annotated[int, Query(ge=0)] = 0,
+) -> EventList:
+    """The game's events after `since`, as this viewer may see them."""
+    viewer = await service.authenticate(game_id, token)
+    events = await service.events_since(game_id, since, viewer)
+    return EventList(events=[WireEvent(**e) for e in events])
+
+
+@router.post(
+    "/{game_id}/actions",
+    response_model=Ack,
+    responses=error_responses(400, 401, 403, 404, 409, 422),
+)
+async def post_action(game_id: GameId, body: ActionIn, service: ServiceDep, token: TokenDep) -> Ack:
+    """Act as a seat (the same actions as the websocket's `action` message)."""
+    viewer = await service.authenticate(game_id, token)
+    seq = await service.act(game_id, viewer, body.action, body.ref, body.expected_seq)
+    return Ack(seq=seq)

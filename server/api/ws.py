@@ -1,0 +1,347 @@
+"""The websocket `/ws/games/{id}`: hello/welcome, live events, actions and questions.
+
+Each connection has one writer task draining an outbound queue, so frames leave in the order
+they were queued and a slow socket never holds up the others. Events reach the queue already
+encoded for this viewer's visibility class (the hub encodes once per class); the writer only
+checks seq continuity: it drops batches already sent, and fills a gap from the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocketState
+
+from server.config import Settings
+from server.games.service import GameService
+from server.hub import dumps, events_frame
+from server.rules.core import (
+    BAD_REQUEST,
+    FORBIDDEN,
+    NOT_FOUND,
+    RATE_LIMITED,
+    TOO_LARGE,
+    UNAUTHORIZED,
+    Event,
+    RuleError,
+)
+
+log = logging.getLogger("warfield.ws")
+router = APIRouter()
+
+CLOSE_POLICY = 1008
+CLOSE_TOO_BIG = 1009
+CLOSE_RESTART = 1012
+CLOSE_TRY_LATER = 1013
+HELLO_TIMEOUT_S = 10.0
+MAX_QUEUED_FRAMES = 2000
+
+
+class _Close:
+    """A queued instruction to close the socket after the frames queued before it."""
+
+    def __init__(self, code: int, reason: str = "") -> None:
+        self.code, self.reason = code, reason
+
+
+Question = Callable[["Connection", dict[str, Any]], Awaitable[dict[str, Any]]]
+# Non-committing questions (preview, measure, line_of_sight); registered by the rules layer.
+QUESTIONS: dict[str, Question] = {}
+
+
+def register_question(kind: str) -> Callable[[Question], Question]:
+    def wrap(fn: Question) -> Question:
+        QUESTIONS[kind] = fn
+        return fn
+
+    return wrap
+
+
+class _TooLarge(Exception):
+    """A client frame over the size limit."""
+
+
+class TokenBucket:
+    """A per-connection rate limit: `rate` messages a second, bursts up to `burst`."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.tokens, self.stamp = float(burst), time.monotonic()
+
+    def take(self) -> float:
+        """0 if allowed, else the seconds to wait before the next message is allowed."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return 0.0
+        return (1.0 - self.tokens) / self.rate
+
+
+def origin_allowed(ws: WebSocket, settings: Settings) -> bool:
+    """Starlette's CORS does not cover websockets: check Origin against the allow-list.
+
+    No allow-list: a browser's Origin must match the Host it connected to. Clients that send
+    no Origin (scripts, other servers) are not browsers and are let through.
+    """
+    origin = ws.headers.get("origin")
+    if origin is None:
+        return True
+    origin = origin.rstrip("/")
+    if settings.origins:
+        return origin in settings.origins or "*" in settings.origins
+    host = ws.headers.get("host", "")
+    return urlsplit(origin).netloc == host
+
+
+class Connection:
+    """One websocket watching one game, as seat 1, seat 2 or a spectator (viewer None)."""
+
+    def __init__(self, ws: WebSocket, service: GameService, settings: Settings, game_id: str):
+        self.ws = ws
+        self.service = service
+        self.settings = settings
+        self.game_id = game_id
+        self.viewer: int | None = None
+        self.sent = -1  # highest seq this socket has been sent (welcome included)
+        self.subscribed = False
+        self.queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.bucket = TokenBucket(settings.rate_limit_per_s, settings.rate_limit_burst)
+
+    # --- the hub's side ------------------------------------------------------------------------
+
+    def offer(self, events: Sequence[Event], frame: str) -> None:
+        if self.queue.qsize() > MAX_QUEUED_FRAMES:
+            # Too far behind: drop it; the client reconnects and resumes from its last seq.
+            self.queue.put_nowait(_Close(CLOSE_TRY_LATER, "too far behind; reconnect"))
+            return
+        self.queue.put_nowait((events, frame))
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.queue.put_nowait(dumps(message))
+
+    def error(self, ref: Any, exc: RuleError) -> None:
+        self.send({"type": "error", "ref": ref, **exc.to_wire()})
+
+    async def _writer(self) -> None:
+        while True:
+            item = await self.queue.get()
+            if isinstance(item, _Close):
+                await self.ws.close(code=item.code, reason=item.reason)
+                return
+            if isinstance(item, str):
+                await self.ws.send_text(item)
+                continue
+            events, frame = item
+            first, last = events[0].seq, events[-1].seq
+            if last <= self.sent:
+                continue
+            if first > self.sent + 1:
+                missing = await self.service.events_since(
+                    self.game_id, self.sent, self.viewer, until=first - 1
+                )
+                if missing:
+                    await self.ws.send_text(dumps({"type": "events", "events": missing}))
+            elif first <= self.sent:
+                frame = events_frame([e for e in events if e.seq > self.sent], self.viewer)
+            await self.ws.send_text(frame)
+            self.sent = last
+
+    # --- the client's side ---------------------------------------------------------------------
+
+    async def run(self) -> None:
+        try:
+            if not await self._hello():
+                return
+        except WebSocketDisconnect:
+            return
+        writer = asyncio.create_task(self._writer())
+        try:
+            await self._serve(writer)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            if self.subscribed:
+                self.service.hub.unsubscribe(self.game_id, self)
+                self.subscribed = False
+                self._presence_changed()
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await writer
+
+    async def _receive(self, timeout: float | None = None) -> dict[str, Any] | None:
+        """The next JSON object from the client; None (after an error frame) if malformed."""
+        message = await asyncio.wait_for(self.ws.receive(), timeout)
+        if message["type"] == "websocket.disconnect":
+            raise WebSocketDisconnect(message.get("code", 1000))
+        text = message.get("text")
+        if text is None and message.get("bytes") is not None:
+            text = message["bytes"].decode("utf-8", errors="replace")
+        if text is None:
+            return None
+        if len(text.encode()) > self.settings.max_frame_bytes:
+            raise _TooLarge
+        try:
+            data = json.loads(text)
+        except ValueError:
+            self.error(None, RuleError(BAD_REQUEST, "the frame is not valid JSON"))
+            return None
+        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+            self.error(None, RuleError(BAD_REQUEST, "a message is a JSON object with a 'type'"))
+            return None
+        return data
+
+    async def _refuse(self, exc: RuleError, code: int = CLOSE_POLICY) -> None:
+        """Before the writer runs: send the error, then close."""
+        with contextlib.suppress(Exception):
+            await self.ws.send_text(dumps({"type": "error", "ref": None, **exc.to_wire()}))
+            await self.ws.close(code=code, reason=exc.message[:120])
+
+    async def _hello(self) -> bool:
+        try:
+            data = await self._receive(HELLO_TIMEOUT_S)
+        except _TooLarge:
+            await self._refuse(RuleError(TOO_LARGE, "frames are limited to 64 KiB"), CLOSE_TOO_BIG)
+            return False
+        except TimeoutError:
+            await self._refuse(RuleError(BAD_REQUEST, "send 'hello' first"))
+            return False
+        if data is None or data["type"] != "hello":
+            await self._refuse(RuleError(BAD_REQUEST, "the first message must be 'hello'"))
+            return False
+        token, since = data.get("token"), data.get("since")
+        if token is not None and not isinstance(token, str):
+            await self._refuse(RuleError(UNAUTHORIZED, "token must be a string or null"))
+            return False
+        if since is not None and (
+            not isinstance(since, int) or isinstance(since, bool) or since < 0
+        ):
+            await self._refuse(RuleError(BAD_REQUEST, "since must be a seq (integer >= 0)"))
+            return False
+        try:
+            self.viewer = await self.service.authenticate(self.game_id, token)
+            live = await self.service.live(self.game_id)
+        except RuleError as exc:
+            await self._refuse(exc)
+            return False
+        if len(self.service.hub.watchers(self.game_id)) >= self.settings.max_sockets_per_game:
+            await self._refuse(
+                RuleError(RATE_LIMITED, "this game has too many connections", retry_after=30),
+                CLOSE_TRY_LATER,
+            )
+            return False
+        async with live.lock:
+            state = live.state
+            missed: list[dict[str, Any]] = []
+            if since is not None and since < state.seq:
+                missed = await self.service.events_since(
+                    self.game_id, since, self.viewer, until=state.seq
+                )
+            self.service.hub.subscribe(self.game_id, self)
+            self.subscribed = True
+            self.sent = state.seq
+            self.send(
+                {
+                    "type": "welcome",
+                    "seat": self.viewer,
+                    "seq": state.seq,
+                    "state": state.to_json(self.viewer),
+                }
+            )
+            if missed:
+                self.send({"type": "events", "events": missed})
+        self._presence_changed()
+        return True
+
+    def _presence_changed(self) -> None:
+        watchers = self.service.hub.watchers(self.game_id)
+        players = sorted({w.viewer for w in watchers if w.viewer is not None})
+        frame = dumps(
+            {
+                "type": "presence",
+                "players": players,
+                "spectators": sum(1 for w in watchers if w.viewer is None),
+            }
+        )
+        for watcher in watchers:
+            if isinstance(watcher, Connection):
+                watcher.queue.put_nowait(frame)
+
+    async def _serve(self, writer: asyncio.Task[None]) -> None:
+        while True:
+            try:
+                data = await self._receive()
+            except _TooLarge:
+                self.error(None, RuleError(TOO_LARGE, "frames are limited to 64 KiB"))
+                self.queue.put_nowait(_Close(CLOSE_TOO_BIG, "frame too large"))
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(writer, 5)
+                return
+            if data is None:
+                continue
+            kind, ref = data["type"], data.get("ref")
+            wait = self.bucket.take()
+            if wait:
+                self.error(ref, RuleError(RATE_LIMITED, "slow down", retry_after=round(wait, 3)))
+                continue
+            try:
+                if kind == "action":
+                    await self._action(data)
+                elif kind in QUESTIONS:
+                    self.send({"ref": ref, **await QUESTIONS[kind](self, data)})
+                elif kind == "hello":
+                    raise RuleError(BAD_REQUEST, "already said hello")
+                elif kind == "ping":
+                    self.send({"type": "pong", "ref": ref, "seq": self.sent})
+                else:
+                    raise RuleError(
+                        BAD_REQUEST,
+                        f"unknown message type {kind!r}",
+                        known=["action", "ping", *sorted(QUESTIONS)],
+                    )
+            except RuleError as exc:
+                self.error(ref, exc)
+
+    async def _action(self, data: dict[str, Any]) -> None:
+        ref, expected = data.get("ref"), data.get("expected_seq")
+        if self.viewer is None:
+            raise RuleError(FORBIDDEN, "spectators cannot act")
+        if ref is not None and (not isinstance(ref, str) or not 0 < len(ref) <= 64):
+            raise RuleError(BAD_REQUEST, "ref must be a string of 1 to 64 characters")
+        if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool)):
+            raise RuleError(BAD_REQUEST, "expected_seq must be an integer")
+        if "action" not in data:
+            raise RuleError(BAD_REQUEST, "an action message carries an 'action' object")
+        seq = await self.service.act(self.game_id, self.viewer, data["action"], ref, expected)
+        self.send({"type": "ack", "ref": ref, "seq": seq})
+
+
+@router.websocket("/ws/games/{game_id}")
+async def game_socket(ws: WebSocket, game_id: str) -> None:
+    settings: Settings = ws.app.state.settings
+    service: GameService = ws.app.state.service
+    if not origin_allowed(ws, settings):
+        log.warning("websocket refused: origin %s not allowed", ws.headers.get("origin"))
+        await ws.close(code=CLOSE_POLICY)
+        return
+    await ws.accept()
+    if len(game_id) > 64:
+        conn = Connection(ws, service, settings, game_id)
+        await conn._refuse(RuleError(NOT_FOUND, "no such game"))
+        return
+    conn = Connection(ws, service, settings, game_id)
+    try:
+        await conn.run()
+    finally:
+        if ws.client_state == WebSocketState.CONNECTED:
+            with contextlib.suppress(Exception):
+                await ws.close()

@@ -1,0 +1,45 @@
+"""One place for the host's settings, read from the environment (pydantic-settings)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """What a host can choose. Every field is an environment variable of the same name."""
+
+    model_config = SettingsConfigDict(env_prefix="", case_sensitive=False, extra="ignore")
+
+    database_url: str = Field(default="", alias="DATABASE_URL")
+    redis_url: str = Field(default="", alias="REDIS_URL")
+    data_dir: Path = Field(default=Path("var"), alias="WARFIELD_DATA_DIR")
+    allowed_origins: str = Field(default="", alias="WARFIELD_ALLOWED_ORIGINS")
+    log_level: str = Field(default="info", alias="WARFIELD_LOG_LEVEL")
+    max_frame_bytes: int = 64 * 1024
+    max_sockets_per_game: int = 500
+    rate_limit_per_s: float = 20.0
+    rate_limit_burst: int = 40
+    idle_ping_s: float = 20.0
+
+    @cached_property
+    def effective_database_url(self) -> str:
+        """DATABASE_URL if set, else a SQLite file in the data directory."""
+        if self.database_url:
+            url = self.database_url
+            if url.startswith("postgres://"):
+                url = "postgresql+psycopg://" + url[len("postgres://") :]
+            elif url.startswith("postgresql://"):
+                url = "postgresql+psycopg://" + url[len("postgresql://") :]
+            return url
+        return f"sqlite:///{(self.data_dir / 'warfield.db').resolve()}"
+
+    @cached_property
+    def origins(self) -> frozenset[str]:
+        """Websocket Origin allow-list; empty means same-origin only (Host must match)."""
+        return frozenset(
+            o.strip().rstrip("/") for o in self.allowed_origins.split(",") if o.strip()
+        )

@@ -1,0 +1,320 @@
+"""The game service: the one place an action is checked, committed and broadcast.
+
+For every action, in this order (boardgame.io's master, STYLE.md): the game exists, the seat is
+a player, the action is not a retry of one already applied (`ref`), it is not stale
+(`expected_seq`), the rules decide its events, the events are appended in ONE transaction with
+`seq = last + 1`, folded into the live state, and only then published. Nobody hears of an event
+before it is durable.
+
+One writer per game in a process (an asyncio lock); across processes the database's unique
+`(game_id, seq)` key decides, and the loser re-reads the log and tries again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import secrets
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from server import dice
+from server.hub import LocalHub
+from server.rules import core, table
+from server.rules.core import (
+    BAD_REQUEST,
+    CONFLICT,
+    NOT_FOUND,
+    STALE,
+    UNAUTHORIZED,
+    Battlefield,
+    Event,
+    GameState,
+    RuleError,
+)
+from server.rules.systems import find_system
+from server.store import (
+    ActionRecord,
+    ConcurrentAppend,
+    DuplicateRef,
+    EventStore,
+    GameRecord,
+    SeatTaken,
+)
+
+T = TypeVar("T")
+MAX_APPEND_ATTEMPTS = 5
+LIVE_GAMES_CACHED = 2000
+
+
+def new_token() -> str:
+    """A seat token: 128 random bits, URL-safe."""
+    return secrets.token_urlsafe(16)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def action_digest(action: Any) -> str:
+    return hashlib.sha256(
+        json.dumps(action, sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
+
+
+@dataclass
+class LiveGame:
+    """A game's folded state in memory, with the lock that makes this process its one writer."""
+
+    record: GameRecord
+    state: GameState
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    refs: dict[tuple[int, str], ActionRecord] = field(default_factory=dict)
+
+    def dice(self) -> dice.DiceStream:
+        return dice.DiceStream(self.record.dice_seed, self.state.dice_position)
+
+
+@dataclass(frozen=True)
+class CreatedGame:
+    id: str
+    system: str
+    seat: int
+    token: str
+    dice_commitment: str
+
+
+class GameService:
+    """Creates games, seats players, applies actions and answers reads."""
+
+    def __init__(self, store: EventStore, hub: LocalHub | None = None) -> None:
+        self.store = store
+        self.hub = hub or LocalHub()
+        self.hub.on_remote = self.apply_remote
+        self._live: OrderedDict[str, LiveGame] = OrderedDict()
+        self._loading: dict[str, asyncio.Lock] = {}
+        self.listeners: list[Callable[[str, str, Sequence[Event]], None]] = []
+
+    async def _db(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.to_thread(fn, *args)
+
+    # --- games and seats -----------------------------------------------------------------------
+
+    async def create_game(
+        self, system: str, name: str = "", battlefield: Battlefield | None = None
+    ) -> CreatedGame:
+        try:
+            game_system = find_system(system)
+        except KeyError as exc:
+            raise RuleError(BAD_REQUEST, str(exc.args[0]), field="system") from None
+        game_id = secrets.token_hex(8)
+        seed = secrets.token_bytes(dice.SEED_BYTES)
+        record = GameRecord(
+            id=game_id,
+            system=system,
+            name=name or f"{game_system.name} game",
+            dice_seed=seed,
+            dice_commitment=dice.commitment(seed),
+            created_at=datetime.now(UTC),
+        )
+        token = new_token()
+        first = table.genesis(
+            game_id,
+            system,
+            record.name,
+            battlefield or game_system.battlefield,
+            record.dice_commitment,
+        ) + [table.seat_claimed(1)]
+        stored = await self._db(self.store.create_game, record, token_hash(token), first)
+        live = LiveGame(record, core.fold_all(GameState(), stored))
+        self._remember(live)
+        return CreatedGame(game_id, system, 1, token, record.dice_commitment)
+
+    async def claim_seat(self, game_id: str) -> tuple[int, str]:
+        """Give the first free seat a new token; `conflict` when both are taken."""
+        live = await self.live(game_id)
+        async with live.lock:
+            for _ in range(MAX_APPEND_ATTEMPTS):
+                free = [s for s in core.SEATS if s not in live.state.seats]
+                if not free:
+                    raise RuleError(CONFLICT, "both seats of this game are taken")
+                seat, token = free[0], new_token()
+                try:
+                    stored = await self._db(
+                        self.store.claim_seat,
+                        game_id,
+                        seat,
+                        token_hash(token),
+                        live.state.seq,
+                        [table.seat_claimed(seat)],
+                    )
+                except (SeatTaken, ConcurrentAppend):
+                    await self._catch_up(live)
+                    continue
+                await self._commit(live, stored)
+                return seat, token
+        raise RuleError(CONFLICT, "could not claim a seat; try again")
+
+    async def authenticate(self, game_id: str, token: str | None) -> int | None:
+        """The seat a token holds in this game; None for no token; `unauthorized` if wrong."""
+        await self.live(game_id)
+        if token is None or token == "":
+            return None
+        seat = await self._db(self.store.seat_for_token_hash, game_id, token_hash(token))
+        if seat is None:
+            raise RuleError(UNAUTHORIZED, "this token holds no seat in this game")
+        return seat
+
+    # --- live state ----------------------------------------------------------------------------
+
+    def _remember(self, live: LiveGame) -> None:
+        self._live[live.record.id] = live
+        self._live.move_to_end(live.record.id)
+        while len(self._live) > LIVE_GAMES_CACHED:
+            oldest, game = next(iter(self._live.items()))
+            if game.lock.locked() or self.hub.watchers(oldest):
+                break
+            self._live.pop(oldest)
+
+    def cached(self, game_id: str) -> LiveGame | None:
+        return self._live.get(game_id)
+
+    async def live(self, game_id: str) -> LiveGame:
+        """The game's live state, rebuilt from its event log when not in memory."""
+        live = self._live.get(game_id)
+        if live is not None:
+            self._live.move_to_end(game_id)
+            return live
+        lock = self._loading.setdefault(game_id, asyncio.Lock())
+        async with lock:
+            live = self._live.get(game_id)
+            if live is None:
+                live = await self._db(self._load, game_id)
+                self._remember(live)
+        self._loading.pop(game_id, None)
+        return live
+
+    def _load(self, game_id: str) -> LiveGame:
+        if len(game_id) > 64:
+            raise RuleError(NOT_FOUND, "no such game", game_id=game_id[:64])
+        record = self.store.load_game(game_id)
+        if record is None:
+            raise RuleError(NOT_FOUND, f"no game {game_id!r}", game_id=game_id)
+        state = core.fold_all(GameState(), self.store.events(game_id))
+        refs = {(a.seat, a.ref): a for a in self.store.actions(game_id)}
+        return LiveGame(record, state, refs=refs)
+
+    async def _catch_up(self, live: LiveGame) -> list[Event]:
+        """Fold in events other processes appended since our state (caller holds the lock)."""
+        newer = await self._db(self.store.events, live.record.id, live.state.seq)
+        if newer:
+            live.state = core.fold_all(live.state, newer)
+        return newer
+
+    async def _commit(self, live: LiveGame, stored: Sequence[Event]) -> None:
+        """Fold durable events into the live state and publish them (caller holds the lock)."""
+        live.state = core.fold_all(live.state, stored)
+        for listener in self.listeners:
+            listener(live.record.id, "committed", stored)
+        await self.hub.publish(live.record.id, stored)
+
+    async def apply_remote(self, game_id: str, events: list[Event]) -> None:
+        """Events another process committed (via the hub): fold them, then deliver them here."""
+        live = self._live.get(game_id)
+        if live is not None:
+            async with live.lock:
+                if events and events[0].seq == live.state.seq + 1:
+                    live.state = core.fold_all(live.state, events)
+                elif events and events[-1].seq > live.state.seq:
+                    await self._catch_up(live)
+        self.hub.deliver(game_id, events)
+
+    # --- actions -------------------------------------------------------------------------------
+
+    async def act(
+        self,
+        game_id: str,
+        seat: int | None,
+        action: Any,
+        ref: str | None = None,
+        expected_seq: int | None = None,
+    ) -> int:
+        """Apply a player's action; return the seq of its last event (the `ack`)."""
+        live = await self.live(game_id)
+        digest = action_digest(action) if ref else ""
+        async with live.lock:
+            for _ in range(MAX_APPEND_ATTEMPTS):
+                if ref and seat is not None and (seat, ref) in live.refs:
+                    return self._replayed_ack(live.refs[(seat, ref)], digest, ref)
+                if expected_seq is not None and expected_seq != live.state.seq:
+                    raise RuleError(
+                        STALE,
+                        f"you have seen seq {expected_seq} but the game is at {live.state.seq}",
+                        seq=live.state.seq,
+                        expected_seq=expected_seq,
+                    )
+                events = core.decide(live.state, seat, action, live.dice())
+                record = ActionRecord(seat, ref, digest, 0) if ref and seat else None
+                try:
+                    stored = await self._db(
+                        self.store.append, game_id, live.state.seq, events, record
+                    )
+                except DuplicateRef:
+                    # The same action reached another process first: answer with its ack.
+                    await self._catch_up(live)
+                    done = await self._db(self.store.find_action, game_id, seat, ref)
+                    assert done is not None
+                    live.refs[(done.seat, done.ref)] = done
+                    return self._replayed_ack(done, digest, ref or "")
+                except ConcurrentAppend:
+                    # Another process wrote first: read what it wrote and decide again.
+                    await self._catch_up(live)
+                    continue
+                ack = stored[-1].seq if stored else live.state.seq
+                if record is not None:
+                    live.refs[(record.seat, record.ref)] = ActionRecord(
+                        record.seat, record.ref, digest, ack
+                    )
+                await self._commit(live, stored)
+                return ack
+        raise RuleError(
+            STALE, "the game changed under this action too often; try again", seq=live.state.seq
+        )
+
+    @staticmethod
+    def _replayed_ack(done: ActionRecord, digest: str, ref: str) -> int:
+        if done.digest != digest:
+            raise RuleError(
+                BAD_REQUEST,
+                f"ref {ref!r} was already used for a different action",
+                field="ref",
+                ref=ref,
+            )
+        return done.seq
+
+    async def preview(self, game_id: str, seat: int | None, action: Any) -> list[Event]:
+        """The events an action would produce, committing nothing (dice are not shown)."""
+        live = await self.live(game_id)
+        return core.decide(live.state, seat, action, live.dice())
+
+    # --- reads ---------------------------------------------------------------------------------
+
+    async def view(self, game_id: str, viewer: int | None) -> dict[str, Any]:
+        live = await self.live(game_id)
+        return {
+            "id": game_id,
+            "system": live.state.system,
+            "seq": live.state.seq,
+            "state": live.state.to_json(viewer),
+        }
+
+    async def events_since(
+        self, game_id: str, since: int, viewer: int | None, until: int | None = None
+    ) -> list[dict[str, Any]]:
+        await self.live(game_id)
+        events = await self._db(self.store.events, game_id, max(since, 0), until)
+        return [e.to_wire(viewer) for e in events]

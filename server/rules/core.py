@@ -1,0 +1,310 @@
+"""The pure rules core: game state, events, actions, `decide` and `fold`.
+
+Nothing here touches a database, a socket, the clock or a global random source. The service
+loads a game's events, folds them into a `GameState`, asks `decide` what a player's action
+produces, stores those events, and folds them in. Replaying the log reproduces the state
+exactly, because every die comes from the game's seeded `DiceStream` at a position that is
+itself part of the state.
+
+Actions and event folders are registered by name (`register_action`, `register_folder`), so
+each game system adds its own without this module knowing about them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from server.dice import DiceStream
+
+Seat = Literal[1, 2]
+Actor = int | str  # 1, 2 or "system"
+PUBLIC = "public"
+SEATS: tuple[int, int] = (1, 2)
+
+# Stable error codes, shared by REST and the websocket.
+BAD_REQUEST = "bad_request"
+UNAUTHORIZED = "unauthorized"
+FORBIDDEN = "forbidden"
+NOT_FOUND = "not_found"
+STALE = "stale"
+OUT_OF_PHASE = "out_of_phase"
+ILLEGAL_MOVE = "illegal_move"
+RATE_LIMITED = "rate_limited"
+TOO_LARGE = "too_large"
+CONFLICT = "conflict"
+
+
+def seat_visibility(seat: int) -> str:
+    """The visibility class of events only `seat` may see."""
+    return f"player:{seat}"
+
+
+class RuleError(Exception):
+    """An action refused: a stable `code`, a human `message` and machine `details`."""
+
+    def __init__(self, code: str, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "details": self.details}
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened in a game. `seq` is given by the event log when stored."""
+
+    type: str
+    payload: Mapping[str, Any]
+    actor: Actor = "system"
+    visibility: str = PUBLIC
+    seq: int = 0
+
+    def visible_to(self, viewer: int | None) -> bool:
+        return self.visibility == PUBLIC or (
+            viewer is not None and self.visibility == seat_visibility(viewer)
+        )
+
+    def to_wire(self, viewer: int | None) -> dict[str, Any]:
+        """This event as `viewer` may see it (seat 1, 2 or None for a spectator).
+
+        A hidden event keeps its seq and actor but loses its type and payload, so every viewer
+        sees a contiguous log and can tell a gap from a secret.
+        """
+        if self.visible_to(viewer):
+            return {
+                "seq": self.seq,
+                "type": self.type,
+                "actor": self.actor,
+                "payload": self.payload,
+            }
+        return {"seq": self.seq, "type": "hidden", "actor": self.actor, "payload": {}}
+
+
+@dataclass(frozen=True, slots=True)
+class Battlefield:
+    width: float
+    depth: float
+
+    def contains(self, x: float, y: float) -> bool:
+        return 0.0 <= x <= self.width and 0.0 <= y <= self.depth
+
+    def to_json(self) -> dict[str, float]:
+        return {"width": self.width, "depth": self.depth}
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """A plain marker on the table: a rectangle placed by its centre, with a facing."""
+
+    id: str
+    owner: int
+    label: str
+    x: float
+    y: float
+    facing: float
+    width: float
+    depth: float
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class GameState:
+    """Everything known about one game, as folded from its events."""
+
+    id: str = ""
+    system: str = ""
+    name: str = ""
+    battlefield: Battlefield = Battlefield(72.0, 48.0)
+    seq: int = 0
+    seats: frozenset[int] = frozenset()
+    dice_commitment: str = ""
+    dice_position: int = 0
+    next_id: int = 1
+    tokens: Mapping[str, Token] = field(default_factory=dict)
+    rolls: int = 0
+    over: bool = False
+    # Set by the game systems' own folders (issue 4 onwards); kept here as plain data.
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def new_id(self, prefix: str) -> str:
+        """The id the next created piece gets (a fold of `next_id`, so replays agree)."""
+        return f"{prefix}{self.next_id}"
+
+    def to_json(self, viewer: int | None = None) -> dict[str, Any]:
+        """The state as `viewer` may see it (hidden parts are projected by the systems)."""
+        base: dict[str, Any] = {
+            "id": self.id,
+            "system": self.system,
+            "name": self.name,
+            "battlefield": self.battlefield.to_json(),
+            "seq": self.seq,
+            "seats": {str(s): s in self.seats for s in SEATS},
+            "dice_commitment": self.dice_commitment,
+            "tokens": {tid: t.to_json() for tid, t in self.tokens.items()},
+            "over": self.over,
+        }
+        for project in STATE_PROJECTORS:
+            project(self, viewer, base)
+        return base
+
+
+# --- registries --------------------------------------------------------------------------------
+
+
+class ActionModel(BaseModel):
+    """Base of every action's schema: unknown fields are refused."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    type: str
+
+
+A = TypeVar("A", bound=ActionModel)
+Handler = Callable[[GameState, int, Any, DiceStream], list[Event]]
+Folder = Callable[[GameState, Event], GameState]
+Projector = Callable[[GameState, "int | None", dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    name: str
+    model: type[ActionModel]
+    handler: Handler
+    systems: frozenset[str] | None  # None: every system
+
+
+ACTIONS: dict[str, ActionSpec] = {}
+FOLDERS: dict[str, Folder] = {}
+STATE_PROJECTORS: list[Projector] = []
+
+
+def register_action(
+    name: str, model: type[A], *, systems: Iterable[str] | None = None
+) -> Callable[[Callable[[GameState, int, A, DiceStream], list[Event]]], Any]:
+    """Register `handler(state, seat, action, dice) -> events` for action type `name`."""
+
+    def wrap(handler: Callable[[GameState, int, A, DiceStream], list[Event]]) -> Any:
+        if name in ACTIONS:
+            raise ValueError(f"action {name!r} registered twice")
+        ACTIONS[name] = ActionSpec(
+            name, model, handler, frozenset(systems) if systems is not None else None
+        )
+        return handler
+
+    return wrap
+
+
+def register_folder(event_type: str) -> Callable[[Folder], Folder]:
+    """Register how an event type changes the state."""
+
+    def wrap(folder: Folder) -> Folder:
+        if event_type in FOLDERS:
+            raise ValueError(f"folder for {event_type!r} registered twice")
+        FOLDERS[event_type] = folder
+        return folder
+
+    return wrap
+
+
+def register_projector(projector: Projector) -> Projector:
+    """Register a function adding a system's part of the state to a viewer's JSON."""
+    STATE_PROJECTORS.append(projector)
+    return projector
+
+
+# --- decide and fold ---------------------------------------------------------------------------
+
+
+def parse_action(state: GameState, raw: Any) -> tuple[ActionSpec, ActionModel]:
+    """Validate a raw action dict against its registered schema, or raise `bad_request`."""
+    if not isinstance(raw, Mapping):
+        raise RuleError(BAD_REQUEST, "an action must be a JSON object")
+    kind = raw.get("type")
+    spec = ACTIONS.get(kind) if isinstance(kind, str) else None
+    if spec is None or (spec.systems is not None and state.system not in spec.systems):
+        known = sorted(
+            n for n, s in ACTIONS.items() if s.systems is None or state.system in s.systems
+        )
+        raise RuleError(BAD_REQUEST, f"unknown action type {kind!r}", field="type", known=known)
+    try:
+        return spec, spec.model.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "action"
+        raise RuleError(
+            BAD_REQUEST,
+            f"{kind}: {where}: {first['msg']}",
+            field=where,
+            errors=[
+                {"field": ".".join(str(p) for p in e["loc"]), "message": e["msg"]}
+                for e in exc.errors()
+            ],
+        ) from None
+
+
+def decide(state: GameState, seat: int | None, raw_action: Any, dice: DiceStream) -> list[Event]:
+    """The events `seat`'s action produces in `state`, or a `RuleError`. Changes nothing.
+
+    `dice` must be the game's stream at `state.dice_position`; it is advanced by any roll.
+    """
+    if seat not in SEATS:
+        raise RuleError(FORBIDDEN, "spectators cannot act; join a seat to play")
+    if state.over:
+        raise RuleError(OUT_OF_PHASE, "the game is over")
+    spec, action = parse_action(state, raw_action)
+    if dice.position != state.dice_position:
+        raise ValueError("dice stream is not at the state's position")
+    events = spec.handler(state, seat, action, dice)
+    return events
+
+
+def fold(state: GameState, event: Event) -> GameState:
+    """The state after `event`. Unknown event types only advance `seq`."""
+    folder = FOLDERS.get(event.type)
+    if folder is not None:
+        state = folder(state, event)
+    end = dice_end(event.payload)
+    if end is not None and end > state.dice_position:
+        state = dataclasses.replace(state, dice_position=end, rolls=state.rolls + 1)
+    return dataclasses.replace(state, seq=event.seq) if event.seq else state
+
+
+def fold_all(state: GameState, events: Iterable[Event]) -> GameState:
+    for event in events:
+        state = fold(state, event)
+    return state
+
+
+def dice_end(payload: Mapping[str, Any]) -> int | None:
+    """The stream position after the rolls an event's payload records, if any."""
+    ends: list[int] = []
+    roll = payload.get("roll")
+    if isinstance(roll, Mapping) and isinstance(roll.get("end"), int):
+        ends.append(roll["end"])
+    rolls = payload.get("rolls")
+    if isinstance(rolls, list):
+        ends.extend(
+            r["end"] for r in rolls if isinstance(r, Mapping) and isinstance(r.get("end"), int)
+        )
+    return max(ends) if ends else None
+
+
+def rolls_of(payload: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """Every roll recorded in an event payload (for verifying the dice of a log)."""
+    found: list[Mapping[str, Any]] = []
+    roll = payload.get("roll")
+    if isinstance(roll, Mapping):
+        found.append(roll)
+    rolls = payload.get("rolls")
+    if isinstance(rolls, list):
+        found.extend(r for r in rolls if isinstance(r, Mapping))
+    return found

@@ -1,0 +1,233 @@
+"""The actions every game system shares: setting up a game, seats, tokens, dice and notes.
+
+These make a tokens-and-dice game playable end to end; the systems' own packages add
+rules-aware units on top.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, field_validator
+
+from server.dice import DiceError, DiceStream
+from server.rules.core import (
+    BAD_REQUEST,
+    FORBIDDEN,
+    ILLEGAL_MOVE,
+    NOT_FOUND,
+    ActionModel,
+    Battlefield,
+    Event,
+    GameState,
+    RuleError,
+    Token,
+    register_action,
+    register_folder,
+)
+
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+MAX_TOKEN_SIZE_IN = 48.0
+MAX_NOTE_CHARS = 2000
+MAX_LABEL_CHARS = 80
+
+
+def genesis(
+    game_id: str, system: str, name: str, battlefield: Battlefield, dice_commitment: str
+) -> list[Event]:
+    """The first event of every game: what it is, on which table, and the dice commitment."""
+    return [
+        Event(
+            "game_created",
+            {
+                "id": game_id,
+                "system": system,
+                "name": name,
+                "battlefield": battlefield.to_json(),
+                "dice_commitment": dice_commitment,
+            },
+        )
+    ]
+
+
+def seat_claimed(seat: int) -> Event:
+    return Event("seat_claimed", {"seat": seat})
+
+
+@register_folder("game_created")
+def _fold_game_created(state: GameState, event: Event) -> GameState:
+    p = event.payload
+    bf = p["battlefield"]
+    return dataclasses.replace(
+        state,
+        id=p["id"],
+        system=p["system"],
+        name=p["name"],
+        battlefield=Battlefield(float(bf["width"]), float(bf["depth"])),
+        dice_commitment=p["dice_commitment"],
+    )
+
+
+@register_folder("seat_claimed")
+def _fold_seat_claimed(state: GameState, event: Event) -> GameState:
+    return dataclasses.replace(state, seats=state.seats | {int(event.payload["seat"])})
+
+
+# --- tokens ------------------------------------------------------------------------------------
+
+
+def _facing(value: float) -> float:
+    return value % 360.0
+
+
+def _check_on_table(state: GameState, x: float, y: float) -> None:
+    bf = state.battlefield
+    if not bf.contains(x, y):
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"({x:g}, {y:g}) is off the battlefield (0..{bf.width:g} x 0..{bf.depth:g} in)",
+            rule="Battlefield Edge",
+            x=x,
+            y=y,
+            battlefield=bf.to_json(),
+        )
+
+
+def _own_token(state: GameState, seat: int, token_id: str) -> Token:
+    token = state.tokens.get(token_id)
+    if token is None:
+        raise RuleError(NOT_FOUND, f"no token {token_id!r} in this game", id=token_id)
+    if token.owner != seat:
+        raise RuleError(
+            FORBIDDEN, f"token {token_id!r} belongs to player {token.owner}", id=token_id
+        )
+    return token
+
+
+class PlaceToken(ActionModel):
+    type: Literal["place_token"]
+    label: str = Field(default="", max_length=MAX_LABEL_CHARS)
+    x: Finite
+    y: Finite
+    facing: Finite = 0.0
+    width: Finite = Field(default=1.0, gt=0, le=MAX_TOKEN_SIZE_IN)
+    depth: Finite = Field(default=1.0, gt=0, le=MAX_TOKEN_SIZE_IN)
+
+
+@register_action("place_token", PlaceToken)
+def place_token(state: GameState, seat: int, action: PlaceToken, dice: DiceStream) -> list[Event]:
+    """Put a token on the table; its centre must lie on the battlefield."""
+    _check_on_table(state, action.x, action.y)
+    token = Token(
+        id=state.new_id("t"),
+        owner=seat,
+        label=action.label or f"Token {state.next_id}",
+        x=action.x,
+        y=action.y,
+        facing=_facing(action.facing),
+        width=action.width,
+        depth=action.depth,
+    )
+    return [Event("token_placed", {"token": token.to_json()}, actor=seat)]
+
+
+@register_folder("token_placed")
+def _fold_token_placed(state: GameState, event: Event) -> GameState:
+    token = Token(**event.payload["token"])
+    return dataclasses.replace(
+        state, tokens={**state.tokens, token.id: token}, next_id=state.next_id + 1
+    )
+
+
+class MoveToken(ActionModel):
+    type: Literal["move_token"]
+    id: str = Field(min_length=1, max_length=64)
+    x: Finite
+    y: Finite
+    facing: Finite | None = None
+
+
+@register_action("move_token", MoveToken)
+def move_token(state: GameState, seat: int, action: MoveToken, dice: DiceStream) -> list[Event]:
+    """Move one of your own tokens anywhere on the battlefield."""
+    token = _own_token(state, seat, action.id)
+    _check_on_table(state, action.x, action.y)
+    facing = token.facing if action.facing is None else _facing(action.facing)
+    return [
+        Event(
+            "token_moved",
+            {
+                "id": token.id,
+                "x": action.x,
+                "y": action.y,
+                "facing": facing,
+                "from": {"x": token.x, "y": token.y, "facing": token.facing},
+                "distance": round(math.hypot(action.x - token.x, action.y - token.y), 4),
+            },
+            actor=seat,
+        )
+    ]
+
+
+@register_folder("token_moved")
+def _fold_token_moved(state: GameState, event: Event) -> GameState:
+    p = event.payload
+    token = dataclasses.replace(
+        state.tokens[p["id"]], x=float(p["x"]), y=float(p["y"]), facing=float(p["facing"])
+    )
+    return dataclasses.replace(state, tokens={**state.tokens, token.id: token})
+
+
+class RemoveToken(ActionModel):
+    type: Literal["remove_token"]
+    id: str = Field(min_length=1, max_length=64)
+
+
+@register_action("remove_token", RemoveToken)
+def remove_token(state: GameState, seat: int, action: RemoveToken, dice: DiceStream) -> list[Event]:
+    token = _own_token(state, seat, action.id)
+    return [Event("token_removed", {"id": token.id, "label": token.label}, actor=seat)]
+
+
+@register_folder("token_removed")
+def _fold_token_removed(state: GameState, event: Event) -> GameState:
+    tokens = dict(state.tokens)
+    tokens.pop(event.payload["id"], None)
+    return dataclasses.replace(state, tokens=tokens)
+
+
+# --- dice and notes ----------------------------------------------------------------------------
+
+
+class RollDice(ActionModel):
+    type: Literal["roll_dice"]
+    dice: str = Field(min_length=1, max_length=32)
+    reason: str = Field(default="", max_length=200)
+
+    @field_validator("dice")
+    @classmethod
+    def _strip(cls, value: str) -> str:
+        return value.strip()
+
+
+@register_action("roll_dice", RollDice)
+def roll_dice(state: GameState, seat: int, action: RollDice, dice: DiceStream) -> list[Event]:
+    """Roll dice on the server from the game's seeded stream; everyone sees every face."""
+    try:
+        roll = dice.roll(action.dice)
+    except DiceError as exc:
+        raise RuleError(BAD_REQUEST, str(exc), field="dice", dice=action.dice) from None
+    payload: dict[str, Any] = {"reason": action.reason, "roll": roll.to_payload()}
+    return [Event("dice_rolled", payload, actor=seat)]
+
+
+class Note(ActionModel):
+    type: Literal["note"]
+    text: str = Field(min_length=1, max_length=MAX_NOTE_CHARS)
+
+
+@register_action("note", Note)
+def note(state: GameState, seat: int, action: Note, dice: DiceStream) -> list[Event]:
+    return [Event("note_added", {"text": action.text}, actor=seat)]

@@ -1,0 +1,314 @@
+"""The event repository: append a game's events with `seq = last + 1`, read them back.
+
+Synchronous SQLAlchemy; the service calls it from a worker thread. The unique
+`(game_id, seq)` key is the arbiter when two writers race: the loser gets `ConcurrentAppend`
+and nothing of its batch is stored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+
+from server.rules.core import Event
+from server.store.tables import actions, events, games, seats
+
+WRITE_OPTION = "warfield_write"
+
+
+class StoreError(Exception):
+    """Base of the repository's own errors."""
+
+
+class ConcurrentAppend(StoreError):
+    """Another writer stored an event with one of our seqs first; nothing of ours was stored."""
+
+
+class SeatTaken(StoreError):
+    """The seat already has a player."""
+
+
+class DuplicateRef(StoreError):
+    """This seat already used this action `ref`."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    id: str
+    system: str
+    name: str
+    dice_seed: bytes
+    dice_commitment: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ActionRecord:
+    seat: int
+    ref: str
+    digest: str
+    seq: int
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _actor_to_db(actor: int | str) -> str:
+    return str(actor)
+
+
+def _actor_from_db(actor: str) -> int | str:
+    return int(actor) if actor.isdigit() else actor
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for `url`; SQLite files get WAL and synchronous=FULL (durable commits)."""
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            json_serializer=_dumps,
+        )
+
+        @sa.event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+            # The driver's own transaction handling is replaced by explicit BEGIN IMMEDIATE,
+            # so a writer takes the write lock before it reads the last seq.
+            dbapi_conn.isolation_level = None
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=FULL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        @sa.event.listens_for(engine, "begin")
+        def _sqlite_begin(conn: Any) -> None:
+            writing = conn.get_execution_options().get(WRITE_OPTION, False)
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
+
+        return engine
+    return sa.create_engine(
+        url, pool_pre_ping=True, pool_size=10, max_overflow=20, json_serializer=_dumps
+    )
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), allow_nan=False)
+
+
+class EventStore:
+    """Games, seats and the append-only event log in one SQL database."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        # Writes take SQLite's write lock up front (BEGIN IMMEDIATE); reads do not.
+        self.writer = engine.execution_options(**{WRITE_OPTION: True})
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    def ping(self) -> None:
+        with self.engine.connect() as conn:
+            conn.execute(sa.text("SELECT 1"))
+
+    # --- writes --------------------------------------------------------------------------------
+
+    def create_game(
+        self,
+        record: GameRecord,
+        token_hash: str,
+        first_events: Sequence[Event],
+    ) -> list[Event]:
+        """Create the game, seat 1 and its first events in one transaction."""
+        with self.writer.begin() as conn:
+            conn.execute(
+                games.insert().values(
+                    id=record.id,
+                    system=record.system,
+                    name=record.name,
+                    dice_seed=record.dice_seed.hex(),
+                    dice_commitment=record.dice_commitment,
+                    created_at=record.created_at,
+                )
+            )
+            conn.execute(
+                seats.insert().values(
+                    game_id=record.id, seat=1, token_hash=token_hash, created_at=_now()
+                )
+            )
+            return self._insert_events(conn, record.id, 0, first_events)
+
+    def claim_seat(
+        self, game_id: str, seat: int, token_hash: str, last_seq: int, new_events: Sequence[Event]
+    ) -> list[Event]:
+        """Give `seat` a token and append its events, atomically; `SeatTaken` if it has one."""
+        try:
+            with self.writer.begin() as conn:
+                conn.execute(
+                    seats.insert().values(
+                        game_id=game_id, seat=seat, token_hash=token_hash, created_at=_now()
+                    )
+                )
+                return self._insert_events(conn, game_id, last_seq, new_events)
+        except IntegrityError as exc:
+            if self.seat_hashes(game_id).get(seat) is not None:
+                raise SeatTaken(f"seat {seat} is taken") from exc
+            raise ConcurrentAppend(str(exc.orig)) from exc
+
+    def append(
+        self,
+        game_id: str,
+        last_seq: int,
+        new_events: Sequence[Event],
+        action: ActionRecord | None = None,
+    ) -> list[Event]:
+        """Append events after `last_seq` in ONE transaction; return them with their seqs.
+
+        Raises `ConcurrentAppend` when another writer took one of the seqs, and `DuplicateRef`
+        when the action's `ref` was already used by that seat. Nothing is stored in either case.
+        """
+        try:
+            with self.writer.begin() as conn:
+                stored = self._insert_events(conn, game_id, last_seq, new_events)
+                if action is not None:
+                    conn.execute(
+                        actions.insert().values(
+                            game_id=game_id,
+                            seat=action.seat,
+                            ref=action.ref,
+                            digest=action.digest,
+                            seq=stored[-1].seq if stored else last_seq,
+                            created_at=_now(),
+                        )
+                    )
+                return stored
+        except IntegrityError as exc:
+            if action is not None and self.find_action(game_id, action.seat, action.ref):
+                raise DuplicateRef(action.ref) from exc
+            raise ConcurrentAppend(str(exc.orig)) from exc
+
+    def _insert_events(
+        self, conn: sa.Connection, game_id: str, last_seq: int, new_events: Sequence[Event]
+    ) -> list[Event]:
+        now = _now()
+        stored = [
+            Event(e.type, e.payload, e.actor, e.visibility, last_seq + i)
+            for i, e in enumerate(new_events, start=1)
+        ]
+        if stored:
+            conn.execute(
+                events.insert(),
+                [
+                    {
+                        "game_id": game_id,
+                        "seq": e.seq,
+                        "type": e.type,
+                        "actor": _actor_to_db(e.actor),
+                        "visibility": e.visibility,
+                        "payload": dict(e.payload),
+                        "created_at": now,
+                    }
+                    for e in stored
+                ],
+            )
+        return stored
+
+    # --- reads ---------------------------------------------------------------------------------
+
+    def load_game(self, game_id: str) -> GameRecord | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(games.select().where(games.c.id == game_id)).first()
+        if row is None:
+            return None
+        return GameRecord(
+            id=row.id,
+            system=row.system,
+            name=row.name,
+            dice_seed=bytes.fromhex(row.dice_seed),
+            dice_commitment=row.dice_commitment,
+            created_at=row.created_at,
+        )
+
+    def list_games(self, limit: int = 100) -> list[GameRecord]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                games.select().order_by(games.c.created_at.desc()).limit(limit)
+            ).all()
+        return [
+            GameRecord(
+                r.id, r.system, r.name, bytes.fromhex(r.dice_seed), r.dice_commitment, r.created_at
+            )
+            for r in rows
+        ]
+
+    def events(self, game_id: str, since: int = 0, until: int | None = None) -> list[Event]:
+        """The game's events with `since < seq <= until`, in seq order."""
+        query = (
+            sa.select(
+                events.c.seq, events.c.type, events.c.actor, events.c.visibility, events.c.payload
+            )
+            .where(events.c.game_id == game_id, events.c.seq > since)
+            .order_by(events.c.seq)
+        )
+        if until is not None:
+            query = query.where(events.c.seq <= until)
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).all()
+        return [
+            Event(r.type, r.payload, _actor_from_db(r.actor), r.visibility, r.seq) for r in rows
+        ]
+
+    def last_seq(self, game_id: str) -> int:
+        with self.engine.connect() as conn:
+            value = conn.execute(
+                sa.select(sa.func.max(events.c.seq)).where(events.c.game_id == game_id)
+            ).scalar()
+        return int(value or 0)
+
+    def seat_hashes(self, game_id: str) -> dict[int, str]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(seats.c.seat, seats.c.token_hash).where(seats.c.game_id == game_id)
+            ).all()
+        return {int(r.seat): r.token_hash for r in rows}
+
+    def seat_for_token_hash(self, game_id: str, token_hash: str) -> int | None:
+        with self.engine.connect() as conn:
+            value = conn.execute(
+                sa.select(seats.c.seat).where(
+                    seats.c.game_id == game_id, seats.c.token_hash == token_hash
+                )
+            ).scalar()
+        return int(value) if value is not None else None
+
+    def find_action(self, game_id: str, seat: int, ref: str) -> ActionRecord | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                sa.select(actions.c.seat, actions.c.ref, actions.c.digest, actions.c.seq).where(
+                    actions.c.game_id == game_id, actions.c.seat == seat, actions.c.ref == ref
+                )
+            ).first()
+        return ActionRecord(int(row.seat), row.ref, row.digest, int(row.seq)) if row else None
+
+    def actions(self, game_id: str) -> list[ActionRecord]:
+        """Every acknowledged action ref of the game (loaded with its live state)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(actions.c.seat, actions.c.ref, actions.c.digest, actions.c.seq).where(
+                    actions.c.game_id == game_id
+                )
+            ).all()
+        return [ActionRecord(int(r.seat), r.ref, r.digest, int(r.seq)) for r in rows]

@@ -1,0 +1,42 @@
+"""Small helpers for driving the API in tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+
+def new_game(client: TestClient, system: str = "t9a", **extra: Any) -> dict[str, Any]:
+    """Create a game and claim seat 2; returns ids and both tokens."""
+    created = client.post("/api/games", json={"system": system, **extra})
+    assert created.status_code == 201, created.text
+    game = created.json()
+    joined = client.post(f"/api/games/{game['id']}/seats")
+    assert joined.status_code == 201, joined.text
+    return {"id": game["id"], "p1": game["token"], "p2": joined.json()["token"], **game}
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def receive_until(ws: Any, kind: str, limit: int = 20) -> dict[str, Any]:
+    """Read frames until one of type `kind` (presence frames and others are skipped)."""
+    for _ in range(limit):
+        frame = ws.receive_json()
+        if frame["type"] == kind:
+            return frame
+    raise AssertionError(f"no {kind!r} frame within {limit} frames")
+
+
+def receive_events(ws: Any, count: int, limit: int = 50) -> list[dict[str, Any]]:
+    """Read frames until `count` events have arrived; return them in order."""
+    events: list[dict[str, Any]] = []
+    for _ in range(limit):
+        if len(events) >= count:
+            return events
+        frame = ws.receive_json()
+        if frame["type"] == "events":
+            events.extend(frame["events"])
+    raise AssertionError(f"only {len(events)} of {count} events arrived")

@@ -22,6 +22,9 @@ const REPLIES = {
   line_of_sight: 'line_of_sight_result',
 };
 
+/** Hello refusals after which reconnecting with the same hello is pointless. */
+const FATAL_AT_HELLO = new Set(['unauthorized', 'not_found', 'forbidden', 'bad_request']);
+
 /** Ref prefixes by request type (refs are also the server's idempotency keys). */
 const PREFIX = { action: 'c', preview: 'p', measure: 'm', line_of_sight: 'l' };
 
@@ -81,6 +84,7 @@ export class Connection {
     this.retryTimer = null;
     this.stopped = true;
     this.welcomed = false;
+    this.welcomedThisSocket = false;
     /** @type {Map<string, {reply:string, resolve:Function, reject:Function, timer:any}>} */
     this.inflight = new Map();
     /** @type {Promise<void>|null} */
@@ -132,6 +136,7 @@ export class Connection {
     this.setStatus(this.attempt === 0 && !this.welcomed ? 'connecting' : 'reconnecting');
     const ws = new this.WS(this.url);
     this.ws = ws;
+    this.welcomedThisSocket = false;
     ws.onopen = () => {
       if (ws !== this.ws) return;
       this.sendRaw({ type: 'hello', token: this.token, since: this.store.seq });
@@ -173,6 +178,7 @@ export class Connection {
     switch (msg?.type) {
       case 'welcome':
         this.attempt = 0;
+        this.welcomedThisSocket = true;
         this.welcomed = true;
         this.store.welcome(msg);
         this.setStatus('online');
@@ -186,8 +192,14 @@ export class Connection {
         this.store.setPresence(msg);
         return;
       case 'error':
-        if (msg.ref && this.inflight.has(msg.ref)) this.settle(msg.ref, null, toError(msg));
-        else for (const fn of this.errorListeners) fn(toError(msg));
+        if (msg.ref && this.inflight.has(msg.ref)) {
+          this.settle(msg.ref, null, toError(msg));
+          return;
+        }
+        // Refused at hello (bad token, no such game): retrying the same hello cannot help.
+        if (!this.welcomedThisSocket && FATAL_AT_HELLO.has(msg.code)) this.stopped = true;
+        for (const fn of this.errorListeners) fn(toError(msg));
+        if (this.stopped) this.setStatus('closed');
         return;
       default:
         if (msg?.ref && this.inflight.has(msg.ref)) this.settle(msg.ref, msg, null);
@@ -305,32 +317,39 @@ function toError(msg) {
 }
 
 /**
- * Keeps at most one request in flight and skips inputs that were superseded before they could
- * be sent: while dragging, each animation frame offers the ghost's position; if a preview is
- * already out, the newest offer waits and replaces any older waiting one. Answers arrive in
- * order with the input they answer (so the UI can tell whether it is for the current spot);
- * after `cancel` nothing more is reported.
+ * Keeps at most one request in flight, at most one every `minIntervalMs`, and skips inputs
+ * that were superseded before they could be sent: while dragging, each animation frame offers
+ * the ghost's position; the newest offer waits and replaces any older waiting one. (The server
+ * allows 20 messages a second per socket, so previews cannot go out at a full 60 frames.)
+ * Answers arrive in order with the input they answer; after `cancel` nothing more is reported.
  */
 export class LatestOnly {
   /**
    * @param {(input:any) => Promise<any>} ask
    * @param {(result:any, input:any) => void} onResult
    * @param {(err:any, input:any) => void} [onError]
+   * @param {{minIntervalMs?:number, now?:() => number, timers?:{setTimeout:Function, clearTimeout:Function}}} [opts]
    */
-  constructor(ask, onResult, onError) {
+  constructor(ask, onResult, onError, opts = {}) {
     this.ask = ask;
     this.onResult = onResult;
     this.onError = onError || (() => {});
+    this.minIntervalMs = opts.minIntervalMs ?? 0;
+    this.now = opts.now || (() => Date.now());
+    this.timers = opts.timers || globalThis;
     /** @type {any} */
     this.waiting = undefined;
     this.busy = false;
     this.generation = 0;
+    this.lastSent = -Infinity;
+    /** @type {any} */
+    this.timer = null;
   }
 
   /** Offer a new input; older unanswered inputs are superseded. @param {any} input */
   offer(input) {
     this.waiting = input;
-    if (!this.busy) this.pump();
+    if (!this.busy && !this.timer) this.pump();
   }
 
   /** Forget everything pending; answers still on the way are dropped. */
@@ -341,10 +360,19 @@ export class LatestOnly {
 
   pump() {
     if (this.waiting === undefined) return;
+    const wait = this.lastSent + this.minIntervalMs - this.now();
+    if (wait > 0) {
+      this.timer = this.timers.setTimeout(() => {
+        this.timer = null;
+        if (!this.busy) this.pump();
+      }, wait);
+      return;
+    }
     const input = this.waiting;
     const gen = this.generation;
     this.waiting = undefined;
     this.busy = true;
+    this.lastSent = this.now();
     this.ask(input)
       .then(
         (res) => {
@@ -356,7 +384,7 @@ export class LatestOnly {
       )
       .finally(() => {
         this.busy = false;
-        this.pump();
+        if (!this.timer) this.pump();
       });
   }
 }

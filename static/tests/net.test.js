@@ -228,3 +228,39 @@ test('LatestOnly keeps one request in flight and skips superseded inputs', async
   await tick();
   assert.deepEqual(results, [['ok 1', 1]]);
 });
+
+test('a hello refused with unauthorized stops reconnecting', () => {
+  const { conn, sock, timers, statuses } = setup();
+  const errors = [];
+  conn.onError((e) => errors.push(e.code));
+  sock().open();
+  sock().push({ type: 'error', ref: null, code: 'unauthorized', message: 'unknown token' });
+  sock().drop();
+  timers.advance(60_000);
+  assert.equal(FakeSocket.all.length, 1);
+  assert.deepEqual(errors, ['unauthorized']);
+  assert.equal(statuses.at(-1), 'closed');
+});
+
+test('LatestOnly spaces requests by minIntervalMs', async () => {
+  const timers = new FakeTimers();
+  const sent = [];
+  const lo = new LatestOnly(
+    async (input) => { sent.push([input, timers.now]); return input; },
+    () => {},
+    undefined,
+    { minIntervalMs: 80, now: () => timers.now, timers },
+  );
+  lo.offer('a');
+  await tick();
+  lo.offer('b');
+  lo.offer('c');
+  await tick();
+  assert.deepEqual(sent, [['a', 0]]);
+  timers.advance(79);
+  await tick();
+  assert.equal(sent.length, 1);
+  timers.advance(1);
+  await tick();
+  assert.deepEqual(sent, [['a', 0], ['c', 80]]);
+});

@@ -126,8 +126,8 @@ export function bbox(pts) {
 }
 
 /**
- * A drawable, hittable piece: a token/base rectangle or a footprint polygon.
- * @typedef {{id:string, rect?:Rect, geometry?:Geometry}} Piece
+ * A drawable, hittable piece: a token/base rectangle, a round base or a footprint polygon.
+ * @typedef {{id:string, rect?:Rect, geometry?:Geometry, circle?:{x:number, y:number, r:number}}} Piece
  */
 
 /**
@@ -139,6 +139,10 @@ export function pieceContains(piece, x, y, slop = 0) {
     const r = piece.rect;
     const grown = slop ? { ...r, width: r.width + 2 * slop, depth: r.depth + 2 * slop } : r;
     return pointInRect(grown, x, y);
+  }
+  if (piece.circle) {
+    const c = piece.circle;
+    return Math.hypot(x - c.x, y - c.y) <= c.r + slop;
   }
   return pointInGeometry(piece.geometry, x, y);
 }

@@ -1,0 +1,65 @@
+// REST calls to the Warfield server. A seat token only ever goes in the Authorization header.
+
+/** An HTTP failure with the server's error body. */
+export class HttpError extends Error {
+  /** @param {number} status @param {any} body */
+  constructor(status, body) {
+    super(body?.message || body?.detail || `HTTP ${status}`);
+    this.status = status;
+    this.code = body?.code || `http_${status}`;
+    this.details = body?.details || {};
+  }
+}
+
+/**
+ * @param {string} path @param {{method?:string, body?:any, token?:string|null}} [opts]
+ * @returns {Promise<any>}
+ */
+async function call(path, opts = {}) {
+  /** @type {Record<string, string>} */
+  const headers = { Accept: 'application/json' };
+  if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
+  if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
+  const res = await fetch(path, {
+    method: opts.method || 'GET',
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    cache: 'no-store',
+  });
+  const text = await res.text();
+  let body = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = { message: text };
+  }
+  if (!res.ok) throw new HttpError(res.status, body?.error || body);
+  return body;
+}
+
+/** @param {string} id */
+const game = (id) => `/api/games/${encodeURIComponent(id)}`;
+
+/** @param {string} system @param {string} [name] */
+export const createGame = (system, name) =>
+  call('/api/games', { method: 'POST', body: name ? { system, name } : { system } });
+
+/** @param {string} gameId @returns {Promise<{seat:1|2, token:string}>} */
+export const claimSeat = (gameId) => call(`${game(gameId)}/seats`, { method: 'POST' });
+
+/** @param {string} gameId @param {string|null} token */
+export const getGame = (gameId, token) => call(game(gameId), { token });
+
+/** @param {string} gameId @param {number} since @param {string|null} token */
+export async function getEvents(gameId, since, token) {
+  const body = await call(`${game(gameId)}/events?since=${since}`, { token });
+  return Array.isArray(body?.events) ? body.events : [];
+}
+
+export const getSystems = () => call('/api/systems');
+
+/** The websocket URL of a game on the page's own host. @param {string} gameId */
+export function socketUrl(gameId) {
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  return `${scheme}://${location.host}/ws/games/${encodeURIComponent(gameId)}`;
+}

@@ -1,0 +1,134 @@
+// Which page, which game, which seat: routes, the URL fragment and the seat kept in the browser.
+//
+// A seat token travels only in the URL fragment (never sent to the server in a request line)
+// and in localStorage, keyed by game id, so a reload rejoins the seat. Pure functions plus one
+// async resolver with its side effects injected, so all of it runs under node --test.
+
+/** @typedef {{page:'lobby'} | {page:'table', gameId:string} | {page:'missing'}} Route */
+/** @typedef {{seat:1|2, token:string}} SeatToken */
+/** @typedef {{getItem(k:string):string|null, setItem(k:string,v:string):void, removeItem(k:string):void}} KeyValue */
+
+const GAME_PATH = /^\/games\/([A-Za-z0-9_-]{1,64})\/?$/;
+
+/** @param {string} pathname @returns {Route} */
+export function routeOf(pathname) {
+  if (pathname === '/' || pathname === '/index.html' || pathname === '') return { page: 'lobby' };
+  const m = GAME_PATH.exec(pathname);
+  return m ? { page: 'table', gameId: m[1] } : { page: 'missing' };
+}
+
+/**
+ * @param {string} hash location.hash, with or without '#'
+ * @returns {{join:boolean, seat:1|2|null, token:string|null}}
+ */
+export function parseFragment(hash) {
+  const raw = hash.startsWith('#') ? hash.slice(1) : hash;
+  const params = new URLSearchParams(raw);
+  const seatNum = Number(params.get('seat'));
+  const seat = seatNum === 1 || seatNum === 2 ? seatNum : null;
+  return { join: params.has('join'), seat, token: params.get('token') || null };
+}
+
+/** @param {{seat:1|2, token?:string|null}} s */
+export function formatFragment(s) {
+  const params = new URLSearchParams({ seat: String(s.seat) });
+  if (s.token) params.set('token', s.token);
+  return `#${params}`;
+}
+
+/** @param {string} origin @param {string} gameId */
+export function gameLinks(origin, gameId, seat1Token = '') {
+  const base = `${origin}/games/${encodeURIComponent(gameId)}`;
+  return {
+    invite: `${base}#join`,
+    spectate: base,
+    player1: seat1Token ? `${base}${formatFragment({ seat: 1, token: seat1Token })}` : base,
+  };
+}
+
+/** @param {string} gameId */
+export function storageKey(gameId) {
+  return `warfield.seat.${gameId}`;
+}
+
+/** @param {KeyValue|null} storage @param {string} gameId @returns {SeatToken|null} */
+export function loadSeat(storage, gameId) {
+  try {
+    const raw = storage?.getItem(storageKey(gameId));
+    if (!raw) return null;
+    const v = JSON.parse(raw);
+    if ((v.seat === 1 || v.seat === 2) && typeof v.token === 'string' && v.token) return v;
+  } catch {
+    /* unreadable: treat as absent */
+  }
+  return null;
+}
+
+/** @param {KeyValue|null} storage @param {string} gameId @param {SeatToken} s */
+export function saveSeat(storage, gameId, s) {
+  try {
+    storage?.setItem(storageKey(gameId), JSON.stringify({ seat: s.seat, token: s.token }));
+  } catch {
+    /* storage full or disabled: the fragment still works for this page */
+  }
+}
+
+/** @param {KeyValue|null} storage @param {string} gameId */
+export function forgetSeat(storage, gameId) {
+  try {
+    storage?.removeItem(storageKey(gameId));
+  } catch {
+    /* ignore */
+  }
+}
+
+/**
+ * @typedef {Object} SeatChoice
+ * @property {1|2|null} seat        null: watch as a spectator
+ * @property {string|null} token
+ * @property {string|null} fragment  what the URL fragment should become ('' to clear), or null to leave it
+ * @property {string} [notice]       something to tell the user
+ */
+
+/**
+ * Decide which seat this page plays from the fragment and the browser's storage; claim seat 2
+ * when the fragment is an invite (`#join`).
+ * @param {Object} o
+ * @param {string} o.gameId
+ * @param {string} o.hash
+ * @param {KeyValue|null} o.storage
+ * @param {() => Promise<{seat:1|2, token:string}>} o.claim   POST /api/games/{id}/seats
+ * @returns {Promise<SeatChoice>}
+ */
+export async function resolveSeat({ gameId, hash, storage, claim }) {
+  const frag = parseFragment(hash);
+  const stored = loadSeat(storage, gameId);
+  if (frag.token && frag.seat) {
+    const s = { seat: frag.seat, token: frag.token };
+    saveSeat(storage, gameId, s);
+    return { ...s, fragment: formatFragment({ seat: s.seat }) };
+  }
+  if (frag.join) {
+    if (stored) {
+      return {
+        ...stored,
+        fragment: formatFragment({ seat: stored.seat }),
+        notice: `This browser already holds seat ${stored.seat} in this game.`,
+      };
+    }
+    try {
+      const s = await claim();
+      saveSeat(storage, gameId, s);
+      return { seat: s.seat, token: s.token, fragment: formatFragment({ seat: s.seat }) };
+    } catch (err) {
+      const status = /** @type {any} */ (err)?.status;
+      const notice =
+        status === 409
+          ? 'Both seats are taken: you are watching as a spectator.'
+          : `Could not join this game (${/** @type {any} */ (err)?.message || err}); watching instead.`;
+      return { seat: null, token: null, fragment: '', notice };
+    }
+  }
+  if (stored) return { ...stored, fragment: formatFragment({ seat: stored.seat }) };
+  return { seat: null, token: null, fragment: frag.seat ? '' : null };
+}

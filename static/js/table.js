@@ -1,0 +1,610 @@
+// The table: canvas, view, selection and the tools (move, place, measure, line of sight).
+// Turns gestures and keys into intents for the server and draws the store's state plus local
+// overlays, once per animation frame. It never decides a rule: legality, distances and sight
+// come from the server (`preview`, `measure`, `line_of_sight`).
+
+import { makeView, fit, pan, zoomAt, toWorld, toScreen, flipForSeat } from './view/transform.js';
+import { topmost } from './view/hit.js';
+import { buildScene } from './view/scene.js';
+import { drawFrame } from './view/render.js';
+import { attachGestures, attachKeys } from './input/gestures.js';
+import { LatestOnly } from './net.js';
+
+/** @typedef {import('./store.js').Store} Store */
+/** @typedef {import('./net.js').Connection} Connection */
+/** @typedef {import('./view/render.js').Ghost} Ghost */
+/** @typedef {{x:number, y:number}} Pt */
+/** @typedef {'idle'|'place'|'measure'|'los'} Mode */
+
+/** Inches of tolerance when clicking small pieces. */
+const CLICK_SLOP_IN = 0.15;
+const ROTATE_STEP_DEG = 45;
+/** Spacing of previews and live measures: the server allows 20 messages a second a socket. */
+const QUESTION_INTERVAL_MS = 80;
+/** How long a refused move stays on the table in red with its reason. */
+const REFUSED_GHOST_MS = 2500;
+
+/**
+ * @typedef {Object} DragState
+ * @property {string} id
+ * @property {number} offX  grab point minus piece centre, inches
+ * @property {number} offY
+ * @property {any} token
+ */
+
+export class Table {
+  /**
+   * @param {Object} o
+   * @param {HTMLCanvasElement} o.canvas
+   * @param {Store} o.store
+   * @param {Connection} o.conn
+   * @param {(msg:string, kind?:'info'|'error'|'ok') => void} o.toast
+   * @param {() => void} o.onChange    tool or selection changed (panels refresh)
+   * @param {() => void} o.toggleHelp
+   */
+  constructor(o) {
+    this.canvas = o.canvas;
+    this.ctx = /** @type {CanvasRenderingContext2D} */ (o.canvas.getContext('2d', { alpha: false }));
+    this.store = o.store;
+    this.conn = o.conn;
+    this.toast = o.toast;
+    this.onChange = o.onChange;
+    this.toggleHelp = o.toggleHelp;
+    /** @type {import('./view/transform.js').View|null} */
+    this.view = null;
+    this.vw = 0;
+    this.vh = 0;
+    this.dpr = 1;
+    this.fitted = false;
+    /** @type {import('./view/scene.js').Scene} */
+    this.scene = { pieces: [], tray: [], terrain: [] };
+    this.sceneOf = null;
+    /** @type {string|null} */
+    this.selected = null;
+    /** @type {string|null} */
+    this.hover = null;
+    /** @type {Mode} */
+    this.mode = 'idle';
+    /** @type {DragState|null} */
+    this.drag = null;
+    /** @type {Ghost & {id?:string, phase?:string, action?:any, waitSeq?:number, refused?:boolean, result?:any}|null} */
+    this.ghost = null;
+    /** Placement template from the panel. */
+    this.placeTemplate = { label: '', width: 2, depth: 1 };
+    /** @type {{from:any, to:any, points:number[][], label:string}|null} */
+    this.measure = null;
+    /** @type {{viewer:string|null, target:string|null, lines:number[][][], blocked:number[][][], label:string, result:any}|null} */
+    this.los = null;
+    this.frameRequested = false;
+    this.previewWanted = false;
+    this.measureWanted = false;
+    /** Timestamps of drawn frames, for the frame-time measurement in tests. */
+    this.frameLog = /** @type {number[]|null} */ (null);
+    this.previewer = new LatestOnly(
+      (action) => this.conn.preview(action),
+      (res, action) => this.onPreview(res, action),
+      (err, action) => this.onPreviewError(err, action),
+      { minIntervalMs: QUESTION_INTERVAL_MS },
+    );
+    this.measurer = new LatestOnly(
+      (q) => this.conn.measure(q.from, q.to),
+      (res, q) => this.onMeasure(res, q),
+      (err) => this.toast(`Measure: ${errorText(err)}`, 'error'),
+      { minIntervalMs: QUESTION_INTERVAL_MS },
+    );
+  }
+
+  mount() {
+    attachGestures(this.canvas, {
+      tap: (pt) => this.tap(pt),
+      dragStart: (pt) => this.dragStart(pt),
+      dragMove: (pt) => this.dragMove(pt),
+      dragEnd: () => this.dragEnd(),
+      dragCancel: () => this.cancelDrag(),
+      pan: (dx, dy) => this.panBy(dx, dy),
+      zoom: (k, pt) => this.zoomBy(k, pt),
+      hover: (pt) => this.hoverAt(pt),
+    });
+    attachKeys(window, (cmd, e) => this.command(cmd, e));
+    new ResizeObserver(() => this.resize()).observe(/** @type {Element} */ (this.canvas.parentElement));
+    this.store.subscribe(() => this.onStore());
+    this.resize();
+  }
+
+  // --- view -------------------------------------------------------------------------------------
+
+  resize() {
+    const box = /** @type {Element} */ (this.canvas.parentElement).getBoundingClientRect();
+    this.vw = Math.max(1, Math.floor(box.width));
+    this.vh = Math.max(1, Math.floor(box.height));
+    this.dpr = window.devicePixelRatio || 1;
+    this.canvas.width = Math.round(this.vw * this.dpr);
+    this.canvas.height = Math.round(this.vh * this.dpr);
+    this.canvas.style.width = `${this.vw}px`;
+    this.canvas.style.height = `${this.vh}px`;
+    if (this.view && !this.fitted) this.fitView();
+    this.redraw();
+  }
+
+  fitView() {
+    if (!this.view) return;
+    this.view = fit(this.view, this.vw, this.vh, 24);
+    this.fitted = true;
+    this.redraw();
+  }
+
+  /** @param {number} dx @param {number} dy */
+  panBy(dx, dy) {
+    if (!this.view) return;
+    this.view = pan(this.view, dx, dy);
+    this.redraw();
+  }
+
+  /** @param {number} k @param {Pt} pt */
+  zoomBy(k, pt) {
+    if (!this.view) return;
+    this.view = zoomAt(this.view, k, pt.x, pt.y);
+    this.redraw();
+  }
+
+  /** @param {Pt} pt @returns {Pt} */
+  world(pt) {
+    return toWorld(/** @type {any} */ (this.view), pt.x, pt.y);
+  }
+
+  /** World inches to page (client) pixels, for tests and tooltips. @param {number} x @param {number} y */
+  clientPoint(x, y) {
+    const s = toScreen(/** @type {any} */ (this.view), x, y);
+    const r = this.canvas.getBoundingClientRect();
+    return { x: r.left + s.x, y: r.top + s.y };
+  }
+
+  // --- state ------------------------------------------------------------------------------------
+
+  onStore() {
+    const st = this.store.state;
+    if (!st) return;
+    const bf = st.battlefield || { width: 72, depth: 48 };
+    const flip = flipForSeat(this.store.seat);
+    if (!this.view || this.view.width !== bf.width || this.view.depth !== bf.depth || this.view.flip !== flip) {
+      this.view = makeView(bf, { flip });
+      this.fitted = false;
+      this.fitView();
+    }
+    if (this.ghost?.waitSeq !== undefined && (this.store.seq ?? 0) >= this.ghost.waitSeq) this.clearGhost();
+    if (this.selected && !this.pieceById(this.selected)) this.selected = null;
+    this.redraw();
+  }
+
+  currentScene() {
+    if (this.sceneOf !== this.store.state) {
+      this.scene = buildScene(this.store.state);
+      this.sceneOf = this.store.state;
+    }
+    return this.scene;
+  }
+
+  /** @param {string} id */
+  pieceById(id) {
+    return this.currentScene().pieces.find((p) => p.id === id) || null;
+  }
+
+  /** @param {Pt} pt world inches */
+  pieceAt(pt) {
+    return topmost(this.currentScene().pieces, pt.x, pt.y, CLICK_SLOP_IN);
+  }
+
+  /** The token (not unit) the seat may move, or null. @param {string|null} id */
+  ownToken(id) {
+    const t = id ? this.store.state?.tokens?.[id] : null;
+    return t && this.store.seat !== null && t.owner === this.store.seat ? t : null;
+  }
+
+  // --- drawing ----------------------------------------------------------------------------------
+
+  redraw() {
+    if (this.frameRequested) return;
+    this.frameRequested = true;
+    requestAnimationFrame((ts) => this.frame(ts));
+  }
+
+  /** @param {number} ts */
+  frame(ts) {
+    this.frameRequested = false;
+    if (this.frameLog) this.frameLog.push(ts);
+    this.flushQuestions();
+    if (!this.view) return;
+    drawFrame(this.ctx, {
+      view: this.view,
+      vw: this.vw,
+      vh: this.vh,
+      dpr: this.dpr,
+      scene: this.currentScene(),
+      selected: this.selected,
+      hover: this.hover,
+      hidden: this.ghost?.id ? new Set([this.ghost.id]) : undefined,
+      ghost: this.ghost,
+      measure: this.measure && this.measure.points.length ? this.measure : null,
+      los: this.los && (this.los.lines.length || this.los.blocked.length) ? this.los : null,
+    });
+  }
+
+  /** Previews and live measures go out at most once per frame (the newest position wins). */
+  flushQuestions() {
+    if (this.previewWanted && this.ghost?.action) {
+      this.previewWanted = false;
+      this.previewer.offer(this.ghost.action);
+    }
+    if (this.measureWanted && this.measure?.from && this.measure.to) {
+      this.measureWanted = false;
+      this.measurer.offer({ from: this.measure.from, to: this.measure.to });
+    }
+  }
+
+  // --- gestures ---------------------------------------------------------------------------------
+
+  /** @param {Pt} pt */
+  tap(pt) {
+    if (!this.view) return;
+    const w = this.world(pt);
+    const hit = this.pieceAt(w);
+    if (this.mode === 'place') return this.place(w);
+    if (this.mode === 'measure') return this.measureClick(w, hit);
+    if (this.mode === 'los') return this.losClick(hit);
+    this.select(hit);
+  }
+
+  /** @param {string|null} id */
+  select(id) {
+    this.selected = id;
+    this.onChange();
+    this.redraw();
+  }
+
+  /** @param {Pt} pt @returns {boolean} */
+  dragStart(pt) {
+    if (this.ghost?.refused) this.clearGhost();
+    if (!this.view || this.mode !== 'idle' || (this.ghost && this.ghost.phase === 'committing')) return false;
+    const w = this.world(pt);
+    const token = this.ownToken(this.pieceAt(w));
+    if (!token) return false;
+    this.selected = token.id;
+    this.drag = { id: token.id, offX: w.x - token.x, offY: w.y - token.y, token };
+    this.setGhost({ ...token, id: token.id, verdict: 'unknown', phase: 'dragging' }, this.moveAction(token, token.x, token.y, token.facing));
+    this.onChange();
+    return true;
+  }
+
+  /** @param {Pt} pt */
+  dragMove(pt) {
+    if (!this.drag || !this.ghost) return;
+    const w = this.world(pt);
+    const x = round2(w.x - this.drag.offX);
+    const y = round2(w.y - this.drag.offY);
+    this.ghost.x = x;
+    this.ghost.y = y;
+    this.ghost.action = this.moveAction(this.drag.token, x, y, this.ghost.facing);
+    this.previewWanted = true;
+    this.redraw();
+  }
+
+  dragEnd() {
+    const drag = this.drag;
+    const ghost = this.ghost;
+    this.drag = null;
+    if (!drag || !ghost) return;
+    if (ghost.x === drag.token.x && ghost.y === drag.token.y) return this.clearGhost();
+    this.commit(ghost.action, `Move ${drag.token.label}`);
+  }
+
+  cancelDrag() {
+    this.drag = null;
+    if (this.ghost?.phase !== 'committing') this.clearGhost();
+  }
+
+  /** @param {Pt|null} pt */
+  hoverAt(pt) {
+    if (!this.view) return;
+    const w = pt ? this.world(pt) : null;
+    const id = w ? this.pieceAt(w) : null;
+    if (this.mode === 'place' && w) this.placeGhostAt(w);
+    if (this.mode === 'measure' && this.measure?.from && !this.measure.fixed && w) {
+      this.measure.to = id || { x: round2(w.x), y: round2(w.y) };
+      this.measureWanted = true;
+      this.redraw();
+    }
+    this.canvas.style.cursor = this.mode !== 'idle' ? 'crosshair' : this.ownToken(id) ? 'grab' : id ? 'pointer' : 'default';
+    if (id !== this.hover) {
+      this.hover = id;
+      this.redraw();
+    }
+  }
+
+  // --- moving and placing ---------------------------------------------------------------------
+
+  /** @param {any} token @param {number} x @param {number} y @param {number} facing */
+  moveAction(token, x, y, facing) {
+    return { type: 'move_token', id: token.id, x, y, facing };
+  }
+
+  /** @param {number} x @param {number} y */
+  placeAction(x, y) {
+    const t = this.placeTemplate;
+    const facing = this.store.seat === 2 ? 180 : 0;
+    return { type: 'place_token', label: t.label, x, y, facing, width: t.width, depth: t.depth };
+  }
+
+  /** The would-be token under the cursor while placing. @param {Pt} w */
+  placeGhostAt(w) {
+    const action = this.placeAction(round2(w.x), round2(w.y));
+    if (!this.ghost) this.setGhost({ ...action, verdict: 'unknown', phase: 'placing' }, action);
+    this.ghost = Object.assign(/** @type {any} */ (this.ghost), { x: action.x, y: action.y, action });
+    this.previewWanted = true;
+    this.redraw();
+  }
+
+  /** @param {any} ghost @param {any} action */
+  setGhost(ghost, action) {
+    this.previewer.cancel();
+    this.ghost = { ...ghost, action };
+    this.previewWanted = true;
+    this.redraw();
+  }
+
+  clearGhost() {
+    this.previewer.cancel();
+    this.ghost = null;
+    this.previewWanted = false;
+    this.redraw();
+  }
+
+  /** The server's verdict on the ghost. @param {any} res @param {any} action */
+  onPreview(res, action) {
+    const g = this.ghost;
+    if (!g || g.phase === 'committing' || !action) return;
+    // Answers come in order; one for an older spot is still the best news until the next.
+    g.verdict = res.legal ? 'legal' : 'illegal';
+    g.swept = res.swept || null;
+    g.text = verdictText(res);
+    g.result = res;
+    this.onChange();
+    this.redraw();
+  }
+
+  /**
+   * A preview the server could not answer. A refusal with a rule (an illegal spot, another
+   * player's token) is a verdict; anything else (rate limit, preview not offered) leaves the
+   * ghost's verdict as it was.
+   * @param {any} err @param {any} action
+   */
+  onPreviewError(err, action) {
+    if (['illegal_move', 'forbidden', 'out_of_phase', 'not_found'].includes(err?.code)) {
+      return this.onPreview({ legal: false, rule: err.details?.rule || null, obstacle: err.details?.obstacle || null, message: err.message }, action);
+    }
+    if (err?.code === 'bad_request' && /unknown message type/.test(err.message || '') && this.ghost) {
+      this.ghost.text = 'No preview from this server: the move is checked on release';
+      this.redraw();
+    }
+  }
+
+  /**
+   * Send an action; keep the ghost until the event arrives, or drop it with the reason.
+   * @param {any} action @param {string} what
+   */
+  async commit(action, what) {
+    if (this.ghost) {
+      this.previewer.cancel();
+      this.ghost.phase = 'committing';
+      this.ghost.verdict = this.ghost.verdict === 'illegal' ? 'illegal' : 'pending';
+    }
+    this.redraw();
+    try {
+      const ack = await this.conn.act(action);
+      if (this.ghost) {
+        if ((this.store.seq ?? 0) >= ack.seq) this.clearGhost();
+        else this.ghost.waitSeq = ack.seq;
+      }
+      return ack;
+    } catch (err) {
+      const e = /** @type {any} */ (err);
+      this.toast(`${what}: ${errorText(e)}`, 'error');
+      const g = this.ghost;
+      if (g && e?.code === 'illegal_move') {
+        // Leave the refused spot in red with the rule for a moment, then let it go.
+        g.verdict = 'illegal';
+        g.refused = true;
+        g.text = verdictText({ legal: false, rule: e.details?.rule, obstacle: e.details?.obstacle, message: e.message, distance: e.details?.distance });
+        this.redraw();
+        setTimeout(() => this.ghost === g && this.clearGhost(), REFUSED_GHOST_MS);
+      } else this.clearGhost();
+      return null;
+    }
+  }
+
+  /** @param {Pt} w world point */
+  async place(w) {
+    if (this.store.seat === null) return this.toast('Spectators cannot place tokens.', 'error');
+    const action = this.placeAction(round2(w.x), round2(w.y));
+    this.setMode('idle');
+    this.toast(`Placing ${action.label || 'a token'}…`, 'info');
+    const ack = await this.conn.act(action).catch((e) => {
+      this.toast(`Place: ${errorText(e)}`, 'error');
+      return null;
+    });
+    if (!ack) return;
+    const placed = this.store.history.find((ev) => ev.seq === ack.seq && ev.type === 'token_placed');
+    if (placed) this.select(placed.payload.token.id);
+  }
+
+  /** Turn the selected token by `deg` (counter-clockwise) with a move_token at the same spot. @param {number} deg */
+  rotateSelected(deg) {
+    const t = this.ownToken(this.selected);
+    if (!t) return this.toast(this.selected ? 'You can only turn your own tokens.' : 'Select one of your tokens first.', 'info');
+    const facing = (((t.facing + deg) % 360) + 360) % 360;
+    this.commit(this.moveAction(t, t.x, t.y, facing), `Turn ${t.label}`);
+  }
+
+  removeSelected() {
+    const t = this.ownToken(this.selected);
+    if (!t) return;
+    this.commit({ type: 'remove_token', id: t.id }, `Remove ${t.label}`);
+  }
+
+  // --- tools ----------------------------------------------------------------------------------
+
+  /** @param {Mode} mode */
+  setMode(mode) {
+    if (this.ghost && this.ghost.phase !== 'committing') this.clearGhost();
+    this.mode = mode;
+    if (mode === 'place') this.toast('Place: click on the table where the token goes.', 'info');
+    if (mode === 'measure') {
+      this.measure = { from: null, to: null, points: [], label: '', fixed: false };
+      this.toast('Measure: click a point or a token, then another.', 'info');
+    }
+    if (mode === 'los') {
+      this.los = { viewer: null, target: null, lines: [], blocked: [], label: '', result: null };
+      this.toast('Line of sight: click the viewer, then the target.', 'info');
+    }
+    this.canvas.style.cursor = mode === 'idle' ? 'default' : 'crosshair';
+    this.onChange();
+    this.redraw();
+  }
+
+  /** @param {Pt} w @param {string|null} hit */
+  measureClick(w, hit) {
+    const m = this.measure || (this.measure = { from: null, to: null, points: [], label: '', fixed: false });
+    const where = hit || { x: round2(w.x), y: round2(w.y) };
+    if (!m.from || m.fixed) {
+      Object.assign(m, { from: where, to: null, points: [], label: '', fixed: false });
+    } else {
+      m.to = where;
+      m.fixed = true;
+      this.measureWanted = true;
+    }
+    this.redraw();
+  }
+
+  /** @param {any} res @param {{from:any, to:any}} q */
+  onMeasure(res, q) {
+    const m = this.measure;
+    if (!m || m.from !== q.from) return;
+    m.points = Array.isArray(res.points) ? res.points : [];
+    m.label = typeof res.distance === 'number' ? `${res.distance.toFixed(1)} in` : '';
+    m.result = res;
+    this.onChange();
+    this.redraw();
+  }
+
+  /** @param {string|null} hit */
+  async losClick(hit) {
+    if (!hit) return this.toast('Line of sight: click a unit or token.', 'info');
+    const l = this.los || (this.los = { viewer: null, target: null, lines: [], blocked: [], label: '', result: null });
+    if (!l.viewer || l.target) {
+      Object.assign(l, { viewer: hit, target: null, lines: [], blocked: [], label: '', result: null });
+      this.selected = hit;
+      this.redraw();
+      return;
+    }
+    l.target = hit;
+    try {
+      const res = await this.conn.lineOfSight(l.viewer, hit);
+      if (this.los !== l) return;
+      l.result = res;
+      const { seen, blocked } = splitLines(res);
+      l.lines = seen;
+      l.blocked = blocked;
+      l.label = losText(res);
+    } catch (err) {
+      this.toast(`Line of sight: ${errorText(err)}`, 'error');
+    }
+    this.onChange();
+    this.redraw();
+  }
+
+  /** @param {string} cmd @param {KeyboardEvent} e */
+  command(cmd, e) {
+    switch (cmd) {
+      case 'measure':
+        return this.setMode(this.mode === 'measure' ? 'idle' : 'measure');
+      case 'los':
+        return this.setMode(this.mode === 'los' ? 'idle' : 'los');
+      case 'rotate':
+        return this.rotateSelected(e?.shiftKey ? -ROTATE_STEP_DEG : ROTATE_STEP_DEG);
+      case 'rotateBack':
+        return this.rotateSelected(-ROTATE_STEP_DEG);
+      case 'fit':
+        return this.fitView();
+      case 'remove':
+        return this.removeSelected();
+      case 'help':
+        return this.toggleHelp();
+      case 'cancel':
+        return this.cancel();
+    }
+  }
+
+  cancel() {
+    if (this.drag) return this.cancelDrag();
+    if (this.mode !== 'idle') {
+      this.measure = null;
+      this.los = null;
+      return this.setMode('idle');
+    }
+    if (this.measure || this.los) {
+      this.measure = null;
+      this.los = null;
+      this.onChange();
+      return this.redraw();
+    }
+    this.toggleHelp(false);
+    this.select(null);
+  }
+}
+
+/** @param {number} v */
+function round2(v) {
+  return Math.round(v * 100) / 100;
+}
+
+/** Words for a preview verdict: the rule and obstacle when illegal, the distance used. @param {any} res */
+export function verdictText(res) {
+  const parts = [];
+  if (res.legal) parts.push('Legal');
+  else parts.push(res.rule || res.message || 'Illegal');
+  if (!res.legal && res.obstacle) parts.push(`(${res.obstacle})`);
+  if (typeof res.distance === 'number') {
+    const allowance = typeof res.allowance === 'number' ? ` / ${res.allowance.toFixed(1)}` : '';
+    parts.push(`· ${res.distance.toFixed(1)}${allowance} in`);
+  }
+  return parts.join(' ');
+}
+
+/** @param {any} res */
+export function losText(res) {
+  const bits = [res.visible ? 'Visible' : 'Not visible'];
+  if (typeof res.fraction === 'number') bits.push(`${Math.round(res.fraction * 100)}%`);
+  if (res.cover && res.cover !== 'none') bits.push(`${res.cover} cover`);
+  return bits.join(' · ');
+}
+
+/** Sight lines as point lists, split into clear and blocked. @param {any} res */
+export function splitLines(res) {
+  /** @type {number[][][]} */
+  const seen = [];
+  /** @type {number[][][]} */
+  const blocked = [];
+  for (const line of Array.isArray(res.lines) ? res.lines : []) {
+    const pts = Array.isArray(line) ? line : line?.points || line?.coordinates || line?.geometry?.coordinates;
+    if (!Array.isArray(pts) || pts.length < 2) continue;
+    const clear = Array.isArray(line) ? true : line.clear ?? line.visible ?? !line.blocked;
+    (clear ? seen : blocked).push(pts);
+  }
+  return { seen, blocked };
+}
+
+/** @param {any} e */
+export function errorText(e) {
+  if (!e) return 'failed';
+  const rule = e.details?.rule ? `${e.details.rule}: ` : '';
+  return `${rule}${e.message || e.code || 'failed'}`;
+}

@@ -1,0 +1,76 @@
+// The lobby at `/`: create a game, then share the invite and spectator links or sit down as
+// player 1. The seat-1 token only appears inside URL fragments and in localStorage.
+
+import { h, replace } from './dom.js';
+import { createGame, getSystems } from '../api.js';
+import { gameLinks, saveSeat } from '../session.js';
+import { copyRow } from './panels.js';
+
+const FALLBACK_SYSTEMS = [
+  { id: 't9a', name: 'The 9th Age' },
+  { id: 'whfb8', name: 'Warhammer Fantasy Battle (8th edition)' },
+  { id: 'wh40k10', name: 'Warhammer 40,000 (10th edition)' },
+];
+
+/** @param {any} body @returns {{id:string, name:string}[]} */
+export function systemsFrom(body) {
+  const list = Array.isArray(body) ? body : Array.isArray(body?.systems) ? body.systems : [];
+  const out = list
+    .map((s) => (typeof s === 'string' ? { id: s, name: s } : { id: String(s?.id ?? ''), name: String(s?.name ?? s?.id ?? '') }))
+    .filter((s) => s.id);
+  return out.length ? out : FALLBACK_SYSTEMS;
+}
+
+/** @param {HTMLElement} root */
+export async function showLobby(root) {
+  document.title = 'Warfield';
+  const system = /** @type {HTMLSelectElement} */ (h('select', { name: 'system', required: true },
+    FALLBACK_SYSTEMS.map((s) => h('option', { value: s.id }, s.name))));
+  const name = /** @type {HTMLInputElement} */ (h('input', { name: 'name', placeholder: 'Friday night battle', maxlength: 200 }));
+  const result = h('div', { class: 'created', 'aria-live': 'polite' });
+  const submit = /** @type {HTMLButtonElement} */ (h('button', { type: 'submit', class: 'primary' }, 'Create game'));
+  const form = h('form', { class: 'create', onsubmit: (/** @type {Event} */ e) => create(e) },
+    h('label', null, h('span', null, 'Game system'), system),
+    h('label', null, h('span', null, 'Name'), name),
+    submit);
+
+  replace(root, h('main', { class: 'lobby' },
+    h('header', null, h('h1', null, 'Warfield'), h('p', null, 'A tabletop for miniature wargames that knows the rules.')),
+    form, result));
+
+  getSystems().then((body) => {
+    const current = system.value;
+    replace(system, systemsFrom(body).map((s) => h('option', { value: s.id }, s.name)));
+    if ([...system.options].some((o) => o.value === current)) system.value = current;
+  }).catch(() => {});
+
+  /** @param {Event} e */
+  async function create(e) {
+    e.preventDefault();
+    submit.disabled = true;
+    try {
+      const game = await createGame(system.value, name.value.trim() || undefined);
+      saveSeat(safeStorage(), game.id, { seat: 1, token: game.token });
+      const links = gameLinks(location.origin, game.id, game.token);
+      replace(result,
+        h('h2', null, `Game ${name.value.trim() || game.id} created`),
+        copyRow('Invite link for your opponent', links.invite, 'invite'),
+        copyRow('Spectator link', links.spectate, 'spectate'),
+        copyRow('Your seat (player 1) — keep it private', links.player1, 'player1'),
+        h('p', null, h('a', { class: 'button primary', href: links.player1, id: 'open-player1' }, 'Open as player 1')));
+    } catch (err) {
+      replace(result, h('p', { class: 'error' }, `Could not create the game: ${/** @type {any} */ (err).message}`));
+    } finally {
+      submit.disabled = false;
+    }
+  }
+}
+
+/** localStorage, or null where the browser refuses it. */
+export function safeStorage() {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}

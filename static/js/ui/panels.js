@@ -1,0 +1,298 @@
+// The side panels of the table page: turn and phase, tools, what is selected, units off the
+// table, dice (roll and log), notes and share links. Each panel renders from the store and the
+// table's tool state; buttons send intents through the connection. No rules here.
+
+import { h, replace } from './dom.js';
+import { errorText } from '../table.js';
+
+/** @typedef {import('../store.js').Store} Store */
+/** @typedef {import('../net.js').Connection} Connection */
+/** @typedef {import('../table.js').Table} Table */
+
+/** @param {number|string|undefined} actor */
+export function actorName(actor) {
+  return actor === 1 || actor === 2 ? `Player ${actor}` : actor === 'system' || actor === undefined ? 'System' : String(actor);
+}
+
+/**
+ * Every roll recorded in an event payload (a `roll` or a list of `rolls`).
+ * @param {any} payload @returns {any[]}
+ */
+export function rollsOf(payload) {
+  const out = [];
+  if (payload?.roll && typeof payload.roll === 'object') out.push(payload.roll);
+  if (Array.isArray(payload?.rolls)) out.push(...payload.rolls.filter((r) => r && typeof r === 'object'));
+  return out;
+}
+
+/**
+ * @param {Object} o
+ * @param {HTMLElement} o.root       the side panel element
+ * @param {Store} o.store
+ * @param {Connection} o.conn
+ * @param {Table} o.table
+ * @param {(msg:string, kind?:'info'|'error'|'ok') => void} o.toast
+ * @param {{invite:string, spectate:string}} o.links
+ */
+export function mountPanels(o) {
+  const { store, conn, table, toast } = o;
+
+  const phase = h('section', { class: 'panel phase', hidden: true });
+  const tools = h('section', { class: 'panel tools' });
+  const info = h('section', { class: 'panel info' });
+  const tray = h('section', { class: 'panel tray', hidden: true });
+  const dice = h('section', { class: 'panel dice' });
+  const notes = h('section', { class: 'panel notes' });
+  const share = h('section', { class: 'panel share' });
+  o.root.append(phase, tools, info, tray, dice, notes, share);
+
+  // --- tools -----------------------------------------------------------------------------------
+  const label = /** @type {HTMLInputElement} */ (h('input', { name: 'label', placeholder: 'Label', maxlength: 80, size: 8 }));
+  const width = /** @type {HTMLInputElement} */ (h('input', { name: 'width', type: 'number', min: 0.1, max: 48, step: 0.1, value: '2', title: 'Width (in)' }));
+  const depth = /** @type {HTMLInputElement} */ (h('input', { name: 'depth', type: 'number', min: 0.1, max: 48, step: 0.1, value: '1', title: 'Depth (in)' }));
+  /** @param {string} text @param {string} cmd @param {string} key */
+  const toolButton = (text, cmd, key) =>
+    h('button', { type: 'button', dataset: { cmd }, title: `${text} (${key})`, onclick: () => table.command(cmd, /** @type {any} */ ({})) }, text, h('kbd', null, key));
+  const placeButton = h('button', {
+    type: 'button',
+    class: 'primary',
+    dataset: { cmd: 'place' },
+    onclick: () => {
+      table.placeTemplate = {
+        label: label.value.trim(),
+        width: clampNum(width.value, 0.1, 48, 2),
+        depth: clampNum(depth.value, 0.1, 48, 1),
+      };
+      table.setMode(table.mode === 'place' ? 'idle' : 'place');
+    },
+  }, 'Place token');
+  const placeRow = h('form', { class: 'row place', onsubmit: (/** @type {Event} */ e) => e.preventDefault() }, label, width, '×', depth, 'in', placeButton);
+  replace(tools, h('h2', null, 'Tools'),
+    h('div', { class: 'buttons' },
+      toolButton('Measure', 'measure', 'M'), toolButton('Line of sight', 'los', 'L'),
+      toolButton('Rotate', 'rotate', 'R'), toolButton('Fit', 'fit', 'F'), toolButton('Help', 'help', '?')),
+    placeRow);
+
+  // --- dice ------------------------------------------------------------------------------------
+  const diceExpr = /** @type {HTMLInputElement} */ (h('input', { name: 'dice', value: '2D6', maxlength: 32, size: 6, 'aria-label': 'Dice' }));
+  const diceReason = /** @type {HTMLInputElement} */ (h('input', { name: 'reason', placeholder: 'Reason', maxlength: 200, size: 10 }));
+  const diceLog = h('ol', { class: 'log dice-log', 'aria-live': 'polite' });
+  const diceForm = h('form', {
+    class: 'row roll',
+    onsubmit: async (/** @type {Event} */ e) => {
+      e.preventDefault();
+      try {
+        await conn.act({ type: 'roll_dice', dice: diceExpr.value.trim(), reason: diceReason.value.trim() });
+        diceReason.value = '';
+      } catch (err) {
+        toast(`Roll: ${errorText(err)}`, 'error');
+      }
+    },
+  }, diceExpr, diceReason, h('button', { type: 'submit' }, 'Roll'));
+  replace(dice, h('h2', null, 'Dice'), diceForm, diceLog);
+
+  // --- notes -----------------------------------------------------------------------------------
+  const noteText = /** @type {HTMLInputElement} */ (h('input', { name: 'note', placeholder: 'Write a note…', maxlength: 2000 }));
+  const noteLog = h('ol', { class: 'log note-log' });
+  const noteForm = h('form', {
+    class: 'row note',
+    onsubmit: async (/** @type {Event} */ e) => {
+      e.preventDefault();
+      const text = noteText.value.trim();
+      if (!text) return;
+      try {
+        await conn.act({ type: 'note', text });
+        noteText.value = '';
+      } catch (err) {
+        toast(`Note: ${errorText(err)}`, 'error');
+      }
+    },
+  }, noteText, h('button', { type: 'submit' }, 'Add'));
+  replace(notes, h('h2', null, 'Notes'), noteForm, noteLog);
+
+  let renderedHistory = -1;
+  let renderedSeq = -1;
+
+  function update() {
+    const st = store.state || {};
+    const seated = store.seat !== null;
+    for (const el of [placeRow, diceForm, noteForm, tools.querySelector('[data-cmd=rotate]')]) {
+      if (el) /** @type {HTMLElement} */ (el).hidden = !seated;
+    }
+    for (const b of tools.querySelectorAll('button[data-cmd]')) {
+      const cmd = /** @type {HTMLElement} */ (b).dataset.cmd;
+      b.classList.toggle('active', cmd === table.mode);
+    }
+    if (store.seq !== renderedSeq) {
+      renderedSeq = store.seq ?? -1;
+      renderPhase(phase, st, store.seat, conn, toast);
+      renderTray(tray, table);
+      renderShare(share, st, store.seat, o.links);
+    }
+    renderInfo(info, table, store);
+    const key = store.history.length ? store.history[store.history.length - 1].seq * 1e6 + store.history.length : 0;
+    if (key !== renderedHistory) {
+      renderedHistory = key;
+      renderDiceLog(diceLog, store);
+      renderNotes(noteLog, store);
+    }
+  }
+
+  store.subscribe(update);
+  update();
+  return update;
+}
+
+/** @param {HTMLElement} el @param {any} st @param {number|null} seat @param {Connection} conn @param {Function} toast */
+function renderPhase(el, st, seat, conn, toast) {
+  const hasPhase = st.phase !== undefined && st.phase !== null;
+  el.hidden = !hasPhase && st.turn === undefined;
+  if (el.hidden) return;
+  const active = st.active_player;
+  const end = h('button', {
+    type: 'button',
+    class: 'primary',
+    onclick: async () => {
+      try {
+        await conn.act({ type: 'end_phase' });
+      } catch (err) {
+        toast(`End phase: ${errorText(err)}`, 'error');
+      }
+    },
+  }, 'End phase');
+  end.hidden = seat === null || !hasPhase;
+  replace(el,
+    h('div', { class: 'phase-line' },
+      st.turn !== undefined ? h('span', { class: 'turn' }, `Turn ${st.turn}`) : null,
+      hasPhase ? h('span', { class: 'phase-name' }, humanize(String(st.phase))) : null,
+      active ? h('span', { class: `who owner-${active}` }, active === seat ? 'Your turn' : `${actorName(active)} to act`) : null),
+    end);
+}
+
+/** @param {HTMLElement} el @param {Table} table */
+function renderTray(el, table) {
+  const entries = table.currentScene().tray;
+  el.hidden = entries.length === 0;
+  if (el.hidden) return;
+  replace(el, h('h2', null, 'Off the table'),
+    h('ul', { class: 'tray-list' },
+      entries.map((t) => h('li', { class: `owner-${t.owner}` }, h('b', null, t.label), ' ', h('small', null, humanize(t.status))))));
+}
+
+/** @param {HTMLElement} el @param {Table} table @param {Store} store */
+function renderInfo(el, table, store) {
+  const rows = [];
+  const g = table.ghost;
+  if (g?.text) rows.push(h('p', { class: `verdict ${g.verdict}` }, g.text));
+  if (table.measure?.label) rows.push(h('p', { class: 'measure-result' }, `Distance: ${table.measure.label}`));
+  if (table.los?.result) {
+    const r = table.los.result;
+    rows.push(h('p', { class: 'los-result' },
+      `${r.visible ? 'Visible' : 'Not visible'}`,
+      typeof r.fraction === 'number' ? ` · ${Math.round(r.fraction * 100)}% seen` : '',
+      r.cover ? ` · cover: ${r.cover}` : '',
+      Array.isArray(r.blockers) && r.blockers.length ? ` · blocked by ${r.blockers.map(String).join(', ')}` : ''));
+  }
+  const sel = table.selected ? store.state?.tokens?.[table.selected] || store.state?.units?.[table.selected] : null;
+  if (sel) {
+    const own = store.seat !== null && sel.owner === store.seat;
+    rows.push(h('div', { class: `selected owner-${sel.owner}` },
+      h('b', null, sel.label || sel.name || sel.id), ' ',
+      h('small', null, `${actorName(sel.owner)}`),
+      typeof sel.x === 'number' ? h('div', { class: 'coords' }, `(${sel.x.toFixed(1)}, ${sel.y.toFixed(1)}) facing ${Math.round(sel.facing || 0)}°`) : null,
+      own && store.state?.tokens?.[sel.id]
+        ? h('div', { class: 'buttons' },
+          h('button', { type: 'button', onclick: () => table.rotateSelected(45) }, '⟲ 45°'),
+          h('button', { type: 'button', onclick: () => table.rotateSelected(-45) }, '⟳ 45°'),
+          h('button', { type: 'button', class: 'danger', onclick: () => table.removeSelected() }, 'Remove'))
+        : null));
+  }
+  if (table.mode !== 'idle') rows.push(h('p', { class: 'hint' }, modeHint(table)));
+  el.hidden = rows.length === 0;
+  replace(el, rows);
+}
+
+/** @param {Table} table */
+function modeHint(table) {
+  if (table.mode === 'measure') return table.measure?.from ? 'Click the second point (Esc to stop).' : 'Click a point or a token to measure from.';
+  if (table.mode === 'los') return table.los?.viewer && !table.los.target ? 'Click the target.' : 'Click the viewing unit or token.';
+  if (table.mode === 'place') return 'Click on the table to place the token (Esc to cancel).';
+  return '';
+}
+
+/** @param {HTMLElement} list @param {Store} store */
+function renderDiceLog(list, store) {
+  const items = [];
+  for (const ev of store.history) {
+    for (const roll of rollsOf(ev.payload)) items.push(diceItem(ev, roll));
+  }
+  items.reverse();
+  replace(list, items.length ? items.slice(0, 200) : h('li', { class: 'empty' }, 'No rolls yet.'));
+}
+
+/** @param {import('../store.js').GameEvent} ev @param {any} roll */
+function diceItem(ev, roll) {
+  const reason = ev.payload?.reason || (ev.type !== 'dice_rolled' ? humanize(ev.type) : '');
+  const dice = Array.isArray(roll.dice) ? roll.dice : [];
+  return h('li', { class: `roll owner-${ev.actor}`, dataset: { seq: ev.seq } },
+    h('div', { class: 'roll-head' },
+      h('span', { class: 'who' }, actorName(ev.actor)),
+      h('span', { class: 'expr' }, String(roll.expression ?? '')),
+      reason ? h('span', { class: 'reason' }, String(reason)) : null),
+    h('div', { class: 'faces' },
+      dice.map((/** @type {any} */ d) => h('span', {
+        class: `die ${d.kept ? 'kept' : 'discarded'}${d.rerolled ? ' rerolled' : ''}`,
+        title: `${d.kept ? 'kept' : 'discarded'}${d.rerolled ? ', re-rolled' : ''}`,
+      }, String(d.face))),
+      roll.total !== null && roll.total !== undefined ? h('span', { class: 'total' }, `= ${roll.total}`) : null),
+    roll.extra && typeof roll.extra === 'object' && Object.keys(roll.extra).length
+      ? h('div', { class: 'extra' }, Object.entries(roll.extra).map(([k, v]) => `${humanize(k)}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(' · '))
+      : null);
+}
+
+/** @param {HTMLElement} list @param {Store} store */
+function renderNotes(list, store) {
+  const notes = store.eventsOfType('note_added').slice(-100).reverse();
+  replace(list, notes.length
+    ? notes.map((ev) => h('li', { class: `owner-${ev.actor}` }, h('b', null, `${actorName(ev.actor)}: `), String(ev.payload?.text ?? '')))
+    : h('li', { class: 'empty' }, 'No notes yet.'));
+}
+
+/** @param {HTMLElement} el @param {any} st @param {number|null} seat @param {{invite:string, spectate:string}} links */
+function renderShare(el, st, seat, links) {
+  const open = !st.seats?.['2'];
+  replace(el, h('h2', null, 'Share'),
+    seat !== null && open ? copyRow('Invite (seat 2)', links.invite, 'invite') : null,
+    copyRow('Spectators', links.spectate, 'spectate'));
+}
+
+/** @param {string} title @param {string} url @param {string} name */
+export function copyRow(title, url, name) {
+  const input = /** @type {HTMLInputElement} */ (h('input', { readonly: true, value: url, name, 'aria-label': title, onfocus: (/** @type {Event} */ e) => /** @type {HTMLInputElement} */ (e.target).select() }));
+  const button = h('button', {
+    type: 'button',
+    onclick: async () => {
+      try {
+        await navigator.clipboard.writeText(url);
+        button.textContent = 'Copied';
+      } catch {
+        input.select();
+      }
+      setTimeout(() => (button.textContent = 'Copy'), 1500);
+    },
+  }, 'Copy');
+  return h('label', { class: 'copy-row' }, h('span', null, title), h('div', { class: 'row' }, input, button));
+}
+
+/** @param {string} s */
+export function humanize(s) {
+  const t = s.replace(/_/g, ' ');
+  return t.charAt(0).toUpperCase() + t.slice(1);
+}
+
+/** @param {string} v @param {number} lo @param {number} hi @param {number} dflt */
+function clampNum(v, lo, hi, dflt) {
+  const n = Number(v);
+  return Number.isFinite(n) ? Math.min(hi, Math.max(lo, n)) : dflt;
+}
+

@@ -1,0 +1,373 @@
+// Canvas drawing, back to front: table and grid, terrain, pieces, then the overlays (ghost,
+// measure, line of sight). Each function draws one layer from plain values; the table module
+// calls `drawFrame` once per animation frame. Pieces are batched into one path per owner so
+// hundreds of models cost a handful of fill calls.
+
+import { toScreen, visibleWorld } from './transform.js';
+import { rectCorners, geometryRings, axes } from './hit.js';
+
+/** @typedef {import('./transform.js').View} View */
+/** @typedef {import('./scene.js').Piece} Piece */
+/** @typedef {import('./scene.js').Scene} Scene */
+
+export const COLORS = {
+  background: '#1d2127',
+  table: '#3f5a36',
+  tableEdge: '#c9b98b',
+  grid: 'rgba(255,255,255,0.07)',
+  gridMajor: 'rgba(255,255,255,0.18)',
+  owner: { 1: '#3d7be0', 2: '#e0902c', 0: '#8a8f98' },
+  ownerLine: { 1: '#cfe0ff', 2: '#ffe3bd', 0: '#e5e5e5' },
+  selected: '#ffffff',
+  legal: 'rgba(60, 200, 90, 0.45)',
+  legalLine: '#48e070',
+  illegal: 'rgba(230, 50, 50, 0.45)',
+  illegalLine: '#ff5050',
+  pending: 'rgba(220, 220, 220, 0.30)',
+  measure: '#ffe14d',
+  los: '#7fe7ff',
+  blocked: '#ff5d5d',
+  terrain: {
+    impassable: 'rgba(40, 40, 40, 0.75)',
+    blocks_los: 'rgba(90, 70, 50, 0.7)',
+    cover: 'rgba(40, 110, 40, 0.6)',
+    dangerous: 'rgba(150, 40, 90, 0.55)',
+    open: 'rgba(160, 150, 100, 0.35)',
+  },
+};
+
+/**
+ * @typedef {Object} Ghost
+ * @property {number} x
+ * @property {number} y
+ * @property {number} facing
+ * @property {number} width
+ * @property {number} depth
+ * @property {'unknown'|'legal'|'illegal'|'pending'} verdict
+ * @property {string} [text]
+ * @property {any} [swept]   GeoJSON from the server's preview
+ */
+
+/**
+ * @typedef {Object} Frame
+ * @property {View} view
+ * @property {number} vw   viewport CSS px
+ * @property {number} vh
+ * @property {number} dpr
+ * @property {Scene} scene
+ * @property {string|null} selected
+ * @property {Set<string>} [hidden]     ids drawn faded (being dragged)
+ * @property {Ghost|null} ghost
+ * @property {{points:number[][], label:string}|null} measure
+ * @property {{lines:number[][][], blocked:number[][][], label:string}|null} los
+ * @property {string|null} [hover]
+ */
+
+/** @param {CanvasRenderingContext2D} ctx @param {Frame} f */
+export function drawFrame(ctx, f) {
+  ctx.setTransform(f.dpr, 0, 0, f.dpr, 0, 0);
+  ctx.fillStyle = COLORS.background;
+  ctx.fillRect(0, 0, f.vw, f.vh);
+  drawTable(ctx, f.view);
+  drawGrid(ctx, f.view, f.vw, f.vh);
+  drawTerrain(ctx, f.view, f.scene.terrain);
+  drawPieces(ctx, f);
+  if (f.ghost) drawGhost(ctx, f.view, f.ghost);
+  if (f.measure) drawMeasure(ctx, f.view, f.measure);
+  if (f.los) drawLos(ctx, f.view, f.los);
+}
+
+/** @param {CanvasRenderingContext2D} ctx @param {View} v */
+function drawTable(ctx, v) {
+  const a = toScreen(v, 0, 0);
+  const b = toScreen(v, v.width, v.depth);
+  const x = Math.min(a.x, b.x);
+  const y = Math.min(a.y, b.y);
+  ctx.fillStyle = COLORS.table;
+  ctx.fillRect(x, y, Math.abs(b.x - a.x), Math.abs(b.y - a.y));
+  ctx.strokeStyle = COLORS.tableEdge;
+  ctx.lineWidth = 2;
+  ctx.strokeRect(x, y, Math.abs(b.x - a.x), Math.abs(b.y - a.y));
+  // The near edges' owners, small, outside the table.
+  ctx.fillStyle = 'rgba(255,255,255,0.55)';
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  const p1 = toScreen(v, v.width / 2, 0);
+  const p2 = toScreen(v, v.width / 2, v.depth);
+  ctx.fillText('Player 1 edge', p1.x, p1.y + (v.flip ? -9 : 9));
+  ctx.fillText('Player 2 edge', p2.x, p2.y + (v.flip ? 9 : -9));
+}
+
+/** @param {CanvasRenderingContext2D} ctx @param {View} v @param {number} vw @param {number} vh */
+function drawGrid(ctx, v, vw, vh) {
+  const r = visibleWorld(v, vw, vh);
+  const x0 = Math.max(0, Math.ceil(r.minX));
+  const x1 = Math.min(v.width, Math.floor(r.maxX));
+  const y0 = Math.max(0, Math.ceil(r.minY));
+  const y1 = Math.min(v.depth, Math.floor(r.maxY));
+  const step = v.scale >= 6 ? 1 : v.scale >= 2.5 ? 3 : 6;
+  /** @param {number} every @param {string} color @param {(n:number) => boolean} pick */
+  const lines = (every, color, pick) => {
+    ctx.beginPath();
+    for (let x = Math.ceil(x0 / every) * every; x <= x1; x += every) {
+      if (!pick(x)) continue;
+      const a = toScreen(v, x, 0);
+      const b = toScreen(v, x, v.depth);
+      ctx.moveTo(Math.round(a.x) + 0.5, a.y);
+      ctx.lineTo(Math.round(b.x) + 0.5, b.y);
+    }
+    for (let y = Math.ceil(y0 / every) * every; y <= y1; y += every) {
+      if (!pick(y)) continue;
+      const a = toScreen(v, 0, y);
+      const b = toScreen(v, v.width, y);
+      ctx.moveTo(a.x, Math.round(a.y) + 0.5);
+      ctx.lineTo(b.x, Math.round(b.y) + 0.5);
+    }
+    ctx.strokeStyle = color;
+    ctx.lineWidth = 1;
+    ctx.stroke();
+  };
+  lines(step, COLORS.grid, (n) => n % 6 !== 0);
+  lines(6, COLORS.gridMajor, () => true);
+}
+
+/** @param {CanvasRenderingContext2D} ctx @param {View} v @param {import('./scene.js').TerrainPiece[]} terrain */
+function drawTerrain(ctx, v, terrain) {
+  for (const t of terrain) {
+    ctx.beginPath();
+    for (const ring of geometryRings(t.geometry)) traceRing(ctx, v, ring);
+    ctx.fillStyle = /** @type {any} */ (COLORS.terrain)[t.kind] || COLORS.terrain.open;
+    ctx.fill('evenodd');
+    ctx.strokeStyle = 'rgba(0,0,0,0.5)';
+    ctx.lineWidth = 1;
+    ctx.stroke();
+  }
+}
+
+/** @param {CanvasRenderingContext2D} ctx @param {View} v @param {number[][]} ring */
+function traceRing(ctx, v, ring) {
+  ring.forEach(([x, y], i) => {
+    const p = toScreen(v, x, y);
+    if (i === 0) ctx.moveTo(p.x, p.y);
+    else ctx.lineTo(p.x, p.y);
+  });
+  ctx.closePath();
+}
+
+/** @param {CanvasRenderingContext2D} ctx @param {View} v @param {Piece} p */
+function tracePiece(ctx, v, p) {
+  if (p.rect) traceRing(ctx, v, rectCorners(p.rect));
+  else if (p.circle) {
+    const c = toScreen(v, p.circle.x, p.circle.y);
+    ctx.moveTo(c.x + p.circle.r * v.scale, c.y);
+    ctx.arc(c.x, c.y, p.circle.r * v.scale, 0, Math.PI * 2);
+  } else for (const ring of geometryRings(p.geometry)) traceRing(ctx, v, ring);
+}
+
+/** A piece's centre and size in inches, for culling, markers and labels. @param {Piece} p */
+export function pieceCentre(p) {
+  if (p.rect) return { x: p.rect.x, y: p.rect.y, size: Math.min(p.rect.width, p.rect.depth), span: Math.max(p.rect.width, p.rect.depth) };
+  if (p.circle) return { x: p.circle.x, y: p.circle.y, size: 2 * p.circle.r, span: 2 * p.circle.r };
+  const ring = geometryRings(p.geometry)[0] || [[0, 0]];
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  for (const [x, y] of ring) {
+    minX = Math.min(minX, x); maxX = Math.max(maxX, x);
+    minY = Math.min(minY, y); maxY = Math.max(maxY, y);
+  }
+  return { x: (minX + maxX) / 2, y: (minY + maxY) / 2, size: Math.min(maxX - minX, maxY - minY), span: Math.max(maxX - minX, maxY - minY) };
+}
+
+/** @param {CanvasRenderingContext2D} ctx @param {Frame} f */
+function drawPieces(ctx, f) {
+  const v = f.view;
+  const r = visibleWorld(v, f.vw, f.vh);
+  /** @type {Map<number, Piece[]>} */
+  const byOwner = new Map();
+  /** @type {Piece[]} */
+  const visible = [];
+  for (const p of f.scene.pieces) {
+    const c = pieceCentre(p);
+    if (c.x + c.span < r.minX || c.x - c.span > r.maxX || c.y + c.span < r.minY || c.y - c.span > r.maxY) continue;
+    visible.push(p);
+    const owner = p.owner === 1 || p.owner === 2 ? p.owner : 0;
+    if (!byOwner.has(owner)) byOwner.set(owner, []);
+    /** @type {Piece[]} */ (byOwner.get(owner)).push(p);
+  }
+  for (const [owner, list] of byOwner) {
+    ctx.beginPath();
+    for (const p of list) tracePiece(ctx, v, p);
+    ctx.globalAlpha = 1;
+    ctx.fillStyle = /** @type {any} */ (COLORS.owner)[owner];
+    ctx.fill();
+    ctx.strokeStyle = /** @type {any} */ (COLORS.ownerLine)[owner];
+    ctx.lineWidth = 1;
+    ctx.stroke();
+  }
+  drawFacingMarkers(ctx, v, visible);
+  if (f.hidden?.size) {
+    ctx.beginPath();
+    for (const p of visible) if (f.hidden.has(p.id)) tracePiece(ctx, v, p);
+    ctx.fillStyle = 'rgba(29,33,39,0.55)';
+    ctx.fill();
+  }
+  for (const id of [f.hover, f.selected]) {
+    if (!id) continue;
+    ctx.beginPath();
+    for (const p of visible) if (p.id === id) tracePiece(ctx, v, p);
+    ctx.strokeStyle = id === f.selected ? COLORS.selected : 'rgba(255,255,255,0.6)';
+    ctx.lineWidth = id === f.selected ? 3 : 1.5;
+    ctx.stroke();
+  }
+  drawLabels(ctx, v, visible);
+}
+
+/** A short bar along each piece's front edge. @param {CanvasRenderingContext2D} ctx @param {View} v @param {Piece[]} pieces */
+function drawFacingMarkers(ctx, v, pieces) {
+  ctx.beginPath();
+  for (const p of pieces) {
+    if (p.geometry || p.facing === undefined) continue;
+    const c = pieceCentre(p);
+    if (c.size * v.scale < 5) continue;
+    const { fx, fy, rx, ry } = axes(p.facing);
+    const half = p.rect ? p.rect.depth / 2 : c.size / 2;
+    const w = (p.rect ? p.rect.width : c.size) * 0.35;
+    const inset = Math.min(half * 0.25, 0.25);
+    const tipX = c.x + fx * (half - inset);
+    const tipY = c.y + fy * (half - inset);
+    const back = Math.min(half * 0.6, w);
+    const a = toScreen(v, tipX, tipY);
+    const b = toScreen(v, tipX - fx * back + rx * w, tipY - fy * back + ry * w);
+    const d = toScreen(v, tipX - fx * back - rx * w, tipY - fy * back - ry * w);
+    ctx.moveTo(a.x, a.y);
+    ctx.lineTo(b.x, b.y);
+    ctx.lineTo(d.x, d.y);
+    ctx.closePath();
+  }
+  ctx.fillStyle = 'rgba(255,255,255,0.85)';
+  ctx.fill();
+}
+
+/** @param {CanvasRenderingContext2D} ctx @param {View} v @param {Piece[]} pieces */
+function drawLabels(ctx, v, pieces) {
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  ctx.font = '600 11px system-ui, sans-serif';
+  for (const p of pieces) {
+    const c = pieceCentre(p);
+    const px = c.span * v.scale;
+    if ((p.labelHere && px >= 24) || p.wounds) {
+      const s = toScreen(v, c.x, c.y);
+      const text = p.labelHere ? p.label : '';
+      if (text && px >= 24) {
+        ctx.lineWidth = 3;
+        ctx.strokeStyle = 'rgba(0,0,0,0.65)';
+        ctx.strokeText(text, s.x, s.y + c.size * v.scale * 0.5 + 9, Math.max(40, px * 1.6));
+        ctx.fillStyle = '#fff';
+        ctx.fillText(text, s.x, s.y + c.size * v.scale * 0.5 + 9, Math.max(40, px * 1.6));
+      }
+      if (p.wounds && c.size * v.scale >= 14) {
+        ctx.fillStyle = '#fff';
+        ctx.fillText(p.wounds, s.x, s.y);
+      }
+    }
+  }
+}
+
+/** @param {CanvasRenderingContext2D} ctx @param {View} v @param {Ghost} g */
+export function drawGhost(ctx, v, g) {
+  const fill = g.verdict === 'legal' ? COLORS.legal : g.verdict === 'illegal' ? COLORS.illegal : COLORS.pending;
+  const line = g.verdict === 'legal' ? COLORS.legalLine : g.verdict === 'illegal' ? COLORS.illegalLine : '#ddd';
+  if (g.swept) {
+    ctx.beginPath();
+    for (const ring of geometryRings(g.swept)) traceRing(ctx, v, ring);
+    ctx.fillStyle = g.verdict === 'illegal' ? 'rgba(230,50,50,0.15)' : 'rgba(60,200,90,0.15)';
+    ctx.fill('evenodd');
+  }
+  ctx.beginPath();
+  traceRing(ctx, v, rectCorners(g));
+  ctx.fillStyle = fill;
+  ctx.fill();
+  ctx.setLineDash([6, 4]);
+  ctx.strokeStyle = line;
+  ctx.lineWidth = 2;
+  ctx.stroke();
+  ctx.setLineDash([]);
+  drawFacingMarkers(ctx, v, [{ id: '', kind: 'token', owner: 0, label: '', rect: g, facing: g.facing }]);
+  if (g.text) {
+    const s = toScreen(v, g.x, g.y);
+    const dy = (Math.max(g.width, g.depth) * v.scale) / 2 + 16;
+    callout(ctx, g.text, s.x, s.y - dy, line);
+  }
+}
+
+/** A text box with a coloured border. @param {CanvasRenderingContext2D} ctx @param {string} text @param {number} x @param {number} y @param {string} color */
+export function callout(ctx, text, x, y, color) {
+  ctx.font = '600 13px system-ui, sans-serif';
+  const w = ctx.measureText(text).width + 14;
+  ctx.fillStyle = 'rgba(15,17,20,0.88)';
+  ctx.fillRect(x - w / 2, y - 11, w, 22);
+  ctx.strokeStyle = color;
+  ctx.lineWidth = 1.5;
+  ctx.strokeRect(x - w / 2, y - 11, w, 22);
+  ctx.fillStyle = '#fff';
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  ctx.fillText(text, x, y + 0.5);
+}
+
+/** @param {CanvasRenderingContext2D} ctx @param {View} v @param {{points:number[][], label:string}} m */
+function drawMeasure(ctx, v, m) {
+  if (m.points.length < 2) return;
+  ctx.beginPath();
+  m.points.forEach(([x, y], i) => {
+    const p = toScreen(v, x, y);
+    if (i === 0) ctx.moveTo(p.x, p.y);
+    else ctx.lineTo(p.x, p.y);
+  });
+  ctx.strokeStyle = COLORS.measure;
+  ctx.lineWidth = 2;
+  ctx.setLineDash([8, 5]);
+  ctx.stroke();
+  ctx.setLineDash([]);
+  for (const [x, y] of [m.points[0], m.points[m.points.length - 1]]) {
+    const p = toScreen(v, x, y);
+    ctx.beginPath();
+    ctx.arc(p.x, p.y, 4, 0, Math.PI * 2);
+    ctx.fillStyle = COLORS.measure;
+    ctx.fill();
+  }
+  if (m.label) {
+    const a = m.points[0];
+    const b = m.points[m.points.length - 1];
+    const mid = toScreen(v, (a[0] + b[0]) / 2, (a[1] + b[1]) / 2);
+    callout(ctx, m.label, mid.x, mid.y - 16, COLORS.measure);
+  }
+}
+
+/** @param {CanvasRenderingContext2D} ctx @param {View} v @param {{lines:number[][][], blocked:number[][][], label:string}} l */
+function drawLos(ctx, v, l) {
+  /** @param {number[][][]} segs @param {string} color */
+  const stroke = (segs, color) => {
+    ctx.beginPath();
+    for (const seg of segs) {
+      seg.forEach(([x, y], i) => {
+        const p = toScreen(v, x, y);
+        if (i === 0) ctx.moveTo(p.x, p.y);
+        else ctx.lineTo(p.x, p.y);
+      });
+    }
+    ctx.strokeStyle = color;
+    ctx.lineWidth = 1.5;
+    ctx.stroke();
+  };
+  stroke(l.lines, COLORS.los);
+  stroke(l.blocked, COLORS.blocked);
+  const first = l.lines[0] || l.blocked[0];
+  if (first && l.label) {
+    const a = first[0];
+    const b = first[first.length - 1];
+    const mid = toScreen(v, (a[0] + b[0]) / 2, (a[1] + b[1]) / 2);
+    callout(ctx, l.label, mid.x, mid.y - 16, COLORS.los);
+  }
+}

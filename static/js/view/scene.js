@@ -1,0 +1,137 @@
+// From server state to drawable, hittable pieces: tokens, models on their bases, terrain, and
+// the units that are not on the table (reserve, ambush) for the side tray.
+//
+// The server owns the geometry: a model's footprint comes as GeoJSON when the server sends one;
+// otherwise its base is a rectangle (x, y, facing, width, depth) or a round base (x, y,
+// diameter). Nothing here decides a rule. Pure; tested under node.
+
+/** @typedef {import('./hit.js').Rect} Rect */
+/** @typedef {import('./hit.js').Geometry} Geometry */
+
+/**
+ * @typedef {Object} Piece
+ * @property {string} id          what a click selects (a token id or a unit id)
+ * @property {string} [modelId]
+ * @property {'token'|'model'} kind
+ * @property {number} owner
+ * @property {string} label
+ * @property {Rect} [rect]
+ * @property {Geometry} [geometry]
+ * @property {{x:number, y:number, r:number}} [circle]
+ * @property {number} [facing]
+ * @property {string} [wounds]    e.g. "2/3"
+ * @property {boolean} [labelHere] draw the unit's label on this piece
+ */
+
+/** @typedef {{id:string, owner:number, label:string, status:string}} TrayEntry */
+/** @typedef {{id:string, kind:string, geometry:Geometry, label:string}} TerrainPiece */
+/** @typedef {{pieces:Piece[], tray:TrayEntry[], terrain:TerrainPiece[]}} Scene */
+
+/** Statuses that keep a unit off the table. */
+export const OFF_TABLE = new Set(['in_reserve', 'in_ambush', 'reserve', 'ambush', 'hidden']);
+const GONE = new Set(['destroyed', 'removed', 'fled']);
+
+/** @param {any} state @returns {Scene} */
+export function buildScene(state) {
+  /** @type {Piece[]} */
+  const pieces = [];
+  /** @type {TrayEntry[]} */
+  const tray = [];
+  for (const unit of valuesOf(state?.units)) addUnit(unit, pieces, tray);
+  for (const t of valuesOf(state?.tokens)) {
+    if (!isNum(t.x) || !isNum(t.y)) continue;
+    pieces.push({
+      id: t.id,
+      kind: 'token',
+      owner: t.owner,
+      label: t.label || t.id,
+      rect: { x: t.x, y: t.y, facing: t.facing || 0, width: t.width || 1, depth: t.depth || 1 },
+      facing: t.facing || 0,
+      labelHere: true,
+    });
+  }
+  const terrain = valuesOf(state?.terrain).map(terrainPiece).filter(Boolean);
+  return { pieces, tray, terrain: /** @type {TerrainPiece[]} */ (terrain) };
+}
+
+/** @param {any} unit @param {Piece[]} pieces @param {TrayEntry[]} tray */
+function addUnit(unit, pieces, tray) {
+  if (!unit || typeof unit !== 'object') return;
+  const label = unit.label || unit.name || unit.datasheet || unit.id;
+  const status = String(unit.status || 'on_table');
+  if (GONE.has(status)) return;
+  if (OFF_TABLE.has(status)) {
+    tray.push({ id: unit.id, owner: unit.owner, label, status });
+    return;
+  }
+  const models = Array.isArray(unit.models) ? unit.models : [];
+  const before = pieces.length;
+  models.forEach((m, i) => {
+    const shape = shapeOf(m);
+    if (!shape || m.status === 'destroyed' || m.removed) return;
+    pieces.push({
+      id: unit.id,
+      modelId: m.id ?? `${unit.id}.${i}`,
+      kind: 'model',
+      owner: unit.owner,
+      label,
+      facing: m.facing ?? unit.facing ?? 0,
+      wounds: woundsOf(m),
+      ...shape,
+    });
+  });
+  if (pieces.length === before) {
+    const shape = shapeOf(unit);
+    if (shape) pieces.push({ id: unit.id, kind: 'model', owner: unit.owner, label, facing: unit.facing ?? 0, ...shape });
+    else {
+      tray.push({ id: unit.id, owner: unit.owner, label, status });
+      return;
+    }
+  }
+  pieces[before].labelHere = true;
+}
+
+/**
+ * The drawable shape of a model (or a unit's whole footprint).
+ * @param {any} m @returns {{rect?:Rect, geometry?:Geometry, circle?:{x:number,y:number,r:number}}|null}
+ */
+export function shapeOf(m) {
+  const geom = m.footprint || m.polygon || m.geometry || m.base_polygon;
+  if (geom && typeof geom === 'object' && geom.type) return { geometry: geom };
+  if (!isNum(m.x) || !isNum(m.y)) return null;
+  const base = m.base && typeof m.base === 'object' ? m.base : m;
+  const diameter = base.diameter ?? (isNum(base.radius) ? base.radius * 2 : undefined);
+  if (isNum(diameter)) return { circle: { x: m.x, y: m.y, r: diameter / 2 } };
+  if (isNum(base.width) && isNum(base.depth)) {
+    return { rect: { x: m.x, y: m.y, facing: m.facing || 0, width: base.width, depth: base.depth } };
+  }
+  return null;
+}
+
+/** @param {any} m @returns {string|undefined} */
+function woundsOf(m) {
+  const left = m.wounds_left ?? m.hp_left ?? m.health_left;
+  const max = m.wounds ?? m.hp ?? m.health;
+  if (!isNum(left)) return undefined;
+  return isNum(max) ? `${left}/${max}` : String(left);
+}
+
+/** @param {any} t @returns {TerrainPiece|null} */
+function terrainPiece(t) {
+  if (!t || typeof t !== 'object') return null;
+  let geometry = t.geometry || t.polygon || t.footprint;
+  if (Array.isArray(geometry)) geometry = { type: 'Polygon', coordinates: [geometry] };
+  if (!geometry?.type) return null;
+  return { id: String(t.id ?? ''), kind: String(t.kind || 'open'), geometry, label: t.label || t.name || t.kind || '' };
+}
+
+/** @param {any} coll @returns {any[]} */
+function valuesOf(coll) {
+  if (!coll) return [];
+  return Array.isArray(coll) ? coll : Object.values(coll);
+}
+
+/** @param {any} v @returns {v is number} */
+function isNum(v) {
+  return typeof v === 'number' && Number.isFinite(v);
+}

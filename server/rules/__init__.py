@@ -1,6 +1,8 @@
 """The pure rules engine. Importing it registers every action, folder and game system."""
 
-from server.rules import systems, table  # noqa: F401  (registration side effects)
+# Registration side effects; `battle` before `endgame`, whose registrations are fallbacks.
+from server.rules import battle, systems, table  # noqa: F401, I001
+from server.rules import endgame  # noqa: F401
 from server.rules.core import (
     Event,
     GameState,

@@ -1,0 +1,153 @@
+"""The shape of a battle: stages, turns and phases, and whose move it is.
+
+A game goes setup (terrain, armies) -> deployment (alternating) -> battle (turns of two player
+turns, each a fixed list of phases) -> over. The active player ends each phase explicitly; the
+state shows the turn, the active player and the phase, and every action checks them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from typing import Literal
+
+from server.dice import DiceStream
+from server.rules.core import (
+    OUT_OF_PHASE,
+    ActionModel,
+    Event,
+    GameState,
+    RuleError,
+    register_action,
+    register_folder,
+    register_projector,
+)
+from server.rules.systems import find_system
+
+SETUP, DEPLOYMENT, BATTLE, OVER = "setup", "deployment", "battle", "over"
+
+PHASES: dict[str, tuple[str, ...]] = {
+    "t9a": ("Charge", "Movement", "Magic", "Shooting", "Melee"),
+    "whfb8": ("Start", "Movement", "Magic", "Shooting", "Close Combat"),
+    "wh40k10": ("Command", "Movement", "Shooting", "Charge", "Fight"),
+}
+
+
+def other(seat: int) -> int:
+    return 2 if seat == 1 else 1
+
+
+def stage(state: GameState) -> str:
+    return str(state.extra.get("stage", SETUP))
+
+
+def require_stage(state: GameState, *allowed: str) -> None:
+    current = stage(state)
+    if current not in allowed:
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"this is done during {' or '.join(allowed)}, and the game is in {current}",
+            stage=current,
+            allowed=list(allowed),
+        )
+
+
+def require_phase(state: GameState, seat: int, phases: Iterable[str], what: str) -> None:
+    """`seat` must be the active player and the phase one of `phases`, else out_of_phase."""
+    require_stage(state, BATTLE)
+    wanted = list(phases)
+    active, phase = state.extra.get("active_player"), state.extra.get("phase")
+    if active != seat:
+        raise RuleError(
+            OUT_OF_PHASE, f"it is player {active}'s turn; {what} waits for yours",
+            active_player=active, phase=phase,
+        )
+    if phase not in wanted:
+        raise RuleError(
+            OUT_OF_PHASE, f"{what} happens in the {' or '.join(wanted)} phase, not {phase}",
+            active_player=active, phase=phase, allowed=wanted,
+        )
+
+
+def battle_started_event(state: GameState) -> Event:
+    first = 1
+    return Event(
+        "battle_started",
+        {"turn": 1, "active_player": first, "phase": PHASES[state.system][0]},
+    )
+
+
+class EndPhase(ActionModel):
+    type: Literal["end_phase"]
+
+
+@register_action("end_phase", EndPhase)
+def end_phase(state: GameState, seat: int, action: EndPhase, dice: DiceStream) -> list[Event]:
+    """The active player ends the phase; the last phase ends the player turn, and the second
+    player turn ends the game turn. After the system's last turn the game ends."""
+    require_stage(state, BATTLE)
+    active, phase = state.extra.get("active_player"), state.extra.get("phase")
+    if active != seat:
+        raise RuleError(OUT_OF_PHASE, f"only player {active} can end the {phase} phase",
+                        active_player=active, phase=phase)
+    phases = PHASES[state.system]
+    turn = int(state.extra.get("turn", 1))
+    first = int(state.extra.get("first_player", 1))
+    index = phases.index(str(phase))
+    if index + 1 < len(phases):
+        nxt = {"turn": turn, "active_player": seat, "phase": phases[index + 1]}
+    elif seat == first:
+        nxt = {"turn": turn, "active_player": other(seat), "phase": phases[0]}
+    else:
+        nxt = {"turn": turn + 1, "active_player": first, "phase": phases[0]}
+    events = [Event("phase_ended", {"ended": phase, **nxt}, actor=seat)]
+    if nxt["turn"] > find_system(state.system).turns:
+        events = [Event("phase_ended", {"ended": phase, "turn": turn, "active_player": None,
+                                        "phase": None}, actor=seat),
+                  Event("game_ended", {"reason": "last turn played", "winner": None})]
+    return events
+
+
+def _set(state: GameState, **values: object) -> GameState:
+    return dataclasses.replace(state, extra={**state.extra, **values})
+
+
+@register_folder("battle_started")
+def _fold_battle_started(state: GameState, event: Event) -> GameState:
+    p = event.payload
+    return _set(state, stage=BATTLE, turn=p["turn"], active_player=p["active_player"],
+                phase=p["phase"], first_player=p["active_player"], player_turn=1,
+                phase_moves={})
+
+
+@register_folder("phase_ended")
+def _fold_phase_ended(state: GameState, event: Event) -> GameState:
+    p = event.payload
+    player_turn = int(state.extra.get("player_turn", 1))
+    if p["active_player"] != state.extra.get("active_player"):
+        player_turn += 1
+    # Per-phase facts (who moved, who charged) live only until the phase ends.
+    return _set(state, turn=p["turn"], active_player=p["active_player"], phase=p["phase"],
+                player_turn=player_turn, phase_moves={})
+
+
+@register_folder("game_ended")
+def _fold_game_ended(state: GameState, event: Event) -> GameState:
+    state = _set(state, stage=OVER, winner=event.payload.get("winner"),
+                 end_reason=event.payload.get("reason"))
+    return dataclasses.replace(state, over=True)
+
+
+@register_projector
+def _project_battle(state: GameState, viewer: int | None, out: dict[str, object]) -> None:
+    extra = state.extra
+    out.update(
+        stage=stage(state),
+        turn=extra.get("turn", 0),
+        player_turn=extra.get("player_turn", 0),
+        active_player=extra.get("active_player"),
+        phase=extra.get("phase"),
+        phases=list(PHASES.get(state.system, ())),
+        turns=find_system(state.system).turns if state.system else 0,
+        winner=extra.get("winner"),
+    )

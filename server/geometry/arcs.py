@@ -1,0 +1,85 @@
+"""Arcs: which of a unit's front, flank and rear arcs a point or another unit is in.
+
+T9A (FACTS.md): the four arcs are bounded by lines from the corners of the Unit Boundary at
+135 degrees to the facings; a point on a line is in both arcs; a unit is in the arc that holds
+the centre of its front facing. Individually placed models (round bases) have one 360 degree
+front arc.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import shapely
+
+from .constants import EPSILON_IN
+from .footprint import Footprint
+from .frame import BoolArray, FloatArray, Point
+from .kinds import Arc
+
+ALL_ARCS: frozenset[Arc] = frozenset(Arc)
+_FRONT_ONLY: frozenset[Arc] = frozenset({Arc.FRONT})
+
+
+def arc_tests(target: Footprint, points: FloatArray) -> dict[Arc, BoolArray]:
+    """Boolean arrays, one per arc, telling for each table point (n, 2) whether it is in that
+    arc of `target`. Points on a dividing line are in both arcs."""
+    n = points.shape[0]
+    if target.placement is None:
+        ones = np.ones(n, dtype=bool)
+        zeros = np.zeros(n, dtype=bool)
+        return {Arc.FRONT: ones, Arc.LEFT: zeros, Arc.RIGHT: zeros.copy(), Arc.REAR: zeros.copy()}
+    local = target.placement.to_local(points)
+    u, v = local[:, 0], local[:, 1]
+    hw, d = target.width / 2.0, target.depth
+    # The 135 degree lines from the corners are the diagonals |du| = |dv| out of each corner.
+    left_reach = -hw - u  # how far left of the left flank
+    right_reach = u - hw
+    rear_reach = -d - v  # how far behind the rear edge
+    front_reach = v  # how far in front of the front edge
+    tol = EPSILON_IN
+    return {
+        Arc.FRONT: front_reach >= np.maximum(left_reach, right_reach) - tol,
+        Arc.REAR: rear_reach >= np.maximum(left_reach, right_reach) - tol,
+        Arc.LEFT: left_reach >= np.maximum(front_reach, rear_reach) - tol,
+        Arc.RIGHT: right_reach >= np.maximum(front_reach, rear_reach) - tol,
+    }
+
+
+def arcs_of_point(target: Footprint, point: Point) -> frozenset[Arc]:
+    """The arcs of `target` that contain `point` (two when it is on a dividing line)."""
+    if target.placement is None:
+        return _FRONT_ONLY
+    tests = arc_tests(target, np.array([point], dtype=np.float64))
+    return frozenset(a for a in (Arc.FRONT, Arc.LEFT, Arc.RIGHT, Arc.REAR) if tests[a][0])
+
+
+def arc_of_unit(target: Footprint, other: Footprint) -> frozenset[Arc]:
+    """The arcs of `target` that `other` is located in: those holding the centre of `other`'s
+    front facing (its centre for individually placed models)."""
+    return arcs_of_point(target, other.front_centre)
+
+
+def in_front_arc(viewer: Footprint, points: FloatArray) -> BoolArray:
+    """Boolean (n,) array: which table points lie in the viewer's front arc."""
+    return arc_tests(viewer, points)[Arc.FRONT]
+
+
+def arc_polygons(target: Footprint, reach: float = 100.0) -> dict[Arc, shapely.Polygon]:
+    """Polygons of the four arcs out to `reach` inches from the unit, for drawing. A unit of
+    individually placed models gets one front arc: its boundary buffered by `reach`."""
+    if target.placement is None:
+        poly = shapely.buffer(target.boundary, reach)
+        assert isinstance(poly, shapely.Polygon | shapely.MultiPolygon)
+        return {Arc.FRONT: shapely.convex_hull(poly)}
+    hw, d, r = target.width / 2.0, target.depth, reach
+    local = {
+        Arc.FRONT: [(-hw, 0.0), (-hw - r, r), (hw + r, r), (hw, 0.0)],
+        Arc.RIGHT: [(hw, 0.0), (hw + r, r), (hw + r, -d - r), (hw, -d)],
+        Arc.REAR: [(hw, -d), (hw + r, -d - r), (-hw - r, -d - r), (-hw, -d)],
+        Arc.LEFT: [(-hw, -d), (-hw - r, -d - r), (-hw - r, r), (-hw, 0.0)],
+    }
+    out: dict[Arc, shapely.Polygon] = {}
+    for arc, pts in local.items():
+        world = target.placement.to_world(np.array(pts + [pts[0]], dtype=np.float64))
+        out[arc] = shapely.Polygon(world)
+    return out

@@ -1,0 +1,215 @@
+"""The battlefield, its terrain and the units on it, with a spatial index for fast questions.
+
+A `Table` is an immutable value. Its obstacle index (prepared geometries and an STRtree over
+terrain and Unit Boundaries) is built on first use and kept for the table's lifetime; changing
+the table (`with_unit`, `without_unit`, `with_terrain`) makes a new table, whose index is
+built again only when it is asked for (like geopandas' lazily built `sindex`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import shapely
+
+from .constants import EPSILON_IN
+from .footprint import Footprint
+from .frame import Point
+from .kinds import Cover, Height, TerrainKind
+
+_DEFAULT_COVER = {
+    TerrainKind.IMPASSABLE: Cover.HARD,
+    TerrainKind.BLOCKS_LOS: Cover.HARD,
+    TerrainKind.COVER: Cover.SOFT,
+    TerrainKind.DANGEROUS: Cover.NONE,
+    TerrainKind.OPEN: Cover.NONE,
+}
+
+
+@dataclass(frozen=True)
+class Battlefield:
+    """The table rectangle (0, 0)-(width, depth) in inches (T9A/WFB 72 x 48, 40k 60 x 44)."""
+
+    width: float = 72.0
+    depth: float = 48.0
+
+    @cached_property
+    def polygon(self) -> shapely.Polygon:
+        return shapely.box(0.0, 0.0, self.width, self.depth)
+
+    def contains_bounds(self, bounds: Sequence[float] | npt.NDArray[np.float64]) -> bool:
+        """True when a geometry with these (minx, miny, maxx, maxy) lies wholly on the table."""
+        return bool(
+            bounds[0] >= -EPSILON_IN
+            and bounds[1] >= -EPSILON_IN
+            and bounds[2] <= self.width + EPSILON_IN
+            and bounds[3] <= self.depth + EPSILON_IN
+        )
+
+    def on_edge(self, point: Point, tolerance: float = 1e-6) -> bool:
+        """True when the point lies on one of the four table edges."""
+        x, y = point
+        inside = -tolerance <= x <= self.width + tolerance and -tolerance <= y <= self.depth + (
+            tolerance
+        )
+        near = (
+            abs(x) <= tolerance
+            or abs(y) <= tolerance
+            or abs(x - self.width) <= tolerance
+            or abs(y - self.depth) <= tolerance
+        )
+        return inside and near
+
+
+@dataclass(frozen=True, eq=False)
+class Terrain:
+    """A terrain feature: id, outline (table points), kind, height class and the cover it gives.
+
+    `cover` defaults by kind: impassable and line-of-sight blocking terrain give hard cover,
+    cover terrain soft cover, dangerous and open terrain none.
+    """
+
+    id: str
+    points: tuple[Point, ...]
+    kind: TerrainKind = TerrainKind.OPEN
+    height: Height = Height.INFINITE
+    cover: Cover | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.points) < 3:
+            raise ValueError(f"terrain {self.id!r} needs at least 3 points")
+        object.__setattr__(self, "points", tuple((float(x), float(y)) for x, y in self.points))
+        object.__setattr__(self, "kind", TerrainKind(self.kind))
+        object.__setattr__(self, "height", Height(self.height))
+        if self.cover is None:
+            object.__setattr__(self, "cover", _DEFAULT_COVER[self.kind])
+
+    @cached_property
+    def polygon(self) -> shapely.Polygon:
+        poly = shapely.Polygon(self.points)
+        if not poly.is_valid:
+            fixed = shapely.make_valid(poly)
+            hull = shapely.convex_hull(fixed) if not isinstance(fixed, shapely.Polygon) else fixed
+            assert isinstance(hull, shapely.Polygon)
+            poly = hull
+        shapely.prepare(poly)
+        return poly
+
+    @property
+    def impassable(self) -> bool:
+        return self.kind is TerrainKind.IMPASSABLE
+
+    @property
+    def blocks_sight(self) -> bool:
+        """Terrain that can block line of sight (subject to heights)."""
+        return self.kind in (TerrainKind.IMPASSABLE, TerrainKind.BLOCKS_LOS)
+
+    @property
+    def cover_level(self) -> Cover:
+        return self.cover if self.cover is not None else Cover.NONE
+
+
+@dataclass(frozen=True, eq=False)
+class ObstacleIndex:
+    """Everything on the table that a check may run into, in parallel arrays, with an STRtree.
+
+    Entry i is terrain when `is_unit[i]` is False. Geometries are prepared.
+    """
+
+    ids: tuple[str, ...]
+    geoms: Any  # numpy object array
+    is_unit: npt.NDArray[np.bool_]
+    impassable: npt.NDArray[np.bool_]
+    blocks_sight: npt.NDArray[np.bool_]
+    heights: npt.NDArray[np.int64]
+    cover: npt.NDArray[np.int64]
+    tree: shapely.STRtree
+    position: Mapping[str, int]
+
+    def query(self, geom: Any, predicate: str | None = None, distance: float | None = None) -> Any:
+        """Indices of entries whose geometry satisfies `predicate` against `geom`."""
+        if predicate == "dwithin":
+            return self.tree.query(geom, predicate="dwithin", distance=distance)
+        return self.tree.query(geom, predicate=predicate)
+
+
+@dataclass(frozen=True, eq=False)
+class Table:
+    """The battlefield with its terrain features and the units on it (id -> footprint)."""
+
+    battlefield: Battlefield = field(default_factory=Battlefield)
+    terrain: tuple[Terrain, ...] = ()
+    units: Mapping[str, Footprint] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "terrain", tuple(self.terrain))
+        object.__setattr__(self, "units", dict(self.units))
+        ids = [t.id for t in self.terrain]
+        if len(set(ids)) != len(ids) or set(ids) & set(self.units):
+            raise ValueError("terrain and unit ids must be distinct")
+
+    def with_unit(self, unit_id: str, fp: Footprint) -> Table:
+        """A new table with `unit_id` placed (or moved) to `fp`."""
+        units = dict(self.units)
+        units[unit_id] = fp
+        return Table(self.battlefield, self.terrain, units)
+
+    def without_unit(self, unit_id: str) -> Table:
+        units = dict(self.units)
+        units.pop(unit_id, None)
+        return Table(self.battlefield, self.terrain, units)
+
+    def with_terrain(self, terrain: Iterable[Terrain]) -> Table:
+        return Table(self.battlefield, tuple(terrain), self.units)
+
+    def terrain_by_id(self, terrain_id: str) -> Terrain:
+        for t in self.terrain:
+            if t.id == terrain_id:
+                return t
+        raise KeyError(terrain_id)
+
+    @cached_property
+    def index(self) -> ObstacleIndex:
+        """The obstacle index, built on first use."""
+        ids: list[str] = []
+        geoms: list[Any] = []
+        is_unit: list[bool] = []
+        impassable: list[bool] = []
+        blocks: list[bool] = []
+        heights: list[int] = []
+        cover: list[int] = []
+        for t in self.terrain:
+            ids.append(t.id)
+            geoms.append(t.polygon)
+            is_unit.append(False)
+            impassable.append(t.impassable)
+            blocks.append(t.blocks_sight)
+            heights.append(int(t.height))
+            cover.append(int(t.cover_level))
+        for uid, fp in self.units.items():
+            ids.append(uid)
+            geoms.append(fp.boundary)
+            is_unit.append(True)
+            impassable.append(False)
+            blocks.append(True)
+            heights.append(int(fp.height))
+            cover.append(int(Cover.SOFT))
+        arr = np.empty(len(geoms), dtype=object)
+        arr[:] = geoms
+        shapely.prepare(arr)
+        return ObstacleIndex(
+            ids=tuple(ids),
+            geoms=arr,
+            is_unit=np.array(is_unit, dtype=bool),
+            impassable=np.array(impassable, dtype=bool),
+            blocks_sight=np.array(blocks, dtype=bool),
+            heights=np.array(heights, dtype=np.int64),
+            cover=np.array(cover, dtype=np.int64),
+            tree=shapely.STRtree(arr),
+            position={k: i for i, k in enumerate(ids)},
+        )

@@ -78,8 +78,8 @@ export class Table {
     this.frameRequested = false;
     this.previewWanted = false;
     this.measureWanted = false;
-    /** Timestamps of drawn frames, for the frame-time measurement in tests. */
-    this.frameLog = /** @type {number[]|null} */ (null);
+    /** When set (by a test or the console): each frame's rAF timestamp and draw time, ms. */
+    this.frameStats = /** @type {{stamps:number[], draw:number[]}|null} */ (null);
     this.previewer = new LatestOnly(
       (action) => this.conn.preview(action),
       (res, action) => this.onPreview(res, action),
@@ -211,9 +211,9 @@ export class Table {
   /** @param {number} ts */
   frame(ts) {
     this.frameRequested = false;
-    if (this.frameLog) this.frameLog.push(ts);
     this.flushQuestions();
     if (!this.view) return;
+    const t0 = this.frameStats ? performance.now() : 0;
     drawFrame(this.ctx, {
       view: this.view,
       vw: this.vw,
@@ -227,6 +227,10 @@ export class Table {
       measure: this.measure && this.measure.points.length ? this.measure : null,
       los: this.los && (this.los.lines.length || this.los.blocked.length) ? this.los : null,
     });
+    if (this.frameStats) {
+      this.frameStats.stamps.push(ts);
+      this.frameStats.draw.push(performance.now() - t0);
+    }
   }
 
   /** Previews and live measures go out at most once per frame (the newest position wins). */

@@ -4,6 +4,7 @@
 
 import { h, replace } from './dom.js';
 import { errorText } from '../table.js';
+import { describe, humanize } from './describe.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -44,7 +45,9 @@ export function mountPanels(o) {
   const dice = h('section', { class: 'panel dice' });
   const notes = h('section', { class: 'panel notes' });
   const share = h('section', { class: 'panel share' });
-  o.root.append(phase, tools, info, tray, dice, notes, share);
+  const gameLog = h('ol', { class: 'log game-log' });
+  const logPanel = h('section', { class: 'panel events' }, h('h2', null, 'Game log'), gameLog);
+  o.root.append(phase, tools, info, tray, dice, notes, logPanel, share);
 
   // --- tools -----------------------------------------------------------------------------------
   const label = /** @type {HTMLInputElement} */ (h('input', { name: 'label', placeholder: 'Label', maxlength: 80, size: 8 }));
@@ -111,7 +114,10 @@ export function mountPanels(o) {
   replace(notes, h('h2', null, 'Notes'), noteForm, noteLog);
 
   let renderedHistory = -1;
-  let renderedSeq = -1;
+  /** @type {any} */
+  let renderedState = null;
+  /** @type {number|null|undefined} */
+  let renderedSeat;
 
   function update() {
     const st = store.state || {};
@@ -123,8 +129,9 @@ export function mountPanels(o) {
       const cmd = /** @type {HTMLElement} */ (b).dataset.cmd;
       b.classList.toggle('active', cmd === table.mode);
     }
-    if (store.seq !== renderedSeq) {
-      renderedSeq = store.seq ?? -1;
+    if (store.state !== renderedState || store.seat !== renderedSeat) {
+      renderedState = store.state;
+      renderedSeat = store.seat;
       renderPhase(phase, st, store.seat, conn, toast);
       renderTray(tray, table);
       renderShare(share, st, store.seat, o.links);
@@ -135,6 +142,7 @@ export function mountPanels(o) {
       renderedHistory = key;
       renderDiceLog(diceLog, store);
       renderNotes(noteLog, store);
+      renderGameLog(gameLog, store);
     }
   }
 
@@ -143,15 +151,19 @@ export function mountPanels(o) {
   return update;
 }
 
-/** @param {HTMLElement} el @param {any} st @param {number|null} seat @param {Connection} conn @param {Function} toast */
+/**
+ * Stage, turn, phase and whose move it is, from the state; End phase only while there is one.
+ * @param {HTMLElement} el @param {any} st @param {number|null} seat @param {Connection} conn @param {Function} toast
+ */
 function renderPhase(el, st, seat, conn, toast) {
   const hasPhase = st.phase !== undefined && st.phase !== null;
-  el.hidden = !hasPhase && st.turn === undefined;
+  el.hidden = !hasPhase && !st.stage;
   if (el.hidden) return;
   const active = st.active_player;
-  const end = h('button', {
+  const end = /** @type {HTMLButtonElement} */ (h('button', {
     type: 'button',
     class: 'primary',
+    id: 'end-phase',
     onclick: async () => {
       try {
         await conn.act({ type: 'end_phase' });
@@ -159,14 +171,34 @@ function renderPhase(el, st, seat, conn, toast) {
         toast(`End phase: ${errorText(err)}`, 'error');
       }
     },
-  }, 'End phase');
+  }, 'End phase'));
   end.hidden = seat === null || !hasPhase;
-  replace(el,
-    h('div', { class: 'phase-line' },
-      st.turn !== undefined ? h('span', { class: 'turn' }, `Turn ${st.turn}`) : null,
-      hasPhase ? h('span', { class: 'phase-name' }, humanize(String(st.phase))) : null,
-      active ? h('span', { class: `who owner-${active}` }, active === seat ? 'Your turn' : `${actorName(active)} to act`) : null),
-    end);
+  if (hasPhase && active !== seat) {
+    end.disabled = true;
+    end.title = `Player ${active} ends this phase`;
+  }
+  const line = [];
+  if (st.over || st.stage === 'over') {
+    line.push(h('span', { class: 'phase-name' }, 'Game over'), st.winner ? h('span', { class: `who owner-${st.winner}` }, `Player ${st.winner} wins`) : h('span', null, 'a draw'));
+  } else if (hasPhase) {
+    line.push(h('span', { class: 'turn' }, `Turn ${st.turn}${st.turns ? ` of ${st.turns}` : ''}`));
+    line.push(h('span', { class: 'phase-name' }, `${humanize(String(st.phase))} phase`));
+    if (active) line.push(h('span', { class: `who owner-${active}` }, active === seat ? 'Your turn' : `${actorName(active)} to act`));
+  } else {
+    line.push(h('span', { class: 'phase-name' }, humanize(String(st.stage))));
+    if (st.deploying) line.push(h('span', { class: `who owner-${st.deploying}` }, st.deploying === seat ? 'You deploy' : `${actorName(st.deploying)} deploys`));
+  }
+  const phases = Array.isArray(st.phases) && hasPhase
+    ? h('ol', { class: 'phases' }, st.phases.map((/** @type {string} */ p) => h('li', { class: p === st.phase ? 'current' : '' }, p)))
+    : null;
+  replace(el, h('div', { class: 'phase-line' }, line), end, phases);
+}
+
+/** @param {HTMLElement} list @param {Store} store */
+function renderGameLog(list, store) {
+  const items = store.history.slice(-150).reverse()
+    .map((ev) => h('li', { class: `owner-${ev.actor}`, dataset: { seq: ev.seq } }, h('small', null, `#${ev.seq} `), describe(ev)));
+  replace(list, items.length ? items : h('li', { class: 'empty' }, 'Nothing yet.'));
 }
 
 /** @param {HTMLElement} el @param {Table} table */
@@ -193,7 +225,9 @@ function renderInfo(el, table, store) {
       r.cover ? ` · cover: ${r.cover}` : '',
       Array.isArray(r.blockers) && r.blockers.length ? ` · blocked by ${r.blockers.map(String).join(', ')}` : ''));
   }
-  const sel = table.selected ? store.state?.tokens?.[table.selected] || store.state?.units?.[table.selected] : null;
+  const unit = table.selected ? store.state?.units?.[table.selected] : null;
+  const sel = table.selected ? store.state?.tokens?.[table.selected] : null;
+  if (unit) rows.push(unitCard(unit));
   if (sel) {
     const own = store.seat !== null && sel.owner === store.seat;
     rows.push(h('div', { class: `selected owner-${sel.owner}` },
@@ -210,6 +244,23 @@ function renderInfo(el, table, store) {
   if (table.mode !== 'idle') rows.push(h('p', { class: 'hint' }, modeHint(table)));
   el.hidden = rows.length === 0;
   replace(el, rows);
+}
+
+/** What a player needs to know about a unit: its entry, state and rules (with the ones the
+ * server does not automate marked). @param {any} u */
+function unitCard(u) {
+  const notAuto = new Set(Array.isArray(u.not_automated) ? u.not_automated : []);
+  const rules = Array.isArray(u.rules) ? u.rules : [];
+  return h('div', { class: `selected unit owner-${u.owner}` },
+    h('b', null, u.name || u.id), ' ', h('small', null, actorName(u.owner)),
+    h('div', { class: 'coords' },
+      [typeof u.models === 'number' ? `${u.models} models` : '', u.files ? `${u.files} wide` : '', humanize(String(u.status || ''))].filter(Boolean).join(' · ')),
+    u.moved && Object.keys(u.moved).length && typeof u.moved.used === 'number'
+      ? h('div', { class: 'coords' }, `Moved ${u.moved.used.toFixed(1)}${u.moved.allowance ? ` of ${u.moved.allowance} in` : ' in'}`)
+      : null,
+    rules.length
+      ? h('ul', { class: 'rules' }, rules.map((/** @type {string} */ r) => h('li', { class: notAuto.has(r) ? 'manual' : '' }, r, notAuto.has(r) ? h('small', null, ' not automated') : null)))
+      : null);
 }
 
 /** @param {Table} table */
@@ -284,11 +335,7 @@ export function copyRow(title, url, name) {
   return h('label', { class: 'copy-row' }, h('span', null, title), h('div', { class: 'row' }, input, button));
 }
 
-/** @param {string} s */
-export function humanize(s) {
-  const t = s.replace(/_/g, ' ');
-  return t.charAt(0).toUpperCase() + t.slice(1);
-}
+export { humanize };
 
 /** @param {string} v @param {number} lo @param {number} hi @param {number} dflt */
 function clampNum(v, lo, hi, dflt) {

@@ -70,6 +70,7 @@ export function drawFrame(ctx, f) {
   ctx.fillRect(0, 0, f.vw, f.vh);
   drawTable(ctx, f.view);
   drawGrid(ctx, f.view, f.vw, f.vh);
+  drawZones(ctx, f.view, f.scene.zones || []);
   drawTerrain(ctx, f.view, f.scene.terrain);
   drawPieces(ctx, f);
   if (f.ghost) drawGhost(ctx, f.view, f.ghost);
@@ -130,6 +131,16 @@ function drawGrid(ctx, v, vw, vh) {
   };
   lines(step, COLORS.grid, (n) => n % 6 !== 0);
   lines(6, COLORS.gridMajor, () => true);
+}
+
+/** Deployment zones, tinted by owner. @param {CanvasRenderingContext2D} ctx @param {View} v @param {import('./scene.js').Zone[]} zones */
+function drawZones(ctx, v, zones) {
+  for (const z of zones) {
+    ctx.beginPath();
+    for (const ring of geometryRings(z.geometry)) traceRing(ctx, v, ring);
+    ctx.fillStyle = z.owner === 1 ? 'rgba(61,123,224,0.16)' : 'rgba(224,144,44,0.16)';
+    ctx.fill('evenodd');
+  }
 }
 
 /** @param {CanvasRenderingContext2D} ctx @param {View} v @param {import('./scene.js').TerrainPiece[]} terrain */
@@ -194,9 +205,19 @@ function drawPieces(ctx, f) {
     if (!byOwner.has(owner)) byOwner.set(owner, []);
     /** @type {Piece[]} */ (byOwner.get(owner)).push(p);
   }
+  const outlines = visible.filter((p) => p.kind === 'boundary');
+  if (outlines.length) {
+    ctx.beginPath();
+    for (const p of outlines) tracePiece(ctx, v, p);
+    ctx.strokeStyle = 'rgba(255,255,255,0.45)';
+    ctx.setLineDash([4, 3]);
+    ctx.lineWidth = 1;
+    ctx.stroke();
+    ctx.setLineDash([]);
+  }
   for (const [owner, list] of byOwner) {
     ctx.beginPath();
-    for (const p of list) tracePiece(ctx, v, p);
+    for (const p of list) if (p.kind !== 'boundary') tracePiece(ctx, v, p);
     ctx.globalAlpha = 1;
     ctx.fillStyle = /** @type {any} */ (COLORS.owner)[owner];
     ctx.fill();
@@ -226,6 +247,10 @@ function drawPieces(ctx, f) {
 function drawFacingMarkers(ctx, v, pieces) {
   ctx.beginPath();
   for (const p of pieces) {
+    if (p.front) {
+      frontMarker(ctx, v, p.front);
+      continue;
+    }
     if (p.geometry || p.facing === undefined) continue;
     const c = pieceCentre(p);
     if (c.size * v.scale < 5) continue;
@@ -246,6 +271,20 @@ function drawFacingMarkers(ctx, v, pieces) {
   }
   ctx.fillStyle = 'rgba(255,255,255,0.85)';
   ctx.fill();
+}
+
+/** A triangle just in front of a unit's front centre, pointing along its facing.
+ * @param {CanvasRenderingContext2D} ctx @param {View} v @param {{x:number, y:number, facing:number}} f */
+function frontMarker(ctx, v, f) {
+  const { fx, fy, rx, ry } = axes(f.facing);
+  const size = Math.max(0.4, 8 / v.scale);
+  const a = toScreen(v, f.x + fx * size * 1.2, f.y + fy * size * 1.2);
+  const b = toScreen(v, f.x + rx * size * 0.7, f.y + ry * size * 0.7);
+  const c = toScreen(v, f.x - rx * size * 0.7, f.y - ry * size * 0.7);
+  ctx.moveTo(a.x, a.y);
+  ctx.lineTo(b.x, b.y);
+  ctx.lineTo(c.x, c.y);
+  ctx.closePath();
 }
 
 /** @param {CanvasRenderingContext2D} ctx @param {View} v @param {Piece[]} pieces */

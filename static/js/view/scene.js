@@ -12,7 +12,9 @@
  * @typedef {Object} Piece
  * @property {string} id          what a click selects (a token id or a unit id)
  * @property {string} [modelId]
- * @property {'token'|'model'} kind
+ * @property {'token'|'model'|'boundary'} kind   a boundary is outlined, not filled
+ * @property {{x:number, y:number, facing:number}} [front]  front-centre marker of a unit
+ * @property {boolean} [character]
  * @property {number} owner
  * @property {string} label
  * @property {Rect} [rect]
@@ -25,10 +27,11 @@
 
 /** @typedef {{id:string, owner:number, label:string, status:string}} TrayEntry */
 /** @typedef {{id:string, kind:string, geometry:Geometry, label:string}} TerrainPiece */
-/** @typedef {{pieces:Piece[], tray:TrayEntry[], terrain:TerrainPiece[]}} Scene */
+/** @typedef {{owner:number, geometry:Geometry}} Zone */
+/** @typedef {{pieces:Piece[], tray:TrayEntry[], terrain:TerrainPiece[], zones:Zone[]}} Scene */
 
 /** Statuses that keep a unit off the table. */
-export const OFF_TABLE = new Set(['in_reserve', 'in_ambush', 'reserve', 'ambush', 'hidden']);
+export const OFF_TABLE = new Set(['undeployed', 'in_reserve', 'in_ambush', 'reserve', 'ambush', 'hidden']);
 const GONE = new Set(['destroyed', 'removed', 'fled']);
 
 /** @param {any} state @returns {Scene} */
@@ -51,7 +54,14 @@ export function buildScene(state) {
     });
   }
   const terrain = valuesOf(state?.terrain).map(terrainPiece).filter(Boolean);
-  return { pieces, tray, terrain: /** @type {TerrainPiece[]} */ (terrain) };
+  /** @type {Zone[]} */
+  const zones = [];
+  if (state?.stage === 'deployment' && state.deployment_zones) {
+    for (const [owner, geometry] of Object.entries(state.deployment_zones)) {
+      if (geometry && /** @type {any} */ (geometry).type) zones.push({ owner: Number(owner), geometry: /** @type {any} */ (geometry) });
+    }
+  }
+  return { pieces, tray, terrain: /** @type {TerrainPiece[]} */ (terrain), zones };
 }
 
 /** @param {any} unit @param {Piece[]} pieces @param {TrayEntry[]} tray */
@@ -64,8 +74,12 @@ function addUnit(unit, pieces, tray) {
     tray.push({ id: unit.id, owner: unit.owner, label, status });
     return;
   }
-  const models = Array.isArray(unit.models) ? unit.models : [];
   const before = pieces.length;
+  if (unit.footprint?.type === 'FeatureCollection') {
+    addFootprint(unit, label, pieces);
+    if (pieces.length > before) return;
+  }
+  const models = Array.isArray(unit.models) ? unit.models : [];
   models.forEach((m, i) => {
     const shape = shapeOf(m);
     if (!shape || m.status === 'destroyed' || m.removed) return;
@@ -89,6 +103,42 @@ function addUnit(unit, pieces, tray) {
     }
   }
   pieces[before].labelHere = true;
+}
+
+/**
+ * A unit footprint as the server sends it: a GeoJSON FeatureCollection whose first feature is
+ * the unit boundary (with centre, front_centre and facing) and the rest the models' bases.
+ * The boundary comes first so a click in a skirmish gap still selects the unit, and carries
+ * the facing marker and the label.
+ * @param {any} unit @param {string} label @param {Piece[]} pieces
+ */
+function addFootprint(unit, label, pieces) {
+  for (const f of unit.footprint.features || []) {
+    if (!f?.geometry?.type) continue;
+    const props = f.properties || {};
+    if (props.role === 'boundary') {
+      const fc = Array.isArray(props.front_centre) ? props.front_centre : null;
+      pieces.push({
+        id: unit.id,
+        kind: 'boundary',
+        owner: unit.owner,
+        label,
+        geometry: f.geometry,
+        labelHere: true,
+        front: fc && isNum(props.facing) ? { x: fc[0], y: fc[1], facing: props.facing } : undefined,
+      });
+    } else {
+      pieces.push({
+        id: unit.id,
+        modelId: `${unit.id}.${props.index ?? pieces.length}`,
+        kind: 'model',
+        owner: unit.owner,
+        label,
+        geometry: f.geometry,
+        character: Boolean(props.character),
+      });
+    }
+  }
 }
 
 /**
@@ -119,7 +169,7 @@ function woundsOf(m) {
 /** @param {any} t @returns {TerrainPiece|null} */
 function terrainPiece(t) {
   if (!t || typeof t !== 'object') return null;
-  let geometry = t.geometry || t.polygon || t.footprint;
+  let geometry = t.geometry || t.polygon || t.footprint || t.points;
   if (Array.isArray(geometry)) geometry = { type: 'Polygon', coordinates: [geometry] };
   if (!geometry?.type) return null;
   return { id: String(t.id ?? ''), kind: String(t.kind || 'open'), geometry, label: t.label || t.name || t.kind || '' };

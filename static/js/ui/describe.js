@@ -1,0 +1,62 @@
+// Each event in words, for the game log. Pure: describes what the server recorded and never
+// works anything out; unknown event types fall back to their name.
+
+/** @param {number|string|undefined} actor */
+export function who(actor) {
+  return actor === 1 || actor === 2 ? `Player ${actor}` : 'The game';
+}
+
+/** @param {any} v */
+const inch = (v) => (typeof v === 'number' ? `${v.toFixed(1)} in` : '');
+
+/** @param {string} s */
+export function humanize(s) {
+  const t = String(s).replace(/_/g, ' ');
+  return t.charAt(0).toUpperCase() + t.slice(1);
+}
+
+/** @param {any} roll */
+function rollWords(roll) {
+  if (!roll || typeof roll !== 'object') return '';
+  const faces = Array.isArray(roll.dice) ? roll.dice.map((/** @type {any} */ d) => (d.kept ? String(d.face) : `(${d.face})`)).join(' ') : '';
+  const total = roll.total === null || roll.total === undefined ? '' : ` = ${roll.total}`;
+  return `${roll.expression ?? ''}: ${faces}${total}`;
+}
+
+/** @type {Object<string, (p:any, ev:import('../store.js').GameEvent) => string>} */
+const WORDS = {
+  game_created: (p) => `Game created: ${p.name || p.system || ''}`,
+  seat_claimed: (p) => `Player ${p.seat} took their seat`,
+  token_placed: (p, ev) => `${who(ev.actor)} placed ${p.token?.label || 'a token'}`,
+  token_moved: (p, ev) => `${who(ev.actor)} moved ${p.label || p.id}${p.distance !== undefined ? ` ${inch(p.distance)}` : ''}`,
+  token_removed: (p, ev) => `${who(ev.actor)} removed ${p.label || p.id}`,
+  dice_rolled: (p, ev) => `${who(ev.actor)} rolled ${rollWords(p.roll) || 'dice'}${p.reason ? ` for ${p.reason}` : ''}`,
+  note_added: (p, ev) => `${who(ev.actor)}: ${p.text}`,
+  battle_started: (p) => `The battle begins: turn ${p.turn}, Player ${p.active_player}, ${p.phase} phase`,
+  phase_ended: (p, ev) =>
+    p.phase ? `${who(ev.actor)} ended the ${p.ended} phase; now turn ${p.turn}, Player ${p.active_player}, ${p.phase}` : `${who(ev.actor)} ended the ${p.ended} phase`,
+  game_ended: (p) => `Game over (${p.reason})${p.winner ? `: Player ${p.winner} wins` : ''}`,
+  dice_revealed: () => 'The dice seed was revealed: every roll can now be verified',
+  terrain_placed: (p) => `Terrain placed${p.label ? `: ${p.label}` : ''}`,
+  army_submitted: (p) => `Player ${p.seat} submitted an army of ${Array.isArray(p.units) ? p.units.length : '?'} units`,
+  deployment_started: (p) => `Deployment begins; Player ${p.deploying} deploys first`,
+  deploying: (p) => `Player ${p.deploying} deploys`,
+  unit_deployed: (p, ev) => `${who(ev.actor)} deployed ${p.unit?.name || p.unit?.id}${p.rule ? ` (${p.rule})` : ''}`,
+  unit_moved: (p, ev) =>
+    `${who(ev.actor)} moved ${p.unit?.name || p.unit?.id}: ${p.manoeuvre || 'move'} ${inch(p.distance)}${typeof p.used === 'number' && typeof p.allowance === 'number' ? ` (${p.used.toFixed(1)} of ${p.allowance} in)` : ''}`,
+  charge_succeeded: (p, ev) => `${who(ev.actor)}: charge succeeded${p.roll ? ` (${rollWords(p.roll)})` : ''}`,
+  charge_failed: (p, ev) => `${who(ev.actor)}: charge failed${p.roll ? ` (${rollWords(p.roll)})` : ''}`,
+  hidden: (_p, ev) => `${who(ev.actor)} did something hidden`,
+};
+
+/** @param {import('../store.js').GameEvent} ev @returns {string} */
+export function describe(ev) {
+  const words = WORDS[ev.type];
+  try {
+    if (words) return words(ev.payload || {}, ev);
+  } catch {
+    /* an unexpected payload: fall through to the plain name */
+  }
+  const rule = ev.payload?.rule ? ` (${ev.payload.rule})` : '';
+  return `${who(ev.actor)}: ${humanize(ev.type)}${rule}`;
+}

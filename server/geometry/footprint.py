@@ -67,8 +67,6 @@ class Footprint:
     """
 
     boundary: shapely.Polygon | shapely.MultiPolygon
-    model_rings: FloatArray | Any
-    """(n, k, 2) closed rings of the models' bases, or a numpy object array of polygons."""
     model_ranks: tuple[int | None, ...]
     model_files: tuple[int | None, ...]
     model_characters: tuple[int | None, ...]
@@ -81,6 +79,8 @@ class Footprint:
     depth: float = 0.0
     skirmish: bool = False
     formation: RankedFormation | None = None
+    given_polygons: Any = None
+    """Base polygons of individually placed models (numpy object array); None when ranked."""
 
     @property
     def ranked(self) -> bool:
@@ -92,20 +92,26 @@ class Footprint:
         return None if self.placement is None else self.placement.facing
 
     @cached_property
+    def model_rings(self) -> FloatArray:
+        """(n, 5, 2) closed rectangles of a ranked unit's bases (built on first use)."""
+        if self.formation is None or self.placement is None:
+            raise ValueError("individually placed models have polygons, not ranked rings")
+        return self.placement.to_world(layout(self.formation).model_rings)
+
+    @cached_property
     def model_polygons(self) -> Any:
         """Numpy object array of the models' base polygons (built on first use)."""
-        src = self.model_rings
-        if src.dtype == object:
-            return src
-        return shapely.polygons(src)
+        if self.given_polygons is not None:
+            return self.given_polygons
+        return shapely.polygons(self.model_rings)
 
     @cached_property
     def model_centres(self) -> FloatArray:
         """(n, 2) centres of the models' bases."""
-        src = self.model_rings
-        if src.dtype == object:
-            return np.asarray(shapely.get_coordinates(shapely.centroid(src)), dtype=np.float64)
-        return np.asarray(src[:, :-1, :].mean(axis=1), dtype=np.float64)
+        if self.given_polygons is not None:
+            cs = shapely.centroid(self.given_polygons)
+            return np.asarray(shapely.get_coordinates(cs), dtype=np.float64)
+        return np.asarray(self.model_rings[:, :-1, :].mean(axis=1), dtype=np.float64)
 
     @cached_property
     def models(self) -> tuple[ModelFootprint, ...]:
@@ -147,7 +153,6 @@ class Footprint:
 def footprint(formation: RankedFormation, placement: Placement) -> Footprint:
     """Place a ranked or skirmish formation with the centre of its front edge at `placement`."""
     lay = layout(formation)
-    rings = placement.to_world(lay.model_rings)
     outline = placement.to_world(lay.outline)
     boundary = shapely.polygons(outline)
     rx, ry = right_vector(placement.facing)
@@ -162,7 +167,6 @@ def footprint(formation: RankedFormation, placement: Placement) -> Footprint:
     )
     return Footprint(
         boundary=boundary,
-        model_rings=rings,
         model_ranks=lay.ranks,
         model_files=lay.files,
         model_characters=lay.characters,
@@ -216,7 +220,7 @@ def models_footprint(
     n = len(models)
     fp = Footprint(
         boundary=boundary,
-        model_rings=polys,
+        given_polygons=polys,
         model_ranks=(None,) * n,
         model_files=(None,) * n,
         model_characters=(None,) * n,

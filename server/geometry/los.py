@@ -24,7 +24,7 @@ have at least soft; standing half or more inside cover terrain gives at least th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -127,16 +127,12 @@ def _edges(geoms: Any) -> tuple[FloatArray, FloatArray, npt.NDArray[np.intp]]:
     return coords[:-1][same], coords[1:][same], gidx[ridx[:-1][same]]
 
 
-def _orient(ax: Any, ay: Any, bx: Any, by: Any) -> Any:
-    c = ax * by - ay * bx
-    return np.where(np.abs(c) <= _ORIENT_EPS, 0.0, np.sign(c))
-
-
 def segments_cross(
     p0: FloatArray, p1: FloatArray, q0: FloatArray, q1: FloatArray, *, strict: bool = False
 ) -> npt.NDArray[np.bool_]:
     """(L, E) matrix: does segment p0[l]-p1[l] meet segment q0[e]-q1[e]? Touching counts unless
     `strict` (then only proper crossings count)."""
+    e = _ORIENT_EPS
     rx = (p1[:, 0] - p0[:, 0])[:, None]
     ry = (p1[:, 1] - p0[:, 1])[:, None]
     sx = (q1[:, 0] - q0[:, 0])[None, :]
@@ -145,16 +141,21 @@ def segments_cross(
     a0y = p0[:, 1][:, None] - q0[:, 1][None, :]
     a1x = p1[:, 0][:, None] - q0[:, 0][None, :]
     a1y = p1[:, 1][:, None] - q0[:, 1][None, :]
-    d1 = _orient(sx, sy, a0x, a0y)
-    d2 = _orient(sx, sy, a1x, a1y)
-    d3 = _orient(rx, ry, -a0x, -a0y)
+    d1 = sx * a0y - sy * a0x  # side of p0 relative to edge q
+    d2 = sx * a1y - sy * a1x  # side of p1
     b1x = q1[:, 0][None, :] - p0[:, 0][:, None]
     b1y = q1[:, 1][None, :] - p0[:, 1][:, None]
-    d4 = _orient(rx, ry, b1x, b1y)
+    d3 = ry * a0x - rx * a0y  # side of q0 relative to segment p (= cross(r, q0 - p0))
+    d4 = rx * b1y - ry * b1x  # side of q1
     if strict:
-        return np.asarray((d1 * d2 < 0) & (d3 * d4 < 0))
-    hit = (d1 * d2 <= 0) & (d3 * d4 <= 0)
-    collinear = (d1 == 0) & (d2 == 0)
+        return np.asarray(
+            (((d1 > e) & (d2 < -e)) | ((d1 < -e) & (d2 > e)))
+            & (((d3 > e) & (d4 < -e)) | ((d3 < -e) & (d4 > e)))
+        )
+    apart = ((d1 > e) & (d2 > e)) | ((d1 < -e) & (d2 < -e))
+    apart |= ((d3 > e) & (d4 > e)) | ((d3 < -e) & (d4 < -e))
+    hit = ~apart
+    collinear = (np.abs(d1) <= e) & (np.abs(d2) <= e)
     if collinear.any():
         px0 = np.minimum(p0[:, 0], p1[:, 0])[:, None]
         px1 = np.maximum(p0[:, 0], p1[:, 0])[:, None]
@@ -164,12 +165,24 @@ def segments_cross(
         qx1 = np.maximum(q0[:, 0], q1[:, 0])[None, :]
         qy0 = np.minimum(q0[:, 1], q1[:, 1])[None, :]
         qy1 = np.maximum(q0[:, 1], q1[:, 1])[None, :]
-        overlap = (px0 <= qx1) & (qx0 <= px1) & (py0 <= qy1) & (qy0 <= py1)
+        overlap = (px0 <= qx1 + e) & (qx0 <= px1 + e) & (py0 <= qy1 + e) & (qy0 <= py1 + e)
         hit = np.where(collinear, overlap, hit)
     return np.asarray(hit)
 
 
 _CLEAR = LineOfSight(True, 1.0, Cover.NONE)
+
+
+def _samples(fp: Footprint) -> tuple[FloatArray, FloatArray, FloatArray, bool]:
+    """Viewer points, target points, target normals, and whether the outline is non-convex;
+    cached on the (immutable) footprint."""
+    cached = fp.__dict__.get("_los_samples")
+    if cached is None:
+        tpts, tnorm = _target_samples(fp)
+        concave = fp.ranked and len(shapely.get_coordinates(fp.boundary)) > 5
+        cached = (_viewer_samples(fp), tpts, tnorm, concave)
+        fp.__dict__["_los_samples"] = cached
+    return cast(tuple[FloatArray, FloatArray, FloatArray, bool], cached)
 
 
 def line_of_sight(
@@ -187,121 +200,113 @@ def line_of_sight(
     vfp = table.units[viewer_id] if viewer is None else viewer
     tfp = table.units[target_id] if target is None else target
 
-    vpts = _viewer_samples(vfp)
-    tpts, tnorm = _target_samples(tfp)
+    vpts = _samples(vfp)[0]
+    _, tpts, tnorm, concave = _samples(tfp)
     nv, nt = len(vpts), len(tpts)
     in_arc = in_front_arc(vfp, tpts) if vfp.ranked else np.ones(nt, dtype=bool)
 
-    # Lines (i, j) flattened as i * nt + j.
-    p0 = np.repeat(vpts, nt, axis=0)
-    p1 = np.tile(tpts, (nv, 1))
-    to_viewer = p0 - p1
-    normals = np.tile(tnorm, (nv, 1))
-    self_ok = (to_viewer[:, 0] * normals[:, 0] + to_viewer[:, 1] * normals[:, 1]) > EPSILON_IN
-    if tfp.ranked:
+    # Which target points face which viewer points (not hidden by the target itself).
+    to_viewer = vpts[:, None, :] - tpts[None, :, :]
+    self_ok = (to_viewer * tnorm[None, :, :]).sum(axis=2) > EPSILON_IN
+    if concave:
         e0, e1, _ = _edges(np.array([tfp.boundary], dtype=object))
-        self_ok &= ~segments_cross(p0, p1, e0, e1, strict=True).any(axis=1)
-
-    # Obstacles near the sight lines.
-    idx = table.index
-    hull = shapely.convex_hull(shapely.multipoints(np.vstack([vpts, tpts])))
-    cand = idx.query(hull, "intersects")
-    tallest = max(int(vfp.height), int(tfp.height))
-    ids: list[str] = []
-    geoms: list[Any] = []
-    blocks: list[bool] = []
-    levels: list[int] = []
-    standing_in: list[tuple[str, int]] = []
-    for c in cand:
-        oid = idx.ids[c]
-        if oid in (viewer_id, target_id):
-            continue
-        g = idx.geoms[c]
-        is_unit = bool(idx.is_unit[c])
-        level = int(Cover.SOFT) if is_unit else int(idx.cover[c])
-        if not is_unit and (
-            shapely.intersects(g, tfp.boundary) or shapely.intersects(g, vfp.boundary)
-        ):
-            if level and shapely.intersects(g, tfp.boundary):
-                inside = shapely.area(shapely.intersection(g, tfp.boundary))
-                if inside >= 0.5 * shapely.area(tfp.boundary):
-                    standing_in.append((oid, level))
-            continue
-        block = bool(idx.blocks_sight[c]) and int(idx.heights[c]) >= tallest
-        if is_unit and not block:
-            continue  # lower units neither block nor obscure
-        if not block and level == 0:
-            continue
-        ids.append(oid)
-        geoms.append(g)
-        blocks.append(block)
-        levels.append(level)
-
-    n_lines = nv * nt
-    line_block = np.zeros(n_lines, dtype=bool)
-    line_level = np.zeros(n_lines, dtype=np.int64)  # cover of the line as the target sees it
-    crossed: npt.NDArray[np.bool_] = np.zeros((n_lines, 0), dtype=bool)
-    col_blocks: npt.NDArray[np.bool_] = np.zeros(0, dtype=bool)
-    if geoms:
-        garr = np.empty(len(geoms), dtype=object)
-        garr[:] = geoms
-        e0, e1, owner = _edges(garr)
-        hits = segments_cross(p0, p1, e0, e1)
-        starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
-        crossed = np.logical_or.reduceat(hits, starts, axis=1)
-        present = owner[starts]
-        blk = col_blocks = np.array(blocks)[present]
-        lvl = np.array(levels, dtype=np.int64)[present]
-        line_block = (crossed & blk[None, :]).any(axis=1)
-        blocked_level = np.where(crossed & blk[None, :], lvl[None, :], 0).max(axis=1)
-        open_level = np.where(crossed & ~blk[None, :], lvl[None, :], 0).max(axis=1)
-        line_level = np.where(line_block, np.maximum(blocked_level, int(Cover.SOFT)), open_level)
-        ids = [ids[k] for k in present]
-
-    self_ok2 = self_ok.reshape(nv, nt)
-    clear2 = (self_ok & ~line_block).reshape(nv, nt)
-    facing = self_ok2.any(axis=0)
+        p0 = np.repeat(vpts, nt, axis=0)
+        p1 = np.tile(tpts, (nv, 1))
+        hidden = segments_cross(p0, p1, e0, e1, strict=True).any(axis=1).reshape(nv, nt)
+        self_ok &= ~hidden
+    facing = self_ok.any(axis=0)
     considered = facing & in_arc
-    seen = considered & clear2.any(axis=0)
     n_facing = int(facing.sum())
+    if not considered.any():
+        return LineOfSight(False, 0.0, Cover.NONE)
+
+    # The sight lines that matter: facing, in the arc.
+    ii, jj = np.nonzero(self_ok & considered[None, :])
+    p0, p1 = vpts[ii], tpts[jj]
+
+    # Obstacles near them.
+    idx = table.index
+    hull = shapely.convex_hull(shapely.multipoints(np.vstack([vpts, tpts[considered]])))
+    cand = idx.query(hull, "intersects")
+    own = [idx.position[i] for i in (viewer_id, target_id) if i in idx.position]
+    cand = cand[idx.keep_mask(own)[cand]]
+    is_unit = idx.is_unit[cand]
+    tallest = max(int(vfp.height), int(tfp.height))
+    block = idx.blocks_sight[cand] & (idx.heights[cand] >= tallest)
+    level = np.where(is_unit, int(Cover.SOFT), idx.cover[cand])
+    keep = is_unit & block
+    standing_in: list[tuple[str, int]] = []
+    terr = np.flatnonzero(~is_unit)
+    if len(terr):
+        g = idx.geoms[cand[terr]]
+        on_target = shapely.intersects(tfp.boundary, g)
+        on_viewer = shapely.intersects(vfp.boundary, g)
+        keep[terr] = ~on_target & ~on_viewer & (block[terr] | (level[terr] > 0))
+        for k in np.flatnonzero(on_target & (level[terr] > 0)):
+            c = cand[terr[k]]
+            inside = shapely.area(shapely.intersection(idx.geoms[c], tfp.boundary))
+            if inside >= 0.5 * shapely.area(tfp.boundary):
+                standing_in.append((idx.ids[c], int(level[terr[k]])))
+    cand, block, level = cand[keep], block[keep], level[keep]
+
+    n_lines = len(ii)
+    line_block = np.zeros(n_lines, dtype=bool)
+    line_level = np.zeros(n_lines, dtype=np.int64)
+    used = np.zeros(len(cand), dtype=bool)
+    if len(cand):
+        e0, e1, col = idx.edges_of(cand)
+        hits = segments_cross(p0, p1, e0, e1)
+        starts = np.flatnonzero(np.r_[True, col[1:] != col[:-1]])
+        crossed = np.logical_or.reduceat(hits, starts, axis=1)  # (lines, candidates)
+        blocked_by = crossed & block[None, :]
+        line_block = blocked_by.any(axis=1)
+        blocked_level = np.where(blocked_by, level[None, :], 0).max(axis=1)
+        open_level = np.where(crossed & ~block[None, :], level[None, :], 0).max(axis=1)
+        line_level = np.where(line_block, np.maximum(blocked_level, int(Cover.SOFT)), open_level)
+        used = crossed.any(axis=0)
+
+    clear = np.zeros((nv, nt), dtype=bool)
+    clear[ii, jj] = ~line_block
+    big = np.int64(99)
+    lvl = np.full((nv, nt), big, dtype=np.int64)
+    lvl[ii, jj] = line_level
+    seen = clear.any(axis=0)
     n_seen = int(seen.sum())
     fraction = n_seen / n_facing if n_facing else 0.0
+    if not n_seen:
+        blockers = tuple(idx.ids[c] for c, u, b in zip(cand, used, block, strict=True) if u and b)
+        return LineOfSight(False, 0.0, Cover.NONE, blockers)
 
     # Cover: per considered target point, the best (lowest) cover over its lines.
-    big = np.int64(99)
-    lvl2 = np.where(self_ok2, line_level.reshape(nv, nt), big)
-    best = lvl2.min(axis=0)
+    best = lvl.min(axis=0)[considered]
+    n_cons = len(best)
     cover = Cover.NONE
-    n_cons = int(considered.sum())
-    if n_cons:
-        if int((best[considered] >= Cover.HARD).sum()) * 2 >= n_cons:
-            cover = Cover.HARD
-        elif int((best[considered] >= Cover.SOFT).sum()) * 2 >= n_cons:
-            cover = Cover.SOFT
-    cover_from: list[str] = [oid for oid, lvl_ in standing_in]
-    for _, lvl_ in standing_in:
-        cover = max(cover, Cover(lvl_))
+    if int((best >= Cover.HARD).sum()) * 2 >= n_cons:
+        cover = Cover.HARD
+    elif int((best >= Cover.SOFT).sum()) * 2 >= n_cons:
+        cover = Cover.SOFT
+    cover_from: list[str] = []
+    for oid, lv in standing_in:
+        cover = max(cover, Cover(lv))
+        cover_from.append(oid)
+    blockers_l: list[str] = []
+    for c, u, b in zip(cand, used, block, strict=True):
+        if u:
+            (blockers_l if b else cover_from).append(idx.ids[c])
 
-    blockers: list[str] = []
-    lines: list[tuple[Point, Point]] = []
-    if crossed.shape[1]:
-        relevant = self_ok & np.tile(in_arc, nv)
-        used = np.asarray(crossed[relevant].any(axis=0))
-        for k, oid in enumerate(ids):
-            if used[k]:
-                (blockers if col_blocks[k] else cover_from).append(oid)
-    if n_seen:
-        best_line = np.where(clear2, lvl2, big).argmin(axis=0)
-        for j in np.flatnonzero(seen):
-            i = int(best_line[j])
-            lines.append(
-                ((float(vpts[i, 0]), float(vpts[i, 1])), (float(tpts[j, 0]), float(tpts[j, 1])))
-            )
+    best_line = np.where(clear, lvl, big).argmin(axis=0)
+    lines = tuple(
+        (
+            (float(vpts[best_line[j], 0]), float(vpts[best_line[j], 1])),
+            (float(tpts[j, 0]), float(tpts[j, 1])),
+        )
+        for j in np.flatnonzero(seen)
+    )
     return LineOfSight(
-        visible=n_seen > 0,
+        visible=True,
         fraction=fraction,
-        cover=cover if n_seen else Cover.NONE,
-        blockers=tuple(dict.fromkeys(blockers)),
-        lines=tuple(lines),
+        cover=cover,
+        blockers=tuple(blockers_l),
+        lines=lines,
         cover_from=tuple(dict.fromkeys(cover_from)),
     )

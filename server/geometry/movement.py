@@ -110,15 +110,20 @@ def check_area(
     cand = idx.query(swept, "dwithin", spacing)
     if len(cand) == 0:
         return None, None
-    skip = set(ignore)
-    if unit_id is not None:
-        skip.add(unit_id)
-    cand = np.array([c for c in cand if idx.ids[c] not in skip], dtype=np.intp)
+    skip = [idx.position[i] for i in ignore if i in idx.position]
+    if unit_id is not None and unit_id in idx.position:
+        skip.append(idx.position[unit_id])
+    if skip:
+        cand = cand[idx.keep_mask(skip)[cand]]
     if len(cand) == 0:
         return None, None
     origin = end if origin is None else origin
     is_unit = idx.is_unit[cand]
-    charged = np.array([idx.ids[c] in charging for c in cand], dtype=bool)
+    if charging:
+        targets_at = [idx.position[i] for i in charging if i in idx.position]
+        charged = ~idx.keep_mask(targets_at)[cand]
+    else:
+        charged = np.zeros(len(cand), dtype=bool)
     imp = cand[idx.impassable[cand]]
     if len(imp):
         hits = imp[shapely.intersects(swept, idx.geoms[imp])]
@@ -233,6 +238,31 @@ def wheel_placement(start: Footprint, degrees: float) -> tuple[Placement, Point]
     return Placement(float(fc[0]), float(fc[1]), start.placement.facing + degrees), pivot
 
 
+def sweep_wheel(start: Footprint, end: Footprint, degrees: float, pivot: Point) -> BaseGeometry:
+    """Area swept by a wheel of the unit's rectangle about its inner front corner.
+
+    Built directly: the start's trailing flank and rear edge, the arc of the far rear corner,
+    then the end's outer flank and front edge back to the pivot (exact for turns up to 180
+    degrees; larger turns take the union of start, end and the far corner's sector).
+    """
+    assert start.corners is not None and end.corners is not None
+    c0, c1 = start.corners, end.corners
+    if degrees > 0:
+        near, far, lead = c0.rear_left, c0.rear_right, c1.front_right
+    else:
+        near, far, lead = c0.rear_right, c0.rear_left, c1.front_left
+    radius = math.hypot(far[0] - pivot[0], far[1] - pivot[1])
+    a0 = math.atan2(far[1] - pivot[1], far[0] - pivot[0])
+    arc = _arc(pivot, radius, a0, math.radians(degrees))
+    if abs(degrees) <= 180.0:
+        ring = np.vstack([[pivot, near], arc, [lead, pivot]])
+        poly = shapely.polygons(ring)
+        if shapely.is_valid(poly):
+            return poly
+    sector = shapely.polygons(np.vstack([[pivot], arc, [pivot]]))
+    return shapely.union_all([start.rectangle, end.rectangle, sector])
+
+
 def wheel(
     table: Table,
     unit_id: str,
@@ -253,11 +283,7 @@ def wheel(
     assert fp.formation is not None and fp.corners is not None
     placement, pivot = wheel_placement(fp, degrees)
     end = footprint(fp.formation, placement)
-    far = fp.corners.rear_right if degrees > 0 else fp.corners.rear_left
-    radius = math.hypot(far[0] - pivot[0], far[1] - pivot[1])
-    a0 = math.atan2(far[1] - pivot[1], far[0] - pivot[0])
-    sector = np.vstack([[pivot], _arc(pivot, radius, a0, math.radians(degrees)), [pivot]])
-    swept = shapely.union_all([fp.boundary, end.boundary, shapely.Polygon(sector)])
+    swept = sweep_wheel(fp, end, degrees, pivot)
     dist = fp.width * abs(math.radians(degrees))
     return _verdict(
         table,

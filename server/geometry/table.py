@@ -130,6 +130,29 @@ class ObstacleIndex:
     cover: npt.NDArray[np.int64]
     tree: shapely.STRtree
     position: Mapping[str, int]
+    edge_start: npt.NDArray[np.float64]
+    edge_end: npt.NDArray[np.float64]
+    edge_offsets: npt.NDArray[np.intp]
+    """Ring edges of every entry: entry i owns edges edge_offsets[i]:edge_offsets[i + 1]."""
+
+    def keep_mask(self, drop: list[int]) -> npt.NDArray[np.bool_]:
+        """Boolean mask over all entries, False at the positions in `drop`."""
+        mask = np.ones(len(self.ids), dtype=bool)
+        if drop:
+            mask[drop] = False
+        return mask
+
+    def edges_of(
+        self, entries: npt.NDArray[np.intp]
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.intp]]:
+        """Edges (starts, ends) of the given entries and, per edge, the position of its entry
+        in `entries`."""
+        lo = self.edge_offsets[entries]
+        hi = self.edge_offsets[entries + 1]
+        counts = hi - lo
+        col = np.repeat(np.arange(len(entries)), counts)
+        sel = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)])
+        return self.edge_start[sel], self.edge_end[sel], col
 
     def query(self, geom: Any, predicate: str | None = None, distance: float | None = None) -> Any:
         """Indices of entries whose geometry satisfies `predicate` against `geom`."""
@@ -202,6 +225,11 @@ class Table:
         arr = np.empty(len(geoms), dtype=object)
         arr[:] = geoms
         shapely.prepare(arr)
+        rings, gidx = shapely.get_rings(arr, return_index=True)
+        coords, ridx = shapely.get_coordinates(rings, return_index=True)
+        same = ridx[1:] == ridx[:-1]
+        owner = gidx[ridx[:-1][same]]
+        offsets = np.searchsorted(owner, np.arange(len(geoms) + 1)).astype(np.intp)
         return ObstacleIndex(
             ids=tuple(ids),
             geoms=arr,
@@ -212,4 +240,7 @@ class Table:
             cover=np.array(cover, dtype=np.int64),
             tree=shapely.STRtree(arr),
             position={k: i for i, k in enumerate(ids)},
+            edge_start=np.asarray(coords[:-1][same], dtype=np.float64),
+            edge_end=np.asarray(coords[1:][same], dtype=np.float64),
+            edge_offsets=offsets,
         )

@@ -43,6 +43,9 @@ SEARCH_FACING_STEP_DEG = 15.0
 """Facings the search tries: the requested one, then steps of this many degrees each way."""
 
 _CHUNK = 24
+SEARCH_MAX_CHECKS_PER_FACING = 8 * _CHUNK
+"""At most this many positions (nearest first) are fully checked per facing, bounding the
+search when most of the zone is blocked."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -261,7 +264,7 @@ def find_ambush_placement(
             continue
         cost = dist_req[ok] + penalty
         order = ok[np.argsort(cost, kind="stable")]
-        for start in range(0, len(order), _CHUNK):
+        for start in range(0, min(len(order), SEARCH_MAX_CHECKS_PER_FACING), _CHUNK):
             chunk = order[start : start + _CHUNK]
             if best is not None and dist_req[chunk[0]] + penalty >= best[0]:
                 break

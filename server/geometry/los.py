@@ -252,7 +252,7 @@ def line_of_sight(
     n_lines = len(ii)
     line_block = np.zeros(n_lines, dtype=bool)
     line_level = np.zeros(n_lines, dtype=np.int64)
-    used = np.zeros(len(cand), dtype=bool)
+    used: npt.NDArray[np.bool_] = np.zeros(len(cand), dtype=bool)
     if len(cand):
         e0, e1, col = idx.edges_of(cand)
         hits = segments_cross(p0, p1, e0, e1)
@@ -263,7 +263,7 @@ def line_of_sight(
         blocked_level = np.where(blocked_by, level[None, :], 0).max(axis=1)
         open_level = np.where(crossed & ~block[None, :], level[None, :], 0).max(axis=1)
         line_level = np.where(line_block, np.maximum(blocked_level, int(Cover.SOFT)), open_level)
-        used = crossed.any(axis=0)
+        used = np.asarray(crossed.any(axis=0))
 
     clear = np.zeros((nv, nt), dtype=bool)
     clear[ii, jj] = ~line_block

@@ -130,6 +130,8 @@ class ObstacleIndex:
     cover: npt.NDArray[np.int64]
     tree: shapely.STRtree
     position: Mapping[str, int]
+    bounds: npt.NDArray[np.float64]
+    """(n, 4) bounding boxes (minx, miny, maxx, maxy)."""
     edge_start: npt.NDArray[np.float64]
     edge_end: npt.NDArray[np.float64]
     edge_offsets: npt.NDArray[np.intp]
@@ -148,10 +150,10 @@ class ObstacleIndex:
         """Edges (starts, ends) of the given entries and, per edge, the position of its entry
         in `entries`."""
         lo = self.edge_offsets[entries]
-        hi = self.edge_offsets[entries + 1]
-        counts = hi - lo
+        counts = self.edge_offsets[entries + 1] - lo
         col = np.repeat(np.arange(len(entries)), counts)
-        sel = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)])
+        first = np.repeat(lo - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
+        sel = first + np.arange(len(col))
         return self.edge_start[sel], self.edge_end[sel], col
 
     def query(self, geom: Any, predicate: str | None = None, distance: float | None = None) -> Any:
@@ -240,6 +242,7 @@ class Table:
             cover=np.array(cover, dtype=np.int64),
             tree=shapely.STRtree(arr),
             position={k: i for i, k in enumerate(ids)},
+            bounds=np.asarray(shapely.bounds(arr), dtype=np.float64).reshape(len(geoms), 4),
             edge_start=np.asarray(coords[:-1][same], dtype=np.float64),
             edge_end=np.asarray(coords[1:][same], dtype=np.float64),
             edge_offsets=offsets,

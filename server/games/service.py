@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import random
 import secrets
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -47,7 +48,8 @@ from server.store import (
 )
 
 T = TypeVar("T")
-MAX_APPEND_ATTEMPTS = 5
+MAX_APPEND_ATTEMPTS = 12
+APPEND_BACKOFF_S = 0.002  # after losing a race: a random pause up to this times the attempt
 LIVE_GAMES_CACHED = 2000
 
 
@@ -209,10 +211,15 @@ class GameService:
         return LiveGame(record, state, refs=refs)
 
     async def _catch_up(self, live: LiveGame) -> list[Event]:
-        """Fold in events other processes appended since our state (caller holds the lock)."""
+        """Fold in events other processes appended since our state (caller holds the lock).
+
+        What is folded is also delivered to this process's sockets: every event that enters
+        the live state reaches the watchers (a socket drops what it was already sent).
+        """
         newer = await self._db(self.store.events, live.record.id, live.state.seq)
         if newer:
             live.state = core.fold_all(live.state, newer)
+            self.hub.deliver(live.record.id, newer)
         return newer
 
     async def _commit(self, live: LiveGame, stored: Sequence[Event]) -> None:
@@ -223,15 +230,22 @@ class GameService:
         await self.hub.publish(live.record.id, stored)
 
     async def apply_remote(self, game_id: str, events: list[Event]) -> None:
-        """Events another process committed (via the hub): fold them, then deliver them here."""
+        """Events another process committed (via the hub): fold them, then deliver them here.
+
+        A batch that does not follow our state (a message was lost) and an empty batch (the hub
+        asks after a reconnect) both mean: read the log from our seq, fold and deliver that.
+        A batch we already folded was already delivered.
+        """
         live = self._live.get(game_id)
-        if live is not None:
-            async with live.lock:
-                if events and events[0].seq == live.state.seq + 1:
-                    live.state = core.fold_all(live.state, events)
-                elif events and events[-1].seq > live.state.seq:
-                    await self._catch_up(live)
-        self.hub.deliver(game_id, events)
+        if live is None:
+            self.hub.deliver(game_id, events)
+            return
+        async with live.lock:
+            if events and events[0].seq == live.state.seq + 1:
+                live.state = core.fold_all(live.state, events)
+                self.hub.deliver(game_id, events)
+            elif not events or events[-1].seq > live.state.seq:
+                await self._catch_up(live)
 
     # --- actions -------------------------------------------------------------------------------
 
@@ -247,7 +261,7 @@ class GameService:
         live = await self.live(game_id)
         digest = action_digest(action) if ref else ""
         async with live.lock:
-            for _ in range(MAX_APPEND_ATTEMPTS):
+            for attempt in range(MAX_APPEND_ATTEMPTS):
                 if ref and seat is not None and (seat, ref) in live.refs:
                     return self._replayed_ack(live.refs[(seat, ref)], digest, ref)
                 if expected_seq is not None and expected_seq != live.state.seq:
@@ -271,7 +285,9 @@ class GameService:
                     live.refs[(done.seat, done.ref)] = done
                     return self._replayed_ack(done, digest, ref or "")
                 except ConcurrentAppend:
-                    # Another process wrote first: read what it wrote and decide again.
+                    # Another process wrote first: after a short random pause (two busy
+                    # writers stop colliding in lockstep), read what it wrote, decide again.
+                    await asyncio.sleep(random.uniform(0, APPEND_BACKOFF_S * (attempt + 1)))
                     await self._catch_up(live)
                     continue
                 ack = stored[-1].seq if stored else live.state.seq

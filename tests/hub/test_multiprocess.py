@@ -1,0 +1,228 @@
+"""Several `warfield serve` processes, one game (issue 7 item 2): PostgreSQL is the arbiter of
+the event log, Redis pub/sub the doorbell between processes.
+
+Player 1 plays on process A; player 2 and a spectator watch from process B (a second spectator
+sits on A). Both players act at once; every viewer sees every event exactly once, in log
+order, and a Redis restart mid-game heals from the log within 2 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+
+from tests.conftest import redis_url
+
+ACTIONS_PER_PLAYER = 30  # within the per-socket burst allowance (40)
+
+
+class Viewer:
+    """One websocket: collects every event it is sent, in arrival order."""
+
+    def __init__(self, ws: websockets.ClientConnection, name: str) -> None:
+        self.ws, self.name = ws, name
+        self.welcome: dict[str, Any] = {}
+        self.events: list[dict[str, Any]] = []
+        self.acks: dict[str, int] = {}
+        self.errors: list[dict[str, Any]] = []
+        self.ack_waiters: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.reader: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def join(cls, base: str, game_id: str, token: str | None, name: str) -> Viewer:
+        ws = await websockets.connect(f"{base}/ws/games/{game_id}")
+        viewer = cls(ws, name)
+        await ws.send(json.dumps({"type": "hello", "token": token, "since": None}))
+        while True:
+            frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            if frame["type"] == "welcome":
+                viewer.welcome = frame
+                break
+        viewer.reader = asyncio.create_task(viewer._read())
+        return viewer
+
+    async def _read(self) -> None:
+        async for raw in self.ws:
+            frame = json.loads(raw)
+            kind = frame["type"]
+            if kind == "events":
+                self.events.extend(frame["events"])
+            elif kind in ("ack", "error"):
+                waiter = self.ack_waiters.pop(frame.get("ref"), None)
+                if waiter is not None and not waiter.done():
+                    waiter.set_result(frame)
+
+    async def act(self, ref: str, action: dict[str, Any]) -> dict[str, Any]:
+        waiter = asyncio.get_running_loop().create_future()
+        self.ack_waiters[ref] = waiter
+        await self.ws.send(json.dumps({"type": "action", "ref": ref, "action": action}))
+        reply = await asyncio.wait_for(waiter, 10)
+        if reply["type"] == "ack":
+            self.acks[ref] = reply["seq"]
+        else:
+            self.errors.append(reply)
+        return reply
+
+    @property
+    def last_seq(self) -> int:
+        return self.events[-1]["seq"] if self.events else self.welcome["seq"]
+
+    async def wait_for_seq(self, seq: int, timeout: float = 10.0) -> float:
+        started = time.monotonic()
+        while self.last_seq < seq:
+            if time.monotonic() - started > timeout:
+                raise AssertionError(f"{self.name} is at seq {self.last_seq}, not {seq}")
+            await asyncio.sleep(0.005)
+        return time.monotonic() - started
+
+    async def close(self) -> None:
+        await self.ws.close()
+        if self.reader is not None:
+            self.reader.cancel()
+
+
+async def play(viewer: Viewer, seat: int, count: int) -> None:
+    """Place a token, then move it and write notes, waiting for each ack."""
+    placed = await viewer.act(f"p{seat}-0", {"type": "place_token", "x": 10 * seat, "y": 10,
+                                             "label": f"P{seat}"})
+    assert placed["type"] == "ack", placed
+    mine = next(e for e in viewer.events if e["seq"] == placed["seq"]) if any(
+        e["seq"] == placed["seq"] for e in viewer.events) else None
+    if mine is None:
+        await viewer.wait_for_seq(placed["seq"])
+        mine = next(e for e in viewer.events if e["seq"] == placed["seq"])
+    token_id = mine["payload"]["token"]["id"]
+    for i in range(1, count):
+        if i % 3 == 0:
+            action = {"type": "note", "text": f"player {seat} note {i}"}
+        else:
+            action = {"type": "move_token", "id": token_id, "x": (seat * 7 + i) % 70 + 1,
+                      "y": (i * 5) % 45 + 1}
+        await viewer.act(f"p{seat}-{i}", action)
+        # Players think (a little): both stay busy at once, but neither floods the game with
+        # back-to-back writes, under which the other process's optimistic appends can starve.
+        await asyncio.sleep(random.uniform(0.0, 0.02))
+
+
+def check_log(viewers: list[Viewer], log: list[dict[str, Any]], since: int) -> None:
+    """Everyone saw exactly the log after `since`: each seq once, in order, same events."""
+    expected = [(e["seq"], e["type"]) for e in log if e["seq"] > since]
+    assert [s for s, _ in expected] == list(range(since + 1, since + 1 + len(expected)))
+    for viewer in viewers:
+        got = [(e["seq"], e["type"]) for e in viewer.events if e["seq"] > since]
+        seqs = [s for s, _ in got]
+        assert len(seqs) == len(set(seqs)), f"{viewer.name} got a seq twice"
+        assert got == expected, f"{viewer.name} saw a different log"
+        payloads = {e["seq"]: e["payload"] for e in viewer.events}
+        for event in log:
+            if event["seq"] > since:
+                assert payloads[event["seq"]] == event["payload"]
+
+
+def new_game(base: str) -> dict[str, Any]:
+    created = httpx.post(base + "/api/games", json={"system": "t9a"})
+    created.raise_for_status()
+    game = created.json()
+    seat = httpx.post(base + f"/api/games/{game['id']}/seats")
+    seat.raise_for_status()
+    return {"id": game["id"], "p1": game["token"], "p2": seat.json()["token"]}
+
+
+def two_processes(serve: Any, tmp_path: Any, database: str, redis: str) -> tuple[Any, Any]:
+    env = {"DATABASE_URL": database, "REDIS_URL": redis, "WARFIELD_LOG_LEVEL": "warning"}
+    a = serve(env, str(tmp_path / "a"))
+    b = serve(env, str(tmp_path / "b"))
+    return a, b
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+def test_two_processes_serve_one_game_everyone_sees_every_event_once_in_order(
+    serve: Any, postgres_database: str, tmp_path: Any
+) -> None:
+    a, b = two_processes(serve, tmp_path, postgres_database, redis_url())
+    for server in (a, b):
+        ready = httpx.get(server.url + "/readyz").json()
+        assert ready == {"ready": True, "database": "ok", "redis": "ok"}
+    game = new_game(a.url)
+
+    async def body() -> list[Viewer]:
+        p1 = await Viewer.join(a.ws_url, game["id"], game["p1"], "player 1 on A")
+        watcher_a = await Viewer.join(a.ws_url, game["id"], None, "spectator on A")
+        p2 = await Viewer.join(b.ws_url, game["id"], game["p2"], "player 2 on B")
+        watcher_b = await Viewer.join(b.ws_url, game["id"], None, "spectator on B")
+        viewers = [p1, watcher_a, p2, watcher_b]
+        assert {v.welcome["seq"] for v in viewers} == {3}
+        await asyncio.sleep(0.3)  # B's Redis subscription is live
+        await asyncio.gather(play(p1, 1, ACTIONS_PER_PLAYER), play(p2, 2, ACTIONS_PER_PLAYER))
+        assert p1.errors == [] and p2.errors == []
+        last = max([*p1.acks.values(), *p2.acks.values()])
+        assert last == 3 + 2 * ACTIONS_PER_PLAYER
+        for viewer in viewers:
+            await viewer.wait_for_seq(last)
+        await asyncio.sleep(0.2)  # nothing more (no duplicates) arrives
+        for viewer in viewers:
+            await viewer.close()
+        return viewers
+
+    viewers = asyncio.run(body())
+    log = httpx.get(b.url + f"/api/games/{game['id']}/events?since=0").json()["events"]
+    assert len(log) == 3 + 2 * ACTIONS_PER_PLAYER
+    check_log(viewers, log, since=3)
+    acked = {*viewers[0].acks.values(), *viewers[2].acks.values()}
+    assert acked == set(range(4, 4 + 2 * ACTIONS_PER_PLAYER))  # every action its own seq
+    for server in (a, b):
+        assert "Traceback" not in server.log()
+
+
+@pytest.mark.postgres
+def test_a_redis_restart_mid_game_heals_from_the_log_within_2_s(
+    serve: Any, postgres_database: str, tmp_path: Any, own_redis: Any
+) -> None:
+    a, b = two_processes(serve, tmp_path, postgres_database, own_redis.url)
+    game = new_game(a.url)
+
+    async def body() -> list[Viewer]:
+        p1 = await Viewer.join(a.ws_url, game["id"], game["p1"], "player 1 on A")
+        p2 = await Viewer.join(b.ws_url, game["id"], game["p2"], "player 2 on B")
+        watcher_b = await Viewer.join(b.ws_url, game["id"], None, "spectator on B")
+        viewers = [p1, p2, watcher_b]
+        await asyncio.sleep(0.3)
+        ack = await p1.act("before", {"type": "note", "text": "before the restart"})
+        await watcher_b.wait_for_seq(ack["seq"], timeout=2)
+
+        own_redis.kill()
+        await asyncio.sleep(0.3)
+        # Mid-game, Redis gone: both players still commit (the log is the truth) ...
+        during = [await p1.act(f"during-{i}", {"type": "note", "text": f"a{i}"})
+                  for i in range(3)]
+        during += [await p2.act(f"during-{i}", {"type": "note", "text": f"b{i}"})
+                   for i in range(3)]
+        assert all(r["type"] == "ack" for r in during), during
+        last = max(r["seq"] for r in during)
+        ready = httpx.get(b.url + "/readyz")
+        assert ready.status_code == 503 and ready.json()["redis"].startswith("error")
+        await asyncio.sleep(0.5)
+        # ... and once Redis is back every process reads what it missed from the log.
+        own_redis.start()
+        healed = await asyncio.gather(*(v.wait_for_seq(last, timeout=2.0) for v in viewers))
+        assert max(healed) < 2.0
+        ack = await p2.act("after", {"type": "note", "text": "after the restart"})
+        for viewer in viewers:
+            await viewer.wait_for_seq(ack["seq"], timeout=2)
+        await asyncio.sleep(0.2)
+        for viewer in viewers:
+            await viewer.close()
+        return viewers
+
+    viewers = asyncio.run(body())
+    log = httpx.get(a.url + f"/api/games/{game['id']}/events?since=0").json()["events"]
+    check_log(viewers, log, since=3)
+    assert httpx.get(b.url + "/readyz").status_code == 200

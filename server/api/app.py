@@ -19,6 +19,7 @@ from server.api.routes import games, systems
 from server.config import Settings
 from server.games.service import GameService
 from server.hub import LocalHub
+from server.metrics import Metrics, configure_logging
 from server.rules.core import RuleError
 from server.store import EventStore, make_engine
 from server.store.migrate import upgrade
@@ -46,6 +47,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             hub = RedisHub(settings.redis_url)
         service = GameService(EventStore(engine), hub)
         app.state.service = service
+        app.state.metrics = Metrics().bind(service)
+        configure_logging()
         await hub.start()
         log.info("warfield %s serving (%s)", __version__, engine.dialect.name)
         try:
@@ -92,6 +95,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 checks["redis"] = f"error: {type(exc).__name__}"
         ready = all(v == "ok" for v in checks.values())
         return JSONResponse({"ready": ready, **checks}, status_code=200 if ready else 503)
+
+    @app.get("/metrics", tags=["health"])
+    async def metrics() -> Response:
+        """Prometheus metrics of this process."""
+        registry: Metrics = app.state.metrics
+        return Response(registry.render(), media_type=registry.content_type)
 
     static_dir = _static_dir()
     index = static_dir / "index.html"

@@ -124,7 +124,7 @@ class Connection:
             # Too far behind: drop it; the client reconnects and resumes from its last seq.
             self.queue.put_nowait(_Close(CLOSE_TRY_LATER, "too far behind; reconnect"))
             return
-        self.queue.put_nowait((events, frame))
+        self.queue.put_nowait((events, frame, time.perf_counter()))  # (metrics: queued at)
 
     def send(self, message: dict[str, Any]) -> None:
         self.queue.put_nowait(dumps(message))
@@ -141,7 +141,7 @@ class Connection:
             if isinstance(item, str):
                 await self.ws.send_text(item)
                 continue
-            events, frame = item
+            events, frame, queued_at = item
             first, last = events[0].seq, events[-1].seq
             if last <= self.sent:
                 continue
@@ -155,6 +155,8 @@ class Connection:
                 frame = events_frame([e for e in events if e.seq > self.sent], self.viewer)
             await self.ws.send_text(frame)
             self.sent = last
+            if self.service.metrics is not None:  # metrics hook: commit -> delivered
+                self.service.metrics.delivered(queued_at)
 
     # --- the client's side ---------------------------------------------------------------------
 
@@ -173,6 +175,8 @@ class Connection:
             if self.subscribed:
                 self.service.hub.unsubscribe(self.game_id, self)
                 self.subscribed = False
+                if self.service.metrics is not None:  # metrics hook: open sockets by role
+                    self.service.metrics.socket_closed(self.viewer)
                 self._presence_changed()
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -248,6 +252,8 @@ class Connection:
                 )
             self.service.hub.subscribe(self.game_id, self)
             self.subscribed = True
+            if self.service.metrics is not None:  # metrics hook: open sockets by role
+                self.service.metrics.socket_opened(self.viewer)
             self.sent = state.seq
             self.send(
                 {

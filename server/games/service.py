@@ -17,6 +17,7 @@ import hashlib
 import json
 import random
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -100,6 +101,7 @@ class GameService:
         self._live: OrderedDict[str, LiveGame] = OrderedDict()
         self._loading: dict[str, asyncio.Lock] = {}
         self.listeners: list[Callable[[str, str, Sequence[Event]], None]] = []
+        self.metrics: Any = None  # server.metrics.Metrics, set by the app (metrics hook)
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(fn, *args)
@@ -258,6 +260,26 @@ class GameService:
         expected_seq: int | None = None,
     ) -> int:
         """Apply a player's action; return the seq of its last event (the `ack`)."""
+        # --- metrics hook (server/metrics.py): outcome and time to commit of every action ---
+        if self.metrics is None:
+            return await self._act(game_id, seat, action, ref, expected_seq)
+        started = time.perf_counter()
+        try:
+            seq = await self._act(game_id, seat, action, ref, expected_seq)
+        except RuleError as exc:
+            self.metrics.action(action, exc.code, None)
+            raise
+        self.metrics.action(action, "ok", time.perf_counter() - started)
+        return seq
+
+    async def _act(
+        self,
+        game_id: str,
+        seat: int | None,
+        action: Any,
+        ref: str | None,
+        expected_seq: int | None,
+    ) -> int:
         live = await self.live(game_id)
         digest = action_digest(action) if ref else ""
         async with live.lock:

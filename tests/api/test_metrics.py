@@ -1,0 +1,129 @@
+"""Prometheus /metrics and token-free logs (issue 7 item 3)."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+
+from fastapi.testclient import TestClient
+from prometheus_client.parser import text_string_to_metric_families
+
+from server.metrics import JsonFormatter, RedactTokens, redact
+from tests.api.helpers import new_game, receive_events, receive_until
+
+
+def scrape(client: TestClient) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    r = client.get("/metrics")
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/plain")
+    samples = {}
+    for family in text_string_to_metric_families(r.text):
+        for s in family.samples:
+            samples[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    return samples
+
+
+def value(samples: dict, name: str, **labels: str) -> float:
+    return samples.get((name, tuple(sorted(labels.items()))), 0.0)
+
+
+def hello(ws: object, token: str | None) -> dict:
+    ws.send_json({"type": "hello", "token": token, "since": None})  # type: ignore[attr-defined]
+    return receive_until(ws, "welcome")
+
+
+def test_metrics_count_sockets_games_actions_and_latencies(client: TestClient) -> None:
+    game = new_game(client)
+    url = f"/ws/games/{game['id']}"
+    with client.websocket_connect(url) as p1, client.websocket_connect(url) as spectator:
+        hello(p1, game["p1"])
+        hello(spectator, None)
+        during = scrape(client)
+        assert value(during, "warfield_open_sockets", role="player") == 1
+        assert value(during, "warfield_open_sockets", role="spectator") == 1
+        assert value(during, "warfield_active_games") >= 1
+
+        p1.send_json({"type": "action", "ref": "a", "action": {"type": "place_token", "x": 1,
+                                                               "y": 1}})
+        assert receive_until(p1, "ack")["seq"] == 4
+        p1.send_json({"type": "action", "ref": "b", "action": {"type": "move_token", "id": "t1",
+                                                               "x": 172, "y": 5}})
+        assert receive_until(p1, "error")["code"] == "illegal_move"
+        p1.send_json({"type": "action", "ref": "c", "action": {"type": "made-up", "x": 1}})
+        assert receive_until(p1, "error")["code"] == "bad_request"
+        receive_events(spectator, 1)  # the spectator's socket has written the batch
+
+    after = scrape(client)
+    assert value(after, "warfield_actions_total", type="place_token", outcome="ok") == 1
+    assert value(after, "warfield_actions_total", type="move_token", outcome="illegal_move") == 1
+    assert value(after, "warfield_actions_total", type="other", outcome="bad_request") == 1
+    assert not any(dict(k[1]).get("type") == "made-up" for k in after)  # no client-made labels
+    assert value(after, "warfield_action_commit_seconds_count") == 1
+    assert value(after, "warfield_events_committed_total") == 2  # seat 2 claimed, token placed
+    # Both sockets wrote the one batch: two observations of commit -> delivered.
+    assert value(after, "warfield_commit_delivered_seconds_count") == 2
+    assert value(after, "warfield_commit_delivered_seconds_bucket", le="+Inf") == 2
+    assert value(after, "warfield_open_sockets", role="player") == 0
+    assert value(after, "warfield_open_sockets", role="spectator") == 0
+
+
+def test_each_app_has_its_own_registry(client: TestClient, settings: object) -> None:
+    from server.api.app import create_app
+
+    new_game(client)
+    with TestClient(create_app(settings)) as other:  # type: ignore[arg-type]
+        assert value(scrape(other), "warfield_actions_total", type="place_token",
+                     outcome="ok") == 0
+        assert value(scrape(other), "warfield_active_games") == 0
+    assert value(scrape(client), "warfield_active_games") >= 1
+
+
+def test_tokens_and_bearer_headers_are_masked() -> None:
+    token = "Zx9_kQ-3vBLm0pR7sT2uWA"  # the shape of a seat token (22 URL-safe characters)
+    assert token not in redact(f"Authorization: Bearer {token}")
+    assert "Bearer [redacted]" in redact(f"Authorization: Bearer {token}")
+    assert token not in redact(json.dumps({"type": "hello", "token": token, "since": None}))
+    assert token not in redact(f"GET /ws?token={token}&since=3")
+    assert token not in redact(f"seat token {token} accepted")
+    assert redact('{"token": null}') == '{"token": null}'
+    kept = "game 3f2a9c0d1e2b4a5c moved warfield_commit_delivered to 12.5"
+    assert redact(kept) == kept
+
+
+def test_the_log_filter_masks_messages_arguments_and_tracebacks() -> None:
+    token = "Zx9_kQ-3vBLm0pR7sT2uWA"
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(RedactTokens())
+    handler.setFormatter(JsonFormatter())
+    logger = logging.getLogger("warfield.test.redaction")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        logger.warning("hello with %s", {"token": token})
+        logger.warning("header Bearer %s", token)
+        try:
+            raise ValueError(f"bad token {token}")
+        except ValueError:
+            logger.exception("failed")
+    finally:
+        logger.removeHandler(handler)
+    text = stream.getvalue()
+    assert token not in text
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert [line["level"] for line in lines] == ["warning", "warning", "error"]
+    assert lines[1]["msg"] == "header Bearer [redacted]"
+    assert "ValueError" in lines[2]["exc"] and lines[2]["logger"] == "warfield.test.redaction"
+
+
+def test_a_real_process_serves_metrics_and_logs_no_token(serve: object) -> None:
+    import httpx
+
+    server = serve({"WARFIELD_LOG_LEVEL": "debug"})  # type: ignore[operator]
+    created = httpx.post(server.url + "/api/games", json={"system": "t9a"}).json()
+    httpx.get(server.url + f"/api/games/{created['id']}",
+              headers={"Authorization": f"Bearer {created['token']}"}).raise_for_status()
+    body = httpx.get(server.url + "/metrics").text
+    assert "warfield_open_sockets" in body and "warfield_action_commit_seconds_bucket" in body
+    assert created["token"] not in server.log()

@@ -21,8 +21,8 @@ class Settings(BaseSettings):
     log_level: str = Field(default="info", alias="WARFIELD_LOG_LEVEL")
     max_frame_bytes: int = 64 * 1024
     max_sockets_per_game: int = 500
-    rate_limit_per_s: float = 20.0
-    rate_limit_burst: int = 40
+    rate_limit_per_s: float = 30.0
+    rate_limit_burst: int = 60
     idle_ping_s: float = 20.0
 
     @cached_property

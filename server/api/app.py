@@ -15,7 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from server import __version__
 from server.api import ws
 from server.api.errors import rule_error_handler, validation_error_handler
-from server.api.routes import games, systems
+from server.api.routes import archive, games, questions, systems
 from server.config import Settings
 from server.games.service import GameService
 from server.hub import LocalHub
@@ -67,7 +67,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(RuleError, rule_error_handler)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     app.include_router(games.router)
+    app.include_router(archive.router)
     app.include_router(systems.router)
+    app.include_router(questions.router)
     app.include_router(ws.router)
 
     @app.get("/healthz", tags=["health"])

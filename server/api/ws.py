@@ -316,6 +316,12 @@ class Connection:
                     )
             except RuleError as exc:
                 self.error(ref, exc)
+            except WebSocketDisconnect:
+                raise
+            except Exception:  # noqa: BLE001 - a bug must not cost the player the socket
+                log.exception("unexpected error handling %s", kind)
+                self.error(ref, RuleError("internal", "the server failed to handle this "
+                                          "message; nothing was changed"))
 
     async def _action(self, data: dict[str, Any]) -> None:
         ref, expected = data.get("ref"), data.get("expected_seq")

@@ -25,8 +25,9 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from server import dice
+from server.games import archive
 from server.hub import LocalHub
-from server.rules import core, table
+from server.rules import core, questions, table
 from server.rules.core import (
     BAD_REQUEST,
     CONFLICT,
@@ -294,6 +295,9 @@ class GameService:
                         expected_seq=expected_seq,
                     )
                 events = core.decide(live.state, seat, action, live.dice())
+                # Commit-reveal: a batch that ends the game also reveals the dice seed, in the
+                # same transaction (server/games/archive.py); nothing else sends the seed.
+                events = archive.with_dice_reveal(events, live.record.dice_seed)
                 record = ActionRecord(seat, ref, digest, 0) if ref and seat else None
                 try:
                     stored = await self._db(
@@ -334,10 +338,20 @@ class GameService:
             )
         return done.seq
 
-    async def preview(self, game_id: str, seat: int | None, action: Any) -> list[Event]:
-        """The events an action would produce, committing nothing (dice are not shown)."""
+    async def preview(self, game_id: str, seat: int | None, action: Any) -> dict[str, Any]:
+        """Would this action be legal now? Commits nothing; rolls throwaway dice, never the
+        game's stream, so a preview cannot peek at the dice to come."""
         live = await self.live(game_id)
-        return core.decide(live.state, seat, action, live.dice())
+        throwaway = dice.DiceStream(secrets.token_bytes(dice.SEED_BYTES), live.state.dice_position)
+        return questions.preview(live.state, seat, action, throwaway)
+
+    async def measure(self, game_id: str, from_ref: Any, to_ref: Any) -> dict[str, Any]:
+        live = await self.live(game_id)
+        return questions.measure(live.state, from_ref, to_ref)
+
+    async def line_of_sight(self, game_id: str, viewer: Any, target: Any) -> dict[str, Any]:
+        live = await self.live(game_id)
+        return questions.line_of_sight(live.state, viewer, target)
 
     # --- reads ---------------------------------------------------------------------------------
 

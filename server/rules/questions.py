@@ -1,0 +1,103 @@
+"""Asking without acting: previews, measurements and line of sight. Pure and non-committing.
+
+Each answer comes from the same geometry judgement the actions use, so what a player is shown
+while dragging is exactly what the server will decide on release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import shapely
+
+from server import geometry as geo
+from server.dice import DiceStream
+from server.geometry.los import line_of_sight as geo_line_of_sight
+from server.geometry.measure import distance, distance_to_point
+from server.rules.core import BAD_REQUEST, NOT_FOUND, GameState, RuleError, decide
+from server.rules.units import footprint_of, table_of, units_of
+
+NO_SWEEP_ACTIONS = {"declare_charge"}
+
+
+def preview(state: GameState, seat: int | None, action: Any, dice: DiceStream) -> dict[str, Any]:
+    """Would `seat`'s action be legal now? `dice` must be a throwaway stream (never the game's),
+    and no roll is reported, so a preview tells nothing about the dice to come."""
+    try:
+        events = decide(state, seat, action, dice)
+    except RuleError as exc:
+        if exc.code in (BAD_REQUEST, NOT_FOUND) and "rule" not in exc.details:
+            raise
+        return {
+            "legal": False,
+            "code": exc.code,
+            "message": exc.message,
+            "rule": exc.details.get("rule"),
+            "obstacle": exc.details.get("obstacle"),
+            "distance": exc.details.get("distance"),
+            "swept": exc.details.get("swept"),
+        }
+    first = next((e.payload for e in events if "swept" in e.payload or "distance" in e.payload),
+                 {})
+    kind = action.get("type") if isinstance(action, dict) else None
+    return {
+        "legal": True,
+        "rule": None,
+        "obstacle": None,
+        "distance": first.get("distance"),
+        "swept": None if kind in NO_SWEEP_ACTIONS else first.get("swept"),
+        "used": first.get("used"),
+        "allowance": first.get("allowance"),
+    }
+
+
+def _thing(state: GameState, ref: Any) -> tuple[Any, str]:
+    """A unit's or token's outline, or a point, from an id or {"x","y"}."""
+    if isinstance(ref, dict):
+        try:
+            return shapely.Point(float(ref["x"]), float(ref["y"])), "point"
+        except (KeyError, TypeError, ValueError):
+            raise RuleError(BAD_REQUEST, "a point is {\"x\": number, \"y\": number}") from None
+    if isinstance(ref, str):
+        unit = units_of(state).get(ref)
+        if unit is not None:
+            fp = footprint_of(state, unit)
+            if fp is None:
+                raise RuleError(NOT_FOUND, f"{unit.name} is not on the table", id=ref)
+            return fp, "unit"
+        token = state.tokens.get(ref)
+        if token is not None:
+            box = shapely.box(-token.width / 2, -token.depth / 2, token.width / 2,
+                              token.depth / 2)
+            box = shapely.affinity.rotate(box, token.facing, origin=(0, 0))
+            return shapely.affinity.translate(box, token.x, token.y), "token"
+        raise RuleError(NOT_FOUND, f"nothing called {ref!r} is on the table", id=ref)
+    raise RuleError(BAD_REQUEST, "measure from/to a unit id, a token id or a point")
+
+
+def measure(state: GameState, from_ref: Any, to_ref: Any) -> dict[str, Any]:
+    """Closest-point distance between two things on the table (units by their boundaries)."""
+    a, _ = _thing(state, from_ref)
+    b, kind_b = _thing(state, to_ref)
+    result = distance_to_point(a, (b.x, b.y)) if kind_b == "point" else distance(a, b)
+    out = result.to_dict()
+    out["distance"] = round(out["distance"], 4)
+    return out
+
+
+def line_of_sight(state: GameState, viewer: Any, target: Any) -> dict[str, Any]:
+    """Can unit `viewer` see unit `target`: fraction seen, cover, blockers, sight lines."""
+    table = table_of(state)
+    for ref in (viewer, target):
+        if not isinstance(ref, str):
+            raise RuleError(BAD_REQUEST, "line of sight is between two unit ids")
+        unit = units_of(state).get(ref)
+        if unit is None:
+            raise RuleError(NOT_FOUND, f"no unit {ref!r}", id=ref)
+        if ref not in table.units:
+            raise RuleError(NOT_FOUND, f"{unit.name} is not on the table", id=ref)
+    result = geo_line_of_sight(table, viewer, target).to_dict()
+    return result
+
+
+__all__ = ["geo", "line_of_sight", "measure", "preview"]

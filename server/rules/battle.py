@@ -59,13 +59,18 @@ def require_phase(state: GameState, seat: int, phases: Iterable[str], what: str)
     active, phase = state.extra.get("active_player"), state.extra.get("phase")
     if active != seat:
         raise RuleError(
-            OUT_OF_PHASE, f"it is player {active}'s turn; {what} waits for yours",
-            active_player=active, phase=phase,
+            OUT_OF_PHASE,
+            f"it is player {active}'s turn; {what} waits for yours",
+            active_player=active,
+            phase=phase,
         )
     if phase not in wanted:
         raise RuleError(
-            OUT_OF_PHASE, f"{what} happens in the {' or '.join(wanted)} phase, not {phase}",
-            active_player=active, phase=phase, allowed=wanted,
+            OUT_OF_PHASE,
+            f"{what} happens in the {' or '.join(wanted)} phase, not {phase}",
+            active_player=active,
+            phase=phase,
+            allowed=wanted,
         )
 
 
@@ -88,8 +93,12 @@ def end_phase(state: GameState, seat: int, action: EndPhase, dice: DiceStream) -
     require_stage(state, BATTLE)
     active, phase = state.extra.get("active_player"), state.extra.get("phase")
     if active != seat:
-        raise RuleError(OUT_OF_PHASE, f"only player {active} can end the {phase} phase",
-                        active_player=active, phase=phase)
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"only player {active} can end the {phase} phase",
+            active_player=active,
+            phase=phase,
+        )
     phases = PHASES[state.system]
     turn = int(state.extra.get("turn", 1))
     first = int(state.extra.get("first_player", 1))
@@ -102,9 +111,14 @@ def end_phase(state: GameState, seat: int, action: EndPhase, dice: DiceStream) -
         nxt = {"turn": turn + 1, "active_player": first, "phase": phases[0]}
     events = [Event("phase_ended", {"ended": phase, **nxt}, actor=seat)]
     if nxt["turn"] > find_system(state.system).turns:
-        events = [Event("phase_ended", {"ended": phase, "turn": turn, "active_player": None,
-                                        "phase": None}, actor=seat),
-                  Event("game_ended", {"reason": "last turn played", "winner": None})]
+        events = [
+            Event(
+                "phase_ended",
+                {"ended": phase, "turn": turn, "active_player": None, "phase": None},
+                actor=seat,
+            ),
+            Event("game_ended", {"reason": "last turn played", "winner": None}),
+        ]
     return events
 
 
@@ -115,9 +129,16 @@ def _set(state: GameState, **values: object) -> GameState:
 @register_folder("battle_started")
 def _fold_battle_started(state: GameState, event: Event) -> GameState:
     p = event.payload
-    return _set(state, stage=BATTLE, turn=p["turn"], active_player=p["active_player"],
-                phase=p["phase"], first_player=p["active_player"], player_turn=1,
-                phase_moves={})
+    return _set(
+        state,
+        stage=BATTLE,
+        turn=p["turn"],
+        active_player=p["active_player"],
+        phase=p["phase"],
+        first_player=p["active_player"],
+        player_turn=1,
+        phase_moves={},
+    )
 
 
 @register_folder("phase_ended")
@@ -127,14 +148,24 @@ def _fold_phase_ended(state: GameState, event: Event) -> GameState:
     if p["active_player"] != state.extra.get("active_player"):
         player_turn += 1
     # Per-phase facts (who moved, who charged) live only until the phase ends.
-    return _set(state, turn=p["turn"], active_player=p["active_player"], phase=p["phase"],
-                player_turn=player_turn, phase_moves={})
+    return _set(
+        state,
+        turn=p["turn"],
+        active_player=p["active_player"],
+        phase=p["phase"],
+        player_turn=player_turn,
+        phase_moves={},
+    )
 
 
 @register_folder("game_ended")
 def _fold_game_ended(state: GameState, event: Event) -> GameState:
-    state = _set(state, stage=OVER, winner=event.payload.get("winner"),
-                 end_reason=event.payload.get("reason"))
+    state = _set(
+        state,
+        stage=OVER,
+        winner=event.payload.get("winner"),
+        end_reason=event.payload.get("reason"),
+    )
     return dataclasses.replace(state, over=True)
 
 

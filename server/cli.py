@@ -1,4 +1,4 @@
-"""`warfield serve | migrate | bench` — the host's commands."""
+"""`warfield serve | migrate | bench | export | import | verify-dice` — the host's commands."""
 
 from __future__ import annotations
 
@@ -44,6 +44,14 @@ def _migrate(_args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    if args.which == "fanout":
+        from bench.ws_fanout import main as fanout_main
+
+        return fanout_main(args.bench_args)
+    if args.which == "many-games":
+        from bench.many_games import main as many_games_main
+
+        return many_games_main(args.bench_args)
     if args.which == "geometry":
         from bench.geometry import main as bench_main
     else:
@@ -51,6 +59,78 @@ def _bench(args: argparse.Namespace) -> int:
         return 2
     bench_main()
     return 0
+
+
+# --- export / import / verify-dice (server/games/archive.py, docs/dice.md) -------------------
+
+
+def _store() -> object:
+    from server.store import EventStore, make_engine
+    from server.store.migrate import upgrade
+
+    engine = make_engine(Settings().effective_database_url)
+    upgrade(engine)
+    return EventStore(engine)
+
+
+def _read_json(path: str) -> object:
+    import json
+
+    if path == "-":
+        return json.load(sys.stdin)
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _export(args: argparse.Namespace) -> int:
+    import json
+
+    from server.games.archive import ArchiveError, export_from_store
+
+    try:
+        doc = export_from_store(_store(), args.game_id, include_seed=args.include_seed)  # type: ignore[arg-type]
+    except ArchiveError as exc:
+        print(f"warfield export: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(doc, indent=1, ensure_ascii=False))
+    if args.include_seed and not doc["over"]:
+        print("warfield export: this file holds the dice seed of a running game; keep it as "
+              "secret as the database", file=sys.stderr)
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    import json
+
+    from server.games.archive import ArchiveError, import_into_store
+
+    try:
+        doc = _read_json(args.file)
+        game_id, tokens = import_into_store(_store(), doc, as_new=args.as_new)  # type: ignore[arg-type]
+    except (OSError, json.JSONDecodeError, ArchiveError) as exc:
+        print(f"warfield import: {exc}", file=sys.stderr)
+        return 1
+    print(f"imported game {game_id}")
+    for seat, token in sorted(tokens.items()):
+        print(f"seat {seat} token: {token}")
+    if tokens:
+        print("tokens are not exported: hand each player their new seat token (keep them secret)")
+    return 0
+
+
+def _verify_dice(args: argparse.Namespace) -> int:
+    import json
+
+    from server.games.archive import verify_export
+
+    try:
+        doc = _read_json(args.file)
+    except (OSError, json.JSONDecodeError) as exc:
+        print(f"warfield verify-dice: cannot read {args.file}: {exc}", file=sys.stderr)
+        return 1
+    check = verify_export(doc)
+    print(check.text())
+    return check.exit_code
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,8 +143,27 @@ def main(argv: list[str] | None = None) -> int:
     migrate = sub.add_parser("migrate", help="bring the database schema up to date")
     migrate.set_defaults(run=_migrate)
     bench = sub.add_parser("bench", help="run a benchmark that prints JSON")
-    bench.add_argument("which", choices=["geometry"])
+    bench.add_argument("which", choices=["geometry", "fanout", "many-games"])
+    bench.add_argument("bench_args", nargs=argparse.REMAINDER,
+                       help="options of the benchmark (fanout, many-games: --help)")
     bench.set_defaults(run=_bench)
+    export = sub.add_parser("export", help="print a game as JSON (every event; host only)")
+    export.add_argument("game_id")
+    export.add_argument("--include-seed", action="store_true",
+                        help="include the dice seed of a running game (to move it to another "
+                             "server; the file is then secret)")
+    export.set_defaults(run=_export)
+    imp = sub.add_parser("import", help="restore an exported game; prints new seat tokens")
+    imp.add_argument("file", help="an export file, or - for stdin")
+    imp.add_argument("--as-new", action="store_true", help="give the game a new id")
+    imp.set_defaults(run=_import)
+    verify = sub.add_parser(
+        "verify-dice",
+        help="recompute every roll of an exported game from its revealed seed "
+             "(exit 0 verified, 1 not, 2 seed not revealed yet)",
+    )
+    verify.add_argument("file", help="an export file, or - for stdin")
+    verify.set_defaults(run=_verify_dice)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     return int(args.run(args))

@@ -1,0 +1,63 @@
+"""REST: the dice proof of a game and, once it is over, its export for players to archive."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path
+from pydantic import BaseModel
+
+from server.api.deps import ServiceDep, TokenDep
+from server.api.errors import error_responses
+from server.games import archive
+from server.rules.core import CONFLICT, RuleError
+
+router = APIRouter(prefix="/api/games", tags=["dice", "archive"])
+GameId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+
+
+class DiceFailure(BaseModel):
+    seq: int | None
+    roll: int | None
+    start: int | None
+    reason: str
+
+
+class DiceProof(BaseModel):
+    commitment: str
+    revealed: bool
+    rolls: int
+    seed: str | None = None
+    verified: bool | None = None
+    failures: list[DiceFailure] | None = None
+
+
+@router.get(
+    "/{game_id}/dice-proof",
+    response_model=DiceProof,
+    response_model_exclude_none=True,
+    responses=error_responses(400, 401, 404),
+)
+async def dice_proof(game_id: GameId, service: ServiceDep, token: TokenDep) -> dict[str, Any]:
+    """The dice commitment and roll count while the game runs; after its end also the seed and
+    a verification of every roll in the log (docs/dice.md)."""
+    viewer = await service.authenticate(game_id, token)
+    live = await service.live(game_id)
+    events = await asyncio.to_thread(service.store.events, game_id)
+    return archive.dice_proof(
+        live.record.dice_commitment, live.record.dice_seed, events, viewer
+    )
+
+
+@router.get("/{game_id}/export", responses=error_responses(400, 401, 404, 409))
+async def export_game(game_id: GameId, service: ServiceDep, token: TokenDep) -> dict[str, Any]:
+    """The finished game as a `warfield-game/1` file, as this viewer may see it (hidden events
+    of the other seat are placeholders). 409 `conflict` while the game runs."""
+    viewer = await service.authenticate(game_id, token)
+    live = await service.live(game_id)
+    if not live.state.over:
+        raise RuleError(CONFLICT, "the game is not over; it can be exported after its end")
+    events = await asyncio.to_thread(service.store.events, game_id)
+    seats = await asyncio.to_thread(service.store.seat_hashes, game_id)
+    return archive.export_document(live.record, events, seats, viewer=viewer)

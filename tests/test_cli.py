@@ -1,0 +1,122 @@
+"""`warfield export | import | verify-dice` (issue 4 item 1, issue 8 item 6), on both databases."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from server.api.app import create_app
+from server.cli import main
+from server.config import Settings
+from tests.api.helpers import auth, new_game
+
+
+def _play(settings: Settings, *, end: bool = True) -> str:
+    with TestClient(create_app(settings)) as client:
+        game = new_game(client)
+        gid = game["id"]
+        actions = [{"type": "roll_dice", "dice": d} for d in ("2D6", "D3", "scatter", "3D6")]
+        if end:
+            actions.append({"type": "concede"})
+        for action in actions:
+            r = client.post(f"/api/games/{gid}/actions", json={"action": action},
+                            headers=auth(game["p1"]))
+            assert r.status_code == 200, r.text
+    return gid
+
+
+@pytest.fixture
+def env(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    """Point the CLI (which reads its settings from the environment) at the test database."""
+    monkeypatch.setenv("DATABASE_URL", settings.effective_database_url)
+    monkeypatch.setenv("WARFIELD_DATA_DIR", str(settings.data_dir))
+    return settings
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_export_import_verify(env: Settings, tmp_path: Path,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    gid = _play(env)
+    code, out, _ = _run(capsys, "export", gid)
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["game"]["id"] == gid and doc["over"] and "dice_seed" in doc["game"]
+    path = tmp_path / "game.json"
+    path.write_text(out)
+
+    code, out, _ = _run(capsys, "verify-dice", str(path))
+    assert code == 0 and "VERIFIED" in out and "rolls checked: 4" in out
+
+    code, _, err = _run(capsys, "import", str(path))
+    assert code == 1 and "exists already" in err
+    code, out, _ = _run(capsys, "import", "--as-new", str(path))
+    assert code == 0
+    new_id = out.split()[2]
+    tokens = [line.split()[-1] for line in out.splitlines() if line.startswith("seat ")]
+    assert len(tokens) == 2 and new_id != gid
+    with TestClient(create_app(env)) as client:
+        r = client.get(f"/api/games/{new_id}/dice-proof", headers=auth(tokens[0]))
+        assert r.status_code == 200 and r.json()["verified"] is True
+    code, out, _ = _run(capsys, "export", new_id)
+    again = json.loads(out)
+    assert again["events"][1:] == doc["events"][1:]
+
+
+def test_tampered_face_exits_1_naming_the_roll(env: Settings, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "export", _play(env))
+    doc: dict[str, Any] = json.loads(out)
+    event = next(e for e in doc["events"] if e["type"] == "dice_rolled"
+                 and e["payload"]["roll"]["expression"] == "3D6")
+    die = event["payload"]["roll"]["dice"][2]
+    die["face"] = 6 if die["face"] != 6 else 5
+    path = tmp_path / "tampered.json"
+    path.write_text(json.dumps(doc))
+    code, out, _ = _run(capsys, "verify-dice", str(path))
+    assert code == 1
+    assert "FAILED" in out and f"event seq {event['seq']}, roll 0" in out
+    assert "die 2 face recorded" in out
+    # The same through a real process: the exit status is what a shell sees.
+    proc = subprocess.run([sys.executable, "-m", "server.cli", "verify-dice", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and f"event seq {event['seq']}" in proc.stdout
+
+
+def test_running_game_exits_2_and_keeps_its_seed(env: Settings, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    gid = _play(env, end=False)
+    code, out, _ = _run(capsys, "export", gid)
+    assert code == 0 and "dice_seed" not in json.loads(out)["game"]
+    path = tmp_path / "running.json"
+    path.write_text(out)
+    code, out, _ = _run(capsys, "verify-dice", str(path))
+    assert code == 2 and "not revealed" in out
+    code, _, err = _run(capsys, "import", "--as-new", str(path))
+    assert code == 1 and "--include-seed" in err
+    code, out, err = _run(capsys, "export", "--include-seed", gid)
+    assert code == 0 and "secret" in err and "dice_seed" in json.loads(out)["game"]
+
+
+def test_bad_input(env: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "export", "nope")
+    assert code == 1 and "no game" in err
+    path = tmp_path / "junk.json"
+    path.write_text("{not json")
+    assert _run(capsys, "import", str(path))[0] == 1
+    assert _run(capsys, "verify-dice", str(path))[0] == 1
+    path.write_text(json.dumps({"format": "something-else"}))
+    code, out, _ = _run(capsys, "verify-dice", str(path))
+    assert code == 1 and "unknown format" in out
+    code, _, err = _run(capsys, "import", str(tmp_path / "missing.json"))
+    assert code == 1

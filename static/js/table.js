@@ -14,7 +14,7 @@ import { LatestOnly } from './net.js';
 /** @typedef {import('./net.js').Connection} Connection */
 /** @typedef {import('./view/render.js').Ghost} Ghost */
 /** @typedef {{x:number, y:number}} Pt */
-/** @typedef {'idle'|'place'|'measure'|'los'} Mode */
+/** @typedef {'idle'|'place'|'measure'|'los'|'deploy'|'charge'} Mode */
 
 /** Inches of tolerance when clicking small pieces. */
 const CLICK_SLOP_IN = 0.15;
@@ -30,6 +30,9 @@ const REFUSED_GHOST_MS = 2500;
  * @property {number} offX  grab point minus piece centre, inches
  * @property {number} offY
  * @property {any} token
+ * @property {any} [unit]      a unit being dragged (battle movement)
+ * @property {{x:number, y:number}} [start]  where the unit drag began, inches
+ * @property {{geometry:any, centre:number[], facing:number}} [boundary]
  */
 
 export class Table {
@@ -75,6 +78,10 @@ export class Table {
     this.measure = null;
     /** @type {{viewer:string|null, target:string|null, lines:number[][][], blocked:number[][][], label:string, result:any}|null} */
     this.los = null;
+    /** The unit picked in the tray to deploy with the next click. @type {string|null} */
+    this.deployUnit = null;
+    /** Unit drags and wheels make March moves instead of Advance moves. */
+    this.march = false;
     this.frameRequested = false;
     this.previewWanted = false;
     this.measureWanted = false;
@@ -171,7 +178,8 @@ export class Table {
       this.fitted = false;
       this.fitView();
     }
-    if (this.ghost?.waitSeq !== undefined && (this.store.seq ?? 0) >= this.ghost.waitSeq) this.clearGhost();
+    // Unit events come back as a fresh state from the server: keep the ghost until it is here.
+    if (this.ghost?.waitSeq !== undefined && (this.store.seq ?? 0) >= this.ghost.waitSeq && !this.store.needsRefresh) this.clearGhost();
     if (this.selected && !this.pieceById(this.selected)) this.selected = null;
     this.redraw();
   }
@@ -198,6 +206,12 @@ export class Table {
   ownToken(id) {
     const t = id ? this.store.state?.tokens?.[id] : null;
     return t && this.store.seat !== null && t.owner === this.store.seat ? t : null;
+  }
+
+  /** The seat's own unit on the table, or null. @param {string|null} id */
+  ownUnit(id) {
+    const u = id ? this.store.state?.units?.[id] : null;
+    return u && this.store.seat !== null && u.owner === this.store.seat && u.status === 'on_table' ? u : null;
   }
 
   // --- drawing ----------------------------------------------------------------------------------
@@ -255,6 +269,8 @@ export class Table {
     if (this.mode === 'place') return this.place(w);
     if (this.mode === 'measure') return this.measureClick(w, hit);
     if (this.mode === 'los') return this.losClick(hit);
+    if (this.mode === 'deploy') return this.deployAt(w);
+    if (this.mode === 'charge') return this.chargeClick(hit);
     this.select(hit);
   }
 
@@ -270,7 +286,10 @@ export class Table {
     if (this.ghost?.refused) this.clearGhost();
     if (!this.view || this.mode !== 'idle' || (this.ghost && this.ghost.phase === 'committing')) return false;
     const w = this.world(pt);
-    const token = this.ownToken(this.pieceAt(w));
+    const hit = this.pieceAt(w);
+    const unit = this.store.state?.stage === 'battle' ? this.ownUnit(hit) : null;
+    if (unit) return this.unitDragStart(unit, w);
+    const token = this.ownToken(hit);
     if (!token) return false;
     this.selected = token.id;
     this.drag = { id: token.id, offX: w.x - token.x, offY: w.y - token.y, token };
@@ -283,6 +302,7 @@ export class Table {
   dragMove(pt) {
     if (!this.drag || !this.ghost) return;
     const w = this.world(pt);
+    if (this.drag.unit) return this.unitDragMove(w);
     const x = round2(w.x - this.drag.offX);
     const y = round2(w.y - this.drag.offY);
     this.ghost.x = x;
@@ -297,6 +317,10 @@ export class Table {
     const ghost = this.ghost;
     this.drag = null;
     if (!drag || !ghost) return;
+    if (drag.unit) {
+      if (!ghost.action) return this.clearGhost();
+      return this.commit(ghost.action, `Move ${drag.unit.name || drag.unit.id}`);
+    }
     if (ghost.x === drag.token.x && ghost.y === drag.token.y) return this.clearGhost();
     this.commit(ghost.action, `Move ${drag.token.label}`);
   }
@@ -317,10 +341,108 @@ export class Table {
       this.measureWanted = true;
       this.redraw();
     }
-    this.canvas.style.cursor = this.mode !== 'idle' ? 'crosshair' : this.ownToken(id) ? 'grab' : id ? 'pointer' : 'default';
+    this.canvas.style.cursor = this.mode !== 'idle' ? 'crosshair' : this.ownToken(id) || this.ownUnit(id) ? 'grab' : id ? 'pointer' : 'default';
     if (id !== this.hover) {
       this.hover = id;
       this.redraw();
+    }
+  }
+
+  // --- units: movement, deployment, charges --------------------------------------------------
+
+  /** @param {any} unit @param {Pt} w */
+  unitDragStart(unit, w) {
+    const boundary = boundaryOf(unit);
+    if (!boundary) return false;
+    this.selected = unit.id;
+    this.drag = { id: unit.id, offX: 0, offY: 0, token: null, unit, start: w, boundary };
+    const [cx, cy] = boundary.centre;
+    this.setGhost({ id: unit.id, x: cx, y: cy, facing: boundary.facing, width: 4, depth: 4, geometry: boundary.geometry, verdict: 'unknown', phase: 'dragging' }, null);
+    this.onChange();
+    return true;
+  }
+
+  /** Ranked units move straight forward or back along their facing; 40k models all move by
+   * the same offset. @param {Pt} w */
+  unitDragMove(w) {
+    const d = /** @type {DragState} */ (this.drag);
+    const g = /** @type {any} */ (this.ghost);
+    const u = d.unit;
+    const b = /** @type {any} */ (d.boundary);
+    const start = /** @type {Pt} */ (d.start);
+    let dx = w.x - start.x;
+    let dy = w.y - start.y;
+    if (this.store.state?.system === 'wh40k10' || !u.placement) {
+      dx = round2(dx);
+      dy = round2(dy);
+      const positions = (u.positions || []).map((/** @type {number[]} */ p) => [round2(p[0] + dx), round2(p[1] + dy)]);
+      g.action = Math.hypot(dx, dy) < 0.01 ? null : { type: 'move_models', unit: u.id, positions };
+    } else {
+      const t = (b.facing * Math.PI) / 180;
+      const fx = -Math.sin(t);
+      const fy = Math.cos(t);
+      const along = round2(dx * fx + dy * fy);
+      dx = along * fx;
+      dy = along * fy;
+      g.action = Math.abs(along) < 0.01 ? null : {
+        type: 'move_unit', unit: u.id, manoeuvre: along >= 0 ? 'forward' : 'backward',
+        mode: this.march ? 'march' : 'advance', distance: Math.abs(along),
+      };
+    }
+    g.geometry = translateGeometry(b.geometry, dx, dy);
+    g.x = b.centre[0] + dx;
+    g.y = b.centre[1] + dy;
+    if (!g.action) {
+      g.verdict = 'unknown';
+      g.swept = null;
+      g.text = '';
+    }
+    this.previewWanted = Boolean(g.action);
+    this.redraw();
+  }
+
+  /** Wheel the selected unit by `deg` (positive: to the left). @param {number} deg */
+  wheelSelected(deg) {
+    const u = this.ownUnit(this.selected);
+    if (!u) return this.toast('Select one of your units first.', 'info');
+    this.commit({ type: 'move_unit', unit: u.id, manoeuvre: 'wheel', mode: this.march ? 'march' : 'advance', degrees: deg }, `Wheel ${u.name}`);
+  }
+
+  /** Pick a unit in the tray; the next click on the table deploys it. @param {string} id */
+  startDeploy(id) {
+    this.setMode('deploy');
+    this.deployUnit = id;
+    this.onChange();
+  }
+
+  /** @param {Pt} w */
+  async deployAt(w) {
+    const id = this.deployUnit;
+    if (!id) return this.setMode('idle');
+    const name = this.store.state?.units?.[id]?.name || id;
+    const action = { type: 'deploy_unit', unit: id, x: round2(w.x), y: round2(w.y), facing: this.store.seat === 2 ? 180 : 0 };
+    try {
+      await this.conn.act(action);
+      this.setMode('idle');
+      this.toast(`${name} deployed.`, 'ok');
+    } catch (err) {
+      this.toast(`Deploy ${name}: ${errorText(err)}`, 'error');
+    }
+  }
+
+  /** @param {string|null} hit */
+  async chargeClick(hit) {
+    const unit = this.ownUnit(this.selected);
+    if (!unit) return this.setMode('idle');
+    const target = hit ? this.store.state?.units?.[hit] : null;
+    if (!target || target.owner === this.store.seat) return this.toast('Charge: click an enemy unit.', 'info');
+    this.setMode('idle');
+    try {
+      const ack = await this.conn.act({ type: 'declare_charge', unit: unit.id, target: target.id });
+      const ev = this.store.history.find((e) => e.seq === ack.seq);
+      if (ev) this.toast(ev.type === 'charge_succeeded' ? 'Charge succeeded!' : `Charge failed: ${ev.payload?.reason || ''}`, ev.type === 'charge_succeeded' ? 'ok' : 'info');
+    } catch (err) {
+      this.toast(`Charge: ${errorText(err)}`, 'error');
     }
   }
 
@@ -460,6 +582,9 @@ export class Table {
   setMode(mode) {
     if (this.ghost && this.ghost.phase !== 'committing') this.clearGhost();
     this.mode = mode;
+    if (mode !== 'deploy') this.deployUnit = null;
+    if (mode === 'deploy') this.toast('Deploy: click on the table where the front of the unit goes.', 'info');
+    if (mode === 'charge') this.toast('Charge: click the enemy unit to charge.', 'info');
     if (mode === 'place') this.toast('Place: click on the table where the token goes.', 'info');
     if (mode === 'measure') {
       this.measure = { from: null, to: null, points: [], label: '', fixed: false };
@@ -565,6 +690,25 @@ export class Table {
   }
 }
 
+/** The outline of a unit from its footprint: geometry, centre and facing. @param {any} unit */
+export function boundaryOf(unit) {
+  const features = unit?.footprint?.features;
+  if (!Array.isArray(features) || !features.length) return null;
+  const f = features.find((x) => x?.properties?.role === 'boundary') || features[0];
+  if (!f?.geometry) return null;
+  const p = f.properties || {};
+  const pl = unit.placement || {};
+  const centre = Array.isArray(p.centre) ? p.centre : [pl.x ?? 0, pl.y ?? 0];
+  return { geometry: f.geometry, centre, facing: Number(p.facing ?? pl.facing ?? 0) };
+}
+
+/** A GeoJSON Polygon or MultiPolygon moved by (dx, dy). @param {any} g @param {number} dx @param {number} dy */
+export function translateGeometry(g, dx, dy) {
+  /** @param {any} c @returns {any} */
+  const move = (c) => (typeof c[0] === 'number' ? [c[0] + dx, c[1] + dy, ...c.slice(2)] : c.map(move));
+  return { ...g, coordinates: move(g.coordinates) };
+}
+
 /** @param {number} v */
 function round2(v) {
   return Math.round(v * 100) / 100;
@@ -576,7 +720,10 @@ export function verdictText(res) {
   if (res.legal) parts.push('Legal');
   else parts.push(res.rule || res.message || 'Illegal');
   if (!res.legal && res.obstacle) parts.push(`(${res.obstacle})`);
-  if (typeof res.distance === 'number') {
+  if (typeof res.used === 'number') {
+    const allowance = typeof res.allowance === 'number' ? ` / ${res.allowance.toFixed(1)}` : '';
+    parts.push(`· used ${res.used.toFixed(1)}${allowance} in`);
+  } else if (typeof res.distance === 'number') {
     const allowance = typeof res.allowance === 'number' ? ` / ${res.allowance.toFixed(1)}` : '';
     parts.push(`· ${res.distance.toFixed(1)}${allowance} in`);
   }

@@ -23,7 +23,20 @@ function rollWords(roll) {
   return `${roll.expression ?? ''}: ${faces}${total}`;
 }
 
-/** @type {Object<string, (p:any, ev:import('../store.js').GameEvent) => string>} */
+/** A unit's name from the state, or its id. @param {any} state @param {any} id */
+function unitName(state, id) {
+  return String(state?.units?.[id]?.name || id || 'a unit');
+}
+
+/** @param {any} p @param {any} state @param {boolean} ok */
+function chargeWords(p, state, ok) {
+  const roll = p.roll ? `rolled ${rollWords(p.roll)}${p.bonus ? ` +${p.bonus}` : ''}` : '';
+  const need = typeof p.distance === 'number' ? `, needed ${p.distance.toFixed(1)} in` : '';
+  const head = `${unitName(state, p.unit)} charged ${unitName(state, p.target)}`;
+  return `${head}: ${ok ? 'charge succeeded' : 'charge failed'} (${[roll, need.slice(2)].filter(Boolean).join(', ')})${!ok && p.reason ? ` — ${p.reason}` : ''}`;
+}
+
+/** @type {Object<string, (p:any, ev:import('../store.js').GameEvent, state?:any) => string>} */
 const WORDS = {
   game_created: (p) => `Game created: ${p.name || p.system || ''}`,
   seat_claimed: (p) => `Player ${p.seat} took their seat`,
@@ -44,16 +57,16 @@ const WORDS = {
   unit_deployed: (p, ev) => `${who(ev.actor)} deployed ${p.unit?.name || p.unit?.id}${p.rule ? ` (${p.rule})` : ''}`,
   unit_moved: (p, ev) =>
     `${who(ev.actor)} moved ${p.unit?.name || p.unit?.id}: ${p.manoeuvre || 'move'} ${inch(p.distance)}${typeof p.used === 'number' && typeof p.allowance === 'number' ? ` (${p.used.toFixed(1)} of ${p.allowance} in)` : ''}`,
-  charge_succeeded: (p, ev) => `${who(ev.actor)}: charge succeeded${p.roll ? ` (${rollWords(p.roll)})` : ''}`,
-  charge_failed: (p, ev) => `${who(ev.actor)}: charge failed${p.roll ? ` (${rollWords(p.roll)})` : ''}`,
+  charge_succeeded: (p, ev, state) => `${who(ev.actor)}: ${chargeWords(p, state, true)}`,
+  charge_failed: (p, ev, state) => `${who(ev.actor)}: ${chargeWords(p, state, false)}`,
   hidden: (_p, ev) => `${who(ev.actor)} did something hidden`,
 };
 
-/** @param {import('../store.js').GameEvent} ev @returns {string} */
-export function describe(ev) {
+/** @param {import('../store.js').GameEvent} ev @param {any} [state] unit names @returns {string} */
+export function describe(ev, state) {
   const words = WORDS[ev.type];
   try {
-    if (words) return words(ev.payload || {}, ev);
+    if (words) return words(ev.payload || {}, ev, state);
   } catch {
     /* an unexpected payload: fall through to the plain name */
   }

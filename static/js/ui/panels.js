@@ -5,6 +5,7 @@
 import { h, replace } from './dom.js';
 import { errorText } from '../table.js';
 import { describe, humanize } from './describe.js';
+import { setupPanel, renderTray, unitOrders } from './battle.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -39,6 +40,7 @@ export function mountPanels(o) {
   const { store, conn, table, toast } = o;
 
   const phase = h('section', { class: 'panel phase', hidden: true });
+  const setup = h('section', { class: 'panel setup', id: 'setup', hidden: true });
   const tools = h('section', { class: 'panel tools' });
   const info = h('section', { class: 'panel info' });
   const tray = h('section', { class: 'panel tray', hidden: true });
@@ -47,7 +49,7 @@ export function mountPanels(o) {
   const share = h('section', { class: 'panel share' });
   const gameLog = h('ol', { class: 'log game-log' });
   const logPanel = h('section', { class: 'panel events' }, h('h2', null, 'Game log'), gameLog);
-  o.root.append(phase, tools, info, tray, dice, notes, logPanel, share);
+  o.root.append(phase, setup, tools, info, tray, dice, notes, logPanel, share);
 
   // --- tools -----------------------------------------------------------------------------------
   const label = /** @type {HTMLInputElement} */ (h('input', { name: 'label', placeholder: 'Label', maxlength: 80, size: 8 }));
@@ -113,7 +115,10 @@ export function mountPanels(o) {
   }, noteText, h('button', { type: 'submit' }, 'Add'));
   replace(notes, h('h2', null, 'Notes'), noteForm, noteLog);
 
+  const renderSetup = setupPanel(setup, store, conn, toast);
   let renderedHistory = -1;
+  /** @type {string|null|undefined} */
+  let renderedDeploy;
   /** @type {any} */
   let renderedState = null;
   /** @type {number|null|undefined} */
@@ -129,11 +134,14 @@ export function mountPanels(o) {
       const cmd = /** @type {HTMLElement} */ (b).dataset.cmd;
       b.classList.toggle('active', cmd === table.mode);
     }
-    if (store.state !== renderedState || store.seat !== renderedSeat) {
+    if (store.state !== renderedState || store.seat !== renderedSeat || table.deployUnit !== renderedDeploy) {
+      const stateChanged = store.state !== renderedState || store.seat !== renderedSeat;
       renderedState = store.state;
       renderedSeat = store.seat;
+      renderedDeploy = table.deployUnit;
       renderPhase(phase, st, store.seat, conn, toast);
-      renderTray(tray, table);
+      if (stateChanged) renderSetup();
+      renderTray(tray, table, store, conn, toast);
       renderShare(share, st, store.seat, o.links);
     }
     renderInfo(info, table, store);
@@ -197,18 +205,8 @@ function renderPhase(el, st, seat, conn, toast) {
 /** @param {HTMLElement} list @param {Store} store */
 function renderGameLog(list, store) {
   const items = store.history.slice(-150).reverse()
-    .map((ev) => h('li', { class: `owner-${ev.actor}`, dataset: { seq: ev.seq } }, h('small', null, `#${ev.seq} `), describe(ev)));
+    .map((ev) => h('li', { class: `owner-${ev.actor}`, dataset: { seq: ev.seq } }, h('small', null, `#${ev.seq} `), describe(ev, store.state)));
   replace(list, items.length ? items : h('li', { class: 'empty' }, 'Nothing yet.'));
-}
-
-/** @param {HTMLElement} el @param {Table} table */
-function renderTray(el, table) {
-  const entries = table.currentScene().tray;
-  el.hidden = entries.length === 0;
-  if (el.hidden) return;
-  replace(el, h('h2', null, 'Off the table'),
-    h('ul', { class: 'tray-list' },
-      entries.map((t) => h('li', { class: `owner-${t.owner}` }, h('b', null, t.label), ' ', h('small', null, humanize(t.status))))));
 }
 
 /** @param {HTMLElement} el @param {Table} table @param {Store} store */
@@ -227,7 +225,7 @@ function renderInfo(el, table, store) {
   }
   const unit = table.selected ? store.state?.units?.[table.selected] : null;
   const sel = table.selected ? store.state?.tokens?.[table.selected] : null;
-  if (unit) rows.push(unitCard(unit));
+  if (unit) rows.push(unitCard(unit), unitOrders(unit, table, store));
   if (sel) {
     const own = store.seat !== null && sel.owner === store.seat;
     rows.push(h('div', { class: `selected owner-${sel.owner}` },
@@ -267,6 +265,8 @@ function unitCard(u) {
 function modeHint(table) {
   if (table.mode === 'measure') return table.measure?.from ? 'Click the second point (Esc to stop).' : 'Click a point or a token to measure from.';
   if (table.mode === 'los') return table.los?.viewer && !table.los.target ? 'Click the target.' : 'Click the viewing unit or token.';
+  if (table.mode === 'deploy') return 'Click on the table where the front of the unit goes (Esc to cancel).';
+  if (table.mode === 'charge') return 'Click the enemy unit to charge (Esc to cancel).';
   if (table.mode === 'place') return 'Click on the table to place the token (Esc to cancel).';
   return '';
 }

@@ -46,6 +46,7 @@ export const COLORS = {
  * @property {'unknown'|'legal'|'illegal'|'pending'} verdict
  * @property {string} [text]
  * @property {any} [swept]   GeoJSON from the server's preview
+ * @property {any} [geometry] a unit's outline (GeoJSON) drawn instead of the rectangle
  */
 
 /**
@@ -324,15 +325,16 @@ export function drawGhost(ctx, v, g) {
     ctx.fill('evenodd');
   }
   ctx.beginPath();
-  traceRing(ctx, v, rectCorners(g));
+  if (g.geometry) for (const ring of geometryRings(g.geometry)) traceRing(ctx, v, ring);
+  else traceRing(ctx, v, rectCorners(g));
   ctx.fillStyle = fill;
-  ctx.fill();
+  ctx.fill('evenodd');
   ctx.setLineDash([6, 4]);
   ctx.strokeStyle = line;
   ctx.lineWidth = 2;
   ctx.stroke();
   ctx.setLineDash([]);
-  drawFacingMarkers(ctx, v, [{ id: '', kind: 'token', owner: 0, label: '', rect: g, facing: g.facing }]);
+  if (!g.geometry) drawFacingMarkers(ctx, v, [{ id: '', kind: 'token', owner: 0, label: '', rect: g, facing: g.facing }]);
   if (g.text) {
     const s = toScreen(v, g.x, g.y);
     const dy = (Math.max(g.width, g.depth) * v.scale) / 2 + 16;

@@ -1,0 +1,176 @@
+// The panels of a rules game: the setup panel (preset table, army builder, submit), the
+// deployment tray (deploy by clicking, Keep in Ambush) and the selected unit's orders (wheel,
+// march, charge). Intents only: the server checks every rule and says why when it refuses.
+
+import { h, replace } from './dom.js';
+import { errorText } from '../table.js';
+import { humanize } from './describe.js';
+
+/** @typedef {import('../store.js').Store} Store */
+/** @typedef {import('../net.js').Connection} Connection */
+/** @typedef {import('../table.js').Table} Table */
+
+/** Rules that let a unit stay off the table at deployment. */
+export const AMBUSH_RULE = /\b(Ambush|Ambushers|Entombed Beneath the Sands)\b/;
+
+/** @param {any} unit @returns {boolean} */
+export function canAmbush(unit) {
+  return Array.isArray(unit?.rules) && unit.rules.some((/** @type {string} */ r) => AMBUSH_RULE.test(String(r)));
+}
+
+/**
+ * The setup panel: only while the stage is `setup` and for a seated player.
+ * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {Function} toast
+ */
+export function setupPanel(el, store, conn, toast) {
+  /** @type {{datasheet:string, name:string, models:number}[]} */
+  const army = [];
+  /** @type {any[]|null} */
+  let sheets = null;
+  let loadingFor = '';
+  let submitting = false;
+
+  async function act(/** @type {any} */ action, /** @type {string} */ what) {
+    try {
+      await conn.act(action);
+      return true;
+    } catch (err) {
+      toast(`${what}: ${errorText(err)}`, 'error');
+      return false;
+    }
+  }
+
+  function load(/** @type {string} */ system) {
+    if (loadingFor === system) return;
+    loadingFor = system;
+    fetch(`/api/systems/${encodeURIComponent(system)}/datasheets`, { headers: { Accept: 'application/json' } })
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`HTTP ${r.status}`))))
+      .then((body) => {
+        sheets = Array.isArray(body?.datasheets) ? body.datasheets : [];
+        render();
+      })
+      .catch((err) => toast(`Datasheets: ${err.message}`, 'error'));
+  }
+
+  function render() {
+    const st = store.state || {};
+    el.hidden = st.stage !== 'setup' || store.seat === null;
+    if (el.hidden) return;
+    if (st.system) load(st.system);
+    const submitted = Array.isArray(st.armies_submitted) && st.armies_submitted.includes(store.seat);
+    const preset = h('button', {
+      type: 'button', id: 'preset-village',
+      onclick: () => act({ type: 'use_preset_table', preset: 'village' }, 'Village table'),
+    }, 'Village table');
+    if (submitted) {
+      replace(el, h('h2', null, 'Setup'), h('div', { class: 'buttons' }, preset),
+        h('p', { class: 'waiting', id: 'army-waiting' }, "Army submitted: waiting for opponent's army."));
+      return;
+    }
+    const pick = /** @type {HTMLSelectElement} */ (h('select', { name: 'datasheet', 'aria-label': 'Datasheet' },
+      (sheets || []).map((s) => h('option', { value: s.id }, s.name || s.id))));
+    const count = /** @type {HTMLInputElement} */ (h('input', { name: 'models', type: 'number', min: 1, step: 1, size: 3, 'aria-label': 'Models' }));
+    const setDefault = () => {
+      const s = (sheets || []).find((d) => d.id === pick.value);
+      if (!s) return;
+      count.value = String(s.models?.default ?? s.models?.min ?? 1);
+      if (s.models?.min) count.min = String(s.models.min);
+      if (s.models?.max) count.max = String(s.models.max);
+    };
+    pick.addEventListener('change', setDefault);
+    setDefault();
+    const add = h('button', {
+      type: 'submit',
+    }, 'Add');
+    const form = h('form', {
+      class: 'row army-add',
+      onsubmit: (/** @type {Event} */ e) => {
+        e.preventDefault();
+        const s = (sheets || []).find((d) => d.id === pick.value);
+        if (!s) return;
+        army.push({ datasheet: s.id, name: s.name || s.id, models: Math.max(1, Math.round(Number(count.value) || 1)) });
+        render();
+      },
+    }, pick, count, add);
+    const list = h('ol', { class: 'army-list' }, army.map((u, i) => h('li', null, `${u.name} × ${u.models} `,
+      h('button', { type: 'button', title: 'Remove', onclick: () => { army.splice(i, 1); render(); } }, '✕'))));
+    const submit = /** @type {HTMLButtonElement} */ (h('button', {
+      type: 'button', class: 'primary', id: 'submit-army',
+      onclick: async () => {
+        if (submitting || !army.length) return;
+        submitting = true;
+        const ok = await act({ type: 'submit_army', units: army.map(({ datasheet, models }) => ({ datasheet, models })) }, 'Submit army');
+        submitting = false;
+        if (ok) army.length = 0;
+        render();
+      },
+    }, 'Submit army'));
+    submit.disabled = army.length === 0;
+    replace(el, h('h2', null, 'Setup'), h('div', { class: 'buttons' }, preset),
+      h('h3', null, 'Army'), sheets ? form : h('p', null, 'Loading datasheets…'), list, submit);
+  }
+
+  return render;
+}
+
+/**
+ * Units off the table; during deployment your undeployed units can be picked and deployed.
+ * @param {HTMLElement} el @param {Table} table @param {Store} store @param {Connection} conn @param {Function} toast
+ */
+export function renderTray(el, table, store, conn, toast) {
+  const st = store.state || {};
+  const entries = table.currentScene().tray;
+  el.hidden = entries.length === 0;
+  if (el.hidden) return;
+  const myTurn = st.stage === 'deployment' && store.seat !== null && st.deploying === store.seat;
+  const head = st.stage === 'deployment'
+    ? h('p', { class: 'deploy-turn', id: 'deploy-turn' }, myTurn
+      ? 'Your turn to deploy: pick a unit, then click on the table.'
+      : st.deploying ? `Player ${st.deploying} deploys.` : '')
+    : null;
+  replace(el, h('h2', null, 'Off the table'), head,
+    h('ul', { class: 'tray-list' }, entries.map((t) => {
+      const mine = myTurn && t.owner === store.seat && t.status === 'undeployed';
+      const unit = st.units?.[t.id];
+      return h('li', { class: `owner-${t.owner}${table.deployUnit === t.id ? ' picked' : ''}`, dataset: { unit: t.id } },
+        mine
+          ? h('button', { type: 'button', class: 'deploy', onclick: () => table.startDeploy(t.id) }, t.label)
+          : h('b', null, t.label),
+        ' ', h('small', null, humanize(t.status)),
+        mine && canAmbush(unit)
+          ? h('button', {
+            type: 'button', class: 'ambush',
+            onclick: async () => {
+              try {
+                await conn.act({ type: 'declare_reserve', unit: t.id, mode: 'ambush' });
+              } catch (err) {
+                toast(`Keep in Ambush: ${errorText(err)}`, 'error');
+              }
+            },
+          }, 'Keep in Ambush')
+          : null);
+    })));
+}
+
+/**
+ * Orders for the selected own unit in the battle: wheels, the March toggle and Charge….
+ * @param {any} unit @param {Table} table @param {Store} store
+ */
+export function unitOrders(unit, table, store) {
+  const st = store.state || {};
+  if (!unit || st.stage !== 'battle' || store.seat === null || unit.owner !== store.seat || unit.status !== 'on_table') return null;
+  if (st.active_player !== store.seat) return null;
+  const ranked = unit.placement && !(Array.isArray(unit.positions) && unit.positions.length && st.system === 'wh40k10');
+  return h('div', { class: 'buttons orders' },
+    ranked ? h('button', { type: 'button', id: 'wheel-left', onclick: () => table.wheelSelected(15) }, 'Wheel left 15°') : null,
+    ranked ? h('button', { type: 'button', id: 'wheel-right', onclick: () => table.wheelSelected(-15) }, 'Wheel right 15°') : null,
+    ranked ? h('button', {
+      type: 'button', id: 'march', class: table.march ? 'active' : '', 'aria-pressed': table.march ? 'true' : 'false',
+      onclick: () => { table.march = !table.march; table.onChange(); },
+    }, table.march ? 'March: on' : 'March: off') : null,
+    h('button', {
+      type: 'button', id: 'charge', class: table.mode === 'charge' ? 'active' : '',
+      onclick: () => table.setMode(table.mode === 'charge' ? 'idle' : 'charge'),
+    }, 'Charge…'),
+    h('small', { class: 'hint' }, ranked ? 'Drag the unit forward or back to move it.' : 'Drag the unit to move its models.'));
+}

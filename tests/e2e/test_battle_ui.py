@@ -1,0 +1,77 @@
+"""A rules game in the browser: setup panel, army builder and deployment by clicking.
+
+Player 1 uses the page; player 2 acts over REST (same actions, less time); a spectator watches.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+import pytest
+
+from tests.e2e.test_table import READY, at, create_game_in_lobby
+
+pytestmark = pytest.mark.e2e
+
+
+def rest(url: str, body: Any = None, token: str | None = None) -> Any:
+    headers = {"Accept": "application/json"}
+    data = None
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+        data = json.dumps(body).encode()
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    req = urllib.request.Request(url, data=data, headers=headers,
+                                 method="POST" if body is not None else "GET")
+    with urllib.request.urlopen(req, timeout=10) as res:
+        return json.loads(res.read() or b"null")
+
+
+def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
+    p1 = pages.open("player1", server + "/")
+    links = create_game_in_lobby(p1, "Deployment")
+    p1.click("#open-player1")
+    p1.wait_for_function(READY)
+    game_id = p1.evaluate("warfield.gameId")
+    seat2 = rest(f"{server}/api/games/{game_id}/seats", {})
+    spectator = pages.open("spectator", links["spectate"])
+    spectator.wait_for_function(READY)
+
+    # Setup: the village table and an army from the builder.
+    p1.wait_for_selector("#setup:not([hidden])")
+    p1.click("#preset-village")
+    p1.wait_for_function("() => (warfield.store.state.terrain || []).length > 0")
+    p1.wait_for_selector("select[name=datasheet] option", state="attached")
+    p1.click("form.army-add button[type=submit]")
+    p1.wait_for_selector(".army-list li")
+    p1.click("#submit-army")
+    p1.wait_for_selector("#army-waiting")
+
+    # Player 2's army over REST; deployment begins with player 1.
+    sheets = rest(f"{server}/api/systems/t9a/datasheets")["datasheets"]
+    sheet = sheets[0]
+    rest(f"{server}/api/games/{game_id}/actions",
+         {"action": {"type": "submit_army", "units": [
+             {"datasheet": sheet["id"], "models": sheet["models"]["default"]}]}},
+         token=seat2["token"])
+    p1.wait_for_function("warfield.store.state.stage === 'deployment' && warfield.store.state.deploying === 1")
+    p1.wait_for_selector("#deploy-turn")
+    uid = p1.evaluate(
+        "Object.values(warfield.store.state.units).find(u => u.owner === 1 && u.status === 'undeployed').id")
+
+    # Pick it in the tray, click on the table inside the deployment zone.
+    p1.click(f"li[data-unit='{uid}'] button.deploy")
+    assert p1.evaluate("warfield.table.mode") == "deploy"
+    p1.mouse.click(*at(p1, 20, 11))
+    spectator.wait_for_function(
+        """(id) => { const u = warfield.store.state.units[id];
+                     return u && u.status === 'on_table' && u.footprint
+                       && u.footprint.features.length > 0; }""",
+        arg=uid, timeout=5000)
+    drawn = spectator.evaluate("(id) => warfield.table.currentScene().pieces.some(p => p.id === id)", uid)
+    assert drawn
+    assert p1.evaluate("warfield.table.mode") == "idle"
+    assert not pages.errors

@@ -134,6 +134,12 @@ def test_the_seed_never_leaves_before_the_end(client: TestClient) -> None:
             rest("GET", f"/api/games/{gid}/events", headers=headers)
             rest("GET", f"/api/games/{gid}/dice-proof", headers=headers)
             rest("GET", f"/api/games/{gid}/export", headers=headers)
+            for action in ({"type": "concede"}, {"type": "roll_dice", "dice": "D6"}):
+                preview = rest("POST", f"/api/games/{gid}/preview", headers=headers,
+                               json={"action": action})
+                assert preview.status_code in (200, 403), preview.text
+        p1.send_json({"type": "preview", "ref": "p", "action": {"type": "concede"}})
+        read_until(p1, 1, lambda f: f.get("ref") == "p")
         rest("GET", "/openapi.json")
         assert len(seen) > 20
         assert all(secret not in text for text in seen), "the seed leaked before the end"

@@ -74,4 +74,27 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
     drawn = spectator.evaluate("(id) => warfield.table.currentScene().pieces.some(p => p.id === id)", uid)
     assert drawn
     assert p1.evaluate("warfield.table.mode") == "idle"
+
+    # Player 2 deploys over REST; the battle opens with player 1's Charge phase (t9a).
+    eid = p1.evaluate("Object.values(warfield.store.state.units).find(u => u.owner === 2).id")
+    rest(f"{server}/api/games/{game_id}/actions",
+         {"action": {"type": "deploy_unit", "unit": eid, "x": 20, "y": 37, "facing": 180}},
+         token=seat2["token"])
+    p1.wait_for_function("warfield.store.state.stage === 'battle' && warfield.store.state.phase === 'Charge'")
+    p1.mouse.click(*at(p1, 20, 10))
+    p1.click("#charge")
+    p1.mouse.click(*at(p1, 20, 38.5))
+    p1.wait_for_selector(".game-log li:has-text('charged')")
+
+    # Movement: drag the unit 3 in forward; the preview shows the allowance, release commits.
+    p1.click("#end-phase")
+    p1.wait_for_function("warfield.store.state.phase === 'Movement'")
+    p1.mouse.move(*at(p1, 20, 10))
+    p1.mouse.down()
+    for i in range(1, 11):
+        p1.mouse.move(*at(p1, 20, 10 + 0.3 * i))
+        p1.wait_for_timeout(16)
+    p1.wait_for_function("warfield.table.ghost && /used 3.0/.test(warfield.table.ghost.text || '')")
+    p1.mouse.up()
+    p1.wait_for_function("(id) => warfield.store.state.units[id].placement.y > 13.5", arg=uid)
     assert not pages.errors

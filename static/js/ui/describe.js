@@ -30,10 +30,12 @@ function unitName(state, id) {
 
 /** @param {any} p @param {any} state @param {boolean} ok */
 function chargeWords(p, state, ok) {
-  const roll = p.roll ? `rolled ${rollWords(p.roll)}${p.bonus ? ` +${p.bonus}` : ''}` : '';
-  const need = typeof p.distance === 'number' ? `, needed ${p.distance.toFixed(1)} in` : '';
+  const roll = p.roll ? `rolled ${rollWords(p.roll)}${p.bonus ? ` +${p.bonus}${typeof p.range === 'number' ? ` = ${p.range}` : ''}` : ''}` : '';
+  const need = typeof p.distance === 'number' ? `needed ${p.distance.toFixed(1)} in` : '';
   const head = `${unitName(state, p.unit)} charged ${unitName(state, p.target)}`;
-  return `${head}: ${ok ? 'charge succeeded' : 'charge failed'} (${[roll, need.slice(2)].filter(Boolean).join(', ')})${!ok && p.reason ? ` — ${p.reason}` : ''}`;
+  // A failed roll's reason repeats the numbers; any other reason (blocked) is news.
+  const why = !ok && p.reason && !/^rolled /.test(String(p.reason)) ? ` — ${p.reason}` : '';
+  return `${head}: ${ok ? 'charge succeeded' : 'charge failed'} (${[roll, need].filter(Boolean).join(', ')})${why}`;
 }
 
 /** @type {Object<string, (p:any, ev:import('../store.js').GameEvent, state?:any) => string>} */

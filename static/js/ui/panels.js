@@ -283,7 +283,8 @@ function renderDiceLog(list, store) {
 
 /** @param {import('../store.js').GameEvent} ev @param {any} roll */
 function diceItem(ev, roll) {
-  const reason = ev.payload?.reason || (ev.type !== 'dice_rolled' ? humanize(ev.type) : '');
+  const why = ev.payload?.reason ? String(ev.payload.reason) : '';
+  const reason = ev.type === 'dice_rolled' ? why : `${humanize(ev.type)}${why ? `: ${why}` : ''}`;
   const dice = Array.isArray(roll.dice) ? roll.dice : [];
   return h('li', { class: `roll owner-${ev.actor}`, dataset: { seq: ev.seq } },
     h('div', { class: 'roll-head' },

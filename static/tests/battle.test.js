@@ -1,0 +1,36 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describe } from '../js/ui/describe.js';
+import { boundaryOf, translateGeometry, verdictText } from '../js/table.js';
+import { canAmbush } from '../js/ui/battle.js';
+
+const units = { u1: { name: 'Knights' }, u2: { name: 'Goblins' } };
+const roll = { expression: '2D6', dice: [{ face: 2, kept: true }, { face: 2, kept: true }], total: 4 };
+
+test('charges in words, with unit names, the roll and why', () => {
+  assert.equal(
+    describe({ seq: 1, type: 'charge_failed', actor: 1, payload: { unit: 'u1', target: 'u2', roll, bonus: 5, range: 9, distance: 26, reason: 'rolled 9, needed 26.0' } }, { units }),
+    'Player 1: Knights charged Goblins: charge failed (rolled 2D6: 2 2 = 4 +5 = 9, needed 26.0 in)',
+  );
+  assert.equal(
+    describe({ seq: 2, type: 'charge_failed', actor: 1, payload: { unit: 'u1', target: 'u2', roll, distance: 3, reason: 'Impassable Terrain (Farmhouse is in the way)' } }, { units }),
+    'Player 1: Knights charged Goblins: charge failed (rolled 2D6: 2 2 = 4, needed 3.0 in) — Impassable Terrain (Farmhouse is in the way)',
+  );
+  assert.match(describe({ seq: 3, type: 'charge_succeeded', actor: 2, payload: { unit: 'u2', target: 'u1', roll, distance: 3 } }, { units }), /^Player 2: Goblins charged Knights: charge succeeded/);
+});
+
+test('a unit outline from its footprint, moved', () => {
+  const geometry = { type: 'Polygon', coordinates: [[[0, 0], [2, 0], [2, 1], [0, 1], [0, 0]]] };
+  const unit = { placement: { x: 1, y: 1, facing: 0 }, footprint: { type: 'FeatureCollection', features: [{ geometry, properties: { role: 'boundary', centre: [1, 0.5], facing: 0 } }] } };
+  const b = boundaryOf(unit);
+  assert.deepEqual(b?.centre, [1, 0.5]);
+  assert.deepEqual(translateGeometry(geometry, 1, 2).coordinates[0][0], [1, 2]);
+  assert.equal(boundaryOf({ footprint: null }), null);
+});
+
+test('used and allowance in the verdict; ambush rules', () => {
+  assert.equal(verdictText({ legal: true, distance: 4, used: 4, allowance: 5 }), 'Legal · used 4.0 / 5.0 in');
+  assert.ok(canAmbush({ rules: ['Ambushers'] }));
+  assert.ok(canAmbush({ rules: ['Entombed Beneath the Sands'] }));
+  assert.ok(!canAmbush({ rules: ['Light Troops'] }));
+});

@@ -691,7 +691,7 @@ def check_unit_move(
     if result.legal and spent > limit + 1e-9:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{unit.name} would move {spent:.1f} in of its {limit:g} in {mode} allowance",
+            f"{unit.name} would move {spent:.2f} in of its {limit:g} in {mode} allowance",
             rule="Move Distance",
             obstacle=None,
             distance=round(spent, 3),

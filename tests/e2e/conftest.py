@@ -61,7 +61,7 @@ def _wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 30.0) 
     raise RuntimeError("warfield serve did not become ready")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The base URL of a fresh server with its own SQLite database."""
     data = tmp_path_factory.mktemp("warfield-data")
@@ -90,7 +90,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
     path = chromium_path()
     try:

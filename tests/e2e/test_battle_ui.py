@@ -24,8 +24,9 @@ def rest(url: str, body: Any = None, token: str | None = None) -> Any:
         data = json.dumps(body).encode()
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    req = urllib.request.Request(url, data=data, headers=headers,
-                                 method="POST" if body is not None else "GET")
+    req = urllib.request.Request(
+        url, data=data, headers=headers, method="POST" if body is not None else "GET"
+    )
     with urllib.request.urlopen(req, timeout=10) as res:
         return json.loads(res.read() or b"null")
 
@@ -53,14 +54,24 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
     # Player 2's army over REST; deployment begins with player 1.
     sheets = rest(f"{server}/api/systems/t9a/datasheets")["datasheets"]
     sheet = sheets[0]
-    rest(f"{server}/api/games/{game_id}/actions",
-         {"action": {"type": "submit_army", "units": [
-             {"datasheet": sheet["id"], "models": sheet["models"]["default"]}]}},
-         token=seat2["token"])
-    p1.wait_for_function("warfield.store.state.stage === 'deployment' && warfield.store.state.deploying === 1")
+    rest(
+        f"{server}/api/games/{game_id}/actions",
+        {
+            "action": {
+                "type": "submit_army",
+                "units": [{"datasheet": sheet["id"], "models": sheet["models"]["default"]}],
+            }
+        },
+        token=seat2["token"],
+    )
+    p1.wait_for_function(
+        "warfield.store.state.stage === 'deployment' && warfield.store.state.deploying === 1"
+    )
     p1.wait_for_selector("#deploy-turn")
     uid = p1.evaluate(
-        "Object.values(warfield.store.state.units).find(u => u.owner === 1 && u.status === 'undeployed').id")
+        "Object.values(warfield.store.state.units)"
+        ".find(u => u.owner === 1 && u.status === 'undeployed').id"
+    )
 
     # Pick it in the tray, click on the table inside the deployment zone.
     p1.click(f"li[data-unit='{uid}'] button.deploy")
@@ -70,17 +81,25 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
         """(id) => { const u = warfield.store.state.units[id];
                      return u && u.status === 'on_table' && u.footprint
                        && u.footprint.features.length > 0; }""",
-        arg=uid, timeout=5000)
-    drawn = spectator.evaluate("(id) => warfield.table.currentScene().pieces.some(p => p.id === id)", uid)
+        arg=uid,
+        timeout=5000,
+    )
+    drawn = spectator.evaluate(
+        "(id) => warfield.table.currentScene().pieces.some(p => p.id === id)", uid
+    )
     assert drawn
     assert p1.evaluate("warfield.table.mode") == "idle"
 
     # Player 2 deploys over REST; the battle opens with player 1's Charge phase (t9a).
     eid = p1.evaluate("Object.values(warfield.store.state.units).find(u => u.owner === 2).id")
-    rest(f"{server}/api/games/{game_id}/actions",
-         {"action": {"type": "deploy_unit", "unit": eid, "x": 20, "y": 37, "facing": 180}},
-         token=seat2["token"])
-    p1.wait_for_function("warfield.store.state.stage === 'battle' && warfield.store.state.phase === 'Charge'")
+    rest(
+        f"{server}/api/games/{game_id}/actions",
+        {"action": {"type": "deploy_unit", "unit": eid, "x": 20, "y": 37, "facing": 180}},
+        token=seat2["token"],
+    )
+    p1.wait_for_function(
+        "warfield.store.state.stage === 'battle' && warfield.store.state.phase === 'Charge'"
+    )
     p1.mouse.click(*at(p1, 20, 10))
     p1.click("#charge")
     p1.mouse.click(*at(p1, 20, 38.5))

@@ -11,7 +11,7 @@ import contextlib
 import json
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -47,7 +47,7 @@ class GameRecord:
     id: str
     system: str
     name: str
-    dice_seed: bytes
+    dice_seed: bytes = field(repr=False)  # the game's secret until it ends: never in a log line
     dice_commitment: str
     created_at: datetime
 

@@ -17,9 +17,11 @@ def test_fanout_prints_one_protocol_line_per_k(capsys: pytest.CaptureFixture[str
     result = json.loads(lines[0])
     assert {k: result[k] for k in ("system", "config", "K", "moves")} == {
         "system": "warfield", "config": "sqlite", "K": 1, "moves": 5}
-    for key in ("p50_ms", "p95_ms", "p99_ms", "moves_per_s", "server_rss_mb",
-                "server_cpu_ms_per_move"):
+    for key in ("p50_ms", "p95_ms", "p99_ms", "moves_per_s", "server_rss_mb"):
         assert isinstance(result[key], float) and result[key] > 0
+    # CPU time comes in clock ticks (10 ms): five quick moves may honestly measure 0.
+    assert isinstance(result["server_cpu_ms_per_move"], float)
+    assert result["server_cpu_ms_per_move"] >= 0
     assert result["p50_ms"] <= result["p95_ms"] <= result["p99_ms"]
 
 

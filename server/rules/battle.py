@@ -26,11 +26,9 @@ from server.rules.systems import find_system
 
 SETUP, DEPLOYMENT, BATTLE, OVER = "setup", "deployment", "battle", "over"
 
-PHASES: dict[str, tuple[str, ...]] = {
-    "t9a": ("Charge", "Movement", "Magic", "Shooting", "Melee"),
-    "whfb8": ("Start", "Movement", "Magic", "Shooting", "Close Combat"),
-    "wh40k10": ("Command", "Movement", "Shooting", "Charge", "Fight"),
-}
+def phases_of(system: str) -> tuple[str, ...]:
+    """The phases of a player turn, in order, of the game system `system`."""
+    return find_system(system).phases
 
 
 def other(seat: int) -> int:
@@ -78,7 +76,7 @@ def battle_started_event(state: GameState) -> Event:
     first = 1
     return Event(
         "battle_started",
-        {"turn": 1, "active_player": first, "phase": PHASES[state.system][0]},
+        {"turn": 1, "active_player": first, "phase": phases_of(state.system)[0]},
     )
 
 
@@ -99,7 +97,7 @@ def end_phase(state: GameState, seat: int, action: EndPhase, dice: DiceStream) -
             active_player=active,
             phase=phase,
         )
-    phases = PHASES[state.system]
+    phases = phases_of(state.system)
     turn = int(state.extra.get("turn", 1))
     first = int(state.extra.get("first_player", 1))
     index = phases.index(str(phase))
@@ -178,7 +176,7 @@ def _project_battle(state: GameState, viewer: int | None, out: dict[str, object]
         player_turn=extra.get("player_turn", 0),
         active_player=extra.get("active_player"),
         phase=extra.get("phase"),
-        phases=list(PHASES.get(state.system, ())),
+        phases=list(phases_of(state.system)) if state.system else [],
         turns=find_system(state.system).turns if state.system else 0,
         winner=extra.get("winner"),
     )

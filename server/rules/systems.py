@@ -1,10 +1,30 @@
-"""The game systems Warfield knows, found by id (like python-chess's `find_variant`)."""
+"""The game systems Warfield knows, found by id (like python-chess's `find_variant`).
+
+Each system lives in its own package (`server.rules.t9a`, `whfb8`, `wh40k10`) and registers one
+`GameSystem` here: its battlefield, turn structure, phases and the dice tables of its attacks.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from server.rules.core import Battlefield
+
+
+class AttackTables(Protocol):
+    """The three rolls of an attack, as target numbers on a D6 (None: cannot succeed / no save).
+
+    Arguments are the attacker's and the target's characteristics in the system's own terms
+    (t9a: Offensive vs Defensive Skill, Strength vs Resilience, Armour and Armour Penetration;
+    whfb8: WS vs WS, S vs T, armour save and Strength; wh40k10: BS/WS, S vs T, Sv and AP).
+    """
+
+    def to_hit(self, attacker: int, defender: int) -> int: ...
+
+    def to_wound(self, strength: int, toughness: int) -> int | None: ...
+
+    def save(self, armour: int, penetration: int) -> int | None: ...
 
 
 @dataclass(frozen=True)
@@ -16,6 +36,10 @@ class GameSystem:
     battlefield: Battlefield
     turns: int
     turn_name: str
+    phases: tuple[str, ...]
+    charge_phases: tuple[str, ...]
+    movement_phase: str
+    tables: AttackTables
 
 
 SYSTEMS: dict[str, GameSystem] = {}
@@ -24,6 +48,8 @@ SYSTEMS: dict[str, GameSystem] = {}
 def register_system(system: GameSystem) -> GameSystem:
     if system.id in SYSTEMS:
         raise ValueError(f"game system {system.id!r} registered twice")
+    if not set(system.charge_phases) <= set(system.phases):
+        raise ValueError(f"{system.id}: charge phases must be phases of the turn")
     SYSTEMS[system.id] = system
     return system
 
@@ -36,14 +62,9 @@ def find_system(system_id: str) -> GameSystem:
         raise KeyError(f"unknown game system {system_id!r}; known: {sorted(SYSTEMS)}") from None
 
 
-register_system(GameSystem("t9a", "The 9th Age", Battlefield(72.0, 48.0), 6, "Game Turn"))
-register_system(
-    GameSystem(
-        "whfb8", "Warhammer Fantasy Battle (8th edition)", Battlefield(72.0, 48.0), 6, "Turn"
-    )
-)
-register_system(
-    GameSystem(
-        "wh40k10", "Warhammer 40,000 (10th edition)", Battlefield(60.0, 44.0), 5, "Battle Round"
-    )
-)
+def roll_succeeds(face: int, target: int | None) -> bool:
+    """A D6 against a target number where a natural 1 always fails and a natural 6 always
+    succeeds (to-hit and to-wound in all three systems, FACTS.md "Dice"); None never succeeds."""
+    if target is None or face == 1:
+        return False
+    return face == 6 or face >= target

@@ -53,6 +53,7 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
+from server.rules.systems import find_system
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
 DEPLOYMENT_DEPTH_IN = 12.0
@@ -62,7 +63,6 @@ RESERVE_RULES = {
     "whfb8": ("Ambushers", "Entombed Beneath the Sands"),
     "wh40k10": ("Deep Strike",),
 }
-CHARGE_PHASE = {"t9a": ("Charge",), "whfb8": ("Movement",), "wh40k10": ("Charge",)}
 MOVE_PHASE = {"t9a": ("Movement",), "whfb8": ("Movement",), "wh40k10": ("Movement",)}
 MAX_40K_CHARGE_DECLARE_IN = 12.0
 
@@ -880,7 +880,7 @@ def declare_charge(
     """Declare a charge against an enemy in the charger's front arc and line of sight; the
     server rolls the charge range; on enough, the charger moves into base contact aligned to
     the target's facing, else the charge fails and the unit stays."""
-    require_phase(state, seat, CHARGE_PHASE[state.system], "charging")
+    require_phase(state, seat, find_system(state.system).charge_phases, "charging")
     unit = _unit(state, action.unit, seat)
     target = _unit(state, action.target)
     if target.owner == seat:

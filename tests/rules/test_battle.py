@@ -10,7 +10,7 @@ import pytest
 
 from server.dice import DiceStream
 from server.rules import core, table
-from server.rules.battle import PHASES
+from server.rules.battle import phases_of
 from server.rules.core import Battlefield, Event, GameState, RuleError
 from server.rules.units import units_of
 
@@ -126,7 +126,7 @@ def test_reserve_needs_a_rule() -> None:
 
 def test_phases_turns_and_the_end_of_the_game() -> None:
     state = t9a_deployed()
-    phases = PHASES["t9a"]
+    phases = phases_of("t9a")
     assert refused(state, 2, type="end_phase").code == "out_of_phase"
     seen = []
     for _ in range(len(phases) * 2 * 6):

@@ -1,0 +1,22 @@
+"""Warhammer Fantasy Battle 8th edition: 6 turns; Start, Movement (charges, compulsory moves,
+remaining moves), Magic, Shooting, Close Combat."""
+
+from __future__ import annotations
+
+from server.rules.core import Battlefield
+from server.rules.systems import GameSystem, register_system
+from server.rules.whfb8 import tables
+
+SYSTEM = register_system(
+    GameSystem(
+        id="whfb8",
+        name="Warhammer Fantasy Battle (8th edition)",
+        battlefield=Battlefield(72.0, 48.0),
+        turns=6,
+        turn_name="Turn",
+        phases=("Start", "Movement", "Magic", "Shooting", "Close Combat"),
+        charge_phases=("Movement",),
+        movement_phase="Movement",
+        tables=tables,
+    )
+)

@@ -228,3 +228,28 @@ def test_40k_units_move_model_by_model() -> None:
     err = refused(state, 1, type="move_models", unit="u1", positions=ahead)
     assert err.details["rule"] == "One Move per Phase"
     assert state2.system == "wh40k10"
+
+
+def test_joined_characters_stand_in_the_front_rank_and_count_as_models() -> None:
+    """Issue 4 item 4 (armies with joined characters): a Highborn Commander joins Citizen
+    Spears; the unit's footprint holds 1 + 10 models, the character in the front rank."""
+    state = new_game()
+    army = [{"datasheet": "citizen-spears", "models": 10, "files": 5,
+             "joined_characters": ["highborn-commander"]}]
+    state, events = act(state, 1, type="submit_army", units=army)
+    unit = next(iter(units_of(state).values()))
+    assert [c.datasheet for c in unit.characters] == ["highborn-commander"]
+    assert unit.model_count == 11 and "Highborn Commander" in unit.name
+    from server.rules.units import footprint_of
+
+    placed = dataclasses.replace(unit, status="on_table", placement=(36.0, 6.0, 0.0))
+    fp = footprint_of(state, placed)
+    assert fp is not None and len(fp.models) == 11
+
+
+def test_supernal_units_refuse_a_plain_character() -> None:
+    """Seed 000, Supernal: units containing Supernal can only be joined by Supernal models."""
+    entry = {"datasheet": "mageblight-gremlin", "models": 3,
+             "joined_characters": ["highborn-commander"]}
+    error = refused(new_game(), 1, type="submit_army", units=[entry])
+    assert error.code == "bad_request" and error.details["errors"][0]["code"] == "supernal_join"

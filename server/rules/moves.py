@@ -1,0 +1,269 @@
+"""Rules-checked movement: advance, march, wheel, pivot, reform (ranked units) and individual
+model moves with coherency (wh40k10). Every spatial judgement is the geometry core's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Literal
+
+from pydantic import Field
+
+from server import geometry as geo
+from server.dice import DiceStream
+from server.geometry import movement
+from server.geometry.formation import ModelPlacement
+from server.rules.battle import (
+    require_phase,
+)
+from server.rules.core import (
+    BAD_REQUEST,
+    ILLEGAL_MOVE,
+    OUT_OF_PHASE,
+    ActionModel,
+    Event,
+    GameState,
+    RuleError,
+    register_action,
+    register_folder,
+)
+from server.rules.units import (
+    MOVE_PHASE,
+    Finite,
+    Unit,
+    _base,
+    _illegal,
+    _set,
+    _unit,
+    _with_unit,
+    datasheet_of,
+    is_ranked,
+    phase_moves,
+    table_of,
+    unit_from_json,
+    units_of,
+)
+
+# --- movement -----------------------------------------------------------------------------------
+
+
+def allowance(state: GameState, unit: Unit, mode: str) -> float:
+    """How far the unit may move in `mode` (advance / march), from its profile."""
+    profile = datasheet_of(state, unit).profile
+    if state.system == "t9a":
+        g = profile.global_characteristics  # type: ignore[union-attr]
+        return float(g.march_rate if mode == "march" else g.advance_rate)
+    if state.system == "whfb8":
+        m = profile.models[0].M  # type: ignore[union-attr]
+        rate = float(m) if isinstance(m, int) else 0.0
+        return rate * 2 if mode == "march" else rate
+    return float(profile.models[0].M)  # type: ignore[union-attr]
+
+
+class MoveUnit(ActionModel):
+    type: Literal["move_unit"]
+    unit: str
+    manoeuvre: Literal["forward", "backward", "sideways", "wheel", "pivot", "reform"]
+    mode: Literal["advance", "march"] = "advance"
+    distance: Finite = 0.0
+    degrees: Finite = 0.0
+    files: int | None = Field(default=None, ge=1, le=50)
+    facing: Finite | None = None
+
+
+def check_unit_move(
+    state: GameState, seat: int, action: MoveUnit
+) -> tuple[Unit, movement.MoveResult, dict[str, Any]]:
+    """The geometry verdict on one manoeuvre of a ranked unit, with the allowance applied.
+
+    Several manoeuvres make one Advance or March Move; their distances add up against the
+    allowance. Backward and sideways moves cost double; a March allows only forward moves and
+    wheels; a Reform is the whole move (Light Troops: up to twice the allowance)."""
+    require_phase(state, seat, MOVE_PHASE[state.system], "moving")
+    unit = _unit(state, action.unit, seat)
+    if unit.status != "on_table":
+        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
+    if not is_ranked(state.system):
+        raise RuleError(BAD_REQUEST, "40k units move model by model: use move_models")
+    done = phase_moves(state).get(unit.id, {})
+    if done.get("arrived") or done.get("charged"):
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} cannot move again this phase", rule="One Move per Phase"
+        )
+    mode = str(done.get("mode", action.mode))
+    if done and mode != action.mode:
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} is already making a {mode} move", rule="Move Manoeuvres"
+        )
+    if done.get("reformed"):
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} has reformed; that was its whole move", rule="Reform"
+        )
+    sheet = datasheet_of(state, unit)
+    light = sheet.has_rule("Light Troops")
+    limit = allowance(state, unit, mode)
+    used = float(done.get("used", 0.0))
+    table = table_of(state)
+    cost = 1.0
+    if action.manoeuvre == "forward":
+        result = movement.move_straight(table, unit.id, action.distance)
+    elif action.manoeuvre == "backward":
+        result = movement.move_straight(table, unit.id, -abs(action.distance))
+        cost = 1.0 if light else 2.0
+    elif action.manoeuvre == "sideways":
+        result = movement.move_straight(table, unit.id, 0.0, action.distance)
+        cost = 1.0 if light else 2.0
+    elif action.manoeuvre == "wheel":
+        result = movement.wheel(table, unit.id, action.degrees)
+    elif action.manoeuvre == "pivot":
+        result = movement.pivot(table, unit.id, action.degrees)
+    else:
+        if used:
+            raise RuleError(ILLEGAL_MOVE, "a Reform is the whole move", rule="Reform")
+        start = table.units[unit.id]
+        assert start.placement is not None
+        result = movement.reform(
+            table,
+            unit.id,
+            action.files or unit.files or 1,
+            start.placement.facing if action.facing is None else action.facing,
+        )
+        limit = limit * (2.0 if light else 0.5) if state.system == "t9a" else limit
+    if mode == "march" and action.manoeuvre in ("backward", "sideways", "reform"):
+        raise RuleError(
+            ILLEGAL_MOVE, f"a March Move allows no {action.manoeuvre} manoeuvre", rule="March Move"
+        )
+    spent = used + result.distance * cost
+    info = {"used": round(spent, 4), "allowance": limit, "mode": mode}
+    if result.legal and spent > limit + 1e-9:
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{unit.name} would move {spent:.2f} in of its {limit:g} in {mode} allowance",
+            rule="Move Distance",
+            obstacle=None,
+            distance=round(spent, 3),
+            allowance=limit,
+            swept=geo.to_geojson(result.swept),
+        )
+    return unit, result, info
+
+
+@register_action("move_unit", MoveUnit)
+def move_unit(state: GameState, seat: int, action: MoveUnit, dice: DiceStream) -> list[Event]:
+    """One manoeuvre of a ranked unit in the Movement phase, checked by the geometry core."""
+    unit, result, info = check_unit_move(state, seat, action)
+    if not result.legal:
+        raise _illegal(result, f"{unit.name} cannot {action.manoeuvre} there")
+    end = result.footprint
+    assert end.placement is not None
+    moved = dataclasses.replace(
+        unit,
+        placement=(
+            round(end.placement.x, 4),
+            round(end.placement.y, 4),
+            round(end.placement.facing % 360.0, 4),
+        ),
+        files=end.formation.files if end.formation is not None else unit.files,
+    )
+    return [
+        Event(
+            "unit_moved",
+            {
+                "unit": moved.to_json(),
+                "manoeuvre": action.manoeuvre,
+                "distance": round(result.distance, 4),
+                "swept": geo.to_geojson(result.swept),
+                "reformed": action.manoeuvre == "reform",
+                **info,
+            },
+            actor=seat,
+        )
+    ]
+
+
+class MoveModels(ActionModel):
+    type: Literal["move_models"]
+    unit: str
+    positions: list[tuple[Finite, Finite]] = Field(min_length=1, max_length=200)
+    advance: bool = False
+
+
+@register_action("move_models", MoveModels, systems=["wh40k10"])
+def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStream) -> list[Event]:
+    """40k: move each model up to its Move (plus the Advance roll), ending in coherency and
+    out of Engagement Range of enemies."""
+    require_phase(state, seat, MOVE_PHASE[state.system], "moving")
+    unit = _unit(state, action.unit, seat)
+    if unit.status != "on_table":
+        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
+    if phase_moves(state).get(unit.id):
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} has already moved this phase", rule="One Move per Phase"
+        )
+    if len(action.positions) != len(unit.positions):
+        raise RuleError(
+            BAD_REQUEST,
+            f"{unit.name} has {len(unit.positions)} models; give one position for each",
+            field="positions",
+        )
+    sheet = datasheet_of(state, unit)
+    base = _base(sheet)
+    limit = allowance(state, unit, "advance")
+    events: list[Event] = []
+    if action.advance:
+        roll = dice.roll("D6")
+        limit += roll.total or 0
+        events.append(
+            Event(
+                "dice_rolled",
+                {"reason": f"Advance: {unit.name}", "roll": roll.to_payload()},
+                actor=seat,
+            )
+        )
+    result = movement.move_models(
+        table_of(state),
+        unit.id,
+        [ModelPlacement(x, y, base) for x, y in unit.positions],
+        [ModelPlacement(x, y, base) for x, y in action.positions],
+        max_distance=limit,
+        ignore=[u.id for u in units_of(state).values() if u.owner == seat],
+    )
+    if not result.legal:
+        raise _illegal(
+            result,
+            f"{unit.name} cannot move there",
+            allowance=limit,
+            incoherent=list(result.incoherent),
+        )
+    moved = dataclasses.replace(
+        unit, positions=tuple((round(x, 4), round(y, 4)) for x, y in action.positions)
+    )
+    events.append(
+        Event(
+            "unit_moved",
+            {
+                "unit": moved.to_json(),
+                "manoeuvre": "models",
+                "distance": round(result.distance, 4),
+                "swept": geo.to_geojson(result.swept),
+                "used": round(result.distance, 4),
+                "allowance": limit,
+                "mode": "advance" if action.advance else "normal",
+            },
+            actor=seat,
+        )
+    )
+    return events
+
+
+@register_folder("unit_moved")
+def _fold_unit_moved(state: GameState, event: Event) -> GameState:
+    p = event.payload
+    unit = unit_from_json(p["unit"])
+    record = {
+        "used": p.get("used", p.get("distance", 0.0)),
+        "mode": p.get("mode", "advance"),
+        "reformed": bool(p.get("reformed")),
+    }
+    state = _with_unit(state, unit)
+    return _set(state, phase_moves={**phase_moves(state), unit.id: record})

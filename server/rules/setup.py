@@ -1,0 +1,374 @@
+"""Before the battle: terrain (placed or preset), armies from datasheets, and alternating
+deployment, including units a rule keeps in reserve or ambush.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from server.data import load_catalog, validate_army
+from server.dice import DiceStream
+from server.geometry import movement
+from server.geometry.kinds import Height, TerrainKind
+from server.geometry.table import Battlefield as GeoBattlefield
+from server.geometry.table import Terrain
+from server.rules.battle import (
+    DEPLOYMENT,
+    SETUP,
+    battle_started_event,
+    other,
+    require_stage,
+)
+from server.rules.core import (
+    BAD_REQUEST,
+    ILLEGAL_MOVE,
+    OUT_OF_PHASE,
+    ActionModel,
+    Event,
+    GameState,
+    RuleError,
+    register_action,
+    register_folder,
+)
+from server.rules.units import (
+    DEPLOYMENT_DEPTH_IN,
+    RESERVE_RULES,
+    Finite,
+    JoinedCharacter,
+    Unit,
+    _illegal,
+    _set,
+    _unit,
+    _with_unit,
+    datasheet_of,
+    deployment_zone,
+    footprint_of,
+    grid_positions,
+    is_ranked,
+    table_of,
+    terrain_of,
+    unit_from_json,
+    units_of,
+)
+
+# --- setup: terrain and armies -------------------------------------------------------------------
+
+
+class PlaceTerrain(ActionModel):
+    type: Literal["place_terrain"]
+    kind: TerrainKind
+    points: list[tuple[Finite, Finite]] = Field(min_length=3, max_length=64)
+    height: Literal["flat", "standard", "large", "gigantic", "infinite"] = "infinite"
+    label: str = Field(default="", max_length=80)
+
+
+@register_action("place_terrain", PlaceTerrain)
+def place_terrain(
+    state: GameState, seat: int, action: PlaceTerrain, dice: DiceStream
+) -> list[Event]:
+    """Either player places a terrain feature before the armies are set down: it must lie on
+    the table and not overlap another feature."""
+    require_stage(state, SETUP)
+    terrain_id = state.new_id("ter")
+    try:
+        piece = Terrain(
+            terrain_id, tuple(action.points), action.kind, Height[action.height.upper()]
+        )
+        polygon = piece.polygon
+    except ValueError as exc:
+        raise RuleError(BAD_REQUEST, f"terrain outline: {exc}", field="points") from None
+    if not polygon.is_valid or polygon.area <= 0:
+        raise RuleError(
+            BAD_REQUEST, "terrain outline must be a simple polygon with an area", field="points"
+        )
+    if not GeoBattlefield(state.battlefield.width, state.battlefield.depth).contains_bounds(
+        polygon.bounds
+    ):
+        raise RuleError(
+            ILLEGAL_MOVE, "terrain must lie on the battlefield", rule="Battlefield Edge"
+        )
+    for other_piece in terrain_of(state):
+        if other_piece.polygon.intersection(polygon).area > 1e-9:
+            raise RuleError(
+                ILLEGAL_MOVE,
+                f"terrain overlaps {other_piece.id}",
+                rule="Terrain Overlap",
+                obstacle=other_piece.id,
+            )
+    return [
+        Event(
+            "terrain_placed",
+            {
+                "id": terrain_id,
+                "kind": str(action.kind),
+                "points": [list(p) for p in action.points],
+                "height": action.height,
+                "label": action.label,
+            },
+            actor=seat,
+        )
+    ]
+
+
+@register_folder("terrain_placed")
+def _fold_terrain_placed(state: GameState, event: Event) -> GameState:
+    p = event.payload
+    piece = Terrain(
+        p["id"],
+        tuple(tuple(pt) for pt in p["points"]),
+        TerrainKind(p["kind"]),
+        Height[str(p["height"]).upper()],
+    )
+    state = _set(
+        state,
+        terrain=(*terrain_of(state), piece),
+        terrain_labels={**state.extra.get("terrain_labels", {}), p["id"]: p["label"]},
+    )
+    return dataclasses.replace(state, next_id=state.next_id + 1)
+
+
+PRESETS: dict[str, list[dict[str, Any]]] = {
+    "open-field": [],
+    "village": [
+        {
+            "kind": "impassable",
+            "points": [(30, 20), (36, 20), (36, 26), (30, 26)],
+            "label": "Farmhouse",
+        },
+        {
+            "kind": "cover",
+            "points": [(10, 22), (18, 22), (18, 27), (10, 27)],
+            "height": "standard",
+            "label": "Orchard",
+        },
+        {"kind": "blocks_los", "points": [(50, 18), (58, 20), (56, 28), (48, 26)], "label": "Hill"},
+        {
+            "kind": "dangerous",
+            "points": [(40, 34), (46, 34), (46, 38), (40, 38)],
+            "height": "flat",
+            "label": "Marsh",
+        },
+    ],
+}
+
+
+class UsePreset(ActionModel):
+    type: Literal["use_preset_table"]
+    preset: Literal["open-field", "village"]
+
+
+@register_action("use_preset_table", UsePreset)
+def use_preset(state: GameState, seat: int, action: UsePreset, dice: DiceStream) -> list[Event]:
+    """Lay out one of the preset tables (scaled to this battlefield)."""
+    require_stage(state, SETUP)
+    if terrain_of(state):
+        raise RuleError(ILLEGAL_MOVE, "the table already has terrain", rule="Preset Table")
+    sx, sy = state.battlefield.width / 72.0, state.battlefield.depth / 48.0
+    events: list[Event] = []
+    for i, piece in enumerate(PRESETS[action.preset]):
+        events.append(
+            Event(
+                "terrain_placed",
+                {
+                    "id": f"ter{state.next_id + i}",
+                    "kind": piece["kind"],
+                    "points": [[round(x * sx, 3), round(y * sy, 3)] for x, y in piece["points"]],
+                    "height": piece.get("height", "infinite"),
+                    "label": piece["label"],
+                },
+                actor=seat,
+            )
+        )
+    return events
+
+
+class ArmyUnit(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    datasheet: str = Field(min_length=1, max_length=80)
+    models: int = Field(ge=1, le=200)
+    files: int | None = Field(default=None, ge=1, le=50)
+    joined_characters: list[str] = Field(default_factory=list, max_length=6)
+
+
+class SubmitArmy(ActionModel):
+    type: Literal["submit_army"]
+    units: list[ArmyUnit] = Field(min_length=1, max_length=40)
+
+
+@register_action("submit_army", SubmitArmy)
+def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStream) -> list[Event]:
+    """A player's army list, validated against the datasheets; when both are in, deployment
+    begins with player 1."""
+    require_stage(state, SETUP)
+    if seat in state.extra.get("armies", ()):
+        raise RuleError(OUT_OF_PHASE, "you have already submitted your army")
+    entries = [u.model_dump(exclude_none=True) for u in action.units]
+    errors = validate_army(state.system, entries)
+    if errors:
+        first = errors[0]
+        raise RuleError(
+            BAD_REQUEST,
+            f"army entry {first.entry}: {first.message}",
+            errors=[e.model_dump(mode="json") for e in errors],
+        )
+    catalog = load_catalog()
+    units = []
+    for i, entry in enumerate(action.units):
+        sheet = catalog.get(state.system, entry.datasheet)
+        files = None
+        if is_ranked(state.system):
+            files = entry.files or sheet.default_files or min(5, entry.models)
+        characters = tuple(
+            JoinedCharacter(c, catalog.get(state.system, c).name) for c in entry.joined_characters
+        )
+        name = sheet.name + "".join(f" + {c.name}" for c in characters)
+        unit = Unit(f"u{state.next_id + i}", seat, sheet.id, name, entry.models, files)
+        units.append(dataclasses.replace(unit, characters=characters).to_json())
+    events = [Event("army_submitted", {"seat": seat, "units": units}, actor=seat)]
+    if other(seat) in state.extra.get("armies", ()):
+        events.append(Event("deployment_started", {"deploying": 1}))
+    return events
+
+
+@register_folder("army_submitted")
+def _fold_army_submitted(state: GameState, event: Event) -> GameState:
+    units = dict(units_of(state))
+    for raw in event.payload["units"]:
+        units[raw["id"]] = unit_from_json({**raw, "status": "undeployed"})
+    state = _set(state, units=units, armies=(*state.extra.get("armies", ()), event.payload["seat"]))
+    return dataclasses.replace(state, next_id=state.next_id + len(event.payload["units"]))
+
+
+@register_folder("deployment_started")
+def _fold_deployment_started(state: GameState, event: Event) -> GameState:
+    return _set(state, stage=DEPLOYMENT, deploying=event.payload["deploying"])
+
+
+# --- deployment ---------------------------------------------------------------------------------
+
+
+def _after_deploying(state: GameState, seat: int, unit_id: str) -> list[Event]:
+    """Whose turn it is to deploy next, or the start of the battle when nobody has units left."""
+    left = {
+        s: [
+            u
+            for u in units_of(state).values()
+            if u.owner == s and u.status == "undeployed" and u.id != unit_id
+        ]
+        for s in (1, 2)
+    }
+    if left[other(seat)]:
+        return [Event("deploying", {"deploying": other(seat)})]
+    if left[seat]:
+        return [Event("deploying", {"deploying": seat})]
+    return [battle_started_event(state)]
+
+
+def _require_deploying(state: GameState, seat: int, unit: Unit) -> None:
+    require_stage(state, DEPLOYMENT)
+    if state.extra.get("deploying") != seat:
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"player {state.extra.get('deploying')} deploys now",
+            deploying=state.extra.get("deploying"),
+        )
+    if unit.status != "undeployed":
+        raise RuleError(OUT_OF_PHASE, f"{unit.name} is already {unit.status}")
+
+
+class DeployUnit(ActionModel):
+    type: Literal["deploy_unit"]
+    unit: str
+    x: Finite
+    y: Finite
+    facing: Finite | None = None
+    files: int | None = Field(default=None, ge=1, le=50)
+
+
+def deployed_unit(
+    state: GameState,
+    seat: int,
+    unit: Unit,
+    x: float,
+    y: float,
+    facing: float | None,
+    files: int | None,
+) -> Unit:
+    facing = (0.0 if seat == 1 else 180.0) if facing is None else facing % 360.0
+    if is_ranked(state.system):
+        return dataclasses.replace(
+            unit, status="on_table", placement=(x, y, facing), files=files or unit.files
+        )
+    sheet = datasheet_of(state, unit)
+    return dataclasses.replace(
+        unit, status="on_table", positions=grid_positions(sheet, unit.model_count, x, y, facing)
+    )
+
+
+@register_action("deploy_unit", DeployUnit)
+def deploy_unit(state: GameState, seat: int, action: DeployUnit, dice: DiceStream) -> list[Event]:
+    """Set a unit down wholly inside your deployment zone, keeping the unit spacing. Ranked
+    units are placed by the centre of their front edge; 40k units around the point."""
+    unit = _unit(state, action.unit, seat)
+    _require_deploying(state, seat, unit)
+    placed = deployed_unit(state, seat, unit, action.x, action.y, action.facing, action.files)
+    fp = footprint_of(state, placed)
+    assert fp is not None
+    result = movement.place(table_of(state), unit.id, fp)
+    if not result.legal:
+        raise _illegal(result, f"{unit.name} cannot deploy there")
+    zone = deployment_zone(state, seat)
+    if not zone.buffer(1e-6).covers(fp.boundary):
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{unit.name} must deploy wholly inside your deployment "
+            f"zone ({DEPLOYMENT_DEPTH_IN:g} in from your table edge)",
+            rule="Deployment Zone",
+            obstacle=None,
+        )
+    return [
+        Event("unit_deployed", {"unit": placed.to_json()}, actor=seat),
+        *_after_deploying(state, seat, unit.id),
+    ]
+
+
+class DeclareReserve(ActionModel):
+    type: Literal["declare_reserve"]
+    unit: str
+    mode: Literal["ambush", "reserve"] = "ambush"
+
+
+@register_action("declare_reserve", DeclareReserve)
+def declare_reserve(
+    state: GameState, seat: int, action: DeclareReserve, dice: DiceStream
+) -> list[Event]:
+    """Keep a unit off the table (Ambush, Ambushers, Entombed); its arrival follows its rule."""
+    unit = _unit(state, action.unit, seat)
+    _require_deploying(state, seat, unit)
+    sheet = datasheet_of(state, unit)
+    allowed = [r for r in RESERVE_RULES.get(state.system, ()) if sheet.has_rule(r)]
+    if not allowed:
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{unit.name} has no rule that lets it stay off the table",
+            rule="Deployment",
+            needs=list(RESERVE_RULES.get(state.system, ())),
+        )
+    placed = dataclasses.replace(unit, status=action.mode)
+    return [
+        Event("unit_deployed", {"unit": placed.to_json(), "rule": allowed[0]}, actor=seat),
+        *_after_deploying(state, seat, unit.id),
+    ]
+
+
+@register_folder("unit_deployed")
+def _fold_unit_deployed(state: GameState, event: Event) -> GameState:
+    return _with_unit(state, unit_from_json(event.payload["unit"]))
+
+
+@register_folder("deploying")
+def _fold_deploying(state: GameState, event: Event) -> GameState:
+    return _set(state, deploying=event.payload["deploying"])

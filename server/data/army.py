@@ -172,9 +172,8 @@ def _check_entry(
         )
         return errors
 
-    join_rules = {"t9a": _t9a_joins, "whfb8": _whfb8_joins, "wh40k10": _wh40k10_joins}[system]
     for character in characters:
-        for code, message in join_rules(unit, character):
+        for code, message in join_problems(system, unit, character):
             errors.append(error(code, message, datasheet=character.id, unit=unit.id))
     if system == "wh40k10" and len(characters) > 1:
         errors.append(
@@ -187,6 +186,14 @@ def _check_entry(
 
     errors.extend(_check_concealed(catalog, system, unit, entry, error))
     return errors
+
+
+def join_problems(
+    system: str, unit: Datasheet, character: Datasheet
+) -> list[tuple[str, str]]:
+    """Why `character` may not join `unit` in `system` (code, message); [] when it may."""
+    rules = {"t9a": _t9a_joins, "whfb8": _whfb8_joins, "wh40k10": _wh40k10_joins}[system]
+    return rules(unit, character)
 
 
 def _t9a_joins(unit: Datasheet, character: Datasheet) -> list[tuple[str, str]]:

@@ -353,6 +353,12 @@ class GameService:
         live = await self.live(game_id)
         return questions.line_of_sight(live.state, viewer, target)
 
+    async def ambush_options(
+        self, game_id: str, unit: Any, point: Any, placement: Any = None
+    ) -> dict[str, Any]:
+        live = await self.live(game_id)
+        return questions.ambush_options(live.state, unit, point, placement)
+
     # --- reads ---------------------------------------------------------------------------------
 
     async def view(self, game_id: str, viewer: int | None) -> dict[str, Any]:

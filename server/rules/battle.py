@@ -8,7 +8,7 @@ state shows the turn, the active player and the phase, and every action checks t
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Literal
 
 from server.dice import DiceStream
@@ -18,6 +18,7 @@ from server.rules.core import (
     Event,
     GameState,
     RuleError,
+    fold_all,
     register_action,
     register_folder,
     register_projector,
@@ -80,6 +81,67 @@ def battle_started_event(state: GameState) -> Event:
     )
 
 
+# --- hooks: what rules do when a phase starts or the game ends --------------------------------
+
+PhaseHook = Callable[[GameState, DiceStream], list[Event]]
+_PHASE_START: list[tuple[str, str | None, PhaseHook]] = []
+_GAME_END: list[tuple[str, PhaseHook]] = []
+
+
+def on_phase_start(system: str, phase: str | None = None) -> Callable[[PhaseHook], PhaseHook]:
+    """Register `hook(state, dice) -> events`, run when a phase of `system` starts (any phase
+    when `phase` is None). `state` already shows the new phase and active player."""
+
+    def wrap(hook: PhaseHook) -> PhaseHook:
+        _PHASE_START.append((system, phase, hook))
+        return hook
+
+    return wrap
+
+
+def on_game_end(system: str) -> Callable[[PhaseHook], PhaseHook]:
+    """Register `hook(state, dice) -> events`, run just before the game ends after its last
+    turn (e.g. Ambush: units that never arrived are removed as casualties)."""
+
+    def wrap(hook: PhaseHook) -> PhaseHook:
+        _GAME_END.append((system, hook))
+        return hook
+
+    return wrap
+
+
+_PHASE_END: list[tuple[str, str | None, PhaseHook]] = []
+
+
+def on_phase_end(system: str, phase: str | None = None) -> Callable[[PhaseHook], PhaseHook]:
+    """Register `hook(state, dice) -> events`, run when the active player ends a phase, before
+    the next one starts. A hook may refuse the end with a RuleError (something must happen
+    first) or add events (e.g. ambushers that could not arrive stay in ambush)."""
+
+    def wrap(hook: PhaseHook) -> PhaseHook:
+        _PHASE_END.append((system, phase, hook))
+        return hook
+
+    return wrap
+
+
+def _run_hooks(state: GameState, hooks: Iterable[PhaseHook], dice: DiceStream) -> list[Event]:
+    """Run hooks in order, each seeing the state left by the events of those before it."""
+    out: list[Event] = []
+    for hook in hooks:
+        produced = hook(state, dice)
+        state = fold_all(state, produced)
+        out.extend(produced)
+    return out
+
+
+def phase_start_events(state: GameState, dice: DiceStream) -> list[Event]:
+    """The events the rules of `state`'s system add as its current phase starts."""
+    phase = state.extra.get("phase")
+    hooks = [h for s, p, h in _PHASE_START if s == state.system and p in (None, phase)]
+    return _run_hooks(state, hooks, dice)
+
+
 class EndPhase(ActionModel):
     type: Literal["end_phase"]
 
@@ -97,6 +159,10 @@ def end_phase(state: GameState, seat: int, action: EndPhase, dice: DiceStream) -
             active_player=active,
             phase=phase,
         )
+    closing = _run_hooks(
+        state, [h for s, p, h in _PHASE_END if s == state.system and p in (None, phase)], dice
+    )
+    state = fold_all(state, closing)
     phases = phases_of(state.system)
     turn = int(state.extra.get("turn", 1))
     first = int(state.extra.get("first_player", 1))
@@ -107,17 +173,22 @@ def end_phase(state: GameState, seat: int, action: EndPhase, dice: DiceStream) -
         nxt = {"turn": turn, "active_player": other(seat), "phase": phases[0]}
     else:
         nxt = {"turn": turn + 1, "active_player": first, "phase": phases[0]}
-    events = [Event("phase_ended", {"ended": phase, **nxt}, actor=seat)]
     if nxt["turn"] > find_system(state.system).turns:
-        events = [
-            Event(
-                "phase_ended",
-                {"ended": phase, "turn": turn, "active_player": None, "phase": None},
-                actor=seat,
-            ),
+        ended = Event(
+            "phase_ended",
+            {"ended": phase, "turn": turn, "active_player": None, "phase": None},
+            actor=seat,
+        )
+        after = fold_all(state, [ended])
+        hooks = [h for s, h in _GAME_END if s == state.system]
+        return [
+            *closing,
+            ended,
+            *_run_hooks(after, hooks, dice),
             Event("game_ended", {"reason": "last turn played", "winner": None}),
         ]
-    return events
+    ended = Event("phase_ended", {"ended": phase, **nxt}, actor=seat)
+    return [*closing, ended, *phase_start_events(fold_all(state, [ended]), dice)]
 
 
 def _set(state: GameState, **values: object) -> GameState:

@@ -100,4 +100,30 @@ def line_of_sight(state: GameState, viewer: Any, target: Any) -> dict[str, Any]:
     return result
 
 
-__all__ = ["geo", "line_of_sight", "measure", "preview"]
+def ambush_options(
+    state: GameState, unit_id: Any, point: Any, placement: Any = None
+) -> dict[str, Any]:
+    """t9a Ambush: the 6 in zone around an edge point, the verdict on a requested placement,
+    and the valid placement nearest to it (the client snaps to it), or none."""
+    from server.geometry.frame import Placement
+    from server.rules.t9a.ambush import ambush_options as options
+
+    if state.system != "t9a":
+        raise RuleError(BAD_REQUEST, "ambush arrival points are a The 9th Age rule")
+    if not isinstance(unit_id, str) or unit_id not in units_of(state):
+        raise RuleError(NOT_FOUND, f"no unit {unit_id!r}", id=unit_id)
+    p, _ = _thing(state, point if isinstance(point, dict) else None)
+    wanted = None
+    if placement is not None:
+        try:
+            wanted = Placement(
+                float(placement["x"]), float(placement["y"]), float(placement.get("facing", 0))
+            )
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise RuleError(
+                BAD_REQUEST, 'a placement is {"x": number, "y": number, "facing": number}'
+            ) from None
+    return options(state, unit_id, (p.x, p.y), wanted)
+
+
+__all__ = ["ambush_options", "geo", "line_of_sight", "measure", "preview"]

@@ -204,7 +204,10 @@ def _formation(
     front rank (mismatched bases take a block of the grid), skirmish gaps when it skirmishes."""
     catalog = load_catalog()
     sheet = catalog.get(system, datasheet)
-    gap = SKIRMISH_GAPS_IN.get(system, 0.0) if skirmishes(system, sheet) else 0.0
+    # The gaps belong to the skirmishing rank-and-file: when the last of them is removed, the
+    # joined characters contract into a normal formation around the centre of the first rank
+    # (seed 000, Skirmisher). The front-edge centre is kept, and with it the first rank's.
+    gap = SKIRMISH_GAPS_IN.get(system, 0.0) if skirmishes(system, sheet) and models > 0 else 0.0
     joined = tuple(Character(_rect_base(catalog.get(system, c))) for c in characters)
     return RankedFormation(
         _rect_base(sheet),

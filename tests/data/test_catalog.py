@@ -25,6 +25,7 @@ EXPECTED = {
         "knights-of-ryma",
         "highborn-commander",
         "daemon-herald",
+        "daemon-stalker",
     },
     "whfb8": {
         "tomb-swarm",
@@ -171,8 +172,12 @@ def test_night_goblins_conceal_up_to_three_fanatics() -> None:
 def test_not_automated_lists_printed_rules() -> None:
     catalog = load_catalog()
     listed = catalog.not_automated("t9a", "mageblight-gremlin")
-    assert "Hard Target (1)" in listed and "Ambush (Battlefield Edge)" in listed
-    assert len(listed) == len(set(listed))
+    registry = catalog.registries["t9a"]
+    sheet = catalog.get("t9a", "mageblight-gremlin")
+    expected = {r.printed for r in sheet.all_rules() if not registry[r.name].automated}
+    assert set(listed) == expected and len(listed) == len(set(listed))
+    assert "Ambush (Battlefield Edge)" not in listed  # automated (issue 5)
+    assert "Lance" in catalog.not_automated("t9a", "knights-of-ryma")
 
 
 def test_height_classes() -> None:

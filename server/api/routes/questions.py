@@ -35,6 +35,13 @@ class LineOfSightIn(BaseModel):
     target: str
 
 
+class AmbushOptionsIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    unit: str
+    point: dict[str, float]
+    placement: dict[str, float] | None = None
+
+
 @router.post("/{game_id}/preview", responses=error_responses(400, 401, 404))
 async def preview(game_id: GameId, body: PreviewIn, service: ServiceDep,
                   token: TokenDep) -> dict[str, Any]:
@@ -56,6 +63,14 @@ async def line_of_sight(game_id: GameId, body: LineOfSightIn,
     return await service.line_of_sight(game_id, body.viewer, body.target)
 
 
+@router.post("/{game_id}/ambush-options", responses=error_responses(400, 404, 409, 422))
+async def ambush_options(game_id: GameId, body: AmbushOptionsIn,
+                         service: ServiceDep) -> dict[str, Any]:
+    """t9a Ambush: the 6 in zone around an edge point, whether the requested placement is
+    valid, and the nearest valid placement (for snapping)."""
+    return await service.ambush_options(game_id, body.unit, body.point, body.placement)
+
+
 @register_question("preview")
 async def _ws_preview(conn: Connection, data: dict[str, Any]) -> dict[str, Any]:
     result = await conn.service.preview(conn.game_id, conn.viewer, data.get("action"))
@@ -73,3 +88,11 @@ async def _ws_line_of_sight(conn: Connection, data: dict[str, Any]) -> dict[str,
     result = await conn.service.line_of_sight(conn.game_id, data.get("viewer"),
                                               data.get("target"))
     return {"type": "line_of_sight_result", **result}
+
+
+@register_question("ambush_options")
+async def _ws_ambush_options(conn: Connection, data: dict[str, Any]) -> dict[str, Any]:
+    result = await conn.service.ambush_options(
+        conn.game_id, data.get("unit"), data.get("point"), data.get("placement")
+    )
+    return {"type": "ambush_options_result", **result}

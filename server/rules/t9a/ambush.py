@@ -1,0 +1,521 @@
+"""Ambush, all of it, for The 9th Age (seed 000_ac64b535f31b5cdf, Ambush, and the Mageblight
+Gremlins' own rule).
+
+- Units entirely with Ambush may be placed in Ambush at deployment (`declare_reserve`, setup.py).
+- An Attachable Model in Ambush may choose, before each of its owner's ambush rolls, an
+  ambushing unit with the same Ambush value to join (`choose_ambush_host`); the combined unit
+  rolls once and arrives together, the character in its front rank.
+- From the owner's Player Turn 2, at the start of their Movement Phase, one D6 per ambushing
+  unit: 3+ arrives; in the owner's Player Turns 5 and 6 the roll counts as a 3+. A unit with
+  the Gremlins' rule ("Spell-Eater Ambush") gains one Maximised instance per spell the opponent
+  cast successfully in their previous Magic Phase (magic.py).
+- A unit that may arrive is placed with `arrive_from_ambush`: a point on a Battlefield Edge and
+  a placement the geometry core accepts (3 of 4 corners within 6 in, on the table, Unit
+  Spacing, nothing between the Unit Boundary and the point). It counts as having made an
+  Advance Move and cannot move again that phase; arriving in Game Turn 6 loses Scoring.
+- The Movement Phase cannot end while a unit that rolled to arrive still can; a unit for which
+  no suitable point exists stays in Ambush this turn (`ambush_delayed`).
+- Units still in Ambush when the game ends are removed as casualties.
+
+Player Turn numbers here are the owner's own (their n-th Player Turn is in Game Turn n).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal
+
+from pydantic import Field
+
+from server import geometry as geo
+from server.data.army import join_problems
+from server.dice import DiceStream
+from server.geometry.ambush import ambush_zone, check_ambush, edge_facing, find_ambush_placement
+from server.geometry.formation import RankedFormation, layout
+from server.geometry.frame import Placement, forward_vector
+from server.rules.battle import (
+    BATTLE,
+    DEPLOYMENT,
+    on_game_end,
+    on_phase_end,
+    on_phase_start,
+    require_phase,
+    stage,
+)
+from server.rules.core import (
+    BAD_REQUEST,
+    ILLEGAL_MOVE,
+    OUT_OF_PHASE,
+    ActionModel,
+    Event,
+    GameState,
+    RuleError,
+    register_action,
+    register_folder,
+    register_projector,
+)
+from server.rules.t9a.magic import opponent_spells_last_magic_phase
+from server.rules.units import (
+    Finite,
+    JoinedCharacter,
+    Unit,
+    _formation,
+    _set,
+    _unit,
+    _with_unit,
+    datasheet_of,
+    phase_moves,
+    table_of,
+    unit_from_json,
+    units_of,
+)
+
+AMBUSH = "Ambush"
+SPELL_EATER = "Spell-Eater Ambush"
+ARRIVES_ON = 3
+AUTOMATIC_FROM_TURN = 5
+FIRST_ROLL_TURN = 2
+LAST_GAME_TURN = 6
+READY = "ambush_ready"
+LOST_SCORING = "lost_scoring"
+EDGE_SCAN_STEP_IN = 3.0
+"""Spacing of the edge points tried when the server checks whether any arrival is possible."""
+
+
+def ambush_value(state: GameState, unit: Unit) -> str | None:
+    """X of the unit's Ambush (X), e.g. "Battlefield Edge"; None without Ambush."""
+    rule = datasheet_of(state, unit).rule(AMBUSH)
+    return None if rule is None else str(rule.param or "")
+
+
+def _hosts(state: GameState) -> Mapping[str, str]:
+    """Characters in Ambush -> the ambushing unit they are joined to for now."""
+    hosts: Mapping[str, str] = state.extra.get("ambush_hosts", {})
+    return hosts
+
+
+def _riders(state: GameState, host_id: str) -> list[Unit]:
+    units = units_of(state)
+    return [units[c] for c, h in _hosts(state).items() if h == host_id and c in units]
+
+
+def _ambushers(state: GameState, seat: int) -> Iterator[Unit]:
+    """The owner's units in Ambush that roll for themselves (not characters riding along)."""
+    hosted = _hosts(state)
+    for unit in units_of(state).values():
+        if unit.owner == seat and unit.status == "ambush" and unit.id not in hosted:
+            yield unit
+
+
+# --- joining a character to an ambushing unit ---------------------------------------------------
+
+
+class ChooseAmbushHost(ActionModel):
+    type: Literal["choose_ambush_host"]
+    character: str
+    host: str | None = None
+
+
+@register_action("choose_ambush_host", ChooseAmbushHost, systems=["t9a"])
+def choose_ambush_host(
+    state: GameState, seat: int, action: ChooseAmbushHost, dice: DiceStream
+) -> list[Event]:
+    """An Attachable Model in Ambush picks the ambushing unit it arrives with (or none), at
+    deployment or in its owner's Player Turn before the Movement Phase's ambush rolls."""
+    character = _unit(state, action.character, seat)
+    if not datasheet_of(state, character).can_join or character.status != "ambush":
+        raise RuleError(
+            ILLEGAL_MOVE, f"{character.name} is not an Attachable Model in Ambush", rule=AMBUSH
+        )
+    now = stage(state)
+    if now == BATTLE:
+        phase = state.extra.get("phase")
+        if state.extra.get("active_player") != seat or phase != "Charge":
+            raise RuleError(
+                OUT_OF_PHASE,
+                "a character in Ambush chooses its unit in your Player Turn, before the ambush "
+                "rolls at the start of your Movement Phase",
+                rule=AMBUSH,
+                phase=phase,
+            )
+    elif now != DEPLOYMENT:
+        raise RuleError(OUT_OF_PHASE, "ambushing characters choose a unit from deployment on")
+    if action.host is not None:
+        host = _unit(state, action.host, seat)
+        if host.status != "ambush" or host.id == character.id or host.id in _hosts(state):
+            raise RuleError(ILLEGAL_MOVE, f"{host.name} is not a unit in Ambush", rule=AMBUSH)
+        if datasheet_of(state, host).can_join:
+            raise RuleError(ILLEGAL_MOVE, "characters join units, not other characters")
+        if ambush_value(state, host) != ambush_value(state, character):
+            raise RuleError(
+                ILLEGAL_MOVE,
+                f"{character.name} has Ambush ({ambush_value(state, character)}); "
+                f"{host.name} has Ambush ({ambush_value(state, host)}): the values must match",
+                rule=AMBUSH,
+            )
+        problems = join_problems(
+            state.system, datasheet_of(state, host), datasheet_of(state, character)
+        )
+        if problems:
+            code, message = problems[0]
+            raise RuleError(ILLEGAL_MOVE, message, rule=AMBUSH, reason=code)
+        text = f"{character.name} will arrive from Ambush with {host.name}"
+    else:
+        text = f"{character.name} will arrive from Ambush on its own"
+    return [
+        Event(
+            "ambush_host_chosen",
+            {"character": character.id, "host": action.host, "text": text, "rule": AMBUSH},
+            actor=seat,
+        )
+    ]
+
+
+@register_folder("ambush_host_chosen")
+def _fold_host_chosen(state: GameState, event: Event) -> GameState:
+    hosts = dict(_hosts(state))
+    hosts.pop(event.payload["character"], None)
+    if event.payload["host"] is not None:
+        hosts[event.payload["character"]] = event.payload["host"]
+    return _set(state, ambush_hosts=hosts)
+
+
+# --- the rolls ----------------------------------------------------------------------------------
+
+
+def ambush_roll_expression(state: GameState, unit: Unit) -> tuple[str, int]:
+    """The dice of the unit's ambush roll now and its Maximised instances (Spell-Eater)."""
+    instances = 0
+    if datasheet_of(state, unit).has_rule(SPELL_EATER):
+        instances = opponent_spells_last_magic_phase(state, unit.owner)
+    return ("D6" if instances == 0 else f"D6 maximised x{instances}"), instances
+
+
+@on_phase_start("t9a", "Movement")
+def roll_for_ambushers(state: GameState, dice: DiceStream) -> list[Event]:
+    """At the start of the owner's Movement Phase, from their Player Turn 2: one roll per
+    ambushing unit (one for a combined unit); Player Turns 5 and 6 count as a 3+."""
+    seat = int(state.extra["active_player"])
+    turn = int(state.extra.get("turn", 1))
+    if turn < FIRST_ROLL_TURN:
+        return []
+    events = []
+    for unit in _ambushers(state, seat):
+        riders = [r.name for r in _riders(state, unit.id)]
+        who = unit.name + "".join(f" with {r}" for r in riders)
+        payload: dict[str, Any] = {"unit": unit.id, "riders": riders, "rule": AMBUSH,
+                                   "needed": ARRIVES_ON, "player_turn": turn}
+        if turn >= AUTOMATIC_FROM_TURN:
+            payload |= {
+                "automatic": True,
+                "arrives": True,
+                "text": f"{who}: Player Turn {turn}, the Ambush roll counts as a 3+",
+            }
+        else:
+            expression, instances = ambush_roll_expression(state, unit)
+            roll = dice.roll(expression)
+            arrives = (roll.total or 0) >= ARRIVES_ON
+            why = (
+                f" ({instances} spell{'s' if instances != 1 else ''} cast last Magic Phase: "
+                f"Maximised x{instances})"
+                if instances
+                else ""
+            )
+            payload |= {
+                "automatic": False,
+                "roll": roll.to_payload(),
+                "maximised": instances,
+                "arrives": arrives,
+                "text": f"{who} roll{why} {roll.total} for Ambush: "
+                + ("they arrive this turn" if arrives else "they stay in Ambush"),
+            }
+            if instances:
+                payload["rules"] = [AMBUSH, SPELL_EATER]
+        events.append(Event("ambush_rolled", payload, actor=None))
+    return events
+
+
+def _mark(unit: Unit, add: str | None = None, drop: str | None = None) -> Unit:
+    markers = tuple(m for m in unit.markers if m != drop)
+    if add is not None and add not in markers:
+        markers = (*markers, add)
+    return dataclasses.replace(unit, markers=markers)
+
+
+@register_folder("ambush_rolled")
+def _fold_ambush_rolled(state: GameState, event: Event) -> GameState:
+    if not event.payload["arrives"]:
+        return state
+    unit = units_of(state)[event.payload["unit"]]
+    return _with_unit(state, _mark(unit, add=READY))
+
+
+# --- arriving -----------------------------------------------------------------------------------
+
+
+class ArriveFromAmbush(ActionModel):
+    type: Literal["arrive_from_ambush"]
+    unit: str
+    point: tuple[Finite, Finite]
+    x: Finite
+    y: Finite
+    facing: Finite
+    files: int | None = Field(default=None, ge=1, le=50)
+
+
+def arrival_formation(state: GameState, unit: Unit, files: int | None) -> RankedFormation:
+    """The arriving unit in the formation its owner chose, riders in its front rank."""
+    joined = tuple(c.datasheet for c in unit.characters) + tuple(
+        r.datasheet for r in _riders(state, unit.id)
+    )
+    return _formation(
+        state.system, unit.datasheet, unit.models, files or unit.files or 1, joined
+    )
+
+
+def _require_edge_point(state: GameState, unit: Unit, point: tuple[float, float]) -> None:
+    value = ambush_value(state, unit)
+    if value != "Battlefield Edge":
+        raise RuleError(
+            BAD_REQUEST,
+            f"Ambush ({value}) is not automated: only Ambush (Battlefield Edge) is",
+            rule=AMBUSH,
+        )
+    if not table_of(state).battlefield.on_edge(point, tolerance=1e-3):
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"the chosen point ({point[0]:g}, {point[1]:g}) is not on a Battlefield Edge",
+            rule="Ambush: Battlefield Edge",
+            obstacle=None,
+        )
+
+
+@register_action("arrive_from_ambush", ArriveFromAmbush, systems=["t9a"])
+def arrive_from_ambush(
+    state: GameState, seat: int, action: ArriveFromAmbush, dice: DiceStream
+) -> list[Event]:
+    """Place a unit that rolled to arrive, checked by the geometry core's ambush judgement."""
+    require_phase(state, seat, ("Movement",), "arriving from Ambush")
+    unit = _unit(state, action.unit, seat)
+    if unit.status != "ambush" or READY not in unit.markers:
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"{unit.name} has not rolled to arrive from Ambush this turn",
+            rule=AMBUSH,
+        )
+    point = (float(action.point[0]), float(action.point[1]))
+    _require_edge_point(state, unit, point)
+    formation = arrival_formation(state, unit, action.files)
+    placement = Placement(action.x, action.y, action.facing % 360.0)
+    check = check_ambush(table_of(state), unit.id, formation, placement, point)
+    if not check.legal:
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{unit.name} cannot arrive there: {check.rule}"
+            + (f" ({check.obstacle})" if check.obstacle else ""),
+            rule=str(check.rule),
+            obstacle=check.obstacle,
+            corners_within=check.corners_within,
+            swept=geo.to_geojson(check.region),
+        )
+    riders = _riders(state, unit.id)
+    turn = int(state.extra.get("turn", 1))
+    arrived = dataclasses.replace(
+        _mark(unit, drop=READY),
+        status="on_table",
+        placement=(round(placement.x, 4), round(placement.y, 4), round(placement.facing, 4)),
+        files=formation.files,
+        characters=unit.characters + tuple(JoinedCharacter(r.datasheet, r.name) for r in riders),
+        name=unit.name + "".join(f" + {r.name}" for r in riders),
+    )
+    notes = []
+    if turn >= LAST_GAME_TURN:
+        arrived = _mark(arrived, add=LOST_SCORING)
+        notes.append("arriving in Game Turn 6, it loses Scoring")
+    text = (
+        f"{arrived.name} arrive from Ambush at the table edge ({point[0]:g}, {point[1]:g}); "
+        "this counts as their Advance Move"
+        + "".join(f"; {n}" for n in notes)
+    )
+    return [
+        Event(
+            "unit_arrived",
+            {
+                "unit": arrived.to_json(),
+                "riders": [r.id for r in riders],
+                "point": list(point),
+                "swept": geo.to_geojson(check.region),
+                "distance": 0.0,
+                "rule": AMBUSH,
+                "text": text,
+            },
+            actor=seat,
+        )
+    ]
+
+
+@register_folder("unit_arrived")
+def _fold_unit_arrived(state: GameState, event: Event) -> GameState:
+    p = event.payload
+    unit = unit_from_json(p["unit"])
+    state = _with_unit(state, unit)
+    units = units_of(state)
+    for rider in p["riders"]:
+        state = _with_unit(state, dataclasses.replace(units[rider], status="joined"))
+    hosts = {c: h for c, h in _hosts(state).items() if h != unit.id}
+    moves = {**phase_moves(state), unit.id: {"arrived": True, "mode": "advance", "used": 0.0}}
+    return _set(state, ambush_hosts=hosts, phase_moves=moves)
+
+
+# --- is any arrival possible? -------------------------------------------------------------------
+
+
+def edge_points(
+    width: float, depth: float, step: float = EDGE_SCAN_STEP_IN
+) -> list[tuple[float, float]]:
+    """Points along the four table edges, `step` apart (corners included)."""
+    out: list[tuple[float, float]] = []
+    n = max(1, round(width / step))
+    m = max(1, round(depth / step))
+    out += [(width * i / n, 0.0) for i in range(n + 1)]
+    out += [(width * i / n, depth) for i in range(n + 1)]
+    out += [(0.0, depth * j / m) for j in range(1, m)]
+    out += [(width, depth * j / m) for j in range(1, m)]
+    return out
+
+
+def inward_placement(
+    formation: RankedFormation, point: tuple[float, float], width: float, depth: float
+) -> Placement:
+    """The unit set with its rear edge on the table edge at `point`, facing into the table."""
+    facing = edge_facing(geo.Battlefield(width, depth), point)
+    facing = 0.0 if facing is None else facing
+    unit_depth = layout(formation).depth
+    fx, fy = forward_vector(facing)
+    return Placement(point[0] + fx * unit_depth, point[1] + fy * unit_depth, facing)
+
+
+def find_arrival(
+    state: GameState, unit: Unit, near: tuple[float, float] | None = None
+) -> tuple[tuple[float, float], Placement] | None:
+    """A valid arrival for `unit` (edge point and placement), trying edge points nearest to
+    `near` first; None when no suitable point exists."""
+    table = table_of(state)
+    bf = table.battlefield
+    formation = arrival_formation(state, unit, None)
+    points = edge_points(bf.width, bf.depth)
+    if near is not None:
+        points.sort(key=lambda p: (p[0] - near[0]) ** 2 + (p[1] - near[1]) ** 2)
+    for point in points:
+        wanted = inward_placement(formation, point, bf.width, bf.depth)
+        found = find_ambush_placement(table, unit.id, formation, point, wanted)
+        if found is not None:
+            return point, found
+    return None
+
+
+@on_phase_end("t9a", "Movement")
+def ambushers_must_arrive(state: GameState, dice: DiceStream) -> list[Event]:
+    """A unit that rolled to arrive must, if possible; if no suitable point is available it
+    cannot arrive this turn and stays in Ambush."""
+    events = []
+    for unit in units_of(state).values():
+        if unit.status != "ambush" or READY not in unit.markers:
+            continue
+        found = find_arrival(state, unit)
+        if found is not None:
+            (px, py), _ = found
+            raise RuleError(
+                OUT_OF_PHASE,
+                f"{unit.name} rolled to arrive from Ambush and can: place them before ending "
+                f"the Movement Phase (for example from the edge point ({px:g}, {py:g}))",
+                rule=AMBUSH,
+                unit=unit.id,
+                point=[px, py],
+            )
+        events.append(
+            Event(
+                "ambush_delayed",
+                {
+                    "unit": unit.id,
+                    "rule": AMBUSH,
+                    "text": f"{unit.name}: no suitable point on the Battlefield Edge; they "
+                    "cannot arrive this turn",
+                },
+            )
+        )
+    return events
+
+
+@register_folder("ambush_delayed")
+def _fold_ambush_delayed(state: GameState, event: Event) -> GameState:
+    unit = units_of(state)[event.payload["unit"]]
+    return _with_unit(state, _mark(unit, drop=READY))
+
+
+# --- the end of the game ------------------------------------------------------------------------
+
+
+@on_game_end("t9a")
+def ambushers_left_are_casualties(state: GameState, dice: DiceStream) -> list[Event]:
+    """Units still in Ambush when the game ends are removed as casualties."""
+    lost = [u for u in units_of(state).values() if u.status == "ambush"]
+    if not lost:
+        return []
+    names = ", ".join(u.name for u in lost)
+    return [
+        Event(
+            "ambush_casualties",
+            {
+                "units": [u.id for u in lost],
+                "rule": AMBUSH,
+                "text": f"{names} never arrived from Ambush and "
+                + ("is" if len(lost) == 1 else "are")
+                + " removed as casualties",
+            },
+        )
+    ]
+
+
+@register_folder("ambush_casualties")
+def _fold_ambush_casualties(state: GameState, event: Event) -> GameState:
+    units = units_of(state)
+    for unit_id in event.payload["units"]:
+        state = _with_unit(state, dataclasses.replace(units[unit_id], status="destroyed"))
+    return state
+
+
+# --- what the client sees -----------------------------------------------------------------------
+
+
+@register_projector
+def _project_ambush(state: GameState, viewer: int | None, out: dict[str, Any]) -> None:
+    if state.system != "t9a":
+        return
+    out["ambush_hosts"] = dict(_hosts(state))
+
+
+def ambush_options(
+    state: GameState, unit_id: str, point: tuple[float, float], requested: Placement | None
+) -> dict[str, Any]:
+    """For the client's ambush tool: the 6 in zone around an edge point, the verdict on the
+    requested placement, and the valid placement nearest to it (snapping), or none."""
+    unit = _unit(state, unit_id)
+    if unit.status != "ambush":
+        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not in Ambush", rule=AMBUSH)
+    _require_edge_point(state, unit, point)
+    table = table_of(state)
+    bf = table.battlefield
+    formation = arrival_formation(state, unit, None)
+    wanted = requested or inward_placement(formation, point, bf.width, bf.depth)
+    check = check_ambush(table, unit.id, formation, wanted, point)
+    nearest = (
+        wanted if check.legal else find_ambush_placement(table, unit.id, formation, point, wanted)
+    )
+    return {
+        "zone": geo.to_geojson(ambush_zone(bf, point)),
+        "requested": check.to_dict(),
+        "nearest": None if nearest is None else nearest.to_dict(),
+        "ready": READY in unit.markers,
+    }

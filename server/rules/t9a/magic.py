@@ -1,0 +1,100 @@
+"""The Magic Phase record the Mageblight Gremlins' own rule reads (seed 000): a player logs each
+casting attempt and its outcome; how many spells each player cast successfully in each Magic
+Phase is derived from that log.
+
+Spells themselves are not automated: a player states the spell and whether it was cast, and the
+players resolve its effect. The client says so beside the casting form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import Field
+
+from server.dice import DiceStream
+from server.rules.battle import other, require_phase
+from server.rules.core import (
+    NOT_FOUND,
+    ActionModel,
+    Event,
+    GameState,
+    RuleError,
+    register_action,
+    register_folder,
+    register_projector,
+)
+from server.rules.units import _set, units_of
+
+
+class CastSpell(ActionModel):
+    type: Literal["cast_spell"]
+    spell: str = Field(min_length=1, max_length=80)
+    caster: str | None = Field(default=None, max_length=40)
+    outcome: Literal["success", "failure"]
+
+
+@register_action("cast_spell", CastSpell, systems=["t9a"])
+def cast_spell(state: GameState, seat: int, action: CastSpell, dice: DiceStream) -> list[Event]:
+    """Log one casting attempt of the active player in their Magic Phase."""
+    require_phase(state, seat, ("Magic",), "casting spells")
+    caster_name = None
+    if action.caster is not None:
+        unit = units_of(state).get(action.caster)
+        if unit is None or unit.owner != seat:
+            raise RuleError(NOT_FOUND, f"you have no unit {action.caster!r}", id=action.caster)
+        caster_name = unit.name
+    verb = "cast" if action.outcome == "success" else "failed to cast"
+    who = f"{caster_name} " if caster_name else f"Player {seat} "
+    return [
+        Event(
+            "spell_cast",
+            {
+                "seat": seat,
+                "spell": action.spell.strip(),
+                "caster": action.caster,
+                "outcome": action.outcome,
+                "player_turn": int(state.extra.get("player_turn", 0)),
+                "text": f"{who}{verb} {action.spell.strip()}",
+            },
+            actor=seat,
+        )
+    ]
+
+
+def _magic(state: GameState) -> Mapping[str, Mapping[str, int]]:
+    """Per seat ("1"/"2"), per player turn: successful casts in that turn's Magic Phase."""
+    record: Mapping[str, Mapping[str, int]] = state.extra.get("magic", {})
+    return record
+
+
+@register_folder("spell_cast")
+def _fold_spell_cast(state: GameState, event: Event) -> GameState:
+    p = event.payload
+    seat, turn = str(p["seat"]), str(p["player_turn"])
+    record = {k: dict(v) for k, v in _magic(state).items()}
+    per_turn = record.setdefault(seat, {})
+    per_turn[turn] = per_turn.get(turn, 0) + (1 if p["outcome"] == "success" else 0)
+    return _set(state, magic=record)
+
+
+def spells_cast_in(state: GameState, seat: int, player_turn: int) -> int:
+    """Spells `seat` cast successfully in the Magic Phase of global player turn `player_turn`."""
+    return int(_magic(state).get(str(seat), {}).get(str(player_turn), 0))
+
+
+def opponent_spells_last_magic_phase(state: GameState, seat: int) -> int:
+    """Spells the opponent of `seat` cast successfully in their previous Magic Phase: the one
+    of the player turn just before the current one (player turns alternate)."""
+    current = int(state.extra.get("player_turn", 0))
+    if current <= 1:
+        return 0
+    return spells_cast_in(state, other(seat), current - 1)
+
+
+@register_projector
+def _project_magic(state: GameState, viewer: int | None, out: dict[str, Any]) -> None:
+    if state.system != "t9a":
+        return
+    out["magic"] = {seat: dict(turns) for seat, turns in _magic(state).items()}

@@ -5,14 +5,19 @@ model moves with coherency (wh40k10). Every spatial judgement is the geometry co
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, Literal
 
+import numpy as np
+import shapely
 from pydantic import Field
 
 from server import geometry as geo
 from server.dice import DiceStream
 from server.geometry import movement
+from server.geometry.footprint import footprint, placement_for_centre
 from server.geometry.formation import ModelPlacement
+from server.geometry.table import Table
 from server.rules.battle import (
     require_phase,
 )
@@ -39,6 +44,7 @@ from server.rules.units import (
     datasheet_of,
     is_ranked,
     phase_moves,
+    record_turn_move,
     table_of,
     unit_from_json,
     units_of,
@@ -69,6 +75,26 @@ class MoveUnit(ActionModel):
     degrees: Finite = 0.0
     files: int | None = Field(default=None, ge=1, le=50)
     facing: Finite | None = None
+    # Reform only, Light Troops (t9a): where the unit's centre ends (default: where it is).
+    centre: tuple[Finite, Finite] | None = None
+
+
+def _reform_to(
+    table: Table, unit_id: str, files: int, facing: float, centre: tuple[float, float]
+) -> movement.MoveResult:
+    """A Reform that also moves the unit's centre (t9a Light Troops, seed 000): the models are
+    set up again around `centre`; the distance is the farthest any model moves (matched rank
+    by rank, left to right, as in a Reform in place); only the end position is checked."""
+    start = table.units[unit_id]
+    assert start.formation is not None
+    formation = start.formation.with_files(files)
+    end = footprint(formation, placement_for_centre(formation, centre, facing))
+    placed = movement.place(table, unit_id, end)
+    a, b = start.model_centres, end.model_centres
+    n = min(len(a), len(b))
+    moved = float(np.max(np.hypot(*(a[:n] - b[:n]).T))) if n else 0.0
+    swept = shapely.union_all([start.boundary, end.boundary])
+    return dataclasses.replace(placed, swept=swept, distance=moved)
 
 
 def check_unit_move(
@@ -105,6 +131,9 @@ def check_unit_move(
     used = float(done.get("used", 0.0))
     table = table_of(state)
     cost = 1.0
+    reform_march: float | None = None
+    if action.manoeuvre != "reform" and action.centre is not None:
+        raise RuleError(BAD_REQUEST, "`centre` belongs to a reform")
     if action.manoeuvre == "forward":
         result = movement.move_straight(table, unit.id, action.distance)
     elif action.manoeuvre == "backward":
@@ -122,19 +151,40 @@ def check_unit_move(
             raise RuleError(ILLEGAL_MOVE, "a Reform is the whole move", rule="Reform")
         start = table.units[unit.id]
         assert start.placement is not None
-        result = movement.reform(
-            table,
-            unit.id,
-            action.files or unit.files or 1,
-            start.placement.facing if action.facing is None else action.facing,
-        )
+        files = action.files or unit.files or 1
+        facing = start.placement.facing if action.facing is None else action.facing
+        if action.centre is not None:
+            if not (light and state.system == "t9a"):
+                raise RuleError(
+                    ILLEGAL_MOVE,
+                    f"{unit.name} reforms around its centre; only Light Troops move it",
+                    rule="Reform",
+                )
+            centre = (float(action.centre[0]), float(action.centre[1]))
+            result = _reform_to(table, unit.id, files, facing, centre)
+            shift = math.dist(centre, start.centre)
+            mobility = allowance(state, unit, "advance")
+            if shift > mobility + 1e-9:
+                reform_march = round(shift, 3)
+        else:
+            result = movement.reform(table, unit.id, files, facing)
         limit = limit * (2.0 if light else 0.5) if state.system == "t9a" else limit
     if mode == "march" and action.manoeuvre in ("backward", "sideways", "reform"):
         raise RuleError(
             ILLEGAL_MOVE, f"a March Move allows no {action.manoeuvre} manoeuvre", rule="March Move"
         )
     spent = used + result.distance * cost
-    info = {"used": round(spent, 4), "allowance": limit, "mode": mode}
+    info: dict[str, Any] = {"used": round(spent, 4), "allowance": limit, "mode": mode}
+    if reform_march is not None:
+        # Seed 000, Light Troops: a Reform whose centre moves further than the unit's Mobility
+        # is a March Move for march-triggered rules, yet still a Reform for shooting.
+        info["counts_as_march"] = True
+        info["rule"] = "Light Troops"
+        info["text"] = (
+            f"Light Troops: {unit.name}'s centre moved {reform_march:g} in, more than its "
+            f"Mobility {allowance(state, unit, 'advance'):g} in; this Reform counts as a March "
+            "Move for rules triggered by marching, and the unit may still shoot"
+        )
     if result.legal and spent > limit + 1e-9:
         raise RuleError(
             ILLEGAL_MOVE,
@@ -265,5 +315,13 @@ def _fold_unit_moved(state: GameState, event: Event) -> GameState:
         "mode": p.get("mode", "advance"),
         "reformed": bool(p.get("reformed")),
     }
+    if p.get("counts_as_march"):
+        record["counts_as_march"] = True
     state = _with_unit(state, unit)
+    state = record_turn_move(
+        state,
+        unit.id,
+        marched=record["mode"] == "march",
+        march_rules=record["mode"] == "march" or "counts_as_march" in record,
+    )
     return _set(state, phase_moves={**phase_moves(state), unit.id: record})

@@ -164,6 +164,27 @@ def phase_moves(state: GameState) -> Mapping[str, Mapping[str, Any]]:
     return moves
 
 
+def turn_moves(state: GameState) -> Mapping[str, Mapping[str, bool]]:
+    """How each unit moved in the current Player Turn: `marched` (a March Move: no shooting)
+    and `march_rules` (counts as marching for march-triggered rules, e.g. a Light Troops
+    Reform whose centre moved further than its Mobility, seed 000)."""
+    record: Mapping[str, Any] = state.extra.get("turn_moves", {})
+    if record.get("player_turn") != state.extra.get("player_turn"):
+        return {}
+    units: Mapping[str, Mapping[str, bool]] = record.get("units", {})
+    return units
+
+
+def record_turn_move(state: GameState, unit_id: str, **flags: bool) -> GameState:
+    units = {k: dict(v) for k, v in turn_moves(state).items()}
+    mine = units.setdefault(unit_id, {})
+    for key, value in flags.items():
+        mine[key] = mine.get(key, False) or value
+    return _set(
+        state, turn_moves={"player_turn": state.extra.get("player_turn"), "units": units}
+    )
+
+
 # --- geometry of a unit ------------------------------------------------------------------------
 
 

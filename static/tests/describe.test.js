@@ -18,3 +18,16 @@ test('unknown types and odd payloads fall back to the name', () => {
   assert.equal(describe({ seq: 9, type: 'ambush_arrived', actor: 1, payload: { rule: 'Ambush' } }), 'Player 1: Ambush arrived (Ambush)');
   assert.equal(describe({ seq: 9, type: 'dice_rolled', actor: 1, payload: null }), 'Player 1 rolled dice');
 });
+
+test('rule events read in their own words with every die', () => {
+  const ev = {
+    seq: 9, type: 'ambush_rolled', actor: null,
+    payload: {
+      rule: 'Ambush', text: 'Mageblight Gremlin roll 5 for Ambush: they arrive this turn',
+      roll: { expression: 'D6 maximised x1', dice: [{ face: 2, kept: false }, { face: 5, kept: true }], total: 5 },
+    },
+  };
+  assert.equal(describe(ev), 'Ambush: Mageblight Gremlin roll 5 for Ambush: they arrive this turn [D6 maximised x1: (2) 5 = 5]');
+  const arrived = { seq: 10, type: 'unit_arrived', actor: 1, payload: { rule: 'Ambush', text: 'Ambush: placed' } };
+  assert.equal(describe(arrived), 'Ambush: placed');
+});

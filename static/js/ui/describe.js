@@ -58,7 +58,7 @@ const WORDS = {
   deploying: (p) => `Player ${p.deploying} deploys`,
   unit_deployed: (p, ev) => `${who(ev.actor)} deployed ${p.unit?.name || p.unit?.id}${p.rule ? ` (${p.rule})` : ''}`,
   unit_moved: (p, ev) =>
-    `${who(ev.actor)} moved ${p.unit?.name || p.unit?.id}: ${p.manoeuvre || 'move'} ${inch(p.distance)}${typeof p.used === 'number' && typeof p.allowance === 'number' ? ` (${p.used.toFixed(1)} of ${p.allowance} in)` : ''}`,
+    `${who(ev.actor)} moved ${p.unit?.name || p.unit?.id}: ${p.manoeuvre || 'move'} ${inch(p.distance)}${typeof p.used === 'number' && typeof p.allowance === 'number' ? ` (${p.used.toFixed(1)} of ${p.allowance} in)` : ''}${p.text ? ` — ${p.text}` : ''}`,
   charge_succeeded: (p, ev, state) => `${who(ev.actor)}: ${chargeWords(p, state, true)}`,
   charge_failed: (p, ev, state) => `${who(ev.actor)}: ${chargeWords(p, state, false)}`,
   hidden: (_p, ev) => `${who(ev.actor)} did something hidden`,
@@ -72,6 +72,14 @@ export function describe(ev, state) {
   } catch {
     /* an unexpected payload: fall through to the plain name */
   }
-  const rule = ev.payload?.rule ? ` (${ev.payload.rule})` : '';
+  const p = ev.payload || {};
+  // Rules engine events carry their own words (`text`) and the rule they apply; show both,
+  // with every die of the roll when there is one.
+  if (typeof p.text === 'string' && p.text) {
+    const dice = p.roll ? ` [${rollWords(p.roll)}]` : '';
+    const rule = p.rule && !p.text.startsWith(String(p.rule)) ? `${p.rule}: ` : '';
+    return `${rule}${p.text}${dice}`;
+  }
+  const rule = p.rule ? ` (${p.rule})` : '';
   return `${who(ev.actor)}: ${humanize(ev.type)}${rule}`;
 }

@@ -171,8 +171,12 @@ def test_night_goblins_conceal_up_to_three_fanatics() -> None:
 def test_not_automated_lists_printed_rules() -> None:
     catalog = load_catalog()
     listed = catalog.not_automated("t9a", "mageblight-gremlin")
-    assert "Hard Target (1)" in listed and "Ambush (Battlefield Edge)" in listed
-    assert len(listed) == len(set(listed))
+    registry = catalog.registries["t9a"]
+    sheet = catalog.get("t9a", "mageblight-gremlin")
+    manual = [r.printed for r in sheet.all_rules() if not registry[r.name].automated]
+    assert listed == list(dict.fromkeys(manual)) and len(listed) == len(set(listed))
+    # Automated by server/rules/t9a (attacks and combat), so no longer listed.
+    assert "Hard Target (1)" not in listed and "Poison Attacks" not in listed
 
 
 def test_height_classes() -> None:

@@ -290,18 +290,20 @@ def _losses_events(
 # --- Panic Tests --------------------------------------------------------------------------------
 
 
-def panic_tests(log: _Log, source_id: str, enemy_id: str, dice: Roller, cause: str) -> None:
-    """Panic Tests for friendly units within 6 in of `source_id`, which broke or was destroyed.
-    Fearless (seed 000): a unit containing Fearless passes automatically."""
+def panic_tests(
+    log: _Log,
+    source_id: str,
+    where: Footprint | None,
+    enemy_id: str,
+    dice: Roller,
+    cause: str,
+) -> None:
+    """Panic Tests for friendly units within 6 in of `source_id`, which broke or was destroyed
+    standing at `where` (its footprint before it fled or was removed). Fearless (seed 000): a
+    unit containing Fearless passes automatically."""
     state = log.state
     source = units_of(state)[source_id]
     table = table_of(state)
-    where = table.units.get(source_id)
-    if where is None:
-        # Destroyed: measure from where it stood.
-        where = _footprint(
-            state, dataclasses.replace(source, status="on_table", models=max(source.models, 1))
-        )
     if where is None:
         return
     for unit in list(units_of(state).values()):
@@ -488,7 +490,8 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
     events, _ = _losses_events(log.state, log.unit(target.id), outcome.unsaved, cause="shooting")
     log.add(*events)
     if log.unit(target.id).status == "destroyed":
-        panic_tests(log, target.id, unit.id, dice, f"{target.name} destroyed")
+        where = table.units[target.id]
+        panic_tests(log, target.id, where, unit.id, dice, f"{target.name} destroyed")
     return log.events
 
 
@@ -588,6 +591,7 @@ class Frontage:
     supporting: tuple[int, ...]
     characters: tuple[int, ...]
     enemy_in_front: bool
+    touching: tuple[int, ...] = ()
 
 
 def frontage(fp: Footprint, enemy: Footprint) -> Frontage:
@@ -615,7 +619,13 @@ def frontage(fp: Footprint, enemy: Footprint) -> Frontage:
             r, f = ranks[i], files[i]
             if chars[i] is None and not touching[i] and r in (1, 2) and f in front_files:
                 supporting[int(r) - 1] += 1  # type: ignore[arg-type]
-    return Frontage(contact, tuple(supporting), tuple(sorted(set(in_contact_chars))), in_front)
+    return Frontage(
+        contact,
+        tuple(supporting),
+        tuple(sorted(set(in_contact_chars))),
+        in_front,
+        tuple(int(i) for i in np.flatnonzero(touching)),
+    )
 
 
 @dataclass(frozen=True)
@@ -652,7 +662,9 @@ def _strike_for(
         name = ds.name
         fighting = front.contact
     else:
-        if striker.character >= len(unit.characters) or striker.character not in front.characters:
+        # Attachable models stand in the front rank; alone, they are the unit's only models.
+        touching = front.touching if unit.models == 0 else front.characters
+        if striker.character >= len(unit.characters) or striker.character not in touching:
             return None, None
         ds = profiles.sheet(state.system, unit.characters[striker.character].datasheet)
         name = unit.characters[striker.character].name
@@ -753,9 +765,16 @@ def _proper_ranks(state: GameState, unit: Unit) -> int:
 
 
 def combat_score(
-    state: GameState, combat: list[str], caused: Mapping[int, int]
+    state: GameState,
+    combat: list[str],
+    caused: Mapping[int, int],
+    chargers: Iterable[str] | None = None,
 ) -> dict[int, dict[str, Any]]:
-    """Each side's combat score and its parts (module text, step 4)."""
+    """Each side's combat score and its parts (module text, step 4). `chargers`: the units
+    that charged this round, as the round began (default: as `state` says)."""
+    if chargers is None:
+        chargers = [u for u in combat if _charged_this_round(state, u)]
+    charging = set(chargers)
     units = units_of(state)
     table = table_of(state)
     out: dict[int, dict[str, Any]] = {}
@@ -803,7 +822,7 @@ def combat_score(
             best_rank = max(best_rank, bonus)
             if STANDARD in unit.markers:
                 standard = 1
-            if _charged_this_round(state, uid):
+            if uid in charging:
                 charge = 1
         total = caused.get(side, 0) + best_rank + standard + charge + flank + rear
         out[side] = {
@@ -868,6 +887,8 @@ def resolve_combat(
     )
 
     caused: dict[int, int] = {}
+    standing = {u: fp for u in combat if (fp := table_of(state).units.get(u)) is not None}
+    chargers = [u for u in combat if _charged_this_round(state, u)]
     strikers = _strikers(state, combat)
     for agility in sorted({s.agility for s in strikers}, reverse=True):
         snapshot = log.state
@@ -898,7 +919,7 @@ def resolve_combat(
             caused[enemy_side] = caused.get(enemy_side, 0) + applied
 
     # -- combat score
-    scores = combat_score(log.state, combat, caused)
+    scores = combat_score(log.state, combat, caused, chargers)
     owners = sorted(scores)
     units_now = units_of(log.state)
     winner: int | None = None
@@ -938,6 +959,13 @@ def resolve_combat(
             if not _active(unit):
                 continue
             break_test(log, unit, difference, enemy_ranks, winners, dice)
+
+    # -- Panic Tests for units destroyed by the strikes (Break Tests did their own)
+    for uid in combat:
+        if units_now[uid].status == "destroyed":
+            enemy = opponent_of(state, uid, combat) or uid
+            name = units_now[uid].name
+            panic_tests(log, uid, standing.get(uid), enemy, dice, f"{name} destroyed")
 
     log.add(
         Event(
@@ -1000,6 +1028,7 @@ def break_test(
     if passed:
         return
     enemy = winners[0] if winners else unit.id
+    where = table_of(log.state).units.get(unit.id)
     if profiles.entirely(profiles.SUPERNAL, sheets):
         events, _ = _losses_events(
             log.state,
@@ -1011,10 +1040,10 @@ def break_test(
         )
         log.add(*events)
         if log.unit(unit.id).status == "destroyed":
-            panic_tests(log, unit.id, enemy, dice, f"{unit.name} destroyed")
+            panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} destroyed")
         return
     log.add(*flee_unit(log.state, unit.id, enemy, dice, "failed its Break Test"))
-    panic_tests(log, unit.id, enemy, dice, f"{unit.name} broke")
+    panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} broke")
 
 
 @register_folder("combat_fought")

@@ -518,3 +518,55 @@ def test_placement_helper_is_flush() -> None:
     state = gremlins_charged_spears()
     assert unit(state, "u1").placement == (36.0, 30.0, 0.0)
     assert Placement(*unit(state, "u1").placement).facing == 0.0
+
+
+def test_unit_destroyed_in_melee_panics_friends_fearless_pass() -> None:
+    """Citizen Spears charge a lone Gremlin with 1 Health Point left: 3 Spears in contact (the
+    Gremlin's 40 mm base touches three 20 mm files) + 6 supporting = 9 attacks at 4+
+    (Distracting); one hit, one wound, no armour, Aegis fails: the Gremlin is destroyed before
+    it strikes. No Break Test is left to take; the other Gremlins within 6 in contain Fearless
+    and pass their Panic Test without a roll (seed 000)."""
+    state = position(
+        [{"datasheet": SPEARS, "models": 20, "files": 5}],
+        [{"datasheet": GREMLINS, "models": 2}, {"datasheet": GREMLINS, "models": 2}],
+        {"u1": (36.0, 24.0, 0.0), "u2": (36.0, 30.0, 180.0), "u3": (40.0, 31.0, 180.0)},
+    )
+    state = with_units(charged(state, "u1", "u2"), u2={"models": 1, "damage": 3})
+    faces = [6, 1, 1, 1, 1, 1, 1, 1, 1] + [6] + [1]
+    state, events = run(state, 1, faces, type="fight_combat", unit="u1")
+    assert [e.type for e in events] == [
+        "combat_round",
+        "attack_step",
+        "attack_step",
+        "attack_step",
+        "attack_step",
+        "attack_step",
+        "hp_lost",
+        "unit_destroyed",
+        "combat_score",
+        "panic_test",
+        "combat_fought",
+    ]
+    assert (events[1].payload["in_contact"], events[1].payload["supporting"]) == (3, 6)
+    assert events[8].payload["winner"] == 1
+    assert events[8].payload["scores"]["1"]["total"] == 1 + 3 + 1
+    assert events[9].payload["rule"] == "Fearless" and events[9].payload["unit"] == "u3"
+    assert unit(state, "u2").status == "destroyed" and state.extra["engaged"] == {}
+    assert "melee_rounds" not in state.extra or "u1" not in state.extra["melee_rounds"]
+
+
+def test_attachable_models_alone_still_fight() -> None:
+    """When the rank-and-file are gone, the joined Daemon Herald (Magical Attacks) is the unit
+    and fights with its own profile; attacks then go to it."""
+    state = position(
+        [{"datasheet": SPEARS, "models": 20, "files": 5}],
+        [{"datasheet": GREMLINS, "models": 2, "joined_characters": ["daemon-herald"]}],
+        {"u1": (36.0, 24.0, 0.0), "u2": (36.0, 30.0, 180.0)},
+    )
+    state = with_units(charged(state, "u1", "u2"), u2={"models": 0})
+    herald = [s for s in combat._strikers(state, ["u1", "u2"]) if s.unit == "u2"]
+    assert [(s.character, s.agility) for s in herald] == [(0, 6)]
+    strike, _ = combat._strike_for(state, herald[0], ScriptedDice([]))
+    assert strike is not None and strike.attacks == 4 and "Magical Attacks" in strike.attributes
+    guard = combat._guard(state, unit(state, "u2"), parry=True)
+    assert (guard.name, guard.defensive_skill, guard.parry) == ("Daemon Herald", 5, False)

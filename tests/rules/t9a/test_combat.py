@@ -570,3 +570,33 @@ def test_attachable_models_alone_still_fight() -> None:
     assert strike is not None and strike.attacks == 4 and "Magical Attacks" in strike.attributes
     guard = combat._guard(state, unit(state, "u2"), parry=True)
     assert (guard.name, guard.defensive_skill, guard.parry) == ("Daemon Herald", 5, False)
+
+
+def test_seeded_battle_charge_fight_and_every_roll_verifies() -> None:
+    """With the game's own seeded stream: the Gremlins charge (Swiftstride), the phases run to
+    the Melee Phase and the combat is fought; every roll of the log recomputes from the seed,
+    contiguously from the charge on (the dice stream is the only source of chance)."""
+    from server.dice import commitment, verify
+    from server.rules.core import rolls_of
+    from tests.rules.test_battle import SEED
+
+    state = position(
+        [{"datasheet": GREMLINS, "models": 3}],
+        [{"datasheet": SPEARS, "models": 20, "files": 5}],
+        {"u1": (36.0, 24.0, 0.0), "u2": (36.0, 30.0, 180.0)},
+        phase="Charge",
+    )
+    log: list[Event] = []
+    state, events = act(state, 1, type="declare_charge", unit="u1", target="u2")
+    log += events
+    assert events[0].type == "charge_succeeded"
+    for _ in range(4):
+        state, events = act(state, 1, type="end_phase")
+    state, events = act(state, 1, type="fight_combat", unit="u1")
+    log += events
+    kinds = {e.type for e in events}
+    assert {"combat_round", "attack_step", "combat_score", "combat_fought"} <= kinds
+    rolls = [r for e in log for r in rolls_of(e.payload)]
+    report = verify(SEED, commitment(SEED), rolls)
+    assert report.ok, report
+    assert rolls[0]["start"] == 0 and rolls[-1]["end"] == state.dice_position

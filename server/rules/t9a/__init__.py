@@ -19,3 +19,6 @@ SYSTEM = register_system(
         tables=tables,
     )
 )
+
+# Combat actions and folders register after the system (they import the units module).
+from server.rules.t9a import combat  # noqa: E402, F401, I001

@@ -321,6 +321,7 @@ def _fold_unit_moved(state: GameState, event: Event) -> GameState:
     state = record_turn_move(
         state,
         unit.id,
+        moved=True,
         marched=record["mode"] == "march",
         march_rules=record["mode"] == "march" or "counts_as_march" in record,
     )

@@ -66,6 +66,7 @@ from server.rules.units import (
     _with_unit,
     datasheet_of,
     phase_moves,
+    record_turn_move,
     table_of,
     unit_from_json,
     units_of,
@@ -364,6 +365,8 @@ def _fold_unit_arrived(state: GameState, event: Event) -> GameState:
     for rider in p["riders"]:
         state = _with_unit(state, dataclasses.replace(units[rider], status="joined"))
     hosts = {c: h for c, h in _hosts(state).items() if h != unit.id}
+    # Arriving counts as an Advance Move (seed 000): it moved, and cannot move again.
+    state = record_turn_move(state, unit.id, moved=True)
     moves = {**phase_moves(state), unit.id: {"arrived": True, "mode": "advance", "used": 0.0}}
     return _set(state, ambush_hosts=hosts, phase_moves=moves)
 

@@ -93,6 +93,7 @@ from server.rules.units import (
     _with_unit,
     phase_moves,
     table_of,
+    turn_moves,
     unit_from_json,
     units_of,
 )
@@ -399,6 +400,14 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} has already shot this phase", rule="Shooting")
     if is_engaged(state, unit.id):
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} is Engaged in Combat", rule="Shooting")
+    moved = turn_moves(state).get(unit.id, {})
+    if moved.get("marched"):
+        # A Light Troops Reform beyond Mobility counts as a March only for march-triggered
+        # rules; "for the purpose of shooting, this is still a Reform Move" (seed 000).
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} made a March Move this turn and cannot shoot",
+            rule="Shooting: Marched",
+        )
     if is_engaged(state, target.id):
         raise RuleError(
             ILLEGAL_MOVE, f"{target.name} is Engaged in Combat: no shooting at it", rule="Shooting"
@@ -436,6 +445,8 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
             obstacle=(sight.blockers[0] if sight.blockers else None),
         )
     modifiers: list[Modifier] = []
+    if moved.get("moved"):
+        modifiers.append(Modifier("Moving and Shooting", -1, "Moving and Shooting: -1 to hit"))
     if gap > weapon.range_in / 2:
         modifiers.append(Modifier("Long Range", -1, "Long Range: -1 to hit"))
     if sight.cover in COVER_MODIFIER:

@@ -600,3 +600,35 @@ def test_seeded_battle_charge_fight_and_every_roll_verifies() -> None:
     report = verify(SEED, commitment(SEED), rolls)
     assert report.ok, report
     assert rolls[0]["start"] == 0 and rolls[-1]["end"] == state.dice_position
+
+
+@pytest.mark.parametrize(
+    ("flags", "refused_by", "moving_modifier"),
+    [
+        ({"moved": True, "marched": True, "march_rules": True}, "Shooting: Marched", False),
+        # Seed 000, Light Troops: a Reform beyond Mobility counts as a March for
+        # march-triggered rules only; "for the purpose of shooting, this is still a Reform".
+        ({"moved": True, "marched": False, "march_rules": True}, None, True),
+        ({}, None, False),
+    ],
+)
+def test_marching_stops_shooting_but_a_light_troops_reform_does_not(
+    flags: dict[str, bool], refused_by: str | None, moving_modifier: bool
+) -> None:
+    from server.rules.units import record_turn_move
+
+    state = archers_and_gremlins(gap=10.0)
+    if flags:
+        state = record_turn_move(state, "u1", **flags)
+    action = {"type": "shoot", "unit": "u1", "target": "u3"}
+    if refused_by is not None:
+        with pytest.raises(RuleError) as err:
+            core.decide(state, 1, action, ScriptedDice([], state.dice_position))
+        assert err.value.details["rule"] == refused_by
+        return
+    # Fives hit only without the -1 (then ten 1s fail to wound); with it, nothing hits.
+    faces = [5] * 10 + ([] if moving_modifier else [1] * 10)
+    _, events = run(state, 1, faces, **action)
+    rules = [r["rule"] for r in events[1].payload["rules"]]
+    assert ("Moving and Shooting" in rules) is moving_modifier
+    assert events[1].payload["needed"] == (6 if moving_modifier else 5)

@@ -43,7 +43,7 @@ def test_a_light_troops_reform_may_move_its_centre_up_to_twice_its_mobility() ->
     assert moved["used"] <= 10.0 + 1e-9 and moved["allowance"] == 10.0
     end = footprint_of(state, units_of(state)["u1"])
     assert end is not None and math.dist(end.centre, (cx + 6.0, cy)) < 1e-3
-    assert turn_moves(state)["u1"] == {"marched": False, "march_rules": True}
+    assert turn_moves(state)["u1"] == {"moved": True, "marched": False, "march_rules": True}
 
 
 def test_a_short_light_troops_reform_is_not_a_march() -> None:
@@ -53,7 +53,7 @@ def test_a_short_light_troops_reform_is_not_a_march() -> None:
     state, events = act(state, 1, type="move_unit", unit="u1", manoeuvre="reform", files=3,
                         centre=(start.centre[0] + 3.0, start.centre[1]))
     assert "counts_as_march" not in events[0].payload
-    assert turn_moves(state)["u1"] == {"marched": False, "march_rules": False}
+    assert turn_moves(state)["u1"] == {"moved": True, "marched": False, "march_rules": False}
 
 
 def test_beyond_twice_mobility_is_refused() -> None:

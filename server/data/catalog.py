@@ -143,6 +143,17 @@ class Catalog:
         printed = (rule.printed for rule in sheet.all_rules() if not registry[rule.name].automated)
         return list(dict.fromkeys(printed))
 
+    def partly_automated(self, system: str, datasheet_id: str) -> dict[str, str]:
+        """Printed forms of the datasheet's automated rules that carry notes (the engine
+        applies only part of them), with those notes."""
+        sheet = self.get(system, datasheet_id)
+        registry = self.registries[system]
+        return {
+            rule.printed: str(registry[rule.name].notes)
+            for rule in sheet.all_rules()
+            if registry[rule.name].automated and registry[rule.name].notes
+        }
+
 
 # --------------------------------------------------------------------------- loading
 

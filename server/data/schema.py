@@ -79,12 +79,15 @@ class RuleInfo(_Model):
     """One entry of a system's rules registry (``<system>/rules.yaml``).
 
     ``summary`` is in our own words (never the rule text); ``automated`` says whether the engine
-    applies the rule, so the client can mark the others "not automated".
+    applies the rule, so the client can mark the others "not automated". A rule the engine
+    applies only in part is ``automated: true`` with ``notes`` saying which part is automated
+    and which is not (the unit view sends them as ``partly_automated``).
     """
 
     name: str = Field(min_length=1)
     summary: str = Field(min_length=1)
     automated: bool = False
+    notes: str | None = None
     kind: Literal["rule", "attack_attribute", "equipment", "weapon_ability"] = "rule"
     param: ParamKind = "none"
     form: RuleForm | None = None

@@ -193,7 +193,7 @@ def export_document(
     included when the game is over, or with `include_seed` (a host moving a running game; that
     file is then as secret as the seed). Seat tokens and their hashes are never exported.
     """
-    state = core.fold_all(GameState(), events)
+    state = core.replay(events)
     game: dict[str, Any] = {
         "id": record.id,
         "system": record.system,
@@ -305,7 +305,10 @@ def read_export(doc: Any) -> Archive:
              "the game_created event commits to another dice seed than game.dice_commitment")
 
     state = GameState()
+    undone = core.undone_seqs(events)  # an agreed undo: those events stay but do not count
     for event in events:
+        if event.seq in undone:
+            continue
         try:
             state = core.fold(state, event)
         except Exception as exc:  # noqa: BLE001 - any folder failure makes the log unusable

@@ -209,7 +209,7 @@ class GameService:
         record = self.store.load_game(game_id)
         if record is None:
             raise RuleError(NOT_FOUND, f"no game {game_id!r}", game_id=game_id)
-        state = core.fold_all(GameState(), self.store.events(game_id))
+        state = core.replay(self.store.events(game_id))
         refs = {(a.seat, a.ref): a for a in self.store.actions(game_id)}
         return LiveGame(record, state, refs=refs)
 
@@ -221,13 +221,23 @@ class GameService:
         """
         newer = await self._db(self.store.events, live.record.id, live.state.seq)
         if newer:
-            live.state = core.fold_all(live.state, newer)
+            await self._fold_in(live, newer)
             self.hub.deliver(live.record.id, newer)
         return newer
 
+    async def _fold_in(self, live: LiveGame, events: Sequence[Event]) -> None:
+        """Fold events into the live state; an agreed undo among them (`events_undone`) means
+        the state is rebuilt from the whole log without the undone events (`core.replay`)."""
+        if core.needs_replay(events):
+            # Up to this batch's end only: later events reach us (and our sockets) in order.
+            log = await self._db(self.store.events, live.record.id, 0, events[-1].seq)
+            live.state = core.replay(log)
+        else:
+            live.state = core.fold_all(live.state, events)
+
     async def _commit(self, live: LiveGame, stored: Sequence[Event]) -> None:
         """Fold durable events into the live state and publish them (caller holds the lock)."""
-        live.state = core.fold_all(live.state, stored)
+        await self._fold_in(live, stored)
         for listener in self.listeners:
             listener(live.record.id, "committed", stored)
         await self.hub.publish(live.record.id, stored)
@@ -245,7 +255,7 @@ class GameService:
             return
         async with live.lock:
             if events and events[0].seq == live.state.seq + 1:
-                live.state = core.fold_all(live.state, events)
+                await self._fold_in(live, events)
                 self.hub.deliver(game_id, events)
             elif not events or events[-1].seq > live.state.seq:
                 await self._catch_up(live)

@@ -27,6 +27,18 @@ from server.rules.systems import find_system
 
 SETUP, DEPLOYMENT, BATTLE, OVER = "setup", "deployment", "battle", "over"
 
+TurnStartHook = Callable[[GameState, DiceStream], list[Event]]
+TURN_START_HOOKS: list[TurnStartHook] = []
+
+
+def register_turn_start(hook: TurnStartHook) -> TurnStartHook:
+    """Register `hook(state, dice) -> events`, run when a Player Turn begins (after the
+    `phase_ended` that starts it is folded into `state`): e.g. Rally Tests (server/rules/flee.py).
+    """
+    TURN_START_HOOKS.append(hook)
+    return hook
+
+
 def phases_of(system: str) -> tuple[str, ...]:
     """The phases of a player turn, in order, of the game system `system`."""
     return find_system(system).phases
@@ -51,8 +63,23 @@ def require_stage(state: GameState, *allowed: str) -> None:
         )
 
 
+def waiting_for_reaction(state: GameState) -> None:
+    """While a declared charge waits for the charged player's Charge Reaction, the active
+    player waits too (out_of_phase naming who is to answer)."""
+    pending = state.extra.get("pending_charge")
+    if pending:
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"waiting for player {pending['reacting_player']}'s Charge Reaction to the charge "
+            f"of {pending['unit']} on {pending['target']}",
+            waiting_for=pending["reacting_player"],
+            pending_charge=dict(pending),
+        )
+
+
 def require_phase(state: GameState, seat: int, phases: Iterable[str], what: str) -> None:
-    """`seat` must be the active player and the phase one of `phases`, else out_of_phase."""
+    """`seat` must be the active player and the phase one of `phases`, else out_of_phase.
+    Nothing the active player does goes ahead while a charge waits for its reaction."""
     require_stage(state, BATTLE)
     wanted = list(phases)
     active, phase = state.extra.get("active_player"), state.extra.get("phase")
@@ -60,6 +87,30 @@ def require_phase(state: GameState, seat: int, phases: Iterable[str], what: str)
         raise RuleError(
             OUT_OF_PHASE,
             f"it is player {active}'s turn; {what} waits for yours",
+            active_player=active,
+            phase=phase,
+        )
+    if phase not in wanted:
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"{what} happens in the {' or '.join(wanted)} phase, not {phase}",
+            active_player=active,
+            phase=phase,
+            allowed=wanted,
+        )
+    waiting_for_reaction(state)
+
+
+def require_reaction_window(state: GameState, seat: int, phases: Iterable[str], what: str) -> None:
+    """A reaction (e.g. a Charge Reaction) is the NON-active player's action, taken in the
+    active player's `phases`; anything else is out_of_phase."""
+    require_stage(state, BATTLE)
+    wanted = list(phases)
+    active, phase = state.extra.get("active_player"), state.extra.get("phase")
+    if active == seat:
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"{what} is your opponent's answer to your action, not yours",
             active_player=active,
             phase=phase,
         )
@@ -159,6 +210,7 @@ def end_phase(state: GameState, seat: int, action: EndPhase, dice: DiceStream) -
             active_player=active,
             phase=phase,
         )
+    waiting_for_reaction(state)
     closing = _run_hooks(
         state, [h for s, p, h in _PHASE_END if s == state.system and p in (None, phase)], dice
     )
@@ -188,7 +240,14 @@ def end_phase(state: GameState, seat: int, action: EndPhase, dice: DiceStream) -
             Event("game_ended", {"reason": "last turn played", "winner": None}),
         ]
     ended = Event("phase_ended", {"ended": phase, **nxt}, actor=seat)
-    return [*closing, ended, *phase_start_events(fold_all(state, [ended]), dice)]
+    events = [*closing, ended]
+    began = fold_all(state, [ended])
+    if nxt["active_player"] != seat:
+        # A new Player Turn begins: start-of-turn rules (Rally Tests, ...) happen first.
+        new = _run_hooks(began, TURN_START_HOOKS, dice)
+        began = fold_all(began, new)
+        events += new
+    return [*events, *phase_start_events(began, dice)]
 
 
 def _set(state: GameState, **values: object) -> GameState:
@@ -250,4 +309,5 @@ def _project_battle(state: GameState, viewer: int | None, out: dict[str, object]
         phases=list(phases_of(state.system)) if state.system else [],
         turns=find_system(state.system).turns if state.system else 0,
         winner=extra.get("winner"),
+        pending_charge=extra.get("pending_charge"),
     )

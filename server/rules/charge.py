@@ -1,5 +1,13 @@
 """Charges: declared against an enemy in the front arc and line of sight (ranked systems) or
 within 12 in (wh40k10); the server rolls the range; a successful charger ends in base contact.
+
+t9a and whfb8: a declared charge waits for the charged player's Charge Reaction (Hold, Flee!,
+Stand and Shoot) before the range is rolled: `declare_charge` -> `charge_declared` (the state's
+`pending_charge` names who must answer and the reactions allowed), then that player's
+`charge_reaction` -> `charge_reaction`, a `unit_fled` if it fled (server/rules/flee.py), and
+`charge_succeeded` / `charge_failed` (+ `fleeing_unit_caught` when a fleeing unit is reached).
+Not automated: Stand and Shoot's shots (taken as Hold), redirecting a charge whose target fled,
+the Failed Charge move.
 """
 
 from __future__ import annotations
@@ -22,19 +30,32 @@ from server.geometry.los import line_of_sight
 from server.geometry.measure import distance
 from server.rules.battle import (
     require_phase,
+    require_reaction_window,
 )
 from server.rules.core import (
     ILLEGAL_MOVE,
+    OUT_OF_PHASE,
     ActionModel,
     Event,
     GameState,
     RuleError,
+    fold_all,
     register_action,
     register_folder,
+)
+from server.rules.flee import (
+    CHARGE_REACTION,
+    FLEEING,
+    SHAKEN,
+    containing,
+    entirely,
+    flee_events,
+    sheets_of,
 )
 from server.rules.systems import find_system
 from server.rules.units import (
     MAX_40K_CHARGE_DECLARE_IN,
+    Unit,
     _set,
     _unit,
     _with_unit,
@@ -43,6 +64,7 @@ from server.rules.units import (
     phase_moves,
     table_of,
     unit_from_json,
+    units_of,
 )
 
 # --- charges ------------------------------------------------------------------------------------
@@ -96,13 +118,85 @@ def contact_placement(charger: Footprint, target: Footprint) -> tuple[Placement,
     return Placement(point.x, point.y, (target.placement.facing + facing) % 360.0), arc
 
 
+REACTIONS: tuple[str, ...] = ("hold", "flee", "stand_and_shoot")
+REACTION_NAMES = {"hold": "Hold", "flee": "Flee!", "stand_and_shoot": "Stand and Shoot"}
+STAND_AND_SHOOT_NOTE = (
+    "Stand and Shoot is not automated: the engine treats it as Hold; resolve the shots by hand"
+)
+CANNOT_FLEE_WHFB8 = ("Undead", "Unstable", "Unbreakable")
+
+
+def _immune_to_psychology(sheet: Datasheet) -> bool:
+    rule = sheet.rule("Immunity")
+    return rule is not None and str(rule.param).strip().lower() == "psychology"
+
+
+def _shoots(sheet: Datasheet) -> bool:
+    return bool(getattr(sheet.profile, "shooting", None))
+
+
+def reaction_options(state: GameState, target: Unit) -> tuple[list[str], dict[str, dict[str, str]]]:
+    """The Charge Reactions `target` may choose, and why each other one is refused.
+
+    A fleeing unit must flee again; a unit engaged in combat can only Hold. Flee!: refused to
+    a t9a unit containing Fearless unless it is already Shaken or the entire unit has Feigned
+    Flight (seed 000, Fearless); refused to a whfb8 unit that is Undead, Unstable (seed 002:
+    Unstable units are Unbreakable) or Unbreakable, or has Immunity (Psychology), which in the
+    8th-edition rules may only Hold. Stand and Shoot needs a shooting weapon on the datasheet
+    (so no whfb8 unit here: their sheets carry no missile weapons yet) and is not automated.
+    """
+    refused: dict[str, dict[str, str]] = {}
+    name = target.name
+    if FLEEING in target.markers:
+        why = {"rule": "Fleeing", "message": f"{name} is fleeing: its only reaction is Flee!"}
+        return ["flee"], {"hold": why, "stand_and_shoot": why}
+    engaged = state.extra.get("engaged", {})
+    if target.id in engaged or target.id in engaged.values():
+        why = {
+            "rule": "Engaged in Combat",
+            "message": f"{name} is engaged in combat: its only reaction is Hold",
+        }
+        return ["hold"], {"flee": why, "stand_and_shoot": why}
+    sheets = sheets_of(state, target)
+    if (
+        state.system == "t9a"
+        and containing(state, target, "Fearless")
+        and SHAKEN not in target.markers
+        and not entirely(state, target, "Feigned Flight")
+    ):
+        refused["flee"] = {
+            "rule": "Fearless",
+            "message": f"{name} contains Fearless: it cannot choose Flee! as a Charge "
+            "Reaction unless it is already Shaken or the entire unit has Feigned Flight",
+        }
+    if state.system == "whfb8":
+        rule = next((r for r in CANNOT_FLEE_WHFB8 if containing(state, target, r)), None)
+        if rule is None and any(_immune_to_psychology(s) for s in sheets):
+            rule = "Immunity (Psychology)"
+        if rule is not None:
+            refused["flee"] = {
+                "rule": rule,
+                "message": f"{name} has {rule} (immune to psychology): its only reactions are "
+                "Hold and Stand and Shoot",
+            }
+    if not any(_shoots(s) for s in sheets):
+        refused["stand_and_shoot"] = {
+            "rule": "Stand and Shoot",
+            "message": f"{name} has no shooting weapon to Stand and Shoot with",
+        }
+    return [r for r in REACTIONS if r not in refused], refused
+
+
 @register_action("declare_charge", DeclareCharge)
 def declare_charge(
     state: GameState, seat: int, action: DeclareCharge, dice: DiceStream
 ) -> list[Event]:
-    """Declare a charge against an enemy in the charger's front arc and line of sight; the
-    server rolls the charge range; on enough, the charger moves into base contact aligned to
-    the target's facing, else the charge fails and the unit stays."""
+    """Declare a charge against an enemy in the charger's front arc and line of sight.
+
+    wh40k10 has no charge reactions: the server rolls the range at once. In t9a and whfb8 the
+    charge waits (`charge_declared`, state `pending_charge`) for the charged player's
+    `charge_reaction`; a unit already fleeing has no choice and flees at once.
+    """
     require_phase(state, seat, find_system(state.system).charge_phases, "charging")
     unit = _unit(state, action.unit, seat)
     target = _unit(state, action.target)
@@ -110,6 +204,8 @@ def declare_charge(
         raise RuleError(ILLEGAL_MOVE, "a charge targets an enemy unit", rule="Charge")
     if unit.status != "on_table" or target.status != "on_table":
         raise RuleError(ILLEGAL_MOVE, "both units must be on the table", rule="Charge")
+    if FLEEING in unit.markers:
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} is fleeing and cannot charge", rule="Fleeing")
     if phase_moves(state).get(unit.id):
         raise RuleError(
             ILLEGAL_MOVE, f"{unit.name} has already moved or charged this phase", rule="Charge"
@@ -117,7 +213,6 @@ def declare_charge(
     table = table_of(state)
     start, aim = table.units[unit.id], table.units[target.id]
     gap = distance(start, aim).distance
-    sheet = datasheet_of(state, unit)
     if is_ranked(state.system):
         sight = line_of_sight(table, unit.id, target.id)
         if not sight.visible:
@@ -134,18 +229,113 @@ def declare_charge(
             f"declared within {MAX_40K_CHARGE_DECLARE_IN:g} in",
             rule="Charge",
         )
+    if not is_ranked(state.system):
+        return charge_result(state, seat, unit, target, dice)
+    options, refused = reaction_options(state, target)
+    declared = Event(
+        "charge_declared",
+        {
+            "unit": unit.id,
+            "target": target.id,
+            "distance": round(gap, 3),
+            "reacting_player": target.owner,
+            "reactions": options,
+            "refused": refused,
+        },
+        actor=seat,
+    )
+    if FLEEING in target.markers:
+        return [declared] + react(fold_all(state, [declared]), "flee", dice, forced=True)
+    return [declared]
+
+
+class ChargeReaction(ActionModel):
+    type: Literal["charge_reaction"]
+    reaction: Literal["hold", "flee", "stand_and_shoot"]
+
+
+@register_action("charge_reaction", ChargeReaction, systems=["t9a", "whfb8"])
+def charge_reaction(
+    state: GameState, seat: int, action: ChargeReaction, dice: DiceStream
+) -> list[Event]:
+    """The charged player's answer to a declared charge: Hold, Flee! or Stand and Shoot (taken
+    as Hold; the shots are not automated). Then the charge range is rolled and resolved."""
+    require_reaction_window(state, seat, find_system(state.system).charge_phases,
+                            "a Charge Reaction")
+    pending = state.extra.get("pending_charge")
+    if not pending:
+        raise RuleError(OUT_OF_PHASE, "no charge is waiting for a Charge Reaction")
+    target = _unit(state, pending["target"], seat)
+    options, refused = reaction_options(state, target)
+    if action.reaction not in options:
+        why = refused[action.reaction]
+        raise RuleError(
+            ILLEGAL_MOVE,
+            why["message"],
+            rule=why["rule"],
+            obstacle=None,
+            reaction=action.reaction,
+            allowed=options,
+        )
+    return react(state, action.reaction, dice, forced=False)
+
+
+def react(state: GameState, reaction: str, dice: DiceStream, *, forced: bool) -> list[Event]:
+    """The pending charge's reaction, the flee it may cause, then the charge itself."""
+    pending = state.extra["pending_charge"]
+    units = units_of(state)
+    charger, target = units[pending["unit"]], units[pending["target"]]
+    payload: dict[str, Any] = {
+        "unit": target.id,
+        "charger": charger.id,
+        "reaction": reaction,
+        "name": REACTION_NAMES[reaction],
+        "forced": forced,
+    }
+    if reaction == "stand_and_shoot":
+        payload["not_automated"] = STAND_AND_SHOOT_NOTE
+    events = [Event("charge_reaction", payload, actor=target.owner)]
+    after = fold_all(state, events)
+    if reaction == "flee":
+        fled = flee_events(after, target.id, charger.id, dice, CHARGE_REACTION)
+        events += fled
+        after = fold_all(after, fled)
+    target = units_of(after)[target.id]
+    return events + charge_result(after, charger.owner, charger, target, dice)
+
+
+def charge_result(
+    state: GameState, seat: int, unit: Unit, target: Unit, dice: DiceStream
+) -> list[Event]:
+    """Roll the charge range and resolve it: on enough the charger moves into base contact
+    aligned to the target's facing, else the charge fails and the unit stays. A fleeing target
+    reached by the charge is destroyed (`fleeing_unit_caught`); one that fled off the table
+    cannot be reached (the range is still rolled, as the rules roll every charge)."""
+    sheet = datasheet_of(state, unit)
     expression, bonus = charge_roll_expression(state, sheet)
     roll = dice.roll(expression)
     reach = (roll.total or 0) + bonus
+    table = table_of(state)
+    start = table.units[unit.id]
+    aim = table.units.get(target.id)
+    gap = distance(start, aim).distance if aim is not None else None
     payload: dict[str, Any] = {
         "unit": unit.id,
         "target": target.id,
-        "distance": round(gap, 3),
+        "distance": None if gap is None else round(gap, 3),
         "roll": roll.to_payload(),
         "bonus": bonus,
         "range": reach,
         "rule": "Swiftstride" if "maximised" in expression else None,
     }
+    if aim is None or gap is None:
+        return [
+            Event(
+                "charge_failed",
+                {**payload, "reason": f"{target.name} fled off the table"},
+                actor=seat,
+            )
+        ]
     if reach + 1e-9 < gap:
         return [
             Event(
@@ -188,7 +378,33 @@ def declare_charge(
         moved = dataclasses.replace(
             unit, positions=tuple((round(x + dx, 4), round(y + dy, 4)) for x, y in unit.positions)
         )
-    return [Event("charge_succeeded", {**payload, "unit_after": moved.to_json()}, actor=seat)]
+    events = [Event("charge_succeeded", {**payload, "unit_after": moved.to_json()}, actor=seat)]
+    if FLEEING in target.markers:
+        payload["caught"] = True
+        events = [
+            Event("charge_succeeded", {**payload, "unit_after": moved.to_json()}, actor=seat),
+            Event("fleeing_unit_caught", {"unit": target.id, "by": unit.id}, actor=seat),
+        ]
+    return events
+
+
+@register_folder("charge_declared")
+def _fold_charge_declared(state: GameState, event: Event) -> GameState:
+    p = event.payload
+    return _set(
+        state,
+        pending_charge={
+            "unit": p["unit"],
+            "target": p["target"],
+            "reacting_player": p["reacting_player"],
+            "reactions": list(p["reactions"]),
+        },
+    )
+
+
+@register_folder("charge_reaction")
+def _fold_charge_reaction(state: GameState, event: Event) -> GameState:
+    return _set(state, pending_charge=None)
 
 
 @register_folder("charge_succeeded")

@@ -133,6 +133,9 @@ class GameState:
     tokens: Mapping[str, Token] = field(default_factory=dict)
     rolls: int = 0
     over: bool = False
+    # The events an agreed undo may take back, newest last: (seq, type, actor, visibility) of
+    # the events since the last barrier (see `UNDO_BARRIERS`), at most `UNDO_WINDOW` of them.
+    undoable: tuple[tuple[int, str, Actor, str], ...] = ()
     # Set by the game systems' own folders (issue 4 onwards); kept here as plain data.
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -268,19 +271,75 @@ def decide(state: GameState, seat: int | None, raw_action: Any, dice: DiceStream
 
 
 def fold(state: GameState, event: Event) -> GameState:
-    """The state after `event`. Unknown event types only advance `seq`."""
+    """The state after `event`. Unknown event types only advance `seq`.
+
+    An `events_undone` event cannot be folded onto a state that holds the events it takes
+    back: a log with one is folded by `replay`, which leaves those events out.
+    """
     folder = FOLDERS.get(event.type)
     if folder is not None:
         state = folder(state, event)
     end = dice_end(event.payload)
     if end is not None and end > state.dice_position:
         state = dataclasses.replace(state, dice_position=end, rolls=state.rolls + 1)
-    return dataclasses.replace(state, seq=event.seq) if event.seq else state
+    if not event.seq:
+        return state
+    undoable = state.undoable
+    if event.type in UNDO_BARRIERS:
+        undoable = ()
+    elif event.type not in BOOKKEEPING_EVENTS:
+        entry = (event.seq, event.type, event.actor, event.visibility)
+        undoable = (*undoable[-(UNDO_WINDOW - 1) :], entry)
+    return dataclasses.replace(state, seq=event.seq, undoable=undoable)
 
 
 def fold_all(state: GameState, events: Iterable[Event]) -> GameState:
+    """Fold `events` in order (for a log that may hold `events_undone`, use `replay`)."""
     for event in events:
         state = fold(state, event)
+    return state
+
+
+# --- undo by agreement -------------------------------------------------------------------------
+
+UNDO_EVENT = "events_undone"
+"""Payload: {"proposal", "seqs": [seq, ...], "dice_position", "rolls", "next_id"}. The events
+named in `seqs` stay in the log but no longer count: the state is the fold of the log without
+them. Dice are never rewound: the stream position (and the id counter) stay where they were."""
+BOOKKEEPING_EVENTS: frozenset[str] = frozenset(
+    {"proposal_made", "proposal_accepted", "proposal_declined", "proposal_lapsed", UNDO_EVENT}
+)
+"""Events about proposals: always kept, never undone, not part of the undoable history."""
+UNDO_BARRIERS: frozenset[str] = frozenset(
+    {"game_created", "seat_claimed", "dice_revealed", "game_ended"}
+)
+"""Events no undo reaches back past (seats are held by tokens; an ended game is final)."""
+UNDO_WINDOW = 100
+
+
+def undone_seqs(events: Iterable[Event]) -> frozenset[int]:
+    """The seqs that the log's `events_undone` events take back."""
+    out: set[int] = set()
+    for event in events:
+        if event.type == UNDO_EVENT:
+            out.update(int(s) for s in event.payload.get("seqs", ()))
+    return frozenset(out)
+
+
+def needs_replay(events: Iterable[Event]) -> bool:
+    """True when folding `events` onto a live state is not enough (an undo is among them)."""
+    return any(e.type == UNDO_EVENT for e in events)
+
+
+def replay(events: Iterable[Event], state: GameState | None = None) -> GameState:
+    """The state of a whole log, honouring undo: the fold of every event except those an
+    `events_undone` event takes back (which stay in the log for everyone to see)."""
+    log = list(events)
+    undone = undone_seqs(log)
+    state = GameState() if state is None else state
+    for event in log:
+        if event.seq not in undone:
+            state = fold(state, event)
     return state
 
 

@@ -17,7 +17,9 @@ from server.geometry.measure import distance, distance_to_point
 from server.rules.core import BAD_REQUEST, NOT_FOUND, GameState, RuleError, decide
 from server.rules.units import footprint_of, table_of, units_of
 
-NO_SWEEP_ACTIONS = {"declare_charge"}
+NO_SWEEP_ACTIONS = {"declare_charge", "charge_reaction", "propose", "accept_proposal"}
+ROLLING_ACTIONS = {"charge_reaction"}
+"""Actions whose distances come from dice: a preview reports none (its dice are throwaway)."""
 
 
 def preview(state: GameState, seat: int | None, action: Any, dice: DiceStream) -> dict[str, Any]:
@@ -44,7 +46,7 @@ def preview(state: GameState, seat: int | None, action: Any, dice: DiceStream) -
         "legal": True,
         "rule": None,
         "obstacle": None,
-        "distance": first.get("distance"),
+        "distance": None if kind in ROLLING_ACTIONS else first.get("distance"),
         "swept": None if kind in NO_SWEEP_ACTIONS else first.get("swept"),
         "used": first.get("used"),
         "allowance": first.get("allowance"),

@@ -369,6 +369,7 @@ def unit_view(state: GameState, unit: Unit) -> dict[str, Any]:
     out["footprint"] = None if fp is None else fp.to_geojson()
     out["rules"] = [r.printed for r in sheet.special_rules]
     out["not_automated"] = load_catalog().not_automated(state.system, unit.datasheet)
+    out["partly_automated"] = load_catalog().partly_automated(state.system, unit.datasheet)
     out["moved"] = dict(phase_moves(state).get(unit.id, {}))
     out["engaged_with"] = state.extra.get("engaged", {}).get(unit.id)
     return out

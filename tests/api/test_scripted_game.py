@@ -103,6 +103,9 @@ def test_scripted_t9a_game(client: TestClient) -> None:
         # Turn 4, player 1's Charge phase: the gremlins charge the spears.
         answer = p1.act(type="declare_charge", unit=gremlins, target=spears)
         assert answer["type"] == "ack", answer
+        state = client.get(f"/api/games/{game['id']}").json()["state"]
+        assert state["pending_charge"]["reacting_player"] == 2  # the spears answer first
+        assert p2.act(type="charge_reaction", reaction="hold")["type"] == "ack"
         final = client.get(f"/api/games/{game['id']}").json()
         events = client.get(f"/api/games/{game['id']}/events").json()["events"]
         charge = [e for e in events if e["type"].startswith("charge_")][-1]

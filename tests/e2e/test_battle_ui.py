@@ -103,6 +103,16 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
     p1.mouse.click(*at(p1, 20, 10))
     p1.click("#charge")
     p1.mouse.click(*at(p1, 20, 38.5))
+    # The charge waits for player 2's Charge Reaction (over REST here), then it is rolled.
+    for _ in range(50):
+        if rest(f"{server}/api/games/{game_id}")["state"].get("pending_charge"):
+            break
+        p1.wait_for_timeout(100)
+    rest(
+        f"{server}/api/games/{game_id}/actions",
+        {"action": {"type": "charge_reaction", "reaction": "hold"}},
+        token=seat2["token"],
+    )
     p1.wait_for_selector(".game-log li:has-text('charged')")
 
     # Movement: drag the unit 3 in forward; the preview shows the allowance, release commits.

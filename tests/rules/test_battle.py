@@ -186,6 +186,9 @@ def test_charge_rolls_and_moves_into_contact() -> None:
     view = state.to_json()
     assert (view["turn"], view["active_player"], view["phase"]) == (2, 1, "Charge")
     state, events = act(state, 1, type="declare_charge", unit="u1", target="u2")
+    assert [e.type for e in events] == ["charge_declared"]  # waits for the Charge Reaction
+    state, events = act(state, 2, type="charge_reaction", reaction="hold")
+    assert events[0].type == "charge_reaction"
     event = events[-1]
     roll = event.payload["roll"]
     assert roll["expression"] == "2D6 maximised x1"  # Swiftstride (seed 000)

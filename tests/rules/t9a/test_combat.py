@@ -589,7 +589,10 @@ def test_seeded_battle_charge_fight_and_every_roll_verifies() -> None:
     log: list[Event] = []
     state, events = act(state, 1, type="declare_charge", unit="u1", target="u2")
     log += events
-    assert events[0].type == "charge_succeeded"
+    assert events[0].type == "charge_declared"  # the Spears answer: Hold
+    state, events = act(state, 2, type="charge_reaction", reaction="hold")
+    log += events
+    assert [e.type for e in events][-1] == "charge_succeeded"
     for _ in range(4):
         state, events = act(state, 1, type="end_phase")
     state, events = act(state, 1, type="fight_combat", unit="u1")

@@ -1,0 +1,376 @@
+"""Fleeing and rallying (t9a and whfb8): the one place a unit is made to flee.
+
+Other rules call `flee_events(state, unit_id, away_from, dice, reason)`: a Flee! charge
+reaction (server/rules/charge.py) now, a failed Break Test (server/rules/t9a/) later, and a
+failed Rally Test here. It rolls the Flee Distance, moves the unit through the geometry core
+and returns the events; it never changes `state`.
+
+Decisions (docs/rules-decisions.md "Flee"):
+
+* **Flee Distance**: 2D6. Swiftstride (seed 000: "Rolls for ... Flee Distance ... by units
+  entirely with Swiftstride gain Maximised") rolls ``2D6 maximised x1`` in t9a; in whfb8
+  Swiftstride is 3D6 keep the highest two (FACTS.md), which is the same dice expression.
+* **Direction**: the unit pivots about its centre to face directly away from the centre of
+  `away_from` (the charger; for a failed Rally Test the nearest enemy), then moves the Flee
+  Distance straight ahead. If `away_from` is not on the table (or is the unit itself) the unit
+  keeps its facing.
+* **Through units and terrain**: a fleeing unit passes through other units and Impassable
+  Terrain; those it passed are listed in the event (`passed_through`), with the Dangerous
+  Terrain tests the rules ask for there left to the players (not automated). It may not end
+  on top of another unit or Impassable Terrain nor within Unit Spacing of them: it moves on,
+  in steps of `FLEE_EXTEND_STEP_IN`, until it is clear.
+* **Off the table**: a flee move that would put any part of the unit beyond a Battlefield
+  Edge destroys the unit (status "destroyed", marker "fled_off_table").
+* **Markers**: a unit that flees gains "fleeing"; a whfb8 Skirmishers unit fleeing as a charge
+  reaction also gains "feigned_flight" (seed 002 Feigned Flight: it rallies automatically in
+  its next turn). A unit that passes a Rally Test loses "fleeing"; in t9a it is then "shaken"
+  until the end of that Player Turn.
+* **Rally Test**: at the start of its owner's Player Turn, each fleeing unit on the table
+  tests 2D6 against its Discipline (t9a) or Leadership (whfb8), the highest in the unit
+  including joined characters; passed: it rallies, failed: it flees again directly away from
+  the nearest enemy unit. Rolled when the player turn begins (the rules have it in the Movement
+  phase's Rally step; a fleeing unit can do nothing before then, so the outcome is the same).
+  Not automated: Decimated units' halved Discipline (t9a) and the 25% rule (whfb8), Panic.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from server import geometry as geo
+from server.data import Datasheet
+from server.dice import DiceStream
+from server.geometry import movement
+from server.geometry.footprint import Footprint, footprint, placement_for_centre
+from server.geometry.kinds import Rule
+from server.rules import core
+from server.rules.battle import other, register_turn_start
+from server.rules.core import (
+    ILLEGAL_MOVE,
+    Event,
+    GameState,
+    RuleError,
+    register_folder,
+)
+from server.rules.units import (
+    Unit,
+    _set,
+    _unit,
+    _with_unit,
+    datasheet_of,
+    is_ranked,
+    load_catalog,
+    table_of,
+    unit_from_json,
+    units_of,
+)
+
+FLEEING, SHAKEN, FEIGNED_FLIGHT, FLED_OFF = "fleeing", "shaken", "feigned_flight", "fled_off_table"
+FLEE_EXTEND_STEP_IN = 0.1
+"""How far a flee move goes on, per step, to get clear of a unit or Impassable Terrain."""
+MAX_FLEE_EXTENSION_IN = 100.0
+CHARGE_REACTION = "Flee! (Charge Reaction)"
+"""The `reason` of a flee chosen as a Charge Reaction (whfb8 Feigned Flight reads it)."""
+
+
+# --- which rules the unit has -------------------------------------------------------------------
+
+
+def sheets_of(state: GameState, unit: Unit) -> list[Datasheet]:
+    """The datasheets of every model kind in the unit: its own and its joined characters'."""
+    catalog = load_catalog()
+    return [datasheet_of(state, unit)] + [
+        catalog.get(state.system, c.datasheet) for c in unit.characters
+    ]
+
+
+def containing(state: GameState, unit: Unit, rule: str) -> bool:
+    """"A unit containing <rule>": some model of it has the rule."""
+    return any(s.has_rule(rule) for s in sheets_of(state, unit))
+
+
+def entirely(state: GameState, unit: Unit, rule: str) -> bool:
+    """"A unit entirely with <rule>": every model of it has the rule."""
+    return all(s.has_rule(rule) for s in sheets_of(state, unit))
+
+
+def flee_expression(state: GameState, unit: Unit) -> tuple[str, str | None]:
+    """The Flee Distance dice and the rule that changed them (seed 000 Swiftstride)."""
+    if entirely(state, unit, "Swiftstride"):
+        return "2D6 maximised x1", "Swiftstride"
+    return "2D6", None
+
+
+def discipline(state: GameState, unit: Unit) -> int:
+    """The unit's Discipline (t9a) or Leadership (whfb8): the highest of its models."""
+    best = 0
+    for sheet in sheets_of(state, unit):
+        profile: Any = sheet.profile
+        if state.system == "t9a":
+            best = max(best, int(profile.global_characteristics.discipline))
+        else:
+            best = max(best, *(int(m.Ld or 0) for m in profile.models))
+    return best
+
+
+# --- the flee move --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class FleeMove:
+    """Where a flee of `distance` inches takes a unit: its end footprint (None when it left
+    the table), the area swept, how far it really went and what it passed through."""
+
+    facing: float
+    distance: float
+    moved: float
+    end: Footprint | None
+    swept: BaseGeometry
+    passed_through: tuple[str, ...]
+
+    @property
+    def off_table(self) -> bool:
+        return self.end is None
+
+
+def facing_away(start: Footprint, away: Footprint | None) -> float:
+    """The facing that looks from `away`'s centre through `start`'s centre (0 = +y, ccw)."""
+    assert start.placement is not None
+    if away is None:
+        return start.placement.facing
+    dx, dy = start.centre[0] - away.centre[0], start.centre[1] - away.centre[1]
+    if math.hypot(dx, dy) < 1e-9:
+        return (start.placement.facing + 180.0) % 360.0
+    return math.degrees(math.atan2(-dx, dy)) % 360.0
+
+
+def flee_path(state: GameState, unit_id: str, away_from: str, distance: float) -> FleeMove:
+    """The flee move of `unit_id` directly away from `away_from`, `distance` inches, judged by
+    the geometry core (see the module docstring for the decisions)."""
+    table = table_of(state)
+    start = table.units[unit_id]
+    if start.formation is None or start.placement is None:
+        raise RuleError(ILLEGAL_MOVE, "only ranked units flee", rule="Flee")
+    away = table.units.get(away_from) if away_from != unit_id else None
+    facing = facing_away(start, away)
+    turned = footprint(start.formation, placement_for_centre(start.formation, start.centre, facing))
+    go = distance
+    while True:
+        result = movement.move_straight(table, unit_id, go, start=turned)
+        rule, _ = movement.check_area(
+            table, unit_id, result.footprint.boundary, result.footprint.boundary
+        )
+        if rule is None or rule is Rule.BATTLEFIELD_EDGE or go > distance + MAX_FLEE_EXTENSION_IN:
+            break
+        go = round(go + FLEE_EXTEND_STEP_IN, 6)
+    swept = shapely.union_all([start.boundary, turned.boundary, result.swept])
+    idx = table.index
+    hits = idx.query(swept, "intersects")
+    passed = tuple(sorted(idx.ids[int(i)] for i in hits if idx.ids[int(i)] != unit_id
+                          and (idx.is_unit[int(i)] or idx.impassable[int(i)])))
+    off = rule is not None
+    return FleeMove(facing, distance, go, None if off else result.footprint, swept, passed)
+
+
+def flee_events(
+    state: GameState, unit_id: str, away_from: str, dice: DiceStream, reason: str
+) -> list[Event]:
+    """Make `unit_id` flee directly away from unit `away_from` for `reason`: roll the Flee
+    Distance (Swiftstride applied), move it through the geometry core, return the events
+    (one `unit_fled`). Pure: `state` is not changed; `dice` advances by the roll.
+
+    `unit_fled` payload: unit, away_from, reason, roll, rule ("Swiftstride" or null),
+    distance (the roll), moved (inches really moved, longer when it had to get clear),
+    facing, swept (GeoJSON), passed_through (ids of units and Impassable Terrain crossed:
+    Dangerous Terrain tests not automated), destroyed (left the table), unit_after.
+    """
+    unit = _unit(state, unit_id)
+    if unit.status != "on_table" or not is_ranked(state.system):
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} cannot flee", rule="Flee")
+    expression, rule = flee_expression(state, unit)
+    roll = dice.roll(expression)
+    distance = float(roll.total or 0)
+    path = flee_path(state, unit_id, away_from, distance)
+    markers = tuple(m for m in unit.markers if m not in (FLEEING, FEIGNED_FLIGHT)) + (FLEEING,)
+    if reason == CHARGE_REACTION and state.system == "whfb8" and entirely(
+        state, unit, "Skirmishers"
+    ):
+        markers += (FEIGNED_FLIGHT,)  # seed 002: rallies automatically next turn
+    if path.end is None:
+        after = dataclasses.replace(
+            unit,
+            status="destroyed",
+            markers=tuple(m for m in markers if m != FLEEING) + (FLED_OFF,),
+        )
+    else:
+        end = path.end.placement
+        assert end is not None
+        after = dataclasses.replace(
+            unit,
+            placement=(round(end.x, 4), round(end.y, 4), round(end.facing % 360.0, 4)),
+            markers=markers,
+        )
+    return [
+        Event(
+            "unit_fled",
+            {
+                "unit": unit.id,
+                "away_from": away_from,
+                "reason": reason,
+                "roll": roll.to_payload(),
+                "rule": rule,
+                "distance": distance,
+                "moved": round(path.moved, 4),
+                "facing": round(path.facing, 4),
+                "swept": geo.to_geojson(path.swept),
+                "passed_through": list(path.passed_through),
+                "destroyed": path.off_table,
+                "unit_after": after.to_json(),
+            },
+            actor=unit.owner,
+        )
+    ]
+
+
+def _without_engagements(state: GameState, unit_id: str) -> GameState:
+    engaged = {
+        k: v for k, v in state.extra.get("engaged", {}).items() if unit_id not in (k, v)
+    }
+    return _set(state, engaged=engaged)
+
+
+@register_folder("unit_fled")
+def _fold_unit_fled(state: GameState, event: Event) -> GameState:
+    state = _with_unit(state, unit_from_json(event.payload["unit_after"]))
+    return _without_engagements(state, event.payload["unit"])
+
+
+@register_folder("fleeing_unit_caught")
+def _fold_caught(state: GameState, event: Event) -> GameState:
+    """A charger reached a fleeing unit: the fleeing unit is destroyed (t9a and whfb8)."""
+    unit = units_of(state)[event.payload["unit"]]
+    gone = dataclasses.replace(
+        unit,
+        status="destroyed",
+        markers=tuple(m for m in unit.markers if m != FLEEING) + ("caught",),
+    )
+    return _without_engagements(_with_unit(state, gone), unit.id)
+
+
+# --- rallying -------------------------------------------------------------------------------------
+
+
+def nearest_enemy(state: GameState, unit: Unit) -> str:
+    """The id of the nearest enemy unit on the table (the unit's own id when there is none)."""
+    table = table_of(state)
+    mine = table.units[unit.id]
+    enemies = [u for u in units_of(state).values() if u.owner != unit.owner and u.id in table.units]
+    if not enemies:
+        return unit.id
+    return min(
+        enemies, key=lambda e: (geo.distance(mine, table.units[e.id]).distance, e.id)
+    ).id
+
+
+def rally_events(state: GameState, dice: DiceStream) -> list[Event]:
+    """At the start of a Player Turn: the active player's shaken units steady (t9a: Shaken
+    lasts until the end of the Player Turn it began in) and each fleeing unit takes a Rally
+    Test, or rallies automatically after a whfb8 Feigned Flight (seed 002)."""
+    if not is_ranked(state.system):
+        return []
+    seat = state.extra.get("active_player")
+    events: list[Event] = []
+    for unit in sorted(units_of(state).values(), key=lambda u: u.id):
+        # Shaken after a Rally Test lasts until the end of that Player Turn (t9a).
+        if unit.owner == other(int(seat or 1)) and SHAKEN in unit.markers \
+                and FLEEING not in unit.markers:
+            events.append(
+                Event(
+                    "unit_steadied",
+                    {"unit": unit.id, "removed": [SHAKEN], "reason": "its Player Turn ended"},
+                )
+            )
+    for unit_id in sorted(units_of(state)):
+        unit = units_of(state)[unit_id]
+        if unit.owner != seat or unit.status != "on_table" or FLEEING not in unit.markers:
+            continue
+        keep = tuple(m for m in unit.markers if m not in (FLEEING, FEIGNED_FLIGHT, SHAKEN))
+        shaken = (SHAKEN,) if state.system == "t9a" else ()
+        new: list[Event] = []
+        if FEIGNED_FLIGHT in unit.markers:
+            after = dataclasses.replace(unit, markers=keep)
+            new.append(
+                Event(
+                    "unit_rallied",
+                    {"unit": unit.id, "rule": "Feigned Flight", "unit_after": after.to_json()},
+                    actor=unit.owner,
+                )
+            )
+        else:
+            need = discipline(state, unit)
+            roll = dice.roll("2D6")
+            payload = {
+                "unit": unit.id,
+                "roll": roll.to_payload(),
+                "discipline": need,
+                "rule": "Rally Test",
+            }
+            if (roll.total or 0) <= need:
+                after = dataclasses.replace(unit, markers=keep + shaken)
+                new.append(
+                    Event(
+                        "unit_rallied", {**payload, "unit_after": after.to_json()}, actor=unit.owner
+                    )
+                )
+            else:
+                new.append(Event("rally_failed", payload, actor=unit.owner))
+                new += flee_events(
+                    state, unit.id, nearest_enemy(state, unit), dice, "failed Rally Test"
+                )
+        state = core.fold_all(state, new)  # the next unit flees on the table as it is now
+        events += new
+    return events
+
+
+@register_turn_start
+def _rally_at_turn_start(state: GameState, dice: DiceStream) -> list[Event]:
+    return rally_events(state, dice)
+
+
+@register_folder("unit_rallied")
+def _fold_rallied(state: GameState, event: Event) -> GameState:
+    return _with_unit(state, unit_from_json(event.payload["unit_after"]))
+
+
+@register_folder("rally_failed")
+def _fold_rally_failed(state: GameState, event: Event) -> GameState:
+    return state
+
+
+@register_folder("unit_steadied")
+def _fold_steadied(state: GameState, event: Event) -> GameState:
+    unit = units_of(state)[event.payload["unit"]]
+    removed = set(event.payload.get("removed", ()))
+    return _with_unit(
+        state, dataclasses.replace(unit, markers=tuple(m for m in unit.markers if m not in removed))
+    )
+
+
+__all__ = [
+    "FEIGNED_FLIGHT",
+    "FLEEING",
+    "SHAKEN",
+    "FleeMove",
+    "containing",
+    "entirely",
+    "flee_events",
+    "flee_expression",
+    "flee_path",
+    "rally_events",
+]

@@ -881,6 +881,7 @@ export class Table {
       l.lines = seen;
       l.blocked = blocked;
       l.blockers = Array.isArray(res.blockers) ? res.blockers.map(String) : [];
+      l.coverFrom = Array.isArray(res.cover_from) ? res.cover_from.map(String) : [];
       l.label = losText(res);
     } catch (err) {
       l.target = null;

@@ -27,6 +27,7 @@ export const TOOLS = {
   measure: {
     enterToast: 'Measure: click a point or a unit, then another. Players share it with the table.',
     enter: (t) => {
+      t.los = null;
       t.measure = { from: null, to: null, points: [], label: '', fixed: false };
     },
     tap: (t, w, hit) => t.measureClick(w, hit),
@@ -38,6 +39,7 @@ export const TOOLS = {
   los: {
     enterToast: 'Line of sight: click the viewing unit, then the target unit.',
     enter: (t) => {
+      t.measure = null;
       t.los = emptyLos();
     },
     tap: (t, _w, hit) => t.losClick(hit),
@@ -57,5 +59,5 @@ export const TOOLS = {
 
 /** A fresh line-of-sight state. */
 export function emptyLos() {
-  return { viewer: /** @type {string|null} */ (null), target: /** @type {string|null} */ (null), lines: /** @type {number[][][]} */ ([]), blocked: /** @type {number[][][]} */ ([]), blockers: /** @type {string[]} */ ([]), label: '', result: /** @type {any} */ (null) };
+  return { viewer: /** @type {string|null} */ (null), target: /** @type {string|null} */ (null), lines: /** @type {number[][][]} */ ([]), blocked: /** @type {number[][][]} */ ([]), blockers: /** @type {string[]} */ ([]), coverFrom: /** @type {string[]} */ ([]), label: '', result: /** @type {any} */ (null) };
 }

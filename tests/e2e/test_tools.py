@@ -125,6 +125,7 @@ def test_handles_measure_line_of_sight_and_keys(server: str, pages: Any, tmp_pat
     los = p1.inner_text("#los-result")
     assert "Visible" in los and "% seen" in los and "Orchard" in los, los
     assert p1.evaluate("warfield.table.los.lines.length") > 0
+    p1.screenshot(path=str(tmp_path / "player1-1280.png"))
 
     # ? opens the help, Esc closes the tool, then the help.
     p1.keyboard.press("?")
@@ -132,7 +133,6 @@ def test_handles_measure_line_of_sight_and_keys(server: str, pages: Any, tmp_pat
     p1.keyboard.press("?")
     p1.keyboard.press("Escape")
     assert p1.evaluate("warfield.table.mode") == "idle"
-    p1.screenshot(path=str(tmp_path / "player1-1280.png"))
     spectator.wait_for_function("warfield.table.overlays.length === 0", timeout=8000)
     assert pages.errors == []
     assert unit(p1, u2)["placement"]["y"] == 40

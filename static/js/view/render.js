@@ -4,7 +4,7 @@
 // hundreds of models cost a handful of fill calls.
 
 import { toScreen, visibleWorld } from './transform.js';
-import { rectCorners, geometryRings, axes } from './hit.js';
+import { rectCorners, geometryRings, axes, bbox } from './hit.js';
 
 /** @typedef {import('./transform.js').View} View */
 /** @typedef {import('./scene.js').Piece} Piece */
@@ -196,6 +196,20 @@ function drawTerrain(ctx, v, terrain) {
     ctx.strokeStyle = 'rgba(0,0,0,0.5)';
     ctx.lineWidth = 1;
     ctx.stroke();
+  }
+  // Names, small, where there is room for them.
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  ctx.fillStyle = 'rgba(255,255,255,0.6)';
+  for (const t of terrain) {
+    if (!t.label) continue;
+    const ring = geometryRings(t.geometry)[0];
+    if (!ring?.length) continue;
+    const b = bbox(ring);
+    if ((b.maxX - b.minX) * v.scale < 40) continue;
+    const c = toScreen(v, (b.minX + b.maxX) / 2, (b.minY + b.maxY) / 2);
+    ctx.fillText(t.label, c.x, c.y);
   }
 }
 
@@ -435,7 +449,7 @@ function drawMeasure(ctx, v, m, color = COLORS.measure) {
  * Sight lines (clear in cyan, blocked in red), the blockers outlined in red, and the verdict.
  * With no clear line, a dashed red line joins the two units.
  * @param {CanvasRenderingContext2D} ctx @param {View} v
- * @param {{viewer:string|null, target:string|null, lines:number[][][], blocked:number[][][], blockers?:string[], label:string}} l
+ * @param {{viewer:string|null, target:string|null, lines:number[][][], blocked:number[][][], blockers?:string[], coverFrom?:string[], label:string}} l
  * @param {import('./scene.js').Scene} scene
  */
 function drawLos(ctx, v, l, scene) {
@@ -453,17 +467,20 @@ function drawLos(ctx, v, l, scene) {
     ctx.lineWidth = 1.5;
     ctx.stroke();
   };
-  const blockers = new Set(l.blockers || []);
-  if (blockers.size) {
+  /** @param {Set<string>} ids @param {string} color */
+  const outline = (ids, color) => {
     ctx.beginPath();
-    for (const t of scene.terrain) if (blockers.has(t.id)) for (const ring of geometryRings(t.geometry)) traceRing(ctx, v, ring);
-    for (const p of scene.pieces) if (blockers.has(p.id) && p.kind !== 'model') tracePiece(ctx, v, p);
-    ctx.strokeStyle = COLORS.blocked;
+    for (const t of scene.terrain) if (ids.has(t.id)) for (const ring of geometryRings(t.geometry)) traceRing(ctx, v, ring);
+    for (const p of scene.pieces) if (ids.has(p.id) && p.kind !== 'model') tracePiece(ctx, v, p);
+    ctx.strokeStyle = color;
     ctx.lineWidth = 3;
     ctx.setLineDash([6, 3]);
     ctx.stroke();
     ctx.setLineDash([]);
-  }
+  };
+  if (l.coverFrom?.length) outline(new Set(l.coverFrom), COLORS.measure);
+  const blockers = new Set(l.blockers || []);
+  if (blockers.size) outline(blockers, COLORS.blocked);
   stroke(l.lines, COLORS.los);
   stroke(l.blocked, COLORS.blocked);
   let first = l.lines[0] || l.blocked[0];

@@ -410,33 +410,24 @@ export class Table {
     return true;
   }
 
-  /** Ranked units move straight forward or back along their facing; 40k models all move by
-   * the same offset. @param {Pt} w */
+  /** Ranked units move straight forward or back along their facing (40k models: modelDragMove).
+   * @param {Pt} w */
   unitDragMove(w) {
     const d = /** @type {DragState} */ (this.drag);
     const g = /** @type {any} */ (this.ghost);
     const u = d.unit;
     const b = /** @type {any} */ (d.boundary);
     const start = /** @type {Pt} */ (d.start);
-    let dx = w.x - start.x;
-    let dy = w.y - start.y;
-    if (this.store.state?.system === 'wh40k10' || !u.placement) {
-      dx = round2(dx);
-      dy = round2(dy);
-      const positions = (u.positions || []).map((/** @type {number[]} */ p) => [round2(p[0] + dx), round2(p[1] + dy)]);
-      g.action = Math.hypot(dx, dy) < 0.01 ? null : { type: 'move_models', unit: u.id, positions };
-    } else {
-      const t = (b.facing * Math.PI) / 180;
-      const fx = -Math.sin(t);
-      const fy = Math.cos(t);
-      const along = round2(dx * fx + dy * fy);
-      dx = along * fx;
-      dy = along * fy;
-      g.action = Math.abs(along) < 0.01 ? null : {
-        type: 'move_unit', unit: u.id, manoeuvre: along >= 0 ? 'forward' : 'backward',
-        mode: this.march ? 'march' : 'advance', distance: Math.abs(along),
-      };
-    }
+    const t = (b.facing * Math.PI) / 180;
+    const fx = -Math.sin(t);
+    const fy = Math.cos(t);
+    const along = round2((w.x - start.x) * fx + (w.y - start.y) * fy);
+    const dx = along * fx;
+    const dy = along * fy;
+    g.action = Math.abs(along) < 0.01 ? null : {
+      type: 'move_unit', unit: u.id, manoeuvre: along >= 0 ? 'forward' : 'backward',
+      mode: this.march ? 'march' : 'advance', distance: Math.abs(along),
+    };
     g.geometry = translateGeometry(b.geometry, dx, dy);
     g.x = b.centre[0] + dx;
     g.y = b.centre[1] + dy;

@@ -43,6 +43,10 @@ CLOSE_RESTART = 1012
 CLOSE_TRY_LATER = 1013
 HELLO_TIMEOUT_S = 10.0
 MAX_QUEUED_FRAMES = 2000
+# Shared overlays (a measurement shown to everyone): at most this many a second per socket,
+# in bursts of OVERLAY_BURST; beyond that the sender still gets its answer, unshared.
+OVERLAY_RATE_PER_S = 1.0
+OVERLAY_BURST = 5
 
 
 class _Close:
@@ -116,6 +120,7 @@ class Connection:
         self.subscribed = False
         self.queue: asyncio.Queue[Any] = asyncio.Queue()
         self.bucket = TokenBucket(settings.rate_limit_per_s, settings.rate_limit_burst)
+        self.overlay_bucket = TokenBucket(OVERLAY_RATE_PER_S, OVERLAY_BURST)
 
     # --- the hub's side ------------------------------------------------------------------------
 
@@ -303,7 +308,10 @@ class Connection:
                 if kind == "action":
                     await self._action(data)
                 elif kind in QUESTIONS:
-                    self.send({"ref": ref, **await QUESTIONS[kind](self, data)})
+                    answer = await QUESTIONS[kind](self, data)
+                    if kind == "measure" and data.get("share") is True:
+                        answer = {**answer, "shared": self._share_measure(data, answer)}
+                    self.send({"ref": ref, **answer})
                 elif kind == "hello":
                     raise RuleError(BAD_REQUEST, "already said hello")
                 elif kind == "ping":
@@ -322,6 +330,28 @@ class Connection:
                 log.exception("unexpected error handling %s", kind)
                 self.error(ref, RuleError("internal", "the server failed to handle this "
                                           "message; nothing was changed"))
+
+    def _share_measure(self, data: dict[str, Any], answer: dict[str, Any]) -> bool:
+        """Show a player's measurement to everyone else watching the game, as a transient
+        `overlay` frame: not an event, never stored. Spectators' measures stay their own, and
+        a seat sharing faster than the overlay limit gets its answer unshared."""
+        if self.viewer is None or self.overlay_bucket.take():
+            return False
+        frame = dumps(
+            {
+                "type": "overlay",
+                "kind": "measure",
+                "seat": self.viewer,
+                "from": data.get("from"),
+                "to": data.get("to"),
+                "points": answer.get("points", []),
+                "distance": answer.get("distance"),
+            }
+        )
+        for watcher in self.service.hub.watchers(self.game_id):
+            if isinstance(watcher, Connection) and watcher is not self:
+                watcher.queue.put_nowait(frame)
+        return True
 
     async def _action(self, data: dict[str, Any]) -> None:
         ref, expected = data.get("ref"), data.get("expected_seq")

@@ -95,6 +95,14 @@ export class Connection {
     this.statusListeners = new Set();
     /** @type {Set<(err:WireError) => void>} errors not tied to a request */
     this.errorListeners = new Set();
+    /** @type {Set<(msg:any) => void>} transient overlays others share (not events) */
+    this.overlayListeners = new Set();
+  }
+
+  /** @param {(msg:any) => void} fn */
+  onOverlay(fn) {
+    this.overlayListeners.add(fn);
+    return () => this.overlayListeners.delete(fn);
   }
 
   /** @param {(status:Status) => void} fn */
@@ -190,6 +198,9 @@ export class Connection {
         return;
       case 'presence':
         this.store.setPresence(msg);
+        return;
+      case 'overlay':
+        for (const fn of this.overlayListeners) fn(msg);
         return;
       case 'error':
         if (msg.ref && this.inflight.has(msg.ref)) {
@@ -299,10 +310,13 @@ export class Connection {
   }
 
   /**
+   * Closest-point distance; with `share`, a seated player's measurement is also shown to
+   * everyone else watching (an `overlay` frame).
    * @param {string|{x:number,y:number}} from @param {string|{x:number,y:number}} to
+   * @param {boolean} [share]
    */
-  measure(from, to) {
-    return this.request('measure', { from, to });
+  measure(from, to, share = false) {
+    return this.request('measure', share ? { from, to, share: true } : { from, to });
   }
 
   /** @param {string} viewer @param {string} target */

@@ -1,4 +1,5 @@
-// The table: canvas, view, selection and the tools (move, place, measure, line of sight).
+// The table: canvas, view, selection, unit moves (drags, wheel/pivot/reform handles, 40k
+// model moves) and the tools (tools.js: place, measure, line of sight, deploy, charge).
 // Turns gestures and keys into intents for the server and draws the store's state plus local
 // overlays, once per animation frame. It never decides a rule: legality, distances and sight
 // come from the server (`preview`, `measure`, `line_of_sight`).
@@ -9,12 +10,17 @@ import { buildScene } from './view/scene.js';
 import { drawFrame } from './view/render.js';
 import { attachGestures, attachKeys } from './input/gestures.js';
 import { LatestOnly } from './net.js';
+import { TOOLS, emptyLos } from './tools.js';
+import {
+  unitFrame, handlesOf, handleAt, wheelDegrees, pivotDegrees, reformFiles, rotateGeometry,
+  reformOutline, modelIndexAt, stagedModels,
+} from './view/manoeuvre.js';
 
 /** @typedef {import('./store.js').Store} Store */
 /** @typedef {import('./net.js').Connection} Connection */
 /** @typedef {import('./view/render.js').Ghost} Ghost */
 /** @typedef {{x:number, y:number}} Pt */
-/** @typedef {'idle'|'place'|'measure'|'los'|'deploy'|'charge'} Mode */
+/** @typedef {'idle'|keyof typeof TOOLS} Mode */
 
 /** Inches of tolerance when clicking small pieces. */
 const CLICK_SLOP_IN = 0.15;
@@ -23,6 +29,11 @@ const ROTATE_STEP_DEG = 45;
 const QUESTION_INTERVAL_MS = 80;
 /** How long a refused move stays on the table in red with its reason. */
 const REFUSED_GHOST_MS = 2500;
+/** How long another player's shared measurement stays, and the last part of it fading. */
+export const OVERLAY_MS = 5000;
+export const OVERLAY_FADE_MS = 1500;
+/** Degrees per R press when turning a unit with the keyboard (a staged pivot). */
+const PIVOT_KEY_STEP_DEG = 15;
 
 /**
  * @typedef {Object} DragState
@@ -33,6 +44,13 @@ const REFUSED_GHOST_MS = 2500;
  * @property {any} [unit]      a unit being dragged (battle movement)
  * @property {{x:number, y:number}} [start]  where the unit drag began, inches
  * @property {{geometry:any, centre:number[], facing:number}} [boundary]
+ * @property {'wheel'|'pivot'|'reform'|'model'|'models'} [kind]  what a unit drag does
+ * @property {import('./view/manoeuvre.js').Handle} [handle]
+ * @property {import('./view/manoeuvre.js').UnitFrame} [frame]
+ * @property {number} [index]     the model dragged (40k)
+ * @property {number[][]} [from]  staged positions when the drag began (40k)
+ * @property {number} [turn]      degrees a reform turns the unit (R while dragging)
+ * @property {[number, number]} [last]  the last pointer position of a handle drag
  */
 
 export class Table {
@@ -70,14 +88,21 @@ export class Table {
     this.mode = 'idle';
     /** @type {DragState|null} */
     this.drag = null;
-    /** @type {Ghost & {id?:string, phase?:string, action?:any, waitSeq?:number, refused?:boolean, result?:any}|null} */
+    /**
+     * The would-be position and the server's verdict on it. phase: 'dragging' | 'placing' |
+     * 'staged' (waiting for Confirm: 40k model moves, keyboard pivots) | 'committing'.
+     * @type {Ghost & {id?:string, phase?:string, action?:any, waitSeq?:number, refused?:boolean, result?:any, positions?:number[][], basis?:string}|null}
+     */
     this.ghost = null;
     /** Placement template from the panel. */
     this.placeTemplate = { label: '', width: 2, depth: 1 };
-    /** @type {{from:any, to:any, points:number[][], label:string}|null} */
+    /** @type {{from:any, to:any, points:number[][], label:string, fixed?:boolean, result?:any}|null} */
     this.measure = null;
-    /** @type {{viewer:string|null, target:string|null, lines:number[][][], blocked:number[][][], label:string, result:any}|null} */
+    /** @type {ReturnType<typeof emptyLos>|null} */
     this.los = null;
+    /** Other players' shared measurements, drawn until they fade. @type {{points:number[][], label:string, seat:number, born:number}[]} */
+    this.overlays = [];
+    this.overlayTimer = /** @type {any} */ (null);
     /** The unit picked in the tray to deploy with the next click. @type {string|null} */
     this.deployUnit = null;
     /** Unit drags and wheels make March moves instead of Advance moves. */
@@ -94,7 +119,7 @@ export class Table {
       { minIntervalMs: QUESTION_INTERVAL_MS },
     );
     this.measurer = new LatestOnly(
-      (q) => this.conn.measure(q.from, q.to),
+      (q) => this.conn.measure(q.from, q.to, q.share),
       (res, q) => this.onMeasure(res, q),
       (err) => this.toast(`Measure: ${errorText(err)}`, 'error'),
       { minIntervalMs: QUESTION_INTERVAL_MS },
@@ -104,7 +129,7 @@ export class Table {
   mount() {
     attachGestures(this.canvas, {
       tap: (pt) => this.tap(pt),
-      dragStart: (pt) => this.dragStart(pt),
+      dragStart: (pt, e) => this.dragStart(pt, e),
       dragMove: (pt) => this.dragMove(pt),
       dragEnd: () => this.dragEnd(),
       dragCancel: () => this.cancelDrag(),
@@ -113,6 +138,7 @@ export class Table {
       hover: (pt) => this.hoverAt(pt),
     });
     attachKeys(window, (cmd, e) => this.command(cmd, e));
+    this.conn.onOverlay?.((msg) => this.addOverlay(msg));
     new ResizeObserver(() => this.resize()).observe(/** @type {Element} */ (this.canvas.parentElement));
     this.store.subscribe(() => this.onStore());
     this.resize();
@@ -180,6 +206,8 @@ export class Table {
     }
     // Unit events come back as a fresh state from the server: keep the ghost until it is here.
     if (this.ghost?.waitSeq !== undefined && (this.store.seq ?? 0) >= this.ghost.waitSeq && !this.store.needsRefresh) this.clearGhost();
+    // A staged move was planned from where the unit stood; if it stands elsewhere now, drop it.
+    if (this.ghost?.phase === 'staged' && this.ghost.basis !== basisOf(st.units?.[this.ghost.id || ''])) this.clearGhost();
     if (this.selected && !this.pieceById(this.selected)) this.selected = null;
     this.redraw();
   }
@@ -228,6 +256,7 @@ export class Table {
     this.flushQuestions();
     if (!this.view) return;
     const t0 = this.frameStats ? performance.now() : 0;
+    const overlays = this.liveOverlays(performance.now());
     drawFrame(this.ctx, {
       view: this.view,
       vw: this.vw,
@@ -239,7 +268,9 @@ export class Table {
       hidden: this.ghost?.id ? new Set([this.ghost.id]) : undefined,
       ghost: this.ghost,
       measure: this.measure && this.measure.points.length ? this.measure : null,
-      los: this.los && (this.los.lines.length || this.los.blocked.length) ? this.los : null,
+      los: this.los && this.los.result ? this.los : null,
+      handles: this.drag || this.mode !== 'idle' ? null : this.handles(),
+      overlays,
     });
     if (this.frameStats) {
       this.frameStats.stamps.push(ts);
@@ -255,7 +286,8 @@ export class Table {
     }
     if (this.measureWanted && this.measure?.from && this.measure.to) {
       this.measureWanted = false;
-      this.measurer.offer({ from: this.measure.from, to: this.measure.to });
+      // Only the finished measurement (the second click) is shared with the table.
+      this.measurer.offer({ from: this.measure.from, to: this.measure.to, share: Boolean(this.measure.fixed && this.store.seat !== null) });
     }
   }
 
@@ -266,28 +298,32 @@ export class Table {
     if (!this.view) return;
     const w = this.world(pt);
     const hit = this.pieceAt(w);
-    if (this.mode === 'place') return this.place(w);
-    if (this.mode === 'measure') return this.measureClick(w, hit);
-    if (this.mode === 'los') return this.losClick(hit);
-    if (this.mode === 'deploy') return this.deployAt(w);
-    if (this.mode === 'charge') return this.chargeClick(hit);
+    const tool = this.mode === 'idle' ? null : TOOLS[this.mode];
+    if (tool) return tool.tap(this, w, hit);
     this.select(hit);
   }
 
   /** @param {string|null} id */
   select(id) {
+    if (id !== this.selected && this.ghost?.phase === 'staged') this.clearGhost();
     this.selected = id;
     this.onChange();
     this.redraw();
   }
 
-  /** @param {Pt} pt @returns {boolean} */
-  dragStart(pt) {
+  /** @param {Pt} pt @param {{shiftKey?:boolean}} [e] @returns {boolean} */
+  dragStart(pt, e) {
     if (this.ghost?.refused) this.clearGhost();
     if (!this.view || this.mode !== 'idle' || (this.ghost && this.ghost.phase === 'committing')) return false;
     const w = this.world(pt);
+    const handle = this.handleAt(w);
+    if (handle) return this.handleDragStart(handle, w);
     const hit = this.pieceAt(w);
     const unit = this.store.state?.stage === 'battle' ? this.ownUnit(hit) : null;
+    if (unit && this.isModelUnit(unit)) {
+      const index = modelIndexAt(unit, w.x, w.y);
+      return this.modelDragStart(unit, e?.shiftKey ? -1 : index, w);
+    }
     if (unit) return this.unitDragStart(unit, w);
     const token = this.ownToken(hit);
     if (!token) return false;
@@ -302,6 +338,8 @@ export class Table {
   dragMove(pt) {
     if (!this.drag || !this.ghost) return;
     const w = this.world(pt);
+    if (this.drag.kind === 'wheel' || this.drag.kind === 'pivot' || this.drag.kind === 'reform') return this.handleDragMove(w);
+    if (this.drag.kind === 'model' || this.drag.kind === 'models') return this.modelDragMove(w);
     if (this.drag.unit) return this.unitDragMove(w);
     const x = round2(w.x - this.drag.offX);
     const y = round2(w.y - this.drag.offY);
@@ -317,16 +355,29 @@ export class Table {
     const ghost = this.ghost;
     this.drag = null;
     if (!drag || !ghost) return;
+    if (drag.kind === 'model' || drag.kind === 'models') {
+      if (!ghost.action) return this.clearGhost();
+      ghost.phase = 'staged';
+      this.onChange();
+      return this.redraw();
+    }
     if (drag.unit) {
       if (!ghost.action) return this.clearGhost();
-      return this.commit(ghost.action, `Move ${drag.unit.name || drag.unit.id}`);
+      const what = drag.kind === 'wheel' ? 'Wheel' : drag.kind === 'pivot' ? 'Pivot' : drag.kind === 'reform' ? 'Reform' : 'Move';
+      return this.commit(ghost.action, `${what} ${drag.unit.name || drag.unit.id}`);
     }
     if (ghost.x === drag.token.x && ghost.y === drag.token.y) return this.clearGhost();
     this.commit(ghost.action, `Move ${drag.token.label}`);
   }
 
   cancelDrag() {
+    const drag = this.drag;
     this.drag = null;
+    if ((drag?.kind === 'model' || drag?.kind === 'models') && this.ghost && drag.from && drag.unit) {
+      // Back to what was staged before this drag.
+      const moved = drag.from.some((p, i) => p[0] !== drag.unit.positions[i]?.[0] || p[1] !== drag.unit.positions[i]?.[1]);
+      if (moved) return this.stageModels(drag.unit, drag.from, 'staged');
+    }
     if (this.ghost?.phase !== 'committing') this.clearGhost();
   }
 
@@ -335,13 +386,10 @@ export class Table {
     if (!this.view) return;
     const w = pt ? this.world(pt) : null;
     const id = w ? this.pieceAt(w) : null;
-    if (this.mode === 'place' && w) this.placeGhostAt(w);
-    if (this.mode === 'measure' && this.measure?.from && !this.measure.fixed && w) {
-      this.measure.to = id || { x: round2(w.x), y: round2(w.y) };
-      this.measureWanted = true;
-      this.redraw();
-    }
-    this.canvas.style.cursor = this.mode !== 'idle' ? 'crosshair' : this.ownToken(id) || this.ownUnit(id) ? 'grab' : id ? 'pointer' : 'default';
+    const tool = this.mode === 'idle' ? null : TOOLS[this.mode];
+    if (tool?.hover && w) tool.hover(this, w, id);
+    const onHandle = !tool && w && this.handleAt(w);
+    this.canvas.style.cursor = tool ? 'crosshair' : onHandle ? 'move' : this.ownToken(id) || this.ownUnit(id) ? 'grab' : id ? 'pointer' : 'default';
     if (id !== this.hover) {
       this.hover = id;
       this.redraw();
@@ -362,33 +410,24 @@ export class Table {
     return true;
   }
 
-  /** Ranked units move straight forward or back along their facing; 40k models all move by
-   * the same offset. @param {Pt} w */
+  /** Ranked units move straight forward or back along their facing (40k models: modelDragMove).
+   * @param {Pt} w */
   unitDragMove(w) {
     const d = /** @type {DragState} */ (this.drag);
     const g = /** @type {any} */ (this.ghost);
     const u = d.unit;
     const b = /** @type {any} */ (d.boundary);
     const start = /** @type {Pt} */ (d.start);
-    let dx = w.x - start.x;
-    let dy = w.y - start.y;
-    if (this.store.state?.system === 'wh40k10' || !u.placement) {
-      dx = round2(dx);
-      dy = round2(dy);
-      const positions = (u.positions || []).map((/** @type {number[]} */ p) => [round2(p[0] + dx), round2(p[1] + dy)]);
-      g.action = Math.hypot(dx, dy) < 0.01 ? null : { type: 'move_models', unit: u.id, positions };
-    } else {
-      const t = (b.facing * Math.PI) / 180;
-      const fx = -Math.sin(t);
-      const fy = Math.cos(t);
-      const along = round2(dx * fx + dy * fy);
-      dx = along * fx;
-      dy = along * fy;
-      g.action = Math.abs(along) < 0.01 ? null : {
-        type: 'move_unit', unit: u.id, manoeuvre: along >= 0 ? 'forward' : 'backward',
-        mode: this.march ? 'march' : 'advance', distance: Math.abs(along),
-      };
-    }
+    const t = (b.facing * Math.PI) / 180;
+    const fx = -Math.sin(t);
+    const fy = Math.cos(t);
+    const along = round2((w.x - start.x) * fx + (w.y - start.y) * fy);
+    const dx = along * fx;
+    const dy = along * fy;
+    g.action = Math.abs(along) < 0.01 ? null : {
+      type: 'move_unit', unit: u.id, manoeuvre: along >= 0 ? 'forward' : 'backward',
+      mode: this.march ? 'march' : 'advance', distance: Math.abs(along),
+    };
     g.geometry = translateGeometry(b.geometry, dx, dy);
     g.x = b.centre[0] + dx;
     g.y = b.centre[1] + dy;
@@ -399,6 +438,165 @@ export class Table {
     }
     this.previewWanted = Boolean(g.action);
     this.redraw();
+  }
+
+  /** A unit placed model by model (40k): its models move one by one. @param {any} unit */
+  isModelUnit(unit) {
+    return this.store.state?.system === 'wh40k10' || !unit?.placement;
+  }
+
+  /** The selected own ranked unit that may manoeuvre now, with its frame; else null. */
+  manoeuvrable() {
+    const st = this.store.state;
+    if (st?.stage !== 'battle' || st.active_player !== this.store.seat) return null;
+    const unit = this.ownUnit(this.selected);
+    if (!unit || this.isModelUnit(unit)) return null;
+    const frame = unitFrame(unit);
+    return frame ? { unit, frame } : null;
+  }
+
+  /** Wheel, pivot and reform handles of the selected unit (none while a move is staged). */
+  handles() {
+    if (this.ghost?.phase === 'staged' || this.ghost?.phase === 'committing') return null;
+    const m = this.manoeuvrable();
+    return m && this.view ? handlesOf(m.frame, this.view.scale) : null;
+  }
+
+  /** @param {Pt} w */
+  handleAt(w) {
+    const hs = this.mode === 'idle' ? this.handles() : null;
+    return hs && this.view ? handleAt(hs, w.x, w.y, this.view.scale) : null;
+  }
+
+  /** @param {import('./view/manoeuvre.js').Handle} handle @param {Pt} w */
+  handleDragStart(handle, w) {
+    const m = /** @type {{unit:any, frame:import('./view/manoeuvre.js').UnitFrame}} */ (this.manoeuvrable());
+    const kind = handle.kind === 'pivot' ? 'pivot' : handle.kind === 'reform' ? 'reform' : 'wheel';
+    this.drag = { id: m.unit.id, offX: 0, offY: 0, token: null, unit: m.unit, start: w, kind, handle, frame: m.frame, turn: 0 };
+    const [cx, cy] = m.frame.centre;
+    this.setGhost({ id: m.unit.id, x: cx, y: cy, facing: m.frame.facing, width: m.frame.width, depth: m.frame.depth, geometry: m.frame.geometry, verdict: 'unknown', phase: 'dragging' }, null);
+    this.previewWanted = false;
+    this.onChange();
+    return true;
+  }
+
+  /** A wheel, pivot or reform handle dragged to `w`: the ghost and the action to preview.
+   * @param {Pt} [w] */
+  handleDragMove(w) {
+    const d = /** @type {DragState} */ (this.drag);
+    const g = /** @type {any} */ (this.ghost);
+    const f = /** @type {import('./view/manoeuvre.js').UnitFrame} */ (d.frame);
+    const h = /** @type {import('./view/manoeuvre.js').Handle} */ (d.handle);
+    const u = d.unit;
+    const pt = /** @type {[number, number]} */ (w ? [w.x, w.y] : d.last || [h.x, h.y]);
+    d.last = pt;
+    const mode = this.march ? 'march' : 'advance';
+    if (d.kind === 'wheel') {
+      const deg = wheelDegrees(h, pt);
+      const about = /** @type {[number, number]} */ (h.about);
+      g.geometry = rotateGeometry(f.geometry, about[0], about[1], deg);
+      g.action = deg ? { type: 'move_unit', unit: u.id, manoeuvre: 'wheel', mode, degrees: deg } : null;
+      g.label = `Wheel ${Math.abs(deg)}° ${deg >= 0 ? 'left' : 'right'}`;
+    } else if (d.kind === 'pivot') {
+      const deg = pivotDegrees(f, h, pt);
+      g.geometry = rotateGeometry(f.geometry, f.centre[0], f.centre[1], deg);
+      g.action = deg ? { type: 'move_unit', unit: u.id, manoeuvre: 'pivot', mode, degrees: deg } : null;
+      g.label = `Pivot ${Math.abs(deg)}°`;
+    } else {
+      const models = (u.models || 1) + (Array.isArray(u.characters) ? u.characters.length : 0);
+      const filesNow = u.files || 1;
+      const files = reformFiles(f, pt, filesNow, models);
+      const facing = (((f.facing + (d.turn || 0)) % 360) + 360) % 360;
+      g.geometry = reformOutline(f, filesNow, models, files, facing);
+      g.facing = facing;
+      const changed = files !== filesNow || (d.turn || 0) % 360 !== 0;
+      g.action = changed ? { type: 'move_unit', unit: u.id, manoeuvre: 'reform', mode, files, facing } : null;
+      g.label = `Reform: ${files} wide${d.turn ? `, turned ${d.turn}°` : ''}`;
+    }
+    if (!g.action) {
+      g.verdict = 'unknown';
+      g.swept = null;
+      g.text = '';
+    }
+    this.previewWanted = Boolean(g.action);
+    this.redraw();
+  }
+
+  /**
+   * Start moving a 40k unit's models: one model (`index` >= 0) or all of them together. The
+   * move is staged: each drag adds to it, the ghost shows the server's verdict on the whole
+   * unit's `move_models`, and Confirm (Enter) sends it; Esc puts the models back.
+   * @param {any} unit @param {number} index @param {Pt} w
+   */
+  modelDragStart(unit, index, w) {
+    const staged = this.ghost?.phase === 'staged' && this.ghost.id === unit.id && this.ghost.positions
+      ? this.ghost.positions
+      : (unit.positions || []).map((/** @type {number[]} */ p) => [p[0], p[1]]);
+    if (!staged.length) return false;
+    this.selected = unit.id;
+    this.drag = { id: unit.id, offX: 0, offY: 0, token: null, unit, start: w, kind: index >= 0 ? 'model' : 'models', index, from: staged.map((/** @type {number[]} */ p) => [...p]) };
+    this.stageModels(unit, staged, 'dragging', index);
+    this.onChange();
+    return true;
+  }
+
+  /** @param {Pt} w */
+  modelDragMove(w) {
+    const d = /** @type {DragState} */ (this.drag);
+    const start = /** @type {Pt} */ (d.start);
+    const dx = w.x - start.x;
+    const dy = w.y - start.y;
+    const from = /** @type {number[][]} */ (d.from);
+    const positions = from.map((p, i) => (d.kind === 'models' || i === d.index ? [round2(p[0] + dx), round2(p[1] + dy)] : p));
+    this.stageModels(d.unit, positions, 'dragging', d.index);
+  }
+
+  /**
+   * The ghost of a 40k unit with its models at `positions`, and its move_models to preview.
+   * @param {any} unit @param {number[][]} positions @param {string} phase @param {number} [index]
+   */
+  stageModels(unit, positions, phase, index = -1) {
+    const moved = positions.some((p, i) => Math.hypot(p[0] - unit.positions[i][0], p[1] - unit.positions[i][1]) >= 0.01);
+    const focus = positions[index >= 0 ? index : 0] || [0, 0];
+    const geometry = stagedModels(unit, positions);
+    const action = moved ? { type: 'move_models', unit: unit.id, positions } : null;
+    const keep = this.ghost?.id === unit.id && this.ghost.positions ? this.ghost : null;
+    if (!keep) this.setGhost({ id: unit.id, x: focus[0], y: focus[1], facing: 0, width: 2, depth: 2, geometry, verdict: 'unknown', phase, positions, basis: basisOf(unit) }, action);
+    else Object.assign(keep, { x: focus[0], y: focus[1], geometry, phase, positions, action });
+    const g = /** @type {any} */ (this.ghost);
+    if (!action) Object.assign(g, { verdict: 'unknown', swept: null, text: '' });
+    this.previewWanted = Boolean(action);
+    if (!action && phase === 'staged') return this.clearGhost();
+    this.redraw();
+  }
+
+  /** Send the staged move (40k models, keyboard pivot). */
+  confirmStaged() {
+    const g = this.ghost;
+    if (g?.phase !== 'staged' || !g.action) return;
+    const u = this.store.state?.units?.[g.id || ''];
+    this.commit(g.action, `Move ${u?.name || g.id}`);
+  }
+
+  /** R on a selected ranked unit: stage a pivot, 15 degrees a press, for Confirm (Enter).
+   * @param {number} deg */
+  nudgePivot(deg) {
+    const m = this.manoeuvrable();
+    if (!m) return false;
+    const g = this.ghost;
+    const before = g?.phase === 'staged' && g.id === m.unit.id && g.action?.manoeuvre === 'pivot' ? g.action.degrees : 0;
+    const total = before + deg;
+    const geometry = rotateGeometry(m.frame.geometry, m.frame.centre[0], m.frame.centre[1], total);
+    const action = total % 360 ? { type: 'move_unit', unit: m.unit.id, manoeuvre: 'pivot', mode: this.march ? 'march' : 'advance', degrees: total } : null;
+    if (!action) {
+      this.clearGhost();
+      this.onChange();
+      return true;
+    }
+    const [cx, cy] = m.frame.centre;
+    this.setGhost({ id: m.unit.id, x: cx, y: cy, facing: m.frame.facing + total, width: m.frame.width, depth: m.frame.depth, geometry, verdict: 'unknown', phase: 'staged', basis: basisOf(m.unit), label: `Pivot ${Math.abs(total)}°` }, action);
+    this.onChange();
+    return true;
   }
 
   /** Wheel the selected unit by `deg` (positive: to the left). @param {number} deg */
@@ -491,7 +689,7 @@ export class Table {
     // Answers come in order; one for an older spot is still the best news until the next.
     g.verdict = res.legal ? 'legal' : 'illegal';
     g.swept = res.swept || null;
-    g.text = verdictText(res);
+    g.text = `${g.label ? `${g.label} · ` : ''}${verdictText(res)}`;
     g.result = res;
     this.onChange();
     this.redraw();
@@ -578,23 +776,15 @@ export class Table {
 
   // --- tools ----------------------------------------------------------------------------------
 
-  /** @param {Mode} mode */
+  /** Pick a tool (TOOLS in tools.js) or go back to 'idle'. @param {Mode} mode */
   setMode(mode) {
     if (this.ghost && this.ghost.phase !== 'committing') this.clearGhost();
     this.mode = mode;
     if (mode !== 'deploy') this.deployUnit = null;
-    if (mode === 'deploy') this.toast('Deploy: click on the table where the front of the unit goes.', 'info');
-    if (mode === 'charge') this.toast('Charge: click the enemy unit to charge.', 'info');
-    if (mode === 'place') this.toast('Place: click on the table where the token goes.', 'info');
-    if (mode === 'measure') {
-      this.measure = { from: null, to: null, points: [], label: '', fixed: false };
-      this.toast('Measure: click a point or a token, then another.', 'info');
-    }
-    if (mode === 'los') {
-      this.los = { viewer: null, target: null, lines: [], blocked: [], label: '', result: null };
-      this.toast('Line of sight: click the viewer, then the target.', 'info');
-    }
-    this.canvas.style.cursor = mode === 'idle' ? 'default' : 'crosshair';
+    const tool = mode === 'idle' ? null : TOOLS[mode];
+    tool?.enter?.(this);
+    if (tool?.enterToast) this.toast(tool.enterToast, 'info');
+    this.canvas.style.cursor = tool ? 'crosshair' : 'default';
     this.onChange();
     this.redraw();
   }
@@ -613,27 +803,66 @@ export class Table {
     this.redraw();
   }
 
+  /** While measuring, the line follows the pointer (not shared: only the final click is).
+   * @param {Pt} w @param {string|null} hit */
+  measureHover(w, hit) {
+    const m = this.measure;
+    if (!m?.from || m.fixed) return;
+    m.to = hit || { x: round2(w.x), y: round2(w.y) };
+    this.measureWanted = true;
+    this.redraw();
+  }
+
   /** @param {any} res @param {{from:any, to:any}} q */
   onMeasure(res, q) {
     const m = this.measure;
     if (!m || m.from !== q.from) return;
     m.points = Array.isArray(res.points) ? res.points : [];
-    m.label = typeof res.distance === 'number' ? `${res.distance.toFixed(1)} in` : '';
+    m.label = measureLabel(res.distance);
     m.result = res;
     this.onChange();
     this.redraw();
   }
 
+  /** Another player's shared measurement (an `overlay` frame). @param {any} msg */
+  addOverlay(msg) {
+    if (msg?.kind !== 'measure' || !Array.isArray(msg.points) || msg.points.length < 2) return;
+    const seat = Number(msg.seat) || 0;
+    this.overlays = this.overlays.filter((o) => o.seat !== seat);
+    this.overlays.push({ points: msg.points, label: `${seat ? `P${seat}: ` : ''}${measureLabel(msg.distance)}`, seat, born: performance.now() });
+    this.redraw();
+  }
+
+  /** The overlays still showing at `now`, with their opacity; schedules the next redraw. @param {number} now */
+  liveOverlays(now) {
+    this.overlays = this.overlays.filter((o) => now - o.born < OVERLAY_MS);
+    if (!this.overlays.length) return [];
+    const out = this.overlays.map((o) => ({ ...o, alpha: overlayAlpha(now - o.born) }));
+    const fading = out.some((o) => o.alpha < 1);
+    if (fading) this.redraw();
+    else if (!this.overlayTimer) {
+      const next = Math.min(...this.overlays.map((o) => o.born + OVERLAY_MS - OVERLAY_FADE_MS)) - now;
+      this.overlayTimer = setTimeout(() => {
+        this.overlayTimer = null;
+        this.redraw();
+      }, Math.max(16, next));
+    }
+    return out;
+  }
+
   /** @param {string|null} hit */
   async losClick(hit) {
-    if (!hit) return this.toast('Line of sight: click a unit or token.', 'info');
-    const l = this.los || (this.los = { viewer: null, target: null, lines: [], blocked: [], label: '', result: null });
+    const unit = hit ? this.store.state?.units?.[hit] : null;
+    if (!unit) return this.toast('Line of sight: click a unit on the table.', 'info');
+    const l = this.los || (this.los = emptyLos());
     if (!l.viewer || l.target) {
-      Object.assign(l, { viewer: hit, target: null, lines: [], blocked: [], label: '', result: null });
+      Object.assign(l, { ...emptyLos(), viewer: hit });
       this.selected = hit;
+      this.onChange();
       this.redraw();
       return;
     }
+    if (hit === l.viewer) return this.toast('Line of sight: click another unit as the target.', 'info');
     l.target = hit;
     try {
       const res = await this.conn.lineOfSight(l.viewer, hit);
@@ -642,8 +871,11 @@ export class Table {
       const { seen, blocked } = splitLines(res);
       l.lines = seen;
       l.blocked = blocked;
+      l.blockers = Array.isArray(res.blockers) ? res.blockers.map(String) : [];
+      l.coverFrom = Array.isArray(res.cover_from) ? res.cover_from.map(String) : [];
       l.label = losText(res);
     } catch (err) {
+      l.target = null;
       this.toast(`Line of sight: ${errorText(err)}`, 'error');
     }
     this.onChange();
@@ -658,9 +890,10 @@ export class Table {
       case 'los':
         return this.setMode(this.mode === 'los' ? 'idle' : 'los');
       case 'rotate':
-        return this.rotateSelected(e?.shiftKey ? -ROTATE_STEP_DEG : ROTATE_STEP_DEG);
       case 'rotateBack':
-        return this.rotateSelected(-ROTATE_STEP_DEG);
+        return this.rotate(cmd === 'rotateBack' || e?.shiftKey ? -1 : 1);
+      case 'confirm':
+        return this.confirmStaged();
       case 'fit':
         return this.fitView();
       case 'remove':
@@ -672,8 +905,23 @@ export class Table {
     }
   }
 
+  /** R: turn what is in hand — a reform being dragged (90°), the selected ranked unit (a
+   * staged pivot, 15°) or the selected token (45°). @param {1|-1} sign */
+  rotate(sign) {
+    if (this.drag?.kind === 'reform') {
+      this.drag.turn = (this.drag.turn || 0) + 90 * sign;
+      return this.handleDragMove();
+    }
+    if (!this.drag && this.mode === 'idle' && this.nudgePivot(PIVOT_KEY_STEP_DEG * sign)) return;
+    return this.rotateSelected(ROTATE_STEP_DEG * sign);
+  }
+
   cancel() {
     if (this.drag) return this.cancelDrag();
+    if (this.ghost?.phase === 'staged') {
+      this.clearGhost();
+      return this.onChange();
+    }
     if (this.mode !== 'idle') {
       this.measure = null;
       this.los = null;
@@ -707,6 +955,23 @@ export function translateGeometry(g, dx, dy) {
   /** @param {any} c @returns {any} */
   const move = (c) => (typeof c[0] === 'number' ? [c[0] + dx, c[1] + dy, ...c.slice(2)] : c.map(move));
   return { ...g, coordinates: move(g.coordinates) };
+}
+
+/** What a staged move was planned from: the unit's placement or its models' positions. @param {any} unit */
+function basisOf(unit) {
+  return unit ? JSON.stringify([unit.placement, unit.positions, unit.files]) : '';
+}
+
+/** A distance as the table shows it: to 0.1 in. @param {any} d */
+export function measureLabel(d) {
+  return typeof d === 'number' ? `${d.toFixed(1)} in` : '';
+}
+
+/** Opacity of an overlay `age` ms old: solid, then fading out over the last OVERLAY_FADE_MS.
+ * @param {number} age */
+export function overlayAlpha(age) {
+  const left = OVERLAY_MS - age;
+  return Math.max(0, Math.min(1, left / OVERLAY_FADE_MS));
 }
 
 /** @param {number} v */

@@ -34,3 +34,19 @@ test('used and allowance in the verdict; ambush rules', () => {
   assert.ok(canAmbush({ rules: ['Entombed Beneath the Sands'] }));
   assert.ok(!canAmbush({ rules: ['Light Troops'] }));
 });
+
+test('joined characters: who may join whom, and the army entry sent', async () => {
+  const { joinable, armyEntry } = await import('../js/ui/battle.js');
+  const sheets = [
+    { id: 'boyz', character: false, can_join: false },
+    { id: 'snaggas', character: false, can_join: false },
+    { id: 'wurrboy', character: true, can_join: true, leads: ['snaggas'] },
+    { id: 'herald', character: true, can_join: true, leads: [] },
+  ];
+  assert.deepEqual(joinable('wh40k10', sheets, sheets[1]).map((s) => s.id), ['wurrboy']);
+  assert.deepEqual(joinable('wh40k10', sheets, sheets[0]), []);
+  assert.deepEqual(joinable('t9a', sheets, sheets[0]).map((s) => s.id), ['wurrboy', 'herald']);
+  assert.deepEqual(joinable('t9a', sheets, sheets[3]), []);
+  assert.deepEqual(armyEntry({ datasheet: 'snaggas', models: 10, joined: [{ id: 'wurrboy' }] }), { datasheet: 'snaggas', models: 10, joined_characters: ['wurrboy'] });
+  assert.deepEqual(armyEntry({ datasheet: 'boyz', models: 10, joined: [] }), { datasheet: 'boyz', models: 10 });
+});

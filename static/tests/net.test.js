@@ -264,3 +264,21 @@ test('LatestOnly spaces requests by minIntervalMs', async () => {
   await tick();
   assert.deepEqual(sent, [['a', 0], ['c', 80]]);
 });
+
+test('a shared measure asks to share; overlays others share reach the listeners, not the store', async () => {
+  const { conn, store, sock } = setup();
+  sock().open();
+  sock().push({ type: 'welcome', seat: 1, seq: 1, state: state(1) });
+  const seen = [];
+  conn.onOverlay((m) => seen.push(m));
+  const ms = conn.measure('u1', 'u2', true);
+  const sent = sock().last();
+  assert.equal(sent.share, true);
+  assert.equal('share' in (conn.measure('u1', 'u2'), sock().last()), false);
+  sock().push({ type: 'measure_result', ref: sent.ref, distance: 3, points: [[0, 0], [0, 3]], shared: true });
+  assert.equal((await ms).shared, true);
+  sock().push({ type: 'overlay', kind: 'measure', seat: 2, points: [[1, 1], [4, 5]], distance: 5 });
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0].distance, 5);
+  assert.equal(store.seq, 1);
+});

@@ -190,3 +190,46 @@ def test_presence_counts_players_and_spectators(client: TestClient) -> None:
                 if presence["spectators"] == 1:
                     break
             assert presence == {"type": "presence", "players": [1], "spectators": 1}
+
+
+def test_a_shared_measure_reaches_the_spectator_as_an_overlay(client: TestClient) -> None:
+    game = new_game(client)
+    url = f"/ws/games/{game['id']}"
+    with client.websocket_connect(url) as p1, client.websocket_connect(url) as spectator:
+        hello(p1, game["p1"])
+        hello(spectator, None)
+        p1.send_json({"type": "measure", "ref": "m-1", "from": {"x": 10, "y": 10},
+                      "to": {"x": 13, "y": 14}, "share": True})
+        answer = receive_until(p1, "measure_result")
+        assert answer["ref"] == "m-1" and answer["distance"] == 5.0 and answer["shared"] is True
+        overlay = receive_until(spectator, "overlay")
+        assert overlay["kind"] == "measure" and overlay["seat"] == 1
+        assert overlay["distance"] == 5.0 and len(overlay["points"]) == 2
+        assert overlay["from"] == {"x": 10, "y": 10}
+
+        # A spectator's measure stays its own; an unshared one is not broadcast either.
+        spectator.send_json({"type": "measure", "ref": "m-2", "from": {"x": 0, "y": 0},
+                             "to": {"x": 3, "y": 4}, "share": True})
+        assert receive_until(spectator, "measure_result")["shared"] is False
+        p1.send_json({"type": "measure", "ref": "m-3", "from": {"x": 0, "y": 0},
+                      "to": {"x": 0, "y": 1}})
+        assert "shared" not in receive_until(p1, "measure_result")
+        p1.send_json({"type": "ping", "ref": "x"})
+        receive_until(p1, "pong")
+        spectator.send_json({"type": "ping", "ref": "y"})
+        frames = [spectator.receive_json()]
+        while frames[-1]["type"] != "pong":
+            frames.append(spectator.receive_json())
+        assert not [f for f in frames if f["type"] == "overlay"]
+
+
+def test_shared_measures_are_rate_limited(client: TestClient) -> None:
+    game = new_game(client)
+    with client.websocket_connect(f"/ws/games/{game['id']}") as p1:
+        hello(p1, game["p1"])
+        shared = []
+        for i in range(8):
+            p1.send_json({"type": "measure", "ref": f"m{i}", "from": {"x": 0, "y": 0},
+                          "to": {"x": 1, "y": i}, "share": True})
+            shared.append(receive_until(p1, "measure_result")["shared"])
+        assert shared[0] is True and shared.count(False) >= 2

@@ -41,10 +41,9 @@ def _free_port() -> int:
 
 
 def _warfield_command() -> list[str]:
-    script = Path(sys.executable).parent / "warfield"
-    if script.exists():
-        return [str(script)]
-    return [sys.executable, "-c", "import sys; from server.cli import main; sys.exit(main())"]
+    """`python -m server.cli` run in this checkout: the server (and its static files) under
+    test are this tree's, even when the venv's `warfield` script points at another checkout."""
+    return [sys.executable, "-m", "server.cli"]
 
 
 def _wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:

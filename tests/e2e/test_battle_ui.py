@@ -48,8 +48,15 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
     p1.wait_for_selector("select[name=datasheet] option", state="attached")
     p1.click("form.army-add button[type=submit]")
     p1.wait_for_selector(".army-list li")
+    # A character joins the unit's front rank: picked on the entry, listed with it.
+    p1.select_option(".army-list li select.join", "highborn-commander")
+    p1.wait_for_selector(".army-list li .joined:has-text('Highborn Commander')")
     p1.click("#submit-army")
     p1.wait_for_selector("#army-waiting")
+    joined = p1.evaluate(
+        "Object.values(warfield.store.state.units).find(u => u.owner === 1).characters"
+    )
+    assert [c["datasheet"] for c in joined] == ["highborn-commander"]
 
     # Player 2's army over REST; deployment begins with player 1.
     sheets = rest(f"{server}/api/systems/t9a/datasheets")["datasheets"]

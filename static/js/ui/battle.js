@@ -13,6 +13,29 @@ import { humanize } from './describe.js';
 /** Rules that let a unit stay off the table at deployment. */
 export const AMBUSH_RULE = /\b(Ambush|Ambushers|Entombed Beneath the Sands)\b/;
 
+/**
+ * The characters that may join an army entry, as the datasheets say (the server checks the
+ * finer rules, Supernal and the like, on submit and says why): t9a/whfb8 characters that can
+ * join any unit; a 40k Leader only the Bodyguard units it `leads`. Characters join no one.
+ * @param {string} system @param {any[]} sheets @param {any} host the entry's datasheet
+ * @returns {any[]}
+ */
+export function joinable(system, sheets, host) {
+  if (!host || host.character) return [];
+  return sheets.filter((c) => c.can_join && c.id !== host.id
+    && (system !== 'wh40k10' || (Array.isArray(c.leads) && c.leads.includes(host.id))));
+}
+
+/**
+ * An army entry as `submit_army` takes it.
+ * @param {{datasheet:string, models:number, joined:{id:string}[]}} e
+ */
+export function armyEntry(e) {
+  return e.joined.length
+    ? { datasheet: e.datasheet, models: e.models, joined_characters: e.joined.map((c) => c.id) }
+    : { datasheet: e.datasheet, models: e.models };
+}
+
 /** @param {any} unit @returns {boolean} */
 export function canAmbush(unit) {
   return Array.isArray(unit?.rules) && unit.rules.some((/** @type {string} */ r) => AMBUSH_RULE.test(String(r)));
@@ -23,7 +46,7 @@ export function canAmbush(unit) {
  * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {Function} toast
  */
 export function setupPanel(el, store, conn, toast) {
-  /** @type {{datasheet:string, name:string, models:number}[]} */
+  /** @type {{datasheet:string, name:string, models:number, joined:{id:string, name:string}[]}[]} */
   const army = [];
   /** @type {any[]|null} */
   let sheets = null;
@@ -88,18 +111,39 @@ export function setupPanel(el, store, conn, toast) {
         e.preventDefault();
         const s = (sheets || []).find((d) => d.id === pick.value);
         if (!s) return;
-        army.push({ datasheet: s.id, name: s.name || s.id, models: Math.max(1, Math.round(Number(count.value) || 1)) });
+        army.push({ datasheet: s.id, name: s.name || s.id, models: Math.max(1, Math.round(Number(count.value) || 1)), joined: [] });
         render();
       },
     }, pick, count, add);
-    const list = h('ol', { class: 'army-list' }, army.map((u, i) => h('li', null, `${u.name} × ${u.models} `,
-      h('button', { type: 'button', title: 'Remove', onclick: () => { army.splice(i, 1); render(); } }, '✕'))));
+    const list = h('ol', { class: 'army-list' }, army.map((u, i) => {
+      const host = (sheets || []).find((d) => d.id === u.datasheet);
+      const chars = joinable(String(st.system), sheets || [], host).filter((c) => !u.joined.some((j) => j.id === c.id));
+      const join = chars.length
+        ? h('select', {
+          class: 'join', 'aria-label': `Join a character to ${u.name}`,
+          onchange: (/** @type {Event} */ e) => {
+            const id = /** @type {HTMLSelectElement} */ (e.target).value;
+            const c = chars.find((x) => x.id === id);
+            if (c) u.joined.push({ id: c.id, name: c.name || c.id });
+            render();
+          },
+        }, h('option', { value: '' }, st.system === 'wh40k10' ? '+ Leader…' : '+ Character…'),
+        chars.map((c) => h('option', { value: c.id }, c.name || c.id)))
+        : null;
+      return h('li', { dataset: { datasheet: u.datasheet } },
+        h('span', null, `${u.name} × ${u.models}`),
+        u.joined.map((c, k) => h('span', { class: 'joined' }, ` + ${c.name} `,
+          h('button', { type: 'button', class: 'small', title: `Remove ${c.name}`, onclick: () => { u.joined.splice(k, 1); render(); } }, '✕'))),
+        ' ',
+        h('button', { type: 'button', title: 'Remove', onclick: () => { army.splice(i, 1); render(); } }, '✕'),
+        join);
+    }));
     const submit = /** @type {HTMLButtonElement} */ (h('button', {
       type: 'button', class: 'primary', id: 'submit-army',
       onclick: async () => {
         if (submitting || !army.length) return;
         submitting = true;
-        const ok = await act({ type: 'submit_army', units: army.map(({ datasheet, models }) => ({ datasheet, models })) }, 'Submit army');
+        const ok = await act({ type: 'submit_army', units: army.map(armyEntry) }, 'Submit army');
         submitting = false;
         if (ok) army.length = 0;
         render();
@@ -161,7 +205,11 @@ export function unitOrders(unit, table, store) {
   if (!unit || st.stage !== 'battle' || store.seat === null || unit.owner !== store.seat || unit.status !== 'on_table') return null;
   if (st.active_player !== store.seat) return null;
   const ranked = unit.placement && !(Array.isArray(unit.positions) && unit.positions.length && st.system === 'wh40k10');
+  const g = table.ghost;
+  const staged = g?.phase === 'staged' && g.id === unit.id;
   return h('div', { class: 'buttons orders' },
+    staged ? h('button', { type: 'button', id: 'confirm-move', class: 'primary', onclick: () => table.confirmStaged() }, 'Confirm move', h('kbd', null, 'Enter')) : null,
+    staged ? h('button', { type: 'button', id: 'reset-move', onclick: () => table.cancel() }, 'Reset', h('kbd', null, 'Esc')) : null,
     ranked ? h('button', { type: 'button', id: 'wheel-left', onclick: () => table.wheelSelected(15) }, 'Wheel left 15°') : null,
     ranked ? h('button', { type: 'button', id: 'wheel-right', onclick: () => table.wheelSelected(-15) }, 'Wheel right 15°') : null,
     ranked ? h('button', {
@@ -172,5 +220,7 @@ export function unitOrders(unit, table, store) {
       type: 'button', id: 'charge', class: table.mode === 'charge' ? 'active' : '',
       onclick: () => table.setMode(table.mode === 'charge' ? 'idle' : 'charge'),
     }, 'Charge…'),
-    h('small', { class: 'hint' }, ranked ? 'Drag the unit forward or back to move it.' : 'Drag the unit to move its models.'));
+    h('small', { class: 'hint' }, ranked
+      ? 'Drag the unit forward or back; drag a corner (W) to wheel, the knob (↻) to pivot, the rear corner (⇔) to reform (R turns it 90°). R stages a 15° pivot.'
+      : 'Drag a model to move it, Shift+drag (or between models) to move them all; then Confirm.'));
 }

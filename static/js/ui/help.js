@@ -3,15 +3,18 @@
 import { h } from './dom.js';
 
 const SHORTCUTS = [
-  ['Drag a piece', 'Move your token; the ghost shows the server’s verdict; release to move'],
+  ['Drag a piece', 'Move your token or unit; the ghost shows the server’s verdict (green / red, the rule, the distance used); release to move'],
+  ['Handles', 'On your selected unit: W corners wheel, ↻ knob pivots, ⇔ rear corner reforms'],
+  ['40k models', 'Drag one model, Shift+drag all of them; Enter confirms the move'],
   ['Drag empty table', 'Pan'],
   ['Wheel / pinch', 'Zoom'],
   ['F', 'Fit the table to the screen'],
-  ['R / Shift+R', 'Turn the selected token 45° left / right'],
-  ['M', 'Measure: click two points or tokens'],
-  ['L', 'Line of sight: click the viewer, then the target'],
+  ['R / Shift+R', 'Turn: the selected token 45°, your unit a 15° pivot (Enter to confirm), a reform 90°'],
+  ['Enter', 'Confirm a staged move'],
+  ['M', 'Measure: click two points or units; players’ measures are shown to everyone'],
+  ['L', 'Line of sight: click the viewing unit, then the target'],
   ['Delete', 'Remove the selected token'],
-  ['Esc', 'Cancel the current tool or drag'],
+  ['Esc', 'Cancel the current tool, drag or staged move'],
   ['?', 'This help'],
 ];
 

@@ -6,6 +6,7 @@ import { h, replace } from './dom.js';
 import { errorText } from '../table.js';
 import { describe, humanize } from './describe.js';
 import { setupPanel, renderTray, unitOrders } from './battle.js';
+import { TOOLS } from '../tools.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -217,11 +218,15 @@ function renderInfo(el, table, store) {
   if (table.measure?.label) rows.push(h('p', { class: 'measure-result' }, `Distance: ${table.measure.label}`));
   if (table.los?.result) {
     const r = table.los.result;
-    rows.push(h('p', { class: 'los-result' },
+    const st = store.state || {};
+    const unitName = (/** @type {any} */ id) => st.units?.[id]?.name || id;
+    rows.push(h('p', { class: 'los-result', id: 'los-result' },
+      h('b', null, `${unitName(table.los.viewer)} → ${unitName(table.los.target)}: `),
       `${r.visible ? 'Visible' : 'Not visible'}`,
       typeof r.fraction === 'number' ? ` · ${Math.round(r.fraction * 100)}% seen` : '',
       r.cover ? ` · cover: ${r.cover}` : '',
-      Array.isArray(r.blockers) && r.blockers.length ? ` · blocked by ${r.blockers.map(String).join(', ')}` : ''));
+      Array.isArray(r.blockers) && r.blockers.length ? ` · blocked by ${r.blockers.map((/** @type {any} */ b) => thingName(st, b)).join(', ')}` : '',
+      Array.isArray(r.cover_from) && r.cover_from.length ? ` · cover from ${r.cover_from.map((/** @type {any} */ b) => thingName(st, b)).join(', ')}` : ''));
   }
   const unit = table.selected ? store.state?.units?.[table.selected] : null;
   const sel = table.selected ? store.state?.tokens?.[table.selected] : null;
@@ -253,6 +258,14 @@ function unitCard(u) {
     h('b', null, u.name || u.id), ' ', h('small', null, actorName(u.owner)),
     h('div', { class: 'coords' },
       [typeof u.models === 'number' ? `${u.models} models` : '', u.files ? `${u.files} wide` : '', humanize(String(u.status || ''))].filter(Boolean).join(' · ')),
+    Array.isArray(u.characters) && u.characters.length
+      ? h('ul', { class: 'characters' }, u.characters.map((/** @type {any} */ c) => h('li', null, `With ${c.name || c.datasheet}`,
+        c.damage ? h('small', null, ` · ${c.damage} wound${c.damage === 1 ? '' : 's'} lost`) : null)))
+      : null,
+    u.damage ? h('div', { class: 'coords damage' }, `One model has lost ${u.damage} wound${u.damage === 1 ? '' : 's'}`) : null,
+    Array.isArray(u.markers) && u.markers.length
+      ? h('div', { class: 'markers' }, u.markers.map((/** @type {string} */ m) => h('span', { class: 'badge marker' }, humanize(String(m)))))
+      : null,
     u.moved && Object.keys(u.moved).length && typeof u.moved.used === 'number'
       ? h('div', { class: 'coords' }, `Moved ${u.moved.used.toFixed(1)}${u.moved.allowance ? ` of ${u.moved.allowance} in` : ' in'}`)
       : null,
@@ -263,12 +276,16 @@ function unitCard(u) {
 
 /** @param {Table} table */
 function modeHint(table) {
-  if (table.mode === 'measure') return table.measure?.from ? 'Click the second point (Esc to stop).' : 'Click a point or a token to measure from.';
-  if (table.mode === 'los') return table.los?.viewer && !table.los.target ? 'Click the target.' : 'Click the viewing unit or token.';
-  if (table.mode === 'deploy') return 'Click on the table where the front of the unit goes (Esc to cancel).';
-  if (table.mode === 'charge') return 'Click the enemy unit to charge (Esc to cancel).';
-  if (table.mode === 'place') return 'Click on the table to place the token (Esc to cancel).';
-  return '';
+  const tool = table.mode === 'idle' ? null : TOOLS[table.mode];
+  return tool ? tool.hint(table) : '';
+}
+
+/** A unit's or terrain piece's name for the line-of-sight verdict. @param {any} st @param {string} id */
+function thingName(st, id) {
+  const unit = st.units?.[id];
+  if (unit) return unit.name || id;
+  const t = (Array.isArray(st.terrain) ? st.terrain : []).find((/** @type {any} */ x) => x.id === id);
+  return t ? t.label || humanize(String(t.kind)) : id;
 }
 
 /** @param {HTMLElement} list @param {Store} store */

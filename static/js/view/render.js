@@ -4,7 +4,7 @@
 // hundreds of models cost a handful of fill calls.
 
 import { toScreen, visibleWorld } from './transform.js';
-import { rectCorners, geometryRings, axes } from './hit.js';
+import { rectCorners, geometryRings, axes, bbox } from './hit.js';
 
 /** @typedef {import('./transform.js').View} View */
 /** @typedef {import('./scene.js').Piece} Piece */
@@ -45,6 +45,7 @@ export const COLORS = {
  * @property {number} depth
  * @property {'unknown'|'legal'|'illegal'|'pending'} verdict
  * @property {string} [text]
+ * @property {string} [label]   what is asked ("Pivot 30°"), shown until the verdict comes
  * @property {any} [swept]   GeoJSON from the server's preview
  * @property {any} [geometry] a unit's outline (GeoJSON) drawn instead of the rectangle
  */
@@ -60,8 +61,10 @@ export const COLORS = {
  * @property {Set<string>} [hidden]     ids drawn faded (being dragged)
  * @property {Ghost|null} ghost
  * @property {{points:number[][], label:string}|null} measure
- * @property {{lines:number[][][], blocked:number[][][], label:string}|null} los
+ * @property {{viewer:string|null, target:string|null, lines:number[][][], blocked:number[][][], blockers?:string[], label:string}|null} los
  * @property {string|null} [hover]
+ * @property {import('./manoeuvre.js').Handle[]|null} [handles]  wheel/pivot/reform handles
+ * @property {{points:number[][], label:string, seat:number, alpha:number}[]} [overlays]  others' measures
  */
 
 /** @param {CanvasRenderingContext2D} ctx @param {Frame} f */
@@ -75,8 +78,47 @@ export function drawFrame(ctx, f) {
   drawTerrain(ctx, f.view, f.scene.terrain);
   drawPieces(ctx, f);
   if (f.ghost) drawGhost(ctx, f.view, f.ghost);
+  if (f.handles) drawHandles(ctx, f.view, f.handles);
+  for (const o of f.overlays || []) {
+    ctx.globalAlpha = o.alpha;
+    drawMeasure(ctx, f.view, o, /** @type {any} */ (COLORS.ownerLine)[o.seat] || COLORS.measure);
+    ctx.globalAlpha = 1;
+  }
   if (f.measure) drawMeasure(ctx, f.view, f.measure);
-  if (f.los) drawLos(ctx, f.view, f.los);
+  if (f.los) drawLos(ctx, f.view, f.los, f.scene);
+}
+
+/** Handles on the selected unit: wheel at the front corners, pivot knob, reform at the rear.
+ * @param {CanvasRenderingContext2D} ctx @param {View} v @param {import('./manoeuvre.js').Handle[]} hs */
+function drawHandles(ctx, v, hs) {
+  const pivot = hs.find((h) => h.kind === 'pivot');
+  const front = hs.filter((h) => h.kind.startsWith('wheel'));
+  if (pivot && front.length === 2) {
+    const a = toScreen(v, (front[0].x + front[1].x) / 2, (front[0].y + front[1].y) / 2);
+    const b = toScreen(v, pivot.x, pivot.y);
+    ctx.beginPath();
+    ctx.moveTo(a.x, a.y);
+    ctx.lineTo(b.x, b.y);
+    ctx.strokeStyle = 'rgba(255,255,255,0.7)';
+    ctx.lineWidth = 1.5;
+    ctx.stroke();
+  }
+  ctx.font = '700 10px system-ui, sans-serif';
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  for (const h of hs) {
+    const p = toScreen(v, h.x, h.y);
+    ctx.beginPath();
+    if (h.kind === 'reform') ctx.rect(p.x - 6, p.y - 6, 12, 12);
+    else ctx.arc(p.x, p.y, 7, 0, Math.PI * 2);
+    ctx.fillStyle = h.kind === 'pivot' ? '#ffe14d' : h.kind === 'reform' ? '#b48cff' : '#ffffff';
+    ctx.fill();
+    ctx.strokeStyle = 'rgba(0,0,0,0.7)';
+    ctx.lineWidth = 1.5;
+    ctx.stroke();
+    ctx.fillStyle = '#111';
+    ctx.fillText(h.kind === 'pivot' ? '↻' : h.kind === 'reform' ? '⇔' : 'W', p.x, p.y + 0.5);
+  }
 }
 
 /** @param {CanvasRenderingContext2D} ctx @param {View} v */
@@ -155,6 +197,20 @@ function drawTerrain(ctx, v, terrain) {
     ctx.lineWidth = 1;
     ctx.stroke();
   }
+  // Names, small, where there is room for them.
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  ctx.fillStyle = 'rgba(255,255,255,0.6)';
+  for (const t of terrain) {
+    if (!t.label) continue;
+    const ring = geometryRings(t.geometry)[0];
+    if (!ring?.length) continue;
+    const b = bbox(ring);
+    if ((b.maxX - b.minX) * v.scale < 40) continue;
+    const c = toScreen(v, (b.minX + b.maxX) / 2, (b.minY + b.maxY) / 2);
+    ctx.fillText(t.label, c.x, c.y);
+  }
 }
 
 /** @param {CanvasRenderingContext2D} ctx @param {View} v @param {number[][]} ring */
@@ -181,7 +237,9 @@ function tracePiece(ctx, v, p) {
 export function pieceCentre(p) {
   if (p.rect) return { x: p.rect.x, y: p.rect.y, size: Math.min(p.rect.width, p.rect.depth), span: Math.max(p.rect.width, p.rect.depth) };
   if (p.circle) return { x: p.circle.x, y: p.circle.y, size: 2 * p.circle.r, span: 2 * p.circle.r };
-  const ring = geometryRings(p.geometry)[0] || [[0, 0]];
+  // Every ring: a 40k unit's boundary is one polygon per model.
+  const rings = geometryRings(p.geometry);
+  const ring = rings.length > 1 ? rings.flat() : rings[0] || [[0, 0]];
   let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
   for (const [x, y] of ring) {
     minX = Math.min(minX, x); maxX = Math.max(maxX, x);
@@ -335,10 +393,11 @@ export function drawGhost(ctx, v, g) {
   ctx.stroke();
   ctx.setLineDash([]);
   if (!g.geometry) drawFacingMarkers(ctx, v, [{ id: '', kind: 'token', owner: 0, label: '', rect: g, facing: g.facing }]);
-  if (g.text) {
+  const text = g.text || g.label;
+  if (text) {
     const s = toScreen(v, g.x, g.y);
     const dy = (Math.max(g.width, g.depth) * v.scale) / 2 + 16;
-    callout(ctx, g.text, s.x, s.y - dy, line);
+    callout(ctx, text, s.x, s.y - dy, line);
   }
 }
 
@@ -357,8 +416,8 @@ export function callout(ctx, text, x, y, color) {
   ctx.fillText(text, x, y + 0.5);
 }
 
-/** @param {CanvasRenderingContext2D} ctx @param {View} v @param {{points:number[][], label:string}} m */
-function drawMeasure(ctx, v, m) {
+/** @param {CanvasRenderingContext2D} ctx @param {View} v @param {{points:number[][], label:string}} m @param {string} [color] */
+function drawMeasure(ctx, v, m, color = COLORS.measure) {
   if (m.points.length < 2) return;
   ctx.beginPath();
   m.points.forEach(([x, y], i) => {
@@ -366,7 +425,7 @@ function drawMeasure(ctx, v, m) {
     if (i === 0) ctx.moveTo(p.x, p.y);
     else ctx.lineTo(p.x, p.y);
   });
-  ctx.strokeStyle = COLORS.measure;
+  ctx.strokeStyle = color;
   ctx.lineWidth = 2;
   ctx.setLineDash([8, 5]);
   ctx.stroke();
@@ -375,19 +434,25 @@ function drawMeasure(ctx, v, m) {
     const p = toScreen(v, x, y);
     ctx.beginPath();
     ctx.arc(p.x, p.y, 4, 0, Math.PI * 2);
-    ctx.fillStyle = COLORS.measure;
+    ctx.fillStyle = color;
     ctx.fill();
   }
   if (m.label) {
     const a = m.points[0];
     const b = m.points[m.points.length - 1];
     const mid = toScreen(v, (a[0] + b[0]) / 2, (a[1] + b[1]) / 2);
-    callout(ctx, m.label, mid.x, mid.y - 16, COLORS.measure);
+    callout(ctx, m.label, mid.x, mid.y - 16, color);
   }
 }
 
-/** @param {CanvasRenderingContext2D} ctx @param {View} v @param {{lines:number[][][], blocked:number[][][], label:string}} l */
-function drawLos(ctx, v, l) {
+/**
+ * Sight lines (clear in cyan, blocked in red), the blockers outlined in red, and the verdict.
+ * With no clear line, a dashed red line joins the two units.
+ * @param {CanvasRenderingContext2D} ctx @param {View} v
+ * @param {{viewer:string|null, target:string|null, lines:number[][][], blocked:number[][][], blockers?:string[], coverFrom?:string[], label:string}} l
+ * @param {import('./scene.js').Scene} scene
+ */
+function drawLos(ctx, v, l, scene) {
   /** @param {number[][][]} segs @param {string} color */
   const stroke = (segs, color) => {
     ctx.beginPath();
@@ -402,13 +467,45 @@ function drawLos(ctx, v, l) {
     ctx.lineWidth = 1.5;
     ctx.stroke();
   };
+  /** @param {Set<string>} ids @param {string} color */
+  const outline = (ids, color) => {
+    ctx.beginPath();
+    for (const t of scene.terrain) if (ids.has(t.id)) for (const ring of geometryRings(t.geometry)) traceRing(ctx, v, ring);
+    for (const p of scene.pieces) if (ids.has(p.id) && p.kind !== 'model') tracePiece(ctx, v, p);
+    ctx.strokeStyle = color;
+    ctx.lineWidth = 3;
+    ctx.setLineDash([6, 3]);
+    ctx.stroke();
+    ctx.setLineDash([]);
+  };
+  if (l.coverFrom?.length) outline(new Set(l.coverFrom), COLORS.measure);
+  const blockers = new Set(l.blockers || []);
+  if (blockers.size) outline(blockers, COLORS.blocked);
   stroke(l.lines, COLORS.los);
   stroke(l.blocked, COLORS.blocked);
-  const first = l.lines[0] || l.blocked[0];
+  let first = l.lines[0] || l.blocked[0];
+  if (!first && l.viewer && l.target) {
+    const a = centreOf(scene, l.viewer);
+    const b = centreOf(scene, l.target);
+    if (a && b) {
+      first = [a, b];
+      ctx.setLineDash([8, 6]);
+      stroke([first], COLORS.blocked);
+      ctx.setLineDash([]);
+    }
+  }
   if (first && l.label) {
     const a = first[0];
     const b = first[first.length - 1];
     const mid = toScreen(v, (a[0] + b[0]) / 2, (a[1] + b[1]) / 2);
-    callout(ctx, l.label, mid.x, mid.y - 16, COLORS.los);
+    callout(ctx, l.label, mid.x, mid.y - 16, l.lines.length ? COLORS.los : COLORS.blocked);
   }
+}
+
+/** The centre of a unit's (or token's) first piece, inches. @param {import('./scene.js').Scene} scene @param {string} id @returns {number[]|null} */
+function centreOf(scene, id) {
+  const p = scene.pieces.find((x) => x.id === id);
+  if (!p) return null;
+  const c = pieceCentre(p);
+  return [c.x, c.y];
 }

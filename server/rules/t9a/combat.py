@@ -69,9 +69,11 @@ from server.rules.core import (
     GameState,
     RuleError,
     fold,
+    fold_all,
     register_action,
     register_folder,
 )
+from server.rules.flee import flee_events
 from server.rules.t9a import profiles
 from server.rules.t9a.attacks import (
     SHOOTING,
@@ -177,24 +179,21 @@ def _plural(n: int, word: str) -> str:
 def flee_unit(
     state: GameState, unit_id: str, away_from: str, dice: Roller, reason: str
 ) -> list[Event]:
-    """CALL SITE FOR FLEEING: the one place a unit that broke or failed a Panic Test flees.
-
-    Until `server/rules/flee.py: flee_events(state, unit_id, away_from, dice, reason)` is
-    merged, this marks the unit "fleeing" with a `unit_broke` event and rolls nothing; the lead
-    replaces the body with `return flee_events(state, unit_id, away_from, dice, reason)`.
-    """
+    """The one place a unit that broke or failed a Panic Test flees: `unit_broke` (it leaves
+    the combat, marked "fleeing"), then the flee move of server/rules/flee.py (Flee Distance
+    2D6, Maximised with Swiftstride; off the table it is destroyed)."""
     unit = units_of(state)[unit_id]
-    return [
-        Event(
-            "unit_broke",
-            {
-                "unit": unit_id,
-                "away_from": away_from,
-                "reason": reason,
-                "text": f"{unit.name} {reason} and flees from {units_of(state)[away_from].name}",
-            },
-        )
-    ]
+    broke = Event(
+        "unit_broke",
+        {
+            "unit": unit_id,
+            "away_from": away_from,
+            "reason": reason,
+            "text": f"{unit.name} {reason} and flees from {units_of(state)[away_from].name}",
+        },
+    )
+    after = fold_all(state, [broke])
+    return [broke, *flee_events(after, unit_id, away_from, dice, reason)]  # type: ignore[arg-type]
 
 
 class _Log:

@@ -306,7 +306,7 @@ def break_test(
 @pytest.mark.parametrize(
     ("difference", "enemy_ranks", "faces", "needed", "passed", "steadfast"),
     [
-        (3, 4, [3, 3], 5, False, False),  # 6 against 8 - 3
+        (3, 4, [3, 3, 2, 3], 5, False, False),  # 6 against 8 - 3; flees 2 + 3 = 5 in
         (3, 4, [2, 3], 5, True, False),
         (3, 0, [4, 4], 8, True, True),  # Steadfast: 4 Proper Ranks against 0
         (3, 3, [4, 4], 8, True, True),
@@ -334,6 +334,9 @@ def test_break_test_and_steadfast(
         assert len(events) == 1 and unit(state, "u2").markers == ()
     else:
         assert events[1].type == "unit_broke" and events[1].payload["away_from"] == "u1"
+        fled = events[2].payload
+        assert events[2].type == "unit_fled" and fled["distance"] == 5.0
+        assert fled["facing"] == pytest.approx(0.0)  # turned directly away from the Gremlins
         assert "fleeing" in unit(state, "u2").markers
         assert state.extra["engaged"] == {}
 
@@ -406,9 +409,12 @@ def test_panic_test_without_fearless_flees() -> None:
         "u1",
         "u2",
     )
-    state, events = break_test(state, "u2", 5, 0, [6, 6, 5, 6])
-    assert [e.type for e in events] == ["break_test", "unit_broke", "panic_test", "unit_broke"]
-    assert events[2].payload["unit"] == "u3" and events[2].payload["passed"] is False
+    state, events = break_test(state, "u2", 5, 0, [6, 6, 2, 3, 5, 6, 1, 2])
+    assert [e.type for e in events] == [
+        "break_test", "unit_broke", "unit_fled", "panic_test", "unit_broke", "unit_fled"
+    ]
+    assert events[3].payload["unit"] == "u3" and events[3].payload["passed"] is False
+    assert events[5].payload["distance"] == 3.0
     assert "fleeing" in unit(state, "u3").markers and unit(state, "u4").markers == ()
 
 

@@ -19,15 +19,19 @@ import asyncio
 import contextlib
 import json
 import random
-import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import websockets
 
-from bench.ws_fanout import Deployment, create_game, nearest_rank
+from bench.harness import (
+    WARFIELD_CONFIGS,
+    Deployment,
+    create_game,
+    http_json,
+    nearest_rank,
+)
 
 PERIOD_S = 2.0
 REPLY_TIMEOUT_S = 10.0
@@ -124,7 +128,7 @@ class ManyGames:
         # The token ids, read back once.
         for game in games:
             view = await asyncio.to_thread(
-                _get_json, servers[0].url + f"/api/games/{game.id}"
+                http_json, "GET", servers[0].url + f"/api/games/{game.id}"
             )
             by_owner = {t["owner"]: t["id"] for t in view["state"]["tokens"].values()}
             for seat, player in enumerate(game.players, start=1):
@@ -157,7 +161,7 @@ class ManyGames:
             due += PERIOD_S
 
     async def run(self) -> dict[str, Any]:
-        baseline_rss = sum(_vm(s.pid, "VmRSS:") for s in self.deployment.servers)
+        baseline_rss = self.deployment.rss_now_mb()
         setup_started = time.perf_counter()
         games = await self.setup()
         setup_s = time.perf_counter() - setup_started
@@ -183,7 +187,7 @@ class ManyGames:
             for sock in sockets:
                 if sock.dropped:
                     self.error("dropped_socket")
-            rss_now = sum(_vm(s.pid, "VmRSS:") for s in self.deployment.servers)
+            rss_now = self.deployment.rss_now_mb()
             rss_hwm = self.deployment.rss_mb()
         finally:
             for sock in sockets:
@@ -215,33 +219,18 @@ class ManyGames:
         }
 
 
-def _vm(pid: int, field: str) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field):
-            return int(line.split()[1]) / 1024.0
-    return 0.0
-
-
-def _get_json(url: str) -> Any:
-    import urllib.request
-
-    with urllib.request.urlopen(url, timeout=10) as r:
-        return json.loads(r.read())
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="warfield bench many-games", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--config", choices=["sqlite", "postgres", "redis2"], default="sqlite")
+    parser.add_argument("--config", choices=WARFIELD_CONFIGS, default="sqlite")
     args = parser.parse_args(argv)
     deployment = Deployment(args.config)
     try:
         result = asyncio.run(ManyGames(deployment, args.games, args.seconds).run())
     except BaseException:
-        for server in deployment.servers:
-            print(f"--- server {server.port} log ---\n{server.log()}", file=sys.stderr)
+        deployment.print_logs()
         raise
     finally:
         deployment.close()

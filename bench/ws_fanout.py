@@ -1,24 +1,23 @@
 """Fan-out latency: how fast one validated move reaches everyone watching.
 
 Implements ../shared/bench/PROTOCOL.md (the same protocol is run against boardgame.io 0.50):
-for each K in {1, 10, 100} a fresh `warfield serve` process (or two, for `redis2`), one game,
-both seats claimed, one websocket for player 1 and one for each of K spectators; player 1
+for each K in {1, 10, 100} a fresh server (two `warfield serve` processes for `redis2`), one
+game, both seats claimed, one websocket for player 1 and one for each of K spectators; player 1
 places 40 tokens, sends one out-of-bounds move (refused, nothing changes), makes 10 warm-up
 moves and then M recorded moves (200 for K <= 10, 100 for K = 100), one at a time, each sent
 only when all K spectators and player 1 have the previous one. Latency: just before the send ->
-the last spectator has parsed the `events` frame with the move's seq and its state shows the
-new (x, y). One JSON line per K on stdout; percentiles nearest-rank.
+the last spectator has parsed the frame with the move's seq and its state shows the new (x, y).
+One JSON line per K on stdout; percentiles nearest-rank.
 
-    python -m bench.ws_fanout [--config sqlite|postgres|redis2] [--k 1 10 100] [--moves M]
+    python -m bench.ws_fanout [--config sqlite|postgres|redis2|bgio] [--k 1 10 100] [--moves M]
     warfield bench fanout --config postgres
 
-Configurations: `sqlite` (one process, a SQLite file), `postgres` (one process, a fresh
-PostgreSQL database per K on WARFIELD_BENCH_DATABASE_URL's server), `redis2` (two processes on
-PostgreSQL + Redis at WARFIELD_BENCH_REDIS_URL: player 1 on A, spectators alternate A, B).
+Configurations (bench/harness.py): `sqlite`, `postgres`, `redis2` (player 1 on process A,
+spectators alternate B, A) and `bgio`: boardgame.io 0.50.2's own server (bench/bgio/server.js,
+`npm ci --prefix bench/bgio` once) driven by this same load generator over its socket.io wire,
+so the two systems are compared with one client, one protocol, on one machine.
 Server RSS is VmHWM from /proc/PID/status after the last move and CPU is utime + stime from
 /proc/PID/stat over the recorded moves (summed over both processes for redis2).
-The per-socket rate limit is lifted for the run (RATE_LIMIT_PER_S): the protocol's player sends
-hundreds of moves a second, far above what a human does.
 """
 
 from __future__ import annotations
@@ -27,193 +26,28 @@ import argparse
 import asyncio
 import contextlib
 import json
-import math
-import os
-import secrets
-import socket
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import websockets
 
-DEFAULT_DATABASE_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+from bench.harness import (
+    CONFIGS,
+    Deployment,
+    Server,
+    create_game,
+    http_json,
+    nearest_rank,
+)
+
 TOKENS = 40
 WARMUP = 10
 MOVE_TIMEOUT_S = 10.0
-CLK_TCK = os.sysconf("SC_CLK_TCK")
-ROOT = Path(__file__).resolve().parents[1]
+CONNECT: dict[str, Any] = {"compression": None, "max_size": 2**22, "ping_interval": None}
 
-
-# --- servers -----------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Server:
-    """`python -m server.cli serve` on a free port, quiet, rate limit lifted."""
-
-    def __init__(self, env: dict[str, str], data_dir: str) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.ws_url = f"ws://127.0.0.1:{self.port}"
-        self.log_path = os.path.join(data_dir, f"server-{self.port}.log")
-        full = {
-            **os.environ,
-            "WARFIELD_DATA_DIR": data_dir,
-            "WARFIELD_LOG_LEVEL": "warning",
-            "RATE_LIMIT_PER_S": "1000000",
-            "RATE_LIMIT_BURST": "1000000",
-            **env,
-        }
-        for name in ("DATABASE_URL", "REDIS_URL"):
-            if name not in env:
-                full.pop(name, None)
-        self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1",
-             "--port", str(self.port)],
-            env=full, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
-        )
-        self.pid = self.proc.pid
-
-    def wait_ready(self, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited:\n{self.log()}")
-            try:
-                with urllib.request.urlopen(self.url + "/readyz", timeout=1) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError(f"server did not become ready:\n{self.log()}")
-
-    def log(self) -> str:
-        return Path(self.log_path).read_bytes().decode(errors="replace")[-4000:]
-
-    def cpu_ms(self) -> float:
-        """utime + stime of the process so far, in ms (/proc/PID/stat fields 14 and 15)."""
-        stat = Path(f"/proc/{self.pid}/stat").read_text()
-        fields = stat[stat.rindex(")") + 2 :].split()
-        return (int(fields[11]) + int(fields[12])) * 1000.0 / CLK_TCK
-
-    def rss_hwm_mb(self) -> float:
-        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024.0
-        return float("nan")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        self._log.close()
-
-
-class Database:
-    """A fresh PostgreSQL database on `base`'s server, dropped afterwards."""
-
-    def __init__(self, base: str) -> None:
-        import sqlalchemy as sa
-
-        self.name = f"warfield_bench_{secrets.token_hex(5)}"
-        self.admin = sa.create_engine(base, isolation_level="AUTOCOMMIT")
-        with self.admin.connect() as conn:
-            conn.exec_driver_sql(f'CREATE DATABASE "{self.name}"')
-        self.url = sa.make_url(base).set(database=self.name).render_as_string(
-            hide_password=False
-        )
-
-    def drop(self) -> None:
-        with self.admin.connect() as conn:
-            conn.exec_driver_sql(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-                (self.name,),
-            )
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{self.name}"')
-        self.admin.dispose()
-
-
-class Deployment:
-    """The server process(es) of one configuration."""
-
-    def __init__(self, config: str, processes: int | None = None) -> None:
-        self.config = config
-        self.tmp = tempfile.TemporaryDirectory(prefix="warfield-bench-")
-        self.database: Database | None = None
-        env: dict[str, str] = {}
-        if config in ("postgres", "redis2"):
-            self.database = Database(
-                os.environ.get("WARFIELD_BENCH_DATABASE_URL", DEFAULT_DATABASE_URL)
-            )
-            env["DATABASE_URL"] = self.database.url
-        if config == "redis2":
-            env["REDIS_URL"] = os.environ.get("WARFIELD_BENCH_REDIS_URL", DEFAULT_REDIS_URL)
-        count = processes or (2 if config == "redis2" else 1)
-        self.servers: list[Server] = []
-        try:
-            for i in range(count):
-                data_dir = os.path.join(self.tmp.name, f"p{i}")
-                os.makedirs(data_dir)
-                if config == "sqlite" and i:
-                    data_dir = os.path.join(self.tmp.name, "p0")  # one SQLite file
-                self.servers.append(Server(env, data_dir))
-            for server in self.servers:
-                server.wait_ready()
-        except BaseException:
-            self.close()
-            raise
-
-    def cpu_ms(self) -> float:
-        return sum(s.cpu_ms() for s in self.servers)
-
-    def rss_mb(self) -> float:
-        return sum(s.rss_hwm_mb() for s in self.servers)
-
-    def close(self) -> None:
-        for server in self.servers:
-            server.stop()
-        if self.database is not None:
-            self.database.drop()
-        self.tmp.cleanup()
-
-
-def http_json(method: str, url: str, body: Any = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(
-        url, data=data, method=method, headers={"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as r:
-        return json.loads(r.read())
-
-
-def create_game(base: str) -> dict[str, Any]:
-    game = http_json("POST", base + "/api/games", {"system": "t9a"})
-    seat = http_json("POST", base + f"/api/games/{game['id']}/seats")
-    return {"id": game["id"], "p1": game["token"], "p2": seat["token"]}
-
-
-def nearest_rank(sorted_values: Sequence[float], p: float) -> float:
-    return sorted_values[max(0, math.ceil(p / 100.0 * len(sorted_values)) - 1)]
-
-
-# --- the load generator ------------------------------------------------------------------------
+__all__ = ["main", "nearest_rank", "run_one"]
 
 
 class Round:
@@ -223,33 +57,96 @@ class Round:
         self.seq, self.token, self.x, self.y = seq, token, x, y
         self.remaining = waiting
         self.last_spectator = 0.0
+        self.arrived: set[int] = set()
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def reached(self, client: Client) -> None:
+        """`client` has the move: note when, and finish the round when everyone has it."""
+        key = id(client)
+        if key in self.arrived:
+            return
+        now = time.perf_counter()
+        self.arrived.add(key)
+        if client.spectator and now > self.last_spectator:
+            self.last_spectator = now
+        self.remaining -= 1
+        if self.remaining == 0 and not self.done.done():
+            self.done.set_result(None)
 
 
 class Client:
-    """One websocket and the little state it folds from the events it is sent."""
+    """One websocket and the little state it keeps from what it is sent (never predicted)."""
 
     def __init__(self, ws: Any, spectator: bool, bench: Fanout) -> None:
         self.ws, self.spectator, self.bench = ws, spectator, bench
         self.seq = 0
-        self.positions: dict[str, tuple[float, float]] = {}
         self.placed: list[str] = []
-        self.replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.task: asyncio.Task[None] | None = None
 
-    async def hello(self, token: str | None) -> None:
-        await self.ws.send(json.dumps({"type": "hello", "token": token, "since": None}))
+    def position(self, token: str) -> tuple[float, float] | None:
+        raise NotImplementedError
+
+    def received(self) -> None:
+        """After a state frame: does this client now have the move in flight?"""
+        current = self.bench.round
+        if (
+            current is not None
+            and self.seq >= current.seq
+            and self.position(current.token) == (current.x, current.y)
+        ):
+            current.reached(self)
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.ws.close()
+        if self.task is not None:
+            self.task.cancel()
+
+    # The player's side.
+    async def place(self, i: int, x: float, y: float) -> None:
+        raise NotImplementedError
+
+    async def refused(self, token: str, x: float, y: float) -> None:
+        """Send an off-table move; assert it is refused and nothing changes."""
+        raise NotImplementedError
+
+    def move_frame(self, s: int, token: str, x: float, y: float) -> str:
+        raise NotImplementedError
+
+
+# --- Warfield's wire (docs: ARCHITECTURE.md "Wire protocol") --------------------------------
+
+
+class WarfieldClient(Client):
+    def __init__(self, ws: Any, spectator: bool, bench: Fanout) -> None:
+        super().__init__(ws, spectator, bench)
+        self.positions: dict[str, tuple[float, float]] = {}
+        self.replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.server: Server | None = None
+        self.game_id = ""
+
+    @classmethod
+    async def join(cls, bench: Fanout, server: Server, game: dict[str, Any],
+                   seat: int | None) -> WarfieldClient:
+        ws = await websockets.connect(server.ws_url + f"/ws/games/{game['id']}", **CONNECT)
+        client = cls(ws, seat is None, bench)
+        client.server, client.game_id = server, game["id"]
+        token = None if seat is None else game[f"p{seat}"]
+        await ws.send(json.dumps({"type": "hello", "token": token, "since": None}))
         while True:
-            frame = json.loads(await self.ws.recv())
+            frame = json.loads(await ws.recv())
             if frame["type"] == "welcome":
-                self.seq = frame["seq"]
+                client.seq = frame["seq"]
                 for token_id, t in frame["state"].get("tokens", {}).items():
-                    self.positions[token_id] = (t["x"], t["y"])
+                    client.positions[token_id] = (t["x"], t["y"])
                 break
-        self.task = asyncio.create_task(self.read())
+        client.task = asyncio.create_task(client.read())
+        return client
+
+    def position(self, token: str) -> tuple[float, float] | None:
+        return self.positions.get(token)
 
     async def read(self) -> None:
-        perf = time.perf_counter
         async for raw in self.ws:
             frame = json.loads(raw)
             kind = frame["type"]
@@ -263,16 +160,7 @@ class Client:
                         self.positions[token["id"]] = (token["x"], token["y"])
                         self.placed.append(token["id"])
                     self.seq = event["seq"]
-                current = self.bench.round
-                if (
-                    current is not None
-                    and self.seq >= current.seq
-                    and self.positions.get(current.token) == (current.x, current.y)
-                ):
-                    now = perf()
-                    if self.spectator and now > current.last_spectator:
-                        current.last_spectator = now
-                    self.bench.arrived(self)
+                self.received()
             elif kind in ("ack", "error"):
                 waiter = self.replies.pop(frame.get("ref"), None)
                 if waiter is not None and not waiter.done():
@@ -284,27 +172,164 @@ class Client:
         await self.ws.send(json.dumps({"type": "action", "ref": ref, "action": action}))
         return await asyncio.wait_for(waiter, MOVE_TIMEOUT_S)
 
+    async def place(self, i: int, x: float, y: float) -> None:
+        reply = await self.request(f"t{i}", {"type": "place_token", "x": x, "y": y,
+                                             "label": f"T{i}"})
+        assert reply["type"] == "ack", reply
+        while len(self.placed) <= i:  # the ack may come before the event
+            await asyncio.sleep(0.001)
+
+    async def refused(self, token: str, x: float, y: float) -> None:
+        before_seq, before = self.seq, dict(self.positions)
+        reply = await self.request("oob", {"type": "move_token", "id": token, "x": x, "y": y})
+        assert reply["type"] == "error" and reply["code"] == "illegal_move", reply
+        assert self.server is not None
+        view = http_json("GET", self.server.url + f"/api/games/{self.game_id}")
+        assert view["seq"] == before_seq and self.positions == before
+        t0 = view["state"]["tokens"][token]
+        assert (t0["x"], t0["y"]) == before[token]
+
+    def move_frame(self, s: int, token: str, x: float, y: float) -> str:
+        return json.dumps({"type": "action", "ref": f"m{s}", "action": {
+            "type": "move_token", "id": token, "x": x, "y": y}})
+
+
+# --- boardgame.io's wire: socket.io 4 (Engine.IO 4) over a plain websocket ------------------
+
+BGIO_GAME = "tokens"
+BGIO_NSP = "/" + BGIO_GAME
+BGIO_EVENT = f"42{BGIO_NSP},"  # a socket.io EVENT packet in the game's namespace
+
+
+def bgio_create(server: Server) -> dict[str, Any]:
+    """A match of bench/bgio/game.js with both seats joined through the lobby API."""
+    base = server.url + f"/games/{BGIO_GAME}"
+    match_id = http_json("POST", base + "/create", {"numPlayers": 2})["matchID"]
+    seats = {}
+    for seat in (1, 2):
+        joined = http_json("POST", base + f"/{match_id}/join",
+                           {"playerID": str(seat - 1), "playerName": f"P{seat}"})
+        seats[f"p{seat}"] = joined["playerCredentials"]
+    return {"id": match_id, **seats}
+
+
+class BgioClient(Client):
+    """What boardgame.io's SocketIO transport does for a client: `sync` on connect, then the
+    server's `update` frames carry the whole (player-filtered) state with its `_stateID`;
+    a move is `update` with the action, the client's `_stateID`, the match and the seat."""
+
+    def __init__(self, ws: Any, spectator: bool, bench: Fanout) -> None:
+        super().__init__(ws, spectator, bench)
+        self.tokens: dict[str, dict[str, Any]] = {}
+        self.player_id: str | None = None
+        self.credentials: str | None = None
+        self.match_id = ""
+        self.next_update: asyncio.Future[None] | None = None
+
+    @classmethod
+    async def join(cls, bench: Fanout, server: Server, game: dict[str, Any],
+                   seat: int | None) -> BgioClient:
+        ws = await websockets.connect(
+            server.ws_url + "/socket.io/?EIO=4&transport=websocket", **CONNECT
+        )
+        client = cls(ws, seat is None, bench)
+        client.match_id = game["id"]
+        if seat is not None:
+            client.player_id, client.credentials = str(seat - 1), game[f"p{seat}"]
+        opened = await ws.recv()
+        assert opened.startswith("0"), opened  # Engine.IO OPEN
+        await ws.send(f"40{BGIO_NSP},")  # socket.io CONNECT to the game's namespace
+        while not (await ws.recv()).startswith(f"40{BGIO_NSP},"):
+            pass
+        await client.emit("sync", client.match_id, client.player_id, client.credentials, 2)
+        while True:
+            name, args = await client._next_event()
+            if name == "sync":
+                client._apply(args[1]["state"])
+                break
+        client.task = asyncio.create_task(client.read())
+        return client
+
+    async def emit(self, name: str, *args: Any) -> None:
+        await self.ws.send(BGIO_EVENT + json.dumps([name, *args]))
+
+    async def _next_event(self) -> tuple[str, list[Any]]:
+        while True:
+            event = await self._parse(await self.ws.recv())
+            if event is not None:
+                return event
+
+    async def _parse(self, raw: str) -> tuple[str, list[Any]] | None:
+        if raw == "2":  # Engine.IO PING: answer PONG or the server drops us
+            await self.ws.send("3")
+            return None
+        if not raw.startswith(BGIO_EVENT):
+            return None
+        name, *args = json.loads(raw[len(BGIO_EVENT):])
+        return name, args
+
+    def _apply(self, state: dict[str, Any]) -> None:
+        self.seq = state["_stateID"]
+        self.tokens = state["G"]["tokens"]
+        if len(self.tokens) > len(self.placed):
+            self.placed = list(self.tokens)  # ids in the order they were placed
+
+    def position(self, token: str) -> tuple[float, float] | None:
+        t = self.tokens.get(token)
+        return None if t is None else (t["x"], t["y"])
+
+    async def read(self) -> None:
+        async for raw in self.ws:
+            event = await self._parse(raw)
+            if event is None or event[0] != "update":
+                continue
+            self._apply(event[1][1])
+            self.received()
+            if self.next_update is not None and not self.next_update.done():
+                self.next_update.set_result(None)
+
+    async def _act(self, move: str, *args: Any) -> None:
+        """Send a move with our `_stateID` and wait for the next update (boardgame.io
+        answers every action with one, unchanged when the move was refused)."""
+        self.next_update = asyncio.get_running_loop().create_future()
+        await self.emit("update", self._action(move, *args), self.seq, self.match_id,
+                        self.player_id)
+        await asyncio.wait_for(self.next_update, MOVE_TIMEOUT_S)
+
+    def _action(self, move: str, *args: Any) -> dict[str, Any]:
+        return {"type": "MAKE_MOVE", "payload": {
+            "type": move, "args": list(args), "playerID": self.player_id,
+            "credentials": self.credentials}}
+
+    async def place(self, i: int, x: float, y: float) -> None:
+        before = self.seq
+        await self._act("placeToken", x, y, f"T{i}")
+        assert self.seq == before + 1 and len(self.placed) == i + 1, (self.seq, self.placed)
+
+    async def refused(self, token: str, x: float, y: float) -> None:
+        # boardgame.io sends no error to the client (its issue #723): the refusal shows as
+        # an update whose _stateID and tokens are unchanged.
+        before_seq, before = self.seq, json.dumps(self.tokens, sort_keys=True)
+        await self._act("moveToken", token, x, y)
+        assert self.seq == before_seq, (self.seq, before_seq)
+        assert json.dumps(self.tokens, sort_keys=True) == before
+
+    def move_frame(self, s: int, token: str, x: float, y: float) -> str:
+        return BGIO_EVENT + json.dumps(["update", self._action("moveToken", token, x, y),
+                                        self.seq, self.match_id, self.player_id])
+
+
+# --- the load generator ------------------------------------------------------------------------
+
 
 class Fanout:
     def __init__(self, deployment: Deployment, k: int) -> None:
         self.deployment, self.k = deployment, k
         self.round: Round | None = None
-        self.arrived_in_round: set[int] = set()
-
-    def arrived(self, client: Client) -> None:
-        current = self.round
-        if current is None or id(client) in self.arrived_in_round:
-            return
-        self.arrived_in_round.add(id(client))
-        current.remaining -= 1
-        if current.remaining == 0 and not current.done.done():
-            current.done.set_result(None)
 
     async def move(self, player: Client, s: int, token: str, x: float, y: float) -> float:
-        self.arrived_in_round = set()
         current = self.round = Round(player.seq + 1, token, x, y, self.k + 1)
-        message = json.dumps({"type": "action", "ref": f"m{s}", "action": {
-            "type": "move_token", "id": token, "x": x, "y": y}})
+        message = player.move_frame(s, token, x, y)
         started = time.perf_counter()
         await player.ws.send(message)
         try:
@@ -316,44 +341,27 @@ class Fanout:
 
     async def run(self, moves: int) -> dict[str, Any]:
         servers = self.deployment.servers
-        game = create_game(servers[0].url)
-        path = f"/ws/games/{game['id']}"
-        connect = {"compression": None, "max_size": 2**22, "ping_interval": None}
-        player = Client(await websockets.connect(servers[0].ws_url + path, **connect),
-                        False, self)
-        await player.hello(game["p1"])
-        spectators: list[Client] = []
-        for i in range(self.k):
-            server = servers[i % len(servers)] if len(servers) > 1 else servers[0]
-            # redis2: spectators alternate A and B (the first on B, so K = 1 crosses Redis).
-            if len(servers) > 1:
-                server = servers[(i + 1) % len(servers)]
-            client = Client(await websockets.connect(server.ws_url + path, **connect), True,
-                            self)
-            await client.hello(None)
-            spectators.append(client)
-        everyone = [player, *spectators]
+        bgio = self.deployment.config == "bgio"
+        kind: type[WarfieldClient] | type[BgioClient] = BgioClient if bgio else WarfieldClient
+        game = await asyncio.to_thread(bgio_create if bgio else _create_warfield, servers[0])
+        everyone: list[Client] = []
         try:
+            player = await kind.join(self, servers[0], game, 1)
+            everyone.append(player)
+            for i in range(self.k):
+                # redis2: spectators alternate B, A (the first on B, so K = 1 crosses Redis).
+                server = servers[(i + 1) % len(servers)]
+                everyone.append(await kind.join(self, server, game, None))
+
             # State: 40 tokens, token i at (i mod 73, 3i mod 49).
             for i in range(TOKENS):
-                reply = await player.request(f"t{i}", {"type": "place_token", "x": i % 73,
-                                                       "y": (3 * i) % 49, "label": f"T{i}"})
-                assert reply["type"] == "ack", reply
-            await self._settle(everyone, player.seq if player.seq else 0)
-            while len(player.placed) < TOKENS:
-                await asyncio.sleep(0.001)
+                await player.place(i, i % 73, (3 * i) % 49)
+            await self._settle(everyone, player.seq)
             tokens = player.placed[:TOKENS]
-            await self._settle(everyone, 3 + TOKENS)
 
             # 1. One out-of-bounds move: refused, nothing changes.
-            before_seq, before = player.seq, dict(player.positions)
-            reply = await player.request("oob", {"type": "move_token", "id": tokens[0],
-                                                 "x": 172, "y": 5})
-            assert reply["type"] == "error" and reply["code"] == "illegal_move", reply
-            view = http_json("GET", servers[0].url + f"/api/games/{game['id']}")
-            assert view["seq"] == before_seq and player.positions == before
-            t0 = view["state"]["tokens"][tokens[0]]
-            assert (t0["x"], t0["y"]) == (0, 0)
+            await player.refused(tokens[0], 172, 5)
+            await self._settle(everyone, player.seq)
 
             # 2. Warm-up, 3. recorded moves.
             latencies: list[float] = []
@@ -365,7 +373,7 @@ class Fanout:
                     loop_started = time.perf_counter()
                 token = tokens[s % TOKENS]
                 x, y = (7 * s + 3) % 73, (11 * s + 5) % 49
-                if player.positions[token] == (x, y):
+                if player.position(token) == (x, y):
                     x = (x + 1) % 73
                 latency = await self.move(player, s, token, x, y)
                 if s >= WARMUP:
@@ -375,13 +383,10 @@ class Fanout:
             rss = self.deployment.rss_mb()
         finally:
             for client in everyone:
-                with contextlib.suppress(Exception):
-                    await client.ws.close()
-                if client.task is not None:
-                    client.task.cancel()
+                await client.close()
         latencies.sort()
         return {
-            "system": "warfield",
+            "system": self.deployment.system,
             "config": self.deployment.config,
             "K": self.k,
             "moves": moves,
@@ -403,6 +408,21 @@ class Fanout:
             await asyncio.sleep(0.002)
 
 
+def _create_warfield(server: Server) -> dict[str, Any]:
+    return create_game(server.url)
+
+
+def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop when installed (it is, with uvicorn[standard]): at K = 100 the load generator
+    reads 100 frames per move on the same two cores, and the stock loop's per-read overhead
+    would be part of every figure, for both systems alike."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
+
+
 def default_moves(k: int) -> int:
     return 200 if k <= 10 else 100
 
@@ -410,10 +430,10 @@ def default_moves(k: int) -> int:
 def run_one(config: str, k: int, moves: int | None) -> dict[str, Any]:
     deployment = Deployment(config)
     try:
-        return asyncio.run(Fanout(deployment, k).run(moves or default_moves(k)))
+        with asyncio.Runner(loop_factory=loop_factory()) as runner:
+            return runner.run(Fanout(deployment, k).run(moves or default_moves(k)))
     except BaseException:
-        for server in deployment.servers:
-            print(f"--- server {server.port} log ---\n{server.log()}", file=sys.stderr)
+        deployment.print_logs()
         raise
     finally:
         deployment.close()
@@ -422,7 +442,7 @@ def run_one(config: str, k: int, moves: int | None) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="warfield bench fanout", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", choices=["sqlite", "postgres", "redis2"], default="sqlite")
+    parser.add_argument("--config", choices=CONFIGS, default="sqlite")
     parser.add_argument("--k", type=int, nargs="+", default=[1, 10, 100])
     parser.add_argument("--moves", type=int, default=None,
                         help="recorded moves per K (default: the protocol's 200, or 100 at K=100)")
@@ -433,4 +453,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

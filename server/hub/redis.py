@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import secrets
+from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -84,6 +85,9 @@ class RedisHub(LocalHub):
         self.connected = asyncio.Event()  # set while the subscription is live
         self.reconnects = 0  # subscription (re)starts after the first
         self.dropped = 0  # batches not published because Redis was unreachable
+        # Batches from other processes waiting for their game's drainer (one per game).
+        self._inbound: dict[str, deque[list[Event]]] = {}
+        self._drainers: set[asyncio.Task[None]] = set()
 
     def _new_client(self) -> aioredis.Redis:
         # No library-level retries: a broken connection surfaces here and we reconnect
@@ -224,12 +228,37 @@ class RedisHub(LocalHub):
             return
         if origin == self.process_id or not events:
             return
-        await self._remote(game_id, events)
+        self._dispatch(game_id, events)
 
     async def _heal(self, game_id: str) -> None:
         """Catch a watched game up from the log (the service delivers what is new)."""
         if game_id in self._subscribers:
-            await self._remote(game_id, [])
+            self._dispatch(game_id, [])
+
+    def _dispatch(self, game_id: str, events: list[Event]) -> None:
+        """Hand a batch to its game's drainer, in order, without waiting for it.
+
+        Applying a batch waits for the game's lock (held while a local action is written), so
+        the listener must not await it: one busy game would hold up every other game's events
+        on this process (head-of-line blocking), and under load the others would then lose
+        append races against a log they have not caught up with.
+        """
+        pending = self._inbound.get(game_id)
+        if pending is not None:
+            pending.append(events)
+            return
+        self._inbound[game_id] = deque([events])
+        task = asyncio.create_task(self._drain(game_id), name=f"redis-remote-{game_id}")
+        self._drainers.add(task)
+        task.add_done_callback(self._drainers.discard)
+
+    async def _drain(self, game_id: str) -> None:
+        pending = self._inbound[game_id]
+        try:
+            while pending:
+                await self._remote(game_id, pending.popleft())
+        finally:
+            del self._inbound[game_id]
 
     async def _remote(self, game_id: str, events: list[Event]) -> None:
         if self.on_remote is None:
@@ -251,9 +280,10 @@ class RedisHub(LocalHub):
         ]
 
     async def stop(self) -> None:
-        for task in self._tasks:
+        tasks = [*self._tasks, *self._drainers]
+        for task in tasks:
             task.cancel()
-        for task in self._tasks:
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks = []

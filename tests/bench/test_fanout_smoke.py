@@ -1,5 +1,10 @@
 """The benchmarks run end to end (tiny sizes, no timing asserted): bench/ws_fanout.py and
-bench/many_games.py against a real `warfield serve` process."""
+bench/many_games.py against real `warfield serve` processes, on every configuration.
+
+The boardgame.io side of bench/ws_fanout.py (`--config bgio`) is a manual, side-by-side bench:
+CI does not install its Node packages, so its smoke test runs only where
+`npm ci --prefix bench/bgio` was run, and says so when it skips.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +12,25 @@ import json
 
 import pytest
 
-from bench import many_games, ws_fanout
+from bench import harness, many_games, ws_fanout
+from tests.conftest import postgres_url, redis_url
 
 
-def test_fanout_prints_one_protocol_line_per_k(capsys: pytest.CaptureFixture[str]) -> None:
-    assert ws_fanout.main(["--config", "sqlite", "--k", "1", "--moves", "5"]) == 0
-    lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == 1
-    result = json.loads(lines[0])
+@pytest.fixture
+def bench_services(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The configuration under test, with its PostgreSQL and Redis pointed at the test ones."""
+    config: str = request.param
+    if config in ("postgres", "redis2"):
+        monkeypatch.setenv("WARFIELD_BENCH_DATABASE_URL", postgres_url())
+    if config == "redis2":
+        monkeypatch.setenv("WARFIELD_BENCH_REDIS_URL", redis_url())
+    return config
+
+
+def check_fanout_line(line: str, system: str, config: str) -> None:
+    result = json.loads(line)
     assert {k: result[k] for k in ("system", "config", "K", "moves")} == {
-        "system": "warfield", "config": "sqlite", "K": 1, "moves": 5}
+        "system": system, "config": config, "K": 1, "moves": 5}
     for key in ("p50_ms", "p95_ms", "p99_ms", "moves_per_s", "server_rss_mb"):
         assert isinstance(result[key], float) and result[key] > 0
     # CPU time comes in clock ticks (10 ms): five quick moves may honestly measure 0.
@@ -25,14 +39,38 @@ def test_fanout_prints_one_protocol_line_per_k(capsys: pytest.CaptureFixture[str
     assert result["p50_ms"] <= result["p95_ms"] <= result["p99_ms"]
 
 
-def test_many_games_reports_no_errors(capsys: pytest.CaptureFixture[str]) -> None:
-    assert many_games.main(["--games", "2", "--seconds", "2.5"]) == 0
+@pytest.mark.parametrize("bench_services", ["sqlite", "redis2"], indirect=True)
+def test_fanout_prints_one_protocol_line_per_k(
+    bench_services: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert ws_fanout.main(["--config", bench_services, "--k", "1", "--moves", "5"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 1
+    check_fanout_line(lines[0], "warfield", bench_services)
+
+
+def test_fanout_against_boardgame_io(capsys: pytest.CaptureFixture[str]) -> None:
+    missing = harness.bgio_missing()
+    if missing is not None:
+        pytest.skip(f"manual side-by-side bench, not installed in CI by design: {missing}")
+    assert ws_fanout.main(["--config", "bgio", "--k", "1", "--moves", "5"]) == 0
+    check_fanout_line(capsys.readouterr().out.strip(), "boardgame.io", "bgio")
+
+
+@pytest.mark.parametrize("bench_services", ["sqlite", "postgres", "redis2"], indirect=True)
+def test_many_games_reports_no_errors(
+    bench_services: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert many_games.main(["--config", bench_services, "--games", "2",
+                            "--seconds", "2.5"]) == 0
     result = json.loads(capsys.readouterr().out.strip())
+    assert result["config"] == bench_services
     assert result["errors"] == 0 and result["sockets"] == 8 and result["actions"] >= 4
+    assert result["processes"] == (2 if bench_services == "redis2" else 1)
 
 
 def test_nearest_rank() -> None:
     values = [float(v) for v in range(1, 101)]
-    assert ws_fanout.nearest_rank(values, 50) == 50.0
-    assert ws_fanout.nearest_rank(values, 99) == 99.0
-    assert ws_fanout.nearest_rank([3.0], 99) == 3.0
+    assert harness.nearest_rank(values, 50) == 50.0
+    assert harness.nearest_rank(values, 99) == 99.0
+    assert harness.nearest_rank([3.0], 99) == 3.0

@@ -1,0 +1,45 @@
+"""The websocket's outbound box: frames leave in the order they were put, a waiting writer
+wakes on the next put, and a cancelled writer leaves the box usable."""
+
+from __future__ import annotations
+
+import asyncio
+
+from server.api.ws import Outbox
+
+
+def test_frames_leave_in_order_and_wake_the_writer() -> None:
+    async def scenario() -> list[str]:
+        box = Outbox()
+        got: list[str] = []
+
+        async def writer() -> None:
+            while len(got) < 4:
+                got.append(await box.get())
+
+        task = asyncio.create_task(writer())
+        await asyncio.sleep(0)  # the writer waits on an empty box
+        box.put_nowait("a")
+        box.put_nowait("b")
+        await asyncio.sleep(0)
+        box.put_nowait("c")
+        box.put_nowait("d")
+        await asyncio.wait_for(task, 1)
+        assert box.empty() and box.qsize() == 0
+        return got
+
+    assert asyncio.run(scenario()) == ["a", "b", "c", "d"]
+
+
+def test_a_cancelled_writer_leaves_the_box_usable() -> None:
+    async def scenario() -> str:
+        box = Outbox()
+        task = asyncio.create_task(box.get())
+        await asyncio.sleep(0)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        box.put_nowait("after")
+        assert box.qsize() == 1
+        return str(await asyncio.wait_for(box.get(), 1))
+
+    assert asyncio.run(scenario()) == "after"

@@ -241,6 +241,7 @@ def declare_charge(
             "reacting_player": target.owner,
             "reactions": options,
             "refused": refused,
+            "text": f"{unit.name} declare a charge against {target.name} ({gap:.1f} in away)",
         },
         actor=seat,
     )
@@ -291,6 +292,8 @@ def react(state: GameState, reaction: str, dice: DiceStream, *, forced: bool) ->
         "reaction": reaction,
         "name": REACTION_NAMES[reaction],
         "forced": forced,
+        "text": f"{target.name}: {REACTION_NAMES[reaction]}"
+        + (" (already fleeing, they must flee again)" if forced else ""),
     }
     if reaction == "stand_and_shoot":
         payload["not_automated"] = STAND_AND_SHOOT_NOTE
@@ -319,6 +322,13 @@ def charge_result(
     start = table.units[unit.id]
     aim = table.units.get(target.id)
     gap = distance(start, aim).distance if aim is not None else None
+    swift = "maximised" in expression
+    rolled = (
+        f"{unit.name} roll {roll.total} for the charge"
+        + (" (Swiftstride: Maximised)" if swift else "")
+        + (f" + {bonus} = {reach} in" if bonus else " in")
+        + ("" if gap is None else f", needing {gap:.1f} in")
+    )
     payload: dict[str, Any] = {
         "unit": unit.id,
         "target": target.id,
@@ -326,13 +336,16 @@ def charge_result(
         "roll": roll.to_payload(),
         "bonus": bonus,
         "range": reach,
-        "rule": "Swiftstride" if "maximised" in expression else None,
+        "rule": "Swiftstride" if swift else None,
+        "text": f"{rolled}: the charge reaches {target.name}",
     }
+    failed_text = f"{rolled}: the charge fails"
     if aim is None or gap is None:
         return [
             Event(
                 "charge_failed",
-                {**payload, "reason": f"{target.name} fled off the table"},
+                {**payload, "reason": f"{target.name} fled off the table",
+                 "text": f"{failed_text} ({target.name} fled off the table)"},
                 actor=seat,
             )
         ]
@@ -340,7 +353,7 @@ def charge_result(
         return [
             Event(
                 "charge_failed",
-                {**payload, "reason": f"rolled {reach}, needed {gap:.1f}"},
+                {**payload, "reason": f"rolled {reach}, needed {gap:.1f}", "text": failed_text},
                 actor=seat,
             )
         ]
@@ -359,6 +372,8 @@ def charge_result(
                         **payload,
                         "reason": f"{rule}{f' ({obstacle} is in the way)' if obstacle else ''}",
                         "blocked_by": obstacle,
+                        "text": f"{failed_text}: {rule}"
+                        + (f" ({obstacle} is in the way)" if obstacle else ""),
                     },
                     actor=seat,
                 )
@@ -383,7 +398,15 @@ def charge_result(
         payload["caught"] = True
         events = [
             Event("charge_succeeded", {**payload, "unit_after": moved.to_json()}, actor=seat),
-            Event("fleeing_unit_caught", {"unit": target.id, "by": unit.id}, actor=seat),
+            Event(
+                "fleeing_unit_caught",
+                {
+                    "unit": target.id,
+                    "by": unit.id,
+                    "text": f"{unit.name} catch the fleeing {target.name}: destroyed",
+                },
+                actor=seat,
+            ),
         ]
     return events
 

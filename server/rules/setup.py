@@ -359,7 +359,17 @@ def declare_reserve(
         )
     placed = dataclasses.replace(unit, status=action.mode)
     return [
-        Event("unit_deployed", {"unit": placed.to_json(), "rule": allowed[0]}, actor=seat),
+        Event(
+            "unit_deployed",
+            {
+                "unit": placed.to_json(),
+                "rule": allowed[0],
+                "text": f"{unit.name} stays off the table, in "
+                + ("Ambush" if action.mode == "ambush" else "reserve")
+                + f" ({sheet.rule(allowed[0]).printed})",  # type: ignore[union-attr]
+            },
+            actor=seat,
+        ),
         *_after_deploying(state, seat, unit.id),
     ]
 

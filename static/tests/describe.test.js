@@ -31,3 +31,14 @@ test('rule events read in their own words with every die', () => {
   const arrived = { seq: 10, type: 'unit_arrived', actor: 1, payload: { rule: 'Ambush', text: 'Ambush: placed' } };
   assert.equal(describe(arrived), 'Ambush: placed');
 });
+
+test('attack steps list the rules they applied', () => {
+  const ev = {
+    seq: 11, type: 'attack_step', actor: null,
+    payload: {
+      text: 'Citizen Spears at Mageblight Gremlin: 15 attacks needing 4+ to hit: 7 hits',
+      rules: [{ rule: 'Distracting', text: 'Distracting: -1 to hit' }],
+    },
+  };
+  assert.equal(describe(ev), 'Citizen Spears at Mageblight Gremlin: 15 attacks needing 4+ to hit: 7 hits — Distracting: -1 to hit');
+});

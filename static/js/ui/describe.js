@@ -78,7 +78,11 @@ export function describe(ev, state) {
   if (typeof p.text === 'string' && p.text) {
     const dice = p.roll ? ` [${rollWords(p.roll)}]` : '';
     const rule = p.rule && !p.text.startsWith(String(p.rule)) ? `${p.rule}: ` : '';
-    return `${rule}${p.text}${dice}`;
+    // The rules applied to this step in their own words ("Distracting: -1 to hit").
+    const applied = Array.isArray(p.rules)
+      ? p.rules.map((/** @type {any} */ r) => r && r.text).filter((/** @type {any} */ s) => s && !p.text.includes(s))
+      : [];
+    return `${rule}${p.text}${applied.length ? ` — ${applied.join('; ')}` : ''}${dice}`;
   }
   const rule = p.rule ? ` (${p.rule})` : '';
   return `${who(ev.actor)}: ${humanize(ev.type)}${rule}`;

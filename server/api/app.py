@@ -54,6 +54,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            await ws.drain(app.state.connections)  # (a no-op after `warfield serve` drained)
             await hub.stop()
             engine.dispose()
 
@@ -64,6 +65,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.connections = ws.Connections()
     app.add_exception_handler(RuleError, rule_error_handler)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     app.include_router(games.router)

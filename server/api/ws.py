@@ -241,7 +241,7 @@ class Connection:
             raise _TooLarge
         try:
             data = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # (RecursionError: nested thousands deep)
             self.error(None, RuleError(BAD_REQUEST, "the frame is not valid JSON"))
             return None
         if not isinstance(data, dict) or not isinstance(data.get("type"), str):

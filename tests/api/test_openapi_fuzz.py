@@ -62,3 +62,14 @@ def test_rest_api_conforms_to_its_schema(
             checks.response_schema_conformance,
         ]
     )
+
+
+def test_unparseable_bodies_get_the_error_shape(live: tuple[TestClient, dict[str, Any]]) -> None:
+    """What the fuzz found: a body that is not JSON got FastAPI's `{"detail"}`; now ErrorBody."""
+    client, game = live
+    for body in (b"\xff\xfe{", b"[" * 50_000 + b"]" * 50_000, b'{"action": '):
+        answer = client.post(f"/api/games/{game['id']}/actions", content=body,
+                             headers={"content-type": "application/json",
+                                      "Authorization": f"Bearer {game['p1']}"})
+        assert answer.status_code == 400
+        assert answer.json()["code"] == "bad_request" and answer.json()["message"]

@@ -40,6 +40,7 @@ from server.rules import core
 from server.rules.core import ActionModel, Event, GameState, RuleError, seat_visibility
 from server.store import EventStore, make_engine
 from server.store.migrate import upgrade
+from tests.reliability.fakes import FakeSocket
 
 EXAMPLES = int(os.environ.get("WARFIELD_FUZZ_EXAMPLES", "30"))
 SECRET = "zz-secret-"  # every whisper's text starts with this; nobody else may ever see it
@@ -64,28 +65,6 @@ def _whisper_action() -> Iterator[None]:
         yield
     finally:
         core.ACTIONS.pop("whisper")
-
-
-class FakeSocket:
-    """The ASGI side of a websocket, in memory: what `Connection` reads and writes."""
-
-    def __init__(self) -> None:
-        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self.frames: list[dict[str, Any]] = []
-        self.raw: list[str] = []
-        self.close_code: int | None = None
-
-    async def receive(self) -> dict[str, Any]:
-        return await self.inbox.get()
-
-    async def send_text(self, text: str) -> None:
-        if self.close_code is not None:
-            raise RuntimeError("send after close")
-        self.raw.append(text)
-        self.frames.append(json.loads(text))
-
-    async def close(self, code: int = 1000, reason: str = "") -> None:
-        self.close_code = code
 
 
 class Client:

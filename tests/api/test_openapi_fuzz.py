@@ -73,3 +73,15 @@ def test_unparseable_bodies_get_the_error_shape(live: tuple[TestClient, dict[str
                                       "Authorization": f"Bearer {game['p1']}"})
         assert answer.status_code == 400
         assert answer.json()["code"] == "bad_request" and answer.json()["message"]
+
+
+def test_a_seq_past_the_columns_range_is_bad_request(
+    live: tuple[TestClient, dict[str, Any]],
+) -> None:
+    """What the fuzz found: `since=2**63` overflowed the database driver (a 500)."""
+    client, game = live
+    for since in (2**31, 2**63):
+        answer = client.get(f"/api/games/{game['id']}/events", params={"since": since})
+        assert (answer.status_code, answer.json()["code"]) == (400, "bad_request")
+    assert client.get(f"/api/games/{game['id']}/events", params={"since": 2**31 - 1}).json() == {
+        "events": []}

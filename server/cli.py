@@ -5,19 +5,35 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from typing import Any
 
 from server.config import Settings
+
+GRACEFUL_SHUTDOWN_S = 10
 
 
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from server.api.app import create_app
+    from server.api.ws import drain
 
     settings = Settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     app = create_app(settings)
-    uvicorn.run(
+
+    class Server(uvicorn.Server):
+        """uvicorn, but on SIGTERM/SIGINT our sockets are drained first: the actions in flight
+        finish (committed, acknowledged), then each socket closes with 1012 so its client
+        reconnects; only then does uvicorn close what is left and run the lifespan shutdown."""
+
+        async def shutdown(self, sockets: list[Any] | None = None) -> None:
+            for listener in self.servers:
+                listener.close()  # no new connections while draining
+            await drain(app.state.connections, timeout=GRACEFUL_SHUTDOWN_S - 2)
+            await super().shutdown(sockets)
+
+    config = uvicorn.Config(
         app,
         host=args.host,
         port=args.port,
@@ -27,9 +43,11 @@ def _serve(args: argparse.Namespace) -> int:
         ws_per_message_deflate=False,
         log_level=settings.log_level,
         proxy_headers=True,
-        timeout_graceful_shutdown=10,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
     )
-    return 0
+    server = Server(config)
+    server.run()
+    return 0 if server.started else 3
 
 
 def _migrate(_args: argparse.Namespace) -> int:

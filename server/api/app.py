@@ -9,12 +9,18 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from server import __version__
 from server.api import ws
-from server.api.errors import rule_error_handler, validation_error_handler
+from server.api.errors import (
+    http_error_handler,
+    rule_error_handler,
+    validation_error_handler,
+)
 from server.api.routes import archive, games, questions, systems
 from server.config import Settings
 from server.games.service import GameService
@@ -54,6 +60,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            await ws.drain(app.state.connections)  # (a no-op after `warfield serve` drained)
             await hub.stop()
             engine.dispose()
 
@@ -64,8 +71,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.connections = ws.Connections()
     app.add_exception_handler(RuleError, rule_error_handler)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
+    app.add_exception_handler(StarletteHTTPException, http_error_handler)
     app.include_router(games.router)
     app.include_router(archive.router)
     app.include_router(systems.router)
@@ -77,7 +86,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """The process is alive."""
         return {"status": "ok"}
 
-    @app.get("/readyz", tags=["health"])
+    class Readiness(BaseModel):
+        model_config = ConfigDict(extra="allow")
+        ready: bool
+
+    @app.get("/readyz", tags=["health"], response_model=Readiness,
+             responses={503: {"model": Readiness, "description": "Not ready"}})
     async def readyz() -> Response:
         """The database (and Redis, when configured) answer."""
         import asyncio
@@ -98,7 +112,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ready = all(v == "ok" for v in checks.values())
         return JSONResponse({"ready": ready, **checks}, status_code=200 if ready else 503)
 
-    @app.get("/metrics", tags=["health"])
+    @app.get("/metrics", tags=["health"], response_class=PlainTextResponse)
     async def metrics() -> Response:
         """Prometheus metrics of this process."""
         registry: Metrics = app.state.metrics

@@ -6,6 +6,7 @@ from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
+from starlette.exceptions import HTTPException
 
 from server.rules.core import (
     BAD_REQUEST,
@@ -68,4 +69,18 @@ async def validation_error_handler(_request: Request, exc: Exception) -> JSONRes
             "details": {"errors": errors},
         },
         status_code=400,
+    )
+
+
+async def http_error_handler(_request: Request, exc: Exception) -> JSONResponse:
+    """Errors raised by the framework itself (a body that is not JSON, an unknown path, a
+    method not allowed) in the same `{"code", "message", "details"}` shape as ours."""
+    assert isinstance(exc, HTTPException)
+    code = next((c for c, status in HTTP_STATUS.items() if status == exc.status_code), None)
+    if code is None:
+        code = BAD_REQUEST if exc.status_code < 500 else "internal"
+    return JSONResponse(
+        {"code": code, "message": str(exc.detail), "details": {}},
+        status_code=exc.status_code,
+        headers=getattr(exc, "headers", None),
     )

@@ -4,6 +4,10 @@ Each connection has one writer task draining an outbound queue, so frames leave 
 they were queued and a slow socket never holds up the others. Events reach the queue already
 encoded for this viewer's visibility class (the hub encodes once per class); the writer only
 checks seq continuity: it drops batches already sent, and fills a gap from the log.
+
+Every open socket is in the app's `Connections` registry, so a shutdown can `drain` them: let
+the messages being handled finish (an action commits and its `ack` is queued), then close each
+socket with 1012 after the frames queued before it; clients reconnect and resume from their seq.
 """
 
 from __future__ import annotations
@@ -141,11 +145,42 @@ def origin_allowed(ws: WebSocket, settings: Settings) -> bool:
     return urlsplit(origin).netloc == host
 
 
+class Connections(set["Connection"]):
+    """The app's open sockets (past the handshake); `draining` once a shutdown has begun."""
+
+    draining: bool = False
+
+
+async def drain(connections: Connections, timeout: float = 8.0) -> None:
+    """Finish the messages in flight, then close every socket with 1012 (service restart).
+
+    New frames arriving meanwhile are not handled: the socket closes, and the client retries
+    them after it reconnects (an action's `ref` makes the retry safe). Idempotent.
+    """
+    connections.draining = True
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while any(c.busy for c in connections) and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+    for conn in list(connections):
+        await conn.restart()
+    while connections and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+
+
 class Connection:
     """One websocket watching one game, as seat 1, seat 2 or a spectator (viewer None)."""
 
-    def __init__(self, ws: WebSocket, service: GameService, settings: Settings, game_id: str):
+    def __init__(
+        self,
+        ws: WebSocket,
+        service: GameService,
+        settings: Settings,
+        game_id: str,
+        connections: Connections | None = None,
+    ):
         self.ws = ws
+        self.connections = connections if connections is not None else Connections()
         self.service = service
         self.settings = settings
         self.game_id = game_id
@@ -155,6 +190,16 @@ class Connection:
         self.queue = Outbox()
         self.bucket = TokenBucket(settings.rate_limit_per_s, settings.rate_limit_burst)
         self.overlay_bucket = TokenBucket(OVERLAY_RATE_PER_S, OVERLAY_BURST)
+        self.busy = False  # handling a message (drain waits for it)
+        self.writer: asyncio.Task[None] | None = None
+
+    async def restart(self) -> None:
+        """Close with 1012 once the frames already queued are sent (see `drain`)."""
+        if self.writer is not None and not self.writer.done():
+            self.queue.put_nowait(_Close(CLOSE_RESTART, "server restarting; reconnect"))
+            return
+        with contextlib.suppress(Exception):
+            await self.ws.close(code=CLOSE_RESTART, reason="server restarting; reconnect")
 
     # --- the hub's side ------------------------------------------------------------------------
 
@@ -205,7 +250,7 @@ class Connection:
                 return
         except WebSocketDisconnect:
             return
-        writer = asyncio.create_task(self._writer())
+        writer = self.writer = asyncio.create_task(self._writer())
         try:
             await self._serve(writer)
         except WebSocketDisconnect:
@@ -235,7 +280,7 @@ class Connection:
             raise _TooLarge
         try:
             data = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # (RecursionError: nested thousands deep)
             self.error(None, RuleError(BAD_REQUEST, "the frame is not valid JSON"))
             return None
         if not isinstance(data, dict) or not isinstance(data.get("type"), str):
@@ -261,6 +306,13 @@ class Connection:
         if data is None or data["type"] != "hello":
             await self._refuse(RuleError(BAD_REQUEST, "the first message must be 'hello'"))
             return False
+        self.busy = True
+        try:
+            return await self._welcome(data)
+        finally:
+            self.busy = False
+
+    async def _welcome(self, data: dict[str, Any]) -> bool:
         token, since = data.get("token"), data.get("since")
         if token is not None and not isinstance(token, str):
             await self._refuse(RuleError(UNAUTHORIZED, "token must be a string or null"))
@@ -331,13 +383,14 @@ class Connection:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(writer, 5)
                 return
-            if data is None:
-                continue
+            if data is None or self.connections.draining:
+                continue  # (draining: not handled; the client retries after it reconnects)
             kind, ref = data["type"], data.get("ref")
             wait = self.bucket.take()
             if wait:
                 self.error(ref, RuleError(RATE_LIMITED, "slow down", retry_after=round(wait, 3)))
                 continue
+            self.busy = True
             try:
                 if kind == "action":
                     await self._action(data)
@@ -364,6 +417,8 @@ class Connection:
                 log.exception("unexpected error handling %s", kind)
                 self.error(ref, RuleError("internal", "the server failed to handle this "
                                           "message; nothing was changed"))
+            finally:
+                self.busy = False
 
     def _share_measure(self, data: dict[str, Any], answer: dict[str, Any]) -> bool:
         """Show a player's measurement to everyone else watching the game, as a transient
@@ -405,19 +460,24 @@ class Connection:
 async def game_socket(ws: WebSocket, game_id: str) -> None:
     settings: Settings = ws.app.state.settings
     service: GameService = ws.app.state.service
+    connections: Connections = ws.app.state.connections
     if not origin_allowed(ws, settings):
         log.warning("websocket refused: origin %s not allowed", ws.headers.get("origin"))
         await ws.close(code=CLOSE_POLICY)
         return
     await ws.accept()
+    conn = Connection(ws, service, settings, game_id, connections)
+    if connections.draining:
+        await conn.restart()
+        return
     if len(game_id) > 64:
-        conn = Connection(ws, service, settings, game_id)
         await conn._refuse(RuleError(NOT_FOUND, "no such game"))
         return
-    conn = Connection(ws, service, settings, game_id)
+    connections.add(conn)
     try:
         await conn.run()
     finally:
+        connections.discard(conn)
         if ws.client_state == WebSocketState.CONNECTED:
             with contextlib.suppress(Exception):
                 await ws.close()

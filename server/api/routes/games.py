@@ -12,6 +12,7 @@ from server.api.errors import error_responses
 from server.rules.core import Battlefield
 
 router = APIRouter(prefix="/api/games", tags=["games"])
+MAX_SEQ = 2**31 - 1  # the log's seq column is a 32-bit integer (SQLite and PostgreSQL)
 GameId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 
 
@@ -63,7 +64,7 @@ class ActionIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     action: dict[str, Any]
     ref: str | None = Field(default=None, min_length=1, max_length=64)
-    expected_seq: int | None = Field(default=None, ge=0)
+    expected_seq: int | None = Field(default=None, ge=0, le=MAX_SEQ)
 
 
 class Ack(BaseModel):
@@ -110,7 +111,7 @@ async def read_events(
     game_id: GameId,
     service: ServiceDep,
     token: TokenDep,
-    since: Annotated[int, Query(ge=0)] = 0,
+    since: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0,
 ) -> EventList:
     """The game's events after `since`, as this viewer may see them."""
     viewer = await service.authenticate(game_id, token)

@@ -1,0 +1,1 @@
+"""Reliability: crash, restart, SIGTERM, fuzzing (issue 8)."""

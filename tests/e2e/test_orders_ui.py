@@ -1,6 +1,7 @@
 """Orders in the browser (t9a): a free move and an undo by agreement, a charge that waits for the
 Charge Reaction (Flee! refused to the Fearless Gremlins, seed 000), shooting at the Gremlins
-(Hard Target) and a round of melee (Distracting, Poison Attacks), shown in the combat report.
+(Hard Target), a round of melee (Distracting, Poison Attacks) shown in the combat report, and a
+Flee! taken by a unit that is not Fearless.
 
 One game: player 1 (Citizen Spears and Archers) and player 2 (two units of Mageblight Gremlins)
 each on their own page, and a spectator. The armies and deployment go over REST; every order
@@ -175,4 +176,31 @@ def test_charge_reaction_undo_shooting_and_melee(server: str, pages: Any, tmp_pa
     p2.screenshot(path=str(tmp_path / "player2-melee.png"))
     p2.locator("#combat-report").screenshot(path=str(tmp_path / "player2-combat-report.png"))
     p1.screenshot(path=str(tmp_path / "player1-melee.png"))
+
+    # --- Player 2's turn: the Gremlins charge the Archers, who are not Fearless: Flee! -------
+    g["act"](1, {"type": "end_phase"})
+    p2.wait_for_function("warfield.store.state.active_player === 2"
+                         " && warfield.store.state.phase === 'Charge'")
+    # Agreed over REST: the Archers stand 16 in from the Gremlins, so a flight (2D6) neither
+    # leaves the table nor can be caught (3D6 keep 2 + 5 < 16 + 2).
+    g["act"](1, {"type": "propose", "kind": "free_move", "unit": ARCHERS, "x": 52, "y": 22,
+                 "facing": 0})
+    g["act"](2, {"type": "accept_proposal"})
+    p2.wait_for_function("(id) => warfield.store.state.units[id].placement.y === 22", arg=ARCHERS)
+    p2.mouse.click(*at(p2, 52, 39))
+    p2.wait_for_selector("#charge")
+    p2.click("#charge")
+    p2.mouse.click(*at(p2, 52, 21))
+    p1.wait_for_selector("#charge-prompt button[data-reaction=flee]:not([disabled])")
+    p1.click("#charge-prompt button[data-reaction=flee]")
+    for page in everyone:
+        page.wait_for_selector(".game-log li:has-text('Citizen Archers flee')", timeout=6000)
+        page.wait_for_selector("#combat-report details.charge[open]:has-text('Flee!')")
+    p1.wait_for_function("(id) => warfield.store.state.units[id].markers.includes('fleeing')",
+                         arg=ARCHERS)
+    p1.mouse.click(*at(p1, *p1.evaluate(
+        "(id) => warfield.store.state.units[id].footprint.features[0].properties.centre",
+        ARCHERS)))
+    p1.wait_for_selector(".selected.unit .badge.marker-fleeing")
+    p1.screenshot(path=str(tmp_path / "player1-fled.png"))
     assert pages.errors == []

@@ -10,6 +10,7 @@ import { mountPanels, actorName } from './ui/panels.js';
 import { showLobby, safeStorage } from './ui/lobby.js';
 import { h, replace } from './ui/dom.js';
 import { helpOverlay } from './ui/help.js';
+import { mountOrders } from './ui/orders.js';
 
 const root = /** @type {HTMLElement} */ (document.getElementById('app'));
 const route = routeOf(location.pathname);
@@ -37,6 +38,7 @@ async function showTable(gameId) {
 
   const canvas = /** @type {HTMLCanvasElement} */ (h('canvas', { id: 'table', 'aria-label': 'Battlefield' }));
   const toasts = h('div', { class: 'toasts', role: 'status' });
+  const board = h('div', { class: 'board' }, canvas, toasts);
   const badge = h('span', { class: 'badge conn', id: 'conn' }, 'connecting');
   const seatBadge = h('span', { class: 'badge seat', id: 'seat' }, choice.seat ? `Player ${choice.seat}` : 'Spectator');
   const presence = h('span', { class: 'presence', id: 'presence' });
@@ -46,7 +48,7 @@ async function showTable(gameId) {
   const helpButton = h('button', { type: 'button', class: 'help-button', title: 'Help (?)', onclick: () => toggleHelp() }, '?');
   replace(root, h('div', { class: 'page' },
     h('header', { class: 'top' }, h('a', { href: '/', class: 'home' }, '⚔'), title, seatBadge, badge, presence, helpButton),
-    h('div', { class: 'board' }, canvas, toasts),
+    board,
     side),
   help);
 
@@ -68,6 +70,7 @@ async function showTable(gameId) {
   table.mount();
   const links = gameLinks(location.origin, gameId);
   const updatePanels = mountPanels({ root: side, store, conn, table, toast, links });
+  mountOrders({ side, board, store, conn, table, toast });
 
   conn.onStatus((status) => {
     badge.textContent = status === 'online' ? 'online' : status;

@@ -193,7 +193,7 @@ export class Connection {
         this.afterEvents();
         return;
       case 'events':
-        this.store.receive(Array.isArray(msg.events) ? msg.events : []);
+        this.store.receive(Array.isArray(msg.events) ? msg.events : [], { frame: true });
         this.afterEvents();
         return;
       case 'presence':
@@ -240,15 +240,20 @@ export class Connection {
 
   refreshState() {
     if (this.stateFetch || !this.fetchState) return;
+    let again = false;
     this.stateFetch = this.fetchState()
       .then(({ seq, state }) => {
         if (this.store.seq === null || seq >= this.store.seq || this.store.needsRefresh) {
           this.store.replaceState(state, seq);
         }
+        // Events past the fetched state that only the server can fold (an `events_undone`
+        // or a unit event that came in while the fetch was out): fetch once more.
+        again = this.store.needsRefresh && this.store.seq !== null && seq < this.store.seq;
       })
       .catch(() => {})
       .finally(() => {
         this.stateFetch = null;
+        if (again) this.refreshState();
       });
   }
 
@@ -301,7 +306,10 @@ export class Connection {
     /** @type {Object<string, any>} */
     const body = { action };
     if (this.store.seq !== null) body.expected_seq = this.store.seq;
-    return this.request('action', body);
+    return this.request('action', body).then((ack) => {
+      this.store.noteAck?.(ack?.seq);
+      return ack;
+    });
   }
 
   /** Ask whether an action would be legal, without doing it. @param {Object<string, any>} action */

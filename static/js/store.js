@@ -72,6 +72,10 @@ export class Store {
     this.needsRefresh = false;
     /** @type {Set<(change:Change) => void>} */
     this.listeners = new Set();
+    /** Live `events` frames as [first seq, last seq]: one frame is one action's batch. */
+    this.frames = /** @type {[number, number][]} */ ([]);
+    /** Seqs the server acked for this page's own actions (the last event of each batch). */
+    this.ownAcks = /** @type {number[]} */ ([]);
   }
 
   /** @param {(change:Change) => void} fn @returns {() => void} unsubscribe */
@@ -113,9 +117,11 @@ export class Store {
    * Take events from the server (live or fetched). Returns where a gap starts, if any: the
    * caller fetches `events?since=gapAfter` and hands them back here.
    * @param {GameEvent[]} events
+   * @param {{frame?:boolean}} [opts]  frame: a live `events` frame (one action's batch)
    * @returns {{applied:GameEvent[], gapAfter:number|null}}
    */
-  receive(events) {
+  receive(events, opts = {}) {
+    if (opts.frame) this.noteFrame(events);
     let historyOnly = false;
     for (const ev of events) {
       if (!isEvent(ev)) continue;
@@ -129,6 +135,21 @@ export class Store {
     if (applied.length) this.emit({ kind: 'events', events: applied });
     else if (historyOnly) this.emit({ kind: 'history', events: [] });
     return { applied, gapAfter: this.gapAfter() };
+  }
+
+  /** @param {GameEvent[]} events */
+  noteFrame(events) {
+    const seqs = events.filter(isEvent).map((ev) => ev.seq);
+    if (!seqs.length) return;
+    this.frames.push([Math.min(...seqs), Math.max(...seqs)]);
+    if (this.frames.length > 500) this.frames.splice(0, this.frames.length - 500);
+  }
+
+  /** The server acked one of this page's actions at `seq`. @param {number} seq */
+  noteAck(seq) {
+    if (!Number.isInteger(seq)) return;
+    this.ownAcks.push(seq);
+    if (this.ownAcks.length > 500) this.ownAcks.splice(0, this.ownAcks.length - 500);
   }
 
   /** The seq after which events are missing, or null when nothing is waiting. */

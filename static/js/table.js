@@ -11,6 +11,8 @@ import { drawFrame } from './view/render.js';
 import { attachGestures, attachKeys } from './input/gestures.js';
 import { LatestOnly } from './net.js';
 import { TOOLS, emptyLos } from './tools.js';
+import { drawOrderLayer } from './view/orders-layer.js';
+import { chargeAckToast } from './ui/orders.js';
 import {
   unitFrame, handlesOf, handleAt, wheelDegrees, pivotDegrees, reformFiles, rotateGeometry,
   reformOutline, modelIndexAt, stagedModels,
@@ -272,6 +274,7 @@ export class Table {
       handles: this.drag || this.mode !== 'idle' ? null : this.handles(),
       overlays,
     });
+    if (drawOrderLayer(this.ctx, this.view, this.store.state, /** @type {any} */ (this), performance.now())) this.redraw();
     if (this.frameStats) {
       this.frameStats.stamps.push(ts);
       this.frameStats.draw.push(performance.now() - t0);
@@ -637,8 +640,8 @@ export class Table {
     this.setMode('idle');
     try {
       const ack = await this.conn.act({ type: 'declare_charge', unit: unit.id, target: target.id });
-      const ev = this.store.history.find((e) => e.seq === ack.seq);
-      if (ev) this.toast(ev.type === 'charge_succeeded' ? 'Charge succeeded!' : `Charge failed: ${ev.payload?.reason || ''}`, ev.type === 'charge_succeeded' ? 'ok' : 'info');
+      const said = chargeAckToast(this.store.history, ack.seq, this.store.state);
+      if (said) this.toast(said.text, said.kind);
     } catch (err) {
       this.toast(`Charge: ${errorText(err)}`, 'error');
     }
@@ -893,7 +896,7 @@ export class Table {
       case 'rotateBack':
         return this.rotate(cmd === 'rotateBack' || e?.shiftKey ? -1 : 1);
       case 'confirm':
-        return this.confirmStaged();
+        return this.mode !== 'idle' && TOOLS[this.mode].confirm ? TOOLS[this.mode].confirm?.(this) : this.confirmStaged();
       case 'fit':
         return this.fitView();
       case 'remove':
@@ -908,6 +911,7 @@ export class Table {
   /** R: turn what is in hand — a reform being dragged (90°), the selected ranked unit (a
    * staged pivot, 15°) or the selected token (45°). @param {1|-1} sign */
   rotate(sign) {
+    if (this.mode !== 'idle' && TOOLS[this.mode].rotate) return TOOLS[this.mode].rotate?.(this, sign);
     if (this.drag?.kind === 'reform') {
       this.drag.turn = (this.drag.turn || 0) + 90 * sign;
       return this.handleDragMove();

@@ -4,6 +4,8 @@
 // questions and intents. Adding a tool (an ambush placer, say) is one more entry here, a
 // button or key that calls `table.setMode(name)`, and its drawing in view/render.js.
 
+import { ORDER_TOOLS } from './ui/orders-tools.js';
+
 /** @typedef {import('./table.js').Table} Table */
 /** @typedef {{x:number, y:number}} Pt */
 
@@ -14,6 +16,8 @@
  * @property {(t:Table, w:Pt, hit:string|null) => any} tap   a click on the table (inches)
  * @property {(t:Table, w:Pt, hit:string|null) => void} [hover]
  * @property {(t:Table) => string} hint                      one line for the side panel
+ * @property {(t:Table, sign:1|-1) => void} [rotate]         R / Shift+R while in the tool
+ * @property {(t:Table) => void} [confirm]                   Enter while in the tool
  */
 
 /** @type {Record<string, Tool>} */
@@ -55,6 +59,7 @@ export const TOOLS = {
     tap: (t, _w, hit) => t.chargeClick(hit),
     hint: () => 'Click the enemy unit to charge (Esc to cancel).',
   },
+  ...ORDER_TOOLS,
 };
 
 /** A fresh line-of-sight state. */

@@ -282,3 +282,47 @@ test('a shared measure asks to share; overlays others share reach the listeners,
   assert.equal(seen[0].distance, 5);
   assert.equal(store.seq, 1);
 });
+
+test('events_undone: the state is fetched again, and once more when an unfoldable event came in during the fetch', async () => {
+  const answers = [
+    { seq: 4, state: { ...state(4), units: { u1: { id: 'u1', placement: { x: 1, y: 1, facing: 0 } } } } },
+    { seq: 5, state: { ...state(5), units: { u1: { id: 'u1', placement: { x: 2, y: 2, facing: 0 } } } } },
+  ];
+  let asked = 0;
+  /** @type {Function|null} */
+  let release = null;
+  const { store, sock } = setup({
+    fetchState: () => new Promise((resolve) => {
+      const answer = answers[asked];
+      asked += 1;
+      release = () => resolve(answer);
+    }),
+  });
+  sock().open();
+  sock().push({ type: 'welcome', seat: 1, seq: 2, state: state(2) });
+  sock().push({ type: 'events', events: [ev(3, 'proposal_accepted', { id: 'p1', by: 2 }), ev(4, 'events_undone', { proposal: 'p1', seqs: [2] })] });
+  assert.equal(store.needsRefresh, true);
+  assert.deepEqual(store.frames, [[3, 4]]);
+  // A unit moves while the state is on its way: the answer (seq 4) is already behind.
+  sock().push({ type: 'events', events: [ev(5, 'unit_moved', { unit: { id: 'u1' } })] });
+  release?.();
+  await tick();
+  assert.equal(asked, 2);
+  release?.();
+  await tick();
+  assert.equal(store.seq, 5);
+  assert.equal(store.needsRefresh, false);
+  assert.equal(store.state.units.u1.placement.x, 2);
+  // The undone events stay in the history (the log shows them struck through).
+  assert.deepEqual(store.history.map((e) => e.seq), [3, 4, 5]);
+});
+
+test('acks of this page are remembered for "undo my last action"', async () => {
+  const { conn, store, sock } = setup();
+  sock().open();
+  sock().push({ type: 'welcome', seat: 1, seq: 9, state: state(9) });
+  const p = conn.act({ type: 'note', text: 'x' });
+  sock().push({ type: 'ack', ref: sock().last().ref, seq: 11 });
+  await p;
+  assert.deepEqual(store.ownAcks, [11]);
+});

@@ -206,7 +206,7 @@ export function unitOrders(unit, table, store) {
   if (st.active_player !== store.seat) return null;
   const ranked = unit.placement && !(Array.isArray(unit.positions) && unit.positions.length && st.system === 'wh40k10');
   const g = table.ghost;
-  const staged = g?.phase === 'staged' && g.id === unit.id;
+  const staged = g?.phase === 'staged' && g.id === unit.id && !(/** @type {any} */ (g).proposal);
   return h('div', { class: 'buttons orders' },
     staged ? h('button', { type: 'button', id: 'confirm-move', class: 'primary', onclick: () => table.confirmStaged() }, 'Confirm move', h('kbd', null, 'Enter')) : null,
     staged ? h('button', { type: 'button', id: 'reset-move', onclick: () => table.cancel() }, 'Reset', h('kbd', null, 'Esc')) : null,

@@ -1,6 +1,8 @@
 // Each event in words, for the game log. Pure: describes what the server recorded and never
 // works anything out; unknown event types fall back to their name.
 
+import { ORDER_WORDS } from './order-words.js';
+
 /** @param {number|string|undefined} actor */
 export function who(actor) {
   return actor === 1 || actor === 2 ? `Player ${actor}` : 'The game';
@@ -66,7 +68,7 @@ const WORDS = {
 
 /** @param {import('../store.js').GameEvent} ev @param {any} [state] unit names @returns {string} */
 export function describe(ev, state) {
-  const words = WORDS[ev.type];
+  const words = WORDS[ev.type] || ORDER_WORDS[ev.type];
   try {
     if (words) return words(ev.payload || {}, ev, state);
   } catch {

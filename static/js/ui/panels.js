@@ -7,6 +7,8 @@ import { errorText } from '../table.js';
 import { describe, humanize } from './describe.js';
 import { setupPanel, renderTray, unitOrders } from './battle.js';
 import { TOOLS } from '../tools.js';
+import { unitActions, markerBadges } from './orders.js';
+import { undoneSeqs } from './report.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -205,8 +207,9 @@ function renderPhase(el, st, seat, conn, toast) {
 
 /** @param {HTMLElement} list @param {Store} store */
 function renderGameLog(list, store) {
+  const undone = undoneSeqs(store.history);
   const items = store.history.slice(-150).reverse()
-    .map((ev) => h('li', { class: `owner-${ev.actor}`, dataset: { seq: ev.seq } }, h('small', null, `#${ev.seq} `), describe(ev, store.state)));
+    .map((ev) => h('li', { class: `owner-${ev.actor}${undone.has(ev.seq) ? ' undone' : ''}`, dataset: { seq: ev.seq, type: ev.type } }, h('small', null, `#${ev.seq} `), describe(ev, store.state)));
   replace(list, items.length ? items : h('li', { class: 'empty' }, 'Nothing yet.'));
 }
 
@@ -230,7 +233,7 @@ function renderInfo(el, table, store) {
   }
   const unit = table.selected ? store.state?.units?.[table.selected] : null;
   const sel = table.selected ? store.state?.tokens?.[table.selected] : null;
-  if (unit) rows.push(unitCard(unit), unitOrders(unit, table, store));
+  if (unit) rows.push(unitCard(unit, store.state), unitOrders(unit, table, store), unitActions(unit, table));
   if (sel) {
     const own = store.seat !== null && sel.owner === store.seat;
     rows.push(h('div', { class: `selected owner-${sel.owner}` },
@@ -250,10 +253,12 @@ function renderInfo(el, table, store) {
 }
 
 /** What a player needs to know about a unit: its entry, state and rules (with the ones the
- * server does not automate marked). @param {any} u */
-function unitCard(u) {
+ * server does not automate marked). @param {any} u @param {any} [st] */
+function unitCard(u, st) {
   const notAuto = new Set(Array.isArray(u.not_automated) ? u.not_automated : []);
+  const partly = u.partly_automated && typeof u.partly_automated === 'object' ? u.partly_automated : {};
   const rules = Array.isArray(u.rules) ? u.rules : [];
+  const partlyElsewhere = Object.keys(partly).filter((r) => !rules.includes(r));
   return h('div', { class: `selected unit owner-${u.owner}` },
     h('b', null, u.name || u.id), ' ', h('small', null, actorName(u.owner)),
     h('div', { class: 'coords' },
@@ -262,15 +267,20 @@ function unitCard(u) {
       ? h('ul', { class: 'characters' }, u.characters.map((/** @type {any} */ c) => h('li', null, `With ${c.name || c.datasheet}`,
         c.damage ? h('small', null, ` · ${c.damage} wound${c.damage === 1 ? '' : 's'} lost`) : null)))
       : null,
-    u.damage ? h('div', { class: 'coords damage' }, `One model has lost ${u.damage} wound${u.damage === 1 ? '' : 's'}`) : null,
+    u.damage ? h('div', { class: 'coords damage' }, `One model has lost ${u.damage} Health Point${u.damage === 1 ? '' : 's'}`) : null,
     Array.isArray(u.markers) && u.markers.length
-      ? h('div', { class: 'markers' }, u.markers.map((/** @type {string} */ m) => h('span', { class: 'badge marker' }, humanize(String(m)))))
+      ? h('div', { class: 'markers' }, u.markers.map((/** @type {string} */ m) => h('span', { class: `badge marker ${markerBadges({ markers: [m] }).length ? `marker-${m}` : ''}` }, humanize(String(m)))))
       : null,
+    u.engaged_with ? h('div', { class: 'coords engaged' }, `Engaged with ${st?.units?.[u.engaged_with]?.name || u.engaged_with}`) : null,
     u.moved && Object.keys(u.moved).length && typeof u.moved.used === 'number'
       ? h('div', { class: 'coords' }, `Moved ${u.moved.used.toFixed(1)}${u.moved.allowance ? ` of ${u.moved.allowance} in` : ' in'}`)
       : null,
     rules.length
-      ? h('ul', { class: 'rules' }, rules.map((/** @type {string} */ r) => h('li', { class: notAuto.has(r) ? 'manual' : '' }, r, notAuto.has(r) ? h('small', null, ' not automated') : null)))
+      ? h('ul', { class: 'rules' }, rules.map((/** @type {string} */ r) => h('li', { class: notAuto.has(r) ? 'manual' : partly[r] ? 'partly' : '' }, r,
+        notAuto.has(r) ? h('small', null, ' not automated') : null,
+        !notAuto.has(r) && partly[r] ? h('small', { title: partly[r] }, ' partly automated') : null,
+        !notAuto.has(r) && partly[r] ? h('div', { class: 'note' }, partly[r]) : null)),
+      partlyElsewhere.map((r) => h('li', { class: 'partly' }, r, h('small', { title: partly[r] }, ' partly automated'), h('div', { class: 'note' }, partly[r]))))
       : null);
 }
 

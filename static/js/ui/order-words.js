@@ -1,0 +1,80 @@
+// Words for the events of charge reactions, flight and rallies, and proposals (undo, free
+// move), for the game log. Pure: says what the server recorded, never works anything out.
+// describe.js falls back to these; combat events carry their own `text`.
+
+/** @param {number|string|undefined} actor */
+function who(actor) {
+  return actor === 1 || actor === 2 ? `Player ${actor}` : 'The game';
+}
+
+/** A unit's name from the state, or its id. @param {any} state @param {any} id */
+export function unitName(state, id) {
+  return String(state?.units?.[id]?.name || id || 'a unit');
+}
+
+/** A roll as "2D6 maximised x1: 6 4 (1) = 10" (discarded faces in brackets). @param {any} roll */
+export function rollWords(roll) {
+  if (!roll || typeof roll !== 'object') return '';
+  const faces = Array.isArray(roll.dice) ? roll.dice.map((/** @type {any} */ d) => (d.kept ? String(d.face) : `(${d.face})`)).join(' ') : '';
+  const total = roll.total === null || roll.total === undefined ? '' : ` = ${roll.total}`;
+  return `${roll.expression ?? ''}: ${faces}${total}`;
+}
+
+/** @param {any} v */
+const inch = (v) => (typeof v === 'number' ? `${v.toFixed(1)} in` : '');
+
+/** Human names of the Charge Reactions. */
+export const REACTION_NAMES = /** @type {Record<string, string>} */ ({ hold: 'Hold', flee: 'Flee!', stand_and_shoot: 'Stand and Shoot' });
+
+/** @param {any} p the proposal (proposal_made payload or state.proposal) @param {any} state */
+export function proposalWords(p, state) {
+  if (p?.kind === 'undo' && p.undo) {
+    const evs = Array.isArray(p.undo.events) ? p.undo.events : [];
+    const types = [...new Set(evs.map((/** @type {any} */ e) => String(e.type).replace(/_/g, ' ')))];
+    const n = evs.length;
+    return `undo ${n} event${n === 1 ? '' : 's'} from #${p.undo.from_seq}${types.length ? ` (${types.slice(0, 4).join(', ')}${types.length > 4 ? ', …' : ''})` : ''}`;
+  }
+  if (p?.kind === 'free_move' && p.free_move) return `a free move of ${unitName(state, p.free_move.unit)}`;
+  return String(p?.description || p?.kind || 'something');
+}
+
+/** @type {Object<string, (p:any, ev:any, state?:any) => string>} */
+export const ORDER_WORDS = {
+  charge_declared: (p, ev, state) => {
+    const tail = p.reactions?.length === 1 && p.reactions[0] === 'flee' ? '' : `; Player ${p.reacting_player} chooses a Charge Reaction`;
+    return `${who(ev.actor)}: ${unitName(state, p.unit)} declares a charge on ${unitName(state, p.target)} (${inch(p.distance)})${tail}`;
+  },
+  charge_reaction: (p, ev, state) => {
+    const name = p.name || REACTION_NAMES[p.reaction] || p.reaction;
+    const forced = p.forced ? ' (already fleeing: no choice)' : '';
+    const manual = p.not_automated ? ` — ${p.not_automated}` : '';
+    return `${who(ev.actor)}: ${unitName(state, p.unit)} react to ${unitName(state, p.charger)}'s charge: ${name}${forced}${manual}`;
+  },
+  unit_fled: (p, _ev, state) => {
+    const bits = [`${unitName(state, p.unit)} flee ${inch(p.distance)}`];
+    if (p.roll) bits.push(`[${rollWords(p.roll)}${p.rule ? `, ${p.rule}` : ''}]`);
+    if (p.away_from && p.away_from !== p.unit) bits.push(`away from ${unitName(state, p.away_from)}`);
+    if (p.reason) bits.push(`(${p.reason})`);
+    let text = bits.join(' ');
+    if (typeof p.moved === 'number' && typeof p.distance === 'number' && Math.abs(p.moved - p.distance) > 0.05) text += `; moved ${inch(p.moved)} to get clear`;
+    if (Array.isArray(p.passed_through) && p.passed_through.length) text += `; passed through ${p.passed_through.map((/** @type {any} */ id) => unitName(state, id)).join(', ')}`;
+    if (p.destroyed) text += '; fled off the table and is destroyed';
+    return text;
+  },
+  fleeing_unit_caught: (p, _ev, state) => `${unitName(state, p.by)} caught the fleeing ${unitName(state, p.unit)}: destroyed`,
+  unit_rallied: (p, _ev, state) => (p.roll
+    ? `${unitName(state, p.unit)} rallied: ${p.rule || 'Rally Test'} [${rollWords(p.roll)}] against Discipline ${p.discipline}`
+    : `${unitName(state, p.unit)} rallied (${p.rule || 'automatically'})`),
+  rally_failed: (p, _ev, state) => `${unitName(state, p.unit)} failed to rally [${rollWords(p.roll)}] against Discipline ${p.discipline}`,
+  unit_steadied: (p, _ev, state) => `${unitName(state, p.unit)} is no longer ${(p.removed || ['shaken']).join(', ')}${p.reason ? ` (${p.reason})` : ''}`,
+  proposal_made: (p, ev, state) => `${who(ev.actor ?? p.by)} proposes ${proposalWords(p, state)} (${p.id})`,
+  proposal_accepted: (p) => `Player ${p.by} accepted proposal ${p.id}`,
+  proposal_declined: (p) => (p.withdrawn ? `Player ${p.by} withdrew proposal ${p.id}` : `Player ${p.by} declined proposal ${p.id}`),
+  proposal_lapsed: (p) => `Proposal ${p.id} lapsed: ${p.reason || 'the game moved on'}`,
+  events_undone: (p) => {
+    const seqs = Array.isArray(p.seqs) ? p.seqs : [];
+    const span = seqs.length ? ` #${Math.min(...seqs)}${seqs.length > 1 ? `–#${Math.max(...seqs)}` : ''}` : '';
+    return `Undone by agreement (${p.proposal}):${span}, ${seqs.length} event${seqs.length === 1 ? '' : 's'} taken back`;
+  },
+  free_move: (p, ev, state) => `${who(ev.actor)}: ${p.unit?.name || unitName(state, p.unit?.id)} moved by agreement (free move, ${p.proposal})`,
+};

@@ -1,0 +1,446 @@
+// Orders that wait on the other player or act on the enemy: Charge Reactions, proposals by
+// agreement (undo, free move), shooting and melee. The pure parts say what to offer from the
+// server's state and log (tested under node); the rest turns clicks into intents. The server
+// decides every rule: a reaction it refuses comes with the rule's reason, shown as it is.
+
+import { h, replace } from './dom.js';
+import { REACTION_NAMES, proposalWords, unitName } from './order-words.js';
+import { reportGroups, renderReport } from './report.js';
+
+/** @typedef {import('../store.js').Store} Store */
+/** @typedef {import('../net.js').Connection} Connection */
+/** @typedef {import('../table.js').Table} Table */
+
+const REACTIONS = ['hold', 'flee', 'stand_and_shoot'];
+
+/** @param {any} e */
+function errorText(e) {
+  if (!e) return 'failed';
+  const rule = e.details?.rule ? `${e.details.rule}: ` : '';
+  return `${rule}${e.message || e.code || 'failed'}`;
+}
+
+// --- pure: what to offer ---------------------------------------------------------------------
+
+/**
+ * The charge waiting for a Charge Reaction, as each viewer sees it: who declared it on whom
+ * and how far, and for the charged player the reactions, each allowed or refused with the
+ * rule the server named (refusals come from the `charge_declared` event in the log).
+ * @param {any} state @param {any[]} history @param {number|null} seat
+ * @returns {null|{unit:string, target:string, text:string, distance:number|null, reacting:number, role:'react'|'wait'|'watch', reactions:{id:string, name:string, allowed:boolean, rule:string|null, reason:string|null}[]}}
+ */
+export function chargePrompt(state, history, seat) {
+  const pc = state?.pending_charge;
+  if (!pc || !pc.unit || !pc.target) return null;
+  let declared = null;
+  for (let i = history.length - 1; i >= 0; i -= 1) {
+    const ev = history[i];
+    if (ev.type === 'charge_declared' && ev.payload?.unit === pc.unit && ev.payload?.target === pc.target) {
+      declared = ev.payload;
+      break;
+    }
+  }
+  const distance = typeof declared?.distance === 'number' ? declared.distance : null;
+  const allowed = new Set(Array.isArray(pc.reactions) ? pc.reactions : declared?.reactions || []);
+  const refused = declared?.refused || {};
+  const reacting = Number(pc.reacting_player ?? declared?.reacting_player);
+  const role = seat === null || seat === undefined ? 'watch' : seat === reacting ? 'react' : 'wait';
+  const text = `${unitName(state, pc.unit)} declares a charge on ${unitName(state, pc.target)}${distance !== null ? ` (${distance.toFixed(1)} in)` : ''}`;
+  return {
+    unit: pc.unit,
+    target: pc.target,
+    text,
+    distance,
+    reacting,
+    role,
+    reactions: REACTIONS.filter((r) => allowed.has(r) || refused[r]).map((r) => ({
+      id: r,
+      name: REACTION_NAMES[r] || r,
+      allowed: allowed.has(r),
+      rule: allowed.has(r) ? null : String(refused[r]?.rule || ''),
+      reason: allowed.has(r) ? null : String(refused[r]?.message || 'not allowed'),
+    })),
+  };
+}
+
+/**
+ * The open proposal as a banner: the words, and whether this viewer answers it (the
+ * opponent), may withdraw it (the proposer) or watches.
+ * @param {any} state @param {number|null} seat
+ * @returns {null|{id:string, kind:string, by:number, text:string, role:'answer'|'own'|'watch', open:boolean}}
+ */
+export function proposalBanner(state, seat) {
+  const p = state?.proposal;
+  if (!p || !p.id) return null;
+  const by = Number(p.by);
+  const role = seat === null || seat === undefined ? 'watch' : seat === by ? 'own' : 'answer';
+  const open = p.open !== false;
+  const text = `Player ${by} proposes ${proposalWords(p, state)}${open ? '' : ' — the game has moved on since: accepting it now only records that it lapsed'}`;
+  return { id: String(p.id), kind: String(p.kind), by, text, role, open };
+}
+
+/**
+ * What "Propose undo" takes back: this seat's last action still undoable — from the first
+ * undoable event of the `events` frame that carried it (one frame is one action's batch) —
+ * else the last frame with an event by this seat; else the last action seen live (its whole
+ * batch, never half a melee round); else the server's default (the last event).
+ * @param {{undoable?:{seq:number, type:string, actor:any}[]}} state
+ * @param {[number, number][]} frames live frames [first, last]
+ * @param {number[]} ownAcks seqs acked for this page's actions
+ * @param {number|null} seat
+ * @param {any[]} [history]
+ * @returns {null|{seq:number|null, events:{seq:number, type:string}[]}}
+ */
+export function undoPlan(state, frames, ownAcks, seat, history = []) {
+  const undoable = Array.isArray(state?.undoable) ? state.undoable : [];
+  if (!undoable.length || seat === null) return null;
+  const head = undoable[undoable.length - 1].seq;
+  const from = (/** @type {number} */ seq) => {
+    const events = undoable.filter((e) => e.seq >= seq).map((e) => ({ seq: e.seq, type: e.type }));
+    return { seq, events };
+  };
+  /** The undoable events of the frame holding `seq`, from its first one. @param {number} seq */
+  const frameStart = (seq) => {
+    const f = frames.find(([a, b]) => a <= seq && seq <= b);
+    const lo = f ? f[0] : seq;
+    const hi = f ? f[1] : seq;
+    const inside = undoable.filter((e) => e.seq >= lo && e.seq <= hi);
+    return inside.length ? inside[0].seq : null;
+  };
+  for (let i = ownAcks.length - 1; i >= 0; i -= 1) {
+    if (ownAcks[i] > head) continue;
+    const start = frameStart(ownAcks[i]);
+    if (start !== null) return from(start);
+  }
+  const bySeat = new Map(history.map((ev) => [ev.seq, ev.actor]));
+  for (let i = frames.length - 1; i >= 0; i -= 1) {
+    const [a, b] = frames[i];
+    const mine = undoable.filter((e) => e.seq >= a && e.seq <= b && (e.actor === seat || bySeat.get(e.seq) === seat));
+    if (mine.length) {
+      const start = frameStart(mine[0].seq);
+      if (start !== null) return from(start);
+    }
+  }
+  for (let i = frames.length - 1; i >= 0; i -= 1) {
+    const start = frameStart(frames[i][1]);
+    if (start !== null) return from(start);
+  }
+  const last = undoable[undoable.length - 1];
+  return { seq: null, events: [{ seq: last.seq, type: last.type }] };
+}
+
+/** Ids of the units in a combat: `engaged_with` names the unit charged, so both sides.
+ * @param {any} state @returns {Set<string>} */
+export function engagedIds(state) {
+  const out = new Set();
+  for (const u of Object.values(state?.units || {})) {
+    const other = /** @type {any} */ (u).engaged_with;
+    if (other && /** @type {any} */ (u).status === 'on_table') {
+      out.add(/** @type {any} */ (u).id);
+      out.add(other);
+    }
+  }
+  return out;
+}
+
+/**
+ * Which combat orders a selected unit gets: Shoot (Shooting Phase, own unit with a shooting
+ * weapon on its datasheet, when known) and Fight (Melee Phase, any unit in a combat, for the
+ * active player). Offers only: the server says why when it refuses.
+ * @param {any} unit @param {any} state @param {number|null} seat @param {any} [sheet] the unit's datasheet, if loaded
+ */
+export function combatOrders(unit, state, seat, sheet) {
+  const out = { shoot: false, fight: false, weapons: /** @type {string[]} */ ([]) };
+  if (!unit || !state || state.stage !== 'battle' || seat === null || unit.status !== 'on_table') return out;
+  if (state.system !== 't9a' || state.active_player !== seat) return out;
+  const phase = String(state.phase || '');
+  // Unknown until the datasheets are loaded: offered, and the server answers.
+  const shooting = sheet === undefined ? null : Array.isArray(sheet?.profile?.shooting) ? sheet.profile.shooting : [];
+  if (phase === 'Shooting' && unit.owner === seat && (shooting === null || shooting.length > 0)) {
+    out.shoot = true;
+    out.weapons = (shooting || []).map((/** @type {any} */ w) => String(w.name));
+  }
+  if (phase === 'Melee' && engagedIds(state).has(unit.id)) out.fight = true;
+  return out;
+}
+
+/** Markers worth a badge, as words. @param {any} unit @returns {string[]} */
+export function markerBadges(unit) {
+  const markers = Array.isArray(unit?.markers) ? unit.markers.map(String) : [];
+  return markers.filter((m) => m === 'fleeing' || m === 'shaken').map((m) => (m === 'fleeing' ? 'Fleeing' : 'Shaken'));
+}
+
+/**
+ * What to say after a declared charge is acked: waiting for the reaction, or the result when
+ * it came at once (40k, or a target already fleeing). Null when the events are not here yet.
+ * @param {any[]} history @param {number} ackSeq @param {any} state
+ * @returns {null|{text:string, kind:'info'|'ok'}}
+ */
+export function chargeAckToast(history, ackSeq, state) {
+  for (let i = history.length - 1; i >= 0; i -= 1) {
+    const ev = history[i];
+    if (ev.seq > ackSeq) continue;
+    const p = ev.payload || {};
+    if (ev.type === 'fleeing_unit_caught') return { text: `Charge succeeded: ${unitName(state, p.unit)} is caught and destroyed!`, kind: 'ok' };
+    if (ev.type === 'charge_succeeded') return { text: 'Charge succeeded!', kind: 'ok' };
+    if (ev.type === 'charge_failed') return { text: `Charge failed: ${p.reason || ''}`, kind: 'info' };
+    if (ev.type === 'charge_declared') {
+      return { text: `Charge declared on ${unitName(state, p.target)}: waiting for Player ${p.reacting_player}'s Charge Reaction.`, kind: 'info' };
+    }
+    if (ackSeq - ev.seq > 8) break;
+  }
+  return null;
+}
+
+// --- intents ---------------------------------------------------------------------------------
+
+/**
+ * Send an action with a toast on refusal. @param {Table} table @param {any} action @param {string} what
+ * @returns {Promise<any>} the ack, or null
+ */
+export async function send(table, action, what) {
+  try {
+    return await table.conn.act(action);
+  } catch (err) {
+    table.toast(`${what}: ${errorText(err)}`, 'error');
+    return null;
+  }
+}
+
+/** The Shoot tool's click: the selected unit shoots at the clicked enemy. @param {Table} table @param {string|null} hit */
+export async function shootAt(table, hit) {
+  const st = table.store.state;
+  const unit = table.ownUnit(table.selected);
+  if (!unit) return table.setMode('idle');
+  const target = hit ? st?.units?.[hit] : null;
+  if (!target || target.owner === table.store.seat) return table.toast('Shoot: click an enemy unit.', 'info');
+  table.setMode('idle');
+  /** @type {any} */
+  const action = { type: 'shoot', unit: unit.id, target: target.id };
+  const weapon = /** @type {any} */ (table).shootWeapon;
+  if (weapon) action.weapon = weapon;
+  await send(table, action, `Shoot ${unit.name || unit.id}`);
+}
+
+/** @param {Table} table @param {string} unitId */
+export function fight(table, unitId) {
+  const name = table.store.state?.units?.[unitId]?.name || unitId;
+  return send(table, { type: 'fight_combat', unit: unitId }, `Fight ${name}`);
+}
+
+// --- datasheets (which units carry a shooting weapon) -----------------------------------------
+
+/** @type {Map<string, Promise<any[]>|any[]>} */
+const sheetCache = new Map();
+
+/** The system's datasheets once loaded (null until then); asks once. @param {string} system @param {() => void} onLoad */
+export function sheetsOf(system, onLoad) {
+  const have = sheetCache.get(system);
+  if (Array.isArray(have)) return have;
+  if (!have && typeof fetch === 'function') {
+    const p = fetch(`/api/systems/${encodeURIComponent(system)}/datasheets`, { headers: { Accept: 'application/json' } })
+      .then((r) => (r.ok ? r.json() : { datasheets: [] }))
+      .then((body) => {
+        const list = Array.isArray(body?.datasheets) ? body.datasheets : [];
+        sheetCache.set(system, list);
+        onLoad();
+        return list;
+      })
+      .catch(() => {
+        sheetCache.set(system, []);
+        return [];
+      });
+    sheetCache.set(system, p);
+  }
+  return null;
+}
+
+// --- the selected unit's combat and agreement orders (rendered in the info panel) -----------
+
+/**
+ * Buttons for the selected unit: Shoot…, Fight, Free move… (and, while a free move is
+ * staged, Propose free move / Reset).
+ * @param {any} unit @param {Table} table
+ */
+export function unitActions(unit, table) {
+  const store = table.store;
+  const st = store.state || {};
+  if (!unit || store.seat === null || st.stage !== 'battle') return null;
+  const sheets = st.system ? sheetsOf(st.system, () => table.onChange()) : null;
+  const sheet = sheets ? sheets.find((s) => s.id === unit.datasheet) : undefined;
+  const orders = combatOrders(unit, st, store.seat, sheets ? sheet || { profile: { shooting: [] } } : undefined);
+  const g = /** @type {any} */ (table.ghost);
+  const staged = g?.proposal && g.id === unit.id && g.phase === 'staged';
+  const t = /** @type {any} */ (table);
+  const buttons = [];
+  if (orders.shoot) {
+    if (orders.weapons.length > 1) {
+      buttons.push(h('select', {
+        class: 'weapon', 'aria-label': 'Weapon',
+        onchange: (/** @type {Event} */ e) => { t.shootWeapon = /** @type {HTMLSelectElement} */ (e.target).value; },
+      }, orders.weapons.map((w) => h('option', { value: w, selected: w === t.shootWeapon }, w))));
+    }
+    buttons.push(h('button', {
+      type: 'button', id: 'shoot', class: table.mode === 'shoot' ? 'active' : '',
+      onclick: () => {
+        if (orders.weapons.length && !orders.weapons.includes(t.shootWeapon)) t.shootWeapon = orders.weapons[0];
+        table.setMode(table.mode === 'shoot' ? 'idle' : 'shoot');
+      },
+    }, 'Shoot…'));
+  }
+  if (orders.fight) buttons.push(h('button', { type: 'button', id: 'fight', class: 'primary', onclick: () => fight(table, unit.id) }, 'Fight'));
+  if (unit.status === 'on_table') {
+    if (staged) {
+      buttons.push(h('button', { type: 'button', id: 'propose-free-move', class: 'primary', onclick: () => proposeStaged(table) }, 'Propose free move', h('kbd', null, 'Enter')));
+      buttons.push(h('button', { type: 'button', id: 'reset-free-move', onclick: () => table.cancel() }, 'Reset', h('kbd', null, 'Esc')));
+    } else {
+      buttons.push(h('button', {
+        type: 'button', id: 'free-move', class: table.mode === 'free_move' ? 'active' : '',
+        title: 'Put the unit anywhere if your opponent agrees (no movement rules)',
+        onclick: () => table.setMode(table.mode === 'free_move' ? 'idle' : 'free_move'),
+      }, 'Free move…'));
+    }
+  }
+  return buttons.length ? h('div', { class: 'buttons orders combat-orders' }, buttons) : null;
+}
+
+/** Send the staged free move as a proposal, then leave the tool. @param {Table} table */
+export async function proposeStaged(table) {
+  const g = /** @type {any} */ (table.ghost);
+  if (!g?.proposal || g.phase !== 'staged' || !g.action) return;
+  const ack = await table.commit(g.action, 'Propose free move');
+  if (ack) {
+    table.setMode('idle');
+    table.toast('Free move proposed: waiting for your opponent.', 'info');
+  }
+}
+
+// --- the banner, the agreement panel and the report ------------------------------------------
+
+/**
+ * Mount the charge/proposal banner over the table, the "By agreement" panel and the combat
+ * report in the side panel; flash swept areas of charges and flights as they come in.
+ * @param {{side:HTMLElement, board:HTMLElement, store:Store, conn:Connection, table:Table, toast:(msg:string, kind?:'info'|'error'|'ok') => void}} o
+ */
+export function mountOrders(o) {
+  const { side, board, store, table } = o;
+  const banner = h('div', { class: 'order-banner', id: 'order-banner', role: 'status', 'aria-live': 'polite', hidden: true });
+  board.append(banner);
+  const agreement = h('section', { class: 'panel agreement', id: 'agreement', hidden: true });
+  const report = h('section', { class: 'panel report', id: 'combat-report', hidden: true });
+  const phase = side.querySelector('.panel.phase');
+  if (phase?.nextSibling) side.insertBefore(agreement, phase.nextSibling);
+  else side.prepend(agreement);
+  // Under the selected unit's card (and its Shoot / Fight buttons), above the dice.
+  const dice = side.querySelector('.panel.dice');
+  if (dice) side.insertBefore(report, dice);
+  else side.append(report);
+  /** @type {Map<string, boolean>} */
+  const opened = new Map();
+  let busy = false;
+  let reportKey = '';
+
+  /** @param {() => Promise<any>} fn */
+  const once = async (fn) => {
+    if (busy) return;
+    busy = true;
+    update();
+    try {
+      await fn();
+    } finally {
+      busy = false;
+      update();
+    }
+  };
+
+  function renderBanner() {
+    const st = store.state || {};
+    const charge = chargePrompt(st, store.history, store.seat);
+    const prop = proposalBanner(st, store.seat);
+    const rows = [];
+    if (charge) {
+      const who = `Player ${charge.reacting}`;
+      rows.push(h('div', { class: 'banner-row charge', id: 'charge-prompt' },
+        h('b', null, charge.text),
+        charge.role === 'react'
+          ? h('div', { class: 'reactions' },
+            h('span', null, 'Your Charge Reaction:'),
+            charge.reactions.map((r) => h('button', {
+              type: 'button', class: r.allowed ? 'primary' : '', disabled: !r.allowed || busy,
+              dataset: { reaction: r.id }, title: r.allowed ? r.name : `${r.rule}: ${r.reason}`,
+              onclick: () => once(() => send(table, { type: 'charge_reaction', reaction: r.id }, r.name)),
+            }, r.name)),
+            charge.reactions.filter((r) => !r.allowed).map((r) => h('div', { class: 'refused', dataset: { reaction: r.id } }, `${r.name} not allowed — ${r.rule}: ${r.reason}`)))
+          : h('div', { class: 'waiting' }, charge.role === 'wait' ? `Waiting for ${who}'s Charge Reaction…` : `${who} chooses a Charge Reaction…`)));
+    }
+    if (prop) {
+      rows.push(h('div', { class: `banner-row proposal${prop.open ? '' : ' lapsing'}`, id: 'proposal-banner', dataset: { proposal: prop.id } },
+        h('b', null, prop.text),
+        prop.role === 'answer'
+          ? h('div', { class: 'buttons' },
+            h('button', { type: 'button', class: 'primary', id: 'accept-proposal', disabled: busy, onclick: () => once(() => send(table, { type: 'accept_proposal', id: prop.id }, 'Accept')) }, 'Accept'),
+            h('button', { type: 'button', id: 'decline-proposal', disabled: busy, onclick: () => once(() => send(table, { type: 'decline_proposal', id: prop.id }, 'Decline')) }, 'Decline'))
+          : prop.role === 'own'
+            ? h('div', { class: 'buttons' }, h('span', { class: 'waiting' }, `Waiting for Player ${prop.by === 1 ? 2 : 1}…`),
+              h('button', { type: 'button', id: 'withdraw-proposal', disabled: busy, onclick: () => once(() => send(table, { type: 'decline_proposal', id: prop.id }, 'Withdraw')) }, 'Withdraw'))
+            : null));
+    }
+    banner.hidden = rows.length === 0;
+    replace(banner, rows);
+  }
+
+  function renderAgreement() {
+    const st = store.state || {};
+    const seated = store.seat !== null;
+    agreement.hidden = !seated || !st.stage || st.stage === 'setup' || !Array.isArray(st.undoable);
+    if (agreement.hidden) return;
+    const plan = undoPlan(st, store.frames, store.ownAcks, store.seat, store.history);
+    const blocked = Boolean(st.proposal && st.proposal.open !== false);
+    const words = plan ? plan.events.map((e) => `#${e.seq} ${String(e.type).replace(/_/g, ' ')}`) : [];
+    const undo = /** @type {HTMLButtonElement} */ (h('button', {
+      type: 'button', id: 'propose-undo',
+      title: plan ? `Undo ${words.join(', ')}` : 'Nothing to undo',
+      onclick: () => plan && once(() => send(table, plan.seq === null ? { type: 'propose', kind: 'undo' } : { type: 'propose', kind: 'undo', seq: plan.seq }, 'Propose undo')),
+    }, 'Propose undo'));
+    undo.disabled = !plan || blocked || busy;
+    replace(agreement, h('h2', null, 'By agreement'),
+      h('div', { class: 'buttons' }, undo),
+      h('small', { class: 'hint undo-what' }, plan
+        ? `Takes back ${plan.events.length === 1 ? 'the last event' : `${plan.events.length} events`}: ${words.slice(0, 3).join(', ')}${words.length > 3 ? ', …' : ''}`
+        : 'Nothing to undo.'),
+      h('small', { class: 'hint' }, 'Free move: select a unit, then Free move…'));
+  }
+
+  function renderReportPanel() {
+    const last = store.history[store.history.length - 1];
+    const key = `${store.history.length}:${last?.seq ?? 0}:${store.state?.units ? Object.keys(store.state.units).length : 0}`;
+    if (key === reportKey) return;
+    reportKey = key;
+    renderReport(report, reportGroups(store.history, store.state), opened);
+  }
+
+  function update() {
+    renderBanner();
+    renderAgreement();
+    renderReportPanel();
+  }
+
+  store.subscribe((change) => {
+    if (change.kind === 'events') flashEvents(table, change.events || []);
+    update();
+  });
+  update();
+  return update;
+}
+
+/** Swept areas of charges and flights, flashed on the table for a moment. @param {Table} table @param {any[]} events */
+export function flashEvents(table, events) {
+  const t = /** @type {any} */ (table);
+  for (const ev of events) {
+    const swept = ev.payload?.swept;
+    if ((ev.type === 'unit_fled' || ev.type === 'charge_succeeded') && swept?.type) {
+      t.flashes = [...(t.flashes || []), { geometry: swept, born: performance.now(), kind: ev.type === 'unit_fled' ? 'flee' : 'charge' }];
+    }
+  }
+  table.redraw();
+}

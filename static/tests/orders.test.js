@@ -1,0 +1,151 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chargePrompt, proposalBanner, undoPlan, engagedIds, combatOrders, chargeAckToast, markerBadges } from '../js/ui/orders.js';
+import { reportGroups, undoneSeqs } from '../js/ui/report.js';
+import { freeMoveAction, turnPoint } from '../js/ui/orders-tools.js';
+import { describe } from '../js/ui/describe.js';
+
+const units = {
+  u1: { id: 'u1', name: 'Citizen Spears', owner: 1, status: 'on_table', engaged_with: null },
+  u2: { id: 'u2', name: 'Mageblight Gremlin', owner: 2, status: 'on_table', engaged_with: null },
+};
+const fearless = {
+  rule: 'Fearless',
+  message: 'Mageblight Gremlin contains Fearless: it cannot choose Flee! as a Charge Reaction unless it is already Shaken or the entire unit has Feigned Flight',
+};
+const declared = { seq: 7, type: 'charge_declared', actor: 1, payload: { unit: 'u1', target: 'u2', distance: 8.25, reacting_player: 2, reactions: ['hold'], refused: { flee: fearless, stand_and_shoot: { rule: 'Stand and Shoot', message: 'no shooting weapon' } } } };
+const pending = { units, pending_charge: { unit: 'u1', target: 'u2', reacting_player: 2, reactions: ['hold'] } };
+
+test('charge prompt: the charged player gets the reactions, refused ones with the rule', () => {
+  const p = chargePrompt(pending, [declared], 2);
+  assert.equal(p?.role, 'react');
+  assert.equal(p?.text, 'Citizen Spears declares a charge on Mageblight Gremlin (8.3 in)');
+  assert.deepEqual(p?.reactions.map((r) => [r.id, r.allowed, r.rule]), [['hold', true, null], ['flee', false, 'Fearless'], ['stand_and_shoot', false, 'Stand and Shoot']]);
+  assert.match(String(p?.reactions[1].reason), /cannot choose Flee!/);
+  assert.equal(chargePrompt(pending, [declared], 1)?.role, 'wait');
+  assert.equal(chargePrompt(pending, [declared], null)?.role, 'watch');
+  assert.equal(chargePrompt({ units }, [declared], 2), null);
+  // Before the log arrives, the state's allowed reactions are still offered.
+  assert.deepEqual(chargePrompt(pending, [], 2)?.reactions.map((r) => r.id), ['hold']);
+});
+
+test('proposal banner: the opponent answers, the proposer may withdraw, spectators watch', () => {
+  const state = { units, proposal: { id: 'p1', by: 1, kind: 'undo', undo: { from_seq: 12, events: [{ seq: 12, type: 'unit_moved' }, { seq: 13, type: 'unit_moved' }] }, open: true } };
+  const b = proposalBanner(state, 2);
+  assert.equal(b?.role, 'answer');
+  assert.equal(b?.text, 'Player 1 proposes undo 2 events from #12 (unit moved)');
+  assert.equal(proposalBanner(state, 1)?.role, 'own');
+  assert.equal(proposalBanner(state, null)?.role, 'watch');
+  const fm = proposalBanner({ units, proposal: { id: 'p2', by: 2, kind: 'free_move', free_move: { unit: 'u2' }, open: false } }, 1);
+  assert.match(String(fm?.text), /^Player 2 proposes a free move of Mageblight Gremlin — the game has moved on/);
+  assert.equal(proposalBanner({ units, proposal: null }, 1), null);
+});
+
+test('undo plan: the first undoable event of the frame of my last acked action', () => {
+  const undoable = [10, 11, 12, 13, 14].map((seq) => ({ seq, type: 'unit_moved', actor: seq < 13 ? 1 : 2 }));
+  const state = { undoable };
+  const frames = [[10, 10], [11, 12], [13, 14]];
+  // My action's batch was 11-12 (acked at 12); the opponent acted after (13-14).
+  assert.deepEqual(undoPlan(state, frames, [10, 12], 1), { seq: 11, events: [11, 12, 13, 14].map((seq) => ({ seq, type: 'unit_moved' })) });
+  // No acks on this page (a reload): the last frame with one of my events.
+  assert.equal(undoPlan(state, frames, [], 2)?.seq, 13);
+  assert.equal(undoPlan(state, frames, [], 1)?.seq, 11);
+  // A frame that starts with proposal bookkeeping: from its first undoable event.
+  assert.equal(undoPlan({ undoable: [{ seq: 20, type: 'unit_moved', actor: 1 }] }, [[19, 20]], [20], 1)?.seq, 20);
+  // My last action is out of the undoable window: the last action seen, as a whole.
+  assert.equal(undoPlan({ undoable: undoable.slice(3) }, frames, [12], 1)?.seq, 13);
+  // Nothing known: the server's default, the last event.
+  assert.deepEqual(undoPlan(state, [], [], 1), { seq: null, events: [{ seq: 14, type: 'unit_moved' }] });
+  assert.equal(undoPlan({ undoable: [] }, frames, [12], 1), null);
+  assert.equal(undoPlan(state, frames, [12], null), null);
+});
+
+test('combat orders: Shoot in the Shooting Phase with a weapon, Fight for units in a combat', () => {
+  const st = { system: 't9a', stage: 'battle', active_player: 1, phase: 'Shooting', units: { ...units, u1: { ...units.u1, engaged_with: 'u2' } } };
+  assert.deepEqual([...engagedIds(st)].sort(), ['u1', 'u2']);
+  const bow = { profile: { shooting: [{ name: 'Longbow' }] } };
+  assert.deepEqual(combatOrders(units.u1, st, 1, bow), { shoot: true, fight: false, weapons: ['Longbow'] });
+  assert.equal(combatOrders(units.u1, st, 1, { profile: {} }).shoot, false);
+  assert.equal(combatOrders(units.u1, st, 1, undefined).shoot, true, 'offered until the datasheets are here');
+  assert.equal(combatOrders(units.u2, st, 1, bow).shoot, false, 'not the enemy');
+  assert.equal(combatOrders(units.u1, st, 2, bow).shoot, false, 'not in the other player\'s turn');
+  const melee = { ...st, phase: 'Melee' };
+  assert.equal(combatOrders(units.u2, melee, 1).fight, true, 'either side of the combat');
+  assert.equal(combatOrders({ ...units.u2, id: 'u9' }, melee, 1).fight, false);
+  assert.equal(combatOrders(units.u1, { ...melee, system: 'wh40k10' }, 1).fight, false);
+});
+
+test('the charge toast waits for a reaction instead of calling the charge failed', () => {
+  assert.deepEqual(chargeAckToast([declared], 7, { units }), { text: "Charge declared on Mageblight Gremlin: waiting for Player 2's Charge Reaction.", kind: 'info' });
+  const failed = { seq: 9, type: 'charge_failed', actor: 1, payload: { reason: 'rolled 6, needed 8.3' } };
+  assert.deepEqual(chargeAckToast([declared, failed], 9, { units }), { text: 'Charge failed: rolled 6, needed 8.3', kind: 'info' });
+  assert.equal(chargeAckToast([], 7, { units }), null);
+});
+
+test('fleeing and shaken units get badges', () => {
+  assert.deepEqual(markerBadges({ markers: ['fleeing', 'arrived'] }), ['Fleeing']);
+  assert.deepEqual(markerBadges({ markers: ['shaken'] }), ['Shaken']);
+  assert.deepEqual(markerBadges({}), []);
+});
+
+const roll = (faces) => ({ expression: `${faces.length}D6`, dice: faces.map((face) => ({ face, kept: true })), total: faces.reduce((a, b) => a + b, 0) });
+
+test('combat report: one group per shooting, melee round and charge, dice and rules per step', () => {
+  const history = [
+    { seq: 1, type: 'shots_fired', actor: 1, payload: { unit: 'a', target: 'u2', text: 'Citizen Archers shoot Longbow at Mageblight Gremlin (20.0 in): 10 shots', rules: [] } },
+    { seq: 2, type: 'attack_step', actor: 'system', payload: { step: 'to_hit', needed: 6, successes: 1, roll: roll([6, 4, 5]), text: '10 attacks needing 6+ to hit: 1 hit', rules: [{ rule: 'Long Range', text: 'Long Range: -1 to hit' }, { rule: 'Hard Target', text: 'Hard Target (1): -1 to hit' }] } },
+    { seq: 3, type: 'hp_lost', actor: 'system', payload: { text: 'Mageblight Gremlin lose 1 Health Point', rules: [] } },
+    { seq: 4, type: 'phase_ended', actor: 1, payload: { ended: 'Shooting' } },
+    { seq: 5, type: 'combat_round', actor: 1, payload: { text: 'Combat: Mageblight Gremlin, Citizen Spears' } },
+    { seq: 6, type: 'attack_step', actor: 'system', payload: { step: 'to_hit', needed: 4, successes: 2, roll: roll([6, 6, 1]), text: '3 attacks needing 4+ to hit: 2 hits', rules: [{ rule: 'Poison Attacks', text: 'Poison Attacks: 2 hits rolled 6 and wound automatically' }] } },
+    { seq: 7, type: 'combat_score', actor: 'system', payload: { text: 'Combat score: player 1: 4; player 2: 2. Player 1 wins by 2', rules: [] } },
+    { seq: 8, type: 'break_test', actor: 'system', payload: { passed: false, roll: roll([5, 4]), text: 'Break Test failed', rules: [{ rule: 'Supernal', text: 'Supernal: 2 Health Point losses instead' }] } },
+    { seq: 9, type: 'combat_fought', actor: 'system', payload: { text: 'Round of combat fought' } },
+    declared,
+  ];
+  declared.seq = 10;
+  history.push({ seq: 11, type: 'charge_reaction', actor: 2, payload: { unit: 'u2', charger: 'u1', reaction: 'hold', name: 'Hold', forced: false } });
+  history.push({ seq: 12, type: 'charge_failed', actor: 1, payload: { unit: 'u1', target: 'u2', roll: roll([1, 2]), bonus: 5, range: 8, distance: 8.25, reason: 'rolled 8, needed 8.3' } });
+  const groups = reportGroups(history, { units });
+  assert.deepEqual(groups.map((g) => [g.kind, g.first, g.last]), [['shooting', 1, 3], ['melee', 5, 9], ['charge', 10, 12]]);
+  const hit = groups[0].lines[0];
+  assert.equal(groups[0].title, 'Citizen Archers shoot Longbow at Mageblight Gremlin (20.0 in): 10 shots');
+  assert.deepEqual(hit.rules.map((r) => r.text), ['Long Range: -1 to hit', 'Hard Target (1): -1 to hit']);
+  assert.deepEqual(hit.dice.map((d) => d.met), [true, false, false]);
+  assert.equal(hit.needed, 6);
+  assert.equal(groups[0].outcome, 'Mageblight Gremlin lose 1 Health Point');
+  assert.equal(groups[1].outcome, 'Break Test failed');
+  assert.equal(groups[1].lines[2].rules[0].rule, 'Supernal');
+  assert.equal(groups[2].title, 'Citizen Spears charges Mageblight Gremlin');
+  assert.equal(groups[2].outcome, 'Charge failed: rolled 8, needed 8.3');
+  assert.match(groups[2].lines[1].text, /react to Citizen Spears's charge: Hold/);
+  // An accepted undo strikes the group out.
+  history.push({ seq: 13, type: 'events_undone', actor: 2, payload: { proposal: 'p1', seqs: [10, 11, 12] } });
+  assert.deepEqual([...undoneSeqs(history)], [10, 11, 12]);
+  assert.equal(reportGroups(history, { units })[2].undone, true);
+  declared.seq = 7;
+});
+
+test('free move: the outline centre goes to the point, the placement follows, turns add to the facing', () => {
+  const unit = { id: 'u1', placement: { x: 10, y: 5, facing: 0 }, positions: [] };
+  const b = { centre: [10, 3] };
+  assert.deepEqual(freeMoveAction(unit, b, { x: 20, y: 30 }, 0), { type: 'propose', kind: 'free_move', unit: 'u1', x: 20, y: 32, facing: 0 });
+  const turned = freeMoveAction(unit, b, { x: 20, y: 30 }, 90);
+  assert.equal(turned.facing, 90);
+  const [x, y] = turnPoint(20, 32, 20, 30, 90);
+  assert.deepEqual([turned.x, turned.y], [Math.round(x * 100) / 100, Math.round(y * 100) / 100]);
+  const models = { id: 'm', positions: [[1, 1], [3, 1]] };
+  assert.deepEqual(freeMoveAction(models, { centre: [2, 1] }, { x: 12, y: 11 }, 0).positions, [[11, 11], [13, 11]]);
+});
+
+test('charge reactions, flight, rallies and proposals in words', () => {
+  const st = { units };
+  assert.equal(describe(declared, st), 'Player 1: Citizen Spears declares a charge on Mageblight Gremlin (8.3 in); Player 2 chooses a Charge Reaction');
+  assert.equal(describe({ seq: 8, type: 'charge_reaction', actor: 2, payload: { unit: 'u2', charger: 'u1', reaction: 'flee', name: 'Flee!', forced: false } }, st), "Player 2: Mageblight Gremlin react to Citizen Spears's charge: Flee!");
+  assert.equal(
+    describe({ seq: 9, type: 'unit_fled', actor: 2, payload: { unit: 'u2', away_from: 'u1', reason: 'charge reaction', roll: { expression: '2D6 maximised x1', dice: [{ face: 6, kept: true }, { face: 1, kept: false }, { face: 4, kept: true }], total: 10 }, rule: 'Swiftstride', distance: 10, moved: 10, passed_through: [], destroyed: false } }, st),
+    'Mageblight Gremlin flee 10.0 in [2D6 maximised x1: 6 (1) 4 = 10, Swiftstride] away from Citizen Spears (charge reaction)',
+  );
+  assert.equal(describe({ seq: 10, type: 'proposal_declined', actor: 1, payload: { id: 'p1', by: 1, withdrawn: true } }, st), 'Player 1 withdrew proposal p1');
+  assert.equal(describe({ seq: 11, type: 'events_undone', actor: 2, payload: { proposal: 'p1', seqs: [4, 5, 6] } }, st), 'Undone by agreement (p1): #4–#6, 3 events taken back');
+});

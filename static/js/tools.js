@@ -4,6 +4,8 @@
 // questions and intents. Adding a tool (an ambush placer, say) is one more entry here, a
 // button or key that calls `table.setMode(name)`, and its drawing in view/render.js.
 
+import { AMBUSH_TOOL } from './ui/ambush.js';
+
 /** @typedef {import('./table.js').Table} Table */
 /** @typedef {{x:number, y:number}} Pt */
 
@@ -14,6 +16,13 @@
  * @property {(t:Table, w:Pt, hit:string|null) => any} tap   a click on the table (inches)
  * @property {(t:Table, w:Pt, hit:string|null) => void} [hover]
  * @property {(t:Table) => string} hint                      one line for the side panel
+ * @property {(t:Table) => void} [exit]                      leaving the tool
+ * @property {(t:Table, w:Pt, e?:any) => boolean} [dragStart] a press-and-drag in the tool (false: pan)
+ * @property {(t:Table, w:Pt) => void} [dragMove]
+ * @property {(t:Table) => void} [dragEnd]
+ * @property {(t:Table) => void} [dragCancel]
+ * @property {(t:Table, cmd:string, e?:any) => boolean} [command]  a key (R, Enter); true: handled
+ * @property {(t:Table) => void} [frame]                     once per frame: send questions
  */
 
 /** @type {Record<string, Tool>} */
@@ -55,6 +64,7 @@ export const TOOLS = {
     tap: (t, _w, hit) => t.chargeClick(hit),
     hint: () => 'Click the enemy unit to charge (Esc to cancel).',
   },
+  ambush: AMBUSH_TOOL,
 };
 
 /** A fresh line-of-sight state. */

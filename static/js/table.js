@@ -346,7 +346,7 @@ export class Table {
 
   /** @param {Pt} pt */
   dragMove(pt) {
-    if (this.toolDrag) return TOOLS[/** @type {keyof typeof TOOLS} */ (this.mode)].dragMove?.(this, this.world(pt));
+    if (this.toolDrag) return TOOLS[/** @type {keyof typeof TOOLS} */ (this.mode)]?.dragMove?.(this, this.world(pt));
     if (!this.drag || !this.ghost) return;
     const w = this.world(pt);
     if (this.drag.kind === 'wheel' || this.drag.kind === 'pivot' || this.drag.kind === 'reform' || this.drag.kind === 'light') return this.handleDragMove(w);
@@ -805,6 +805,7 @@ export class Table {
   setMode(mode) {
     if (this.ghost && this.ghost.phase !== 'committing') this.clearGhost();
     if (this.mode !== 'idle') TOOLS[this.mode].exit?.(this);
+    this.toolDrag = false;
     this.mode = mode;
     if (mode !== 'deploy') this.deployUnit = null;
     const tool = mode === 'idle' ? null : TOOLS[mode];

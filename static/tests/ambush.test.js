@@ -123,6 +123,11 @@ test('each unit in Ambush with its status and this turn\'s roll, from the state 
 
   const automatic = ambushEntries({ ...state, turn: 5 }, [{ seq: 90, type: 'ambush_rolled', payload: { unit: 'u8', player_turn: 5, arrives: true, automatic: true } }]);
   assert.equal(automatic.find((e) => e.id === 'u8')?.detail, 'Player Turn 5: counts as a 3+');
+  // Rolled to arrive, but no suitable point on the edge: it stays this turn.
+  const stuck = ambushEntries({ ...state, units: { ...state.units, u5: { ...state.units.u5, markers: [] } } },
+    [...history, { seq: 50, type: 'ambush_delayed', payload: { unit: 'u5' } }]).find((e) => e.id === 'u5');
+  assert.equal(stuck?.status, 'stays in Ambush');
+  assert.equal(stuck?.detail, 'no suitable point on the Battlefield Edge this turn');
   assert.equal(rollWords({ roll: null }), '?');
 });
 

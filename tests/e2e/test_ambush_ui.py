@@ -72,6 +72,7 @@ def test_gremlins_arrive_from_ambush_through_the_ui(
         p2.click(button)
         p2.wait_for_selector(f"#magic .spell-list li:has-text('{spell}')")
     p2.wait_for_selector("#spell-tally:has-text('cast 2 spells, 1 failed')")
+    p2.locator("#magic").screenshot(path=str(tmp_path / "magic-panel.png"))
 
     # Player 1's page and a spectator; Game Turn 2, player 1's Movement Phase: the roll.
     p1 = pages.open("player1", f"{url}#seat=1&token={g['tokens'][1]}")

@@ -16,12 +16,12 @@ import { spellTally } from '../view/ambush.js';
  * @param {(msg:string, kind?:'info'|'error'|'ok') => void} toast
  */
 export function magicPanel(el, store, conn, toast) {
-  const spell = /** @type {HTMLInputElement} */ (h('input', { name: 'spell', placeholder: 'Spell', maxlength: 80, size: 12, required: true, 'aria-label': 'Spell' }));
+  const spell = /** @type {HTMLInputElement} */ (h('input', { name: 'spell', placeholder: 'Log a spell: its name', maxlength: 80, size: 12, required: true, 'aria-label': 'Spell' }));
   const caster = /** @type {HTMLSelectElement} */ (h('select', { name: 'caster', 'aria-label': 'Caster (optional)' }));
   let casterKey = '';
   let sending = false;
   const form = h('form', {
-    class: 'row spell-form',
+    class: 'spell-form',
     onsubmit: async (/** @type {SubmitEvent} */ e) => {
       e.preventDefault();
       const name = spell.value.trim();
@@ -42,14 +42,16 @@ export function magicPanel(el, store, conn, toast) {
         sending = false;
       }
     },
-  }, spell, caster,
-  h('button', { type: 'submit', name: 'outcome', value: 'success', class: 'primary', id: 'spell-cast' }, 'Cast'),
-  h('button', { type: 'submit', name: 'outcome', value: 'failure', id: 'spell-failed' }, 'Failed'));
+  }, h('div', { class: 'row' }, spell),
+  h('div', { class: 'row' }, caster,
+    h('button', { type: 'submit', name: 'outcome', value: 'success', class: 'primary', id: 'spell-cast' }, 'Cast'),
+    h('button', { type: 'submit', name: 'outcome', value: 'failure', id: 'spell-failed' }, 'Failed')));
   const tally = h('p', { class: 'spell-tally', id: 'spell-tally' });
   const list = h('ul', { class: 'spell-list' });
   replace(el, h('h2', null, 'Magic'),
-    h('p', { class: 'hint not-automated' }, 'Spells are not automated: the players resolve their effects. Successful casts are recorded (the Mageblight Gremlins’ Ambush rolls count them).'),
-    h('h3', null, 'Log a spell'), form, tally, list);
+    h('p', { class: 'hint not-automated', title: 'Successful casts are recorded: the Mageblight Gremlins’ Ambush rolls gain Maximised for each.' },
+      'Spell effects are resolved by the players (not automated).'),
+    form, tally, list);
 
   return function render() {
     const st = store.state || {};

@@ -170,9 +170,16 @@ export function ambushEntries(state, history) {
   const hosts = state?.ambush_hosts || {};
   /** @type {Map<string, any>} */
   const rolls = new Map();
+  /** Units that rolled to arrive but found no suitable point (`ambush_delayed`) after it. */
+  const delayed = new Set();
   for (const ev of history || []) {
-    if (ev.type === 'ambush_rolled' && ev.payload?.unit) rolls.set(ev.payload.unit, ev.payload);
-    if (ev.type === 'unit_arrived' && ev.payload?.unit?.id) rolls.delete(ev.payload.unit.id);
+    const id = ev.payload?.unit;
+    if (ev.type === 'ambush_rolled' && id) {
+      rolls.set(id, ev.payload);
+      delayed.delete(id);
+    }
+    if (ev.type === 'ambush_delayed' && id) delayed.add(id);
+    if (ev.type === 'unit_arrived' && id?.id) rolls.delete(id.id);
   }
   /** @type {AmbushEntry[]} */
   const out = [];
@@ -185,9 +192,10 @@ export function ambushEntries(state, history) {
     const host = hosts[u.id] ?? null;
     const riders = Object.entries(hosts).filter(([, h]) => h === u.id).map(([c]) => String(units[c]?.name || c));
     /** @type {AmbushEntry['status']} */
-    const status = ready ? 'rolled to arrive' : roll && !roll.arrives ? 'stays in Ambush' : 'in Ambush';
+    const status = ready ? 'rolled to arrive' : roll && (!roll.arrives || delayed.has(u.id)) ? 'stays in Ambush' : 'in Ambush';
     let detail = '';
-    if (roll) detail = roll.automatic ? `Player Turn ${roll.player_turn}: counts as a 3+` : `rolled ${rollWords(roll)}, needs ${roll.needed ?? 3}+`;
+    if (roll && delayed.has(u.id)) detail = 'no suitable point on the Battlefield Edge this turn';
+    else if (roll) detail = roll.automatic ? `Player Turn ${roll.player_turn}: counts as a 3+` : `rolled ${rollWords(roll)}, needs ${roll.needed ?? 3}+`;
     else if (host) detail = `with ${units[host]?.name || host}`;
     out.push({ id: String(u.id), owner: Number(u.owner), name: String(u.name || u.id), status, ready, detail, roll, host, riders });
   }

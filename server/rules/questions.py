@@ -50,6 +50,8 @@ def preview(state: GameState, seat: int | None, action: Any, dice: DiceStream) -
         "swept": None if kind in NO_SWEEP_ACTIONS else first.get("swept"),
         "used": first.get("used"),
         "allowance": first.get("allowance"),
+        # Light Troops (t9a): a Reform whose centre moves further than Mobility counts as a March.
+        "counts_as_march": bool(first.get("counts_as_march")),
     }
 
 

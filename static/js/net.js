@@ -20,13 +20,14 @@ const REPLIES = {
   preview: 'preview_result',
   measure: 'measure_result',
   line_of_sight: 'line_of_sight_result',
+  ambush_options: 'ambush_options_result',
 };
 
 /** Hello refusals after which reconnecting with the same hello is pointless. */
 const FATAL_AT_HELLO = new Set(['unauthorized', 'not_found', 'forbidden', 'bad_request']);
 
 /** Ref prefixes by request type (refs are also the server's idempotency keys). */
-const PREFIX = { action: 'c', preview: 'p', measure: 'm', line_of_sight: 'l' };
+const PREFIX = { action: 'c', preview: 'p', measure: 'm', line_of_sight: 'l', ambush_options: 'a' };
 
 /**
  * Milliseconds to wait before reconnect attempt `attempt` (0-based): exponential from 500 ms,
@@ -266,7 +267,7 @@ export class Connection {
 
   /**
    * Send a request and wait for its reply by ref.
-   * @param {'action'|'preview'|'measure'|'line_of_sight'} type
+   * @param {'action'|'preview'|'measure'|'line_of_sight'|'ambush_options'} type
    * @param {Object<string, any>} body
    * @returns {Promise<any>}
    */
@@ -330,6 +331,16 @@ export class Connection {
   /** @param {string} viewer @param {string} target */
   lineOfSight(viewer, target) {
     return this.request('line_of_sight', { viewer, target });
+  }
+
+  /**
+   * t9a Ambush: the 6 in zone around an edge point, the verdict on a placement and the valid
+   * placement nearest to it.
+   * @param {string} unit @param {{x:number, y:number}} point
+   * @param {{x:number, y:number, facing:number}} [placement]
+   */
+  ambushOptions(unit, point, placement) {
+    return this.request('ambush_options', placement ? { unit, point, placement } : { unit, point });
   }
 }
 

@@ -17,6 +17,8 @@ import {
   unitFrame, handlesOf, handleAt, wheelDegrees, pivotDegrees, reformFiles, rotateGeometry,
   reformOutline, modelIndexAt, stagedModels,
 } from './view/manoeuvre.js';
+import { ambushOverlay } from './view/ambush.js';
+import { isLightTroops, centreHandle, lightReform } from './view/light.js';
 
 /** @typedef {import('./store.js').Store} Store */
 /** @typedef {import('./net.js').Connection} Connection */
@@ -46,7 +48,7 @@ const PIVOT_KEY_STEP_DEG = 15;
  * @property {any} [unit]      a unit being dragged (battle movement)
  * @property {{x:number, y:number}} [start]  where the unit drag began, inches
  * @property {{geometry:any, centre:number[], facing:number}} [boundary]
- * @property {'wheel'|'pivot'|'reform'|'model'|'models'} [kind]  what a unit drag does
+ * @property {'wheel'|'pivot'|'reform'|'light'|'model'|'models'} [kind]  what a unit drag does
  * @property {import('./view/manoeuvre.js').Handle} [handle]
  * @property {import('./view/manoeuvre.js').UnitFrame} [frame]
  * @property {number} [index]     the model dragged (40k)
@@ -107,6 +109,10 @@ export class Table {
     this.overlayTimer = /** @type {any} */ (null);
     /** The unit picked in the tray to deploy with the next click. @type {string|null} */
     this.deployUnit = null;
+    /** The ambush tool's state (ui/ambush.js). @type {any} */
+    this.ambush = null;
+    /** A drag the current tool took (its dragStart said yes). */
+    this.toolDrag = false;
     /** Unit drags and wheels make March moves instead of Advance moves. */
     this.march = false;
     this.frameRequested = false;
@@ -273,6 +279,7 @@ export class Table {
       los: this.los && this.los.result ? this.los : null,
       handles: this.drag || this.mode !== 'idle' ? null : this.handles(),
       overlays,
+      ambush: ambushOverlay(this.ambush),
     });
     if (drawOrderLayer(this.ctx, this.view, this.store.state, /** @type {any} */ (this), performance.now())) this.redraw();
     if (this.frameStats) {
@@ -283,6 +290,7 @@ export class Table {
 
   /** Previews and live measures go out at most once per frame (the newest position wins). */
   flushQuestions() {
+    if (this.mode !== 'idle') TOOLS[this.mode].frame?.(this);
     if (this.previewWanted && this.ghost?.action) {
       this.previewWanted = false;
       this.previewer.offer(this.ghost.action);
@@ -317,6 +325,8 @@ export class Table {
   /** @param {Pt} pt @param {{shiftKey?:boolean}} [e] @returns {boolean} */
   dragStart(pt, e) {
     if (this.ghost?.refused) this.clearGhost();
+    const tool = this.mode === 'idle' ? null : TOOLS[this.mode];
+    if (tool?.dragStart && this.view) return (this.toolDrag = tool.dragStart(this, this.world(pt), e));
     if (!this.view || this.mode !== 'idle' || (this.ghost && this.ghost.phase === 'committing')) return false;
     const w = this.world(pt);
     const handle = this.handleAt(w);
@@ -339,9 +349,10 @@ export class Table {
 
   /** @param {Pt} pt */
   dragMove(pt) {
+    if (this.toolDrag) return TOOLS[/** @type {keyof typeof TOOLS} */ (this.mode)]?.dragMove?.(this, this.world(pt));
     if (!this.drag || !this.ghost) return;
     const w = this.world(pt);
-    if (this.drag.kind === 'wheel' || this.drag.kind === 'pivot' || this.drag.kind === 'reform') return this.handleDragMove(w);
+    if (this.drag.kind === 'wheel' || this.drag.kind === 'pivot' || this.drag.kind === 'reform' || this.drag.kind === 'light') return this.handleDragMove(w);
     if (this.drag.kind === 'model' || this.drag.kind === 'models') return this.modelDragMove(w);
     if (this.drag.unit) return this.unitDragMove(w);
     const x = round2(w.x - this.drag.offX);
@@ -354,6 +365,10 @@ export class Table {
   }
 
   dragEnd() {
+    if (this.toolDrag) {
+      this.toolDrag = false;
+      return TOOLS[/** @type {keyof typeof TOOLS} */ (this.mode)]?.dragEnd?.(this);
+    }
     const drag = this.drag;
     const ghost = this.ghost;
     this.drag = null;
@@ -366,7 +381,7 @@ export class Table {
     }
     if (drag.unit) {
       if (!ghost.action) return this.clearGhost();
-      const what = drag.kind === 'wheel' ? 'Wheel' : drag.kind === 'pivot' ? 'Pivot' : drag.kind === 'reform' ? 'Reform' : 'Move';
+      const what = drag.kind === 'wheel' ? 'Wheel' : drag.kind === 'pivot' ? 'Pivot' : drag.kind === 'reform' || drag.kind === 'light' ? 'Reform' : 'Move';
       return this.commit(ghost.action, `${what} ${drag.unit.name || drag.unit.id}`);
     }
     if (ghost.x === drag.token.x && ghost.y === drag.token.y) return this.clearGhost();
@@ -374,6 +389,10 @@ export class Table {
   }
 
   cancelDrag() {
+    if (this.toolDrag) {
+      this.toolDrag = false;
+      return TOOLS[/** @type {keyof typeof TOOLS} */ (this.mode)]?.dragCancel?.(this);
+    }
     const drag = this.drag;
     this.drag = null;
     if ((drag?.kind === 'model' || drag?.kind === 'models') && this.ghost && drag.from && drag.unit) {
@@ -462,7 +481,9 @@ export class Table {
   handles() {
     if (this.ghost?.phase === 'staged' || this.ghost?.phase === 'committing') return null;
     const m = this.manoeuvrable();
-    return m && this.view ? handlesOf(m.frame, this.view.scale) : null;
+    if (!m || !this.view) return null;
+    const hs = /** @type {any[]} */ (handlesOf(m.frame, this.view.scale));
+    return isLightTroops(m.unit) ? [...hs, centreHandle(m.frame)] : hs;
   }
 
   /** @param {Pt} w */
@@ -474,7 +495,7 @@ export class Table {
   /** @param {import('./view/manoeuvre.js').Handle} handle @param {Pt} w */
   handleDragStart(handle, w) {
     const m = /** @type {{unit:any, frame:import('./view/manoeuvre.js').UnitFrame}} */ (this.manoeuvrable());
-    const kind = handle.kind === 'pivot' ? 'pivot' : handle.kind === 'reform' ? 'reform' : 'wheel';
+    const kind = handle.kind === 'pivot' ? 'pivot' : handle.kind === 'reform' ? 'reform' : /** @type {string} */ (handle.kind) === 'move' ? 'light' : 'wheel';
     this.drag = { id: m.unit.id, offX: 0, offY: 0, token: null, unit: m.unit, start: w, kind, handle, frame: m.frame, turn: 0 };
     const [cx, cy] = m.frame.centre;
     this.setGhost({ id: m.unit.id, x: cx, y: cy, facing: m.frame.facing, width: m.frame.width, depth: m.frame.depth, geometry: m.frame.geometry, verdict: 'unknown', phase: 'dragging' }, null);
@@ -505,6 +526,10 @@ export class Table {
       g.geometry = rotateGeometry(f.geometry, f.centre[0], f.centre[1], deg);
       g.action = deg ? { type: 'move_unit', unit: u.id, manoeuvre: 'pivot', mode, degrees: deg } : null;
       g.label = `Pivot ${Math.abs(deg)}°`;
+    } else if (d.kind === 'light') {
+      // Light Troops: a Reform that moves the unit's centre (view/light.js).
+      const r = lightReform(f, [h.x, h.y], pt, u, d.turn || 0, mode);
+      Object.assign(g, { geometry: r.geometry, facing: r.facing, action: r.action, label: r.label });
     } else {
       const models = (u.models || 1) + (Array.isArray(u.characters) ? u.characters.length : 0);
       const filesNow = u.files || 1;
@@ -782,6 +807,8 @@ export class Table {
   /** Pick a tool (TOOLS in tools.js) or go back to 'idle'. @param {Mode} mode */
   setMode(mode) {
     if (this.ghost && this.ghost.phase !== 'committing') this.clearGhost();
+    if (this.mode !== 'idle') TOOLS[this.mode].exit?.(this);
+    this.toolDrag = false;
     this.mode = mode;
     if (mode !== 'deploy') this.deployUnit = null;
     const tool = mode === 'idle' ? null : TOOLS[mode];
@@ -887,6 +914,7 @@ export class Table {
 
   /** @param {string} cmd @param {KeyboardEvent} e */
   command(cmd, e) {
+    if (this.mode !== 'idle' && TOOLS[this.mode].command?.(this, cmd, e)) return;
     switch (cmd) {
       case 'measure':
         return this.setMode(this.mode === 'measure' ? 'idle' : 'measure');
@@ -912,7 +940,7 @@ export class Table {
    * staged pivot, 15°) or the selected token (45°). @param {1|-1} sign */
   rotate(sign) {
     if (this.mode !== 'idle' && TOOLS[this.mode].rotate) return TOOLS[this.mode].rotate?.(this, sign);
-    if (this.drag?.kind === 'reform') {
+    if (this.drag?.kind === 'reform' || this.drag?.kind === 'light') {
       this.drag.turn = (this.drag.turn || 0) + 90 * sign;
       return this.handleDragMove();
     }
@@ -986,7 +1014,7 @@ function round2(v) {
 /** Words for a preview verdict: the rule and obstacle when illegal, the distance used. @param {any} res */
 export function verdictText(res) {
   const parts = [];
-  if (res.legal) parts.push('Legal');
+  if (res.legal) parts.push(res.counts_as_march ? 'Legal, counts as a March' : 'Legal');
   else parts.push(res.rule || res.message || 'Illegal');
   if (!res.legal && res.obstacle) parts.push(`(${res.obstacle})`);
   if (typeof res.used === 'number') {

@@ -5,6 +5,7 @@
 // button or key that calls `table.setMode(name)`, and its drawing in view/render.js.
 
 import { ORDER_TOOLS } from './ui/orders-tools.js';
+import { AMBUSH_TOOL } from './ui/ambush.js';
 
 /** @typedef {import('./table.js').Table} Table */
 /** @typedef {{x:number, y:number}} Pt */
@@ -18,6 +19,13 @@ import { ORDER_TOOLS } from './ui/orders-tools.js';
  * @property {(t:Table) => string} hint                      one line for the side panel
  * @property {(t:Table, sign:1|-1) => void} [rotate]         R / Shift+R while in the tool
  * @property {(t:Table) => void} [confirm]                   Enter while in the tool
+ * @property {(t:Table) => void} [exit]                      leaving the tool
+ * @property {(t:Table, w:Pt, e?:any) => boolean} [dragStart] a press-and-drag in the tool (false: pan)
+ * @property {(t:Table, w:Pt) => void} [dragMove]
+ * @property {(t:Table) => void} [dragEnd]
+ * @property {(t:Table) => void} [dragCancel]
+ * @property {(t:Table, cmd:string, e?:any) => boolean} [command]  a key (R, Enter); true: handled
+ * @property {(t:Table) => void} [frame]                     once per frame: send questions
  */
 
 /** @type {Record<string, Tool>} */
@@ -60,6 +68,7 @@ export const TOOLS = {
     hint: () => 'Click the enemy unit to charge (Esc to cancel).',
   },
   ...ORDER_TOOLS,
+  ambush: AMBUSH_TOOL,
 };
 
 /** A fresh line-of-sight state. */

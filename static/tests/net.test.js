@@ -131,6 +131,29 @@ test('an event the client cannot fold triggers a REST state refresh', async () =
   assert.equal(store.needsRefresh, false);
 });
 
+test('an unfoldable event during a state refresh asks for the state again when it lands', async () => {
+  const answers = [];
+  let asked = 0;
+  const { store, sock } = setup({
+    fetchState: () => { asked += 1; return new Promise((resolve) => answers.push(resolve)); },
+  });
+  sock().open();
+  sock().push({ type: 'welcome', seat: 1, seq: 2, state: state(2) });
+  sock().push({ type: 'events', events: [ev(3, 'ambush_rolled', { unit: 'u1' })] });
+  // While the first fetch is out (it will answer the state at seq 3), seq 4 arrives.
+  sock().push({ type: 'events', events: [ev(4, 'ambush_rolled', { unit: 'u2' })] });
+  assert.equal(asked, 1);
+  answers[0]({ seq: 3, state: { ...state(3), units: { u1: { id: 'u1', markers: ['ambush_ready'] } } } });
+  await tick();
+  assert.equal(store.needsRefresh, true);
+  assert.equal(asked, 2);
+  answers[1]({ seq: 4, state: { ...state(4), units: { u1: { id: 'u1' }, u2: { id: 'u2', markers: ['ambush_ready'] } } } });
+  await tick();
+  assert.equal(store.needsRefresh, false);
+  assert.deepEqual(store.state.units.u2.markers, ['ambush_ready']);
+  assert.equal(asked, 2);
+});
+
 test('actions carry a ref and expected_seq; ack and error settle them by ref', async () => {
   const { conn, sock } = setup();
   sock().open();

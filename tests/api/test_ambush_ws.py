@@ -70,6 +70,12 @@ def test_gremlins_arrive_from_ambush_over_the_websocket(client: TestClient) -> N
             assert not answer["requested"]["legal"]  # 9 in out: corners beyond 6 in
             nearest = answer["nearest"]
             assert nearest is not None and answer["zone"]["type"] == "Polygon"
+            # The Unit Boundary in the unit's frame, for the client's ghost: 3 files of 40 mm
+            # with 12.5 mm skirmish gaps, one rank deep, the front edge at y = 0.
+            xs = [p[0] for p in answer["outline"]]
+            ys = [p[1] for p in answer["outline"]]
+            assert abs(max(xs) - min(xs) - (3 * 40 + 2 * 12.5) / 25.4) < 1e-3
+            assert abs(max(ys)) < 1e-3 and abs(min(ys) + 40 / 25.4) < 1e-3
             ack = p1.act(type="arrive_from_ambush", unit=gremlins, point=[20, 0],
                          x=nearest["x"], y=nearest["y"], facing=nearest["facing"])
             assert ack["type"] == "ack", ack

@@ -518,6 +518,9 @@ def ambush_options(
     )
     return {
         "zone": geo.to_geojson(ambush_zone(bf, point)),
+        # The Unit Boundary in the unit's own frame (front-edge centre at the origin, facing
+        # 0): the client draws the ghost at any placement without working out the formation.
+        "outline": [[round(float(x), 4), round(float(y), 4)] for x, y in layout(formation).outline],
         "requested": check.to_dict(),
         "nearest": None if nearest is None else nearest.to_dict(),
         "ready": READY in unit.markers,

@@ -5,6 +5,8 @@
 import { h, replace } from './dom.js';
 import { errorText } from '../table.js';
 import { humanize } from './describe.js';
+import { ambushTrayItem } from './ambush.js';
+import { isLightTroops } from '../view/light.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -180,7 +182,9 @@ export function renderTray(el, table, store, conn, toast) {
         mine
           ? h('button', { type: 'button', class: 'deploy', onclick: () => table.startDeploy(t.id) }, t.label)
           : h('b', null, t.label),
-        ' ', h('small', null, humanize(t.status)),
+        ' ', t.status === 'ambush'
+          ? ambushTrayItem(t.id, { table, store, conn, toast, rerender: () => renderTray(el, table, store, conn, toast) })
+          : h('small', null, humanize(t.status)),
         mine && canAmbush(unit)
           ? h('button', {
             type: 'button', class: 'ambush',
@@ -222,5 +226,6 @@ export function unitOrders(unit, table, store) {
     }, 'Charge…'),
     h('small', { class: 'hint' }, ranked
       ? 'Drag the unit forward or back; drag a corner (W) to wheel, the knob (↻) to pivot, the rear corner (⇔) to reform (R turns it 90°). R stages a 15° pivot.'
-      : 'Drag a model to move it, Shift+drag (or between models) to move them all; then Confirm.'));
+      : 'Drag a model to move it, Shift+drag (or between models) to move them all; then Confirm.'),
+    ranked && isLightTroops(unit) ? h('small', { class: 'hint light-troops' }, 'Light Troops: drag ✥ at the centre to reform and move the unit (up to twice its Mobility; R turns it 90°).') : null);
 }

@@ -9,6 +9,7 @@ import { setupPanel, renderTray, unitOrders } from './battle.js';
 import { TOOLS } from '../tools.js';
 import { unitActions, markerBadges } from './orders.js';
 import { undoneSeqs } from './report.js';
+import { magicPanel } from './magic.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -16,7 +17,7 @@ import { undoneSeqs } from './report.js';
 
 /** @param {number|string|undefined} actor */
 export function actorName(actor) {
-  return actor === 1 || actor === 2 ? `Player ${actor}` : actor === 'system' || actor === undefined ? 'System' : String(actor);
+  return actor === 1 || actor === 2 ? `Player ${actor}` : actor === 'system' || actor === undefined || actor === null ? 'System' : String(actor);
 }
 
 /**
@@ -47,12 +48,13 @@ export function mountPanels(o) {
   const tools = h('section', { class: 'panel tools' });
   const info = h('section', { class: 'panel info' });
   const tray = h('section', { class: 'panel tray', hidden: true });
+  const magic = h('section', { class: 'panel magic', id: 'magic', hidden: true });
   const dice = h('section', { class: 'panel dice' });
   const notes = h('section', { class: 'panel notes' });
   const share = h('section', { class: 'panel share' });
   const gameLog = h('ol', { class: 'log game-log' });
   const logPanel = h('section', { class: 'panel events' }, h('h2', null, 'Game log'), gameLog);
-  o.root.append(phase, setup, tools, info, tray, dice, notes, logPanel, share);
+  o.root.append(phase, setup, tools, info, magic, tray, dice, notes, logPanel, share);
 
   // --- tools -----------------------------------------------------------------------------------
   const label = /** @type {HTMLInputElement} */ (h('input', { name: 'label', placeholder: 'Label', maxlength: 80, size: 8 }));
@@ -119,6 +121,7 @@ export function mountPanels(o) {
   replace(notes, h('h2', null, 'Notes'), noteForm, noteLog);
 
   const renderSetup = setupPanel(setup, store, conn, toast);
+  const renderMagic = magicPanel(magic, store, conn, toast);
   let renderedHistory = -1;
   /** @type {string|null|undefined} */
   let renderedDeploy;
@@ -147,6 +150,7 @@ export function mountPanels(o) {
       renderTray(tray, table, store, conn, toast);
       renderShare(share, st, store.seat, o.links);
     }
+    renderMagic();
     renderInfo(info, table, store);
     const key = store.history.length ? store.history[store.history.length - 1].seq * 1e6 + store.history.length : 0;
     if (key !== renderedHistory) {
@@ -154,6 +158,7 @@ export function mountPanels(o) {
       renderDiceLog(diceLog, store);
       renderNotes(noteLog, store);
       renderGameLog(gameLog, store);
+      renderTray(tray, table, store, conn, toast); // ambush rolls come with the log
     }
   }
 

@@ -65,6 +65,7 @@ export const COLORS = {
  * @property {string|null} [hover]
  * @property {import('./manoeuvre.js').Handle[]|null} [handles]  wheel/pivot/reform handles
  * @property {{points:number[][], label:string, seat:number, alpha:number}[]} [overlays]  others' measures
+ * @property {{zone:any, point:{x:number, y:number}|null, fixed:boolean, requested:any}|null} [ambush]  the ambush tool
  */
 
 /** @param {CanvasRenderingContext2D} ctx @param {Frame} f */
@@ -77,6 +78,7 @@ export function drawFrame(ctx, f) {
   drawZones(ctx, f.view, f.scene.zones || []);
   drawTerrain(ctx, f.view, f.scene.terrain);
   drawPieces(ctx, f);
+  if (f.ambush) drawAmbush(ctx, f.view, f.ambush);
   if (f.ghost) drawGhost(ctx, f.view, f.ghost);
   if (f.handles) drawHandles(ctx, f.view, f.handles);
   for (const o of f.overlays || []) {
@@ -111,13 +113,14 @@ function drawHandles(ctx, v, hs) {
     ctx.beginPath();
     if (h.kind === 'reform') ctx.rect(p.x - 6, p.y - 6, 12, 12);
     else ctx.arc(p.x, p.y, 7, 0, Math.PI * 2);
-    ctx.fillStyle = h.kind === 'pivot' ? '#ffe14d' : h.kind === 'reform' ? '#b48cff' : '#ffffff';
+    const kind = /** @type {string} */ (h.kind);
+    ctx.fillStyle = kind === 'pivot' ? '#ffe14d' : kind === 'reform' || kind === 'move' ? '#b48cff' : '#ffffff';
     ctx.fill();
     ctx.strokeStyle = 'rgba(0,0,0,0.7)';
     ctx.lineWidth = 1.5;
     ctx.stroke();
     ctx.fillStyle = '#111';
-    ctx.fillText(h.kind === 'pivot' ? '↻' : h.kind === 'reform' ? '⇔' : 'W', p.x, p.y + 0.5);
+    ctx.fillText(kind === 'pivot' ? '↻' : kind === 'reform' ? '⇔' : kind === 'move' ? '✥' : 'W', p.x, p.y + 0.5);
   }
 }
 
@@ -508,4 +511,43 @@ function centreOf(scene, id) {
   if (!p) return null;
   const c = pieceCentre(p);
   return [c.x, c.y];
+}
+
+/**
+ * The ambush tool: the 6 in zone around the edge point (from the server), the point itself,
+ * and, dashed, the placement the player asks for when the ghost snapped away from it.
+ * @param {CanvasRenderingContext2D} ctx @param {View} v
+ * @param {{zone:any, point:{x:number, y:number}|null, fixed:boolean, requested:any}} a
+ */
+function drawAmbush(ctx, v, a) {
+  if (a.zone) {
+    ctx.beginPath();
+    for (const ring of geometryRings(a.zone)) traceRing(ctx, v, ring);
+    ctx.fillStyle = 'rgba(255, 225, 77, 0.14)';
+    ctx.fill('evenodd');
+    ctx.setLineDash([6, 4]);
+    ctx.strokeStyle = COLORS.measure;
+    ctx.lineWidth = 1.5;
+    ctx.stroke();
+    ctx.setLineDash([]);
+  }
+  if (a.requested) {
+    ctx.beginPath();
+    for (const ring of geometryRings(a.requested)) traceRing(ctx, v, ring);
+    ctx.setLineDash([3, 3]);
+    ctx.strokeStyle = COLORS.illegalLine;
+    ctx.lineWidth = 1.5;
+    ctx.stroke();
+    ctx.setLineDash([]);
+  }
+  if (a.point) {
+    const p = toScreen(v, a.point.x, a.point.y);
+    ctx.beginPath();
+    ctx.arc(p.x, p.y, a.fixed ? 6 : 4, 0, Math.PI * 2);
+    ctx.fillStyle = COLORS.measure;
+    ctx.fill();
+    ctx.strokeStyle = 'rgba(0,0,0,0.7)';
+    ctx.lineWidth = 1.5;
+    ctx.stroke();
+  }
 }

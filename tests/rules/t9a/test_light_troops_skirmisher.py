@@ -7,7 +7,9 @@ import math
 
 import pytest
 
+from server.dice import DiceStream
 from server.geometry.formation import SKIRMISH_GAP_T9A_IN
+from server.rules.questions import preview
 from server.rules.units import (
     JoinedCharacter,
     _formation,
@@ -54,6 +56,21 @@ def test_a_short_light_troops_reform_is_not_a_march() -> None:
                         centre=(start.centre[0] + 3.0, start.centre[1]))
     assert "counts_as_march" not in events[0].payload
     assert turn_moves(state)["u1"] == {"moved": True, "marched": False, "march_rules": False}
+
+
+def test_the_preview_of_a_long_light_troops_reform_says_it_counts_as_a_march() -> None:
+    """The client's ghost shows "counts as a March" from the preview, before the release."""
+    state = movement_phase()
+    start = footprint_of(state, units_of(state)["u1"])
+    assert start is not None
+    cx, cy = start.centre
+    far, near = (
+        preview(state, 1, {"type": "move_unit", "unit": "u1", "manoeuvre": "reform",
+                           "files": 3, "centre": [cx + d, cy]}, DiceStream(b"p" * 32))
+        for d in (6.0, 3.0)
+    )
+    assert far["legal"] and far["counts_as_march"] is True
+    assert near["legal"] and near["counts_as_march"] is False
 
 
 def test_beyond_twice_mobility_is_refused() -> None:

@@ -44,11 +44,21 @@ class Battlefield:
 
     def contains_bounds(self, bounds: Sequence[float] | npt.NDArray[np.float64]) -> bool:
         """True when a geometry with these (minx, miny, maxx, maxy) lies wholly on the table."""
+        minx, miny, maxx, maxy = (float(b) for b in bounds)
         return bool(
-            bounds[0] >= -EPSILON_IN
-            and bounds[1] >= -EPSILON_IN
-            and bounds[2] <= self.width + EPSILON_IN
-            and bounds[3] <= self.depth + EPSILON_IN
+            minx >= -EPSILON_IN
+            and miny >= -EPSILON_IN
+            and maxx <= self.width + EPSILON_IN
+            and maxy <= self.depth + EPSILON_IN
+        )
+
+    def contains_boxes(self, bounds: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
+        """Vectorised `contains_bounds` over boxes (..., 4)."""
+        return np.asarray(
+            (bounds[..., 0] >= -EPSILON_IN)
+            & (bounds[..., 1] >= -EPSILON_IN)
+            & (bounds[..., 2] <= self.width + EPSILON_IN)
+            & (bounds[..., 3] <= self.depth + EPSILON_IN)
         )
 
     def on_edge(self, point: Point, tolerance: float = 1e-6) -> bool:

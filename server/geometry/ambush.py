@@ -26,7 +26,7 @@ from .constants import (
     EPSILON_IN,
     UNIT_SPACING_IN,
 )
-from .footprint import Footprint, footprint
+from .footprint import Footprint, convex_hull_of, footprint
 from .formation import RankedFormation, layout
 from .frame import (
     BoolArray,
@@ -140,7 +140,7 @@ def check_ambush(
     fp = footprint(formation, placement)
     boundary = fp.boundary
     pts = np.vstack([fp.hull_points, [point]])
-    region = shapely.convex_hull(shapely.multipoints(pts))
+    region = convex_hull_of(pts)
     assert fp.corners is not None
     n = int(_corners_within(fp.corners.as_array(), point))
 
@@ -244,11 +244,11 @@ def _forbidden_region(point: Point, obstacles: Any, spacing: float, reach: float
         out = c + (coords - c) * np.maximum(1.0, reach / np.hypot(*(coords - c).T))[:, None]
         hull = shapely.convex_hull(ob)
         if len(rings) == 1 and shapely.area(hull) <= shapely.area(ob) * (1.0 + 1e-12):
-            pieces.append(np.array([shapely.convex_hull(shapely.multipoints([*coords, *out]))]))
+            pieces.append(np.array([convex_hull_of(np.vstack([coords, out]))]))
             continue
         same = ring_of[1:] == ring_of[:-1]
         quads = np.stack([coords[:-1], coords[1:], out[1:], out[:-1]], axis=1)[same]
-        pieces.append(shapely.convex_hull(shapely.multipoints(quads)))
+        pieces.append(convex_hull_of(quads))
     region = shapely.union_all(np.concatenate(pieces))
     shapely.prepare(region)
     return region
@@ -434,7 +434,7 @@ def _valid_positions(rings: FloatArray, point: Point, obstacles: Any, spacing: f
         return np.ones(m, dtype=bool)
     boundaries = shapely.polygons(rings)
     with_point = np.concatenate([rings, np.broadcast_to(np.array(point), (m, 1, 2))], axis=1)
-    hulls = shapely.convex_hull(shapely.multipoints(with_point))
+    hulls = convex_hull_of(with_point)
     bad = shapely.intersects(hulls[:, None], obstacles[None, :]).any(axis=1)
     bad |= shapely.dwithin(boundaries[:, None], obstacles[None, :], spacing).any(axis=1)
     return np.asarray(~bad)

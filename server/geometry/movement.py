@@ -22,6 +22,7 @@ from .constants import CONTACT_TOLERANCE_IN, ENGAGEMENT_RANGE_IN, EPSILON_IN, UN
 from .footprint import (
     Footprint,
     coherency,
+    convex_hull_of,
     footprint,
     model_polygons,
     models_footprint,
@@ -190,7 +191,7 @@ def sweep_straight(start: Footprint, end: Footprint) -> BaseGeometry:
     """Area swept by a unit sliding in a straight line: the convex hull of both positions
     (exact for rectangles, slightly generous for an incomplete last rank)."""
     pts = np.vstack([start.hull_points, end.hull_points])
-    return shapely.convex_hull(shapely.multipoints(pts))
+    return convex_hull_of(pts)
 
 
 def move_straight(
@@ -319,7 +320,7 @@ def pivot(
     pts = fp.hull_points
     copies = [rotate_points(pts, centre, degrees * k / steps) for k in range(steps + 1)]
     hulls = [
-        shapely.convex_hull(shapely.multipoints(np.vstack([copies[k], copies[k + 1]])))
+        convex_hull_of(np.vstack([copies[k], copies[k + 1]]))
         for k in range(steps)
     ]
     swept = hulls[0] if steps == 1 else shapely.union_all(hulls)

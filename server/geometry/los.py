@@ -33,7 +33,7 @@ import shapely
 from .arcs import in_front_arc
 from .constants import EPSILON_IN
 from .footprint import Footprint, convex_hull_of
-from .frame import FloatArray, Point
+from .frame import BoolArray, FloatArray, Point
 from .kinds import Cover
 from .table import ObstacleIndex, Table, ring_edges
 
@@ -214,19 +214,25 @@ def _samples(fp: Footprint) -> tuple[FloatArray, FloatArray, FloatArray, bool]:
         concave = fp.ranked and len(shapely.get_coordinates(fp.boundary)) > 5
         cached = (_viewer_samples(fp), tpts, tnorm, concave)
         fp.__dict__["_los_samples"] = cached
-    return cast(tuple[FloatArray, FloatArray, FloatArray, bool], cached)
+    return cast("tuple[FloatArray, FloatArray, FloatArray, bool]", cached)
 
 
-def _under(idx: ObstacleIndex, fp: Footprint) -> npt.NDArray[np.bool_]:
-    """Which entries of the obstacle index meet the footprint's boundary (cached on the
-    immutable footprint for the index it was computed against)."""
+def _under(idx: ObstacleIndex, fp: Footprint) -> tuple[BoolArray, BoolArray]:
+    """Which entries of the obstacle index meet the footprint's boundary, and which of those
+    are cover terrain holding half or more of its area (cached on the immutable footprint
+    for the index they were computed against)."""
     cached = fp.__dict__.get("_los_under")
     if cached is None or cached[0] is not idx:
-        mask = np.zeros(len(idx.ids), dtype=bool)
-        mask[idx.query(fp.boundary, "intersects")] = True
-        cached = (idx, mask)
+        under = np.zeros(len(idx.ids), dtype=bool)
+        under[idx.query(fp.boundary, "intersects")] = True
+        half_in = np.zeros(len(idx.ids), dtype=bool)
+        cover = np.flatnonzero(under & ~idx.is_unit & (idx.cover_level > 0))
+        if len(cover):
+            inside = shapely.area(shapely.intersection(idx.geoms[cover], fp.boundary))
+            half_in[cover] = inside >= 0.5 * shapely.area(fp.boundary)
+        cached = (idx, under, half_in)
         fp.__dict__["_los_under"] = cached
-    return cast(npt.NDArray[np.bool_], cached[1])
+    return cast("tuple[BoolArray, BoolArray]", cached[1:])
 
 
 def line_of_sight(
@@ -273,9 +279,9 @@ def line_of_sight(
     idx = table.index
     tallest = max(int(vfp.height), int(tfp.height))
     block_all = idx.blocks_sight & (idx.heights >= tallest)
-    under_t = _under(idx, tfp)
+    under_t, half_in = _under(idx, tfp)
     level_all = idx.cover_level
-    terrain_ok = ~(under_t | _under(idx, vfp)) & (block_all | (level_all > 0))
+    terrain_ok = ~(under_t | _under(idx, vfp)[0]) & (block_all | (level_all > 0))
     ends = np.vstack([vpts, tpts[considered]])
     lo, hi = ends.min(axis=0), ends.max(axis=0)
     box = idx.bounds
@@ -284,17 +290,14 @@ def line_of_sight(
         if own in idx.position:
             near[idx.position[own]] = False
     cand = np.flatnonzero(near & np.where(idx.is_unit, block_all, terrain_ok))
-    standing = np.flatnonzero(near & under_t & ~idx.is_unit & (level_all > 0))
+    standing = np.flatnonzero(near & half_in)
     hull = convex_hull_of(ends) if len(cand) or len(standing) else None
     if len(cand):
         cand = cand[shapely.intersects(idx.geoms[cand], hull)]  # prepared first
-    # Terrain the target stands in (half or more of it) gives it cover.
-    standing_in: list[tuple[str, int]] = []
-    for c in standing:
-        if shapely.intersects(idx.geoms[c], hull):
-            inside = shapely.area(shapely.intersection(idx.geoms[c], tfp.boundary))
-            if inside >= 0.5 * shapely.area(tfp.boundary):
-                standing_in.append((idx.ids[c], int(level_all[c])))
+    # Cover terrain the target stands half or more in gives it cover (when it meets the hull).
+    standing_in = [
+        (idx.ids[c], int(level_all[c])) for c in standing if shapely.intersects(idx.geoms[c], hull)
+    ]
     block, level = block_all[cand], level_all[cand]
 
     # Which lines cross which obstacles; what blocks each line, and its cover.

@@ -350,12 +350,10 @@ def line_of_sight(
             (blockers_l if b else cover_from).append(idx.ids[c])
 
     best_line = np.where(clear, lvl, big).argmin(axis=0)
+    at = np.flatnonzero(seen)
+    starts = vpts[best_line[at]].tolist()
     lines = tuple(
-        (
-            (float(vpts[best_line[j], 0]), float(vpts[best_line[j], 1])),
-            (float(tpts[j, 0]), float(tpts[j, 1])),
-        )
-        for j in np.flatnonzero(seen)
+        ((a[0], a[1]), (b[0], b[1])) for a, b in zip(starts, tpts[at].tolist(), strict=True)
     )
     return LineOfSight(
         visible=True,

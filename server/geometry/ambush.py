@@ -223,6 +223,14 @@ def _probes(outline: FloatArray) -> tuple[FloatArray, FloatArray]:
     return ring, np.vstack(pts)
 
 
+def _convex(ring: FloatArray) -> bool:
+    """Whether a closed ring turns one way only (collinear vertices allowed): a turn the other
+    way smaller than 1e-12 in^2 is rounding, far inside _SHRINK_IN."""
+    edge = np.diff(ring, axis=0)
+    turn = edge[:, 0] * np.roll(edge[:, 1], -1) - edge[:, 1] * np.roll(edge[:, 0], -1)
+    return bool((turn >= -1e-12).all() or (turn <= 1e-12).all())
+
+
 def _forbidden_region(point: Point, obstacles: Any, spacing: float, reach: float) -> Any:
     """A prepared region that no point of a valid arrival's Unit Boundary may touch.
 
@@ -242,8 +250,7 @@ def _forbidden_region(point: Point, obstacles: Any, spacing: float, reach: float
         rings = shapely.get_rings(ob)
         coords, ring_of = shapely.get_coordinates(rings, return_index=True)
         out = c + (coords - c) * np.maximum(1.0, reach / np.hypot(*(coords - c).T))[:, None]
-        hull = shapely.convex_hull(ob)
-        if len(rings) == 1 and shapely.area(hull) <= shapely.area(ob) * (1.0 + 1e-12):
+        if len(rings) == 1 and _convex(coords):
             pieces.append(np.array([convex_hull_of(np.vstack([coords, out]))]))
             continue
         same = ring_of[1:] == ring_of[:-1]

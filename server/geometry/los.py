@@ -169,22 +169,22 @@ def _fan_crossing(
     counts)? The same arithmetic and tolerance as `segments_cross`, but the terms that depend
     on one end of a line only (which side of an edge a viewer or target point lies) are
     computed once per point rather than once per line."""
-    e = _ORIENT_EPS
+    e, n = _ORIENT_EPS, len(q0)
     s = q1 - q0
-    a0 = vpts[:, None, :] - q0  # (V, E, 2)
-    b1 = q1 - vpts[:, None, :]
+    ab = np.concatenate([vpts[:, None, :] - q0, q1 - vpts[:, None, :]], axis=1)  # a0 | b1
     a1 = tpts[:, None, :] - q0  # (T, E, 2)
-    d1 = s[:, 0] * a0[..., 1] - s[:, 1] * a0[..., 0]  # side of the viewer point of the edge
+    d1 = s[:, 0] * ab[:, :n, 1] - s[:, 1] * ab[:, :n, 0]  # side of the viewer point of the edge
     d2 = s[:, 0] * a1[..., 1] - s[:, 1] * a1[..., 0]  # side of the target point
     r = (tpts[None, :, :] - vpts[:, None, :])[:, :, None, :]  # (V, T, 1, 2)
-    d3 = r[..., 1] * a0[:, None, :, 0] - r[..., 0] * a0[:, None, :, 1]  # side of q0 of the line
-    d4 = r[..., 0] * b1[:, None, :, 1] - r[..., 1] * b1[:, None, :, 0]  # side of q1
-    apart = ((d1 > e)[:, None, :] & (d2 > e)) | ((d1 < -e)[:, None, :] & (d2 < -e))
-    apart |= np.minimum(d3, d4) > e
-    apart |= np.maximum(d3, d4) < -e
+    # Sides of q0 and q1 of the line: d3 = cross(r, a0), and -d4 = cross(r, b1) (exactly).
+    d34 = r[..., 1] * ab[:, None, :, 0] - r[..., 0] * ab[:, None, :, 1]  # (V, T, 2E)
+    above, below = d34 > e, d34 < -e
+    apart = (above[..., :n] & below[..., n:]) | (below[..., :n] & above[..., n:])
+    apart |= ((d1 > e)[:, None, :] & (d2 > e)) | ((d1 < -e)[:, None, :] & (d2 < -e))
     hit = ~apart
-    collinear = (np.abs(d1) <= e)[:, None, :] & (np.abs(d2) <= e)
-    if collinear.any():
+    on_v, on_t = np.abs(d1) <= e, np.abs(d2) <= e
+    if (on_v.any(axis=0) & on_t.any(axis=0)).any():  # a line lies along an edge's line
+        collinear = on_v[:, None, :] & on_t
         vx, vy, tx, ty = vpts[:, None, 0], vpts[:, None, 1], tpts[None, :, 0], tpts[None, :, 1]
         lo_x, hi_x = np.minimum(vx, tx)[..., None], np.maximum(vx, tx)[..., None]
         lo_y, hi_y = np.minimum(vy, ty)[..., None], np.maximum(vy, ty)[..., None]
@@ -270,8 +270,10 @@ def line_of_sight(
     if not considered.any():
         return LineOfSight(False, 0.0, Cover.NONE)
 
-    # The sight lines that matter: facing, in the arc.
-    ii, jj = np.nonzero(self_ok & considered[None, :])
+    # The sight lines that matter: facing, in the arc (kk: among the considered points).
+    shown = np.flatnonzero(considered)
+    ii, kk = np.nonzero(self_ok[:, shown])
+    jj = shown[kk]
 
     # Obstacles that may matter: units that block (tall enough), and terrain that blocks or
     # gives cover unless the viewer or the target stands in it (a unit in a wood sees out and
@@ -282,7 +284,7 @@ def line_of_sight(
     under_t, half_in = _under(idx, tfp)
     level_all = idx.cover_level
     terrain_ok = ~(under_t | _under(idx, vfp)[0]) & (block_all | (level_all > 0))
-    ends = np.vstack([vpts, tpts[considered]])
+    ends = np.vstack([vpts, tpts[shown]])
     lo, hi = ends.min(axis=0), ends.max(axis=0)
     box = idx.bounds
     near = (box[:, 0] <= hi[0]) & (lo[0] <= box[:, 2]) & (box[:, 1] <= hi[1]) & (lo[1] <= box[:, 3])
@@ -307,8 +309,7 @@ def line_of_sight(
     used: npt.NDArray[np.bool_] = np.zeros(len(cand), dtype=bool)
     if len(cand):
         e0, e1, col = idx.edges_of(cand)
-        rank = np.cumsum(considered) - 1  # position of a considered target point among them
-        hits = _fan_crossing(vpts, tpts[considered], e0, e1)[ii, rank[jj]]  # (lines, edges)
+        hits = _fan_crossing(vpts, tpts[shown], e0, e1)[ii, kk]  # (lines, edges)
         starts = np.searchsorted(col, np.arange(len(cand)))
         crossed = np.logical_or.reduceat(hits, starts, axis=1)  # (lines, candidates)
         line_block = np.asarray((crossed & block).any(axis=1))

@@ -26,9 +26,19 @@ from .constants import (
     EPSILON_IN,
     UNIT_SPACING_IN,
 )
-from .footprint import Footprint, footprint
+from .footprint import Footprint, convex_hull_of, footprint
 from .formation import RankedFormation, layout
-from .frame import Placement, Point, facing_difference, normalize_facing
+from .frame import (
+    BoolArray,
+    FloatArray,
+    IntArray,
+    Placement,
+    Point,
+    facing_difference,
+    forward_vector,
+    normalize_facing,
+    right_vector,
+)
 from .geojson import to_geojson
 from .kinds import Rule
 from .table import Battlefield, Table
@@ -43,9 +53,15 @@ SEARCH_FACING_STEP_DEG = 15.0
 """Facings the search tries: the requested one, then steps of this many degrees each way."""
 
 _CHUNK = 24
-SEARCH_MAX_CHECKS_PER_FACING = 8 * _CHUNK
-"""At most this many positions (nearest first) are fully checked per facing, bounding the
-search when most of the zone is blocked."""
+"""Positions checked exactly per vectorised call."""
+
+_FIRST_CHECKS = 8
+"""The cheapest positions at the requested facing are checked exactly before anything else:
+a request that is valid or nearly so is answered without building the forbidden region."""
+
+_SHRINK_IN = 1e-7
+"""The cheap rejection tests a boundary shrunk by this much, so rounding can never reject a
+valid placement."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -98,11 +114,10 @@ def edge_facing(battlefield: Battlefield, point: Point) -> float | None:
     return None
 
 
-def _corners_within(fp: Footprint, point: Point) -> int:
-    assert fp.corners is not None
-    c = fp.corners.as_array()
-    d = np.hypot(c[:, 0] - point[0], c[:, 1] - point[1])
-    return int((d <= AMBUSH_RANGE_IN + EPSILON_IN).sum())
+def _corners_within(corners: FloatArray, point: Point) -> IntArray:
+    """How many of the corners (..., 4, 2) are within 6 in of the point."""
+    d = np.hypot(corners[..., 0] - point[0], corners[..., 1] - point[1])
+    return np.asarray((d <= AMBUSH_RANGE_IN + EPSILON_IN).sum(axis=-1))
 
 
 def check_ambush(
@@ -125,8 +140,9 @@ def check_ambush(
     fp = footprint(formation, placement)
     boundary = fp.boundary
     pts = np.vstack([fp.hull_points, [point]])
-    region = shapely.convex_hull(shapely.multipoints(pts))
-    n = _corners_within(fp, point)
+    region = convex_hull_of(pts)
+    assert fp.corners is not None
+    n = int(_corners_within(fp.corners.as_array(), point))
 
     def verdict(rule: Rule | None, obstacle: str | None = None) -> AmbushCheck:
         return AmbushCheck(rule is None, rule, obstacle, fp, n, region)
@@ -165,12 +181,84 @@ def check_ambush(
     return verdict(None)
 
 
-def _rot(local: np.ndarray, facing: float) -> np.ndarray:
-    """Unit-frame offsets (k, 2) to table offsets for a facing."""
-    t = math.radians(facing)
-    c, s = math.cos(t), math.sin(t)
-    # right = (c, s), forward = (-s, c)
-    return np.column_stack([local[:, 0] * c - local[:, 1] * s, local[:, 0] * s + local[:, 1] * c])
+def _search_facings(
+    battlefield: Battlefield, point: Point, requested: float, step: float
+) -> tuple[FloatArray, list[float]]:
+    """Turn penalties (ascending) and facings the search tries: the requested facing first,
+    then steps of `step` degrees either way and the facing straight into the table."""
+    base = normalize_facing(requested)
+    options = [base]
+    for k in range(1, int(180.0 // step) + 1):
+        options += [base + k * step, base - k * step]
+    extra = edge_facing(battlefield, point)
+    if extra is not None:
+        options.append(extra)
+    out: dict[float, float] = {}
+    for f in options:
+        f = round(normalize_facing(f), 9)
+        out.setdefault(f, FACING_WEIGHT_IN_PER_DEG * facing_difference(f, base))
+    ranked = sorted((penalty, f) for f, penalty in out.items())
+    return np.array([p for p, _ in ranked], dtype=np.float64), [f for _, f in ranked]
+
+
+def _turned(local: FloatArray, facings: list[float]) -> FloatArray:
+    """Unit-frame offsets (k, 2) turned to each facing: (F, k, 2) table offsets from the
+    front centre (the same arithmetic as `Placement.to_world`)."""
+    right = np.array([right_vector(f) for f in facings], dtype=np.float64)[:, None, :]
+    fwd = np.array([forward_vector(f) for f in facings], dtype=np.float64)[:, None, :]
+    u, v = local[None, :, 0:1], local[None, :, 1:2]
+    return np.asarray(0.0 + u * right + v * fwd, dtype=np.float64)
+
+
+def _probes(outline: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """The Unit Boundary outline (unit frame) shrunk by _SHRINK_IN, as a closed ring, and
+    points inside it for the cheap rejection: its centroid when inside, its vertices and the
+    middles of its edges."""
+    inner = shapely.buffer(shapely.polygons(outline), -_SHRINK_IN, join_style="mitre")
+    ring = np.asarray(shapely.get_coordinates(inner), dtype=np.float64)
+    pts = [ring[:-1], (ring[:-1] + ring[1:]) / 2.0]
+    centroid = np.asarray(shapely.get_coordinates(shapely.centroid(inner)), dtype=np.float64)
+    if shapely.contains_xy(inner, centroid[0, 0], centroid[0, 1]):
+        pts.insert(0, centroid)
+    return ring, np.vstack(pts)
+
+
+def _convex(ring: FloatArray) -> bool:
+    """Whether a closed ring turns one way only (collinear vertices allowed): a turn the other
+    way smaller than 1e-12 in^2 is rounding, far inside _SHRINK_IN."""
+    edge = np.diff(ring, axis=0)
+    turn = edge[:, 0] * np.roll(edge[:, 1], -1) - edge[:, 1] * np.roll(edge[:, 0], -1)
+    return bool((turn >= -1e-12).all() or (turn <= 1e-12).all())
+
+
+def _forbidden_region(point: Point, obstacles: Any, spacing: float, reach: float) -> Any:
+    """A prepared region that no point of a valid arrival's Unit Boundary may touch.
+
+    A boundary point b makes the arrival invalid when it is within `spacing` of an obstacle
+    (Unit Spacing) or lies in an obstacle's shadow seen from the chosen point (then the segment
+    from the point to b, inside the region between them, meets the obstacle). The region is
+    the obstacles buffered by `spacing` plus their shadows, built from polygons that lie inside
+    those sets: buffer arcs are inscribed chords; a convex obstacle's shadow is convex, so the
+    hull of its corners and of points farther out on the rays through them lies inside it,
+    and a concave obstacle's shadow is the union of such hulls for each edge. So touching the
+    region proves a placement invalid; not touching it proves nothing (the exact check
+    decides).
+    """
+    c = np.asarray(point, dtype=np.float64)
+    pieces = [shapely.buffer(obstacles, spacing, quad_segs=4)]
+    for ob in obstacles:
+        rings = shapely.get_rings(ob)
+        coords, ring_of = shapely.get_coordinates(rings, return_index=True)
+        out = c + (coords - c) * np.maximum(1.0, reach / np.hypot(*(coords - c).T))[:, None]
+        if len(rings) == 1 and _convex(coords):
+            pieces.append(np.array([convex_hull_of(np.vstack([coords, out]))]))
+            continue
+        same = ring_of[1:] == ring_of[:-1]
+        quads = np.stack([coords[:-1], coords[1:], out[1:], out[:-1]], axis=1)[same]
+        pieces.append(convex_hull_of(quads))
+    region = shapely.union_all(np.concatenate(pieces))
+    shapely.prepare(region)
+    return region
 
 
 def find_ambush_placement(
@@ -188,113 +276,172 @@ def find_ambush_placement(
 ) -> Placement | None:
     """The valid ambush placement nearest to `requested` (for snapping while dragging), or None.
 
-    Nearness is the distance between front-edge centres plus FACING_WEIGHT_IN_PER_DEG per
-    degree of turn. Positions are tried on a grid of `grid` inches aligned on the requested
-    position (so a valid request comes back unchanged); facings are the requested one, the
-    one looking straight into the table, and steps of `facing_step` degrees either way.
+    Nearness (the cost) is the distance between front-edge centres plus
+    FACING_WEIGHT_IN_PER_DEG per degree of turn. Positions are tried on a grid of `grid`
+    inches aligned on the requested position (so a valid request comes back unchanged) and
+    within 6 in + the unit's half diagonal of the point; facings are the requested one, the
+    one looking straight into the table, and steps of `facing_step` degrees either way. The
+    answer is the cheapest valid (facing, position) of that grid, exactly; ties go to the
+    smaller turn, then to the earlier grid position (row by row).
+
+    How: the cheapest few positions at the requested facing are checked exactly (a request
+    that is valid, or nearly, is answered at once). Every other (facing, position) cheaper
+    than the best so far goes through vectorised rejections, cheapest first (on the table and
+    3 of 4 corners within 6 in, per grid row and column, then per position; then points of
+    the boundary and the boundary itself against `_forbidden_region`), and the survivors are
+    checked exactly in order of cost.
     """
     bf = table.battlefield
     if require_edge and not bf.on_edge(point):
         return None
     lay = layout(formation)
     hw, depth = lay.width / 2.0, lay.depth
-    corners_local = np.array([[-hw, 0.0], [hw, 0.0], [-hw, -depth], [hw, -depth]])
-    outline_local = np.asarray(lay.outline, dtype=np.float64)
     reach = AMBUSH_RANGE_IN + math.hypot(hw, depth)
+    penalties, facings = _search_facings(bf, point, requested.facing, facing_step)
+    outlines = _turned(np.asarray(lay.outline, dtype=np.float64), facings)
+    corners = _turned(np.array([[-hw, 0.0], [hw, 0.0], [-hw, -depth], [hw, -depth]]), facings)
 
-    # Grid of front-centre positions around the point, aligned on the requested position.
+    # The grid of front-centre positions, aligned on the requested position: columns gx, rows
+    # gy, position (row, column) = row * len(gx) + column.
     px, py = point
     rx, ry = requested.x, requested.y
-    i0 = math.floor((px - reach - rx) / grid)
-    i1 = math.ceil((px + reach - rx) / grid)
-    j0 = math.floor((py - reach - ry) / grid)
-    j1 = math.ceil((py + reach - ry) / grid)
-    gx = rx + grid * np.arange(i0, i1 + 1)
-    gy = ry + grid * np.arange(j0, j1 + 1)
-    xx, yy = np.meshgrid(gx, gy)
-    pos = np.column_stack([xx.ravel(), yy.ravel()])
-    pos = pos[np.hypot(pos[:, 0] - px, pos[:, 1] - py) <= reach]
-    dist_req = np.hypot(pos[:, 0] - rx, pos[:, 1] - ry)
+    gx = rx + grid * np.arange(
+        math.floor((px - reach - rx) / grid), math.ceil((px + reach - rx) / grid) + 1
+    )
+    gy = ry + grid * np.arange(
+        math.floor((py - reach - ry) / grid), math.ceil((py + reach - ry) / grid) + 1
+    )
+    in_reach = np.hypot(gx[None, :] - px, gy[:, None] - py) <= reach
+    dist_req = np.hypot(gx[None, :] - rx, gy[:, None] - ry).ravel()
+    xs = np.broadcast_to(gx[None, :], (len(gy), len(gx))).ravel()
+    ys = np.broadcast_to(gy[:, None], (len(gy), len(gx))).ravel()
+    lo, hi = outlines.min(axis=1), outlines.max(axis=1)
+    in_range = AMBUSH_RANGE_IN + EPSILON_IN
 
-    # Obstacles that can matter anywhere in the search area.
+    def candidates(ranks: range, bound: float) -> tuple[IntArray, IntArray, FloatArray]:
+        """(facing rank, position, cost) of the placements cheaper than `bound` that are
+        within reach, wholly on the table, with 3 of 4 corners within 6 in; by cost, then
+        rank, then position."""
+        out: list[tuple[IntArray, IntArray]] = []
+        for f in ranks:
+            if penalties[f] >= bound:
+                break
+            dx = gx[None, :] + corners[f, :, 0:1] - px  # (4, columns): corner x minus point
+            dy = gy[None, :] + corners[f, :, 1:2] - py
+            # Necessary per column and row: on the table, 3 corners within 6 in along x (y).
+            cols = np.flatnonzero(
+                (gx + lo[f, 0] >= -EPSILON_IN)
+                & (gx + hi[f, 0] <= bf.width + EPSILON_IN)
+                & ((np.abs(dx) <= in_range + _SHRINK_IN).sum(axis=0) >= AMBUSH_CORNERS_REQUIRED)
+            )
+            rows = np.flatnonzero(
+                (gy + lo[f, 1] >= -EPSILON_IN)
+                & (gy + hi[f, 1] <= bf.depth + EPSILON_IN)
+                & ((np.abs(dy) <= in_range + _SHRINK_IN).sum(axis=0) >= AMBUSH_CORNERS_REQUIRED)
+            )
+            if len(cols) == 0 or len(rows) == 0:
+                continue
+            d = np.hypot(dx[:, None, cols], dy[:, rows, None])  # (4, rows, columns)
+            ok = (d <= in_range).sum(axis=0) >= AMBUSH_CORNERS_REQUIRED
+            ok &= in_reach[np.ix_(rows, cols)]
+            at = (rows[:, None] * len(gx) + cols[None, :])[ok]
+            at = at[dist_req[at] + penalties[f] < bound]
+            out.append((np.full(len(at), f, dtype=np.intp), at))
+        if not out:
+            return np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0)
+        fi, pi = (np.concatenate(x) for x in zip(*out, strict=True))
+        cost = dist_req[pi] + penalties[fi]
+        order = np.lexsort((pi, fi, cost))
+        return fi[order], pi[order], cost[order]
+
+    def first_valid(fi: IntArray, pi: IntArray) -> int | None:
+        """Index into (fi, pi) of the first valid arrival, checked exactly in chunks."""
+        for start in range(0, len(fi), _CHUNK):
+            f, i = fi[start : start + _CHUNK], pi[start : start + _CHUNK]
+            rings = np.stack([xs[i], ys[i]], axis=1)[:, None, :] + outlines[f]
+            valid = _valid_positions(rings, point, obstacles, spacing)
+            if valid.any():
+                return start + int(np.argmax(valid))
+        return None
+
+    # Obstacles that can matter: a boundary with 3 corners within 6 in of the point lies
+    # within 6 in + its diagonal of it.
     idx = table.index
-    area = shapely.buffer(shapely.Point(point), reach + spacing + EPSILON_IN, quad_segs=4)
+    radius = AMBUSH_RANGE_IN + math.hypot(lay.width, depth) + spacing + EPSILON_IN
     skip = set(ignore) | {unit_id}
     near = [
         c
-        for c in idx.query(area, "intersects")
+        for c in idx.query(shapely.Point(point), "dwithin", radius)
         if idx.ids[c] not in skip and (idx.is_unit[c] or idx.impassable[c])
     ]
-    obstacles = idx.geoms[np.array(near, dtype=np.intp)] if near else None
+    obstacles = idx.geoms[np.array(sorted(near), dtype=np.intp)] if near else None
+    if obstacles is not None and shapely.intersects(shapely.Point(point), obstacles).any():
+        return None  # every region between point and boundary meets the obstacle at the point
 
-    facings: list[tuple[float, float]] = []
-    seen: set[float] = set()
-    base = normalize_facing(requested.facing)
-    extra = edge_facing(bf, point)
-    steps = int(180.0 // facing_step)
-    options = [base] + [base + s * k * facing_step for k in range(1, steps + 1) for s in (1, -1)]
-    if extra is not None:
-        options.append(extra)
-    for f in options:
-        f = round(normalize_facing(f), 9)
-        if f not in seen:
-            seen.add(f)
-            facings.append((FACING_WEIGHT_IN_PER_DEG * facing_difference(f, base), f))
-    facings.sort()
-
-    best: tuple[float, Placement] | None = None
-    for penalty, facing in facings:
-        if best is not None and penalty >= best[0]:
+    # Facings in groups of growing size, each group's placements cheaper than the best so far
+    # in order of cost: the first few exactly, the rest through the cheap rejections first.
+    best: tuple[int, int] | None = None
+    bound = math.inf
+    region: Any = None
+    n = len(facings)
+    for group in (range(0, 1), range(1, min(5, n)), range(min(5, n), min(13, n)), range(13, n)):
+        if len(group) == 0 or penalties[group.start] >= bound:
             break
-        corners = pos[:, None, :] + _rot(corners_local, facing)[None, :, :]
-        within = (
-            np.hypot(corners[..., 0] - px, corners[..., 1] - py) <= AMBUSH_RANGE_IN + EPSILON_IN
-        ).sum(axis=1) >= AMBUSH_CORNERS_REQUIRED
-        outline = _rot(outline_local, facing)
-        lo = outline.min(axis=0)
-        hi = outline.max(axis=0)
-        on_table = (
-            (pos[:, 0] + lo[0] >= -EPSILON_IN)
-            & (pos[:, 1] + lo[1] >= -EPSILON_IN)
-            & (pos[:, 0] + hi[0] <= bf.width + EPSILON_IN)
-            & (pos[:, 1] + hi[1] <= bf.depth + EPSILON_IN)
+        fi, pi, cost = candidates(group, bound)
+        found: int | None = None
+        start = 0
+        if region is None:
+            found = first_valid(fi[:_FIRST_CHECKS], pi[:_FIRST_CHECKS])
+            start = _FIRST_CHECKS
+        if found is None and len(fi) > start:
+            keep = np.arange(start, len(fi))
+            if len(keep) > _CHUNK and obstacles is not None:
+                if region is None:
+                    region = _forbidden_region(point, obstacles, spacing, 4.0 * radius)
+                    ring, probes = _probes(np.asarray(lay.outline, dtype=np.float64))
+                    turned_ring, turned_probes = _turned(ring, facings), _turned(probes, facings)
+                f, i = fi[keep], pi[keep]
+                keep = keep[~_rejected(region, xs[i], ys[i], turned_probes[f], turned_ring[f])]
+            found = first_valid(fi[keep], pi[keep])
+            found = None if found is None else int(keep[found])
+        if found is not None:
+            best, bound = (int(fi[found]), int(pi[found])), float(cost[found])
+    if best is None:
+        return None
+    return Placement(float(xs[best[1]]), float(ys[best[1]]), facings[best[0]])
+
+
+def _rejected(
+    region: Any, x: FloatArray, y: FloatArray, probes: FloatArray, rings: FloatArray
+) -> BoolArray:
+    """Which placements (front centres x, y (m,); probe offsets (m, k, 2); shrunk boundary
+    rings (m, r, 2)) surely fail: a probe point, or else the shrunk boundary, touches the
+    region."""
+    out = np.zeros(len(x), dtype=bool)
+    live = np.arange(len(x))
+    for k in range(probes.shape[1]):
+        hit = shapely.intersects_xy(
+            region, x[live] + probes[live, k, 0], y[live] + probes[live, k, 1]
         )
-        ok = np.flatnonzero(within & on_table)
-        if len(ok) == 0:
-            continue
-        cost = dist_req[ok] + penalty
-        order = ok[np.argsort(cost, kind="stable")]
-        for start in range(0, min(len(order), SEARCH_MAX_CHECKS_PER_FACING), _CHUNK):
-            chunk = order[start : start + _CHUNK]
-            if best is not None and dist_req[chunk[0]] + penalty >= best[0]:
-                break
-            valid = _valid_positions(pos[chunk], outline, point, obstacles, spacing)
-            if valid.any():
-                k = int(chunk[int(np.argmax(valid))])
-                fx, fy = float(pos[k, 0]), float(pos[k, 1])
-                candidate = (float(dist_req[k] + penalty), Placement(fx, fy, facing))
-                if best is None or candidate[0] < best[0]:
-                    best = candidate
-                break
-    return None if best is None else best[1]
+        out[live] = hit
+        live = live[~hit]
+        if len(live) == 0:
+            return out
+    front = np.stack([x[live], y[live]], axis=1)[:, None, :]
+    out[live] = shapely.intersects(region, shapely.polygons(front + rings[live]))
+    return out
 
 
-def _valid_positions(
-    pos: np.ndarray,
-    outline: np.ndarray,
-    point: Point,
-    obstacles: Any,
-    spacing: float,
-) -> np.ndarray:
-    """For front-centre positions (m, 2) of one facing: is nothing between boundary and point,
-    and is Unit Spacing kept (obstacle-free hull, obstacles farther than `spacing`)?"""
-    m = len(pos)
+def _valid_positions(rings: FloatArray, point: Point, obstacles: Any, spacing: float) -> BoolArray:
+    """For placed boundary rings (m, r, 2): is nothing between boundary and point, and is Unit
+    Spacing kept (obstacle-free hull, obstacles farther than `spacing`)? The exact check, the
+    same as check_ambush's once the corners and the table edge are known to pass."""
+    m = len(rings)
     if obstacles is None:
         return np.ones(m, dtype=bool)
-    rings = pos[:, None, :] + outline[None, :, :]
     boundaries = shapely.polygons(rings)
     with_point = np.concatenate([rings, np.broadcast_to(np.array(point), (m, 1, 2))], axis=1)
-    hulls = shapely.convex_hull(shapely.multipoints(with_point))
+    hulls = convex_hull_of(with_point)
     bad = shapely.intersects(hulls[:, None], obstacles[None, :]).any(axis=1)
     bad |= shapely.dwithin(boundaries[:, None], obstacles[None, :], spacing).any(axis=1)
     return np.asarray(~bad)

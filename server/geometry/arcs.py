@@ -20,6 +20,16 @@ ALL_ARCS: frozenset[Arc] = frozenset(Arc)
 _FRONT_ONLY: frozenset[Arc] = frozenset({Arc.FRONT})
 
 
+def _reaches(target: Footprint, points: FloatArray) -> tuple[FloatArray, ...]:
+    """How far each table point (n, 2) lies beyond the front, rear, left and right edges of
+    `target`'s rectangle (negative: short of that edge's line)."""
+    assert target.placement is not None
+    local = target.placement.to_local(points)
+    u, v = local[:, 0], local[:, 1]
+    hw, d = target.width / 2.0, target.depth
+    return v, -d - v, -hw - u, u - hw
+
+
 def arc_tests(target: Footprint, points: FloatArray) -> dict[Arc, BoolArray]:
     """Boolean arrays, one per arc, telling for each table point (n, 2) whether it is in that
     arc of `target`. Points on a dividing line are in both arcs."""
@@ -28,20 +38,14 @@ def arc_tests(target: Footprint, points: FloatArray) -> dict[Arc, BoolArray]:
         ones = np.ones(n, dtype=bool)
         zeros = np.zeros(n, dtype=bool)
         return {Arc.FRONT: ones, Arc.LEFT: zeros, Arc.RIGHT: zeros.copy(), Arc.REAR: zeros.copy()}
-    local = target.placement.to_local(points)
-    u, v = local[:, 0], local[:, 1]
-    hw, d = target.width / 2.0, target.depth
     # The 135 degree lines from the corners are the diagonals |du| = |dv| out of each corner.
-    left_reach = -hw - u  # how far left of the left flank
-    right_reach = u - hw
-    rear_reach = -d - v  # how far behind the rear edge
-    front_reach = v  # how far in front of the front edge
+    front, rear, left, right = _reaches(target, points)
     tol = EPSILON_IN
     return {
-        Arc.FRONT: front_reach >= np.maximum(left_reach, right_reach) - tol,
-        Arc.REAR: rear_reach >= np.maximum(left_reach, right_reach) - tol,
-        Arc.LEFT: left_reach >= np.maximum(front_reach, rear_reach) - tol,
-        Arc.RIGHT: right_reach >= np.maximum(front_reach, rear_reach) - tol,
+        Arc.FRONT: front >= np.maximum(left, right) - tol,
+        Arc.REAR: rear >= np.maximum(left, right) - tol,
+        Arc.LEFT: left >= np.maximum(front, rear) - tol,
+        Arc.RIGHT: right >= np.maximum(front, rear) - tol,
     }
 
 
@@ -61,7 +65,10 @@ def arc_of_unit(target: Footprint, other: Footprint) -> frozenset[Arc]:
 
 def in_front_arc(viewer: Footprint, points: FloatArray) -> BoolArray:
     """Boolean (n,) array: which table points lie in the viewer's front arc."""
-    return arc_tests(viewer, points)[Arc.FRONT]
+    if viewer.placement is None:
+        return np.ones(points.shape[0], dtype=bool)
+    front, _, left, right = _reaches(viewer, points)
+    return np.asarray(front >= np.maximum(left, right) - EPSILON_IN)
 
 
 def arc_polygons(target: Footprint, reach: float = 100.0) -> dict[Arc, shapely.Polygon]:

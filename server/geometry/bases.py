@@ -16,8 +16,8 @@ CIRCLE_SEGMENTS = 32
 
 
 @dataclass(frozen=True)
-class RectBase:
-    """A square or rectangular base: width (side to side) by depth (front to back), in mm."""
+class _SizedBase:
+    """A base given by width (side to side) and depth (front to back), in mm."""
 
     width_mm: float
     depth_mm: float
@@ -33,6 +33,16 @@ class RectBase:
     @property
     def depth(self) -> float:
         return mm_to_in(self.depth_mm)
+
+
+@dataclass(frozen=True)
+class RectBase(_SizedBase):
+    """A square or rectangular base: width (side to side) by depth (front to back), in mm."""
+
+
+@dataclass(frozen=True)
+class OvalBase(_SizedBase):
+    """An oval base, width (side to side) by depth (front to back) in mm."""
 
 
 @dataclass(frozen=True)
@@ -56,26 +66,6 @@ class RoundBase:
     @property
     def radius(self) -> float:
         return mm_to_in(self.diameter_mm) / 2.0
-
-
-@dataclass(frozen=True)
-class OvalBase:
-    """An oval base, width (side to side) by depth (front to back) in mm."""
-
-    width_mm: float
-    depth_mm: float
-
-    def __post_init__(self) -> None:
-        if self.width_mm <= 0 or self.depth_mm <= 0:
-            raise ValueError(f"base sizes must be positive, got {self.width_mm}x{self.depth_mm}")
-
-    @property
-    def width(self) -> float:
-        return mm_to_in(self.width_mm)
-
-    @property
-    def depth(self) -> float:
-        return mm_to_in(self.depth_mm)
 
 
 Base = RectBase | RoundBase | OvalBase

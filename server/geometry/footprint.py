@@ -283,6 +283,14 @@ def overlapping_models(footprint_: Footprint) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+def convex_hull_of(points: FloatArray) -> Any:
+    """Convex hull of points (k, 2), or one hull per row of (m, k, 2). Built through a line
+    string (the same hull as through a multi-point, at a third of the cost)."""
+    if points.shape[-2] < 2:
+        return shapely.convex_hull(shapely.multipoints(points))
+    return shapely.convex_hull(shapely.linestrings(points))
+
+
 def as_geometry(x: Footprint | BaseGeometry) -> BaseGeometry:
     """The geometry to measure: a footprint's Unit Boundary, or the geometry itself."""
     return x.boundary if isinstance(x, Footprint) else x

@@ -152,6 +152,10 @@ def _place_blocks(
     return starts
 
 
+_RING_CORNERS = np.array([[0, 3], [1, 3], [1, 2], [0, 2], [0, 3]])
+"""Columns of (u0, u1, v0, v1) that make a model's closed rectangle, front-left first."""
+
+
 @lru_cache(maxsize=2048)
 def layout(formation: RankedFormation) -> Layout:
     """Lay out a ranked formation in its own frame (cached per formation value)."""
@@ -207,9 +211,8 @@ def layout(formation: RankedFormation) -> Layout:
             (0, s, k, block_centre - cb.width / 2, block_centre + cb.width / 2, -cb.depth, 0.0)
         )
     entries.sort(key=lambda e: (e[0], e[1]))
-    rings = np.empty((len(entries), 5, 2), dtype=np.float64)
-    for i, (_, _, _, u0, u1, v0, v1) in enumerate(entries):
-        rings[i] = [[u0, v1], [u1, v1], [u1, v0], [u0, v0], [u0, v1]]
+    box = np.array([e[3:] for e in entries], dtype=np.float64).reshape(-1, 4)  # u0 u1 v0 v1
+    rings = box[:, _RING_CORNERS]  # (n, 5, 2): (u0, v1), (u1, v1), (u1, v0), (u0, v0), (u0, v1)
     rings.setflags(write=False)
 
     # Unit Boundary: rows of the grid (ranks and the gaps between them) as stacked intervals.

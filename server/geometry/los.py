@@ -32,10 +32,10 @@ import shapely
 
 from .arcs import in_front_arc
 from .constants import EPSILON_IN
-from .footprint import Footprint
-from .frame import FloatArray, Point
+from .footprint import Footprint, convex_hull_of
+from .frame import BoolArray, FloatArray, Point
 from .kinds import Cover
-from .table import Table
+from .table import ObstacleIndex, Table, ring_edges
 
 LOS_VIEWER_SAMPLES = 5
 """Points along a ranked viewer's front edge that sight lines start from."""
@@ -119,32 +119,19 @@ def _viewer_samples(viewer: Footprint) -> FloatArray:
     return viewer.model_centres
 
 
-def _edges(geoms: Any) -> tuple[FloatArray, FloatArray, npt.NDArray[np.intp]]:
-    """All ring edges of the geometries: starts, ends, and which geometry each belongs to."""
-    rings, gidx = shapely.get_rings(geoms, return_index=True)
-    coords, ridx = shapely.get_coordinates(rings, return_index=True)
-    same = ridx[1:] == ridx[:-1]
-    return coords[:-1][same], coords[1:][same], gidx[ridx[:-1][same]]
-
-
-def segments_cross(
-    p0: FloatArray, p1: FloatArray, q0: FloatArray, q1: FloatArray, *, strict: bool = False
+def _crossing(
+    p0: FloatArray, p1: FloatArray, q0: FloatArray, q1: FloatArray, strict: bool
 ) -> npt.NDArray[np.bool_]:
-    """(L, E) matrix: does segment p0[l]-p1[l] meet segment q0[e]-q1[e]? Touching counts unless
-    `strict` (then only proper crossings count)."""
+    """Do segments p0-p1 and q0-q1 meet? Element-wise over coordinate arrays (..., 2) that
+    broadcast against each other. Touching counts unless `strict`."""
     e = _ORIENT_EPS
-    rx = (p1[:, 0] - p0[:, 0])[:, None]
-    ry = (p1[:, 1] - p0[:, 1])[:, None]
-    sx = (q1[:, 0] - q0[:, 0])[None, :]
-    sy = (q1[:, 1] - q0[:, 1])[None, :]
-    a0x = p0[:, 0][:, None] - q0[:, 0][None, :]
-    a0y = p0[:, 1][:, None] - q0[:, 1][None, :]
-    a1x = p1[:, 0][:, None] - q0[:, 0][None, :]
-    a1y = p1[:, 1][:, None] - q0[:, 1][None, :]
+    rx, ry = p1[..., 0] - p0[..., 0], p1[..., 1] - p0[..., 1]
+    sx, sy = q1[..., 0] - q0[..., 0], q1[..., 1] - q0[..., 1]
+    a0x, a0y = p0[..., 0] - q0[..., 0], p0[..., 1] - q0[..., 1]
+    a1x, a1y = p1[..., 0] - q0[..., 0], p1[..., 1] - q0[..., 1]
     d1 = sx * a0y - sy * a0x  # side of p0 relative to edge q
     d2 = sx * a1y - sy * a1x  # side of p1
-    b1x = q1[:, 0][None, :] - p0[:, 0][:, None]
-    b1y = q1[:, 1][None, :] - p0[:, 1][:, None]
+    b1x, b1y = q1[..., 0] - p0[..., 0], q1[..., 1] - p0[..., 1]
     d3 = ry * a0x - rx * a0y  # side of q0 relative to segment p (= cross(r, q0 - p0))
     d4 = rx * b1y - ry * b1x  # side of q1
     if strict:
@@ -157,20 +144,65 @@ def segments_cross(
     hit = ~apart
     collinear = (np.abs(d1) <= e) & (np.abs(d2) <= e)
     if collinear.any():
-        px0 = np.minimum(p0[:, 0], p1[:, 0])[:, None]
-        px1 = np.maximum(p0[:, 0], p1[:, 0])[:, None]
-        py0 = np.minimum(p0[:, 1], p1[:, 1])[:, None]
-        py1 = np.maximum(p0[:, 1], p1[:, 1])[:, None]
-        qx0 = np.minimum(q0[:, 0], q1[:, 0])[None, :]
-        qx1 = np.maximum(q0[:, 0], q1[:, 0])[None, :]
-        qy0 = np.minimum(q0[:, 1], q1[:, 1])[None, :]
-        qy1 = np.maximum(q0[:, 1], q1[:, 1])[None, :]
-        overlap = (px0 <= qx1 + e) & (qx0 <= px1 + e) & (py0 <= qy1 + e) & (qy0 <= py1 + e)
+        overlap = (
+            (np.minimum(p0[..., 0], p1[..., 0]) <= np.maximum(q0[..., 0], q1[..., 0]) + e)
+            & (np.minimum(q0[..., 0], q1[..., 0]) <= np.maximum(p0[..., 0], p1[..., 0]) + e)
+            & (np.minimum(p0[..., 1], p1[..., 1]) <= np.maximum(q0[..., 1], q1[..., 1]) + e)
+            & (np.minimum(q0[..., 1], q1[..., 1]) <= np.maximum(p0[..., 1], p1[..., 1]) + e)
+        )
+        hit = np.where(collinear, overlap, hit)
+    return np.asarray(hit)
+
+
+def segments_cross(
+    p0: FloatArray, p1: FloatArray, q0: FloatArray, q1: FloatArray, *, strict: bool = False
+) -> npt.NDArray[np.bool_]:
+    """(L, E) matrix: does segment p0[l]-p1[l] meet segment q0[e]-q1[e]? Touching counts unless
+    `strict` (then only proper crossings count)."""
+    return _crossing(p0[:, None, :], p1[:, None, :], q0[None, :, :], q1[None, :, :], strict)
+
+
+def _fan_crossing(
+    vpts: FloatArray, tpts: FloatArray, q0: FloatArray, q1: FloatArray
+) -> npt.NDArray[np.bool_]:
+    """(V, T, E) array: does the sight line vpts[v]-tpts[t] meet edge q0[e]-q1[e] (touching
+    counts)? The same arithmetic and tolerance as `segments_cross`, but the terms that depend
+    on one end of a line only (which side of an edge a viewer or target point lies) are
+    computed once per point rather than once per line."""
+    e, n = _ORIENT_EPS, len(q0)
+    s = q1 - q0
+    ab = np.concatenate([vpts[:, None, :] - q0, q1 - vpts[:, None, :]], axis=1)  # a0 | b1
+    a1 = tpts[:, None, :] - q0  # (T, E, 2)
+    d1 = s[:, 0] * ab[:, :n, 1] - s[:, 1] * ab[:, :n, 0]  # side of the viewer point of the edge
+    d2 = s[:, 0] * a1[..., 1] - s[:, 1] * a1[..., 0]  # side of the target point
+    r = (tpts[None, :, :] - vpts[:, None, :])[:, :, None, :]  # (V, T, 1, 2)
+    # Sides of q0 and q1 of the line: d3 = cross(r, a0), and -d4 = cross(r, b1) (exactly).
+    d34 = r[..., 1] * ab[:, None, :, 0] - r[..., 0] * ab[:, None, :, 1]  # (V, T, 2E)
+    above, below = d34 > e, d34 < -e
+    apart = (above[..., :n] & below[..., n:]) | (below[..., :n] & above[..., n:])
+    apart |= ((d1 > e)[:, None, :] & (d2 > e)) | ((d1 < -e)[:, None, :] & (d2 < -e))
+    hit = ~apart
+    on_v, on_t = np.abs(d1) <= e, np.abs(d2) <= e
+    if (on_v.any(axis=0) & on_t.any(axis=0)).any():  # a line lies along an edge's line
+        collinear = on_v[:, None, :] & on_t
+        vx, vy, tx, ty = vpts[:, None, 0], vpts[:, None, 1], tpts[None, :, 0], tpts[None, :, 1]
+        lo_x, hi_x = np.minimum(vx, tx)[..., None], np.maximum(vx, tx)[..., None]
+        lo_y, hi_y = np.minimum(vy, ty)[..., None], np.maximum(vy, ty)[..., None]
+        overlap = (
+            (lo_x <= np.maximum(q0[:, 0], q1[:, 0]) + e)
+            & (np.minimum(q0[:, 0], q1[:, 0]) <= hi_x + e)
+            & (lo_y <= np.maximum(q0[:, 1], q1[:, 1]) + e)
+            & (np.minimum(q0[:, 1], q1[:, 1]) <= hi_y + e)
+        )
         hit = np.where(collinear, overlap, hit)
     return np.asarray(hit)
 
 
 _CLEAR = LineOfSight(True, 1.0, Cover.NONE)
+
+_BLOCKED = 16
+"""Added to the cover level of obstacles that block, so one maximum finds both the highest
+blocker and, for lines with none, the highest cover passed."""
 
 
 def _samples(fp: Footprint) -> tuple[FloatArray, FloatArray, FloatArray, bool]:
@@ -182,7 +214,25 @@ def _samples(fp: Footprint) -> tuple[FloatArray, FloatArray, FloatArray, bool]:
         concave = fp.ranked and len(shapely.get_coordinates(fp.boundary)) > 5
         cached = (_viewer_samples(fp), tpts, tnorm, concave)
         fp.__dict__["_los_samples"] = cached
-    return cast(tuple[FloatArray, FloatArray, FloatArray, bool], cached)
+    return cast("tuple[FloatArray, FloatArray, FloatArray, bool]", cached)
+
+
+def _under(idx: ObstacleIndex, fp: Footprint) -> tuple[BoolArray, BoolArray]:
+    """Which entries of the obstacle index meet the footprint's boundary, and which of those
+    are cover terrain holding half or more of its area (cached on the immutable footprint
+    for the index they were computed against)."""
+    cached = fp.__dict__.get("_los_under")
+    if cached is None or cached[0] is not idx:
+        under = np.zeros(len(idx.ids), dtype=bool)
+        under[idx.query(fp.boundary, "intersects")] = True
+        half_in = np.zeros(len(idx.ids), dtype=bool)
+        cover = np.flatnonzero(under & ~idx.is_unit & (idx.cover_level > 0))
+        if len(cover):
+            inside = shapely.area(shapely.intersection(idx.geoms[cover], fp.boundary))
+            half_in[cover] = inside >= 0.5 * shapely.area(fp.boundary)
+        cached = (idx, under, half_in)
+        fp.__dict__["_los_under"] = cached
+    return cast("tuple[BoolArray, BoolArray]", cached[1:])
 
 
 def line_of_sight(
@@ -209,7 +259,7 @@ def line_of_sight(
     to_viewer = vpts[:, None, :] - tpts[None, :, :]
     self_ok = (to_viewer * tnorm[None, :, :]).sum(axis=2) > EPSILON_IN
     if concave:
-        e0, e1, _ = _edges(np.array([tfp.boundary], dtype=object))
+        e0, e1, _ = ring_edges(np.array([tfp.boundary], dtype=object))
         p0 = np.repeat(vpts, nt, axis=0)
         p1 = np.tile(tpts, (nv, 1))
         hidden = segments_cross(p0, p1, e0, e1, strict=True).any(axis=1).reshape(nv, nt)
@@ -220,51 +270,57 @@ def line_of_sight(
     if not considered.any():
         return LineOfSight(False, 0.0, Cover.NONE)
 
-    # The sight lines that matter: facing, in the arc.
-    ii, jj = np.nonzero(self_ok & considered[None, :])
-    p0, p1 = vpts[ii], tpts[jj]
+    # The sight lines that matter: facing, in the arc (kk: among the considered points).
+    shown = np.flatnonzero(considered)
+    ii, kk = np.nonzero(self_ok[:, shown])
+    jj = shown[kk]
 
-    # Obstacles near them.
+    # Obstacles that may matter: units that block (tall enough), and terrain that blocks or
+    # gives cover unless the viewer or the target stands in it (a unit in a wood sees out and
+    # is seen); of those, the ones that meet the hull of the lines, boxes first.
     idx = table.index
-    hull = shapely.convex_hull(shapely.multipoints(np.vstack([vpts, tpts[considered]])))
-    cand = idx.query(hull, "intersects")
-    own = [idx.position[i] for i in (viewer_id, target_id) if i in idx.position]
-    cand = cand[idx.keep_mask(own)[cand]]
-    is_unit = idx.is_unit[cand]
     tallest = max(int(vfp.height), int(tfp.height))
-    block = idx.blocks_sight[cand] & (idx.heights[cand] >= tallest)
-    level = np.where(is_unit, int(Cover.SOFT), idx.cover[cand])
-    keep = is_unit & block
-    standing_in: list[tuple[str, int]] = []
-    terr = np.flatnonzero(~is_unit)
-    if len(terr):
-        g = idx.geoms[cand[terr]]
-        on_target = shapely.intersects(tfp.boundary, g)
-        on_viewer = shapely.intersects(vfp.boundary, g)
-        keep[terr] = ~on_target & ~on_viewer & (block[terr] | (level[terr] > 0))
-        for k in np.flatnonzero(on_target & (level[terr] > 0)):
-            c = cand[terr[k]]
-            inside = shapely.area(shapely.intersection(idx.geoms[c], tfp.boundary))
-            if inside >= 0.5 * shapely.area(tfp.boundary):
-                standing_in.append((idx.ids[c], int(level[terr[k]])))
-    cand, block, level = cand[keep], block[keep], level[keep]
+    block_all = idx.blocks_sight & (idx.heights >= tallest)
+    under_t, half_in = _under(idx, tfp)
+    level_all = idx.cover_level
+    terrain_ok = ~(under_t | _under(idx, vfp)[0]) & (block_all | (level_all > 0))
+    ends = np.vstack([vpts, tpts[shown]])
+    lo, hi = ends.min(axis=0), ends.max(axis=0)
+    box = idx.bounds
+    near = (box[:, 0] <= hi[0]) & (lo[0] <= box[:, 2]) & (box[:, 1] <= hi[1]) & (lo[1] <= box[:, 3])
+    for own in (viewer_id, target_id):
+        if own in idx.position:
+            near[idx.position[own]] = False
+    cand = np.flatnonzero(near & np.where(idx.is_unit, block_all, terrain_ok))
+    standing = np.flatnonzero(near & half_in)
+    hull = convex_hull_of(ends) if len(cand) or len(standing) else None
+    if len(cand):
+        cand = cand[shapely.intersects(idx.geoms[cand], hull)]  # prepared first
+    # Cover terrain the target stands half or more in gives it cover (when it meets the hull).
+    standing_in = [
+        (idx.ids[c], int(level_all[c])) for c in standing if shapely.intersects(idx.geoms[c], hull)
+    ]
+    block, level = block_all[cand], level_all[cand]
 
+    # Which lines cross which obstacles; what blocks each line, and its cover.
     n_lines = len(ii)
     line_block = np.zeros(n_lines, dtype=bool)
     line_level = np.zeros(n_lines, dtype=np.int64)
     used: npt.NDArray[np.bool_] = np.zeros(len(cand), dtype=bool)
     if len(cand):
         e0, e1, col = idx.edges_of(cand)
-        hits = segments_cross(p0, p1, e0, e1)
-        starts = np.flatnonzero(np.r_[True, col[1:] != col[:-1]])
+        hits = _fan_crossing(vpts, tpts[shown], e0, e1)[ii, kk]  # (lines, edges)
+        starts = np.searchsorted(col, np.arange(len(cand)))
         crossed = np.logical_or.reduceat(hits, starts, axis=1)  # (lines, candidates)
-        blocked_by = crossed & block[None, :]
-        line_block = blocked_by.any(axis=1)
-        blocked_level = np.where(blocked_by, level[None, :], 0).max(axis=1)
-        open_level = np.where(crossed & ~block[None, :], level[None, :], 0).max(axis=1)
-        line_level = np.where(line_block, np.maximum(blocked_level, int(Cover.SOFT)), open_level)
+        line_block = np.asarray((crossed & block).any(axis=1))
+        # Blocked lines: the highest cover among their blockers, at least soft; open lines:
+        # the highest cover among the terrain they pass.
+        weight = np.where(block, level + _BLOCKED, level)
+        worst = (crossed * weight).max(axis=1)
+        line_level = np.where(line_block, np.maximum(worst - _BLOCKED, int(Cover.SOFT)), worst)
         used = np.asarray(crossed.any(axis=0))
 
+    # What is seen.
     clear = np.zeros((nv, nt), dtype=bool)
     clear[ii, jj] = ~line_block
     big = np.int64(99)
@@ -295,12 +351,10 @@ def line_of_sight(
             (blockers_l if b else cover_from).append(idx.ids[c])
 
     best_line = np.where(clear, lvl, big).argmin(axis=0)
+    at = np.flatnonzero(seen)
+    starts = vpts[best_line[at]].tolist()
     lines = tuple(
-        (
-            (float(vpts[best_line[j], 0]), float(vpts[best_line[j], 1])),
-            (float(tpts[j, 0]), float(tpts[j, 1])),
-        )
-        for j in np.flatnonzero(seen)
+        ((a[0], a[1]), (b[0], b[1])) for a, b in zip(starts, tpts[at].tolist(), strict=True)
     )
     return LineOfSight(
         visible=True,

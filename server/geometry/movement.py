@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 import shapely
@@ -22,6 +22,7 @@ from .constants import CONTACT_TOLERANCE_IN, ENGAGEMENT_RANGE_IN, EPSILON_IN, UN
 from .footprint import (
     Footprint,
     coherency,
+    convex_hull_of,
     footprint,
     model_polygons,
     models_footprint,
@@ -151,18 +152,28 @@ def check_area(
     return None, None
 
 
-def _verdict(
+class Judging(TypedDict, total=False):
+    """How a ranked move is judged, as keywords of every move function: units its models may
+    pass through (`ignore`), units it is charging (it may end touching them: `charging`), and
+    the most it may travel (`max_distance`, inches; None: no limit)."""
+
+    ignore: Collection[str]
+    charging: Collection[str]
+    max_distance: float | None
+
+
+def _judged(
     table: Table,
     unit_id: str,
     start: Footprint,
     end: Footprint,
     swept: BaseGeometry,
     dist: float,
-    *,
-    ignore: Collection[str],
-    charging: Collection[str],
-    max_distance: float | None,
+    judging: Judging,
 ) -> MoveResult:
+    """The verdict on a ranked move from `start` to `end` over `swept`, `dist` inches long:
+    Move Distance first, then `check_area`."""
+    max_distance = judging.get("max_distance")
     if max_distance is not None and dist > max_distance + EPSILON_IN:
         rule: Rule | None = Rule.MOVE_DISTANCE
         obstacle: str | None = None
@@ -173,8 +184,8 @@ def _verdict(
             end.boundary,
             swept,
             origin=start.boundary,
-            ignore=ignore,
-            charging=charging,
+            ignore=judging.get("ignore", ()),
+            charging=judging.get("charging", ()),
         )
     return MoveResult(rule is None, rule, obstacle, swept, dist, end, end.placement)
 
@@ -190,7 +201,7 @@ def sweep_straight(start: Footprint, end: Footprint) -> BaseGeometry:
     """Area swept by a unit sliding in a straight line: the convex hull of both positions
     (exact for rectangles, slightly generous for an incomplete last rank)."""
     pts = np.vstack([start.hull_points, end.hull_points])
-    return shapely.convex_hull(shapely.multipoints(pts))
+    return convex_hull_of(pts)
 
 
 def move_straight(
@@ -200,28 +211,15 @@ def move_straight(
     sideways: float = 0.0,
     *,
     start: Footprint | None = None,
-    ignore: Collection[str] = (),
-    charging: Collection[str] = (),
-    max_distance: float | None = None,
+    **judging: Unpack[Judging],
 ) -> MoveResult:
     """Move a unit forward (negative: backward) and sideways (positive: to its right) in its own
     frame without turning. The distance used is the length of the move."""
     fp = _start(table, unit_id, start)
     assert fp.placement is not None and fp.formation is not None
     end = footprint(fp.formation, fp.placement.moved(forward, sideways))
-    swept = sweep_straight(fp, end)
-    return _verdict(
-        table,
-        unit_id,
-        fp,
-        end,
-        swept,
-        math.hypot(forward, sideways),
-        ignore=ignore,
-        charging=charging,
-        max_distance=max_distance,
-    )
-
+    dist = math.hypot(forward, sideways)
+    return _judged(table, unit_id, fp, end, sweep_straight(fp, end), dist, judging)
 
 def _arc(pivot: Point, radius: float, a0: float, sweep: float) -> np.ndarray:
     steps = max(1, math.ceil(abs(sweep) / math.radians(ARC_STEP_DEG)))
@@ -269,9 +267,7 @@ def wheel(
     degrees: float,
     *,
     start: Footprint | None = None,
-    ignore: Collection[str] = (),
-    charging: Collection[str] = (),
-    max_distance: float | None = None,
+    **judging: Unpack[Judging],
 ) -> MoveResult:
     """Wheel: turn about the inner front corner (the front-left corner for a wheel to the left,
     positive degrees). The distance used is the outer front corner's arc: width x angle (rad).
@@ -284,19 +280,7 @@ def wheel(
     placement, pivot = wheel_placement(fp, degrees)
     end = footprint(fp.formation, placement)
     swept = sweep_wheel(fp, end, degrees, pivot)
-    dist = fp.width * abs(math.radians(degrees))
-    return _verdict(
-        table,
-        unit_id,
-        fp,
-        end,
-        swept,
-        dist,
-        ignore=ignore,
-        charging=charging,
-        max_distance=max_distance,
-    )
-
+    return _judged(table, unit_id, fp, end, swept, fp.width * abs(math.radians(degrees)), judging)
 
 def pivot(
     table: Table,
@@ -304,9 +288,7 @@ def pivot(
     degrees: float,
     *,
     start: Footprint | None = None,
-    ignore: Collection[str] = (),
-    charging: Collection[str] = (),
-    max_distance: float | None = None,
+    **judging: Unpack[Judging],
 ) -> MoveResult:
     """Pivot about the centre of the unit's rectangle by `degrees` (counter-clockwise positive).
     The distance used is the arc travelled by the corners."""
@@ -318,25 +300,10 @@ def pivot(
     steps = max(1, math.ceil(abs(degrees) / PIVOT_STEP_DEG))
     pts = fp.hull_points
     copies = [rotate_points(pts, centre, degrees * k / steps) for k in range(steps + 1)]
-    hulls = [
-        shapely.convex_hull(shapely.multipoints(np.vstack([copies[k], copies[k + 1]])))
-        for k in range(steps)
-    ]
+    hulls = [convex_hull_of(np.vstack([copies[k], copies[k + 1]])) for k in range(steps)]
     swept = hulls[0] if steps == 1 else shapely.union_all(hulls)
     radius = math.hypot(fp.width / 2.0, fp.depth / 2.0)
-    dist = radius * abs(math.radians(degrees))
-    return _verdict(
-        table,
-        unit_id,
-        fp,
-        end,
-        swept,
-        dist,
-        ignore=ignore,
-        charging=charging,
-        max_distance=max_distance,
-    )
-
+    return _judged(table, unit_id, fp, end, swept, radius * abs(math.radians(degrees)), judging)
 
 def reform(
     table: Table,
@@ -345,9 +312,7 @@ def reform(
     facing: float,
     *,
     start: Footprint | None = None,
-    ignore: Collection[str] = (),
-    charging: Collection[str] = (),
-    max_distance: float | None = None,
+    **judging: Unpack[Judging],
 ) -> MoveResult:
     """Reform: the unit keeps its centre and takes `files` files and a new facing.
 
@@ -362,18 +327,7 @@ def reform(
     n = min(len(a), len(b))
     dist = float(np.max(np.hypot(*(a[:n] - b[:n]).T))) if n else 0.0
     swept = shapely.union_all([fp.boundary, end.boundary])
-    return _verdict(
-        table,
-        unit_id,
-        fp,
-        end,
-        swept,
-        dist,
-        ignore=ignore,
-        charging=charging,
-        max_distance=max_distance,
-    )
-
+    return _judged(table, unit_id, fp, end, swept, dist, judging)
 
 def place(
     table: Table,

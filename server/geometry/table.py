@@ -31,6 +31,24 @@ _DEFAULT_COVER = {
 }
 
 
+def ring_edges(
+    geoms: Any,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.intp]]:
+    """All ring edges (exteriors and holes, of every part of a multi-polygon) of an array of
+    geometries: starts (n, 2), ends (n, 2), and the position of the geometry each belongs to
+    (ascending)."""
+    parts, part_of = shapely.get_parts(geoms, return_index=True)
+    rings, ring_part = shapely.get_rings(parts, return_index=True)
+    coords, ring_of = shapely.get_coordinates(rings, return_index=True)
+    same = ring_of[1:] == ring_of[:-1]
+    owner = part_of[ring_part[ring_of[:-1][same]]]
+    return (
+        np.asarray(coords[:-1][same], dtype=np.float64),
+        np.asarray(coords[1:][same], dtype=np.float64),
+        np.asarray(owner, dtype=np.intp),
+    )
+
+
 @dataclass(frozen=True)
 class Battlefield:
     """The table rectangle (0, 0)-(width, depth) in inches (T9A/WFB 72 x 48, 40k 60 x 44)."""
@@ -44,11 +62,21 @@ class Battlefield:
 
     def contains_bounds(self, bounds: Sequence[float] | npt.NDArray[np.float64]) -> bool:
         """True when a geometry with these (minx, miny, maxx, maxy) lies wholly on the table."""
+        minx, miny, maxx, maxy = (float(b) for b in bounds)
         return bool(
-            bounds[0] >= -EPSILON_IN
-            and bounds[1] >= -EPSILON_IN
-            and bounds[2] <= self.width + EPSILON_IN
-            and bounds[3] <= self.depth + EPSILON_IN
+            minx >= -EPSILON_IN
+            and miny >= -EPSILON_IN
+            and maxx <= self.width + EPSILON_IN
+            and maxy <= self.depth + EPSILON_IN
+        )
+
+    def contains_boxes(self, bounds: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
+        """Vectorised `contains_bounds` over boxes (..., 4)."""
+        return np.asarray(
+            (bounds[..., 0] >= -EPSILON_IN)
+            & (bounds[..., 1] >= -EPSILON_IN)
+            & (bounds[..., 2] <= self.width + EPSILON_IN)
+            & (bounds[..., 3] <= self.depth + EPSILON_IN)
         )
 
     def on_edge(self, point: Point, tolerance: float = 1e-6) -> bool:
@@ -136,6 +164,10 @@ class ObstacleIndex:
     edge_end: npt.NDArray[np.float64]
     edge_offsets: npt.NDArray[np.intp]
     """Ring edges of every entry: entry i owns edges edge_offsets[i]:edge_offsets[i + 1]."""
+    edge_owner: npt.NDArray[np.intp]
+    """The entry each edge belongs to (ascending)."""
+    cover_level: npt.NDArray[np.int64]
+    """Cover an entry gives a unit behind it: soft for units, the terrain's cover for terrain."""
 
     def keep_mask(self, drop: list[int]) -> npt.NDArray[np.bool_]:
         """Boolean mask over all entries, False at the positions in `drop`."""
@@ -147,14 +179,13 @@ class ObstacleIndex:
     def edges_of(
         self, entries: npt.NDArray[np.intp]
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.intp]]:
-        """Edges (starts, ends) of the given entries and, per edge, the position of its entry
-        in `entries`."""
-        lo = self.edge_offsets[entries]
-        counts = self.edge_offsets[entries + 1] - lo
-        col = np.repeat(np.arange(len(entries)), counts)
-        first = np.repeat(lo - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
-        sel = first + np.arange(len(col))
-        return self.edge_start[sel], self.edge_end[sel], col
+        """Edges (starts, ends) of the given entries (ascending, distinct) and, per edge, the
+        position of its entry in `entries` (ascending)."""
+        position = np.full(len(self.ids), -1, dtype=np.intp)
+        position[entries] = np.arange(len(entries))
+        col = position[self.edge_owner]
+        sel = np.flatnonzero(col >= 0)
+        return self.edge_start[sel], self.edge_end[sel], col[sel]
 
     def query(self, geom: Any, predicate: str | None = None, distance: float | None = None) -> Any:
         """Indices of entries whose geometry satisfies `predicate` against `geom`."""
@@ -227,10 +258,7 @@ class Table:
         arr = np.empty(len(geoms), dtype=object)
         arr[:] = geoms
         shapely.prepare(arr)
-        rings, gidx = shapely.get_rings(arr, return_index=True)
-        coords, ridx = shapely.get_coordinates(rings, return_index=True)
-        same = ridx[1:] == ridx[:-1]
-        owner = gidx[ridx[:-1][same]]
+        starts, ends, owner = ring_edges(arr)
         offsets = np.searchsorted(owner, np.arange(len(geoms) + 1)).astype(np.intp)
         return ObstacleIndex(
             ids=tuple(ids),
@@ -243,7 +271,9 @@ class Table:
             tree=shapely.STRtree(arr),
             position={k: i for i, k in enumerate(ids)},
             bounds=np.asarray(shapely.bounds(arr), dtype=np.float64).reshape(len(geoms), 4),
-            edge_start=np.asarray(coords[:-1][same], dtype=np.float64),
-            edge_end=np.asarray(coords[1:][same], dtype=np.float64),
+            edge_start=starts,
+            edge_end=ends,
             edge_offsets=offsets,
+            edge_owner=owner,
+            cover_level=np.where(is_unit, int(Cover.SOFT), cover).astype(np.int64),
         )

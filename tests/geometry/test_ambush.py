@@ -26,9 +26,13 @@ from server.geometry import (
     TerrainKind,
     ambush_zone,
     check_ambush,
+    edge_facing,
+    facing_difference,
     find_ambush_placement,
     footprint,
+    layout,
 )
+from server.geometry.ambush import FACING_WEIGHT_IN_PER_DEG
 
 GREMLINS = RankedFormation.skirmish(RectBase(40, 40), 4, 2)
 SIDE = 92.5 / 25.4
@@ -140,6 +144,94 @@ def test_search_finds_nothing_when_the_point_is_walled_in() -> None:
     )
     t = Table(Battlefield(72, 48), (wall,), {})
     assert find_ambush_placement(t, "gremlins", GREMLINS, POINT, Placement(36, 6, 0)) is None
+
+
+def _cheapest_by_enumeration(
+    table: Table,
+    formation: RankedFormation,
+    point: tuple[float, float],
+    requested: Placement,
+    grid: float,
+    facing_step: float,
+) -> tuple[float, Placement] | None:
+    """The search's answer found the slow way: every grid position and facing it may try,
+    each judged by check_ambush; the cheapest legal one (ties: smaller turn, earlier row,
+    smaller facing, earlier row, earlier column)."""
+    lay = layout(formation)
+    reach = 6.0 + math.hypot(lay.width / 2, lay.depth)
+    facings = {requested.facing % 360 + k * facing_step for k in range(-12, 13)}
+    facings = {round(f % 360, 9) for f in facings} | {edge_facing(table.battlefield, point) or 0.0}
+    n = math.ceil(2 * reach / grid) + 1
+    best: tuple[tuple[float, float, float, int, int], Placement] | None = None
+    for f in facings:
+        turn = facing_difference(f, requested.facing)
+        for j in range(-n, n + 1):
+            for i in range(-n, n + 1):
+                q = Placement(requested.x + grid * i, requested.y + grid * j, f)
+                if math.dist(q.point, point) > reach:
+                    continue
+                cost = math.dist(q.point, requested.point) + FACING_WEIGHT_IN_PER_DEG * turn
+                key = (cost, turn, f, j, i)
+                if best is not None and key >= best[0]:
+                    continue
+                if check_ambush(table, "gremlins", formation, q, point).legal:
+                    best = (key, q)
+    return None if best is None else (best[0][0], best[1])
+
+
+WOLVES = RankedFormation(RectBase(20, 20), 6, 3)  # 2.36 x 1.57 in
+CROWDED = Table(
+    Battlefield(72, 48),
+    (ROCK, Terrain("cliff", ((41.0, 0.0), (43.0, 0.0), (43.0, 2.5), (41.0, 2.5)), "impassable")),
+    {
+        "wolves": footprint(WOLVES, Placement(33.0, 5.0, 20)),
+        "knights": footprint(RankedFormation(RectBase(25, 50), 5, 5), Placement(38, 9, 180)),
+    },
+)
+
+
+@pytest.mark.parametrize(
+    ("table", "requested"),
+    [
+        (TABLE, Placement(32.5, 5.2, 0)),  # the figure's blocked arrival
+        (CROWDED, Placement(36.0, 4.0, 0)),
+        (CROWDED, Placement(33.2, 4.9, 30)),  # on top of the wolves
+        (CROWDED, Placement(39.5, 3.0, 90)),  # on the cliff, turned along the edge
+        (CROWDED, Placement(31.0, 2.5, 300)),
+    ],
+)
+def test_search_returns_exactly_the_cheapest_valid_placement(
+    table: Table, requested: Placement
+) -> None:
+    """Cost = distance moved + 0.05 in per degree turned, over the whole grid and all facings:
+    the answer is the enumeration's, however far down the list it is."""
+    grid, step = 0.5, 45.0
+    p = find_ambush_placement(
+        table, "gremlins", GREMLINS, POINT, requested, grid=grid, facing_step=step
+    )
+    expected = _cheapest_by_enumeration(table, GREMLINS, POINT, requested, grid, step)
+    assert expected is not None and p is not None
+    assert p == expected[1]
+    assert check_ambush(table, "gremlins", GREMLINS, p, POINT).legal
+
+
+def test_search_finds_a_valid_placement_far_from_the_request() -> None:
+    """Walls leave one gap, 7 in from the request: the search still finds it."""
+    walls = (
+        Terrain("w1", ((26, 0), (37.5, 0), (37.5, 8), (26, 8)), TerrainKind.IMPASSABLE),
+        Terrain("w2", ((43.5, 0), (46, 0), (46, 8), (43.5, 8)), TerrainKind.IMPASSABLE),
+    )
+    t = Table(Battlefield(72, 48), walls, {})
+    requested = Placement(33.0, 4.0, 0)
+    p = find_ambush_placement(t, "gremlins", GREMLINS, (40.0, 0.0), requested)
+    assert p is not None
+    assert check_ambush(t, "gremlins", GREMLINS, p, (40.0, 0.0)).legal
+    assert 38.5 < p.x < 42.5
+
+
+def test_search_finds_nothing_when_the_point_is_inside_an_obstacle() -> None:
+    t = Table(Battlefield(72, 48), (), {"wolves": footprint(WOLVES, Placement(36.0, 1.0, 0))})
+    assert find_ambush_placement(t, "gremlins", GREMLINS, (36.0, 0.0), Placement(36, 6, 0)) is None
 
 
 def test_arrival_zone_is_a_half_disc_on_the_edge() -> None:

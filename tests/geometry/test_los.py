@@ -14,14 +14,17 @@ from server.geometry import (
     Battlefield,
     Cover,
     Height,
+    ModelPlacement,
     Placement,
     RankedFormation,
     RectBase,
+    RoundBase,
     Table,
     Terrain,
     TerrainKind,
     footprint,
     line_of_sight,
+    models_footprint,
 )
 from server.geometry.los import segments_cross
 
@@ -147,3 +150,23 @@ def test_segment_test_agrees_with_shapely() -> None:
     b = shapely.linestrings(np.stack([q0, q1], axis=1))
     theirs = shapely.intersects(a[:, None], b[None, :])
     assert (ours == theirs).all()
+
+
+def guard(x: float) -> list[ModelPlacement]:
+    """Ten models on 60 mm bases in two staggered rows, 0.04 in apart (a multi-polygon)."""
+    big = RoundBase(60)  # 2.36 in
+    front = [ModelPlacement(x + 2.4 * k, 20.0, big) for k in range(5)]
+    return front + [ModelPlacement(x + 1.2 + 2.4 * k, 22.5, big) for k in range(5)]
+
+
+def test_individually_placed_models_block_like_any_unit() -> None:
+    """A 40k unit's boundary is its bases (a multi-polygon): standing across every line
+    between the two units, it hides the target like a ranked unit would."""
+    fp = models_footprint(guard(31.0))
+    assert isinstance(fp.boundary, shapely.MultiPolygon)
+    t = table(viewer=VIEWER, target=TARGET).with_unit("guard", fp)
+    los = line_of_sight(t, "viewer", "target")
+    assert not los.visible and los.blockers == ("guard",)
+    # Moved aside, it no longer blocks.
+    t = table(viewer=VIEWER, target=TARGET).with_unit("guard", models_footprint(guard(45.0)))
+    assert line_of_sight(t, "viewer", "target").fraction == 1.0

@@ -216,10 +216,20 @@ def flee_events(
             placement=(round(end.x, 4), round(end.y, 4), round(end.facing % 360.0, 4)),
             markers=markers,
         )
+    source = units_of(state).get(away_from)
+    text = (
+        f"{unit.name} flee ({reason}) {distance:g} in"
+        + (" (Swiftstride: Maximised)" if rule else "")
+        + (f" from {source.name}" if source is not None and source.id != unit.id else "")
+        + (": off the table, destroyed" if path.off_table else "")
+        + (f"; passed through {', '.join(path.passed_through)} (Dangerous Terrain tests not "
+           "automated)" if path.passed_through else "")
+    )
     return [
         Event(
             "unit_fled",
             {
+                "text": text,
                 "unit": unit.id,
                 "away_from": away_from,
                 "reason": reason,
@@ -308,20 +318,25 @@ def rally_events(state: GameState, dice: DiceStream) -> list[Event]:
             new.append(
                 Event(
                     "unit_rallied",
-                    {"unit": unit.id, "rule": "Feigned Flight", "unit_after": after.to_json()},
+                    {"unit": unit.id, "rule": "Feigned Flight", "unit_after": after.to_json(),
+                     "text": f"{unit.name} rally automatically (Feigned Flight)"},
                     actor=unit.owner,
                 )
             )
         else:
             need = discipline(state, unit)
             roll = dice.roll("2D6")
+            rallied = (roll.total or 0) <= need
             payload = {
                 "unit": unit.id,
                 "roll": roll.to_payload(),
                 "discipline": need,
                 "rule": "Rally Test",
+                "text": f"{unit.name} take a Rally Test: rolled {roll.total} against {need}: "
+                + ("they rally" + (" and are Shaken" if shaken else "") if rallied
+                   else "they flee on"),
             }
-            if (roll.total or 0) <= need:
+            if rallied:
                 after = dataclasses.replace(unit, markers=keep + shaken)
                 new.append(
                     Event(
@@ -336,6 +351,102 @@ def rally_events(state: GameState, dice: DiceStream) -> list[Event]:
         state = core.fold_all(state, new)  # the next unit flees on the table as it is now
         events += new
     return events
+
+
+# --- pursuit ------------------------------------------------------------------------------------
+
+
+PURSUE_STEP_IN = 0.1
+"""How far a pursuit is shortened, per step, until it ends clear of units, terrain and edges."""
+
+
+def pursue_events(
+    state: GameState, pursuer_id: str, fled_id: str, flee_distance: float, dice: DiceStream
+) -> list[Event]:
+    """The winner of a combat pursues a unit that broke from it (t9a, whfb8): it rolls the
+    Pursue Distance (2D6; Swiftstride: Maximised, seed 000), turns about its centre to the
+    direction the broken unit fled in and moves that far straight ahead. A Pursue Distance
+    equal to or above the Flee Distance catches the fleeing unit, which is destroyed.
+
+    Decisions (docs/rules-decisions.md "Pursuit"): a winner always pursues (holding back with
+    a Discipline test is not automated); the pursuer stops short, in steps of
+    `PURSUE_STEP_IN`, of anything that would end its move within Unit Spacing of another unit
+    or Impassable Terrain or beyond a table edge (pursuing into a new enemy, off the table or
+    through terrain is not automated).
+    """
+    pursuer, fled = _unit(state, pursuer_id), _unit(state, fled_id)
+    if pursuer.status != "on_table" or not is_ranked(state.system):
+        return []
+    expression, rule = flee_expression(state, pursuer)
+    roll = dice.roll(expression)
+    distance = float(roll.total or 0)
+    caught = fled.status == "on_table" and distance >= flee_distance
+    table = table_of(state)
+    start = table.units[pursuer_id]
+    assert start.formation is not None and start.placement is not None
+    facing = fled.placement[2] if fled.placement is not None else start.placement.facing
+    turned = footprint(start.formation, placement_for_centre(start.formation, start.centre, facing))
+    ignore = [fled_id] if caught or fled.status != "on_table" else []
+    go, result = distance, None
+    while go > 0:
+        attempt = movement.move_straight(table, pursuer_id, go, start=turned, ignore=ignore)
+        if attempt.legal:
+            result = attempt
+            break
+        go = round(go - PURSUE_STEP_IN, 6)
+    if result is None:  # no room to move at all: it stays where it is
+        end_placement, moved, swept = start.placement, 0.0, start.boundary
+    else:
+        assert result.footprint.placement is not None
+        end_placement, moved = result.footprint.placement, go
+        swept = shapely.union_all([start.boundary, turned.boundary, result.swept])
+    after = dataclasses.replace(
+        pursuer,
+        placement=(round(end_placement.x, 4), round(end_placement.y, 4),
+                   round(end_placement.facing % 360.0, 4)),
+    )
+    text = (
+        f"{pursuer.name} pursue {fled.name}: {distance:g} in"
+        + (" (Swiftstride: Maximised)" if rule else "")
+        + f" against a Flee Distance of {flee_distance:g} in"
+        + (f": caught, {fled.name} are destroyed" if caught else ": they escape")
+        + (f"; {pursuer.name} move {moved:g} in" if moved else "")
+    )
+    events = [
+        Event(
+            "unit_pursued",
+            {
+                "unit": pursuer.id,
+                "target": fled.id,
+                "roll": roll.to_payload(),
+                "rule": rule or "Pursuit",
+                "distance": distance,
+                "flee_distance": flee_distance,
+                "moved": round(moved, 4),
+                "facing": round(facing % 360.0, 4),
+                "swept": geo.to_geojson(swept),
+                "caught": caught,
+                "unit_after": after.to_json(),
+                "text": text,
+            },
+            actor=pursuer.owner,
+        )
+    ]
+    if caught:
+        events.append(
+            Event(
+                "fleeing_unit_caught",
+                {"unit": fled.id, "by": pursuer.id, "rule": "Pursuit",
+                 "text": f"{pursuer.name} catch the fleeing {fled.name}: destroyed"},
+                actor=pursuer.owner,
+            )
+        )
+    return events
+
+
+@register_folder("unit_pursued")
+def _fold_unit_pursued(state: GameState, event: Event) -> GameState:
+    return _with_unit(state, unit_from_json(event.payload["unit_after"]))
 
 
 @register_turn_start

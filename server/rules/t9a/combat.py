@@ -73,7 +73,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
-from server.rules.flee import flee_events
+from server.rules.flee import flee_events, pursue_events
 from server.rules.t9a import profiles
 from server.rules.t9a.attacks import (
     SHOOTING,
@@ -1052,8 +1052,16 @@ def break_test(
         if log.unit(unit.id).status == "destroyed":
             panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} destroyed")
         return
-    log.add(*flee_unit(log.state, unit.id, enemy, dice, "failed its Break Test"))
+    fled = flee_unit(log.state, unit.id, enemy, dice, "failed its Break Test")
+    log.add(*fled)
     panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} broke")
+    flee_distance = next(
+        (float(e.payload["distance"]) for e in fled if e.type == "unit_fled"), 0.0
+    )
+    for winner in winners:
+        # A winner still fighting another enemy stays; the others pursue (flee.py).
+        if log.unit(winner).status == "on_table" and not is_engaged(log.state, winner):
+            log.add(*pursue_events(log.state, winner, unit.id, flee_distance, dice))  # type: ignore[arg-type]
 
 
 @register_folder("combat_fought")

@@ -306,7 +306,9 @@ def break_test(
 @pytest.mark.parametrize(
     ("difference", "enemy_ranks", "faces", "needed", "passed", "steadfast"),
     [
-        (3, 4, [3, 3, 2, 3], 5, False, False),  # 6 against 8 - 3; flees 2 + 3 = 5 in
+        # 6 against 8 - 3; flees 2 + 3 = 5 in; the Gremlins pursue 2 + 1 (Swiftstride: three
+        # dice, the lowest discarded) = 3 in: the Spears escape.
+        (3, 4, [3, 3, 2, 3, 1, 1, 2], 5, False, False),
         (3, 4, [2, 3], 5, True, False),
         (3, 0, [4, 4], 8, True, True),  # Steadfast: 4 Proper Ranks against 0
         (3, 3, [4, 4], 8, True, True),
@@ -336,6 +338,9 @@ def test_break_test_and_steadfast(
         assert events[1].type == "unit_broke" and events[1].payload["away_from"] == "u1"
         fled = events[2].payload
         assert events[2].type == "unit_fled" and fled["distance"] == 5.0
+        pursued = events[3].payload
+        assert events[3].type == "unit_pursued" and pursued["distance"] == 3.0
+        assert not pursued["caught"] and pursued["rule"] == "Swiftstride"
         assert fled["facing"] == pytest.approx(0.0)  # turned directly away from the Gremlins
         assert "fleeing" in unit(state, "u2").markers
         assert state.extra["engaged"] == {}
@@ -409,9 +414,10 @@ def test_panic_test_without_fearless_flees() -> None:
         "u1",
         "u2",
     )
-    state, events = break_test(state, "u2", 5, 0, [6, 6, 2, 3, 5, 6, 1, 2])
+    state, events = break_test(state, "u2", 5, 0, [6, 6, 2, 3, 5, 6, 1, 2, 1, 1, 1])
     assert [e.type for e in events] == [
-        "break_test", "unit_broke", "unit_fled", "panic_test", "unit_broke", "unit_fled"
+        "break_test", "unit_broke", "unit_fled", "panic_test", "unit_broke", "unit_fled",
+        "unit_pursued",
     ]
     assert events[3].payload["unit"] == "u3" and events[3].payload["passed"] is False
     assert events[5].payload["distance"] == 3.0
@@ -641,3 +647,29 @@ def test_marching_stops_shooting_but_a_light_troops_reform_does_not(
     rules = [r["rule"] for r in events[1].payload["rules"]]
     assert ("Moving and Shooting" in rules) is moving_modifier
     assert events[1].payload["needed"] == (6 if moving_modifier else 5)
+
+
+def test_a_swiftstride_pursuit_catches_the_broken_unit() -> None:
+    """Seed 000, Swiftstride: Pursue Distance rolls gain Maximised. The Spears break and flee
+    2 + 1 = 3 in; the Gremlins pursue with three dice, the lowest discarded: 6 + 5 = 11 in,
+    at least the Flee Distance: the Spears are caught and destroyed, and the Gremlins move."""
+    state = charged(
+        position(
+            [{"datasheet": GREMLINS, "models": 3}],
+            [{"datasheet": SPEARS, "models": 20, "files": 5}],
+            {"u1": (36.0, 24.0, 0.0), "u2": (36.0, 30.0, 180.0)},
+        ),
+        "u1",
+        "u2",
+    )
+    before = unit(state, "u1").placement
+    state, events = break_test(state, "u2", 3, 4, [3, 3, 2, 1, 6, 1, 5])
+    assert [e.type for e in events] == [
+        "break_test", "unit_broke", "unit_fled", "unit_pursued", "fleeing_unit_caught"
+    ]
+    pursued = events[3].payload
+    assert pursued["caught"] and pursued["distance"] == 11.0 and pursued["flee_distance"] == 3.0
+    assert [d["kept"] for d in pursued["roll"]["dice"]] == [True, False, True]
+    assert "caught" in pursued["text"]
+    assert unit(state, "u2").status == "destroyed"
+    assert unit(state, "u1").placement != before and pursued["moved"] > 0

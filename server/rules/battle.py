@@ -90,6 +90,12 @@ def require_phase(state: GameState, seat: int, phases: Iterable[str], what: str)
             active_player=active,
             phase=phase,
         )
+    _require_phase_in(state, wanted, what)
+    waiting_for_reaction(state)
+
+
+def _require_phase_in(state: GameState, wanted: list[str], what: str) -> None:
+    active, phase = state.extra.get("active_player"), state.extra.get("phase")
     if phase not in wanted:
         raise RuleError(
             OUT_OF_PHASE,
@@ -98,7 +104,6 @@ def require_phase(state: GameState, seat: int, phases: Iterable[str], what: str)
             phase=phase,
             allowed=wanted,
         )
-    waiting_for_reaction(state)
 
 
 def require_reaction_window(state: GameState, seat: int, phases: Iterable[str], what: str) -> None:
@@ -114,14 +119,7 @@ def require_reaction_window(state: GameState, seat: int, phases: Iterable[str], 
             active_player=active,
             phase=phase,
         )
-    if phase not in wanted:
-        raise RuleError(
-            OUT_OF_PHASE,
-            f"{what} happens in the {' or '.join(wanted)} phase, not {phase}",
-            active_player=active,
-            phase=phase,
-            allowed=wanted,
-        )
+    _require_phase_in(state, wanted, what)
 
 
 def battle_started_event(state: GameState) -> Event:

@@ -26,7 +26,6 @@ from server.geometry.arcs import arc_of_unit
 from server.geometry.footprint import Footprint, footprint
 from server.geometry.frame import Placement
 from server.geometry.kinds import Arc
-from server.geometry.los import line_of_sight
 from server.geometry.measure import distance
 from server.rules.battle import (
     require_phase,
@@ -62,6 +61,7 @@ from server.rules.units import (
     datasheet_of,
     is_ranked,
     phase_moves,
+    require_in_sight,
     table_of,
     unit_from_json,
     units_of,
@@ -214,14 +214,7 @@ def declare_charge(
     start, aim = table.units[unit.id], table.units[target.id]
     gap = distance(start, aim).distance
     if is_ranked(state.system):
-        sight = line_of_sight(table, unit.id, target.id)
-        if not sight.visible:
-            raise RuleError(
-                ILLEGAL_MOVE,
-                f"{target.name} is not in {unit.name}'s front arc and line of sight",
-                rule="Charge: Line of Sight",
-                obstacle=(sight.blockers[0] if sight.blockers else None),
-            )
+        require_in_sight(state, unit, target, "Charge: Line of Sight")
     elif gap > MAX_40K_CHARGE_DECLARE_IN:
         raise RuleError(
             ILLEGAL_MOVE,

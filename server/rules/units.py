@@ -28,6 +28,7 @@ from server.geometry.formation import (
 )
 from server.geometry.frame import Placement, forward_vector
 from server.geometry.kinds import Height
+from server.geometry.los import LineOfSight, line_of_sight
 from server.geometry.table import Battlefield as GeoBattlefield
 from server.geometry.table import Table, Terrain
 from server.rules.battle import (
@@ -183,6 +184,20 @@ def record_turn_move(state: GameState, unit_id: str, **flags: bool) -> GameState
     return _set(
         state, turn_moves={"player_turn": state.extra.get("player_turn"), "units": units}
     )
+
+
+def require_in_sight(state: GameState, unit: Unit, target: Unit, rule: str) -> LineOfSight:
+    """`target` must be in `unit`'s front arc and line of sight (a charge, a shot), else
+    illegal_move naming `rule` and the first blocker; returns the line of sight."""
+    sight = line_of_sight(table_of(state), unit.id, target.id)
+    if not sight.visible:
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{target.name} is not in {unit.name}'s front arc and line of sight",
+            rule=rule,
+            obstacle=(sight.blockers[0] if sight.blockers else None),
+        )
+    return sight
 
 
 # --- geometry of a unit ------------------------------------------------------------------------

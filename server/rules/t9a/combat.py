@@ -59,7 +59,6 @@ from server.geometry.arcs import arc_of_unit
 from server.geometry.constants import CONTACT_TOLERANCE_IN
 from server.geometry.footprint import Footprint
 from server.geometry.kinds import Arc, Cover
-from server.geometry.los import line_of_sight
 from server.geometry.measure import distance
 from server.rules.battle import other, require_phase
 from server.rules.core import (
@@ -94,6 +93,7 @@ from server.rules.units import (
     _unit,
     _with_unit,
     phase_moves,
+    require_in_sight,
     table_of,
     turn_moves,
     unit_from_json,
@@ -435,14 +435,7 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
             rule="Shooting: Range",
             distance=round(gap, 3),
         )
-    sight = line_of_sight(table, unit.id, target.id)
-    if not sight.visible:
-        raise RuleError(
-            ILLEGAL_MOVE,
-            f"{target.name} is not in {unit.name}'s front arc and line of sight",
-            rule="Shooting: Line of Sight",
-            obstacle=(sight.blockers[0] if sight.blockers else None),
-        )
+    sight = require_in_sight(state, unit, target, "Shooting: Line of Sight")
     modifiers: list[Modifier] = []
     if moved.get("moved"):
         modifiers.append(Modifier("Moving and Shooting", -1, "Moving and Shooting: -1 to hit"))

@@ -249,6 +249,56 @@ def test_pan_frame_time_with_600_tokens(server: str, pages: Any, tmp_path: Path)
     assert pages.errors == []
 
 
+def test_pan_frame_time_with_600_models(server: str, pages: Any, tmp_path: Path) -> None:
+    """Measures (does not assert) the frame time while panning a battle of 40 units of 15
+    Citizen Spears each, 600 models drawn base by base, deployed through the rules."""
+    created = _post_json(server + "/api/games", {"system": "t9a", "name": "Six hundred models"})
+    gid, tok1 = created["id"], created["token"]
+    tok2 = _post_json(f"{server}/api/games/{gid}/seats", {})["token"]
+    army = [{"datasheet": "citizen-spears", "models": 15, "files": 5}] * 20
+    for tok in (tok1, tok2):
+        _post_json(f"{server}/api/games/{gid}/actions",
+                   {"action": {"type": "submit_army", "units": army}}, tok)
+    for i in range(20):
+        x = 4.0 + (i % 10) * 7.0
+        near, far = (5.0, 43.0) if i < 10 else (10.5, 37.5)
+        for seat, tok, y, facing, uid in ((1, tok1, near, 0, i + 1), (2, tok2, far, 180, i + 21)):
+            _post_json(f"{server}/api/games/{gid}/actions",
+                       {"action": {"type": "deploy_unit", "unit": f"u{uid}", "x": x, "y": y,
+                                   "facing": facing}}, tok)
+            assert seat in (1, 2)
+    page = pages.open("bench-models", f"{server}/games/{gid}")
+    page.wait_for_function(READY)
+    page.wait_for_function(
+        "Object.values(warfield.store.state.units || {})"
+        ".filter((u) => u.status === 'on_table').length === 40"
+    )
+    models = page.evaluate(
+        "Object.values(warfield.store.state.units).reduce((n, u) => n + u.models, 0)"
+    )
+    assert models == 600
+    report: dict[str, Any] = {"models": models, "units": 40}
+    for name, zoom in (("fit", 1.0), ("zoom2.5", 2.5)):
+        stats = page.evaluate(PAN_SCRIPT, zoom)
+        stamps = stats["stamps"]
+        deltas = [b - a for a, b in zip(stamps, stamps[1:], strict=False)][5:]
+        draws = stats["draw"][5:]
+        report[name] = {
+            "frames": len(deltas),
+            "frame_ms_median": round(statistics.median(deltas), 2),
+            "frame_ms_p95": round(_pct(deltas, 0.95), 2),
+            "draw_ms_median": round(statistics.median(draws), 2),
+            "draw_ms_p95": round(_pct(draws, 0.95), 2),
+        }
+        assert len(deltas) > 100
+    print("\nPAN_FRAME_TIME_MODELS " + json.dumps(report))
+    (tmp_path / "frame_time_models.json").write_text(json.dumps(report))
+    page.evaluate("warfield.table.fitView()")
+    page.wait_for_timeout(100)
+    page.screenshot(path=str(tmp_path / "600-models.png"))
+    assert pages.errors == []
+
+
 def _pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(q * len(xs)))]

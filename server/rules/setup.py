@@ -152,12 +152,41 @@ PRESETS: dict[str, list[dict[str, Any]]] = {
             "label": "Marsh",
         },
     ],
+    "ruins": [
+        {
+            "kind": "blocks_los",
+            "points": [(14, 14), (22, 14), (22, 20), (14, 20)],
+            "label": "Ruined chapel",
+        },
+        {
+            "kind": "blocks_los",
+            "points": [(50, 28), (58, 28), (58, 34), (50, 34)],
+            "label": "Broken tower",
+        },
+        {
+            "kind": "cover",
+            "points": [(32, 21), (40, 21), (40, 27), (32, 27)],
+            "height": "standard",
+            "label": "Rubble",
+        },
+        {
+            "kind": "impassable",
+            "points": [(60, 12), (64, 12), (64, 18), (60, 18)],
+            "label": "Collapsed wall",
+        },
+        {
+            "kind": "cover",
+            "points": [(6, 28), (12, 28), (12, 33), (6, 33)],
+            "height": "standard",
+            "label": "Craters",
+        },
+    ],
 }
 
 
 class UsePreset(ActionModel):
     type: Literal["use_preset_table"]
-    preset: Literal["open-field", "village"]
+    preset: Literal["open-field", "village", "ruins"]
 
 
 @register_action("use_preset_table", UsePreset)

@@ -18,6 +18,7 @@ import {
   reformOutline, modelIndexAt, stagedModels,
 } from './view/manoeuvre.js';
 import { ambushOverlay } from './view/ambush.js';
+import { terrainOverlay } from './ui/terrain.js';
 import { isLightTroops, centreHandle, lightReform } from './view/light.js';
 
 /** @typedef {import('./store.js').Store} Store */
@@ -111,6 +112,11 @@ export class Table {
     this.deployUnit = null;
     /** The ambush tool's state (ui/ambush.js). @type {any} */
     this.ambush = null;
+    /** The terrain tool: the feature being drawn, and the kind/height/label picked for the
+     * next one (ui/terrain.js). @type {any} */
+    this.terrainDraft = null;
+    /** @type {{kind:string, height:string, label:string}} */
+    this.terrainConfig = { kind: 'cover', height: 'standard', label: '' };
     /** A drag the current tool took (its dragStart said yes). */
     this.toolDrag = false;
     /** Unit drags and wheels make March moves instead of Advance moves. */
@@ -280,6 +286,7 @@ export class Table {
       handles: this.drag || this.mode !== 'idle' ? null : this.handles(),
       overlays,
       ambush: ambushOverlay(this.ambush),
+      terrainDraft: terrainOverlay(this.terrainDraft),
     });
     if (drawOrderLayer(this.ctx, this.view, this.store.state, /** @type {any} */ (this), performance.now())) this.redraw();
     if (this.frameStats) {

@@ -6,6 +6,7 @@
 
 import { ORDER_TOOLS } from './ui/orders-tools.js';
 import { AMBUSH_TOOL } from './ui/ambush.js';
+import { TERRAIN_TOOL } from './ui/terrain.js';
 
 /** @typedef {import('./table.js').Table} Table */
 /** @typedef {{x:number, y:number}} Pt */
@@ -69,6 +70,7 @@ export const TOOLS = {
   },
   ...ORDER_TOOLS,
   ambush: AMBUSH_TOOL,
+  terrain: TERRAIN_TOOL,
 };
 
 /** A fresh line-of-sight state. */

@@ -45,6 +45,19 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
     p1.wait_for_selector("#setup:not([hidden])")
     p1.click("#preset-village")
     p1.wait_for_function("() => (warfield.store.state.terrain || []).length > 0")
+    # Draw a feature of our own: a wood (cover), three corners, Enter.
+    placed = p1.evaluate("warfield.store.state.terrain.length")
+    p1.select_option("select[name=terrain-kind]", "cover")
+    p1.fill("input[name=terrain-label]", "Wood")
+    p1.click("#draw-terrain")
+    assert p1.evaluate("warfield.table.mode") == "terrain"
+    for x, y in ((60, 6), (66, 6), (63, 10)):
+        p1.mouse.click(*at(p1, x, y))
+    p1.keyboard.press("Enter")
+    p1.wait_for_function(f"warfield.store.state.terrain.length === {placed + 1}")
+    wood = p1.evaluate("warfield.store.state.terrain.at(-1)")
+    assert wood["kind"] == "cover" and wood["label"] == "Wood" and len(wood["points"]) == 3
+    spectator.wait_for_function(f"warfield.store.state.terrain.length === {placed + 1}")
     p1.wait_for_selector("select[name=datasheet] option", state="attached")
     p1.click("form.army-add button[type=submit]")
     p1.wait_for_selector(".army-list li")

@@ -256,3 +256,13 @@ def test_supernal_units_refuse_a_plain_character() -> None:
              "joined_characters": ["highborn-commander"]}
     error = refused(new_game(), 1, type="submit_army", units=[entry])
     assert error.code == "bad_request" and error.details["errors"][0]["code"] == "supernal_join"
+
+
+@pytest.mark.parametrize("system", ["t9a", "whfb8", "wh40k10"])
+def test_the_ruins_preset_fits_every_table(system: str) -> None:
+    """Issue 4 item 4: preset tables per system; the Ruins scale to the system's table."""
+    state, events = act(new_game(system), 1, type="use_preset_table", preset="ruins")
+    width, depth = (60, 44) if system == "wh40k10" else (72, 48)
+    assert len(state.to_json()["terrain"]) == 5
+    for piece in state.to_json()["terrain"]:
+        assert all(0 <= x <= width and 0 <= y <= depth for x, y in piece["points"])

@@ -136,6 +136,7 @@ export const KEYS = {
   Escape: 'cancel',
   '?': 'help',
   Delete: 'remove',
+  Backspace: 'remove',
   Enter: 'confirm',
 };
 

@@ -7,6 +7,7 @@ import { errorText } from '../table.js';
 import { humanize } from './describe.js';
 import { ambushTrayItem } from './ambush.js';
 import { isLightTroops } from '../view/light.js';
+import { terrainForm } from './terrain.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -47,7 +48,7 @@ export function canAmbush(unit) {
  * The setup panel: only while the stage is `setup` and for a seated player.
  * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {Function} toast
  */
-export function setupPanel(el, store, conn, toast) {
+export function setupPanel(el, store, conn, toast, table) {
   /** @type {{datasheet:string, name:string, models:number, joined:{id:string, name:string}[]}[]} */
   const army = [];
   /** @type {any[]|null} */
@@ -83,12 +84,19 @@ export function setupPanel(el, store, conn, toast) {
     if (el.hidden) return;
     if (st.system) load(st.system);
     const submitted = Array.isArray(st.armies_submitted) && st.armies_submitted.includes(store.seat);
-    const preset = h('button', {
-      type: 'button', id: 'preset-village',
-      onclick: () => act({ type: 'use_preset_table', preset: 'village' }, 'Village table'),
-    }, 'Village table');
+    const preset = h('div', { class: 'terrain-setup' },
+      h('div', { class: 'buttons' },
+        h('button', {
+          type: 'button', id: 'preset-village',
+          onclick: () => act({ type: 'use_preset_table', preset: 'village' }, 'Village table'),
+        }, 'Village table'),
+        h('button', {
+          type: 'button', id: 'preset-ruins',
+          onclick: () => act({ type: 'use_preset_table', preset: 'ruins' }, 'Ruins table'),
+        }, 'Ruins table')),
+      terrainForm(table));
     if (submitted) {
-      replace(el, h('h2', null, 'Setup'), h('div', { class: 'buttons' }, preset),
+      replace(el, h('h2', null, 'Setup'), preset,
         h('p', { class: 'waiting', id: 'army-waiting' }, "Army submitted: waiting for opponent's army."));
       return;
     }
@@ -152,7 +160,7 @@ export function setupPanel(el, store, conn, toast) {
       },
     }, 'Submit army'));
     submit.disabled = army.length === 0;
-    replace(el, h('h2', null, 'Setup'), h('div', { class: 'buttons' }, preset),
+    replace(el, h('h2', null, 'Setup'), preset,
       h('h3', null, 'Army'), sheets ? form : h('p', null, 'Loading datasheets…'), list, submit);
   }
 

@@ -15,6 +15,7 @@ const SHORTCUTS = [
   ['Enter', 'Confirm a staged move'],
   ['M', 'Measure: click two points or units; players’ measures are shown to everyone'],
   ['L', 'Line of sight: click the viewing unit, then the target'],
+  ['Draw (setup)', 'Terrain: pick kind and height, Draw, click its corners; Enter or a click on the first corner places it; Backspace takes a corner back'],
   ['Delete', 'Remove the selected token'],
   ['Esc', 'Cancel the current tool, drag or staged move'],
   ['?', 'This help'],

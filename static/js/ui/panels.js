@@ -120,7 +120,7 @@ export function mountPanels(o) {
   }, noteText, h('button', { type: 'submit' }, 'Add'));
   replace(notes, h('h2', null, 'Notes'), noteForm, noteLog);
 
-  const renderSetup = setupPanel(setup, store, conn, toast);
+  const renderSetup = setupPanel(setup, store, conn, toast, table);
   const renderMagic = magicPanel(magic, store, conn, toast);
   let renderedHistory = -1;
   /** @type {string|null|undefined} */

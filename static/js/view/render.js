@@ -66,6 +66,7 @@ export const COLORS = {
  * @property {import('./manoeuvre.js').Handle[]|null} [handles]  wheel/pivot/reform handles
  * @property {{points:number[][], label:string, seat:number, alpha:number}[]} [overlays]  others' measures
  * @property {{zone:any, point:{x:number, y:number}|null, fixed:boolean, requested:any}|null} [ambush]  the ambush tool
+ * @property {{points:number[][], kind:string, closing:boolean}|null} [terrainDraft]  a terrain feature being drawn
  */
 
 /** @param {CanvasRenderingContext2D} ctx @param {Frame} f */
@@ -79,6 +80,7 @@ export function drawFrame(ctx, f) {
   drawTerrain(ctx, f.view, f.scene.terrain);
   drawPieces(ctx, f);
   if (f.ambush) drawAmbush(ctx, f.view, f.ambush);
+  if (f.terrainDraft) drawTerrainDraft(ctx, f.view, f.terrainDraft);
   if (f.ghost) drawGhost(ctx, f.view, f.ghost);
   if (f.handles) drawHandles(ctx, f.view, f.handles);
   for (const o of f.overlays || []) {
@@ -511,6 +513,32 @@ function centreOf(scene, id) {
   if (!p) return null;
   const c = pieceCentre(p);
   return [c.x, c.y];
+}
+
+/**
+ * A terrain feature being drawn: its corners, the outline so far and the edge to the pointer
+ * (closing on the first corner when the pointer is on it).
+ * @param {CanvasRenderingContext2D} ctx @param {View} v
+ * @param {{points:number[][], kind:string, closing:boolean}} d
+ */
+function drawTerrainDraft(ctx, v, d) {
+  const pts = d.points.map(([x, y]) => toScreen(v, x, y));
+  ctx.beginPath();
+  pts.forEach((p, i) => (i ? ctx.lineTo(p.x, p.y) : ctx.moveTo(p.x, p.y)));
+  if (d.closing) ctx.closePath();
+  ctx.fillStyle = 'rgba(255, 225, 77, 0.12)';
+  if (pts.length > 2) ctx.fill();
+  ctx.setLineDash([6, 4]);
+  ctx.strokeStyle = COLORS.measure;
+  ctx.lineWidth = 2;
+  ctx.stroke();
+  ctx.setLineDash([]);
+  ctx.fillStyle = COLORS.measure;
+  for (const p of pts.slice(0, d.points.length - 1 || 1)) {
+    ctx.beginPath();
+    ctx.arc(p.x, p.y, 4, 0, Math.PI * 2);
+    ctx.fill();
+  }
 }
 
 /**

@@ -1,7 +1,8 @@
 """Army list validation: is this list of units one the datasheets allow?
 
 An entry is ``{"datasheet": id, "models": n, "files"?: f, "joined_characters"?: [id, ...],
-"concealed"?: {id: count}}``. ``joined_characters`` are characters deployed as part of this entry
+"concealed"?: {id: count}, "standard"?: bool}`` (``standard``: a Standard Bearer in the unit's
+command group, t9a and whfb8). ``joined_characters`` are characters deployed as part of this entry
 (t9a/whfb8 characters joined to the unit, a 40k Leader attached to its Bodyguard); they are not
 listed again as entries of their own. ``concealed`` holds hidden models such as Night Goblin
 Fanatics (seed 003).
@@ -36,6 +37,7 @@ ENTOMBED_JOIN = "entombed_join"
 SKIRMISH_TROOP_TYPE = "skirmish_troop_type"
 CANNOT_CONCEAL = "cannot_conceal"
 TOO_MANY_CONCEALED = "too_many_concealed"
+NO_STANDARD = "no_standard"
 
 
 class ArmyError(BaseModel):
@@ -59,6 +61,7 @@ class ArmyEntry(BaseModel):
     files: int | None = None
     joined_characters: list[str] = Field(default_factory=list)
     concealed: dict[str, int] = Field(default_factory=dict)
+    standard: bool = False  # a Standard Bearer in the unit's command group (t9a, whfb8)
 
     @field_validator("joined_characters", mode="before")
     @classmethod
@@ -137,6 +140,16 @@ def _check_entry(
                     models=entry.models,
                 )
             )
+
+    if entry.standard and (system == "wh40k10" or unit.character):
+        errors.append(
+            error(
+                NO_STANDARD,
+                f"{unit.name} cannot take a Standard Bearer"
+                + (" (wh40k10 has no command groups)" if system == "wh40k10" else ""),
+                datasheet=unit.id,
+            )
+        )
 
     characters: list[Datasheet] = []
     for position, char_id in enumerate(entry.joined_characters):

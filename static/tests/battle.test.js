@@ -49,4 +49,5 @@ test('joined characters: who may join whom, and the army entry sent', async () =
   assert.deepEqual(joinable('t9a', sheets, sheets[3]), []);
   assert.deepEqual(armyEntry({ datasheet: 'snaggas', models: 10, joined: [{ id: 'wurrboy' }] }), { datasheet: 'snaggas', models: 10, joined_characters: ['wurrboy'] });
   assert.deepEqual(armyEntry({ datasheet: 'boyz', models: 10, joined: [] }), { datasheet: 'boyz', models: 10 });
+  assert.deepEqual(armyEntry({ datasheet: 'spears', models: 20, joined: [], standard: true }), { datasheet: 'spears', models: 20, standard: true });
 });

@@ -64,8 +64,12 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
     # A character joins the unit's front rank: picked on the entry, listed with it.
     p1.select_option(".army-list li select.join", "highborn-commander")
     p1.wait_for_selector(".army-list li .joined:has-text('Highborn Commander')")
+    p1.check(".army-list li input[name=standard]")
     p1.click("#submit-army")
     p1.wait_for_selector("#army-waiting")
+    assert p1.evaluate(
+        "Object.values(warfield.store.state.units).find(u => u.owner === 1).markers"
+    ) == ["standard"]
     joined = p1.evaluate(
         "Object.values(warfield.store.state.units).find(u => u.owner === 1).characters"
     )

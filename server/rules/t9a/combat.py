@@ -27,8 +27,9 @@ One round of combat (**Decisions**, simple and documented):
 4. Combat score per side: Health Point losses it caused this round; the best Rank Bonus of its
    units (+1 per Proper Rank after the first, at most +3; none when an enemy with two or more
    Proper Ranks is in its Flank or Rear: Disrupted); +1 Standard (a unit with the marker
-   "standard"; armies have no command groups yet); +1 Charge in the first round of a unit that
-   charged; +1 Flank and +2 Rear when one of its units is in an enemy unit's flank or rear arc.
+   "standard": `standard: true` on its army entry, a Standard Bearer); +1 Charge in the first
+   round of a unit that charged; +1 Flank and +2 Rear when one of its units is in an enemy
+   unit's flank or rear arc.
 5. The loser's units take Break Tests: 2D6 against Discipline (the unit's highest) minus the
    difference; a Steadfast unit (more Proper Ranks than every enemy unit in the combat) tests
    against its unmodified Discipline. A unit entirely with Supernal that fails suffers Health

@@ -31,12 +31,14 @@ export function joinable(system, sheets, host) {
 
 /**
  * An army entry as `submit_army` takes it.
- * @param {{datasheet:string, models:number, joined:{id:string}[]}} e
+ * @param {{datasheet:string, models:number, joined:{id:string}[], standard?:boolean}} e
  */
 export function armyEntry(e) {
-  return e.joined.length
-    ? { datasheet: e.datasheet, models: e.models, joined_characters: e.joined.map((c) => c.id) }
-    : { datasheet: e.datasheet, models: e.models };
+  /** @type {Record<string, any>} */
+  const out = { datasheet: e.datasheet, models: e.models };
+  if (e.joined.length) out.joined_characters = e.joined.map((c) => c.id);
+  if (e.standard) out.standard = true;
+  return out;
 }
 
 /** @param {any} unit @returns {boolean} */
@@ -146,7 +148,14 @@ export function setupPanel(el, store, conn, toast, table) {
           h('button', { type: 'button', class: 'small', title: `Remove ${c.name}`, onclick: () => { u.joined.splice(k, 1); render(); } }, '✕'))),
         ' ',
         h('button', { type: 'button', title: 'Remove', onclick: () => { army.splice(i, 1); render(); } }, '✕'),
-        join);
+        join,
+        // A Standard Bearer (+1 combat score in t9a): ranked systems, units that are not characters.
+        st.system !== 'wh40k10' && host && !host.character
+          ? h('label', { class: 'standard' },
+            h('input', { type: 'checkbox', name: 'standard', checked: Boolean(u.standard),
+              onchange: (/** @type {Event} */ e) => { u.standard = /** @type {HTMLInputElement} */ (e.target).checked; } }),
+            ' Standard')
+          : null);
     }));
     const submit = /** @type {HTMLButtonElement} */ (h('button', {
       type: 'button', class: 'primary', id: 'submit-army',

@@ -673,3 +673,17 @@ def test_a_swiftstride_pursuit_catches_the_broken_unit() -> None:
     assert "caught" in pursued["text"]
     assert unit(state, "u2").status == "destroyed"
     assert unit(state, "u1").placement != before and pursued["moved"] > 0
+
+
+def test_a_standard_bearer_is_taken_in_the_army_list() -> None:
+    """Combat score's +1 Standard (issue 5 item 4) needs a Standard Bearer: an army entry with
+    `standard: true` (t9a, whfb8) gives the unit the marker the combat score reads."""
+    from tests.rules.test_battle import act as battle_act
+    from tests.rules.test_battle import new_game, refused
+
+    state, _ = battle_act(new_game(), 1, type="submit_army",
+                          units=[{"datasheet": SPEARS, "models": 20, "standard": True}])
+    assert unit(state, "u1").markers == ("standard",)
+    err = refused(new_game("wh40k10"), 1, type="submit_army",
+                  units=[{"datasheet": "boyz", "models": 10, "standard": True}])
+    assert err.details["errors"][0]["code"] == "no_standard"

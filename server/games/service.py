@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 from server import dice
 from server.games import archive
+from server.games.views import Projections
 from server.hub import LocalHub
 from server.rules import core, questions, table
 from server.rules.core import (
@@ -83,6 +84,7 @@ class LiveGame:
     state: GameState
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     refs: dict[tuple[int, str], ActionRecord] = field(default_factory=dict)
+    projections: Projections = field(default_factory=Projections)
 
     def dice(self) -> dice.DiceStream:
         return dice.DiceStream(self.record.dice_seed, self.state.dice_position)
@@ -228,8 +230,9 @@ class GameService:
         """
         newer = await self._db(self.store.events, live.record.id, live.state.seq)
         if newer:
+            before = live.state
             await self._fold_in(live, newer)
-            self.hub.deliver(live.record.id, newer)
+            self.hub.deliver(live.record.id, newer, live.projections.patches(before, live.state))
         return newer
 
     async def _fold_in(self, live: LiveGame, events: Sequence[Event]) -> None:
@@ -244,10 +247,13 @@ class GameService:
 
     async def _commit(self, live: LiveGame, stored: Sequence[Event]) -> None:
         """Fold durable events into the live state and publish them (caller holds the lock)."""
+        before = live.state
         await self._fold_in(live, stored)
         for listener in self.listeners:
             listener(live.record.id, "committed", stored)
-        await self.hub.publish(live.record.id, stored)
+        await self.hub.publish(
+            live.record.id, stored, live.projections.patches(before, live.state)
+        )
 
     async def apply_remote(self, game_id: str, events: list[Event]) -> None:
         """Events another process committed (via the hub): fold them, then deliver them here.
@@ -262,8 +268,9 @@ class GameService:
             return
         async with live.lock:
             if events and events[0].seq == live.state.seq + 1:
+                before = live.state
                 await self._fold_in(live, events)
-                self.hub.deliver(game_id, events)
+                self.hub.deliver(game_id, events, live.projections.patches(before, live.state))
             elif not events or events[-1].seq > live.state.seq:
                 await self._catch_up(live)
 
@@ -388,7 +395,7 @@ class GameService:
             "id": game_id,
             "system": live.state.system,
             "seq": live.state.seq,
-            "state": live.state.to_json(viewer),
+            "state": live.projections.of(live.state, viewer),
         }
 
     async def events_since(

@@ -144,10 +144,17 @@ class Footprint:
         return np.asarray(shapely.get_coordinates(self.boundary), dtype=np.float64)
 
     def to_geojson(self, *, models: bool = True) -> dict[str, Any]:
-        """A GeoJSON FeatureCollection: the Unit Boundary, then (optionally) each model."""
+        """A GeoJSON FeatureCollection: the Unit Boundary, then (optionally) each model.
+
+        Built once per footprint (footprints are immutable and shared) and returned as the
+        same object every time: read it, do not change it."""
         from .geojson import footprint_to_geojson
 
-        return footprint_to_geojson(self, models=models)
+        key = "_geojson_models" if models else "_geojson_boundary"
+        cached: dict[str, Any] | None = self.__dict__.get(key)
+        if cached is None:
+            cached = self.__dict__[key] = footprint_to_geojson(self, models=models)
+        return cached
 
 
 def footprint(formation: RankedFormation, placement: Placement) -> Footprint:

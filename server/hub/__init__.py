@@ -23,9 +23,19 @@ def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), allow_nan=False)
 
 
-def events_frame(events: Sequence[Event], viewer: int | None) -> str:
-    """The `events` wire frame of a batch as `viewer` may see it."""
-    return dumps({"type": "events", "events": [e.to_wire(viewer) for e in events]})
+PatchSource = Callable[[int | None], dict[str, Any] | None]
+"""What a batch changed in a viewer's projection of the state (see `server.games.views`)."""
+
+
+def events_frame(
+    events: Sequence[Event], viewer: int | None, patch: dict[str, Any] | None = None
+) -> str:
+    """The `events` wire frame of a batch as `viewer` may see it, with the state patch that
+    brings that viewer's projection from before the batch to after it, when there is one."""
+    frame: dict[str, Any] = {"type": "events", "events": [e.to_wire(viewer) for e in events]}
+    if patch is not None:
+        frame["patch"] = patch
+    return dumps(frame)
 
 
 class Subscriber(Protocol):
@@ -60,8 +70,11 @@ class LocalHub:
     def watched_games(self) -> list[str]:
         return list(self._subscribers)
 
-    def deliver(self, game_id: str, events: Sequence[Event]) -> None:
-        """Hand a committed batch to this process's subscribers of the game."""
+    def deliver(
+        self, game_id: str, events: Sequence[Event], patches: PatchSource | None = None
+    ) -> None:
+        """Hand a committed batch to this process's subscribers of the game: one frame per
+        visibility class (with that class's state patch), the same string to each socket."""
         subs = self._subscribers.get(game_id)
         if not subs or not events:
             return
@@ -69,12 +82,15 @@ class LocalHub:
         for sub in list(subs):
             frame = frames.get(sub.viewer)
             if frame is None:
-                frame = frames[sub.viewer] = events_frame(events, sub.viewer)
+                patch = patches(sub.viewer) if patches is not None else None
+                frame = frames[sub.viewer] = events_frame(events, sub.viewer, patch)
             sub.offer(events, frame)
 
-    async def publish(self, game_id: str, events: Sequence[Event]) -> None:
+    async def publish(
+        self, game_id: str, events: Sequence[Event], patches: PatchSource | None = None
+    ) -> None:
         """Deliver a committed batch everywhere (here: only this process)."""
-        self.deliver(game_id, events)
+        self.deliver(game_id, events, patches)
 
     async def start(self) -> None:
         return None

@@ -32,7 +32,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 from redis.retry import Retry
 
-from server.hub import LocalHub, Subscriber
+from server.hub import LocalHub, PatchSource, Subscriber
 from server.rules.core import Event
 
 log = logging.getLogger("warfield.hub")
@@ -114,8 +114,11 @@ class RedisHub(LocalHub):
 
     # --- publishing ------------------------------------------------------------------------------
 
-    async def publish(self, game_id: str, events: Sequence[Event]) -> None:
-        self.deliver(game_id, events)
+    async def publish(
+        self, game_id: str, events: Sequence[Event], patches: PatchSource | None = None
+    ) -> None:
+        # Other processes fold the batch into their own live state and patch from there.
+        self.deliver(game_id, events, patches)
         if not events or self._outbox is None:
             return
         if self._outbox.qsize() >= PUBLISH_QUEUE_MAX:

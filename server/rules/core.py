@@ -114,7 +114,16 @@ class Token:
     depth: float
 
     def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return {
+            "id": self.id,
+            "owner": self.owner,
+            "label": self.label,
+            "x": self.x,
+            "y": self.y,
+            "facing": self.facing,
+            "width": self.width,
+            "depth": self.depth,
+        }
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ from server.rules.core import (
     FORBIDDEN,
     ILLEGAL_MOVE,
     NOT_FOUND,
+    Battlefield,
     GameState,
     RuleError,
     register_projector,
@@ -329,6 +330,13 @@ def deployment_zone(state: GameState, seat: int) -> shapely.Polygon:
     return shapely.box(0, d - DEPLOYMENT_DEPTH_IN, w, d)
 
 
+@lru_cache(maxsize=64)
+def _zones_geojson(width: float, depth: float) -> dict[str, Any]:
+    """Both deployment zones as GeoJSON (shared: read, do not change)."""
+    state = GameState(battlefield=Battlefield(width, depth))
+    return {str(s): geo.to_geojson(deployment_zone(state, s)) for s in (1, 2)}
+
+
 def grid_positions(
     sheet: Datasheet, models: int, x: float, y: float, facing: float
 ) -> tuple[tuple[float, float], ...]:
@@ -408,7 +416,7 @@ def _project_units(state: GameState, viewer: int | None, out: dict[str, Any]) ->
     out["units"] = {u.id: unit_view(state, u) for u in units_of(state).values()}
     out["armies_submitted"] = list(state.extra.get("armies", ()))
     out["deploying"] = state.extra.get("deploying") if stage(state) == DEPLOYMENT else None
-    out["deployment_zones"] = {str(s): geo.to_geojson(deployment_zone(state, s)) for s in (1, 2)}
+    out["deployment_zones"] = _zones_geojson(state.battlefield.width, state.battlefield.depth)
     out["stage"] = stage(state)
 
 

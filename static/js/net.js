@@ -194,7 +194,7 @@ export class Connection {
         this.afterEvents();
         return;
       case 'events':
-        this.store.receive(Array.isArray(msg.events) ? msg.events : [], { frame: true });
+        this.store.receive(Array.isArray(msg.events) ? msg.events : [], { frame: true, patch: msg.patch });
         this.afterEvents();
         return;
       case 'presence':

@@ -117,11 +117,14 @@ export class Store {
    * Take events from the server (live or fetched). Returns where a gap starts, if any: the
    * caller fetches `events?since=gapAfter` and hands them back here.
    * @param {GameEvent[]} events
-   * @param {{frame?:boolean}} [opts]  frame: a live `events` frame (one action's batch)
+   * @param {{frame?:boolean, patch?:any}} [opts]  frame: a live `events` frame (one action's
+   *   batch); patch: its state patch from the server
    * @returns {{applied:GameEvent[], gapAfter:number|null}}
    */
   receive(events, opts = {}) {
     if (opts.frame) this.noteFrame(events);
+    // A live frame's patch applies only to a state that was in step before the frame.
+    const inStep = opts.patch && !this.needsRefresh && this.seq !== null && this.seq === opts.patch.base;
     let historyOnly = false;
     for (const ev of events) {
       if (!isEvent(ev)) continue;
@@ -132,9 +135,33 @@ export class Store {
       }
     }
     const applied = this.drain();
+    if (inStep && this.seq === opts.patch.seq) this.applyPatch(opts.patch);
     if (applied.length) this.emit({ kind: 'events', events: applied });
     else if (historyOnly) this.emit({ kind: 'history', events: [] });
     return { applied, gapAfter: this.gapAfter() };
+  }
+
+  /**
+   * The server's patch of this viewer's state for one batch (server/games/views.py): changed
+   * top-level keys, and units and tokens one by one. Once applied the state is the server's again, so nothing
+   * needs fetching even when the batch held events this store cannot fold itself.
+   * @param {{base:number, seq:number, state:Object<string, any>, items:Object<string, Object<string, any>>, removed:Object<string, string[]>, dropped?:string[]}} patch
+   */
+  applyPatch(patch) {
+    const next = { ...this.state, ...(patch.state || {}) };
+    for (const key of patch.dropped || []) delete next[key];
+    for (const [key, tail] of Object.entries(patch.tails || {})) {
+      const list = Array.isArray(this.state?.[key]) ? this.state[key] : [];
+      next[key] = [...list.slice(tail.drop), ...tail.push];
+    }
+    for (const [key, changed] of Object.entries(patch.items || {})) {
+      const things = { ...(this.state?.[key] || {}), ...changed };
+      for (const id of patch.removed?.[key] || []) delete things[id];
+      next[key] = things;
+    }
+    next.seq = patch.seq;
+    this.state = next;
+    this.needsRefresh = false;
   }
 
   /** @param {GameEvent[]} events */

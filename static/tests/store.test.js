@@ -133,3 +133,34 @@ test('subscribers hear welcome, events, history-only catch-up and presence', () 
   assert.deepEqual(s.presence, { players: [1], spectators: 3 });
   assert.deepEqual(s.history.map((e) => e.seq), [1, 3]);
 });
+
+test('a live frame patch brings the state in step without a refetch', () => {
+  const s = new Store();
+  s.welcome({ seat: 1, seq: 2, state: { ...base(), phase: 'Charge', units: { u1: { id: 'u1', status: 'on_table' }, u2: { id: 'u2' } } } });
+  const moved = { id: 'u1', status: 'on_table', placement: { x: 1, y: 4, facing: 0 }, footprint: { type: 'FeatureCollection', features: [] } };
+  s.receive([ev(3, 'unit_moved', { unit: { id: 'u1' } })], {
+    frame: true,
+    patch: { base: 2, seq: 3, state: { phase: 'Movement' }, items: { units: { u1: moved }, tokens: {} }, removed: { units: ['u2'], tokens: [] } },
+  });
+  assert.equal(s.needsRefresh, false);
+  assert.equal(s.seq, 3);
+  assert.equal(s.state.phase, 'Movement');
+  assert.deepEqual(s.state.units.u1, moved);
+  assert.equal('u2' in s.state.units, false);
+});
+
+test('a patch for another base is ignored: the store asks for the state', () => {
+  const s = new Store();
+  s.welcome({ seat: 1, seq: 2, state: { ...base(), units: {} } });
+  s.receive([ev(3, 'unit_moved', { unit: { id: 'u1' } })], { frame: true, patch: { base: 1, seq: 3, state: {}, items: { units: { u1: {} } }, removed: { units: [] } } });
+  assert.equal(s.needsRefresh, true);
+  assert.equal('u1' in s.state.units, false);
+});
+
+test('a sliding list in a patch moves by its ends', () => {
+  const s = new Store();
+  s.welcome({ seat: 1, seq: 2, state: { ...base(), undoable: [{ seq: 1 }, { seq: 2 }] } });
+  s.receive([ev(3, 'unit_moved', {})], { frame: true, patch: { base: 2, seq: 3, state: {}, tails: { undoable: { drop: 1, push: [{ seq: 3 }] } }, items: {}, removed: {} } });
+  assert.deepEqual(s.state.undoable, [{ seq: 2 }, { seq: 3 }]);
+  assert.equal(s.needsRefresh, false);
+});

@@ -16,11 +16,13 @@ class Player:
         self.ws = ws
         self.n = 0
         self.seen: list[int] = []
+        self.log: list[dict[str, Any]] = []  # every frame received after the welcome
         ws.send_json({"type": "hello", "token": token, "since": None})
         self.welcome = receive_until(ws, "welcome")
 
     def receive(self) -> dict[str, Any]:
         frame: dict[str, Any] = self.ws.receive_json()
+        self.log.append(frame)
         if frame["type"] == "events":
             self.seen.extend(e["seq"] for e in frame["events"])
         return frame

@@ -1,0 +1,105 @@
+"""What a batch of events changed in a viewer's projection of the game state.
+
+Every `events` frame carries, per visibility class, the patch from that class's projection
+before the batch to the one after it, so a client that was in step applies it instead of
+asking for the whole state again (rules events the client cannot fold itself: unit moves with
+their footprints, charges, combat). A client that was not in step (a gap, a refresh in flight)
+ignores it and reads the state over REST as before.
+
+Patch: ``{"base": seq before, "seq": seq after, "state": {changed top-level keys}, "items":
+{"units": {id: view}, "tokens": {id: token}} (what changed or appeared), "removed": {"units":
+[ids], "tokens": [ids]}, "tails": {key: {"drop": n, "push": [...]}}}``; units and tokens are
+patched one by one, lists that slide (drop at the head, push at the tail) by their ends, the
+rest key by key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from server.rules.core import GameState
+
+COLLECTIONS = ("units", "tokens")
+"""Top-level keys holding things by id: patched thing by thing, not as a whole."""
+
+
+def state_patch(
+    before: Mapping[str, Any], after: Mapping[str, Any], base: int, seq: int
+) -> dict[str, Any]:
+    """The patch that turns projection `before` (at seq `base`) into `after` (at `seq`)."""
+    changed: dict[str, Any] = {}
+    tails: dict[str, dict[str, Any]] = {}
+    for key, value in after.items():
+        if key in COLLECTIONS or (key in before and before[key] == value):
+            continue
+        tail = list_tail(before.get(key), value)
+        if tail is not None:
+            tails[key] = tail
+        else:
+            changed[key] = value
+    items: dict[str, dict[str, Any]] = {}
+    removed: dict[str, list[str]] = {}
+    for key in COLLECTIONS:
+        old: Mapping[str, Any] = before.get(key) or {}
+        new: Mapping[str, Any] = after.get(key) or {}
+        items[key] = {k: v for k, v in new.items() if k not in old or old[k] != v}
+        removed[key] = [k for k in old if k not in new]
+    patch: dict[str, Any] = {"base": base, "seq": seq, "state": changed, "items": items,
+                             "removed": removed}
+    if tails:
+        patch["tails"] = tails
+    gone = [key for key in before if key not in after and key not in COLLECTIONS]
+    if gone:
+        patch["dropped"] = gone
+    return patch
+
+
+def list_tail(before: Any, after: Any) -> dict[str, Any] | None:
+    """A list that lost `drop` items at its head and gained `push` at its tail (a sliding
+    window such as `undoable`), as {"drop", "push"}; None when that is not smaller."""
+    if not isinstance(before, list) or not isinstance(after, list) or not before:
+        return None
+    for drop in range(len(before)):
+        kept = len(before) - drop
+        if kept <= len(after) and before[drop:] == after[:kept]:
+            push = after[kept:]
+            return {"drop": drop, "push": push} if len(push) * 2 < len(after) else None
+    return None
+
+
+class Projections:
+    """Each visibility class's projection of a game's state at its latest seq, kept so that a
+    batch's patch and a REST read do not project the same state twice."""
+
+    def __init__(self) -> None:
+        self._cache: dict[int | None, tuple[GameState, dict[str, Any]]] = {}
+
+    def of(self, state: GameState, viewer: int | None) -> dict[str, Any]:
+        """`state` projected for `viewer` (cached for the latest state object). The dict is
+        shared: read it, do not change it."""
+        hit = self._cache.get(viewer)
+        if hit is not None and hit[0] is state:
+            return hit[1]
+        view = state.to_json(viewer)
+        self._cache[viewer] = (state, view)
+        return view
+
+    def patches(self, before: GameState, after: GameState) -> Callable[[int | None], Any]:
+        """The patch source of one batch (computed lazily, once per visibility class)."""
+        made: dict[int | None, dict[str, Any]] = {}
+        old = {viewer: self.of(before, viewer) for viewer in self._known(before)}
+
+        def patch(viewer: int | None) -> dict[str, Any]:
+            if viewer not in made:
+                start = old.get(viewer)
+                if start is None:
+                    start = before.to_json(viewer)
+                made[viewer] = state_patch(start, self.of(after, viewer), before.seq, after.seq)
+            return made[viewer]
+
+        return patch
+
+    def _known(self, state: GameState) -> list[int | None]:
+        """Viewers whose projection of `state` is already cached (nothing is projected)."""
+        return [viewer for viewer, (cached, _) in self._cache.items() if cached is state]

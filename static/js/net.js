@@ -92,6 +92,8 @@ export class Connection {
     this.gapFetch = null;
     /** @type {Promise<void>|null} */
     this.stateFetch = null;
+    /** How many times the whole state was read over REST (patches make this rare). */
+    this.stateFetches = 0;
     /** @type {Set<(status:Status) => void>} */
     this.statusListeners = new Set();
     /** @type {Set<(err:WireError) => void>} errors not tied to a request */
@@ -242,6 +244,7 @@ export class Connection {
   refreshState() {
     if (this.stateFetch || !this.fetchState) return;
     let again = false;
+    this.stateFetches += 1;
     this.stateFetch = this.fetchState()
       .then(({ seq, state }) => {
         if (this.store.seq === null || seq >= this.store.seq || this.store.needsRefresh) {

@@ -98,6 +98,7 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
     )
 
     # Pick it in the tray, click on the table inside the deployment zone.
+    fetches = spectator.evaluate("warfield.conn.stateFetches")
     p1.click(f"li[data-unit='{uid}'] button.deploy")
     assert p1.evaluate("warfield.table.mode") == "deploy"
     p1.mouse.click(*at(p1, 20, 11))
@@ -112,6 +113,8 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
         "(id) => warfield.table.currentScene().pieces.some(p => p.id === id)", uid
     )
     assert drawn
+    # The frame's state patch carried the unit and its footprint: no state read over REST.
+    assert spectator.evaluate("warfield.conn.stateFetches") == fetches
     assert p1.evaluate("warfield.table.mode") == "idle"
 
     # Player 2 deploys over REST; the battle opens with player 1's Charge phase (t9a).

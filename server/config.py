@@ -12,7 +12,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 class Settings(BaseSettings):
     """What a host can choose. Every field is an environment variable of the same name."""
 
-    model_config = SettingsConfigDict(env_prefix="", case_sensitive=False, extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="", case_sensitive=False, extra="ignore", populate_by_name=True
+    )
 
     database_url: str = Field(default="", alias="DATABASE_URL")
     redis_url: str = Field(default="", alias="REDIS_URL")
@@ -20,10 +22,10 @@ class Settings(BaseSettings):
     allowed_origins: str = Field(default="", alias="WARFIELD_ALLOWED_ORIGINS")
     log_level: str = Field(default="info", alias="WARFIELD_LOG_LEVEL")
     max_frame_bytes: int = 64 * 1024
-    max_sockets_per_game: int = 500
-    rate_limit_per_s: float = 30.0
-    rate_limit_burst: int = 60
-    idle_ping_s: float = 20.0
+    max_sockets_per_game: int = Field(default=500, alias="WARFIELD_MAX_SOCKETS_PER_GAME")
+    rate_limit_per_s: float = Field(default=30.0, alias="WARFIELD_RATE_LIMIT_PER_S")
+    rate_limit_burst: int = Field(default=60, alias="WARFIELD_RATE_LIMIT_BURST")
+    idle_ping_s: float = Field(default=20.0, alias="WARFIELD_IDLE_PING_S")
 
     @cached_property
     def effective_database_url(self) -> str:

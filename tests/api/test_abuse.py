@@ -153,7 +153,7 @@ def _read_frame(sock: socket.socket) -> tuple[int, bytes] | None:
 
 
 def test_idle_sockets_are_pinged_and_closed(serve: Any) -> None:
-    server = serve({"IDLE_PING_S": "0.3"})
+    server = serve({"WARFIELD_IDLE_PING_S": "0.3"})
     game = httpx.post(server.url + "/api/games", json={"system": "t9a"}).json()
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
         key = base64.b64encode(os.urandom(16)).decode()
@@ -181,7 +181,7 @@ def test_sockets_that_answer_pings_stay_open(serve: Any) -> None:
 
     import websockets
 
-    server = serve({"IDLE_PING_S": "0.2"})
+    server = serve({"WARFIELD_IDLE_PING_S": "0.2"})
     game = httpx.post(server.url + "/api/games", json={"system": "t9a"}).json()
 
     async def watch() -> None:

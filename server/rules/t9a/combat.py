@@ -89,10 +89,10 @@ from server.rules.t9a.attacks import (
 from server.rules.units import (
     JoinedCharacter,
     Unit,
-    _ranked_footprint,
     _set,
     _unit,
     _with_unit,
+    footprint_of,
     phase_moves,
     require_in_sight,
     table_of,
@@ -148,17 +148,9 @@ def _rf_sheet(state: GameState, unit: Unit) -> Datasheet:
 
 
 def _footprint(state: GameState, unit: Unit) -> Footprint | None:
-    """The unit's footprint as it stands now (models removed from the rear)."""
-    if unit.status != "on_table" or unit.placement is None or unit.model_count == 0:
-        return None
-    chars = tuple(c.datasheet for c in unit.characters)
-    if unit.models == 0:
-        # Only attachable models left: they stand as a unit of their own.
-        first = unit.characters[0].datasheet
-        return _ranked_footprint(state.system, first, len(chars), len(chars), unit.placement, ())
-    return _ranked_footprint(
-        state.system, unit.datasheet, unit.models, unit.files or 1, unit.placement, chars
-    )
+    """The unit's footprint as it stands now (models removed from the rear; with only
+    attachable models left they stand as a unit of their own: units.footprint_of)."""
+    return footprint_of(state, unit) if unit.model_count else None
 
 
 def _pool(state: GameState, unit: Unit) -> Pool:

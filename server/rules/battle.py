@@ -137,15 +137,20 @@ _PHASE_START: list[tuple[str, str | None, PhaseHook]] = []
 _GAME_END: list[tuple[str, PhaseHook]] = []
 
 
-def on_phase_start(system: str, phase: str | None = None) -> Callable[[PhaseHook], PhaseHook]:
-    """Register `hook(state, dice) -> events`, run when a phase of `system` starts (any phase
-    when `phase` is None). `state` already shows the new phase and active player."""
-
+def _registrar(
+    hooks: list[tuple[str, str | None, PhaseHook]], system: str, phase: str | None
+) -> Callable[[PhaseHook], PhaseHook]:
     def wrap(hook: PhaseHook) -> PhaseHook:
-        _PHASE_START.append((system, phase, hook))
+        hooks.append((system, phase, hook))
         return hook
 
     return wrap
+
+
+def on_phase_start(system: str, phase: str | None = None) -> Callable[[PhaseHook], PhaseHook]:
+    """Register `hook(state, dice) -> events`, run when a phase of `system` starts (any phase
+    when `phase` is None). `state` already shows the new phase and active player."""
+    return _registrar(_PHASE_START, system, phase)
 
 
 def on_game_end(system: str) -> Callable[[PhaseHook], PhaseHook]:
@@ -167,11 +172,7 @@ def on_phase_end(system: str, phase: str | None = None) -> Callable[[PhaseHook],
     the next one starts. A hook may refuse the end with a RuleError (something must happen
     first) or add events (e.g. ambushers that could not arrive stay in ambush)."""
 
-    def wrap(hook: PhaseHook) -> PhaseHook:
-        _PHASE_END.append((system, phase, hook))
-        return hook
-
-    return wrap
+    return _registrar(_PHASE_END, system, phase)
 
 
 def _run_hooks(state: GameState, hooks: Iterable[PhaseHook], dice: DiceStream) -> list[Event]:

@@ -230,19 +230,7 @@ def test_pan_frame_time_with_600_tokens(server: str, pages: Any, tmp_path: Path)
     page.wait_for_function(READY)
     page.wait_for_function("Object.keys(warfield.store.state.tokens).length === 600")
     report: dict[str, Any] = {"tokens": 600}
-    for name, zoom in (("fit", 1.0), ("zoom2.5", 2.5)):
-        stats = page.evaluate(PAN_SCRIPT, zoom)
-        stamps = stats["stamps"]
-        deltas = [b - a for a, b in zip(stamps, stamps[1:], strict=False)][5:]
-        draws = stats["draw"][5:]
-        report[name] = {
-            "frames": len(deltas),
-            "frame_ms_median": round(statistics.median(deltas), 2),
-            "frame_ms_p95": round(_pct(deltas, 0.95), 2),
-            "draw_ms_median": round(statistics.median(draws), 2),
-            "draw_ms_p95": round(_pct(draws, 0.95), 2),
-        }
-        assert len(deltas) > 100
+    report.update(_pan_frame_times(page))
     print("\nPAN_FRAME_TIME " + json.dumps(report))
     (tmp_path / "frame_time.json").write_text(json.dumps(report))
     page.screenshot(path=str(tmp_path / "600.png"))
@@ -277,6 +265,18 @@ def test_pan_frame_time_with_600_models(server: str, pages: Any, tmp_path: Path)
     )
     assert models == 600
     report: dict[str, Any] = {"models": models, "units": 40}
+    report.update(_pan_frame_times(page))
+    print("\nPAN_FRAME_TIME_MODELS " + json.dumps(report))
+    (tmp_path / "frame_time_models.json").write_text(json.dumps(report))
+    page.evaluate("warfield.table.fitView()")
+    page.wait_for_timeout(100)
+    page.screenshot(path=str(tmp_path / "600-models.png"))
+    assert pages.errors == []
+
+
+def _pan_frame_times(page: Any) -> dict[str, Any]:
+    """Frame gaps and draw times (median, p95 ms) of a scripted pan, at fit and at 2.5x."""
+    report: dict[str, Any] = {}
     for name, zoom in (("fit", 1.0), ("zoom2.5", 2.5)):
         stats = page.evaluate(PAN_SCRIPT, zoom)
         stamps = stats["stamps"]
@@ -290,12 +290,7 @@ def test_pan_frame_time_with_600_models(server: str, pages: Any, tmp_path: Path)
             "draw_ms_p95": round(_pct(draws, 0.95), 2),
         }
         assert len(deltas) > 100
-    print("\nPAN_FRAME_TIME_MODELS " + json.dumps(report))
-    (tmp_path / "frame_time_models.json").write_text(json.dumps(report))
-    page.evaluate("warfield.table.fitView()")
-    page.wait_for_timeout(100)
-    page.screenshot(path=str(tmp_path / "600-models.png"))
-    assert pages.errors == []
+    return report
 
 
 def _pct(xs: list[float], q: float) -> float:

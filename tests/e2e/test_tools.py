@@ -160,8 +160,12 @@ def test_40k_single_model_moves(server: str, pages: Any, tmp_path: Path) -> None
 
     # One model 1 in forward: legal; the move waits for Confirm, then only that model moved.
     drag(p1, (x0, y0), (x0, y0 + 1))
-    p1.wait_for_function("warfield.table.ghost && warfield.table.ghost.verdict === 'legal'")
-    # A drag lands on whole pixels: about 1 in, to the nearest tenth shown.
+    # The verdict on the released position (earlier ones answered the drag on its way there);
+    # a drag lands on whole pixels: about 1 in, to the nearest tenth shown.
+    p1.wait_for_function(
+        "warfield.table.ghost && warfield.table.ghost.verdict === 'legal'"
+        " && /used (0\\.9|1\\.0|1\\.1)/.test(warfield.table.ghost.text)"
+    )
     used = re.search(r"used (\d+\.\d)", p1.evaluate("warfield.table.ghost.text"))
     assert used is not None and abs(float(used.group(1)) - 1.0) <= 0.1
     assert unit(p1, u1)["positions"] == before

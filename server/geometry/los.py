@@ -292,14 +292,12 @@ def line_of_sight(
         if own in idx.position:
             near[idx.position[own]] = False
     cand = np.flatnonzero(near & np.where(idx.is_unit, block_all, terrain_ok))
-    standing = np.flatnonzero(near & half_in)
-    hull = convex_hull_of(ends) if len(cand) or len(standing) else None
     if len(cand):
+        hull = convex_hull_of(ends)
         cand = cand[shapely.intersects(idx.geoms[cand], hull)]  # prepared first
-    # Cover terrain the target stands half or more in gives it cover (when it meets the hull).
-    standing_in = [
-        (idx.ids[c], int(level_all[c])) for c in standing if shapely.intersects(idx.geoms[c], hull)
-    ]
+    # Cover terrain the target stands half or more in gives it that cover, wherever the
+    # terrain lies relative to the sight lines.
+    standing_in = [(idx.ids[c], int(level_all[c])) for c in np.flatnonzero(half_in)]
     block, level = block_all[cand], level_all[cand]
 
     # Which lines cross which obstacles; what blocks each line, and its cover.

@@ -91,6 +91,18 @@ def test_target_standing_in_a_wood_has_soft_cover() -> None:
     assert los.visible and los.cover is Cover.SOFT and "wood" in los.cover_from
 
 
+def test_a_wood_behind_the_targets_facing_still_covers_it_when_it_stands_half_in() -> None:
+    """Standing half or more inside cover terrain gives at least that cover (module text),
+    wherever the wood lies: here it covers the target's back 2.4 of its 3.9 in, beyond every
+    sight line to its front facing."""
+    wood = Terrain("wood", ((30, 31.5), (42, 31.5), (42, 40), (30, 40)), TerrainKind.COVER)
+    los = line_of_sight(table(wood, a=VIEWER, b=TARGET), "a", "b")
+    assert los.visible and los.fraction == 1.0
+    assert los.cover is Cover.SOFT and los.cover_from == ("wood",)
+    less = Terrain("wood", ((30, 32.5), (42, 32.5), (42, 40), (30, 40)), TerrainKind.COVER)
+    assert line_of_sight(table(less, a=VIEWER, b=TARGET), "a", "b").cover is Cover.NONE
+
+
 @pytest.mark.parametrize(
     ("viewer", "between", "target", "visible"),
     [

@@ -28,6 +28,7 @@ import contextlib
 import json
 import sys
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -74,8 +75,9 @@ class Round:
             self.done.set_result(None)
 
 
-class Client:
-    """One websocket and the little state it keeps from what it is sent (never predicted)."""
+class Client(ABC):
+    """One websocket and the little state it keeps from what it is sent (never predicted).
+    Each wire (Warfield's, boardgame.io's) implements the abstract methods."""
 
     def __init__(self, ws: Any, spectator: bool, bench: Fanout) -> None:
         self.ws, self.spectator, self.bench = ws, spectator, bench
@@ -83,8 +85,9 @@ class Client:
         self.placed: list[str] = []
         self.task: asyncio.Task[None] | None = None
 
+    @abstractmethod
     def position(self, token: str) -> tuple[float, float] | None:
-        raise NotImplementedError
+        """Where this client's state has `token`."""
 
     def received(self) -> None:
         """After a state frame: does this client now have the move in flight?"""
@@ -103,15 +106,17 @@ class Client:
             self.task.cancel()
 
     # The player's side.
+    @abstractmethod
     async def place(self, i: int, x: float, y: float) -> None:
-        raise NotImplementedError
+        """Place token i at (x, y) and wait until it is acknowledged."""
 
+    @abstractmethod
     async def refused(self, token: str, x: float, y: float) -> None:
         """Send an off-table move; assert it is refused and nothing changes."""
-        raise NotImplementedError
 
+    @abstractmethod
     def move_frame(self, s: int, token: str, x: float, y: float) -> str:
-        raise NotImplementedError
+        """The encoded frame of move number `s` of `token` to (x, y)."""
 
 
 # --- Warfield's wire (docs: ARCHITECTURE.md "Wire protocol") --------------------------------

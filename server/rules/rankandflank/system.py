@@ -70,24 +70,15 @@ class RangedWeapon(Protocol):
 class RankAndFlankRules(AttackSteps):
     """One rank-and-flank system's tables, words and named rules (module text)."""
 
-    # -- phases and words --------------------------------------------------------------------------
+    # -- phases and words (may override) ----------------------------------------------------------
     shooting_phase: str = "Shooting"
     """The phase `shoot` is taken in."""
-    strike_order_name: str = "Initiative"
-    """The characteristic that orders strikes ("Agility"); the `attack_step` payload carries
-    its value under the lower-case name."""
-    wounds_name: str = "Wound"
-    """What attacks take away, singular ("Health Point"); `combat_score` counts them under the
-    snake-case plural ("health_points")."""
-    leadership_name: str = "Leadership"
-    """What Break and Panic Tests roll against ("Discipline"); the events carry its value
-    under the lower-case name."""
     ranks_name: str = "ranks"
-    """The ranks Steadfast compares, in words ("Proper Ranks")."""
+    """The ranks Steadfast compares, in words (t9a "Proper Ranks")."""
 
     # -- who fights and shoots ---------------------------------------------------------------------
     shooting_ranks: int = 1
-    """Rank-and-file models in this many front ranks shoot."""
+    """Rank-and-file models in this many front ranks shoot (t9a: 2)."""
     max_supporting_ranks: int = 2
     """How many ranks behind the first the frontage counts for Supporting Attacks."""
 
@@ -103,10 +94,30 @@ class RankAndFlankRules(AttackSteps):
     panic_range_in: float = 6.0
     """Friendly units within this distance of a unit that breaks or is destroyed test."""
 
+    # -- phases and words (must provide) ---------------------------------------------------------
+
     @property
     @abstractmethod
     def melee_phase(self) -> str:
-        """The phase `fight_combat` is taken in ("Melee", "Close Combat")."""
+        """The phase `fight_combat` is taken in (t9a "Melee")."""
+
+    @property
+    @abstractmethod
+    def strike_order_name(self) -> str:
+        """The characteristic that orders strikes (t9a "Agility"); the `attack_step` payload
+        carries its value under the lower-case name."""
+
+    @property
+    @abstractmethod
+    def wounds_name(self) -> str:
+        """What attacks take away, singular (t9a "Health Point"); the combat score counts
+        them under the snake-case plural ("health_points")."""
+
+    @property
+    @abstractmethod
+    def leadership_name(self) -> str:
+        """What Break and Panic Tests roll against (t9a "Discipline"); the events carry its
+        value under the lower-case name."""
 
     # -- profiles ----------------------------------------------------------------------------------
 

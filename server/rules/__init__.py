@@ -4,6 +4,7 @@
 from server.rules import t9a, wh40k10, whfb8  # noqa: F401, I001  (systems register first)
 from server.rules import battle, systems, table, units  # noqa: F401, I001
 from server.rules import charge, flee, moves, proposals, setup  # noqa: F401, I001
+from server.rules.rankandflank import melee, shooting  # noqa: F401, I001  (after the systems)
 from server.rules.t9a import ambush, magic  # noqa: F401, I001
 from server.rules import endgame  # noqa: F401
 from server.rules.core import (

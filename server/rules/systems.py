@@ -7,9 +7,12 @@ Each system lives in its own package (`server.rules.t9a`, `whfb8`, `wh40k10`) an
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from server.rules.core import Battlefield
+
+if TYPE_CHECKING:
+    from server.rules.rankandflank.system import RankAndFlankRules
 
 
 class AttackTables(Protocol):
@@ -40,6 +43,9 @@ class GameSystem:
     charge_phases: tuple[str, ...]
     movement_phase: str
     tables: AttackTables
+    rank_and_flank: RankAndFlankRules | None = None
+    """The tables and named rules of the shared rank-and-flank battle (shooting, melee, combat
+    score, Break and Panic Tests: server/rules/rankandflank/); None: the system fights otherwise."""
 
 
 SYSTEMS: dict[str, GameSystem] = {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from server.rules.core import Battlefield
 from server.rules.systems import GameSystem, register_system
 from server.rules.t9a import tables
+from server.rules.t9a.combat import T9A
 
 SYSTEM = register_system(
     GameSystem(
@@ -17,8 +18,6 @@ SYSTEM = register_system(
         charge_phases=("Charge",),
         movement_phase="Movement",
         tables=tables,
+        rank_and_flank=T9A,
     )
 )
-
-# Combat actions and folders register after the system (they import the units module).
-from server.rules.t9a import combat  # noqa: E402, F401, I001

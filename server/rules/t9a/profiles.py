@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from server.data import Datasheet, load_catalog
-from server.data.schema import DICE_PATTERN, T9AModelPart, T9AProfile
+from server.data.schema import T9AModelPart, T9AProfile
 from server.rules.t9a.attacks import (
     AEGIS,
     DISTRACTING,
@@ -169,19 +169,6 @@ def supporting_ranks(part: T9AModelPart, weapon: Weapon) -> int:
     """How many ranks behind the first support: 1, or 2 with Fight in Extra Rank."""
     extra = FIGHT_IN_EXTRA_RANK in part_rules(part) or weapon.extra_rank
     return 2 if extra else 1
-
-
-def times_models(value: int | str, models: int) -> str | int:
-    """Attacks or shots of `models` models with `value` each: an int, or one dice expression
-    rolling every model's dice at once ("D3" for 4 models: "4D3")."""
-    if isinstance(value, int):
-        return value * models
-    match = DICE_PATTERN.match(value)
-    if match is None:
-        raise ValueError(f"cannot read attacks {value!r}")
-    count = int(match["count"] or 1) * models
-    plus = int(match["plus"] or 0) * models
-    return f"{count}D{match['sides']}" + (f"+{plus}" if plus else "")
 
 
 def strike_of(part: T9AModelPart, weapon: Weapon, attacks: int, owner: str) -> Strike:

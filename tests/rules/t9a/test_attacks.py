@@ -11,6 +11,7 @@ import pytest
 
 from server.data import load_catalog
 from server.data.schema import T9AModelPart
+from server.rules.rankandflank.attacks import Pool, allocate, clamp_needed
 from server.rules.t9a import profiles
 from server.rules.t9a.attacks import (
     MELEE,
@@ -18,10 +19,7 @@ from server.rules.t9a.attacks import (
     Aegis,
     Guard,
     Modifier,
-    Pool,
     Strike,
-    allocate,
-    clamp_needed,
     resolve,
     to_hit_needed,
 )

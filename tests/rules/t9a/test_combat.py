@@ -14,7 +14,9 @@ from server.geometry.frame import Placement
 from server.rules import core
 from server.rules.charge import contact_placement
 from server.rules.core import Event, GameState, RuleError
-from server.rules.t9a import combat
+from server.rules.rankandflank import break_test as breaking
+from server.rules.rankandflank import combat_result, melee
+from server.rules.rankandflank.events import Log
 from server.rules.units import Unit, table_of, units_of
 from tests.rules.t9a.scripted import ScriptedDice
 from tests.rules.test_battle import act, fold, new_game
@@ -200,7 +202,7 @@ def test_second_round_has_no_charge_bonus() -> None:
     """Charge bonus only in the round the unit charged."""
     state = gremlins_charged_spears()
     state = dataclasses.replace(state, extra={**state.extra, "melee_rounds": {"u1": 1, "u2": 1}})
-    scores = combat.combat_score(state, ["u1", "u2"], {})
+    scores = combat_result.combat_score(state, ["u1", "u2"], {})
     assert scores[1]["charge"] == 0 and scores[2]["rank_bonus"] == 3
 
 
@@ -208,8 +210,8 @@ def test_extra_support_in_melee() -> None:
     """Seed 000, Extra Support (2): 5 Gremlins in 3 files: 3 in contact x 5 attacks, the 2 in
     the second rank support with 2 attacks each instead of 1: 19 attacks."""
     state = gremlins_charged_spears(gremlins=5)
-    strikers = [s for s in combat._strikers(state, ["u1", "u2"]) if s.unit == "u1"]
-    strike, event = combat._strike_for(state, strikers[0], ScriptedDice([]))
+    strikers = [s for s in melee.strikers(state, ["u1", "u2"]) if s.unit == "u1"]
+    strike, event = melee.strike_for(state, strikers[0], ScriptedDice([]))
     assert strike is not None and event is not None
     assert (event.payload["in_contact"], event.payload["supporting"], strike.attacks) == (3, 2, 19)
     assert event.payload["rules"][0]["rule"] == "Extra Support"
@@ -237,7 +239,7 @@ def test_combat_score_flank_and_rear(
         {"u1": start, "u2": (36.0, 30.0, 180.0)},
     )
     state = charged(state, "u1", "u2")
-    scores = combat.combat_score(state, ["u1", "u2"], {1: 2, 2: 1})
+    scores = combat_result.combat_score(state, ["u1", "u2"], {1: 2, 2: 1})
     assert (scores[1]["flank"], scores[1]["rear"], scores[1]["charge"]) == (flank, rear, 1)
     assert scores[1]["total"] == 2 + 1 + flank + rear
     assert scores[2]["rank_bonus"] == 3 and scores[2]["total"] == 1 + 3
@@ -252,7 +254,7 @@ def test_standard_and_disrupted() -> None:
         {"u1": (28.0, 33.0, 90.0), "u2": (36.0, 30.0, 180.0)},
     )
     state = with_units(charged(state, "u1", "u2"), u2={"markers": ("standard",)})
-    scores = combat.combat_score(state, ["u1", "u2"], {})
+    scores = combat_result.combat_score(state, ["u1", "u2"], {})
     assert scores[1]["rank_bonus"] == 3 and scores[1]["flank"] == 1
     assert scores[2]["rank_bonus"] == 0 and scores[2]["standard"] == 1
     assert scores[2]["rules"][0]["rule"] == "Disrupted"
@@ -275,7 +277,7 @@ def test_proper_ranks_and_light_troops(datasheet: str, models: int, files: int, 
         [{"datasheet": SPEARS, "models": 10}],
         {"u1": (36.0, 10.0, 0.0)},
     )
-    assert combat._proper_ranks(state, unit(state, "u1")) == ranks
+    assert combat_result.proper_ranks(state, unit(state, "u1")) == ranks
 
 
 def test_light_troops_attachable_exception() -> None:
@@ -296,9 +298,9 @@ def test_light_troops_attachable_exception() -> None:
 def break_test(
     state: GameState, uid: str, difference: int, enemy_ranks: int, faces: list[int]
 ) -> tuple[GameState, list[Event]]:
-    log = combat._Log(state)
+    log = Log(state)
     dice = ScriptedDice(faces, state.dice_position)
-    combat.break_test(log, unit(state, uid), difference, enemy_ranks, ["u1"], dice)
+    breaking.break_test(log, unit(state, uid), difference, enemy_ranks, ["u1"], dice)
     assert dice.used == len(faces)
     return log.state, log.events
 
@@ -576,11 +578,11 @@ def test_attachable_models_alone_still_fight() -> None:
         {"u1": (36.0, 24.0, 0.0), "u2": (36.0, 30.0, 180.0)},
     )
     state = with_units(charged(state, "u1", "u2"), u2={"models": 0})
-    herald = [s for s in combat._strikers(state, ["u1", "u2"]) if s.unit == "u2"]
-    assert [(s.character, s.agility) for s in herald] == [(0, 6)]
-    strike, _ = combat._strike_for(state, herald[0], ScriptedDice([]))
+    herald = [s for s in melee.strikers(state, ["u1", "u2"]) if s.unit == "u2"]
+    assert [(s.character, s.step) for s in herald] == [(0, 6)]
+    strike, _ = melee.strike_for(state, herald[0], ScriptedDice([]))
     assert strike is not None and strike.attacks == 4 and "Magical Attacks" in strike.attributes
-    guard = combat._guard(state, unit(state, "u2"), parry=True)
+    guard = melee.guard(state, unit(state, "u2"), parry=True)
     assert (guard.name, guard.defensive_skill, guard.parry) == ("Daemon Herald", 5, False)
 
 

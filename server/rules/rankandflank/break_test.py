@@ -1,0 +1,175 @@
+"""Rank-and-flank: the loser's Break Tests, fleeing and pursuit, and Panic Tests.
+
+1. **Break Test**: each unit of the side that lost the round, still on the table and not
+   fleeing, rolls 2D6 against its leadership (the system's `leadership` of every model: t9a
+   Discipline, the highest) minus the difference; passed when `test_passes` (at most the
+   number needed). A **Steadfast** unit (more counting ranks than every enemy unit of the
+   combat still fighting) tests against its unmodified leadership (`steadfast_note` says so).
+2. **A failed test**: a unit with the system's `losses_instead_of_fleeing` rule (t9a Supernal,
+   entirely) loses wounds equal to the difference instead, no saves, rank-and-file first, then
+   attachable models as evenly as possible. Any other unit breaks and flees (`flee_unit`:
+   server/rules/flee.py's flee move away from the winner), and every winning unit no longer
+   Engaged with another enemy pursues (flee.py `pursue_events`: caught when its Pursuit
+   Distance reaches the Flee Distance).
+3. **Panic Tests**: when a unit breaks or is destroyed, every friendly unit on the table within
+   the system's `panic_range_in` (6 in) of where it stood, not Engaged and not fleeing, rolls
+   2D6 against its leadership; a unit with the system's `panic_immunity` rule (t9a Fearless)
+   passes without a roll; a failed test flees from the enemy.
+"""
+
+from __future__ import annotations
+
+from server.geometry.footprint import Footprint
+from server.geometry.measure import distance
+from server.rules.core import Event
+from server.rules.flee import pursue_events
+from server.rules.rankandflank.attacks import Roller
+from server.rules.rankandflank.combat_result import proper_ranks
+from server.rules.rankandflank.engagement import active, is_engaged, sheets_of
+from server.rules.rankandflank.events import Log, flee_unit, losses_events
+from server.rules.rankandflank.system import rank_and_flank_of
+from server.rules.units import Unit, table_of, units_of
+
+
+def panic_tests(
+    log: Log,
+    source_id: str,
+    where: Footprint | None,
+    enemy_id: str,
+    dice: Roller,
+    cause: str,
+) -> None:
+    """Panic Tests for friendly units within the Panic range of `source_id`, which broke or
+    was destroyed standing at `where` (its footprint before it fled or was removed); module
+    text, step 3."""
+    state = log.state
+    rules = rank_and_flank_of(state)
+    source = units_of(state)[source_id]
+    table = table_of(state)
+    if where is None:
+        return
+    key = rules.leadership_name.lower()
+    for unit in list(units_of(state).values()):
+        if unit.owner != source.owner or unit.id == source_id or not active(unit):
+            continue
+        if is_engaged(log.state, unit.id) or unit.id not in table.units:
+            continue
+        gap = distance(where, table.units[unit.id]).distance
+        if gap > rules.panic_range_in + 1e-9:
+            continue
+        sheets = sheets_of(log.state, unit)
+        immune = rules.panic_immunity(sheets)
+        if immune is not None:
+            text = f"{immune}: {unit.name} pass the Panic Test automatically ({cause})"
+            log.add(
+                Event(
+                    "panic_test",
+                    {
+                        "unit": unit.id,
+                        "cause": source_id,
+                        "passed": True,
+                        "rule": immune,
+                        "rules": [{"rule": immune, "text": text}],
+                        "text": text,
+                    },
+                )
+            )
+            continue
+        value = rules.leadership(sheets)
+        roll = dice.roll("2D6")
+        total = roll.total or 0
+        passed = rules.test_passes(total, value)
+        text = (
+            f"{unit.name} take a Panic Test ({cause}): rolled {total} against "
+            f"{rules.leadership_name} {value}: {'passed' if passed else 'failed'}"
+        )
+        log.add(
+            Event(
+                "panic_test",
+                {
+                    "unit": unit.id,
+                    "cause": source_id,
+                    key: value,
+                    "roll": roll.to_payload(),
+                    "passed": passed,
+                    "rule": None,
+                    "rules": [],
+                    "text": text,
+                },
+            )
+        )
+        if not passed:
+            log.add(*flee_unit(log.state, unit.id, enemy_id, dice, "failed a Panic Test"))
+
+
+def break_test(
+    log: Log,
+    unit: Unit,
+    difference: int,
+    enemy_ranks: int,
+    winners: list[str],
+    dice: Roller,
+) -> None:
+    """The Break Test of a unit that lost a combat by `difference` against winning units whose
+    best counting ranks are `enemy_ranks` (module text, steps 1 and 2)."""
+    state = log.state
+    rules = rank_and_flank_of(state)
+    sheets = sheets_of(state, unit)
+    value = rules.leadership(sheets)
+    ranks = proper_ranks(state, unit)
+    steadfast = ranks > enemy_ranks
+    needed = value if steadfast else value - difference
+    roll = dice.roll("2D6")
+    total = roll.total or 0
+    passed = rules.test_passes(total, needed)
+    notes = [rules.steadfast_note(ranks, enemy_ranks, value)] if steadfast else []
+    text = (
+        f"{unit.name} take a Break Test: rolled {total} against "
+        f"{needed} ({rules.leadership_name} {value}"
+        + ("" if steadfast else f" - {difference}")
+        + f"): {'passed' if passed else 'failed'}"
+    )
+    log.add(
+        Event(
+            "break_test",
+            {
+                "unit": unit.id,
+                rules.leadership_name.lower(): value,
+                "difference": difference,
+                "needed": needed,
+                "steadfast": steadfast,
+                "roll": roll.to_payload(),
+                "passed": passed,
+                "rules": notes,
+                "text": text,
+            },
+        )
+    )
+    if passed:
+        return
+    enemy = winners[0] if winners else unit.id
+    where = table_of(log.state).units.get(unit.id)
+    instead = rules.losses_instead_of_fleeing(sheets)
+    if instead is not None:
+        events, _ = losses_events(
+            log.state,
+            log.unit(unit.id),
+            difference,
+            evenly=True,
+            rule=instead,
+            cause=f"failed Break Test, combat lost by {difference}, no saves",
+        )
+        log.add(*events)
+        if log.unit(unit.id).status == "destroyed":
+            panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} destroyed")
+        return
+    fled = flee_unit(log.state, unit.id, enemy, dice, "failed its Break Test")
+    log.add(*fled)
+    panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} broke")
+    flee_distance = next(
+        (float(e.payload["distance"]) for e in fled if e.type == "unit_fled"), 0.0
+    )
+    for winner in winners:
+        # A winner still fighting another enemy stays; the others pursue (flee.py).
+        if log.unit(winner).status == "on_table" and not is_engaged(log.state, winner):
+            log.add(*pursue_events(log.state, winner, unit.id, flee_distance, dice))  # type: ignore[arg-type]

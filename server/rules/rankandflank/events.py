@@ -1,0 +1,177 @@
+"""Rank-and-flank: the events every step of the battle shares, and how they change the state.
+
+1. **One log per action** (`Log`): events are folded as they are made, so a later step (the
+   combat score after the strikes, a Panic Test after a unit broke) sees the earlier ones.
+2. **`attack_step`**: one per step of a batch (server/rules/rankandflank/attacks.py), with the
+   unit, its target, the batch's name and the step's roll and rules.
+3. **`hp_lost`** (`losses_events`): wounds allocated rank-and-file first, then attachable models
+   (`attacks.allocate`), with the unit as it is afterwards; `unit_destroyed` when nothing is
+   left. A rule that causes losses with no saves (t9a Supernal) is named in `rule`.
+4. **`unit_broke`** (`flee_unit`): the one place a unit that broke or failed a Panic Test
+   flees: it leaves the combat, marked "fleeing", then makes the flee move of
+   server/rules/flee.py (its dice and Swiftstride are flee.py's).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from server.rules.core import Event, GameState, fold, fold_all, register_folder
+from server.rules.flee import flee_events
+from server.rules.rankandflank.attacks import Outcome, Pool, Roller, allocate, plural
+from server.rules.rankandflank.engagement import (
+    FLEEING,
+    engaged_map,
+    melee_rounds,
+    rank_and_file_sheet,
+    sheet,
+)
+from server.rules.rankandflank.system import RankAndFlankRules, rank_and_flank_of
+from server.rules.units import JoinedCharacter, Unit, _set, _with_unit, unit_from_json, units_of
+
+
+class Log:
+    """Events of one action, folded as they are made so later steps see their effects."""
+
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+        self.events: list[Event] = []
+
+    def add(self, *events: Event) -> None:
+        for event in events:
+            self.events.append(event)
+            self.state = fold(self.state, event)
+
+    def unit(self, unit_id: str) -> Unit:
+        return units_of(self.state)[unit_id]
+
+
+def step_events(outcome: Outcome, unit: Unit, target: Unit, **extra: Any) -> list[Event]:
+    """One `attack_step` per step of a resolved batch."""
+    return [
+        Event(
+            "attack_step",
+            {
+                "unit": unit.id,
+                "target": target.id,
+                "attacks": outcome.strike.name,
+                **extra,
+                **step.to_json(),
+            },
+        )
+        for step in outcome.steps
+    ]
+
+
+def pool_of(state: GameState, unit: Unit, rules: RankAndFlankRules) -> Pool:
+    """The unit's wounds: rank-and-file and each attachable model's."""
+    hp = rules.wounds(rank_and_file_sheet(state, unit))
+    chars = tuple((rules.wounds(sheet(state, c.datasheet)), c.damage) for c in unit.characters)
+    return Pool(unit.models, hp, unit.damage, chars)
+
+
+def losses_events(
+    state: GameState,
+    unit: Unit,
+    losses: int,
+    *,
+    evenly: bool = False,
+    rule: str | None = None,
+    cause: str = "",
+) -> tuple[list[Event], int]:
+    """`hp_lost` (and `unit_destroyed`) for `losses` wounds on `unit`; the losses actually
+    applied (none beyond the unit's last wound)."""
+    if losses <= 0:
+        return [], 0
+    rules_of = rank_and_flank_of(state)
+    new_pool, alloc = allocate(pool_of(state, unit, rules_of), losses, evenly=evenly)
+    chars: list[JoinedCharacter] = []
+    removed_names: list[str] = []
+    for i, c in enumerate(unit.characters):
+        if i in alloc.characters_removed:
+            removed_names.append(c.name)
+        else:
+            chars.append(dataclasses.replace(c, damage=new_pool.characters[i][1]))
+    after = dataclasses.replace(
+        unit, models=new_pool.models, damage=new_pool.damage, characters=tuple(chars)
+    )
+    destroyed = after.models == 0 and not after.characters
+    parts = [f"{unit.name} lose {plural(alloc.applied, rules_of.wounds_name)}"]
+    if alloc.models_removed:
+        parts.append(f"{plural(alloc.models_removed, 'model')} removed")
+    if removed_names:
+        parts.append(f"{', '.join(removed_names)} removed")
+    lead = f"{rule}: " if rule else ""
+    text = lead + ", ".join(parts) + (f" ({cause})" if cause else "")
+    rules = [{"rule": rule, "text": text}] if rule else []
+    events = [
+        Event(
+            "hp_lost",
+            {
+                "unit": unit.id,
+                "losses": alloc.applied,
+                "models_removed": alloc.models_removed,
+                "characters_removed": removed_names,
+                "character_losses": list(alloc.character_losses),
+                "rule": rule,
+                "rules": rules,
+                "saves": rule is None,
+                "text": text,
+                "unit_after": dataclasses.replace(
+                    after, status="destroyed" if destroyed else after.status
+                ).to_json(),
+            },
+        )
+    ]
+    if destroyed:
+        events.append(
+            Event("unit_destroyed", {"unit": unit.id, "text": f"{unit.name} is destroyed"})
+        )
+    return events, alloc.applied
+
+
+def flee_unit(
+    state: GameState, unit_id: str, away_from: str, dice: Roller, reason: str
+) -> list[Event]:
+    """The one place a unit that broke or failed a Panic Test flees: `unit_broke` (it leaves
+    the combat, marked "fleeing"), then the flee move of server/rules/flee.py (Flee Distance
+    2D6, Maximised with Swiftstride; off the table it is destroyed)."""
+    unit = units_of(state)[unit_id]
+    broke = Event(
+        "unit_broke",
+        {
+            "unit": unit_id,
+            "away_from": away_from,
+            "reason": reason,
+            "text": f"{unit.name} {reason} and flees from {units_of(state)[away_from].name}",
+        },
+    )
+    after = fold_all(state, [broke])
+    return [broke, *flee_events(after, unit_id, away_from, dice, reason)]  # type: ignore[arg-type]
+
+
+@register_folder("hp_lost")
+def _fold_hp_lost(state: GameState, event: Event) -> GameState:
+    return _with_unit(state, unit_from_json(event.payload["unit_after"]))
+
+
+def _drop_engagements(state: GameState, unit_id: str) -> GameState:
+    engaged = {a: b for a, b in engaged_map(state).items() if unit_id not in (a, b)}
+    rounds = {u: n for u, n in melee_rounds(state).items() if u != unit_id}
+    return _set(state, engaged=engaged, melee_rounds=rounds)
+
+
+@register_folder("unit_destroyed")
+def _fold_unit_destroyed(state: GameState, event: Event) -> GameState:
+    unit = units_of(state)[event.payload["unit"]]
+    state = _with_unit(state, dataclasses.replace(unit, status="destroyed"))
+    return _drop_engagements(state, unit.id)
+
+
+@register_folder("unit_broke")
+def _fold_unit_broke(state: GameState, event: Event) -> GameState:
+    unit = units_of(state)[event.payload["unit"]]
+    markers = unit.markers if FLEEING in unit.markers else (*unit.markers, FLEEING)
+    state = _with_unit(state, dataclasses.replace(unit, markers=markers))
+    return _drop_engagements(state, unit.id)

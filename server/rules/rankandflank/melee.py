@@ -1,0 +1,323 @@
+"""Rank-and-flank: one round of close combat, the `fight_combat` action.
+
+`fight_combat {unit}` in the active player's melee phase (the system's `melee_phase`): the whole
+combat `unit` is in (server/rules/rankandflank/engagement.py `combat_of`) fights one round, once
+per phase. Registered for every system with rank-and-flank rules.
+
+One round (each number or named rule is the system's, `RankAndFlankRules`):
+
+1. **Strike order**: every model part of every unit with an enemy to fight is a striker at its
+   `strike_step` (t9a Agility, whfb8 Initiative), highest first. Strikers at equal steps strike
+   simultaneously (against the state as the step began); models removed in a step do not
+   strike in a later one.
+2. **Who fights** (`engagement.frontage`): rank-and-file in base contact, plus Supporting
+   Attacks against an enemy in the Front arc from `supporting_ranks` ranks behind the first
+   (files whose first-rank model is in contact), each at most `support_limit` attacks;
+   attachable models in contact fight with their own profile (alone, they are the unit). The
+   "attacks" `attack_step` says who fights, with which weapon (`melee_weapon`) and the rules
+   that counted (`attack_notes`).
+3. **The attacks** (`attacks.resolve` with the system's steps): to hit, to wound, armour, special
+   save, against the guard of the Health Pool they go to (`guard`: rank-and-file while any
+   remain, then the first attachable model; Parry may apply to attacks from the front).
+4. **Losses** of a step are applied after it (`hp_lost`, rank-and-file then characters).
+5. **Combat score** (server/rules/rankandflank/combat_result.py), **Break Tests, fleeing,
+   pursuit and Panic Tests** (server/rules/rankandflank/break_test.py): the loser's units still
+   fighting test; units destroyed by the strikes make their friends take Panic Tests.
+6. `combat_fought`: the units fought this phase; those still Engaged count one more round.
+
+Every roll is recorded with every die, every rule applied is named in the event (`rules`), and
+every event carries a `text` the client shows as it is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import Field
+
+from server.dice import DiceStream
+from server.geometry.arcs import arc_of_unit
+from server.geometry.kinds import Arc
+from server.rules.battle import other, require_phase
+from server.rules.core import (
+    ILLEGAL_MOVE,
+    ActionModel,
+    Event,
+    GameState,
+    RuleError,
+    register_action,
+    register_folder,
+)
+from server.rules.rankandflank.attacks import Roller, plural, resolve, times_models
+from server.rules.rankandflank.break_test import break_test, panic_tests
+from server.rules.rankandflank.combat_result import combat_score, proper_ranks, result, score_text
+from server.rules.rankandflank.engagement import (
+    active,
+    charged_this_round,
+    combat_of,
+    frontage,
+    is_engaged,
+    melee_rounds,
+    opponent_of,
+    rank_and_file_sheet,
+    sheet,
+    standing,
+)
+from server.rules.rankandflank.events import Log, losses_events, step_events
+from server.rules.rankandflank.system import rank_and_flank_of, rank_and_flank_systems
+from server.rules.units import Unit, _set, _unit, phase_moves, table_of, units_of
+
+
+class FightCombat(ActionModel):
+    type: Literal["fight_combat"]
+    unit: str = Field(min_length=1, max_length=40)
+
+
+@dataclass(frozen=True)
+class Striker:
+    """A model part of a unit that strikes at `step` of the strike order."""
+
+    unit: str
+    target: str
+    step: int  # its strike order value (t9a Agility, whfb8 Initiative)
+    part: int
+    character: int | None  # index in Unit.characters; None: rank-and-file
+
+
+def guard(state: GameState, target: Unit, *, parry: bool, charged: bool = False) -> Any:
+    """The guard of the Health Pool attacks go to: rank-and-file while any remain, then the
+    first attachable model still standing; `parry`: melee attacks from the target's front."""
+    if target.models > 0:
+        ds = rank_and_file_sheet(state, target)
+    else:
+        ds = sheet(state, target.characters[0].datasheet)
+    return rank_and_flank_of(state).guard(ds, parry=parry, charged=charged)
+
+
+def strikers(state: GameState, combat: list[str]) -> list[Striker]:
+    """Every model part of the combat's units with an enemy to fight (module text, step 1)."""
+    rules = rank_and_flank_of(state)
+    out: list[Striker] = []
+    units = units_of(state)
+    for uid in combat:
+        target = opponent_of(state, uid, combat)
+        if target is None:
+            continue
+        unit = units[uid]
+        if unit.models:
+            for k, part in enumerate(rules.melee_parts(rank_and_file_sheet(state, unit))):
+                out.append(Striker(uid, target, rules.strike_step(part), k, None))
+        for ci, c in enumerate(unit.characters):
+            for k, part in enumerate(rules.melee_parts(sheet(state, c.datasheet))):
+                out.append(Striker(uid, target, rules.strike_step(part), k, ci))
+    return out
+
+
+def strike_for(
+    state: GameState, striker: Striker, dice: Roller
+) -> tuple[Any | None, Event | None]:
+    """The batch a striker makes now, and the `attack_step` ("attacks") event saying who fights
+    and with what; (None, None) when none of its models fight (module text, step 2)."""
+    rules = rank_and_flank_of(state)
+    unit = units_of(state)[striker.unit]
+    target = units_of(state)[striker.target]
+    fp, efp = standing(state, unit), standing(state, target)
+    if fp is None or efp is None or not active(unit) or target.model_count == 0:
+        return None, None
+    front = frontage(fp, efp, rules.max_supporting_ranks)
+    charged = charged_this_round(state, unit.id)
+    if striker.character is None:
+        if unit.models == 0:
+            return None, None
+        ds = rank_and_file_sheet(state, unit)
+        name = ds.name
+        fighting = front.contact
+    else:
+        # Attachable models stand in the front rank; alone, they are the unit's only models.
+        touching = front.touching if unit.models == 0 else front.characters
+        if striker.character >= len(unit.characters) or striker.character not in touching:
+            return None, None
+        ds = sheet(state, unit.characters[striker.character].datasheet)
+        name = unit.characters[striker.character].name
+        fighting = 1
+    part = rules.melee_parts(ds)[striker.part]
+    weapon = rules.melee_weapon(ds, charged)
+    support = 0
+    if striker.character is None:
+        support = sum(front.supporting[: rules.supporting_ranks(part, weapon)])
+    if fighting + support == 0:
+        return None, None
+    limit = rules.support_limit(part)
+    per_support = limit if not isinstance(part.attacks, int) else min(part.attacks, limit)
+    value = times_models(part.attacks, fighting)
+    roll = None
+    if isinstance(value, int):
+        attacks = value + per_support * support
+    else:
+        roll = dice.roll(value)
+        attacks = (roll.total or 0) + per_support * support
+    label = name if part.name == name else f"{name} ({part.name})"
+    parts = [f"{plural(fighting, 'model')} in contact x {part.attacks}"]
+    if support:
+        parts.append(f"{plural(support, 'supporting model')} x {per_support}")
+    notes = rules.attack_notes(
+        part, weapon, support=support, extra_rank=support > front.supporting[0], limit=limit
+    )
+    text = f"{label} fight with {weapon.name}: {' + '.join(parts)} = {plural(attacks, 'attack')}"
+    event = Event(
+        "attack_step",
+        {
+            "unit": unit.id,
+            "target": target.id,
+            "attacks": label,
+            rules.strike_order_name.lower(): striker.step,
+            "step": "attacks",
+            "needed": None,
+            "dice": 0 if roll is None else len(roll.dice),
+            "successes": attacks,
+            "in_contact": fighting,
+            "supporting": support,
+            "weapon": weapon.name,
+            "roll": None if roll is None else roll.to_payload(),
+            "rules": notes,
+            "text": text,
+        },
+    )
+    strike = rules.melee_strike(part, weapon, attacks, label)
+    return dataclasses.replace(strike, name=label), event
+
+
+@register_action("fight_combat", FightCombat, systems=rank_and_flank_systems())
+def fight_combat(state: GameState, seat: int, action: FightCombat, dice: DiceStream) -> list[Event]:
+    """Fight one round of the combat `action.unit` is in (module text)."""
+    rules = rank_and_flank_of(state)
+    require_phase(state, seat, (rules.melee_phase,), "fighting a combat")
+    unit = _unit(state, action.unit)
+    combat = combat_of(state, unit.id)
+    rule = rules.melee_phase
+    if not combat:
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} is not Engaged in Combat", rule=rule)
+    if any(phase_moves(state).get(u, {}).get("fought") for u in combat):
+        raise RuleError(ILLEGAL_MOVE, "this combat has already been fought this phase", rule=rule)
+    return resolve_combat(state, combat, dice, actor=seat)
+
+
+def resolve_combat(
+    state: GameState, combat: list[str], dice: Roller, actor: int | str = "system"
+) -> list[Event]:
+    """One round of combat among `combat` (units of both players), module text steps 1-6."""
+    rules = rank_and_flank_of(state)
+    order = rules.strike_order_name
+    log = Log(state)
+    units = units_of(state)
+    names = ", ".join(units[u].name for u in combat)
+    sides: dict[str, list[str]] = {}
+    for u in combat:
+        sides.setdefault(str(units[u].owner), []).append(u)
+    log.add(
+        Event(
+            "combat_round",
+            {"units": combat, "sides": sides, "text": f"Combat: {names}"},
+            actor=actor,
+        )
+    )
+
+    # -- 1-4. strikes, step by step
+    caused: dict[int, int] = {}
+    where = {u: fp for u in combat if (fp := table_of(state).units.get(u)) is not None}
+    chargers = [u for u in combat if charged_this_round(state, u)]
+    all_strikers = strikers(state, combat)
+    for step in sorted({s.step for s in all_strikers}, reverse=True):
+        snapshot = log.state
+        pending: dict[str, int] = {}
+        for striker in (s for s in all_strikers if s.step == step):
+            strike, count_event = strike_for(snapshot, striker, dice)
+            if count_event is not None:
+                log.add(count_event)
+            if strike is None or strike.attacks <= 0:
+                continue
+            attacker = units_of(snapshot)[striker.unit]
+            target = units_of(snapshot)[striker.target]
+            if target.model_count == 0 or target.status != "on_table":
+                continue
+            fp, efp = standing(snapshot, attacker), standing(snapshot, target)
+            from_front = fp is not None and efp is not None and Arc.FRONT in arc_of_unit(efp, fp)
+            charged = charged_this_round(snapshot, target.id)
+            against = guard(snapshot, target, parry=from_front, charged=charged)
+            outcome = resolve(rules, strike, against, dice)
+            log.add(*step_events(outcome, attacker, target, **{order.lower(): step}))
+            if outcome.unsaved:
+                pending[target.id] = pending.get(target.id, 0) + outcome.unsaved
+        for target_id, losses in pending.items():
+            target = log.unit(target_id)
+            events, applied = losses_events(log.state, target, losses, cause=f"{order} {step}")
+            log.add(*events)
+            enemy_side = other(target.owner)
+            caused[enemy_side] = caused.get(enemy_side, 0) + applied
+
+    # -- 5. combat score
+    scores = combat_score(log.state, combat, caused, chargers)
+    owners = sorted(scores)
+    units_now = units_of(log.state)
+    winner, difference = result(scores)
+    text = "Combat score: " + "; ".join(score_text(rules, s, scores[s]) for s in owners)
+    if winner is None:
+        text += ". The combat is a draw"
+    else:
+        text += f". Player {winner} wins by {difference}"
+    log.add(
+        Event(
+            "combat_score",
+            {
+                "units": combat,
+                "scores": {str(s): scores[s] for s in owners},
+                "winner": winner,
+                "difference": difference,
+                "rules": [n for s in owners for n in scores[s]["rules"]],
+                "text": text,
+            },
+        )
+    )
+
+    # -- 5. Break Tests for the loser's units still standing
+    if winner is not None:
+        loser = other(winner)
+        winners = [u for u in combat if units_now[u].owner == winner and active(units_now[u])]
+        enemy_ranks = max((proper_ranks(log.state, units_now[u]) for u in winners), default=0)
+        for uid in [u for u in combat if units_now[u].owner == loser]:
+            unit = log.unit(uid)
+            if not active(unit):
+                continue
+            break_test(log, unit, difference, enemy_ranks, winners, dice)
+
+    # -- 5. Panic Tests for units destroyed by the strikes (Break Tests did their own)
+    for uid in combat:
+        if units_now[uid].status == "destroyed":
+            enemy = opponent_of(state, uid, combat) or uid
+            name = units_now[uid].name
+            panic_tests(log, uid, where.get(uid), enemy, dice, f"{name} destroyed")
+
+    # -- 6.
+    log.add(
+        Event(
+            "combat_fought",
+            {"units": combat, "text": f"Round of combat fought: {names}"},
+        )
+    )
+    return log.events
+
+
+@register_folder("combat_fought")
+def _fold_combat_fought(state: GameState, event: Event) -> GameState:
+    """The combat's units have fought this phase; those still engaged count one more round."""
+    moves = dict(phase_moves(state))
+    rounds = dict(melee_rounds(state))
+    for uid in event.payload["units"]:
+        moves[uid] = {**moves.get(uid, {}), "fought": True}
+        if is_engaged(state, uid):
+            rounds[uid] = rounds.get(uid, 0) + 1
+        else:
+            rounds.pop(uid, None)
+    return _set(state, phase_moves=moves, melee_rounds=rounds)

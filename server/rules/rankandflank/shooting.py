@@ -1,0 +1,181 @@
+"""Rank-and-flank: the `shoot` action (shape in docs/protocol.md "t9a combat").
+
+`shoot {unit, target, weapon?}` in the active player's shooting phase (the system's
+`shooting_phase`), registered for every system with rank-and-flank rules:
+
+1. **Who may shoot**: a unit of the active player, on the table and not fleeing, with
+   rank-and-file left, that has not shot this phase, is not Engaged and did not March this
+   turn (a t9a Light Troops Reform beyond Mobility counts as a March only for march-triggered
+   rules: "for the purpose of shooting, this is still a Reform Move", seed 000).
+2. **At what**: an enemy unit on the table, not Engaged, within the weapon's range (closest
+   points of the Unit Boundaries) and in line of sight from the front arc
+   (units.require_in_sight, which also gives the target's cover).
+3. **The weapon**: the one named, else the system's first (`shooting_weapons`).
+4. **Shots**: the weapon's shots for each rank-and-file model in the system's
+   `shooting_ranks` front ranks (t9a: the first two, a **Decision**), rolled at once when
+   they are dice.
+5. **Modifiers**: the system's `shooting_modifiers` (moving, range, cover); the target's own
+   rules (t9a Hard Target) are the to-hit step's.
+6. **The batch**: `shots_fired`, then the shared attack steps (`attacks.resolve` with the
+   system's tables), `hp_lost`, and Panic Tests when the target is destroyed.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from server.dice import DiceStream
+from server.geometry.footprint import Footprint
+from server.geometry.measure import distance
+from server.rules.battle import require_phase
+from server.rules.core import (
+    ILLEGAL_MOVE,
+    ActionModel,
+    Event,
+    GameState,
+    RuleError,
+    register_action,
+    register_folder,
+)
+from server.rules.rankandflank.attacks import Modifier, plural, resolve, times_models
+from server.rules.rankandflank.break_test import panic_tests
+from server.rules.rankandflank.engagement import active, is_engaged, rank_and_file_sheet
+from server.rules.rankandflank.events import Log, losses_events, step_events
+from server.rules.rankandflank.melee import guard
+from server.rules.rankandflank.system import rank_and_flank_of, rank_and_flank_systems
+from server.rules.units import (
+    Unit,
+    _set,
+    _unit,
+    phase_moves,
+    require_in_sight,
+    table_of,
+    turn_moves,
+)
+
+
+class Shoot(ActionModel):
+    type: Literal["shoot"]
+    unit: str = Field(min_length=1, max_length=40)
+    target: str = Field(min_length=1, max_length=40)
+    weapon: str | None = Field(default=None, max_length=80)
+
+
+def shooters(fp: Footprint, unit: Unit, ranks: int) -> int:
+    """Rank-and-file models in the first `ranks` ranks (module text, step 4)."""
+    return (
+        sum(
+            1
+            for rank, char in zip(fp.model_ranks, fp.model_characters, strict=True)
+            if char is None and rank is not None and rank < ranks
+        )
+        if unit.models
+        else 0
+    )
+
+
+@register_action("shoot", Shoot, systems=rank_and_flank_systems())
+def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[Event]:
+    """Shoot with a unit's weapon at an enemy unit in range and line of sight (module text)."""
+    rules = rank_and_flank_of(state)
+    require_phase(state, seat, (rules.shooting_phase,), "shooting")
+    unit = _unit(state, action.unit, seat)
+    target = _unit(state, action.target)
+    if target.owner == seat:
+        raise RuleError(ILLEGAL_MOVE, "shooting targets an enemy unit", rule="Shooting")
+    if not active(unit) or unit.models == 0:
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} cannot shoot (not on the table or fleeing)", rule="Shooting"
+        )
+    if target.status != "on_table":
+        raise RuleError(ILLEGAL_MOVE, f"{target.name} is not on the table", rule="Shooting")
+    if phase_moves(state).get(unit.id, {}).get("shot"):
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has already shot this phase", rule="Shooting")
+    if is_engaged(state, unit.id):
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} is Engaged in Combat", rule="Shooting")
+    moved = turn_moves(state).get(unit.id, {})
+    if moved.get("marched"):
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} made a March Move this turn and cannot shoot",
+            rule="Shooting: Marched",
+        )
+    if is_engaged(state, target.id):
+        raise RuleError(
+            ILLEGAL_MOVE, f"{target.name} is Engaged in Combat: no shooting at it", rule="Shooting"
+        )
+    weapons = rules.shooting_weapons(rank_and_file_sheet(state, unit))
+    if not weapons:
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has no shooting weapon", rule="Shooting")
+    weapon = (
+        next((w for w in weapons if w.name == action.weapon), None)
+        if action.weapon
+        else (weapons[0])
+    )
+    if weapon is None:
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{unit.name} has no {action.weapon!r}; it has {', '.join(w.name for w in weapons)}",
+            rule="Shooting",
+        )
+    table = table_of(state)
+    gap = distance(table.units[unit.id], table.units[target.id]).distance
+    if gap > weapon.range_in + 1e-9:
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{target.name} is {gap:.1f} in away; {weapon.name} reaches {weapon.range_in} in",
+            rule="Shooting: Range",
+            distance=round(gap, 3),
+        )
+    sight = require_in_sight(state, unit, target, "Shooting: Line of Sight")
+    modifiers: list[Modifier] = rules.shooting_modifiers(
+        moved=bool(moved.get("moved")), distance=gap, weapon=weapon, cover=sight.cover
+    )
+
+    log = Log(state)
+    models = shooters(table.units[unit.id], unit, rules.shooting_ranks)
+    shots_value = times_models(weapon.shots, models)
+    shots_roll = None
+    if isinstance(shots_value, int):
+        shots = shots_value
+    else:
+        shots_roll = dice.roll(shots_value)
+        shots = shots_roll.total or 0
+    strike = rules.shooting_strike(weapon, shots, f"{unit.name} ({weapon.name})")
+    text = (
+        f"{unit.name} shoot {weapon.name} at {target.name} ({gap:.1f} in): {plural(shots, 'shot')}"
+    )
+    log.add(
+        Event(
+            "shots_fired",
+            {
+                "unit": unit.id,
+                "target": target.id,
+                "weapon": weapon.name,
+                "distance": round(gap, 3),
+                "shots": shots,
+                "cover": sight.cover.label,
+                "modifiers": [{"rule": m.rule, "value": m.value} for m in modifiers],
+                "roll": None if shots_roll is None else shots_roll.to_payload(),
+                "text": text,
+                "rules": [],
+            },
+            actor=seat,
+        )
+    )
+    outcome = resolve(rules, strike, guard(state, target, parry=False), dice, modifiers)
+    log.add(*step_events(outcome, unit, target))
+    events, _ = losses_events(log.state, log.unit(target.id), outcome.unsaved, cause="shooting")
+    log.add(*events)
+    if log.unit(target.id).status == "destroyed":
+        where = table.units[target.id]
+        panic_tests(log, target.id, where, unit.id, dice, f"{target.name} destroyed")
+    return log.events
+
+
+@register_folder("shots_fired")
+def _fold_shots_fired(state: GameState, event: Event) -> GameState:
+    p = event.payload
+    record = {**phase_moves(state).get(p["unit"], {}), "shot": p["target"]}
+    return _set(state, phase_moves={**phase_moves(state), p["unit"]: record})

@@ -1,0 +1,253 @@
+"""What a rank-and-flank game system declares for the shared battle pipeline.
+
+A system that fights in ranked blocks (The 9th Age now; Warhammer Fantasy Battle 8th edition
+next) subclasses `RankAndFlankRules` and puts one instance on its `GameSystem` as
+`rank_and_flank` (server/rules/t9a/combat.py is the example). The shared modules
+(`shooting`, `melee`, `combat_result`, `break_test`) call only these methods for anything that
+differs between systems, like python-chess's `Board` calls the methods a variant overrides.
+
+Must provide (abstract): the melee phase's name; the system's words for wounds and leadership;
+its profiles (model parts with their attacks and strike order, the melee weapon, supporting
+ranks and the supporting-attack limit, the shooting weapons); the strikes and guards the attack
+steps read, with the numbers and named rules of each step (`AttackSteps`: to hit, to wound,
+armour save); the shooting modifiers; the ranks that count and the rank bonus; leadership.
+
+May override (defaults are the shape both games share): the shooting phase's name, how many
+ranks shoot, how deep supporting ranks reach, the special save, automatic wounds, the combat
+score's charge, standard, flank and rear values and any extra parts, Steadfast's words, how a
+Break Test is passed, the rule that turns a failed Break Test into losses instead of fleeing,
+the rule that passes a Panic Test, the Panic range.
+
+docs/combat-pipeline.md "The rank-and-flank battle pipeline" lists each with its t9a value and
+what whfb8 will put there.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from server.data import Datasheet
+from server.geometry.kinds import Cover
+from server.rules.rankandflank.attacks import AttackSteps, Modifier
+from server.rules.systems import SYSTEMS, find_system
+
+if TYPE_CHECKING:
+    from server.rules.core import GameState
+
+
+class MeleePart(Protocol):
+    """A model part that fights (t9a: a `T9AModelPart`; whfb8: a profile line)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def attacks(self) -> int | str: ...
+
+
+class MeleeWeapon(Protocol):
+    """The close combat weapon a model part fights with this round."""
+
+    @property
+    def name(self) -> str: ...
+
+
+class RangedWeapon(Protocol):
+    """A shooting weapon: its name, range and shots per model (an int or dice)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def range_in(self) -> float: ...
+
+    @property
+    def shots(self) -> int | str: ...
+
+
+class RankAndFlankRules(AttackSteps):
+    """One rank-and-flank system's tables, words and named rules (module text)."""
+
+    # -- phases and words (may override) ----------------------------------------------------------
+    shooting_phase: str = "Shooting"
+    """The phase `shoot` is taken in."""
+    ranks_name: str = "ranks"
+    """The ranks Steadfast compares, in words (t9a "Proper Ranks")."""
+
+    # -- who fights and shoots ---------------------------------------------------------------------
+    shooting_ranks: int = 1
+    """Rank-and-file models in this many front ranks shoot (t9a: 2)."""
+    max_supporting_ranks: int = 2
+    """How many ranks behind the first the frontage counts for Supporting Attacks."""
+
+    # -- combat score ------------------------------------------------------------------------------
+    charge_bonus: int = 1
+    standard_bonus: int = 1
+    flank_bonus: int = 1
+    rear_bonus: int = 2
+    disrupting_ranks: int = 2
+    """An enemy with this many counting ranks in a unit's flank or rear cancels its rank bonus."""
+
+    # -- Panic -------------------------------------------------------------------------------------
+    panic_range_in: float = 6.0
+    """Friendly units within this distance of a unit that breaks or is destroyed test."""
+
+    # -- phases and words (must provide) ---------------------------------------------------------
+
+    @property
+    @abstractmethod
+    def melee_phase(self) -> str:
+        """The phase `fight_combat` is taken in (t9a "Melee")."""
+
+    @property
+    @abstractmethod
+    def strike_order_name(self) -> str:
+        """The characteristic that orders strikes (t9a "Agility"); the `attack_step` payload
+        carries its value under the lower-case name."""
+
+    @property
+    @abstractmethod
+    def wounds_name(self) -> str:
+        """What attacks take away, singular (t9a "Health Point"); the combat score counts
+        them under the snake-case plural ("health_points")."""
+
+    @property
+    @abstractmethod
+    def leadership_name(self) -> str:
+        """What Break and Panic Tests roll against (t9a "Discipline"); the events carry its
+        value under the lower-case name."""
+
+    # -- profiles ----------------------------------------------------------------------------------
+
+    @abstractmethod
+    def wounds(self, sheet: Datasheet) -> int:
+        """Wounds (Health Points) of one model of this datasheet."""
+
+    @abstractmethod
+    def leadership(self, sheets: Iterable[Datasheet]) -> int:
+        """What the unit's Break and Panic Tests roll against, from every model's sheet."""
+
+    @abstractmethod
+    def melee_parts(self, sheet: Datasheet) -> Sequence[MeleePart]:
+        """The model parts that fight, each striking on its own (rider and mount)."""
+
+    @abstractmethod
+    def strike_step(self, part: Any) -> int:
+        """The strike order of a part: higher strikes first, equal values simultaneously
+        (t9a Agility; a system may fold Always Strikes First into the value)."""
+
+    @abstractmethod
+    def melee_weapon(self, sheet: Datasheet, charged: bool) -> MeleeWeapon:
+        """The weapon the models of `sheet` fight with this round."""
+
+    @abstractmethod
+    def supporting_ranks(self, part: Any, weapon: Any) -> int:
+        """How many ranks behind the first make Supporting Attacks (1, or 2 for t9a Fight in
+        Extra Rank and Spears; at most `max_supporting_ranks`)."""
+
+    @abstractmethod
+    def support_limit(self, part: Any) -> int:
+        """Most attacks one supporting model part makes."""
+
+    @abstractmethod
+    def attack_notes(
+        self, part: Any, weapon: Any, *, support: int, extra_rank: bool, limit: int
+    ) -> list[dict[str, str]]:
+        """The named rules the "attacks" step applied: `support` supporting models, of which
+        some in a rank beyond the second when `extra_rank`, each with at most `limit` attacks,
+        and the weapon."""
+
+    @abstractmethod
+    def melee_strike(self, part: Any, weapon: Any, attacks: int, label: str) -> Any:
+        """The strike of `attacks` close combat attacks by `part` with `weapon`."""
+
+    @abstractmethod
+    def guard(self, sheet: Datasheet, *, parry: bool, charged: bool) -> Any:
+        """The defensive profile attacks against the models of `sheet` use; `parry`: the
+        attacks are melee attacks from the front (Parry may apply); `charged`: the defender
+        charged this round."""
+
+    @abstractmethod
+    def shooting_weapons(self, sheet: Datasheet) -> Sequence[RangedWeapon]:
+        """The shooting weapons of `sheet`, the default (first) one first."""
+
+    @abstractmethod
+    def shooting_strike(self, weapon: Any, shots: int, label: str) -> Any:
+        """The strike of `shots` shots of `weapon`."""
+
+    @abstractmethod
+    def shooting_modifiers(
+        self, *, moved: bool, distance: float, weapon: Any, cover: Cover
+    ) -> list[Modifier]:
+        """The to-hit modifiers of a shot: moving, range, cover (the target's own rules,
+        such as t9a Hard Target, are the `to_hit` step's)."""
+
+    # -- ranks -------------------------------------------------------------------------------------
+
+    @abstractmethod
+    def proper_ranks(
+        self,
+        rank_sizes: Iterable[int],
+        rank_and_file: Datasheet | None,
+        characters: Sequence[Datasheet],
+    ) -> int:
+        """How many of the unit's ranks count (for the rank bonus, Steadfast, Disrupted)."""
+
+    @abstractmethod
+    def rank_bonus(self, ranks: int) -> int:
+        """The combat score bonus for `ranks` counting ranks."""
+
+    def rank_notes(
+        self, unit_name: str, ranks: int, sheets: Sequence[Datasheet], rank_and_file: bool
+    ) -> list[dict[str, str]]:
+        """Named rules that shaped the ranks counted (t9a Light Troops); none by default."""
+        return []
+
+    def extra_score(
+        self, state: GameState, mine: Sequence[str], theirs: Sequence[str]
+    ) -> tuple[dict[str, int], list[dict[str, str]]]:
+        """Combat score parts beyond wounds, ranks, standard, charge, flank and rear for the
+        side with units `mine` against `theirs` (whfb8: battle standard, overkill): each part's
+        value by name, and the notes. None by default."""
+        return {}, []
+
+    # -- Break Tests and Panic ---------------------------------------------------------------------
+
+    def steadfast_note(self, ranks: int, enemy_ranks: int, leadership: int) -> dict[str, str]:
+        """The note of a Steadfast unit testing on its unmodified leadership."""
+        return {
+            "rule": "Steadfast",
+            "text": f"Steadfast: {ranks} {self.ranks_name} against {enemy_ranks}: "
+            f"tests on {self.leadership_name} {leadership}",
+        }
+
+    def test_passes(self, total: int, needed: int) -> bool:
+        """A Break or Panic Test of 2D6 totalling `total` against `needed`."""
+        return total <= needed
+
+    def losses_instead_of_fleeing(self, sheets: Sequence[Datasheet]) -> str | None:
+        """The rule (t9a Supernal) by which a unit that fails its Break Test loses wounds equal
+        to the difference, no saves, allocated evenly, instead of fleeing; None: it flees."""
+        return None
+
+    def panic_immunity(self, sheets: Sequence[Datasheet]) -> str | None:
+        """The rule (t9a Fearless) by which the unit passes Panic Tests without a roll."""
+        return None
+
+
+def rank_and_flank_of(state: GameState) -> RankAndFlankRules:
+    """The rank-and-flank rules of the game's system (the shared actions are registered only
+    for systems that have them, so this finds them)."""
+    rules = find_system(state.system).rank_and_flank
+    if rules is None:
+        raise LookupError(f"{state.system!r} declares no rank-and-flank rules")
+    return rules
+
+
+def rank_and_flank_systems() -> list[str]:
+    """The registered systems with rank-and-flank rules; the shared actions register for
+    these, so every system package registers before they are imported (server/rules/
+    __init__.py imports the system packages first)."""
+    return sorted(s.id for s in SYSTEMS.values() if s.rank_and_flank is not None)

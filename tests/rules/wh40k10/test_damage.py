@@ -4,9 +4,12 @@ rules Waaagh! and Unstable Oracle (FACTS.md, Wurrboy). Every die is scripted."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from server.data import load_catalog
+from server.data.schema import Wh40kProfile
 from server.rules.wh40k10.damage import (
     damage_model,
     deadly_demise_roll,
@@ -18,6 +21,7 @@ from server.rules.wh40k10.profiles import (
     MELEE,
     ProfileError,
     Shooter,
+    TargetModel,
     TargetUnit,
     Weapon,
     add_to_dice,
@@ -181,15 +185,10 @@ def test_hazardous_passed_tests_do_nothing() -> None:
         ((intercessor(1), wurrboy(hazardous=True)), "wurrboy"),
     ],
 )
-def test_hazardous_model_selection_priority(models: tuple, chosen: str) -> None:  # type: ignore[type-arg]
+def test_hazardous_model_selection_priority(models: tuple[TargetModel, ...], chosen: str) -> None:
     """Seed 004: a model that has lost wounds and has a Hazardous weapon; else a non-Character
     with one; else a Character with one. Unwounded models without FNP take 3: no FNP dice."""
-    models = tuple(
-        m
-        if m.id != "wurrboy"
-        else m.__class__(**{**m.__dict__, "feel_no_pain": None, "deadly_demise": None})
-        for m in models
-    )
+    models = tuple(replace(m, feel_no_pain=None, deadly_demise=None) for m in models)
     unit = TargetUnit("u", "Unit", models, INFANTRY)
     result = hazardous_tests(unit, 1, scripted([1]))
     selected = [s.model for s in result.steps if s.step == "hazardous" and s.model]
@@ -261,10 +260,12 @@ def test_weapons_read_from_the_datasheets() -> None:
     of Mork as FACTS.md gives it, the Sergeant's supercharged plasma pistol [HAZARDOUS]."""
     catalog = load_catalog()
     sheet = catalog.get("wh40k10", "wurrboy")
+    assert isinstance(sheet.profile, Wh40kProfile)
     eyez = Weapon.from_datasheet(sheet.profile.weapons[0])
     assert (eyez.attacks, eyez.skill, eyez.strength, eyez.ap, eyez.damage) == ("D6", 5, 8, -3, 2)
     assert eyez.psychic and eyez.range_in == 18
     squad = catalog.get("wh40k10", "intercessor-squad")
+    assert isinstance(squad.profile, Wh40kProfile)
     plasma = next(w for w in squad.profile.weapons if "supercharge" in w.name)
     weapon = Weapon.from_datasheet(plasma)
     assert weapon.hazardous and weapon.pistol and weapon.strength == 8
@@ -301,7 +302,9 @@ def test_weapon_abilities_parsed_from_print() -> None:
         (choppa(), Shooter(), {}, True),
     ],
 )
-def test_shooting_restrictions(weapon: Weapon, shooter: Shooter, kw: dict, refused: bool) -> None:  # type: ignore[type-arg]
+def test_shooting_restrictions(
+    weapon: Weapon, shooter: Shooter, kw: dict[str, bool], refused: bool
+) -> None:
     """FACTS.md: Advance -> Assault only; Fall Back -> no shooting; in Engagement Range ->
     Pistols at that enemy, unless Monster or Vehicle; Blast never into friends' combat."""
     assert (shooting_restriction(weapon, shooter, **kw) is not None) is refused

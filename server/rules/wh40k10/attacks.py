@@ -48,6 +48,7 @@ from server.rules.wh40k10.damage import (
     Resolution,
     Roller,
     allocation_target,
+    check_demise_input,
     faces,
     finish,
     lose_wounds,
@@ -407,13 +408,17 @@ def resolve_attacks(
 ) -> Resolution:
     """Every attack of one attacking unit against `target`, in the order of `groups`, then the
     held-back Devastating Wounds. See the module text. `shooter` describes the attacking unit
-    (Heavy, Big Guns Never Tire); `within_6in` maps each model with Deadly Demise to the ids of
-    the units within 6 in of it (required if such a model may be destroyed)."""
+    (Heavy, Big Guns Never Tire); `within_6in` maps each living model with Deadly Demise to the
+    ids of the units within 6 in of it (required). Bad input is refused before any roll."""
     if not groups:
         raise ProfileError("no attacks to resolve")
     kinds = {g.weapon.kind for g in groups}
     if len(kinds) > 1:
         raise ProfileError("a unit's ranged and melee attacks are resolved separately")
+    for group in groups:
+        if group.precision_model is not None and not target.model(group.precision_model).character:
+            raise ProfileError(f"Precision: {group.precision_model!r} is not a Character model")
+    check_demise_input(target, within_6in)
     shooter = shooter or Shooter()
     rec = Recorder(roller)
     board = Board(target)
@@ -427,9 +432,6 @@ def resolve_attacks(
     lost = 0
     held: list[_Wound] = []
     for index, group in enumerate(groups):
-        for model_id in [group.precision_model] if group.precision_model else []:
-            if not target.model(model_id).character:
-                raise ProfileError(f"Precision: {model_id!r} is not a Character model")
         if not board.living():
             rec.add("attacks", f"{group.weapon.name}: {target.name} has no model left")
             continue

@@ -225,6 +225,22 @@ def lose_wounds(
     return lost
 
 
+def check_demise_input(unit: TargetUnit, within_6in: Mapping[str, Sequence[str]] | None) -> None:
+    """Every living model with Deadly Demise needs its units within 6 in, given before any die
+    is rolled (so a bad call rolls nothing)."""
+    missing = [
+        m.id
+        for m in unit.models
+        if m.alive
+        and m.deadly_demise is not None
+        and (within_6in is None or m.id not in within_6in)
+    ]
+    if missing:
+        raise ProfileError(
+            f"Deadly Demise: the units within 6 in of {', '.join(missing)} are needed"
+        )
+
+
 def destroyed(
     rec: Recorder,
     board: Board,
@@ -234,10 +250,7 @@ def destroyed(
     board.destroyed.append(model.id)
     rec.add("destroyed", f"{model.name} is destroyed", model=model.id)
     if model.deadly_demise is not None:
-        if within_6in is None or model.id not in within_6in:
-            raise ProfileError(
-                f"{model.name} has Deadly Demise: the units within 6 in of {model.id!r} are needed"
-            )
+        assert within_6in is not None  # check_demise_input ran first
         rec.demise.extend(deadly_demise(rec, model, within_6in[model.id]))
 
 
@@ -402,6 +415,7 @@ def mortal_wounds(
     """`unit` suffers `n` mortal wounds (Deadly Demise, Roar of Mork on a 1, ...)."""
     if n < 0:
         raise ProfileError("mortal wounds cannot be negative")
+    check_demise_input(unit, within_6in)
     rec = Recorder(roller)
     board = Board(unit)
     lost = inflict_mortal_wounds(rec, board, n, cause=cause, within_6in=within_6in) if n else 0
@@ -420,9 +434,10 @@ def damage_model(
     """One model suffers `amount` damage from one attack (Feel No Pain, excess lost)."""
     if amount < 0:
         raise ProfileError("damage cannot be negative")
+    unit.model(model_id)
+    check_demise_input(unit, within_6in)
     rec = Recorder(roller)
     board = Board(unit)
-    unit.model(model_id)
     lost = lose_wounds(rec, board, model_id, amount, cause=cause, within_6in=within_6in)
     return finish(rec, board, lost)
 
@@ -460,6 +475,7 @@ def hazardous_tests(
     with a Hazardous weapon) that suffers 3 mortal wounds allocated to it."""
     if tests < 0:
         raise ProfileError("Hazardous tests cannot be negative")
+    check_demise_input(unit, within_6in)
     rec = Recorder(roller)
     board = Board(unit)
     if tests == 0:

@@ -220,10 +220,11 @@ def test_attached_unit_leader_destroyed_splits_off_the_bodyguard() -> None:
 
 def test_precision_needs_a_character() -> None:
     """Precision allocates to a Character model only (FACTS.md); anything else is refused."""
+    dice = ScriptedDice([3, 3, 3])
+    groups = [AttackGroup(gun()), AttackGroup(gun("PRECISION"), precision_model="b1")]
     with pytest.raises(ProfileError, match="not a Character"):
-        resolve_attacks(
-            [AttackGroup(gun("PRECISION"), precision_model="b1")], attached(2), ScriptedDice([])
-        )
+        resolve_attacks(groups, attached(2), dice, within_6in={"wurrboy": ()})
+    assert dice.used == 0  # refused before the first group rolled
 
 
 def test_lethal_and_sustained_hits_from_critical_hits() -> None:
@@ -366,13 +367,16 @@ def test_ranged_and_melee_resolved_apart_and_bad_groups_refused() -> None:
 
 
 def test_deadly_demise_model_needs_its_neighbours() -> None:
-    """Deadly Demise (seed 004) needs the units within 6 in: missing, a clear error."""
-    with pytest.raises(ProfileError, match="within 6 in"):
+    """Deadly Demise (seed 004) needs the units within 6 in of each model that has it: missing,
+    a clear error before any die is rolled (bad input changes nothing)."""
+    dice = ScriptedDice([3, 6, 1])
+    with pytest.raises(ProfileError, match="within 6 in of wurrboy"):
         resolve_attacks(
             [AttackGroup(gun(d=4, ap=-3))],
             TargetUnit("w", "Wurrboy", (wurrboy(feel_no_pain=None),), INFANTRY),
-            ScriptedDice([3, 6, 1]),
+            dice,
         )
+    assert dice.used == 0
 
 
 def test_scripted_examples_use_exactly_their_dice() -> None:

@@ -33,6 +33,7 @@ from server.rules.wh40k10.profiles import (
 )
 from tests.rules.wh40k10.dice import ScriptedDice
 from tests.rules.wh40k10.units import (
+    ALONE,
     INFANTRY,
     attached,
     bolt_pistol,
@@ -60,7 +61,7 @@ def test_feel_no_pain_rolls_once_per_wound_that_would_be_lost() -> None:
     Wurrboy (W 4, FNP 6+) takes 3 damage: 6, 2, 6 -> one wound lost, 3 left."""
     unit = TargetUnit("w", "Wurrboy", (wurrboy(),), INFANTRY)
     dice = scripted([6, 2, 6])
-    result = damage_model(unit, "wurrboy", 3, dice)
+    result = damage_model(unit, "wurrboy", 3, dice, within_6in=ALONE)
     assert dice.used == 3 and dice.expressions == ["3D6"]
     assert result.unit.model("wurrboy").left == 3
     fnp = next(s for s in result.steps if s.step == "feel_no_pain")
@@ -85,7 +86,7 @@ def test_feel_no_pain_against_mortal_wounds() -> None:
     """Seed 004: Feel No Pain includes wounds lost to mortal wounds. 2 mortal wounds on the
     Wurrboy: 6, 1 -> one lost."""
     unit = TargetUnit("w", "Wurrboy", (wurrboy(),), INFANTRY)
-    result = mortal_wounds(unit, 2, scripted([6, 1]))
+    result = mortal_wounds(unit, 2, scripted([6, 1]), within_6in=ALONE)
     assert result.unit.model("wurrboy").left == 3 and result.wounds_lost == 1
 
 
@@ -162,14 +163,15 @@ def test_hazardous_one_test_per_weapon_each_1_fails() -> None:
     3 mortal wounds allocated to it: FNP 6, 2, 3 -> 2 lost."""
     unit = attached(10, leader=wurrboy(hazardous=True))
     dice = scripted([1, 6, 2, 3])
-    result = hazardous_tests(unit, 1, dice)
+    result = hazardous_tests(unit, 1, dice, within_6in=ALONE)
     assert result.unit.model("wurrboy").left == 2
     assert all(m.left == 1 for m in result.unit.models if m.id != "wurrboy")
     assert result.data == {"tests": 1, "failed": 1, "mortal_wounds": 3}
 
 
 def test_hazardous_passed_tests_do_nothing() -> None:
-    result = hazardous_tests(attached(10, leader=wurrboy(hazardous=True)), 3, scripted([2, 6, 4]))
+    unit = attached(10, leader=wurrboy(hazardous=True))
+    result = hazardous_tests(unit, 3, scripted([2, 6, 4]), within_6in=ALONE)
     assert result.data["failed"] == 0 and result.wounds_lost == 0
 
 

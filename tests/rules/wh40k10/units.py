@@ -10,6 +10,8 @@ from typing import Any
 from server.rules.wh40k10.profiles import MELEE, RANGED, TargetModel, TargetUnit, Weapon
 
 INFANTRY = frozenset({"Infantry", "Orks", "Beast Snagga"})
+ALONE: dict[str, tuple[str, ...]] = {"wurrboy": ()}
+"""No unit within 6 in of the Wurrboy (Deadly Demise needs the list, even empty)."""
 
 
 def boy(i: int, **kw: Any) -> TargetModel:

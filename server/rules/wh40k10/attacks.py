@@ -283,7 +283,7 @@ def hit_and_wound(
             f"{weapon.name}: {plural(attacks, 'attack')} hitting on {weapon.skill}+{mods}: "
             + ", ".join(words),
             roll=at,
-            needed=weapon.skill - capped,
+            needed=max(2, weapon.skill - capped),
             data={"hits": hits, "critical": crits, "lethal": lethal, "sustained": extra},
         )
     # -- wound roll
@@ -416,7 +416,11 @@ def resolve_attacks(
     if len(kinds) > 1:
         raise ProfileError("a unit's ranged and melee attacks are resolved separately")
     for group in groups:
-        if group.precision_model is not None and not target.model(group.precision_model).character:
+        if group.precision_model is None:
+            continue
+        if not group.weapon.precision:
+            raise ProfileError(f"{group.weapon.name} has no [PRECISION]: it cannot pick a model")
+        if not target.model(group.precision_model).character:
             raise ProfileError(f"Precision: {group.precision_model!r} is not a Character model")
     check_demise_input(target, within_6in)
     shooter = shooter or Shooter()
@@ -425,7 +429,7 @@ def resolve_attacks(
     toughness = toughness_of(target)
     if target.attached:
         rec.add(
-            "wound",
+            "toughness",
             f"{target.name}: Attached unit, wounded on the Bodyguard's T {toughness}",
             data={"toughness": toughness},
         )

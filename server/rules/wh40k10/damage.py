@@ -57,7 +57,8 @@ class Roller(Protocol):
 class Step:
     """One step of the sequence, in words, with the index of its roll in the record's rolls.
 
-    `step` is one of: attacks, hit, wound, allocate, save, damage, feel_no_pain, destroyed,
+    `step` is one of: attacks, roll (a random characteristic: A, D, Sustained Hits X, Deadly
+    Demise X), toughness, hit, wound, allocate, save, damage, feel_no_pain, destroyed,
     deadly_demise, mortal_wounds, hazardous, separated."""
 
     step: str

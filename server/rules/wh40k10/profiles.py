@@ -358,6 +358,41 @@ class TargetModel:
         if self.deadly_demise is not None:
             DiceAmount.parse(self.deadly_demise)
 
+    @classmethod
+    def from_datasheet(
+        cls,
+        model_id: str,
+        sheet: Any,
+        line: int = 0,
+        *,
+        wounds_left: int | None = None,
+        hazardous: bool = False,
+    ) -> TargetModel:
+        """Model line `line` of a `server.data.schema.Datasheet` (wh40k10): T, Sv, W, the
+        profile's invulnerable save, Character, and Feel No Pain X+ / Deadly Demise X from its
+        special rules (the best FNP if several)."""
+        stats = sheet.profile.models[line]
+        fnp: int | None = None
+        demise: DiceValue | None = None
+        for rule in sheet.special_rules:
+            if rule.name == "Feel No Pain" and isinstance(rule.param, int):
+                fnp = rule.param if fnp is None else min(fnp, rule.param)
+            elif rule.name == "Deadly Demise" and rule.param is not None:
+                demise = rule.param
+        return cls(
+            model_id,
+            stats.name,
+            toughness=stats.T,
+            save=stats.Sv,
+            wounds=stats.W,
+            wounds_left=wounds_left,
+            invulnerable=getattr(sheet.profile, "invulnerable_save", None),
+            feel_no_pain=fnp,
+            character=bool(sheet.character),
+            deadly_demise=demise,
+            hazardous=hazardous,
+        )
+
     @property
     def left(self) -> int:
         return self.wounds if self.wounds_left is None else self.wounds_left

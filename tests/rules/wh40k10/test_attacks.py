@@ -195,7 +195,8 @@ def test_attached_unit_uses_bodyguard_toughness_and_spares_the_character() -> No
         [3, 3, 5, 4, 2] + [4, 4, 4, 5, 3],
     )
     assert [s.model for s in result.steps if s.step == "allocate"] == ["b1", "leader"]
-    assert [s.needed for s in result.steps if s.step == "wound" and s.needed] == [5, 5]
+    assert [s.needed for s in result.steps if s.step == "wound"] == [5, 5]
+    assert next(s for s in result.steps if s.step == "toughness").data == {"toughness": 5}
     assert left(result) == {"leader": 2, "b1": 0}
     assert result.separated == "bodyguard_destroyed"
     assert "separate unit" in steps(result, "separated")[0]
@@ -225,6 +226,13 @@ def test_precision_needs_a_character() -> None:
     with pytest.raises(ProfileError, match="not a Character"):
         resolve_attacks(groups, attached(2), dice, within_6in={"wurrboy": ()})
     assert dice.used == 0  # refused before the first group rolled
+    with pytest.raises(ProfileError, match="no \\[PRECISION\\]"):
+        resolve_attacks(
+            [AttackGroup(gun(), precision_model="wurrboy")],
+            attached(2),
+            dice,
+            within_6in={"wurrboy": ()},
+        )
 
 
 def test_lethal_and_sustained_hits_from_critical_hits() -> None:

@@ -31,6 +31,7 @@ from server.rules.wh40k10.profiles import (
     waaagh_unit,
     waaagh_weapon,
 )
+from server.rules.wh40k10.wurrboy import roar_of_mork
 from tests.rules.wh40k10.dice import ScriptedDice
 from tests.rules.wh40k10.units import (
     ALONE,
@@ -315,3 +316,34 @@ def test_shooting_restrictions(
 def test_nob_helper_matches_facts() -> None:
     """FACTS.md: Beast Snagga Boyz W 1, the Nob W 2."""
     assert (boy(1).wounds, nob().wounds) == (1, 2)
+
+
+# --- the Wurrboy's datasheet ----------------------------------------------------------------
+
+
+def test_wurrboy_model_read_from_its_datasheet() -> None:
+    """FACTS.md Wurrboy: T 5, Sv 5+, W 4, Feel No Pain 6+, Deadly Demise D3, a Character."""
+    sheet = load_catalog().get("wh40k10", "wurrboy")
+    model = TargetModel.from_datasheet("w1", sheet)
+    assert (model.toughness, model.save, model.wounds) == (5, 5, 4)
+    assert (model.feel_no_pain, model.deadly_demise, model.character) == (6, "D3", True)
+    assert model.invulnerable is None
+
+
+@pytest.mark.parametrize("face", [2, 3, 4, 5, 6])
+def test_roar_of_mork_succeeds_on_2_plus(face: int) -> None:
+    """FACTS.md Roar of Mork: a D6; 2+: the enemy unit subtracts 2 from Battle-shock and
+    Leadership tests; nothing happens to the Wurrboy's unit."""
+    dice = scripted([face])
+    result = roar_of_mork(attached(10), dice, within_6in=ALONE)
+    assert result.data == {"succeeded": True, "mortal_wounds": 0} and dice.used == 1
+    assert result.wounds_lost == 0
+
+
+def test_roar_of_mork_on_a_1_costs_d3_mortal_wounds() -> None:
+    """FACTS.md Roar of Mork: on a 1 the Wurrboy's unit suffers D3 mortal wounds: raw 6 -> 3;
+    the Bodyguard takes them first (decision): three Boyz die."""
+    result = roar_of_mork(attached(10), scripted([1, 6]), within_6in=ALONE)
+    assert result.data == {"succeeded": False, "mortal_wounds": 3}
+    assert result.destroyed == ("b1", "b2", "b3")
+    assert [r.expression for r in result.rolls] == ["D6", "D3"]

@@ -418,3 +418,47 @@ def test_every_die_is_recorded_contiguously_and_verifies() -> None:
     indexed = [s["roll"] for s in payload["steps"] if "roll" in s]
     assert sorted(indexed) == list(range(len(rolls)))  # every roll is shown by one step
     assert result.wounds_lost == sum(m.wounds - m.left for m in result.unit.models)
+
+
+# One attack, one Boy-like model (T 5, Sv 5+, W 3 so that damage shows): the faces in rolling
+# order (hit, wound, save, then Feel No Pain dice) and the wounds lost. FACTS.md wh40k10 (Hit,
+# Wound, Save, Benefit of Cover, weapon abilities) and seed 004 (Feel No Pain, Waaagh!).
+ONE_ATTACK_CASES = [
+    # (what, weapon, model fields, faces, wounds lost)
+    ("hit 3+ wound 5+ save 5+ fails", gun(), {}, [3, 5, 4], 1),
+    ("miss on 2 at BS 3+", gun(), {}, [2], 0),
+    ("S 4 vs T 5 fails on 4", gun(), {}, [3, 4], 0),
+    ("saved on 5", gun(), {}, [3, 5, 5], 0),
+    ("AP -1 makes 5 fail (6+)", gun(ap=-1), {}, [3, 5, 5], 1),
+    ("cover: AP -1 back to 5+", gun(ap=-1), {"cover": True}, [3, 5, 5], 0),
+    ("AP -3: no save, no die", gun(ap=-3, d=2), {}, [3, 5], 2),
+    ("Waaagh! 5+ invulnerable vs AP -3", gun(ap=-3, d=2), {"invulnerable": 5}, [3, 5, 5], 0),
+    ("S 8 vs T 5 wounds on 3+", gun(s=8), {}, [3, 3, 1], 1),
+    ("S 10 vs T 5 wounds on 2+", gun(s=10), {}, [3, 2, 2], 1),
+    ("S 2 vs T 5 wounds only on 6", gun(s=2), {}, [3, 5], 0),
+    ("Lethal Hits: a 6 skips the wound roll", gun("LETHAL HITS"), {}, [6, 1], 1),
+    (
+        "Devastating Wounds: no save, not even invulnerable",
+        gun("DEVASTATING WOUNDS", d=2),
+        {"invulnerable": 4},
+        [3, 6],
+        2,
+    ),
+    ("FNP 5+ ignores one of 3 damage", gun(d=3), {"feel_no_pain": 5}, [3, 5, 1, 5, 1, 2], 2),
+    ("D 3 on a model with 1 wound left: 2 excess", gun(d=3), {"wounds_left": 1}, [3, 5, 1], 1),
+    ("Torrent, no hit die", gun("TORRENT", bs=None), {}, [5, 1], 1),
+]
+
+
+@pytest.mark.parametrize(
+    ("weapon", "fields", "faces", "lost"),
+    [pytest.param(w, f, d, n, id=what) for what, w, f, d, n in ONE_ATTACK_CASES],
+)
+def test_one_attack_hand_worked(
+    weapon: Weapon, fields: dict[str, object], faces: list[int], lost: int
+) -> None:
+    """A table of single attacks worked by hand (see the row's name and ONE_ATTACK_CASES)."""
+    model = TargetModel("m", "Boy", toughness=5, save=5, wounds=3, **fields)  # type: ignore[arg-type]
+    unit = TargetUnit("u", "Boyz", (model,), INFANTRY)
+    result, _ = run([AttackGroup(weapon)], unit, faces)
+    assert result.wounds_lost == lost

@@ -435,7 +435,8 @@ def damage_model(
     """One model suffers `amount` damage from one attack (Feel No Pain, excess lost)."""
     if amount < 0:
         raise ProfileError("damage cannot be negative")
-    unit.model(model_id)
+    if not unit.model(model_id).alive:
+        raise ProfileError(f"model {model_id!r} is already destroyed")
     check_demise_input(unit, within_6in)
     rec = Recorder(roller)
     board = Board(unit)

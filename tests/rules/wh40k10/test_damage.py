@@ -223,6 +223,10 @@ def test_bad_counts_are_refused() -> None:
         hazardous_tests(boyz(), -1, scripted([]))
     with pytest.raises(ProfileError):
         mortal_wounds(boyz(), -2, scripted([]))
+    with pytest.raises(ProfileError, match="already destroyed"):
+        damage_model(
+            TargetUnit("b", "Boyz", (boy(1, wounds_left=0),), INFANTRY), "b1", 1, scripted([])
+        )
 
 
 # --- profile rules ------------------------------------------------------------------------------

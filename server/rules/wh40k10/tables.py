@@ -21,9 +21,9 @@ def to_wound(strength: int, toughness: int) -> int:
     return 5
 
 
-def save(
-    save_characteristic: int, armour_penetration: int, invulnerable: int | None = None
-) -> int | None:
+def save(save_characteristic: int, armour_penetration: int, invulnerable: int | None = None) -> (
+    int | None
+):
     """Roll >= Sv - AP (AP is 0 or negative: -3 worsens a 3+ to 6+); an invulnerable save
     ignores AP and is used when better. None: no save possible."""
     armour = save_characteristic - armour_penetration

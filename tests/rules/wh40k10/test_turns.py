@@ -18,7 +18,9 @@ def test_the_battle_round_machine_and_out_of_phase_refusals() -> None:
     assert refused(state, 1, type="move_models", unit="u1", positions=ahead).code == (
         "out_of_phase"
     )
-    assert refused(state, 1, type="declare_charge", unit="u1", target="u2").code == ("out_of_phase")
+    assert refused(state, 1, type="declare_charge", unit="u1", target="u2").code == (
+        "out_of_phase"
+    )
     assert refused(state, 2, type="end_phase").code == "out_of_phase"
     state, seen, events = walk(state)
     assert len(seen) == 5 * 2 * 5

@@ -112,12 +112,12 @@ class GameService:
     """Creates games, seats players, applies actions and answers reads."""
 
     def __init__(
-        self, store: EventStore, hub: LocalHub | None = None, cache_size: int = LIVE_GAMES_CACHED
+        self, store: EventStore, hub: LocalHub | None = None, cache_size: int | None = None
     ) -> None:
         self.store = store
         self.hub = hub or LocalHub()
         self.hub.on_remote = self.apply_remote
-        self.cache_size = max(1, cache_size)
+        self.cache_size = max(1, LIVE_GAMES_CACHED if cache_size is None else cache_size)
         self._live: OrderedDict[str, LiveGame] = OrderedDict()
         # One entry per game id being loaded right now, removed by the last task waiting on it
         # (found or not): an id nobody asks for any more leaves nothing behind.
@@ -209,13 +209,15 @@ class GameService:
 
         A pinned game met at the old end counts as just used (moved to the new end), so the
         scan goes on to the next one: a watched old game never stops eviction of the others.
+        The game just remembered is never the one evicted (its caller is about to use it), so
+        the cache holds at most `max(cache_size, games in use + 1)`.
         """
         self._live[live.record.id] = live
         self._live.move_to_end(live.record.id)
         skipped = 0
         while len(self._live) > self.cache_size and skipped < len(self._live):
             oldest, game = next(iter(self._live.items()))
-            if self._pinned(oldest, game):
+            if game is live or self._pinned(oldest, game):
                 self._live.move_to_end(oldest)
                 skipped += 1
                 continue

@@ -101,6 +101,10 @@ def _bench(args: argparse.Namespace) -> int:
         from bench.many_games import main as many_games_main
 
         return many_games_main(args.bench_args)
+    if args.which == "memory-creates":
+        from bench.memory_creates import main as memory_main
+
+        return memory_main(args.bench_args)
     if args.which == "geometry":
         from bench.geometry import main as bench_main
     else:
@@ -202,9 +206,10 @@ def main(argv: list[str] | None = None) -> int:
                        help="list the games that would be deleted; delete nothing")
     prune.set_defaults(run=_prune)
     bench = sub.add_parser("bench", help="run a benchmark that prints JSON")
-    bench.add_argument("which", choices=["geometry", "fanout", "many-games"])
+    bench.add_argument("which", choices=["geometry", "fanout", "many-games", "memory-creates"])
     bench.add_argument("bench_args", nargs=argparse.REMAINDER,
-                       help="options of the benchmark (fanout, many-games: --help)")
+                       help="options of the benchmark (fanout, many-games, memory-creates: "
+                            "--help)")
     bench.set_defaults(run=_bench)
     export = sub.add_parser("export", help="print a game as JSON (every event; host only)")
     export.add_argument("game_id")

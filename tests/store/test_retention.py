@@ -166,3 +166,29 @@ def test_warfield_prune_command(
     assert "deleted 3 game(s)" in capsys.readouterr().out
     remaining = {name for name, gid in library.items() if rows(store, gid)["games"]}
     assert remaining == set(library) - GOES
+
+
+def test_the_server_prunes_expired_games_when_retention_is_set(
+    store: EventStore, library: dict[str, str], database_url: str, tmp_path: Any
+) -> None:
+    """With WARFIELD_RETENTION_DAYS the server deletes expired games itself (at start, then
+    every WARFIELD_PRUNE_INTERVAL_S); the recent and active games stay."""
+    import time
+
+    from fastapi.testclient import TestClient
+
+    from server.api.app import create_app
+    from server.config import Settings
+
+    settings = Settings(DATABASE_URL=database_url, WARFIELD_DATA_DIR=str(tmp_path),
+                        WARFIELD_RETENTION_DAYS=30, WARFIELD_PRUNE_INTERVAL_S=0.2)
+    with TestClient(create_app(settings)) as client:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and any(
+            rows(store, library[n])["games"] for n in GOES
+        ):
+            time.sleep(0.05)
+        assert all(rows(store, library[n]) == {"games": 0, "events": 0, "seats": 0, "actions": 0}
+                   for n in GOES)
+        for name in set(library) - GOES:
+            assert client.get(f"/api/games/{library[name]}").status_code == 200

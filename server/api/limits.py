@@ -32,7 +32,9 @@ async def send_error(
     headers: list[tuple[bytes, bytes]] | None = None,
 ) -> None:
     """An error response in the API's `{"code", "message", "details"}` shape."""
-    body = json.dumps({"code": code, "message": message, "details": details}).encode()
+    body = json.dumps(
+        {"code": code, "message": message, "details": details}, separators=(",", ":")
+    ).encode()
     await send({
         "type": "http.response.start",
         "status": status,

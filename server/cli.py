@@ -1,4 +1,4 @@
-"""`warfield serve | migrate | bench | export | import | verify-dice` — the host's commands."""
+"""`warfield serve | migrate | prune | bench | export | import | verify-dice`: host commands."""
 
 from __future__ import annotations
 
@@ -42,7 +42,10 @@ def _serve(args: argparse.Namespace) -> int:
         ws_ping_timeout=settings.idle_ping_s,
         ws_per_message_deflate=False,
         log_level=settings.log_level,
+        # X-Forwarded-For names the client only when the peer is one of these proxies; the
+        # REST rate limit counts per client address (server/api/limits.py, docs/hosting.md).
         proxy_headers=True,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
     )
     server = Server(config)
@@ -61,6 +64,34 @@ def _migrate(_args: argparse.Namespace) -> int:
     return 0
 
 
+def _prune(args: argparse.Namespace) -> int:
+    """Delete finished and abandoned games older than the retention period (docs/hosting.md)."""
+    import asyncio
+
+    from server.games.service import GameService
+    from server.store import EventStore, make_engine
+    from server.store.migrate import upgrade
+
+    settings = Settings()
+    days = args.days if args.days is not None else settings.retention_days
+    if not days or days <= 0:
+        print("warfield prune: no retention period: pass --days N or set "
+              "WARFIELD_RETENTION_DAYS", file=sys.stderr)
+        return 2
+    engine = make_engine(settings.effective_database_url)
+    try:
+        upgrade(engine)
+        service = GameService(EventStore(engine))
+        expired = asyncio.run(service.prune(days, dry_run=args.dry_run))
+    finally:
+        engine.dispose()
+    for game in expired:
+        print(f"{game.id}\t{game.reason}\tlast event {game.last_at:%Y-%m-%d %H:%M}")
+    verb = "would delete" if args.dry_run else "deleted"
+    print(f"{verb} {len(expired)} game(s) finished or idle for more than {days:g} days")
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     if args.which == "fanout":
         from bench.ws_fanout import main as fanout_main
@@ -70,6 +101,10 @@ def _bench(args: argparse.Namespace) -> int:
         from bench.many_games import main as many_games_main
 
         return many_games_main(args.bench_args)
+    if args.which == "memory-creates":
+        from bench.memory_creates import main as memory_main
+
+        return memory_main(args.bench_args)
     if args.which == "geometry":
         from bench.geometry import main as bench_main
     else:
@@ -160,10 +195,21 @@ def main(argv: list[str] | None = None) -> int:
     serve.set_defaults(run=_serve)
     migrate = sub.add_parser("migrate", help="bring the database schema up to date")
     migrate.set_defaults(run=_migrate)
+    prune = sub.add_parser(
+        "prune",
+        help="delete games finished, or without an event, for more than the retention period "
+             "(their events, seats and action refs too)",
+    )
+    prune.add_argument("--days", type=float, default=None,
+                       help="the retention period (default: WARFIELD_RETENTION_DAYS)")
+    prune.add_argument("--dry-run", action="store_true",
+                       help="list the games that would be deleted; delete nothing")
+    prune.set_defaults(run=_prune)
     bench = sub.add_parser("bench", help="run a benchmark that prints JSON")
-    bench.add_argument("which", choices=["geometry", "fanout", "many-games"])
+    bench.add_argument("which", choices=["geometry", "fanout", "many-games", "memory-creates"])
     bench.add_argument("bench_args", nargs=argparse.REMAINDER,
-                       help="options of the benchmark (fanout, many-games: --help)")
+                       help="options of the benchmark (fanout, many-games, memory-creates: "
+                            "--help)")
     bench.set_defaults(run=_bench)
     export = sub.add_parser("export", help="print a game as JSON (every event; host only)")
     export.add_argument("game_id")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
 from typing import Any
@@ -93,25 +94,20 @@ def _prune(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    if args.which == "fanout":
-        from bench.ws_fanout import main as fanout_main
-
-        return fanout_main(args.bench_args)
-    if args.which == "many-games":
-        from bench.many_games import main as many_games_main
-
-        return many_games_main(args.bench_args)
-    if args.which == "memory-creates":
-        from bench.memory_creates import main as memory_main
-
-        return memory_main(args.bench_args)
-    if args.which == "geometry":
-        from bench.geometry import main as bench_main
-    else:
-        print(f"unknown benchmark {args.which!r}", file=sys.stderr)
+    """The benchmarks live in `bench/` beside `server/`: a checkout installed with
+    `pip install -e .` (what `make` does) has them; the server image does not."""
+    modules = {"geometry": "bench.geometry", "fanout": "bench.ws_fanout",
+               "many-games": "bench.many_games",
+               "memory-creates": "bench.memory_creates"}
+    try:
+        module = importlib.import_module(modules[args.which])
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("bench", modules[args.which]):
+            raise
+        print("warfield bench: the benchmarks are not installed here; run them from a checkout "
+              "of the source installed with `make` (or `pip install -e .`)", file=sys.stderr)
         return 2
-    bench_main()
-    return 0
+    return int(module.main(args.bench_args))
 
 
 # --- export / import / verify-dice (server/games/archive.py, docs/dice.md) -------------------

@@ -5,8 +5,8 @@ import {
   spellTally, ambushOverlay, rollWords,
 } from '../js/view/ambush.js';
 import { isLightTroops, centreHandle, lightReform } from '../js/view/light.js';
-import { TOOLS } from '../js/tools.js';
-import { verdictText } from '../js/table.js';
+import { AmbushTool } from '../js/handlers/ambush.js';
+import { verdictText } from '../js/format.js';
 
 const bf = { width: 72, depth: 48 };
 const close = (a, b, eps = 1e-9) => assert.ok(Math.abs(a - b) < eps, `${a} != ${b}`);
@@ -164,10 +164,10 @@ test('Light Troops: the centre handle, and a reform with a moved centre', () => 
   assert.equal(lightReform(/** @type {any} */ (frame), [3, 1], [3.01, 1], unit, 0, 'advance').action, null);
 });
 
-test('the ambush tool is one entry of the registry with its hooks; a March is named', () => {
-  const tool = TOOLS.ambush;
-  for (const hook of ['enter', 'exit', 'tap', 'hover', 'dragStart', 'dragMove', 'dragEnd', 'command', 'frame', 'hint']) {
-    assert.equal(typeof /** @type {any} */ (tool)[hook], 'function', hook);
+test('the ambush tool is one handler with its hooks; a March is named', () => {
+  const own = Object.getOwnPropertyNames(AmbushTool.prototype);
+  for (const hook of ['addHooks', 'removeHooks', 'tap', 'hover', 'dragStart', 'dragMove', 'dragEnd', 'dragCancel', 'command', 'frame', 'hint', 'layers']) {
+    assert.ok(own.includes(hook), hook);
   }
   assert.match(verdictText({ legal: true, counts_as_march: true, used: 6, allowance: 10 }), /^Legal, counts as a March · used 6.0 \/ 10.0 in$/);
   assert.match(verdictText({ legal: true, counts_as_march: false, used: 3, allowance: 10 }), /^Legal · used/);

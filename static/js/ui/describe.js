@@ -2,32 +2,14 @@
 // works anything out; unknown event types fall back to their name.
 
 import { ORDER_WORDS } from './order-words.js';
+import { who, unitName, rollWords, measureLabel as inch } from '../format.js';
 
-/** @param {number|string|undefined} actor */
-export function who(actor) {
-  return actor === 1 || actor === 2 ? `Player ${actor}` : 'The game';
-}
-
-/** @param {any} v */
-const inch = (v) => (typeof v === 'number' ? `${v.toFixed(1)} in` : '');
+export { who };
 
 /** @param {string} s */
 export function humanize(s) {
   const t = String(s).replace(/_/g, ' ');
   return t.charAt(0).toUpperCase() + t.slice(1);
-}
-
-/** @param {any} roll */
-function rollWords(roll) {
-  if (!roll || typeof roll !== 'object') return '';
-  const faces = Array.isArray(roll.dice) ? roll.dice.map((/** @type {any} */ d) => (d.kept ? String(d.face) : `(${d.face})`)).join(' ') : '';
-  const total = roll.total === null || roll.total === undefined ? '' : ` = ${roll.total}`;
-  return `${roll.expression ?? ''}: ${faces}${total}`;
-}
-
-/** A unit's name from the state, or its id. @param {any} state @param {any} id */
-function unitName(state, id) {
-  return String(state?.units?.[id]?.name || id || 'a unit');
 }
 
 /** @param {any} p @param {any} state @param {boolean} ok */

@@ -4,7 +4,7 @@
 
 /** @typedef {[number, number]} Pos */
 /** @typedef {{x:number, y:number, facing:number, width:number, depth:number}} Rect */
-/** @typedef {{type:string, coordinates:any}} Geometry */
+/** @typedef {import('../types.js').Geometry} Geometry */
 
 const DEG = Math.PI / 180;
 

@@ -4,6 +4,7 @@
 // within twice the Mobility, and whether it counts as a March, is the server's answer. Pure.
 
 import { rotateGeometry } from './manoeuvre.js';
+import { round2 } from './transform.js';
 
 /** @typedef {import('./manoeuvre.js').UnitFrame} UnitFrame */
 /** @typedef {[number, number]} Pos */
@@ -18,11 +19,6 @@ export function isLightTroops(unit) {
 /** The ✥ handle at the unit's centre. @param {UnitFrame} f */
 export function centreHandle(f) {
   return { kind: /** @type {const} */ ('move'), x: f.centre[0], y: f.centre[1] };
-}
-
-/** @param {number} v */
-function round2(v) {
-  return Math.round(v * 100) / 100;
 }
 
 /**

@@ -6,7 +6,8 @@
 import { axes, pointInGeometry } from './hit.js';
 
 /** @typedef {[number, number]} Pos */
-/** @typedef {{type:string, coordinates:any}} Geometry */
+/** @typedef {import('../types.js').Geometry} Geometry */
+/** @typedef {import('../types.js').Unit} Unit */
 
 /**
  * A ranked unit's frame from its footprint's boundary feature: corners (front-left,
@@ -205,4 +206,30 @@ export function stagedModels(unit, positions) {
     polys.push(f.geometry.coordinates.map((/** @type {number[][]} */ ring) => ring.map(([x, y]) => [x + dx, y + dy])));
   }
   return { type: 'MultiPolygon', coordinates: polys };
+}
+
+/** The outline of a unit from its footprint: geometry, centre and facing (null without one).
+ * @param {Unit|null|undefined} unit @returns {{geometry:Geometry, centre:number[], facing:number}|null} */
+export function boundaryOf(unit) {
+  const features = unit?.footprint?.features;
+  if (!unit || !Array.isArray(features) || !features.length) return null;
+  const f = features.find((x) => x?.properties?.role === 'boundary') || features[0];
+  if (!f?.geometry) return null;
+  const p = f.properties || {};
+  const pl = unit.placement || { x: 0, y: 0, facing: 0 };
+  const centre = Array.isArray(p.centre) ? p.centre : [pl.x ?? 0, pl.y ?? 0];
+  return { geometry: f.geometry, centre, facing: Number(p.facing ?? pl.facing ?? 0) };
+}
+
+/** A GeoJSON Polygon or MultiPolygon moved by (dx, dy). @param {Geometry} g @param {number} dx @param {number} dy @returns {Geometry} */
+export function translateGeometry(g, dx, dy) {
+  /** @param {any} c @returns {any} */
+  const move = (c) => (typeof c[0] === 'number' ? [c[0] + dx, c[1] + dy, ...c.slice(2)] : c.map(move));
+  return { ...g, coordinates: move(g.coordinates) };
+}
+
+/** What a staged move was planned from: the unit's placement, models' positions and files.
+ * A staged move whose basis changed (the unit moved meanwhile) is dropped. @param {Unit|null|undefined} unit */
+export function basisOf(unit) {
+  return unit ? JSON.stringify([unit.placement, unit.positions, unit.files]) : '';
 }

@@ -4,7 +4,7 @@
 
 import { toScreen } from './transform.js';
 import { geometryRings } from './hit.js';
-import { markerBadges } from '../ui/orders.js';
+import { markerBadges } from '../format.js';
 
 /** How long a swept area flashes, ms. */
 export const FLASH_MS = 2500;

@@ -1,0 +1,116 @@
+// The shapes the server sends and the client sends back, for the type checker (JSDoc only: this
+// module exports nothing at run time). The server's projection is the source of truth
+// (server/games/service.py `project`, docs/protocol.md); fields the client does not read are
+// left out, and a field may be absent on an older server, hence the many optionals.
+
+/** @typedef {{x:number, y:number}} Pt  a point on the table, inches */
+/** @typedef {[number, number]} Pos */
+
+/**
+ * A GeoJSON geometry as the server sends it (Polygon, MultiPolygon, LineString…).
+ * @typedef {Object} Geometry
+ * @property {string} type
+ * @property {any} coordinates   nested number arrays; their depth depends on `type`
+ * @property {Geometry[]} [geometries]  a GeometryCollection's members
+ */
+
+/**
+ * @typedef {Object} Feature
+ * @property {Geometry} geometry
+ * @property {{role?:string, centre?:number[], facing?:number, index?:number, corners?:number[][]}} [properties]
+ */
+
+/** @typedef {{x:number, y:number, facing:number}} Placement */
+
+/**
+ * A unit as the viewer's projection carries it.
+ * @typedef {Object} Unit
+ * @property {string} id
+ * @property {number} owner
+ * @property {string} [name]
+ * @property {string} [status]      'on_table', 'reserve', 'ambush', 'destroyed'…
+ * @property {string} [datasheet]
+ * @property {Placement|null} [placement]  ranked units: front-edge centre and facing
+ * @property {number[][]} [positions]      model-by-model units: each model's centre
+ * @property {number} [files]
+ * @property {number} [models]
+ * @property {unknown[]} [characters]
+ * @property {string[]} [markers]
+ * @property {string[]} [rules]
+ * @property {{type?:string, features?:Feature[]}} [footprint]
+ */
+
+/**
+ * @typedef {Object} Token
+ * @property {string} id
+ * @property {number} owner
+ * @property {string} label
+ * @property {number} x
+ * @property {number} y
+ * @property {number} facing
+ * @property {number} width
+ * @property {number} depth
+ */
+
+/**
+ * The game state as this viewer sees it.
+ * @typedef {Object} GameState
+ * @property {string} [name]
+ * @property {string} [system]
+ * @property {string} [stage]          'setup', 'deployment', 'battle'…
+ * @property {string} [phase]
+ * @property {number|null} [active_player]
+ * @property {{width:number, depth:number}} [battlefield]
+ * @property {Record<string, Unit>} [units]
+ * @property {Record<string, Token>} [tokens]
+ * @property {Record<string, string>} [ambush_hosts]
+ */
+
+/**
+ * An intent for the server (`act`, `preview`): its `type` and that action's fields.
+ * @typedef {{type:string} & Record<string, unknown>} Action
+ */
+
+/** @typedef {{seq:number}} Ack  the server took an action; its events end at `seq` */
+
+/**
+ * A refusal as the connection rejects with it (net.js WireError).
+ * @typedef {{code:string, message:string, details?:Record<string, any>}} WireError
+ */
+
+/**
+ * The server's verdict on a would-be move (`preview`, or a refusal turned into one).
+ * @typedef {Object} Verdict
+ * @property {boolean} legal
+ * @property {string|null} [rule]
+ * @property {string|null} [obstacle]
+ * @property {string} [message]
+ * @property {boolean} [counts_as_march]
+ * @property {number} [used]
+ * @property {number} [allowance]
+ * @property {number} [distance]
+ * @property {Geometry|null} [swept]
+ */
+
+/**
+ * The answer to `measure`.
+ * @typedef {Object} MeasureResult
+ * @property {number} [distance]
+ * @property {number[][]} [points]
+ * @property {boolean} [shared]
+ */
+
+/** @typedef {number[][] | {points?:number[][], coordinates?:number[][], geometry?:{coordinates?:number[][]}, clear?:boolean, visible?:boolean, blocked?:boolean}} SightLine */
+
+/**
+ * The answer to `line_of_sight`.
+ * @typedef {Object} LosResult
+ * @property {boolean} visible
+ * @property {number} [fraction]
+ * @property {string} [cover]
+ * @property {SightLine[]} [lines]
+ * @property {unknown[]} [blockers]
+ * @property {unknown[]} [cover_from]
+ */
+
+export {};

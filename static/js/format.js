@@ -34,8 +34,9 @@ export function losText(res) {
   return bits.join(' · ');
 }
 
-/** A refusal in words, its rule first when it names one. @param {Partial<WireError>|null|undefined} e */
-export function errorText(e) {
+/** A refusal in words, its rule first when it names one. @param {unknown} err */
+export function errorText(err) {
+  const e = /** @type {Partial<WireError>|null|undefined} */ (err);
   if (!e) return 'failed';
   const rule = e.details?.rule ? `${e.details.rule}: ` : '';
   return `${rule}${e.message || e.code || 'failed'}`;
@@ -62,7 +63,7 @@ export function unitName(state, id) {
   return String(state?.units?.[String(id)]?.name || id || 'a unit');
 }
 
-/** The badges drawn on a unit: Fleeing, Shaken. @param {Unit|null|undefined} unit */
+/** The badges drawn on a unit: Fleeing, Shaken. @param {Pick<Unit, 'markers'>|null|undefined} unit */
 export function markerBadges(unit) {
   const markers = Array.isArray(unit?.markers) ? unit.markers.map(String) : [];
   return markers.filter((m) => m === 'fleeing' || m === 'shaken').map((m) => (m === 'fleeing' ? 'Fleeing' : 'Shaken'));

@@ -8,6 +8,10 @@
 /** @typedef {import('./store.js').Store} Store */
 /** @typedef {import('./store.js').GameEvent} GameEvent */
 /** @typedef {'connecting'|'online'|'reconnecting'|'closed'} Status */
+/** @typedef {import('./types.js').Ack} Ack */
+/** @typedef {import('./types.js').Verdict} Verdict */
+/** @typedef {import('./types.js').MeasureResult} MeasureResult */
+/** @typedef {import('./types.js').LosResult} LosResult */
 
 /**
  * A refused request: the server's error frame, or a local failure (offline, timeout).
@@ -272,7 +276,7 @@ export class Connection {
    * Send a request and wait for its reply by ref.
    * @param {'action'|'preview'|'measure'|'line_of_sight'|'ambush_options'} type
    * @param {Object<string, any>} body
-   * @returns {Promise<any>}
+   * @returns {Promise<unknown>}
    */
   request(type, body) {
     const ref = `${PREFIX[type]}-${this.tag}-${++this.counter}`;
@@ -305,20 +309,21 @@ export class Connection {
     for (const ref of [...this.inflight.keys()]) this.settle(ref, null, { code, message });
   }
 
-  /** Perform an action as this seat. @param {Object<string, any>} action */
+  /** Perform an action as this seat. @param {Object<string, any>} action @returns {Promise<Ack>} */
   act(action) {
     /** @type {Object<string, any>} */
     const body = { action };
     if (this.store.seq !== null) body.expected_seq = this.store.seq;
-    return this.request('action', body).then((ack) => {
+    return this.request('action', body).then((reply) => {
+      const ack = /** @type {Ack} */ (reply);
       this.store.noteAck?.(ack?.seq);
       return ack;
     });
   }
 
-  /** Ask whether an action would be legal, without doing it. @param {Object<string, any>} action */
+  /** Ask whether an action would be legal, without doing it. @param {Object<string, any>} action @returns {Promise<Verdict>} */
   preview(action) {
-    return this.request('preview', { action });
+    return /** @type {Promise<Verdict>} */ (this.request('preview', { action }));
   }
 
   /**
@@ -326,14 +331,15 @@ export class Connection {
    * everyone else watching (an `overlay` frame).
    * @param {string|{x:number,y:number}} from @param {string|{x:number,y:number}} to
    * @param {boolean} [share]
+   * @returns {Promise<MeasureResult>}
    */
   measure(from, to, share = false) {
-    return this.request('measure', share ? { from, to, share: true } : { from, to });
+    return /** @type {Promise<MeasureResult>} */ (this.request('measure', share ? { from, to, share: true } : { from, to }));
   }
 
-  /** @param {string} viewer @param {string} target */
+  /** @param {string} viewer @param {string} target @returns {Promise<LosResult>} */
   lineOfSight(viewer, target) {
-    return this.request('line_of_sight', { viewer, target });
+    return /** @type {Promise<LosResult>} */ (this.request('line_of_sight', { viewer, target }));
   }
 
   /**
@@ -341,9 +347,10 @@ export class Connection {
    * placement nearest to it.
    * @param {string} unit @param {{x:number, y:number}} point
    * @param {{x:number, y:number, facing:number}} [placement]
+   * @returns {Promise<Record<string, any>>}
    */
   ambushOptions(unit, point, placement) {
-    return this.request('ambush_options', placement ? { unit, point, placement } : { unit, point });
+    return /** @type {Promise<Record<string, any>>} */ (this.request('ambush_options', placement ? { unit, point, placement } : { unit, point }));
   }
 }
 
@@ -358,12 +365,13 @@ function toError(msg) {
  * the ghost's position; the newest offer waits and replaces any older waiting one. (The server
  * allows 20 messages a second per socket, so previews cannot go out at a full 60 frames.)
  * Answers arrive in order with the input they answer; after `cancel` nothing more is reported.
+ * @template I, R
  */
 export class LatestOnly {
   /**
-   * @param {(input:any) => Promise<any>} ask
-   * @param {(result:any, input:any) => void} onResult
-   * @param {(err:any, input:any) => void} [onError]
+   * @param {(input:I) => Promise<R>} ask
+   * @param {(result:R, input:I) => void} onResult
+   * @param {(err:WireError, input:I) => void} [onError]
    * @param {{minIntervalMs?:number, now?:() => number, timers?:{setTimeout:Function, clearTimeout:Function}}} [opts]
    */
   constructor(ask, onResult, onError, opts = {}) {
@@ -373,16 +381,21 @@ export class LatestOnly {
     this.minIntervalMs = opts.minIntervalMs ?? 0;
     this.now = opts.now || (() => Date.now());
     this.timers = opts.timers || globalThis;
-    /** @type {any} */
+    /** @type {I|undefined} */
     this.waiting = undefined;
     this.busy = false;
     this.generation = 0;
     this.lastSent = -Infinity;
-    /** @type {any} */
+    /** @type {unknown} */
     this.timer = null;
   }
 
-  /** Offer a new input; older unanswered inputs are superseded. @param {any} input */
+  /** Nothing waits to be sent and no answer is out. */
+  get idle() {
+    return !this.busy && this.waiting === undefined && !this.timer;
+  }
+
+  /** Offer a new input; older unanswered inputs are superseded. @param {I} input */
   offer(input) {
     this.waiting = input;
     if (!this.busy && !this.timer) this.pump();

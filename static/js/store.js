@@ -58,7 +58,7 @@ export class Store {
     this.seat = null;
     /** @type {number|null} last seq folded into `state` */
     this.seq = null;
-    /** @type {any} */
+    /** @type {import('./types.js').GameState|null} */
     this.state = null;
     /** @type {GameEvent[]} every event seen, ascending by seq */
     this.history = [];
@@ -145,17 +145,20 @@ export class Store {
    * The server's patch of this viewer's state for one batch (server/games/views.py): changed
    * top-level keys, and units and tokens one by one. Once applied the state is the server's again, so nothing
    * needs fetching even when the batch held events this store cannot fold itself.
-   * @param {{base:number, seq:number, state:Object<string, any>, items:Object<string, Object<string, any>>, removed:Object<string, string[]>, dropped?:string[]}} patch
+   * @param {{base:number, seq:number, state:Object<string, any>, items:Object<string, Object<string, any>>, removed:Object<string, string[]>, dropped?:string[], tails?:Object<string, {drop:number, push:unknown[]}>}} patch
    */
   applyPatch(patch) {
-    const next = { ...this.state, ...(patch.state || {}) };
+    /** @type {Record<string, any>} */
+    const prev = this.state || {};
+    /** @type {Record<string, any>} */
+    const next = { ...prev, ...(patch.state || {}) };
     for (const key of patch.dropped || []) delete next[key];
     for (const [key, tail] of Object.entries(patch.tails || {})) {
-      const list = Array.isArray(this.state?.[key]) ? this.state[key] : [];
+      const list = Array.isArray(prev[key]) ? prev[key] : [];
       next[key] = [...list.slice(tail.drop), ...tail.push];
     }
     for (const [key, changed] of Object.entries(patch.items || {})) {
-      const things = { ...(this.state?.[key] || {}), ...changed };
+      const things = { ...(prev[key] || {}), ...changed };
       for (const id of patch.removed?.[key] || []) delete things[id];
       next[key] = things;
     }

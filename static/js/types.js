@@ -45,6 +45,7 @@
  * @property {string} id
  * @property {number} owner
  * @property {string} label
+ * @property {string} [name]
  * @property {number} x
  * @property {number} y
  * @property {number} facing
@@ -64,6 +65,59 @@
  * @property {Record<string, Unit>} [units]
  * @property {Record<string, Token>} [tokens]
  * @property {Record<string, string>} [ambush_hosts]
+ * @property {number} [seq]              the last event folded in
+ * @property {string} [id]
+ * @property {unknown} [dice_commitment]
+ * @property {Record<string, boolean>} [seats]
+ * @property {number|null} [deploying]   the seat deploying now
+ * @property {number[]} [armies_submitted]
+ * @property {Record<string, Geometry>} [deployment_zones]
+ * @property {Terrain[]} [terrain]
+ * @property {string[]} [phases]
+ * @property {number} [turn]
+ * @property {number} [turns]
+ * @property {number} [player_turn]
+ * @property {boolean} [over]
+ * @property {number|null} [winner]
+ * @property {{seq:number, type:string, actor:unknown}[]} [undoable]
+ * @property {Proposal|null} [proposal]
+ * @property {PendingCharge|null} [pending_charge]
+ * @property {Record<string, Record<string, unknown>>} [magic]  per seat, per player turn: the spells recorded
+ */
+
+/**
+ * A terrain feature (its outline as GeoJSON, or as a ring of points from older servers).
+ * @typedef {Object} Terrain
+ * @property {string} [id]
+ * @property {string} [kind]
+ * @property {string} [height]
+ * @property {string} [label]
+ * @property {string} [name]
+ * @property {Geometry} [geometry]
+ * @property {Geometry} [polygon]
+ * @property {Geometry} [footprint]
+ * @property {number[][]} [points]
+ */
+
+/**
+ * A proposal waiting for the other player's answer (undo, free move).
+ * @typedef {Object} Proposal
+ * @property {string} id
+ * @property {string} kind
+ * @property {number} by
+ * @property {boolean} [open]
+ * @property {string} [description]
+ * @property {{from_seq:number, events?:{seq:number, type:string}[]}} [undo]
+ * @property {{unit:string}} [free_move]
+ */
+
+/**
+ * The charge waiting for its Charge Reaction.
+ * @typedef {Object} PendingCharge
+ * @property {string} unit
+ * @property {string} target
+ * @property {number} [distance]
+ * @property {number} [reacting_player]
  */
 
 /**

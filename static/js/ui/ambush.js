@@ -46,7 +46,7 @@ export function ambushTrayItem(unitId, o) {
   const myTurn = st.stage === 'battle' && st.active_player === store.seat;
   const canArrive = mine && myTurn && st.phase === 'Movement' && Array.isArray(unit.markers) && unit.markers.includes(READY);
   if (st.system) loadSheets(String(st.system), o.rerender);
-  const isCharacter = Boolean(sheets.byId?.get(unit.datasheet)?.can_join);
+  const isCharacter = Boolean(sheets.byId?.get(String(unit.datasheet))?.can_join);
   const chooseNow = mine && isCharacter && (st.stage === 'deployment' || (myTurn && st.phase === 'Charge'));
   let host = null;
   if (chooseNow) {

@@ -48,10 +48,10 @@ export function canAmbush(unit) {
 
 /**
  * The setup panel: only while the stage is `setup` and for a seated player.
- * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {Function} toast
+ * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {Function} toast @param {Table} table
  */
 export function setupPanel(el, store, conn, toast, table) {
-  /** @type {{datasheet:string, name:string, models:number, joined:{id:string, name:string}[]}[]} */
+  /** @type {{datasheet:string, name:string, models:number, joined:{id:string, name:string}[], standard?:boolean}[]} */
   const army = [];
   /** @type {any[]|null} */
   let sheets = null;
@@ -85,7 +85,7 @@ export function setupPanel(el, store, conn, toast, table) {
     el.hidden = st.stage !== 'setup' || store.seat === null;
     if (el.hidden) return;
     if (st.system) load(st.system);
-    const submitted = Array.isArray(st.armies_submitted) && st.armies_submitted.includes(store.seat);
+    const submitted = store.seat !== null && Array.isArray(st.armies_submitted) && st.armies_submitted.includes(store.seat);
     const preset = h('div', { class: 'terrain-setup' },
       h('div', { class: 'buttons' },
         h('button', {

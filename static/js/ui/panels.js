@@ -26,7 +26,7 @@ export function actorName(actor) {
 export function rollsOf(payload) {
   const out = [];
   if (payload?.roll && typeof payload.roll === 'object') out.push(payload.roll);
-  if (Array.isArray(payload?.rolls)) out.push(...payload.rolls.filter((r) => r && typeof r === 'object'));
+  if (Array.isArray(payload?.rolls)) out.push(...payload.rolls.filter((/** @type {unknown} */ r) => r && typeof r === 'object'));
   return out;
 }
 

@@ -28,7 +28,8 @@ export function snapToEdge(pt, bf) {
   const x = Math.min(bf.width, Math.max(0, pt.x));
   const y = Math.min(bf.depth, Math.max(0, pt.y));
   const along = (/** @type {number} */ v, /** @type {number} */ max) => Math.min(max, Math.max(0, Math.round(roundTo(v, 0.1) * 10) / 10));
-  const options = /** @type {const} */ ([
+  /** @type {[number, 'near'|'far'|'left'|'right'][]} */
+  const options = ([
     [y, 'near'],
     [bf.depth - y, 'far'],
     [x, 'left'],

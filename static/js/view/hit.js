@@ -64,7 +64,7 @@ export function pointInRing(ring, x, y) {
 
 /**
  * Whether (x, y) lies inside a GeoJSON Polygon or MultiPolygon (holes respected).
- * @param {Geometry|null|undefined} geom @param {number} x @param {number} y
+ * @param {Geometry|null|undefined} geom @param {number} x @param {number} y @returns {boolean}
  */
 export function pointInGeometry(geom, x, y) {
   if (!geom) return false;

@@ -79,6 +79,7 @@ function addUnit(unit, pieces, tray) {
     addFootprint(unit, label, pieces);
     if (pieces.length > before) return;
   }
+  /** @type {Record<string, any>[]} */
   const models = Array.isArray(unit.models) ? unit.models : [];
   models.forEach((m, i) => {
     const shape = shapeOf(m);

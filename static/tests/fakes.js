@@ -43,9 +43,14 @@ export function fakeTable(o = {}) {
   };
   /** @type {string[]} */
   const toasts = [];
+  // A 2D context that draws nothing: every method is a no-op, every property takes a value.
+  const ctx = new Proxy({}, {
+    get: (target, key) => (key in target ? /** @type {any} */ (target)[key] : () => ({ width: 0 })),
+    set: (target, key, value) => { /** @type {any} */ (target)[key] = value; return true; },
+  });
   const canvas = {
     style: { cursor: '' },
-    getContext: () => ({}),
+    getContext: () => ctx,
     getBoundingClientRect: () => ({ left: 0, top: 0, width: 720, height: 480 }),
   };
   const table = new Table(/** @type {any} */ ({

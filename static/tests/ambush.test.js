@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   snapToEdge, toTable, placeOutline, outlineBox, turnPlacement, ambushVerdict, ambushEntries,
-  spellTally, ambushOverlay, rollWords,
+  spellTally, ambushOverlay, ambushRollWords,
 } from '../js/view/ambush.js';
 import { isLightTroops, centreHandle, lightReform } from '../js/view/light.js';
 import { AmbushTool } from '../js/handlers/ambush.js';
@@ -128,7 +128,7 @@ test('each unit in Ambush with its status and this turn\'s roll, from the state 
     [...history, { seq: 50, type: 'ambush_delayed', payload: { unit: 'u5' } }]).find((e) => e.id === 'u5');
   assert.equal(stuck?.status, 'stays in Ambush');
   assert.equal(stuck?.detail, 'no suitable point on the Battlefield Edge this turn');
-  assert.equal(rollWords({ roll: null }), '?');
+  assert.equal(ambushRollWords({ roll: null }), '?');
 });
 
 test('this Magic Phase\'s tally: successes from the state record, attempts from the log', () => {

@@ -4,8 +4,6 @@
 import { ORDER_WORDS } from './order-words.js';
 import { who, unitName, rollWords, measureLabel as inch } from '../format.js';
 
-export { who };
-
 /** @param {string} s */
 export function humanize(s) {
   const t = String(s).replace(/_/g, ' ');

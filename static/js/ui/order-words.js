@@ -4,8 +4,6 @@
 
 import { who, unitName, rollWords, measureLabel as inch } from '../format.js';
 
-export { unitName, rollWords };
-
 /** Human names of the Charge Reactions. */
 export const REACTION_NAMES = /** @type {Record<string, string>} */ ({ hold: 'Hold', flee: 'Flee!', stand_and_shoot: 'Stand and Shoot' });
 

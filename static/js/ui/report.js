@@ -5,7 +5,8 @@
 // are the server's own `text`.
 
 import { h, replace } from './dom.js';
-import { ORDER_WORDS, unitName } from './order-words.js';
+import { ORDER_WORDS } from './order-words.js';
+import { unitName } from '../format.js';
 
 /** Events that open a group, and the group's kind. */
 const STARTERS = /** @type {Record<string, 'shooting'|'melee'|'charge'>} */ ({

@@ -135,7 +135,7 @@ function isPlacement(p) {
  * An ambush roll in words: its total, and with Maximised the kept and discarded dice.
  * @param {any} p an `ambush_rolled` payload
  */
-export function rollWords(p) {
+export function ambushRollWords(p) {
   const roll = p?.roll;
   if (!roll || typeof roll !== 'object') return '?';
   const dice = Array.isArray(roll.dice) ? roll.dice : [];
@@ -196,7 +196,7 @@ export function ambushEntries(state, history) {
     const status = ready ? 'rolled to arrive' : roll && (!roll.arrives || delayed.has(u.id)) ? 'stays in Ambush' : 'in Ambush';
     let detail = '';
     if (roll && delayed.has(u.id)) detail = 'no suitable point on the Battlefield Edge this turn';
-    else if (roll) detail = roll.automatic ? `Player Turn ${roll.player_turn}: counts as a 3+` : `rolled ${rollWords(roll)}, needs ${roll.needed ?? 3}+`;
+    else if (roll) detail = roll.automatic ? `Player Turn ${roll.player_turn}: counts as a 3+` : `rolled ${ambushRollWords(roll)}, needs ${roll.needed ?? 3}+`;
     else if (host) detail = `with ${units[host]?.name || host}`;
     out.push({ id: String(u.id), owner: Number(u.owner), name: String(u.name || u.id), status, ready, detail, roll, host, riders });
   }

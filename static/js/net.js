@@ -13,10 +13,9 @@
 /** @typedef {import('./types.js').MeasureResult} MeasureResult */
 /** @typedef {import('./types.js').LosResult} LosResult */
 
-/**
- * A refused request: the server's error frame, or a local failure (offline, timeout).
- * @typedef {{code:string, message:string, details?:Object<string, any>}} WireError
- */
+/** A refused request: the server's error frame, or a local failure (offline, timeout). @typedef {import('./types.js').WireError} WireError */
+/** @typedef {import('./types.js').ServerFrame} ServerFrame */
+/** @typedef {import('./types.js').GameState} GameState */
 
 /** Reply types that settle a request, by the request's type. */
 const REPLIES = {
@@ -58,8 +57,8 @@ export function sessionTag(random = Math.random) {
  * @property {string|null} token            seat token, or null for a spectator
  * @property {Store} store
  * @property {(since:number) => Promise<GameEvent[]>} fetchEvents   REST events?since=
- * @property {() => Promise<{seq:number, state:any}>} [fetchState]   REST game state
- * @property {any} [WebSocket]              the WebSocket class (injected in tests)
+ * @property {() => Promise<{seq:number, state:GameState}>} [fetchState]   REST game state
+ * @property {typeof WebSocket} [WebSocket]  the WebSocket class (injected in tests)
  * @property {{setTimeout:Function, clearTimeout:Function}} [timers]
  * @property {() => number} [random]
  * @property {number} [requestTimeoutMs]
@@ -83,14 +82,14 @@ export class Connection {
     this.status = 'closed';
     this.attempt = 0;
     this.counter = 0;
-    /** @type {any} */
+    /** @type {WebSocket|null} */
     this.ws = null;
-    /** @type {any} */
+    /** @type {unknown} */
     this.retryTimer = null;
     this.stopped = true;
     this.welcomed = false;
     this.welcomedThisSocket = false;
-    /** @type {Map<string, {reply:string, resolve:Function, reject:Function, timer:any}>} */
+    /** @type {Map<string, {reply:string, resolve:(reply:unknown) => void, reject:(err:WireError) => void, timer:unknown}>} */
     this.inflight = new Map();
     /** @type {Promise<void>|null} */
     this.gapFetch = null;
@@ -102,11 +101,11 @@ export class Connection {
     this.statusListeners = new Set();
     /** @type {Set<(err:WireError) => void>} errors not tied to a request */
     this.errorListeners = new Set();
-    /** @type {Set<(msg:any) => void>} transient overlays others share (not events) */
+    /** @type {Set<(msg:ServerFrame) => void>} transient overlays others share (not events) */
     this.overlayListeners = new Set();
   }
 
-  /** @param {(msg:any) => void} fn */
+  /** @param {(msg:ServerFrame) => void} fn */
   onOverlay(fn) {
     this.overlayListeners.add(fn);
     return () => this.overlayListeners.delete(fn);
@@ -156,7 +155,7 @@ export class Connection {
       if (ws !== this.ws) return;
       this.sendRaw({ type: 'hello', token: this.token, since: this.store.seq });
     };
-    ws.onmessage = (/** @type {{data:any}} */ e) => {
+    ws.onmessage = (/** @type {MessageEvent} */ e) => {
       if (ws !== this.ws) return;
       let msg;
       try {
@@ -188,7 +187,7 @@ export class Connection {
     }, delay);
   }
 
-  /** @param {any} msg */
+  /** @param {ServerFrame} msg */
   handle(msg) {
     switch (msg?.type) {
       case 'welcome':
@@ -215,7 +214,7 @@ export class Connection {
           return;
         }
         // Refused at hello (bad token, no such game): retrying the same hello cannot help.
-        if (!this.welcomedThisSocket && FATAL_AT_HELLO.has(msg.code)) this.stopped = true;
+        if (!this.welcomedThisSocket && FATAL_AT_HELLO.has(msg.code || '')) this.stopped = true;
         for (const fn of this.errorListeners) fn(toError(msg));
         if (this.stopped) this.setStatus('closed');
         return;
@@ -265,7 +264,7 @@ export class Connection {
       });
   }
 
-  /** @param {any} obj */
+  /** @param {Record<string, unknown>} obj */
   sendRaw(obj) {
     if (!this.ws || this.ws.readyState !== 1) return false;
     this.ws.send(JSON.stringify(obj));
@@ -275,7 +274,7 @@ export class Connection {
   /**
    * Send a request and wait for its reply by ref.
    * @param {'action'|'preview'|'measure'|'line_of_sight'|'ambush_options'} type
-   * @param {Object<string, any>} body
+   * @param {Record<string, unknown>} body
    * @returns {Promise<unknown>}
    */
   request(type, body) {
@@ -293,7 +292,7 @@ export class Connection {
   }
 
   /**
-   * @param {string} ref @param {any} reply @param {WireError|null} err
+   * @param {string} ref @param {unknown} reply @param {WireError|null} err
    */
   settle(ref, reply, err) {
     const req = this.inflight.get(ref);
@@ -309,9 +308,9 @@ export class Connection {
     for (const ref of [...this.inflight.keys()]) this.settle(ref, null, { code, message });
   }
 
-  /** Perform an action as this seat. @param {Object<string, any>} action @returns {Promise<Ack>} */
+  /** Perform an action as this seat. @param {import('./types.js').Action} action @returns {Promise<Ack>} */
   act(action) {
-    /** @type {Object<string, any>} */
+    /** @type {Record<string, unknown>} */
     const body = { action };
     if (this.store.seq !== null) body.expected_seq = this.store.seq;
     return this.request('action', body).then((reply) => {
@@ -321,7 +320,7 @@ export class Connection {
     });
   }
 
-  /** Ask whether an action would be legal, without doing it. @param {Object<string, any>} action @returns {Promise<Verdict>} */
+  /** Ask whether an action would be legal, without doing it. @param {import('./types.js').Action} action @returns {Promise<Verdict>} */
   preview(action) {
     return /** @type {Promise<Verdict>} */ (this.request('preview', { action }));
   }
@@ -347,14 +346,14 @@ export class Connection {
    * placement nearest to it.
    * @param {string} unit @param {{x:number, y:number}} point
    * @param {{x:number, y:number, facing:number}} [placement]
-   * @returns {Promise<Record<string, any>>}
+   * @returns {Promise<import('./types.js').AmbushAnswer>}
    */
   ambushOptions(unit, point, placement) {
-    return /** @type {Promise<Record<string, any>>} */ (this.request('ambush_options', placement ? { unit, point, placement } : { unit, point }));
+    return /** @type {Promise<import('./types.js').AmbushAnswer>} */ (this.request('ambush_options', placement ? { unit, point, placement } : { unit, point }));
   }
 }
 
-/** @param {any} msg @returns {WireError} */
+/** @param {ServerFrame} msg @returns {WireError} */
 function toError(msg) {
   return { code: String(msg.code || 'error'), message: String(msg.message || ''), details: msg.details || {} };
 }

@@ -129,7 +129,7 @@
 
 /**
  * A refusal as the connection rejects with it (net.js WireError).
- * @typedef {{code:string, message:string, details?:Record<string, any>}} WireError
+ * @typedef {{code:string, message:string, details?:{rule?:string, obstacle?:string, distance?:number} & Record<string, unknown>}} WireError
  */
 
 /**
@@ -165,6 +165,53 @@
  * @property {SightLine[]} [lines]
  * @property {unknown[]} [blockers]
  * @property {unknown[]} [cover_from]
+ */
+
+/**
+ * The answer to `ambush_options`: the 6 in zone around an edge point, the unit's outline, the
+ * verdict on the requested placement and the valid placement nearest to it (view/ambush.js
+ * ambushVerdict reads it).
+ * @typedef {Object} AmbushAnswer
+ * @property {Geometry|null} [zone]
+ * @property {number[][]} [outline]
+ * @property {{placement?:unknown, legal?:boolean, rule?:string|null, obstacle?:string|null, corners_within?:number, region?:Geometry|null}} [requested]
+ * @property {unknown} [nearest]
+ */
+
+/**
+ * The server's patch of this viewer's state for one batch (server/games/views.py): changed
+ * top-level keys, units and tokens one by one, and the new tails of list keys.
+ * @typedef {Object} StatePatch
+ * @property {number} base     the seq the patch applies on top of
+ * @property {number} seq
+ * @property {Record<string, unknown>} [state]
+ * @property {Record<string, Record<string, unknown>>} [items]
+ * @property {Record<string, string[]>} [removed]
+ * @property {string[]} [dropped]
+ * @property {Record<string, {drop:number, push:unknown[]}>} [tails]
+ */
+
+/**
+ * A frame from the server; which fields it carries depends on its `type` (docs/protocol.md):
+ * welcome (seat, seq, state), events (events, patch), presence (players, spectators), overlay
+ * (kind, points, seat, distance), error (code, message, details, ref) and the replies to
+ * requests (ref and the answer's fields).
+ * @typedef {Object} ServerFrame
+ * @property {string} [type]
+ * @property {string} [ref]
+ * @property {1|2|null} [seat]
+ * @property {number} [seq]
+ * @property {GameState} [state]
+ * @property {unknown[]} [events]
+ * @property {StatePatch} [patch]
+ * @property {number[]} [players]
+ * @property {number} [spectators]
+ * @property {string} [kind]
+ * @property {unknown} [points]
+ * @property {unknown} [distance]
+ * @property {string} [code]
+ * @property {string} [message]
+ * @property {WireError['details']} [details]
  */
 
 export {};

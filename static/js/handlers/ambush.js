@@ -20,7 +20,7 @@ import { QUESTION_INTERVAL_MS } from '../moves.js';
 /** @typedef {import('../types.js').Geometry} Geometry */
 /** @typedef {import('../types.js').WireError} WireError */
 /** @typedef {{unit:string, point:Pt, placement?:Placement}} AmbushQuestion */
-/** @typedef {{zone?:Geometry|null, outline?:number[][]} & Record<string, any>} AmbushAnswer  the server's `ambush_options` */
+/** @typedef {import('../types.js').AmbushAnswer} AmbushAnswer */
 
 /**
  * The tool's state (`table.tools.ambush.ambush`).

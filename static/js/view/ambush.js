@@ -109,8 +109,8 @@ function round3(v) {
  * What to draw and say from an `ambush_options_result`: the placement to send (null when no
  * valid placement exists from this point), the ghost's verdict and words, and the requested
  * placement when the ghost was snapped away from it.
- * @param {any} res
- * @returns {{verdict:'legal'|'illegal', placement:Placement|null, shown:Placement|null, requested:Placement|null, snapped:boolean, swept:any, text:string}}
+ * @param {import('../types.js').AmbushAnswer|null|undefined} res
+ * @returns {{verdict:'legal'|'illegal', placement:Placement|null, shown:Placement|null, requested:Placement|null, snapped:boolean, swept:import('../types.js').Geometry|null, text:string}}
  */
 export function ambushVerdict(res) {
   const req = res?.requested || {};
@@ -126,9 +126,10 @@ export function ambushVerdict(res) {
   return { verdict: 'illegal', placement: null, shown: asked, requested: asked, snapped: false, swept: req.region || null, text: `${why}: no valid placement from this point` };
 }
 
-/** @param {any} p @returns {p is Placement} */
+/** @param {unknown} p @returns {p is Placement} */
 function isPlacement(p) {
-  return Boolean(p) && Number.isFinite(p.x) && Number.isFinite(p.y) && Number.isFinite(p.facing);
+  const q = /** @type {Partial<Placement>|null} */ (p);
+  return Boolean(q) && Number.isFinite(q?.x) && Number.isFinite(q?.y) && Number.isFinite(q?.facing);
 }
 
 /**
@@ -222,8 +223,8 @@ export function spellTally(state, history, seat) {
 /**
  * What the table draws for the tool besides the ghost: the 6 in zone, the chosen point, and
  * the placement the player asks for when the ghost was snapped away from it.
- * @param {{zone:any, point:{x:number, y:number}|null, fixed:boolean, outline:number[][]|null, requested:Placement|null, shown:Placement|null}|null} a
- * @returns {{zone:any, point:{x:number, y:number}|null, fixed:boolean, requested:any}|null}
+ * @param {{zone:import('../types.js').Geometry|null, point:{x:number, y:number}|null, fixed:boolean, outline:number[][]|null, requested:Placement|null, shown:Placement|null}|null} a
+ * @returns {import('./render.js').AmbushOverlay|null}
  */
 export function ambushOverlay(a) {
   if (!a || !a.point) return null;

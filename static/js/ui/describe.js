@@ -10,7 +10,7 @@ export function humanize(s) {
   return t.charAt(0).toUpperCase() + t.slice(1);
 }
 
-/** @param {any} p @param {any} state @param {boolean} ok */
+/** @param {Record<string, any>} p @param {import('../types.js').GameState|null|undefined} state @param {boolean} ok */
 function chargeWords(p, state, ok) {
   const roll = p.roll ? `rolled ${rollWords(p.roll)}${p.bonus ? ` +${p.bonus}${typeof p.range === 'number' ? ` = ${p.range}` : ''}` : ''}` : '';
   const need = typeof p.distance === 'number' ? `needed ${p.distance.toFixed(1)} in` : '';
@@ -20,7 +20,7 @@ function chargeWords(p, state, ok) {
   return `${head}: ${ok ? 'charge succeeded' : 'charge failed'} (${[roll, need].filter(Boolean).join(', ')})${why}`;
 }
 
-/** @type {Object<string, (p:any, ev:import('../store.js').GameEvent, state?:any) => string>} */
+/** @type {Object<string, (p:Record<string, any>, ev:import('../store.js').GameEvent, state?:import('../types.js').GameState|null|undefined) => string>} */
 const WORDS = {
   game_created: (p) => `Game created: ${p.name || p.system || ''}`,
   seat_claimed: (p) => `Player ${p.seat} took their seat`,
@@ -46,7 +46,7 @@ const WORDS = {
   hidden: (_p, ev) => `${who(ev.actor)} did something hidden`,
 };
 
-/** @param {import('../store.js').GameEvent} ev @param {any} [state] unit names @returns {string} */
+/** @param {import('../store.js').GameEvent} ev @param {import('../types.js').GameState|null|undefined} [state] unit names @returns {string} */
 export function describe(ev, state) {
   const words = WORDS[ev.type] || ORDER_WORDS[ev.type];
   try {

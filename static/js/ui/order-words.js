@@ -7,7 +7,7 @@ import { who, unitName, rollWords, measureLabel as inch } from '../format.js';
 /** Human names of the Charge Reactions. */
 export const REACTION_NAMES = /** @type {Record<string, string>} */ ({ hold: 'Hold', flee: 'Flee!', stand_and_shoot: 'Stand and Shoot' });
 
-/** @param {any} p the proposal (proposal_made payload or state.proposal) @param {any} state */
+/** @param {Record<string, any>|null|undefined} p the proposal (proposal_made payload or state.proposal) @param {import('../types.js').GameState|null|undefined} state */
 export function proposalWords(p, state) {
   if (p?.kind === 'undo' && p.undo) {
     const evs = Array.isArray(p.undo.events) ? p.undo.events : [];
@@ -19,7 +19,7 @@ export function proposalWords(p, state) {
   return String(p?.description || p?.kind || 'something');
 }
 
-/** @type {Object<string, (p:any, ev:any, state?:any) => string>} */
+/** @type {Object<string, (p:Record<string, any>, ev:import('../store.js').GameEvent, state?:import('../types.js').GameState|null|undefined) => string>} */
 export const ORDER_WORDS = {
   charge_declared: (p, ev, state) => {
     const tail = p.reactions?.length === 1 && p.reactions[0] === 'flee' ? '' : `; Player ${p.reacting_player} chooses a Charge Reaction`;

@@ -163,7 +163,7 @@ export function ambushRollWords(p) {
  * Every unit in Ambush with its status: rolled to arrive (the server's `ambush_ready`
  * marker), rolled and stays, or waiting; the roll of this turn from the log; the host a
  * character arrives with, and the characters riding with a unit (`ambush_hosts`).
- * @param {any} state @param {import('../store.js').GameEvent[]} history
+ * @param {import('../types.js').GameState|null|undefined} state @param {import('../store.js').GameEvent[]} history
  * @returns {AmbushEntry[]}
  */
 export function ambushEntries(state, history) {
@@ -207,7 +207,7 @@ export function ambushEntries(state, history) {
 /**
  * The spells a player logged in the current player turn's Magic Phase: successes from the
  * state's `magic` record (what the Gremlins' rule reads), every attempt from the log.
- * @param {any} state @param {import('../store.js').GameEvent[]} history @param {number} seat
+ * @param {import('../types.js').GameState|null|undefined} state @param {import('../store.js').GameEvent[]} history @param {number} seat
  * @returns {{cast:number, failed:number, spells:{spell:string, outcome:string, caster:string|null}[]}}
  */
 export function spellTally(state, history, seat) {

@@ -20,7 +20,8 @@ async def _recv(ws: websockets.ClientConnection, kind: str) -> dict:
 def test_quick_start_with_a_real_process(serve: object) -> None:
     server = serve()  # type: ignore[operator]
     game = httpx.post(server.url + "/api/games", json={"system": "t9a"}).json()
-    httpx.post(server.url + f"/api/games/{game['id']}/seats").raise_for_status()
+    httpx.post(server.url + f"/api/games/{game['id']}/seats",
+               json={"invite": game["invite"]}).raise_for_status()
     page = httpx.get(server.url + "/")
     assert page.status_code == 200
 

@@ -68,10 +68,15 @@ def _now() -> datetime:
 
 
 def _actor_to_db(actor: int | str) -> str:
+    if not isinstance(actor, (int, str)) or isinstance(actor, bool):
+        # (an actor the wire and the log would show differently: null live, "None" stored)
+        raise TypeError(f"an event's actor is a seat or a string, not {actor!r}")
     return str(actor)
 
 
 def _actor_from_db(actor: str) -> int | str:
+    if actor == "None":  # ambush rolls stored before their actor was "system"
+        return "system"
     return int(actor) if actor.isdigit() else actor
 
 

@@ -37,7 +37,7 @@ def _serve(args: argparse.Namespace) -> int:
         app,
         host=args.host,
         port=args.port,
-        ws_max_size=settings.max_frame_bytes,
+        ws_max_size=settings.ws_transport_max_bytes,  # above the app's limit: see Settings
         ws_ping_interval=settings.idle_ping_s,
         ws_ping_timeout=settings.idle_ping_s,
         ws_per_message_deflate=False,

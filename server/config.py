@@ -41,6 +41,13 @@ class Settings(BaseSettings):
     rate_limit_burst: int = Field(default=60, alias="WARFIELD_RATE_LIMIT_BURST")
     idle_ping_s: float = Field(default=20.0, alias="WARFIELD_IDLE_PING_S")
 
+    @property
+    def ws_transport_max_bytes(self) -> int:
+        """uvicorn's own frame limit, above the app's (`max_frame_bytes`), so a frame a little
+        over the app's limit reaches the app and is answered with a `too_large` error before
+        the 1009 close; a frame over this one is closed by uvicorn with 1009 and no error."""
+        return 4 * self.max_frame_bytes
+
     @cached_property
     def effective_database_url(self) -> str:
         """DATABASE_URL if set, else a SQLite file in the data directory."""

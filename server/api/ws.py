@@ -377,11 +377,14 @@ class Connection:
                 self.ws.close(code=code, reason=exc.message[:120]), self.settings.send_timeout_s
             )
 
+    def _too_large(self) -> str:
+        return f"frames are limited to {self.settings.max_frame_bytes // 1024} KiB"
+
     async def _hello(self) -> bool:
         try:
             data = await self._receive(HELLO_TIMEOUT_S)
         except _TooLarge:
-            await self._refuse(RuleError(TOO_LARGE, "frames are limited to 64 KiB"), CLOSE_TOO_BIG)
+            await self._refuse(RuleError(TOO_LARGE, self._too_large()), CLOSE_TOO_BIG)
             return False
         except TimeoutError:
             await self._refuse(RuleError(BAD_REQUEST, "send 'hello' first"))
@@ -479,7 +482,7 @@ class Connection:
             try:
                 data = await self._receive()
             except _TooLarge:
-                self.error(None, RuleError(TOO_LARGE, "frames are limited to 64 KiB"))
+                self.error(None, RuleError(TOO_LARGE, self._too_large()))
                 self.queue.put_nowait(_Close(CLOSE_TOO_BIG, "frame too large"))
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(writer, 5)

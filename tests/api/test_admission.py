@@ -145,6 +145,7 @@ def test_a_socket_that_never_reads_is_closed_and_the_game_goes_on(serve: Any) ->
                     spectators = frame.get("spectators", spectators)
                 # Write notes until the server lets the stuck spectator go (presence 0).
                 while spectators != 0:
+                    # (the kernel buffers at most tcp_wmem's 4 MiB by default: 2,000 notes)
                     assert sent < 3000, "the socket that never reads was never closed"
                     sent += 1
                     await p1.send(json.dumps({"type": "action", "ref": f"n{sent}",

@@ -88,7 +88,8 @@ class Ack(BaseModel):
 
 @router.post("", status_code=201, response_model=GameCreated, responses=error_responses(400))
 async def create_game(body: GameCreate, service: ServiceDep) -> GameCreated:
-    """Create a game; the caller holds seat 1 with the returned token (keep it secret)."""
+    """Create a game; the caller holds seat 1 with the returned token (keep it secret) and
+    gets the game's `invite`, the secret that claims seat 2 (send it to the opponent only)."""
     battlefield = (
         Battlefield(body.battlefield.width, body.battlefield.depth) if body.battlefield else None
     )

@@ -124,4 +124,5 @@ def test_refs_that_are_not_unicode_text_are_refused_before_the_database(
     assert client.get(f"/api/games/{gid}").json()["seq"] == 3  # nothing was applied
     engine: Any = client.app.state.service.store.engine  # type: ignore[attr-defined]
     with engine.connect() as conn:
-        assert conn.execute(sa.text("SELECT count(*) FROM actions")).scalar() == 0
+        stored = sa.text("SELECT count(*) FROM actions WHERE game_id = :g")
+        assert conn.execute(stored, {"g": gid}).scalar() == 0

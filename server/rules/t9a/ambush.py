@@ -233,7 +233,7 @@ def roll_for_ambushers(state: GameState, dice: DiceStream) -> list[Event]:
             }
             if instances:
                 payload["rules"] = [AMBUSH, SPELL_EATER]
-        events.append(Event("ambush_rolled", payload, actor=None))
+        events.append(Event("ambush_rolled", payload, actor="system"))  # the game rolls it
     return events
 
 

@@ -39,6 +39,8 @@ export const OVERLAY_MS = 5000;
 export const OVERLAY_FADE_MS = 1500;
 /** Degrees per R press when turning a unit with the keyboard (a staged pivot). */
 const PIVOT_KEY_STEP_DEG = 15;
+/** How far off the table a measured point may lie (the server refuses points further out). */
+const TABLE_MARGIN_IN = 12;
 
 /**
  * @typedef {Object} DragState
@@ -826,10 +828,18 @@ export class Table {
     this.redraw();
   }
 
+  /** The pointer as a measure point: rounded, and kept within the margin off the table.
+   * @param {Pt} w @returns {Pt} */
+  inReach(w) {
+    const bf = this.store.state?.battlefield || { width: 72, depth: 48 };
+    const clamp = (v, hi) => round2(Math.min(Math.max(v, -TABLE_MARGIN_IN), hi + TABLE_MARGIN_IN));
+    return { x: clamp(w.x, bf.width), y: clamp(w.y, bf.depth) };
+  }
+
   /** @param {Pt} w @param {string|null} hit */
   measureClick(w, hit) {
     const m = this.measure || (this.measure = { from: null, to: null, points: [], label: '', fixed: false });
-    const where = hit || { x: round2(w.x), y: round2(w.y) };
+    const where = hit || this.inReach(w);
     if (!m.from || m.fixed) {
       Object.assign(m, { from: where, to: null, points: [], label: '', fixed: false });
     } else {
@@ -845,7 +855,7 @@ export class Table {
   measureHover(w, hit) {
     const m = this.measure;
     if (!m?.from || m.fixed) return;
-    m.to = hit || { x: round2(w.x), y: round2(w.y) };
+    m.to = hit || this.inReach(w);
     this.measureWanted = true;
     this.redraw();
   }

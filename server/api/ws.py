@@ -446,8 +446,9 @@ class Connection:
         ref, expected = data.get("ref"), data.get("expected_seq")
         if self.viewer is None:
             raise RuleError(FORBIDDEN, "spectators cannot act")
-        if ref is not None and (not isinstance(ref, str) or not 0 < len(ref) <= 64):
-            raise RuleError(BAD_REQUEST, "ref must be a string of 1 to 64 characters")
+        if ref is not None and (not isinstance(ref, str) or not 0 < len(ref) <= 64
+                                or any("\ud800" <= c <= "\udfff" for c in ref)):
+            raise RuleError(BAD_REQUEST, "ref must be 1 to 64 characters of valid Unicode")
         if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool)):
             raise RuleError(BAD_REQUEST, "expected_seq must be an integer")
         if "action" not in data:

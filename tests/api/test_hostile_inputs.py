@@ -215,3 +215,20 @@ def test_no_websocket_answer_is_internal(client: TestClient) -> None:
             if frame["type"] == "error":
                 assert frame["code"] in DOCUMENTED, (raw, frame)
                 assert frame["code"] != "rate_limited", "test sends too fast"
+
+
+def test_a_lone_surrogate_ref_never_reaches_the_database(client: TestClient) -> None:
+    """JSON may spell a lone surrogate (`"\\ud800"`); the database cannot store it. It was an
+    `internal` error over the websocket; now `bad_request`, and nothing is stored."""
+    game = new_game(client)
+    seq = client.get(f"/api/games/{game['id']}").json()["seq"]
+    note = '"action":{"type":"note","text":"hi"}'
+    answer = _post(client, game, "actions", '{"ref":"a\\ud800",' + note + "}", game["p1"])
+    assert (answer.status_code, answer.json()["code"]) == (400, "bad_request")
+    with client.websocket_connect(f"/ws/games/{game['id']}") as ws:
+        _hello(ws, game["p1"])
+        for ref in ('"\\ud800"', '"a\\udfff"'):
+            ws.send_text('{"type":"action","ref":' + ref + "," + note + "}")
+            frame = receive_until(ws, "error")
+            assert frame["code"] == "bad_request" and "Unicode" in frame["message"]
+    assert client.get(f"/api/games/{game['id']}").json()["seq"] == seq

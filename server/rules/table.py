@@ -33,8 +33,9 @@ MAX_TOKEN_SIZE_IN = 48.0
 MAX_LABEL_CHARS = 80
 MAX_TOKENS = 400
 """Tokens a game may hold at once. A game uses a few dozen (objectives, wound and status
-markers, a tokens-only army of 100-odd models); each token is ~200 bytes of every viewer's
-`welcome` state, so 400 keep it under ~80 KB where 3,000 made 590 KB."""
+markers, a tokens-only army of 100-odd models); each token is 120 to 270 bytes of every
+viewer's `welcome` state, so 400 keep it near 50 KB (110 KB with 80-character labels) where
+3,000 made 590 KB."""
 MAX_NOTES = 500
 """Notes a game may hold: one every few minutes of a long game is under 100. Notes are events,
 replayed to every client that resumes from the start, so they cannot grow without end."""

@@ -101,7 +101,7 @@ export function mountPanels(o) {
   replace(dice, h('h2', null, 'Dice'), diceForm, diceLog);
 
   // --- notes -----------------------------------------------------------------------------------
-  const noteText = /** @type {HTMLInputElement} */ (h('input', { name: 'note', placeholder: 'Write a note…', maxlength: 2000 }));
+  const noteText = /** @type {HTMLInputElement} */ (h('input', { name: 'note', placeholder: 'Write a note…', maxlength: 500 }));
   const noteLog = h('ol', { class: 'log note-log' });
   const noteForm = h('form', {
     class: 'row note',

@@ -231,24 +231,73 @@ def move_unit(state: GameState, seat: int, action: MoveUnit, dice: DiceStream) -
     ]
 
 
+class Advance(ActionModel):
+    type: Literal["advance"]
+    unit: str
+
+
+@register_action("advance", Advance, systems=["wh40k10"])
+def advance(state: GameState, seat: int, action: Advance, dice: DiceStream) -> list[Event]:
+    """40k: declare that a unit Advances this Movement phase. The D6 is rolled and committed
+    here (`advance_rolled`), before the unit moves: its `move_models` is then judged against
+    Move + that die. A roll is an event; a refused action never rolls, so no die is seen before
+    it counts (issue 12)."""
+    require_phase(state, seat, MOVE_PHASE[state.system], "moving")
+    unit = _unit(state, action.unit, seat)
+    if unit.status != "on_table":
+        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
+    done = phase_moves(state).get(unit.id)
+    if done:
+        what = "has already rolled to Advance" if "advanced" in done else "has already moved"
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} {what} this phase", rule="One Move per Phase"
+        )
+    move = allowance(state, unit, "advance")
+    roll = dice.roll("D6")
+    die = roll.total or 0
+    return [
+        Event(
+            "advance_rolled",
+            {
+                "unit": unit.id,
+                "roll": roll.to_payload(),
+                "move": move,
+                "allowance": move + die,
+                "text": f"{unit.name} Advance: Move {move:g} in + {die} = {move + die:g} in",
+            },
+            actor=seat,
+        )
+    ]
+
+
 class MoveModels(ActionModel):
     type: Literal["move_models"]
     unit: str
     positions: list[tuple[Finite, Finite]] = Field(min_length=1, max_length=200)
+    # True: this move is the unit's Advance, which must already be rolled (`advance`).
     advance: bool = False
 
 
 @register_action("move_models", MoveModels, systems=["wh40k10"])
 def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStream) -> list[Event]:
-    """40k: move each model up to its Move (plus the Advance roll), ending in coherency and
-    out of Engagement Range of enemies."""
+    """40k: move each model up to its Move (or, after an `advance`, Move + the committed
+    Advance roll), ending in coherency and out of Engagement Range of enemies. Rolls nothing."""
     require_phase(state, seat, MOVE_PHASE[state.system], "moving")
     unit = _unit(state, action.unit, seat)
     if unit.status != "on_table":
         raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
-    if phase_moves(state).get(unit.id):
+    done = phase_moves(state).get(unit.id, {})
+    advanced = "advanced" in done
+    if done and (not advanced or "used" in done):
         raise RuleError(
             ILLEGAL_MOVE, f"{unit.name} has already moved this phase", rule="One Move per Phase"
+        )
+    if action.advance and not advanced:
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{unit.name} has not rolled to Advance: send an `advance` action first, then move "
+            "against Move + the die it rolls",
+            rule="Advance",
         )
     if len(action.positions) != len(unit.positions):
         raise RuleError(
@@ -258,18 +307,7 @@ def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStrea
         )
     sheet = datasheet_of(state, unit)
     base = _base(sheet)
-    limit = allowance(state, unit, "advance")
-    events: list[Event] = []
-    if action.advance:
-        roll = dice.roll("D6")
-        limit += roll.total or 0
-        events.append(
-            Event(
-                "dice_rolled",
-                {"reason": f"Advance: {unit.name}", "roll": roll.to_payload()},
-                actor=seat,
-            )
-        )
+    limit = float(done["allowance"]) if advanced else allowance(state, unit, "advance")
     result = movement.move_models(
         table_of(state),
         unit.id,
@@ -288,7 +326,7 @@ def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStrea
     moved = dataclasses.replace(
         unit, positions=tuple((round(x, 4), round(y, 4)) for x, y in action.positions)
     )
-    events.append(
+    return [
         Event(
             "unit_moved",
             {
@@ -298,12 +336,22 @@ def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStrea
                 "swept": geo.to_geojson(result.swept),
                 "used": round(result.distance, 4),
                 "allowance": limit,
-                "mode": "advance" if action.advance else "normal",
+                "mode": "advance" if advanced else "normal",
             },
             actor=seat,
         )
-    )
-    return events
+    ]
+
+
+@register_folder("advance_rolled")
+def _fold_advance_rolled(state: GameState, event: Event) -> GameState:
+    """The unit has Advanced this phase: its move is judged against `allowance`; it counts
+    as having moved (no second move, no charge this phase)."""
+    p = event.payload
+    record = {"advanced": p["allowance"] - p["move"], "allowance": p["allowance"],
+              "mode": "advance"}
+    state = record_turn_move(state, p["unit"], moved=True, advanced=True)
+    return _set(state, phase_moves={**phase_moves(state), p["unit"]: record})
 
 
 @register_folder("unit_moved")
@@ -317,6 +365,9 @@ def _fold_unit_moved(state: GameState, event: Event) -> GameState:
     }
     if p.get("counts_as_march"):
         record["counts_as_march"] = True
+    before = phase_moves(state).get(unit.id, {})
+    if "advanced" in before:  # 40k: the Advance roll stays part of this phase's move
+        record = {**before, **record}
     state = _with_unit(state, unit)
     state = record_turn_move(
         state,

@@ -32,8 +32,8 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.systems import has_model_moves, variant_of
 from server.rules.units import (
-    MOVE_PHASE,
     Finite,
     Unit,
     _base,
@@ -42,7 +42,7 @@ from server.rules.units import (
     _unit,
     _with_unit,
     datasheet_of,
-    is_ranked,
+    move_phases,
     phase_moves,
     record_turn_move,
     table_of,
@@ -54,16 +54,9 @@ from server.rules.units import (
 
 
 def allowance(state: GameState, unit: Unit, mode: str) -> float:
-    """How far the unit may move in `mode` (advance / march), from its profile."""
-    profile = datasheet_of(state, unit).profile
-    if state.system == "t9a":
-        g = profile.global_characteristics  # type: ignore[union-attr]
-        return float(g.march_rate if mode == "march" else g.advance_rate)
-    if state.system == "whfb8":
-        m = profile.models[0].M  # type: ignore[union-attr]
-        rate = float(m) if isinstance(m, int) else 0.0
-        return rate * 2 if mode == "march" else rate
-    return float(profile.models[0].M)  # type: ignore[union-attr]
+    """How far the unit may move in `mode` (advance / march), from its profile, as the system
+    says (t9a Advance / March Rate, whfb8 M / 2M, 40k M)."""
+    return variant_of(state.system).allowance(datasheet_of(state, unit), mode)
 
 
 class MoveUnit(ActionModel):
@@ -105,11 +98,12 @@ def check_unit_move(
     Several manoeuvres make one Advance or March Move; their distances add up against the
     allowance. Backward and sideways moves cost double; a March allows only forward moves and
     wheels; a Reform is the whole move (Light Troops: up to twice the allowance)."""
-    require_phase(state, seat, MOVE_PHASE[state.system], "moving")
+    require_phase(state, seat, move_phases(state.system), "moving")
     unit = _unit(state, action.unit, seat)
     if unit.status != "on_table":
         raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
-    if not is_ranked(state.system):
+    ranked = variant_of(state.system).ranked
+    if ranked is None:
         raise RuleError(BAD_REQUEST, "40k units move model by model: use move_models")
     done = phase_moves(state).get(unit.id, {})
     if done.get("arrived") or done.get("charged"):
@@ -138,10 +132,10 @@ def check_unit_move(
         result = movement.move_straight(table, unit.id, action.distance)
     elif action.manoeuvre == "backward":
         result = movement.move_straight(table, unit.id, -abs(action.distance))
-        cost = 1.0 if light else 2.0
+        cost = ranked.manoeuvre_cost(action.manoeuvre, light)
     elif action.manoeuvre == "sideways":
         result = movement.move_straight(table, unit.id, 0.0, action.distance)
-        cost = 1.0 if light else 2.0
+        cost = ranked.manoeuvre_cost(action.manoeuvre, light)
     elif action.manoeuvre == "wheel":
         result = movement.wheel(table, unit.id, action.degrees)
     elif action.manoeuvre == "pivot":
@@ -154,7 +148,8 @@ def check_unit_move(
         files = action.files or unit.files or 1
         facing = start.placement.facing if action.facing is None else action.facing
         if action.centre is not None:
-            if not (light and state.system == "t9a"):
+            centre_rule = ranked.centre_reform_rule
+            if centre_rule is None or not sheet.has_rule(centre_rule):
                 raise RuleError(
                     ILLEGAL_MOVE,
                     f"{unit.name} reforms around its centre; only Light Troops move it",
@@ -168,7 +163,7 @@ def check_unit_move(
                 reform_march = round(shift, 3)
         else:
             result = movement.reform(table, unit.id, files, facing)
-        limit = limit * (2.0 if light else 0.5) if state.system == "t9a" else limit
+        limit = ranked.reform_allowance(limit, light)
     if mode == "march" and action.manoeuvre in ("backward", "sideways", "reform"):
         raise RuleError(
             ILLEGAL_MOVE, f"a March Move allows no {action.manoeuvre} manoeuvre", rule="March Move"
@@ -236,13 +231,13 @@ class Advance(ActionModel):
     unit: str
 
 
-@register_action("advance", Advance, systems=["wh40k10"])
+@register_action("advance", Advance, systems=has_model_moves)
 def advance(state: GameState, seat: int, action: Advance, dice: DiceStream) -> list[Event]:
     """40k: declare that a unit Advances this Movement phase. The D6 is rolled and committed
     here (`advance_rolled`), before the unit moves: its `move_models` is then judged against
     Move + that die. A roll is an event; a refused action never rolls, so no die is seen before
     it counts (issue 12)."""
-    require_phase(state, seat, MOVE_PHASE[state.system], "moving")
+    require_phase(state, seat, move_phases(state.system), "moving")
     unit = _unit(state, action.unit, seat)
     if unit.status != "on_table":
         raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
@@ -278,11 +273,11 @@ class MoveModels(ActionModel):
     advance: bool = False
 
 
-@register_action("move_models", MoveModels, systems=["wh40k10"])
+@register_action("move_models", MoveModels, systems=has_model_moves)
 def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStream) -> list[Event]:
     """40k: move each model up to its Move (or, after an `advance`, Move + the committed
     Advance roll), ending in coherency and out of Engagement Range of enemies. Rolls nothing."""
-    require_phase(state, seat, MOVE_PHASE[state.system], "moving")
+    require_phase(state, seat, move_phases(state.system), "moving")
     unit = _unit(state, action.unit, seat)
     if unit.status != "on_table":
         raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from server.rules.core import Battlefield
 from server.rules.systems import GameSystem, register_system
 from server.rules.t9a import tables
+from server.rules.t9a.variant import VARIANT
 
 SYSTEM = register_system(
     GameSystem(
@@ -17,6 +18,7 @@ SYSTEM = register_system(
         charge_phases=("Charge",),
         movement_phase="Movement",
         tables=tables,
+        variant=VARIANT,
     )
 )
 

@@ -164,7 +164,7 @@ def check_unit_move(
         else:
             result = movement.reform(table, unit.id, files, facing)
         limit = ranked.reform_allowance(limit, light)
-    if mode == "march" and action.manoeuvre in ("backward", "sideways", "reform"):
+    if mode == "march" and action.manoeuvre in ranked.march_forbids:
         raise RuleError(
             ILLEGAL_MOVE, f"a March Move allows no {action.manoeuvre} manoeuvre", rule="March Move"
         )

@@ -69,6 +69,8 @@ class RankedRules(ABC):
     its next turn (whfb8: Skirmishers, seed 002 Feigned Flight)."""
     centre_reform_rule: str | None = None
     """Units with this rule may Reform around a new centre (t9a Light Troops, seed 000)."""
+    march_forbids: tuple[str, ...] = ("backward", "sideways", "reform")
+    """The manoeuvres a March Move does not allow (only forward moves, wheels and pivots)."""
 
     @abstractmethod
     def discipline(self, sheet: Datasheet) -> int:

@@ -86,6 +86,17 @@ def game_states() -> tuple[tuple[str, GameState], ...]:
     whfb8.to_phase(1, "Movement")
     out.append(("whfb8 movement", whfb8.state))
 
+    ambush = Game("t9a", seed=bytes([1]) * 32)  # this stream's Ambush roll succeeds
+    ambush.act(1, type="submit_army", units=[{"datasheet": "mageblight-gremlin", "models": 3}])
+    ambush.act(2, type="submit_army", units=[SPEARS])
+    ambush.act(1, type="declare_reserve", unit="u1")
+    ambush.act(2, type="deploy_unit", unit="u2", x=36, y=36.5, facing=180)
+    while (ambush.state.extra["turn"], ambush.state.extra["active_player"],
+           ambush.state.extra["phase"]) != (2, 1, "Movement"):
+        ambush.act(int(ambush.state.extra["active_player"]), type="end_phase")
+    assert "ambush_ready" in units_of(ambush.state)["u1"].markers
+    out.append(("t9a ambush movement", ambush.state))
+
     wh40k = battle("wh40k10", [BOYZ], [MARINES])
     wh40k.to_phase(1, "Movement")
     out.append(("wh40k10 movement", wh40k.state))
@@ -159,6 +170,10 @@ def _field_values(state: GameState, annotation: Any) -> st.SearchStrategy[Any]:
     if annotation is str:
         ids = sorted(units) or ["u1"]
         return st.one_of(*[st.sampled_from(ids)] * 4, st.sampled_from(_WORDS))
+    if origin is tuple and len(args) == 2:  # a point: often on a table edge
+        edge = st.sampled_from([0.0, 48.0, 72.0])
+        return st.one_of(st.tuples(st.floats(-2, 74), st.floats(-2, 50)),
+                         st.tuples(edge, st.floats(0, 48)), st.tuples(st.floats(0, 72), edge))
     if origin is list or origin is tuple or annotation is float:
         moved = [u for u in units.values() if u.positions]
         if origin is list and moved:
@@ -194,8 +209,8 @@ def payloads(draw: st.DrawFn, state: GameState, name: str) -> tuple[int, dict[st
 
 STATE_LABELS = [
     "t9a set-up", "t9a charge phase", "t9a charge reaction pending", "t9a after a charge",
-    "t9a melee", "t9a movement", "whfb8 movement", "wh40k10 movement", "wh40k10 advanced",
-    "wh40k10 charge",
+    "t9a melee", "t9a movement", "t9a ambush movement", "whfb8 movement", "wh40k10 movement",
+    "wh40k10 advanced", "wh40k10 charge",
 ]
 
 
@@ -209,7 +224,7 @@ STATE_LABELS = [
 def test_a_refused_action_never_consumes_peeks_at_or_reports_a_die(
     name: str, data: st.DataObject
 ) -> None:
-    """Every registered action, random/malformed/illegal payloads, ten game states."""
+    """Every registered action, random/malformed/illegal payloads, eleven game states."""
     spec = core.ACTIONS[name]
     own = [lb for lb in STATE_LABELS if spec.available(lb.split()[0])]
     label = data.draw(st.sampled_from(own) if data.draw(st.integers(0, 9)) else

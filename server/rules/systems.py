@@ -4,7 +4,7 @@ Each system lives in its own package (`server.rules.<id>`) and registers one `Ga
 its battlefield, turn structure, phases, the dice tables of its attacks, and every choice in
 which it differs from the others. The shared modules (`charge`, `moves`, `flee`, `units`,
 `setup`, ...) never ask which system they are in: they ask the system (python-chess's `Board`
-asks its variant subclass). A system overrides a method by subclassing `GameSystem` (or
+asks its variant subclass). A system overrides a method by subclassing `Variant` (and
 `RankedRules`) in its own package; see docs/systems.md for the recipe.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from server.data import Datasheet
@@ -143,11 +143,6 @@ def variant_of(system_id: str) -> Variant:
     return find_system(system_id).variant
 
 
-def has_ranked_units(system_id: str) -> bool:
-    """For `register_action(systems=...)`: actions of systems whose units are ranked blocks."""
-    return find_system(system_id).variant.ranked is not None
-
-
 def has_model_moves(system_id: str) -> bool:
     """For `register_action(systems=...)`: actions of systems moving units model by model."""
     return find_system(system_id).variant.ranked is None
@@ -176,7 +171,7 @@ class GameSystem:
     movement_phase: str
     tables: AttackTables
     # issue 13 item 1 (variants helper): every other per-system choice, see `Variant`.
-    variant: Variant
+    variant: Variant = field(kw_only=True)
 
 
 SYSTEMS: dict[str, GameSystem] = {}

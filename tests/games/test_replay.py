@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from server.games.replay import Replay, timeline
 from server.rules import core
 from server.rules.core import Event, GameState, RuleError
-from server.games.replay import Replay, timeline
 from tests.rules.helpers import Game, battle
 
 SPEARS = {"datasheet": "citizen-spears", "models": 20, "files": 5}

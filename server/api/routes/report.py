@@ -11,7 +11,7 @@ import asyncio
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
-from fastapi.responses import HTMLResponse, PlainTextResponse, Response
+from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel
 
 from server.api.deps import ServiceDep, TokenDep
@@ -35,10 +35,11 @@ async def _report(
 
 @router.get(
     "/{game_id}/report",
-    response_class=PlainTextResponse,
+    response_class=Response,
     responses={
         **error_responses(400, 401, 403, 404),
-        200: {"content": {"text/markdown": {}, "text/html": {}},
+        200: {"content": {"text/markdown": {"schema": {"type": "string"}},
+                          "text/html": {"schema": {"type": "string"}}},
               "description": "The battle report"},
     },
 )

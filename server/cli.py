@@ -99,7 +99,7 @@ def _bench(args: argparse.Namespace) -> int:
     `pip install -e .` (what `make` does) has them; the server image does not."""
     modules = {"geometry": "bench.geometry", "fanout": "bench.ws_fanout",
                "many-games": "bench.many_games",
-               "memory-creates": "bench.memory_creates"}
+               "memory-creates": "bench.memory_creates", "replay": "bench.replay"}
     try:
         module = importlib.import_module(modules[args.which])
     except ModuleNotFoundError as exc:
@@ -226,10 +226,11 @@ def main(argv: list[str] | None = None) -> int:
                        help="list the games that would be deleted; delete nothing")
     prune.set_defaults(run=_prune)
     bench = sub.add_parser("bench", help="run a benchmark that prints JSON")
-    bench.add_argument("which", choices=["geometry", "fanout", "many-games", "memory-creates"])
+    bench.add_argument("which", choices=["geometry", "fanout", "many-games", "memory-creates",
+                                         "replay"])
     bench.add_argument("bench_args", nargs=argparse.REMAINDER,
-                       help="options of the benchmark (fanout, many-games, memory-creates: "
-                            "--help)")
+                       help="options of the benchmark (fanout, many-games, memory-creates, "
+                            "replay: --help)")
     bench.set_defaults(run=_bench)
     export = sub.add_parser("export", help="print a game as JSON (every event; host only)")
     export.add_argument("game_id")

@@ -277,20 +277,21 @@ def table_svg(view: Mapping[str, Any], title: str = "", width_px: int = 720) -> 
         if ring:
             cx = sum(float(p[0]) for p in ring) / len(ring)
             cy = sum(float(p[1]) for p in ring) / len(ring)
-            labels.append(f'<text x="{cx:.2f}" y="{d - cy:.2f}" font-size="1.3" '
-                          'text-anchor="middle" fill="#fff" stroke="#000" stroke-width="0.05">'
+            labels.append(f'<text x="{cx:.2f}" y="{d - cy:.2f}" font-size="1.2" '
+                          'font-family="sans-serif" text-anchor="middle" fill="#fff" '
+                          'stroke="#000" stroke-width="0.25" paint-order="stroke">'
                           f'{html.escape(str(unit.get("name") or unit["id"]))}</text>')
     out += labels
     out.append("</svg>")
     return "".join(out)
 
 
-def luck_svg(seat: int, rows: Sequence[LuckRow], width_px: int = 520) -> str:
+def luck_svg(seat: int, rows: Sequence[LuckRow], width_px: int = 640) -> str:
     """One player's luck chart: per kind of roll, the expected successes with one standard
     deviation either side (the band) and what was rolled (the dot), on the row's own scale
     from 0 to the number of dice."""
     shown = [r for r in rows if r.trials]
-    row_h, left, right = 34, 130, 150
+    row_h, left, right = 34, 120, 230
     height = 30 + row_h * max(1, len(shown))
     span = width_px - left - right
     out = [
@@ -424,9 +425,28 @@ def build_report(
     step_of = {s.seq: s for s in replay.steps}
     setup: list[str] = []
     turns: dict[int, TurnReport] = {}
+    shooting: tuple[list[tuple[int | None, str]], int, str, dict[str, int]] | None = None
     for e in visible:
         step = step_of[e.seq]
         words = sentence(e, final_view)
+        if e.type == "attack_step" and shooting is not None:
+            # A shooting's steps, told as its outcome after the shots: "3 hits, 1 wound".
+            lines, at, told, counts = shooting
+            kind = str(e.payload.get("step"))
+            done = e.payload.get("successes")
+            if isinstance(done, int) and kind in ("to_hit", "to_wound"):
+                counts[kind] = counts.get(kind, 0) + done
+            elif isinstance(done, int) and kind != "attacks":
+                counts["saved"] = counts.get("saved", 0) + done
+            outcome = ", ".join(
+                f"{counts[k]} {name}{'' if counts[k] == 1 else 's'}"
+                for k, name in (("to_hit", "hit"), ("to_wound", "wound"), ("saved", "save"))
+                if k in counts
+            )
+            lines[at] = (lines[at][0], f"{told}: {outcome}")
+            continue
+        if e.type != "attack_step":
+            shooting = None
         if step.turn is None or step.stage in ("setup", "deployment") and e.type != "game_ended":
             if words:
                 setup.append(words)
@@ -435,6 +455,8 @@ def build_report(
         turn.seq = e.seq
         if words:
             turn.lines.append((step.player, words))
+            if e.type == "shots_fired":
+                shooting = (turn.lines, len(turn.lines) - 1, words, {})
     # The end of turn N is the last event before turn N + 1 began (or the log's last event).
     for t in turns.values():
         last = max((s.seq for s in replay.steps if s.turn == t.turn and s.stage != "over"),

@@ -21,6 +21,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,8 @@ def scripted_battle_log() -> list[Event]:
         return made
 
     with tempfile.TemporaryDirectory() as data:
-        settings = Settings(DATABASE_URL=f"sqlite:///{data}/bench.db", WARFIELD_DATA_DIR=data)
+        settings = Settings(DATABASE_URL=f"sqlite:///{data}/bench.db",
+                            WARFIELD_DATA_DIR=Path(data))
         with TestClient(create_app(settings)) as client:
             scripted.new_game = remember  # type: ignore[assignment]
             scripted.play_once(client)
@@ -64,6 +66,11 @@ def export_log(path: str) -> list[Event]:
     doc = json.loads(Path(path).read_text())
     return [Event(e["type"], e["payload"], e["actor"], e["visibility"], e["seq"])
             for e in doc["events"]]
+
+
+def project(replay: Replay, seq: int) -> dict[str, Any]:
+    """A scrub as the REST answer makes it: the state at `seq`, projected for a spectator."""
+    return replay.state_at(seq).to_json(None)
 
 
 def timed(fn: Callable[[], Any]) -> float:
@@ -99,11 +106,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "spacings": {},
     }
     for every in args.every:
-        build = timed(lambda every=every: Replay(log, every=every))
+        build = timed(partial(Replay, log, every=every))
         replay = Replay(log, every=every)
         before = replay.folds
-        scrubs = [timed(lambda s=s: replay.state_at(s)) for s in order]
-        projected = [timed(lambda s=s: replay.state_at(s).to_json(None)) for s in order]
+        scrubs = [timed(partial(replay.state_at, s)) for s in order]
+        projected = [timed(partial(project, replay, s)) for s in order]
         out["spacings"][str(every)] = {
             "forward_fold_ms": round(build / 1000, 2),
             "checkpoints": len(log) // every + 1,
@@ -111,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "scrub_with_projection": summary(projected),
             "events_folded_per_scrub": round((replay.folds - before) / (2 * len(order)), 1),
         }
-    from_scratch = [timed(lambda s=s: core.replay(log[:s])) for s in order]
+    from_scratch = [timed(partial(core.replay, log[:s])) for s in order]
     out["from_scratch"] = summary(from_scratch)
     print(json.dumps(out, indent=1))
     return 0

@@ -190,7 +190,8 @@ def dice_luck(
                     or not isinstance(total, int) or spec.count + abs(spec.net)
                     > MAX_ENUMERATED_DICE):
                 continue
-            bonus = p.get("bonus") if isinstance(p.get("bonus"), int) else 0
+            raw_bonus = p.get("bonus")
+            bonus = raw_bonus if isinstance(raw_bonus, int) else 0
             reached = total + bonus + 1e-9 >= distance
             chance = sum(
                 (c for t, c in total_distribution(spec).items() if t + bonus + 1e-9 >= distance),

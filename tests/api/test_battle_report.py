@@ -5,8 +5,9 @@ dice luck against a hand count; `warfield report GAME_ID`."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from fastapi.testclient import TestClient
@@ -14,8 +15,11 @@ from fastapi.testclient import TestClient
 from server.api.app import create_app
 from server.cli import main
 from server.config import Settings
+from server.rules import core
+from server.rules.core import ActionModel, Event, GameState, seat_visibility
 from tests.api import test_t9a_battle_report as scripted
 from tests.api.helpers import auth, new_game
+from tests.games.test_replay import secret_rules  # noqa: F401 - a fixture used below
 
 SAVES = ("armour", "aegis")
 
@@ -163,3 +167,72 @@ def test_warfield_report_prints_the_battle_report(
     assert path.read_text().startswith("<!doctype html>") and "table-picture" in path.read_text()
     assert main(["report", "nope"]) == 1
     assert "no game 'nope'" in capsys.readouterr().err
+
+
+@pytest.fixture
+def secret_actions(secret_rules: None) -> Iterator[None]:  # noqa: F811 - the fixture
+    """Test-only actions: `test_hide` (a `test_secret_hidden` event only its seat sees) and
+    `test_reveal` (the public `test_secret_revealed`), on the folders of tests/games."""
+
+    class Hide(ActionModel):
+        type: Literal["test_hide"]
+        where: str
+
+    class Reveal(ActionModel):
+        type: Literal["test_reveal"]
+
+    def hide(state: GameState, seat: int, action: Hide, dice: Any) -> list[Event]:
+        return [Event("test_secret_hidden", {"where": action.where}, actor=seat,
+                      visibility=seat_visibility(seat))]
+
+    def reveal(state: GameState, seat: int, action: Reveal, dice: Any) -> list[Event]:
+        return [Event("test_secret_revealed", {}, actor=seat)]
+
+    core.register_action("test_hide", Hide)(hide)
+    core.register_action("test_reveal", Reveal)(reveal)
+    try:
+        yield
+    finally:
+        core.ACTIONS.pop("test_hide")
+        core.ACTIONS.pop("test_reveal")
+
+
+def test_hidden_events_stay_hidden_in_rest_replay_for_the_opponent_and_spectators(
+    client: TestClient, secret_actions: None,
+) -> None:
+    game = new_game(client, "t9a")
+    gid = game["id"]
+
+    def act(seat: str, **action: Any) -> int:
+        r = client.post(f"/api/games/{gid}/actions", json={"action": action},
+                        headers=auth(game[seat]))
+        assert r.status_code == 200, r.text
+        return int(r.json()["seq"])
+
+    hidden = act("p1", type="test_hide", where="behind the hill")
+    shown_then = {
+        who: client.get(f"/api/games/{gid}", headers=auth(game[who]) if who else {}).json()
+        for who in ("p1", "p2", None)
+    }
+    act("p2", type="place_token", label="flag", x=5, y=5)
+    revealed = act("p1", type="test_reveal")
+    act("p1", type="concede")
+
+    for who in ("p1", "p2", None):
+        headers = auth(game[who]) if who else {}
+        at = client.get(f"/api/games/{gid}/state?at={hidden}", headers=headers).json()
+        assert at["state"] == shown_then[who]["state"], who  # exactly what they were shown
+        steps = client.get(f"/api/games/{gid}/timeline", headers=headers).json()["steps"]
+        kind = next(s["type"] for s in steps if s["seq"] == hidden)
+        if who == "p1":
+            assert at["state"]["test_secret"] == "behind the hill"
+            assert at["event"]["type"] == "test_secret_hidden" and kind == "test_secret_hidden"
+        else:
+            assert at["state"]["test_secret"] == "a secret"
+            assert at["event"] == {"seq": hidden, "type": "hidden", "actor": 1, "payload": {}}
+            assert kind == "hidden"
+            before = client.get(f"/api/games/{gid}/state?at={revealed - 1}", headers=headers)
+            assert before.json()["state"]["test_secret"] == "a secret"
+            assert "behind the hill" not in before.text
+        after = client.get(f"/api/games/{gid}/state?at={revealed}", headers=headers).json()
+        assert after["state"]["test_secret"] == "behind the hill"

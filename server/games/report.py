@@ -48,6 +48,10 @@ NARRATED: frozenset[str] = frozenset({
 """Events told in the report's words (dice steps are in the combat report and the luck
 chart; phase changes are the report's structure)."""
 
+MOVES = {"forward": "move forward", "backward": "move backward", "sideways": "move sideways",
+         "wheel": "wheel", "pivot": "pivot", "reform": "reform"}
+"""A `unit_moved` manoeuvre in words."""
+
 MAX_ENUMERATED_DICE = 6
 """A charge roll with more dice than this is left out of the expectation (none exists)."""
 
@@ -380,8 +384,12 @@ def sentence(event: Event, view: Mapping[str, Any]) -> str | None:
         at = unit["placement"]
         return f"{name} deploy at ({at['x']:g}, {at['y']:g})"
     if event.type == "unit_moved":
-        kind = p.get("kind") or p.get("move") or "move"
-        return f"{name}: {str(kind).replace('_', ' ')}"
+        how = MOVES.get(str(p.get("manoeuvre")), "move")
+        if p.get("manoeuvre") == "models":
+            mode = str(p.get("mode") or "normal")
+            how = f"make {'an' if mode == 'advance' else 'a'} {mode} move"
+        far = p.get("distance")
+        return f"{name} {how}" + (f" {far:.1f} in" if isinstance(far, int | float) else "")
     if event.type == "game_ended":
         return None
     if event.type in ("free_move", "terrain_placed"):

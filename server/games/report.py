@@ -291,12 +291,12 @@ def table_svg(view: Mapping[str, Any], title: str = "", width_px: int = 720) -> 
     return "".join(out)
 
 
-def luck_svg(seat: int, rows: Sequence[LuckRow], width_px: int = 640) -> str:
+def luck_svg(seat: int, rows: Sequence[LuckRow], compact: bool = False) -> str:
     """One player's luck chart: per kind of roll, the expected successes with one standard
     deviation either side (the band) and what was rolled (the dot), on the row's own scale
-    from 0 to the number of dice."""
+    from 0 to the number of dice. `compact`: narrow, for the client's side panel."""
     shown = [r for r in rows if r.trials]
-    row_h, left, right = 34, 120, 230
+    width_px, row_h, left, right = (300, 30, 100, 88) if compact else (640, 34, 120, 230)
     height = 30 + row_h * max(1, len(shown))
     span = width_px - left - right
     out = [
@@ -326,8 +326,10 @@ def luck_svg(seat: int, rows: Sequence[LuckRow], width_px: int = 640) -> str:
             f'<circle class="rolled" data-category="{r.category}" data-successes="{r.successes}" '
             f'data-trials="{r.trials}" cx="{x(r.successes):.1f}" cy="{mid}" r="5" '
             f'fill="{OWNER_FILL[seat]}" stroke="#000"/>',
-            f'<text x="{left + span + 8}" y="{mid + 4:.1f}" font-size="11">{r.successes} of '
-            f'{r.trials}, expected {r.expected:.1f} ± {r.spread:.1f}</text>',
+            f'<text x="{left + span + 8}" y="{mid + 4:.1f}" font-size="11">'
+            + (f"{r.successes}/{r.trials} · {r.expected:.1f}±{r.spread:.1f}" if compact else
+               f"{r.successes} of {r.trials}, expected {r.expected:.1f} ± {r.spread:.1f}")
+            + "</text>",
         ]
     out.append("</svg>")
     return "".join(out)

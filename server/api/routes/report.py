@@ -93,6 +93,6 @@ async def dice_luck(
         id=game_id,
         seq=replay.seq,
         players={str(s): [LuckRowOut(**r.to_json()) for r in rs] for s, rs in rows.items()},
-        charts={str(s): reports.luck_svg(s, rs) for s, rs in rows.items()},
+        charts={str(s): reports.luck_svg(s, rs, compact=True) for s, rs in rows.items()},
         proof=proof,
     )

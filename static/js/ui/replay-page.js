@@ -6,7 +6,8 @@
 
 import { getEvents, getLuck, getReport, getStateAt, getTimeline } from '../api.js';
 import { loadSeat } from '../session.js';
-import { fit, flipForSeat, makeView } from '../view/transform.js';
+import { fit, flipForSeat, makeView, pan, zoomAt } from '../view/transform.js';
+import { attachGestures } from '../input/gestures.js';
 import { buildScene } from '../view/scene.js';
 import { drawFrame } from '../view/render.js';
 import { reportGroups, renderReport } from './report.js';
@@ -36,11 +37,11 @@ export async function showReplay(root, gameId) {
     SPEEDS.map((s) => h('option', { value: String(s), selected: s === 2 }, `${s} events/s`))));
   const play = h('button', { type: 'button', id: 'replay-play', onclick: () => togglePlay() }, '▶ Play');
   const buttons = h('div', { class: 'replay-buttons' },
-    h('button', { type: 'button', id: 'phase-back', title: 'Previous phase', onclick: () => go(stepPhase(starts, seq, -1, last)) }, '⏮ Phase'),
+    h('button', { type: 'button', id: 'phase-back', title: 'Previous phase', onclick: () => go(stepPhase(starts, seq, -1, last)) }, '« Phase'),
     h('button', { type: 'button', id: 'event-back', title: 'Previous event', onclick: () => go(stepEvent(seq, -1, last)) }, '◀ Event'),
     play,
     h('button', { type: 'button', id: 'event-forward', title: 'Next event', onclick: () => go(stepEvent(seq, 1, last)) }, 'Event ▶'),
-    h('button', { type: 'button', id: 'phase-forward', title: 'Next phase', onclick: () => go(stepPhase(starts, seq, 1, last)) }, 'Phase ⏭'),
+    h('button', { type: 'button', id: 'phase-forward', title: 'Next phase', onclick: () => go(stepPhase(starts, seq, 1, last)) }, 'Phase »'),
     speed);
   const entry = h('section', { class: 'panel', id: 'replay-entry' });
   const combat = h('section', { class: 'panel report', id: 'replay-combat' });
@@ -94,6 +95,13 @@ export async function showReplay(root, gameId) {
   drawSegments();
   window.addEventListener('hashchange', () => go(seqFromHash(location.hash, last), false));
   new ResizeObserver(() => resize()).observe(board);
+  // Read-only: the table pans and zooms; nothing on it can be picked up or moved.
+  const noop = () => {};
+  attachGestures(canvas, {
+    tap: noop, dragStart: () => false, dragMove: noop, dragEnd: noop, dragCancel: noop, hover: noop,
+    pan: (dx, dy) => { if (view) { view = pan(view, dx, dy); redraw(); } },
+    zoom: (k, pt) => { if (view) { view = zoomAt(view, k, pt.x, pt.y); redraw(); } },
+  });
   loadLuck();
   go(seqFromHash(location.hash, last), false);
 
@@ -156,9 +164,13 @@ export async function showReplay(root, gameId) {
       h('h2', null, `Event ${ev.seq}`),
       h('p', { id: 'replay-text', class: `event ${ev.type}` }, ev.type === 'hidden' ? 'Something hidden from you happened.' : describe(ev, shown)),
       rolls.length
-        ? h('div', { class: 'faces', id: 'replay-dice' },
-          rolls.map((r) => h('span', { class: 'expr' }, rollWords(r))),
-          typeof p.needed === 'number' ? h('span', { class: 'needed' }, `needed ${p.needed}+`) : null)
+        ? h('div', { id: 'replay-dice' }, rolls.map((r) => h('div', { class: 'faces', title: rollWords(r) },
+          h('span', { class: 'expr' }, String(r.expression ?? '')),
+          (Array.isArray(r.dice) ? r.dice : []).map((/** @type {any} */ d) => h('span', {
+            class: `die ${d.kept ? 'kept' : 'discarded'}${d.rerolled ? ' rerolled' : ''}${typeof p.needed === 'number' && d.kept && typeof d.face === 'number' && d.face !== 1 && (d.face === 6 || d.face >= p.needed) ? ' met' : ''}`,
+          }, String(d.face))),
+          typeof r.total === 'number' ? h('span', { class: 'total' }, `= ${r.total}`) : null,
+          typeof p.needed === 'number' ? h('span', { class: 'needed' }, `needed ${p.needed}+`) : null)))
         : null);
     const groups = reportGroups(events.slice(0, seq), shown).filter((g) => g.first <= seq && g.last >= seq);
     renderReport(combat, groups, opened, 1);

@@ -4,7 +4,12 @@
    fleeing, rolls 2D6 against its leadership (the system's `leadership` of every model: t9a
    Discipline, the highest) minus the difference; passed when `test_passes` (at most the
    number needed). A **Steadfast** unit (more counting ranks than every enemy unit of the
-   combat still fighting) tests against its unmodified leadership (`steadfast_note` says so).
+   combat still fighting) tests against its unmodified leadership (`steadfast_note` says so),
+   as does a unit with the system's `unmodified_leadership` rule (whfb8 Stubborn). The
+   system's `test_notes` name rules that decided the roll (whfb8 Insane Courage). A unit with
+   the system's `instead_of_break_test` rule (whfb8 Unbreakable, Unstable) takes no test: its
+   `break_test` has no roll and names the rule, and it loses the wounds the rule says (Unstable:
+   one per point lost by, fewer when Steadfast or an Animated Construct), no saves.
 2. **A failed test**: a unit with the system's `losses_instead_of_fleeing` rule (t9a Supernal,
    entirely) loses wounds equal to the difference instead, no saves, rank-and-file first, then
    attachable models as evenly as possible. Any other unit breaks and flees (`flee_unit`:
@@ -79,6 +84,7 @@ def panic_tests(
         roll = dice.roll("2D6")
         total = roll.total or 0
         passed = rules.test_passes(total, value)
+        notes = rules.test_notes(total, value)
         text = (
             f"{unit.name} take a Panic Test ({cause}): rolled {total} against "
             f"{rules.leadership_name} {value}: {'passed' if passed else 'failed'}"
@@ -93,7 +99,7 @@ def panic_tests(
                     "roll": roll.to_payload(),
                     "passed": passed,
                     "rule": None,
-                    "rules": [],
+                    "rules": notes,
                     "text": text,
                 },
             )
@@ -118,15 +124,30 @@ def break_test(
     value = rules.leadership(sheets)
     ranks = proper_ranks(state, unit)
     steadfast = ranks > enemy_ranks
-    needed = value if steadfast else value - difference
+    instead = rules.instead_of_break_test(sheets, difference=difference, steadfast=steadfast)
+    if instead is not None:
+        _no_break_test(log, unit, difference, instead, winners, dice)
+        return
+    stubborn = rules.unmodified_leadership(sheets)
+    unmodified = steadfast or stubborn is not None
+    needed = value if unmodified else value - difference
     roll = dice.roll("2D6")
     total = roll.total or 0
     passed = rules.test_passes(total, needed)
     notes = [rules.steadfast_note(ranks, enemy_ranks, value)] if steadfast else []
+    if stubborn is not None and not steadfast:
+        notes.append(
+            {
+                "rule": stubborn,
+                "text": f"{stubborn}: {unit.name} test on unmodified "
+                f"{rules.leadership_name} {value}",
+            }
+        )
+    notes += rules.test_notes(total, needed)
     text = (
         f"{unit.name} take a Break Test: rolled {total} against "
         f"{needed} ({rules.leadership_name} {value}"
-        + ("" if steadfast else f" - {difference}")
+        + ("" if unmodified else f" - {difference}")
         + f"): {'passed' if passed else 'failed'}"
     )
     log.add(
@@ -149,14 +170,14 @@ def break_test(
         return
     enemy = winners[0] if winners else unit.id
     where = table_of(log.state).units.get(unit.id)
-    instead = rules.losses_instead_of_fleeing(sheets)
-    if instead is not None:
+    losing = rules.losses_instead_of_fleeing(sheets)
+    if losing is not None:
         events, _ = losses_events(
             log.state,
             log.unit(unit.id),
             difference,
             evenly=True,
-            rule=instead,
+            rule=losing,
             cause=f"failed Break Test, combat lost by {difference}, no saves",
         )
         log.add(*events)
@@ -173,3 +194,49 @@ def break_test(
         # A winner still fighting another enemy stays; the others pursue (flee.py).
         if log.unit(winner).status == "on_table" and not is_engaged(log.state, winner):
             log.add(*pursue_events(log.state, winner, unit.id, flee_distance, dice))  # type: ignore[arg-type]
+
+
+def _no_break_test(
+    log: Log,
+    unit: Unit,
+    difference: int,
+    instead: tuple[str, int, list[dict[str, str]]],
+    winners: list[str],
+    dice: Roller,
+) -> None:
+    """A unit that takes no Break Test (the system's `instead_of_break_test`: whfb8
+    Unbreakable, Unstable): `break_test` with no roll, passed, naming the rule; then the wounds
+    the rule costs, no saves, rank-and-file first and then characters as evenly as possible."""
+    rule, losses, notes = instead
+    text = f"{rule}: {unit.name} take no Break Test (combat lost by {difference})"
+    log.add(
+        Event(
+            "break_test",
+            {
+                "unit": unit.id,
+                "difference": difference,
+                "needed": None,
+                "steadfast": False,
+                "roll": None,
+                "passed": True,
+                "rule": rule,
+                "rules": [{"rule": rule, "text": text}, *notes],
+                "text": text,
+            },
+        )
+    )
+    if losses <= 0:
+        return
+    where = table_of(log.state).units.get(unit.id)
+    events, _ = losses_events(
+        log.state,
+        log.unit(unit.id),
+        losses,
+        evenly=True,
+        rule=rule,
+        cause=f"combat lost by {difference}, no saves",
+    )
+    log.add(*events)
+    if log.unit(unit.id).status == "destroyed":
+        enemy = winners[0] if winners else unit.id
+        panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} destroyed")

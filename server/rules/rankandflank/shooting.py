@@ -14,8 +14,9 @@
 4. **Shots**: the weapon's shots for each rank-and-file model in the system's
    `shooting_ranks` front ranks (t9a: the first two, a **Decision**), rolled at once when
    they are dice.
-5. **Modifiers**: the system's `shooting_modifiers` (moving, range, cover); the target's own
-   rules (t9a Hard Target) are the to-hit step's.
+5. **Modifiers**: the system's `shooting_modifiers` (moving, range, cover) and
+   `shooting_target_modifiers` (the target unit as a whole: whfb8 Light Troops); the target's
+   own rules of a model (t9a Hard Target) are the to-hit step's.
 6. **The batch**: `shots_fired`, then the shared attack steps (`attacks.resolve` with the
    system's tables), `hp_lost`, and Panic Tests when the target is destroyed.
 """
@@ -41,7 +42,12 @@ from server.rules.core import (
 )
 from server.rules.rankandflank.attacks import Modifier, plural, resolve, times_models
 from server.rules.rankandflank.break_test import panic_tests
-from server.rules.rankandflank.engagement import active, is_engaged, rank_and_file_sheet
+from server.rules.rankandflank.engagement import (
+    active,
+    is_engaged,
+    rank_and_file_sheet,
+    sheets_of,
+)
 from server.rules.rankandflank.events import Log, losses_events, step_events
 from server.rules.rankandflank.melee import guard
 from server.rules.rankandflank.system import rank_and_flank_of, rank_and_flank_systems
@@ -132,6 +138,7 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
     modifiers: list[Modifier] = rules.shooting_modifiers(
         moved=bool(moved.get("moved")), distance=gap, weapon=weapon, cover=sight.cover
     )
+    modifiers += rules.shooting_target_modifiers(sheets_of(state, target), target.model_count)
 
     log = Log(state)
     models = shooters(table.units[unit.id], unit, rules.shooting_ranks)

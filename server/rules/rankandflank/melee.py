@@ -282,7 +282,7 @@ def resolve_combat(
     owners = sorted(scores)
     units_now = units_of(log.state)
     winner, difference = result(scores)
-    text = "Combat score: " + "; ".join(score_text(rules, s, scores[s]) for s in owners)
+    text = f"{rules.score_name}: " + "; ".join(score_text(rules, s, scores[s]) for s in owners)
     if winner is None:
         text += ". The combat is a draw"
     else:

@@ -77,6 +77,8 @@ class RankAndFlankRules(AttackSteps):
     """The phase `shoot` is taken in."""
     ranks_name: str = "ranks"
     """The ranks Steadfast compares, in words (t9a "Proper Ranks")."""
+    score_name: str = "Combat score"
+    """What the `combat_score` event's text calls the round's total (whfb8 "Combat result")."""
 
     # -- who fights and shoots ---------------------------------------------------------------------
     shooting_ranks: int = 1

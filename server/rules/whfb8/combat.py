@@ -98,6 +98,7 @@ class WHFB8RankAndFlank(WHFB8AttackSteps, RankAndFlankRules):
     strike_order_name = "Initiative"
     wounds_name = "Wound"
     leadership_name = "Leadership"
+    score_name = "Combat result"
     shooting_ranks = 1
     max_supporting_ranks = 3
 

@@ -17,7 +17,7 @@ const STARTERS = /** @type {Record<string, 'shooting'|'melee'|'charge'>} */ ({
 /** Events that belong to a group of each kind (after its starter). */
 const MEMBERS = {
   shooting: new Set(['attack_step', 'hp_lost', 'unit_destroyed', 'panic_test', 'unit_fled', 'unit_broke']),
-  melee: new Set(['attack_step', 'hp_lost', 'unit_destroyed', 'combat_score', 'break_test', 'unit_broke', 'unit_fled', 'panic_test', 'combat_fought']),
+  melee: new Set(['fear_test', 'attack_step', 'hp_lost', 'unit_destroyed', 'combat_score', 'break_test', 'unit_broke', 'unit_fled', 'panic_test', 'combat_fought']),
   charge: new Set(['charge_reaction', 'unit_fled', 'charge_succeeded', 'charge_failed', 'fleeing_unit_caught']),
 };
 
@@ -36,7 +36,7 @@ const ORPHANS = /** @type {Record<string, 'shooting'|'melee'|'charge'>} */ ({
  * @property {number} seq
  * @property {string} type
  * @property {string} text
- * @property {string} [step]          attack_step: attacks | to_hit | to_wound | armour | aegis
+ * @property {string} [step]          attack_step: attacks | to_hit | to_wound | armour | aegis | ward_save
  * @property {number|null} [needed]
  * @property {number|null} [successes]
  * @property {{face:number, kept:boolean, met:boolean}[]} dice
@@ -181,7 +181,7 @@ function outcomeOf(ev, state) {
 }
 
 /** What a step is called in the report. */
-const STEP_NAMES = /** @type {Record<string, string>} */ ({ attacks: 'Attacks', to_hit: 'To hit', to_wound: 'To wound', armour: 'Armour', aegis: 'Aegis' });
+const STEP_NAMES = /** @type {Record<string, string>} */ ({ attacks: 'Attacks', to_hit: 'To hit', to_wound: 'To wound', armour: 'Armour', aegis: 'Aegis', ward_save: 'Ward save' });
 
 /**
  * The report panel: the last `limit` groups, newest first; the newest is open unless the

@@ -19,21 +19,32 @@
 3. **Panic Tests**: when a unit breaks or is destroyed, every friendly unit on the table within
    the system's `panic_range_in` (6 in) of where it stood, not Engaged and not fleeing, rolls
    2D6 against its leadership; a unit with the system's `panic_immunity` rule (t9a Fearless)
-   passes without a roll; a failed test flees from the enemy.
+   passes without a roll; a failed test flees from the enemy. A system with
+   `heavy_casualties` (whfb8: 0.25) also has a unit that lost that fraction of the models it
+   had at the start of the phase test (`heavy_casualties`, after shooting); with
+   `panic_once_per_phase` (whfb8) a unit that passed a Panic Test does not test again that
+   phase.
 """
 
 from __future__ import annotations
 
 from server.geometry.footprint import Footprint
 from server.geometry.measure import distance
-from server.rules.core import Event
+from server.rules.core import Event, GameState, register_folder
 from server.rules.flee import pursue_events
 from server.rules.rankandflank.attacks import Roller
 from server.rules.rankandflank.combat_result import proper_ranks
 from server.rules.rankandflank.engagement import active, is_engaged, sheets_of
-from server.rules.rankandflank.events import Log, flee_unit, losses_events
+from server.rules.rankandflank.events import (
+    MODELS_AT_START,
+    MODELS_LOST,
+    Log,
+    flee_unit,
+    losses_events,
+)
 from server.rules.rankandflank.system import rank_and_flank_of
-from server.rules.units import Unit, table_of, units_of
+from server.rules.systems import find_system
+from server.rules.units import Unit, _set, phase_moves, table_of, units_of
 
 
 def panic_tests(
@@ -53,7 +64,6 @@ def panic_tests(
     table = table_of(state)
     if where is None:
         return
-    key = rules.leadership_name.lower()
     for unit in list(units_of(state).values()):
         if unit.owner != source.owner or unit.id == source_id or not active(unit):
             continue
@@ -62,50 +72,92 @@ def panic_tests(
         gap = distance(where, table.units[unit.id]).distance
         if gap > rules.panic_range_in + 1e-9:
             continue
-        sheets = sheets_of(log.state, unit)
-        immune = rules.panic_immunity(sheets)
-        if immune is not None:
-            text = f"{immune}: {unit.name} pass the Panic Test automatically ({cause})"
-            log.add(
-                Event(
-                    "panic_test",
-                    {
-                        "unit": unit.id,
-                        "cause": source_id,
-                        "passed": True,
-                        "rule": immune,
-                        "rules": [{"rule": immune, "text": text}],
-                        "text": text,
-                    },
-                )
-            )
-            continue
-        value = rules.leadership(sheets)
-        roll = dice.roll("2D6")
-        total = roll.total or 0
-        passed = rules.test_passes(total, value)
-        notes = rules.test_notes(total, value)
-        text = (
-            f"{unit.name} take a Panic Test ({cause}): rolled {total} against "
-            f"{rules.leadership_name} {value}: {'passed' if passed else 'failed'}"
-        )
+        panic_test(log, unit, source_id, enemy_id, dice, cause)
+
+
+def panic_test(
+    log: Log, unit: Unit, source_id: str, enemy_id: str, dice: Roller, cause: str
+) -> None:
+    """One unit's Panic Test (`cause` in words, `source_id` the unit that caused it); a failed
+    test flees from `enemy_id`. A system with `panic_once_per_phase` (whfb8) skips a unit that
+    passed one this phase."""
+    rules = rank_and_flank_of(log.state)
+    if rules.panic_once_per_phase and phase_moves(log.state).get(unit.id, {}).get(PANIC_PASSED):
+        return
+    key = rules.leadership_name.lower()
+    sheets = sheets_of(log.state, unit)
+    immune = rules.panic_immunity(sheets)
+    if immune is not None:
+        text = f"{immune}: {unit.name} pass the Panic Test automatically ({cause})"
         log.add(
             Event(
                 "panic_test",
                 {
                     "unit": unit.id,
                     "cause": source_id,
-                    key: value,
-                    "roll": roll.to_payload(),
-                    "passed": passed,
-                    "rule": None,
-                    "rules": notes,
+                    "passed": True,
+                    "rule": immune,
+                    "rules": [{"rule": immune, "text": text}],
                     "text": text,
                 },
             )
         )
-        if not passed:
-            log.add(*flee_unit(log.state, unit.id, enemy_id, dice, "failed a Panic Test"))
+        return
+    value = rules.leadership(sheets)
+    roll = dice.roll("2D6")
+    total = roll.total or 0
+    passed = rules.test_passes(total, value)
+    notes = rules.test_notes(total, value)
+    text = (
+        f"{unit.name} take a Panic Test ({cause}): rolled {total} against "
+        f"{rules.leadership_name} {value}: {'passed' if passed else 'failed'}"
+    )
+    log.add(
+        Event(
+            "panic_test",
+            {
+                "unit": unit.id,
+                "cause": source_id,
+                key: value,
+                "roll": roll.to_payload(),
+                "passed": passed,
+                "rule": None,
+                "rules": notes,
+                "text": text,
+            },
+        )
+    )
+    if not passed:
+        log.add(*flee_unit(log.state, unit.id, enemy_id, dice, "failed a Panic Test"))
+
+
+def heavy_casualties(log: Log, unit_id: str, enemy_id: str, dice: Roller) -> None:
+    """The system's `heavy_casualties` Panic (whfb8: 25 % of the models the unit had at the
+    start of the phase lost in it, FACTS): the unit itself tests, if it is on the table, not
+    fleeing and not Engaged, once the losses of this phase reach the fraction (module text,
+    step 3)."""
+    rules = rank_and_flank_of(log.state)
+    fraction = rules.heavy_casualties
+    unit = log.unit(unit_id)
+    if fraction is None or not active(unit) or is_engaged(log.state, unit_id):
+        return
+    record = phase_moves(log.state).get(unit_id, {})
+    start, lost = record.get(MODELS_AT_START, 0), record.get(MODELS_LOST, 0)
+    if not start or lost < fraction * start - 1e-9 or record.get(HEAVY_CASUALTIES_TESTED):
+        return
+    log.add(
+        Event(
+            "heavy_casualties",
+            {
+                "unit": unit_id,
+                "lost": lost,
+                "of": start,
+                "text": f"{unit.name} lost {lost} of {start} models this phase "
+                f"({round(100 * lost / start)} %): a Panic Test",
+            },
+        )
+    )
+    panic_test(log, log.unit(unit_id), unit_id, enemy_id, dice, f"{lost} of {start} models lost")
 
 
 def break_test(
@@ -240,3 +292,25 @@ def _no_break_test(
     if log.unit(unit.id).status == "destroyed":
         enemy = winners[0] if winners else unit.id
         panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} destroyed")
+
+
+PANIC_PASSED = "panic_passed"
+HEAVY_CASUALTIES_TESTED = "heavy_casualties_tested"
+
+
+@register_folder("panic_test")
+def _fold_panic_test(state: GameState, event: Event) -> GameState:
+    """A passed Panic Test is remembered for the phase where the system asks (whfb8)."""
+    rules = find_system(state.system).rank_and_flank
+    p = event.payload
+    if rules is None or not rules.panic_once_per_phase or not p["passed"]:
+        return state
+    record = {**phase_moves(state).get(p["unit"], {}), PANIC_PASSED: True}
+    return _set(state, phase_moves={**phase_moves(state), p["unit"]: record})
+
+
+@register_folder("heavy_casualties")
+def _fold_heavy_casualties(state: GameState, event: Event) -> GameState:
+    unit = event.payload["unit"]
+    record = {**phase_moves(state).get(unit, {}), HEAVY_CASUALTIES_TESTED: True}
+    return _set(state, phase_moves={**phase_moves(state), unit: record})

@@ -18,7 +18,8 @@
    `shooting_target_modifiers` (the target unit as a whole: whfb8 Light Troops); the target's
    own rules of a model (t9a Hard Target) are the to-hit step's.
 6. **The batch**: `shots_fired`, then the shared attack steps (`attacks.resolve` with the
-   system's tables), `hp_lost`, and Panic Tests when the target is destroyed.
+   system's tables), `hp_lost`, and Panic Tests when the target is destroyed, or (a system
+   with `heavy_casualties`, whfb8) the target's own when this phase's losses reach 25 %.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from server.rules.core import (
     register_folder,
 )
 from server.rules.rankandflank.attacks import Modifier, plural, resolve, times_models
-from server.rules.rankandflank.break_test import panic_tests
+from server.rules.rankandflank.break_test import heavy_casualties, panic_tests
 from server.rules.rankandflank.engagement import (
     active,
     is_engaged,
@@ -178,6 +179,8 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
     if log.unit(target.id).status == "destroyed":
         where = table.units[target.id]
         panic_tests(log, target.id, where, unit.id, dice, f"{target.name} destroyed")
+    else:
+        heavy_casualties(log, target.id, unit.id, dice)
     return log.events
 
 

@@ -97,6 +97,11 @@ class RankAndFlankRules(AttackSteps):
     # -- Panic -------------------------------------------------------------------------------------
     panic_range_in: float = 6.0
     """Friendly units within this distance of a unit that breaks or is destroyed test."""
+    heavy_casualties: float | None = None
+    """A unit that loses this fraction of the models it had at the start of a phase takes a
+    Panic Test (whfb8: 0.25); None: no such test."""
+    panic_once_per_phase: bool = False
+    """A unit that passed a Panic Test takes no other that phase (whfb8)."""
 
     # -- phases and words (must provide) ---------------------------------------------------------
 

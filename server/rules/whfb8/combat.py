@@ -101,6 +101,8 @@ class WHFB8RankAndFlank(WHFB8AttackSteps, RankAndFlankRules):
     score_name = "Combat result"
     shooting_ranks = 1
     max_supporting_ranks = 3
+    heavy_casualties = 0.25
+    panic_once_per_phase = True
 
     # -- profiles ----------------------------------------------------------------------------------
 

@@ -233,3 +233,36 @@ def test_handgunners_shoot_a_tomb_swarm_at_long_range() -> None:
         "Animated Construct", "Armour Piercing"
     ]
     assert unit(state, "u2").damage == 2
+
+
+@pytest.mark.parametrize(
+    ("panic", "flees"),
+    [([3, 3], False), ([5, 5, 3, 3], True)],  # 6 against Ld 7 passes; 10 fails: flees 6 in
+)
+def test_a_quarter_lost_in_the_shooting_phase_panics_the_unit(
+    panic: list[int], flees: bool
+) -> None:
+    """FACTS Panic: a unit that loses 25 % of the models it had at the start of a phase, from
+    any cause, tests Leadership or flees. 10 Halberdiers: the first Handgunners kill 2 (20 %:
+    no test), the second kill 1 more (3 of 10: a Panic Test). Handgun S4 vs T3: 3+; the light
+    armour is lost to S4 and Armour Piercing."""
+    state = position(
+        [HANDGUNNERS, HANDGUNNERS],
+        [{"datasheet": "empire-halberdiers", "models": 10, "files": 5}],
+        {"u1": (30.0, 10.0, 0.0), "u2": (42.0, 10.0, 0.0), "u3": (36.0, 20.0, 180.0)},
+        phase="Shooting",
+    )
+    state, events = run(state, 1, [4, 4, 1, 1, 1] + [3, 3], type="shoot", unit="u1", target="u3")
+    assert [e.type for e in events][-1] == "hp_lost" and unit(state, "u3").models == 8
+    state, events = run(state, 1, [4, 1, 1, 1, 1] + [3] + panic, type="shoot", unit="u2",
+                        target="u3")
+    types = [e.type for e in events]
+    heavy = types.index("heavy_casualties")
+    assert events[heavy].payload["text"] == (
+        "Empire Halberdiers lost 3 of 10 models this phase (30 %): a Panic Test"
+    )
+    test = events[heavy + 1].payload
+    assert events[heavy + 1].type == "panic_test" and test["passed"] is not flees
+    assert ("fleeing" in unit(state, "u3").markers) is flees
+    if not flees:
+        assert state.extra["phase_moves"]["u3"]["panic_passed"] is True

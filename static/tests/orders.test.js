@@ -73,6 +73,12 @@ test('combat orders: Shoot in the Shooting Phase with a weapon, Fight for units 
   assert.equal(combatOrders(units.u2, melee, 1).fight, true, 'either side of the combat');
   assert.equal(combatOrders({ ...units.u2, id: 'u9' }, melee, 1).fight, false);
   assert.equal(combatOrders(units.u1, { ...melee, system: 'wh40k10' }, 1).fight, false);
+  // whfb8 fights in its Close Combat Phase and shoots with its missile weapons.
+  const closeCombat = { ...st, system: 'whfb8', phase: 'Close Combat' };
+  assert.equal(combatOrders(units.u2, closeCombat, 1).fight, true);
+  assert.equal(combatOrders(units.u2, { ...closeCombat, phase: 'Melee' }, 1).fight, false);
+  const handgun = { profile: { shooting: [{ name: 'Handgun' }] } };
+  assert.deepEqual(combatOrders(units.u1, { ...st, system: 'whfb8' }, 1, handgun).weapons, ['Handgun']);
 });
 
 test('the charge toast waits for a reaction instead of calling the charge failed', () => {

@@ -24,6 +24,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import Field
@@ -41,7 +42,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
-from server.rules.rankandflank.attacks import Modifier, plural, resolve, times_models
+from server.rules.rankandflank.attacks import Modifier, Roller, plural, resolve, times_models
 from server.rules.rankandflank.break_test import heavy_casualties, panic_tests
 from server.rules.rankandflank.engagement import (
     active,
@@ -60,6 +61,7 @@ from server.rules.units import (
     require_in_sight,
     table_of,
     turn_moves,
+    units_of,
 )
 
 
@@ -112,18 +114,38 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
         raise RuleError(
             ILLEGAL_MOVE, f"{target.name} is Engaged in Combat: no shooting at it", rule="Shooting"
         )
+    return volley(state, unit, target, action.weapon, dice, moved=bool(moved.get("moved")),
+                  actor=seat)
+
+
+def volley(
+    state: GameState,
+    unit: Unit,
+    target: Unit,
+    weapon_name: str | None,
+    dice: Roller,
+    *,
+    moved: bool,
+    actor: int,
+    extra: Sequence[Modifier] = (),
+) -> list[Event]:
+    """`unit` shoots `weapon_name` (default its first weapon) at `target`: range, line of
+    sight, modifiers (the system's and `extra`), then module text step 6. `shoot` calls it
+    after its own checks; a charge reaction's Stand and Shoot calls it through
+    `stand_and_shoot`."""
+    rules = rank_and_flank_of(state)
     weapons = rules.shooting_weapons(rank_and_file_sheet(state, unit))
     if not weapons:
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} has no shooting weapon", rule="Shooting")
     weapon = (
-        next((w for w in weapons if w.name == action.weapon), None)
-        if action.weapon
+        next((w for w in weapons if w.name == weapon_name), None)
+        if weapon_name
         else (weapons[0])
     )
     if weapon is None:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{unit.name} has no {action.weapon!r}; it has {', '.join(w.name for w in weapons)}",
+            f"{unit.name} has no {weapon_name!r}; it has {', '.join(w.name for w in weapons)}",
             rule="Shooting",
         )
     table = table_of(state)
@@ -137,8 +159,9 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
         )
     sight = require_in_sight(state, unit, target, "Shooting: Line of Sight")
     modifiers: list[Modifier] = rules.shooting_modifiers(
-        moved=bool(moved.get("moved")), distance=gap, weapon=weapon, cover=sight.cover
+        moved=moved, distance=gap, weapon=weapon, cover=sight.cover
     )
+    modifiers += list(extra)
     modifiers += rules.shooting_target_modifiers(sheets_of(state, target), target.model_count)
 
     log = Log(state)
@@ -169,7 +192,7 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
                 "text": text,
                 "rules": [],
             },
-            actor=seat,
+            actor=actor,
         )
     )
     outcome = resolve(rules, strike, guard(state, target, parry=False), dice, modifiers)
@@ -182,6 +205,20 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
     else:
         heavy_casualties(log, target.id, unit.id, dice)
     return log.events
+
+
+def stand_and_shoot(state: GameState, unit_id: str, charger_id: str, dice: Roller) -> list[Event]:
+    """A charged unit's Stand and Shoot: its default weapon at the charger as the charge is
+    declared (range and line of sight checked; the system's `stand_and_shoot_modifiers`, whfb8
+    -1), by the charged unit's owner. For the Charge Reaction (server/rules/charge.py) to call;
+    raises `RuleError` when it cannot shoot."""
+    units = units_of(state)
+    unit, charger = units[unit_id], units[charger_id]
+    if not active(unit) or unit.models == 0:
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} cannot shoot", rule="Stand and Shoot")
+    rules = rank_and_flank_of(state)
+    return volley(state, unit, charger, None, dice, moved=False, actor=unit.owner,
+                  extra=rules.stand_and_shoot_modifiers())
 
 
 @register_folder("shots_fired")

@@ -222,6 +222,10 @@ class RankAndFlankRules(AttackSteps):
         10 or more wide, one more rank), and the note naming the rule; (0, None) by default."""
         return 0, None
 
+    def stand_and_shoot_modifiers(self) -> list[Modifier]:
+        """The to-hit modifiers of a Stand and Shoot reaction (whfb8 -1); none by default."""
+        return []
+
     def shooting_target_modifiers(self, sheets: Sequence[Datasheet], models: int) -> list[Modifier]:
         """To-hit modifiers from the target unit as a whole (`models` models, these sheets:
         whfb8 Light Troops, shots at two or more skirmishers); none by default."""

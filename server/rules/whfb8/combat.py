@@ -229,6 +229,10 @@ class WHFB8RankAndFlank(WHFB8AttackSteps, RankAndFlankRules):
         """Moved, long range, cover, Multiple Shots (module text)."""
         return shooting_modifiers(moved=moved, distance=distance, weapon=weapon, cover=cover)
 
+    def stand_and_shoot_modifiers(self) -> list[Modifier]:
+        """Stand and Shoot -1 (FACTS)."""
+        return [STAND_AND_SHOOT]
+
     def shooting_target_modifiers(self, sheets: Sequence[Datasheet], models: int) -> list[Modifier]:
         """Light Troops (the page): -1 for shots at two or more Skirmishers of individual
         Unit Strength 2 or less."""

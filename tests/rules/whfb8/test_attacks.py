@@ -266,3 +266,27 @@ def test_a_quarter_lost_in_the_shooting_phase_panics_the_unit(
     assert ("fleeing" in unit(state, "u3").markers) is flees
     if not flees:
         assert state.extra["phase_moves"]["u3"]["panic_passed"] is True
+
+
+def test_stand_and_shoot_at_a_charging_swarm() -> None:
+    """FACTS: Stand and Shoot -1. Handgunners (player 2) charged by a Tomb Swarm 10 in away:
+    4+, Stand and Shoot -1, Light Troops -1 (seed 002): 6+; the shots are the charged
+    player's (`actor` 2). `stand_and_shoot` is the shared volley the Charge Reaction calls."""
+    from server.rules.rankandflank.shooting import stand_and_shoot
+    from tests.rules.t9a.test_combat import fold
+
+    state = position(
+        [SWARM],
+        [HANDGUNNERS],
+        {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 20.0, 180.0)},
+        phase="Movement",
+    )
+    dice = ScriptedDice([6, 5, 4, 3, 2] + [1], state.dice_position)
+    events = stand_and_shoot(state, "u2", "u1", dice)
+    assert dice.used == 6
+    fired = events[0].payload
+    assert events[0].actor == 2
+    assert [m["rule"] for m in fired["modifiers"]] == ["Stand and Shoot", "Light Troops"]
+    assert (events[1].payload["needed"], events[1].payload["successes"]) == (6, 1)
+    state = fold(state, events)
+    assert unit(state, "u1").damage == 0  # the one hit failed to wound (a 1)

@@ -15,7 +15,9 @@
    attachable models as evenly as possible. Any other unit breaks and flees (`flee_unit`:
    server/rules/flee.py's flee move away from the winner), and every winning unit no longer
    Engaged with another enemy pursues (flee.py `pursue_events`: caught when its Pursuit
-   Distance reaches the Flee Distance).
+   Distance reaches the Flee Distance). In a system with a `restraint_rule` (whfb8), a winner
+   its owner ordered to hold back (`restrain_pursuit`) first tests its leadership
+   (`restraint_test`): passed, it stays.
 3. **Panic Tests**: when a unit breaks or is destroyed, every friendly unit on the table within
    the system's `panic_range_in` (6 in) of where it stood, not Engaged and not fleeing, rolls
    2D6 against its leadership; a unit with the system's `panic_immunity` rule (t9a Fearless)
@@ -28,9 +30,22 @@
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
+from pydantic import Field
+
+from server.dice import DiceStream
 from server.geometry.footprint import Footprint
 from server.geometry.measure import distance
-from server.rules.core import Event, GameState, register_folder
+from server.rules.battle import BATTLE, require_stage
+from server.rules.core import (
+    ActionModel,
+    Event,
+    GameState,
+    register_action,
+    register_folder,
+    register_projector,
+)
 from server.rules.flee import pursue_events
 from server.rules.rankandflank.attacks import Roller
 from server.rules.rankandflank.combat_result import proper_ranks
@@ -42,9 +57,13 @@ from server.rules.rankandflank.events import (
     flee_unit,
     losses_events,
 )
-from server.rules.rankandflank.system import rank_and_flank_of
+from server.rules.rankandflank.system import (
+    RankAndFlankRules,
+    rank_and_flank_of,
+    rank_and_flank_systems,
+)
 from server.rules.systems import find_system
-from server.rules.units import Unit, _set, phase_moves, table_of, units_of
+from server.rules.units import Unit, _set, _unit, phase_moves, table_of, units_of
 
 
 def panic_tests(
@@ -129,6 +148,107 @@ def panic_test(
     )
     if not passed:
         log.add(*flee_unit(log.state, unit.id, enemy_id, dice, "failed a Panic Test"))
+
+
+def restrains(log: Log, winner_id: str, fled_id: str, dice: Roller) -> bool:
+    """A winner its owner ordered to hold back (`restrain_pursuit`) in a system with a
+    `restraint_rule` tests its leadership (`restraint_test`): passed, it does not pursue."""
+    rules = rank_and_flank_of(log.state)
+    rule = rules.restraint_rule
+    if rule is None or winner_id not in restrain_orders(log.state):
+        return False
+    winner = log.unit(winner_id)
+    value = rules.leadership(sheets_of(log.state, winner))
+    roll = dice.roll("2D6")
+    total = roll.total or 0
+    passed = rules.test_passes(total, value)
+    outcome = "passed: it holds" if passed else "failed: it pursues"
+    text = (
+        f"{winner.name} try to restrain their pursuit of {log.unit(fled_id).name}: rolled "
+        f"{total} against {rules.leadership_name} {value}: {outcome}"
+    )
+    log.add(
+        Event(
+            "restraint_test",
+            {
+                "unit": winner_id,
+                "fled": fled_id,
+                rules.leadership_name.lower(): value,
+                "roll": roll.to_payload(),
+                "passed": passed,
+                "rule": rule,
+                "rules": [{"rule": rule, "text": f"{rule}: {outcome}"}],
+                "text": text,
+            },
+        )
+    )
+    return passed
+
+
+RESTRAIN = "restrain_pursuit"
+
+
+def rank_and_flank_of_system(system_id: str) -> RankAndFlankRules:
+    rules = find_system(system_id).rank_and_flank
+    assert rules is not None
+    return rules
+
+
+def restrain_orders(state: GameState) -> frozenset[str]:
+    """Units whose owner ordered them to hold back from pursuits."""
+    return frozenset(state.extra.get(RESTRAIN, ()))
+
+
+class RestrainPursuit(ActionModel):
+    type: Literal["restrain_pursuit"]
+    unit: str = Field(min_length=1, max_length=40)
+    restrain: bool = True
+
+
+@register_action(
+    "restrain_pursuit",
+    RestrainPursuit,
+    systems=[
+        s for s in rank_and_flank_systems() if rank_and_flank_of_system(s).restraint_rule
+    ],
+)
+def restrain_pursuit(
+    state: GameState, seat: int, action: RestrainPursuit, dice: DiceStream
+) -> list[Event]:
+    """Order one of your units to hold back from pursuing (a restraint test when its enemy
+    breaks) or to pursue again; any time in the battle, either player for their own units."""
+    require_stage(state, BATTLE)
+    unit = _unit(state, action.unit, seat)
+    rule = rank_and_flank_of(state).restraint_rule
+    text = (
+        f"{unit.name} will try to hold back from pursuits ({rule}: a Leadership test)"
+        if action.restrain
+        else f"{unit.name} will pursue fleeing enemies"
+    )
+    return [
+        Event(
+            "pursuit_order",
+            {"unit": unit.id, "restrain": action.restrain, "rule": rule, "text": text},
+            actor=seat,
+        )
+    ]
+
+
+@register_folder("pursuit_order")
+def _fold_pursuit_order(state: GameState, event: Event) -> GameState:
+    orders = set(restrain_orders(state))
+    unit = event.payload["unit"]
+    if event.payload["restrain"]:
+        orders.add(unit)
+    else:
+        orders.discard(unit)
+    return _set(state, **{RESTRAIN: sorted(orders)})
+
+
+@register_projector
+def _project_restrain(state: GameState, viewer: int | None, base: dict[str, Any]) -> None:
+    if state.extra.get(RESTRAIN):
+        base[RESTRAIN] = sorted(restrain_orders(state))
 
 
 def heavy_casualties(log: Log, unit_id: str, enemy_id: str, dice: Roller) -> None:
@@ -243,8 +363,11 @@ def break_test(
         (float(e.payload["distance"]) for e in fled if e.type == "unit_fled"), 0.0
     )
     for winner in winners:
-        # A winner still fighting another enemy stays; the others pursue (flee.py).
+        # A winner still fighting another enemy stays; the others pursue (flee.py), unless
+        # ordered to hold back and they pass the system's restraint test.
         if log.unit(winner).status == "on_table" and not is_engaged(log.state, winner):
+            if restrains(log, winner, unit.id, dice):
+                continue
             log.add(*pursue_events(log.state, winner, unit.id, flee_distance, dice))  # type: ignore[arg-type]
 
 

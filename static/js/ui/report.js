@@ -17,7 +17,7 @@ const STARTERS = /** @type {Record<string, 'shooting'|'melee'|'charge'>} */ ({
 /** Events that belong to a group of each kind (after its starter). */
 const MEMBERS = {
   shooting: new Set(['attack_step', 'hp_lost', 'unit_destroyed', 'heavy_casualties', 'panic_test', 'unit_fled', 'unit_broke']),
-  melee: new Set(['fear_test', 'attack_step', 'hp_lost', 'unit_destroyed', 'combat_score', 'break_test', 'unit_broke', 'unit_fled', 'panic_test', 'combat_fought']),
+  melee: new Set(['fear_test', 'attack_step', 'hp_lost', 'unit_destroyed', 'combat_score', 'break_test', 'unit_broke', 'unit_fled', 'restraint_test', 'unit_pursued', 'panic_test', 'combat_fought']),
   charge: new Set(['charge_reaction', 'unit_fled', 'charge_succeeded', 'charge_failed', 'fleeing_unit_caught']),
 };
 

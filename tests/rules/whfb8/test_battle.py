@@ -11,6 +11,7 @@ from itertools import product
 
 import pytest
 
+from server.rules.core import RuleError
 from server.rules.rankandflank import combat_result
 from server.rules.rankandflank.attacks import Pool, allocate
 from server.rules.whfb8.combat import WHFB8
@@ -268,3 +269,42 @@ def test_unbreakable_units_pass_panic_and_ignore_fear() -> None:
     assert WHFB8.panic_immunity([swarm]) == "Unstable"
     assert WHFB8.panic_immunity([fanatic]) == "Immunity (Psychology)"
     assert WHFB8.panic_immunity([goblins]) is None
+
+
+@pytest.mark.parametrize(
+    ("restraint", "pursues"),
+    [([3, 3], False), ([6, 6, 1, 1], True)],  # 6 against Ld 10: holds; 12: pursues 2 in
+)
+def test_a_winner_ordered_to_hold_back_tests_leadership_before_pursuing(
+    restraint: list[int], pursues: bool
+) -> None:
+    """FACTS Break Test: "winners pursue 2D6 (or restrain on a Ld test)". Player 1 orders the
+    Tomb Swarm to hold back (`restrain_pursuit`); the Halberdiers fail their Break Test (5
+    against 7 - 3) and flee 10 in; the Swarm tests Leadership 10 (`restraint_test`): passed, it
+    stays; failed, it pursues."""
+    from tests.rules.t9a.test_combat import charged
+
+    state = charged(
+        position(
+            [{"datasheet": "tomb-swarm", "models": 3, "files": 3}],
+            [HALBERDIERS],
+            {"u1": (36.0, 24.0, 0.0), "u2": (36.0, 30.0, 180.0)},
+        ),
+        "u1",
+        "u2",
+    )
+    refused = pytest.raises(RuleError, run, state, 2, [], type="restrain_pursuit", unit="u1")
+    assert refused.value.message == "Tomb Swarm (u1) belongs to player 1"
+    state, events = run(state, 1, [], type="restrain_pursuit", unit="u1")
+    assert events[0].type == "pursuit_order" and state.extra["restrain_pursuit"] == ["u1"]
+    assert state.to_json(1)["restrain_pursuit"] == ["u1"]
+    state, events = break_test(state, "u2", 3, 4, [3, 2] + [5, 5] + restraint)
+    types = [e.type for e in events]
+    assert types[:3] == ["break_test", "unit_broke", "unit_fled"]
+    test = events[types.index("restraint_test")].payload
+    assert (test["passed"], test["rule"], test["leadership"]) == (
+        not pursues, "Restrain Pursuit", 10
+    )
+    assert ("unit_pursued" in types) is pursues
+    state, _ = run(state, 1, [], type="restrain_pursuit", unit="u1", restrain=False)
+    assert state.extra["restrain_pursuit"] == []

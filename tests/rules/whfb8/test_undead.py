@@ -24,9 +24,9 @@ def test_undead_march_only_with_my_will_be_done(
     rank_and_file: str | None, characters: list[str], refused: bool
 ) -> None:
     cat = load_catalog()
-    rf = cat.get("whfb8", rank_and_file) if rank_and_file else None
-    chars = [cat.get("whfb8", c) for c in characters]
-    found = march_refusal("Unit", rf, chars)
+    sheets = [cat.get("whfb8", s) for s in ([rank_and_file] if rank_and_file else [])]
+    sheets += [cat.get("whfb8", c) for c in characters]
+    found = march_refusal("Unit", sheets)
     assert (found is not None) == refused
     if found is not None:
         assert found[0] == "Undead" and "My Will Be Done" in found[1]

@@ -31,7 +31,8 @@ One round of close combat (Close Combat phase):
    attacks from the front).
 3. **Combat result**: unsaved wounds caused, +1 Charge!, +1 per rank of 5 or more after the
    first (at most +3; Skirmishers count zero ranks: Light Troops; Disrupted by an enemy unit
-   with 2+ ranks in its flank or rear), +1 standard, +1 flank, +2 rear. A draw: nobody tests.
+   with 2+ ranks in its flank or rear), +1 standard, +1 battle standard (the army entry's
+   `battle_standard`, while its bearer stands), +1 flank, +2 rear. A draw: nobody tests.
 4. **Break Test**: 2D6 at most Leadership (the unit's highest) minus the difference; Steadfast
    (more ranks than the enemy's unit with the most) and **Stubborn** test on unmodified
    Leadership; **Insane Courage**: a double 1 always passes (every Leadership test here: Break,
@@ -54,7 +55,7 @@ from server.data import Datasheet
 from server.geometry.kinds import Cover
 from server.rules.core import Event, GameState, register_folder
 from server.rules.rankandflank.attacks import MELEE, SHOOTING, Modifier, Roller
-from server.rules.rankandflank.engagement import active, frontage, sheets_of, standing
+from server.rules.rankandflank.engagement import active, frontage, sheet, sheets_of, standing
 from server.rules.rankandflank.events import Log
 from server.rules.rankandflank.system import RankAndFlankRules
 from server.rules.units import Unit, _set, phase_moves, units_of
@@ -64,6 +65,7 @@ from server.rules.whfb8.attacks import Guard, Strike, WHFB8AttackSteps
 COVER_MODIFIER = {Cover.SOFT: -1, Cover.HARD: -2}
 STAND_AND_SHOOT = Modifier("Stand and Shoot", -1, "Stand and Shoot: -1 to hit")
 HORDE = "Horde"
+BATTLE_STANDARD = "battle_standard"
 INSANE_COURAGE = "Insane Courage"
 FEAR_FAILED = "fear_failed"
 STRIKE_BAND = 100
@@ -83,6 +85,15 @@ class Missile:
     armour_piercing: int
     multiple_shots: int
     poisoned: str | None
+
+
+def bearer_stands(state: GameState, unit: Unit) -> bool:
+    """The Battle Standard Bearer is the unit's first joined character, or the unit itself
+    when it is a character: it stands while the unit has a character left (**Decision**: a
+    unit's characters are not told apart once one falls)."""
+    if unit.characters:
+        return True
+    return unit.models > 0 and sheet(state, unit.datasheet).character
 
 
 def insane_courage(total: int) -> bool:
@@ -264,6 +275,20 @@ class WHFB8RankAndFlank(WHFB8AttackSteps, RankAndFlankRules):
                 }
             ]
         return []
+
+    def extra_score(
+        self, state: GameState, mine: Sequence[str], theirs: Sequence[str]
+    ) -> tuple[dict[str, int], list[dict[str, str]]]:
+        """Battle standard +1 (FACTS): one of the side's units carries the army's battle
+        standard (marker "battle_standard") and its bearer still stands."""
+        units = units_of(state)
+        for uid in mine:
+            unit = units[uid]
+            if BATTLE_STANDARD in unit.markers and bearer_stands(state, unit):
+                return {"battle_standard": 1}, [
+                    {"rule": "Battle Standard", "text": f"Battle Standard: +1 ({unit.name})"}
+                ]
+        return {"battle_standard": 0}, []
 
     # -- psychology --------------------------------------------------------------------------------
 

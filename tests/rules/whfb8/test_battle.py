@@ -114,6 +114,7 @@ def test_a_fight_round_by_hand_fear_poison_animated_construct_steadfast() -> Non
         "charge": 1,
         "flank": 0,
         "rear": 0,
+        "battle_standard": 0,
         "total": 4,
         "rules": [
             {
@@ -308,3 +309,35 @@ def test_a_winner_ordered_to_hold_back_tests_leadership_before_pursuing(
     assert ("unit_pursued" in types) is pursues
     state, _ = run(state, 1, [], type="restrain_pursuit", unit="u1", restrain=False)
     assert state.extra["restrain_pursuit"] == []
+
+
+def test_the_battle_standard_adds_one_while_its_bearer_stands() -> None:
+    """FACTS combat result: +1 battle standard. The army entry's `battle_standard` (whfb8, one
+    per army, carried by a character: the unit's joined character here) marks the unit; the
+    +1 counts while the unit has its character."""
+    from server.data.army import validate_army
+
+    entry = {**SKELETONS, "joined_characters": ["tomb-king"], "battle_standard": True}
+    assert validate_army("whfb8", [entry]) == []
+    bad = validate_army("whfb8", [{**SKELETONS, "battle_standard": True}])
+    assert [e.code for e in bad] == ["no_battle_standard"]
+    two = validate_army("whfb8", [entry, entry])
+    assert [(e.code, e.entry) for e in two] == [("no_battle_standard", 1)]
+    assert [e.code for e in validate_army("t9a", [
+        {"datasheet": "citizen-spears", "models": 20, "battle_standard": True}
+    ])] == ["no_battle_standard"]
+    state = position(
+        [entry],
+        [HALBERDIERS],
+        {"u1": (36.0, 24.0, 0.0), "u2": (36.0, 30.0, 180.0)},
+    )
+    from tests.rules.t9a.test_combat import charged
+
+    state = charged(state, "u1", "u2")
+    assert "battle_standard" in unit(state, "u1").markers
+    scores = combat_result.combat_score(state, ["u1", "u2"], {})
+    assert scores[1]["battle_standard"] == 1 and scores[2]["battle_standard"] == 0
+    text = "Battle Standard: +1 (Skeleton Warriors + Tomb King)"
+    note = {"rule": "Battle Standard", "text": text}
+    assert note in scores[1]["rules"]
+    assert scores[1]["total"] == 1 + 1 + 3  # charge, battle standard, ranks (4 ranks: +3)

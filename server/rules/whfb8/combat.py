@@ -217,7 +217,7 @@ class WHFB8RankAndFlank(WHFB8AttackSteps, RankAndFlankRules):
                     multiple if multiple else w.shots,
                     w.strength,
                     line.BS or 0,
-                    profiles.armour_piercing([*w.special_rules, *sheet.special_rules]),
+                    profiles.armour_piercing(w.special_rules),
                     multiple,
                     profiles.poisoned(sheet),
                 )

@@ -341,3 +341,21 @@ def test_the_battle_standard_adds_one_while_its_bearer_stands() -> None:
     note = {"rule": "Battle Standard", "text": text}
     assert note in scores[1]["rules"]
     assert scores[1]["total"] == 1 + 1 + 3  # charge, battle standard, ranks (4 ranks: +3)
+
+
+def test_unstable_wounds_beyond_the_unit_are_split_evenly_among_its_characters() -> None:
+    """Seed 002: "first allocates wounds to the unit, then divides any remaining wounds as
+    equally as possible amongst the characters". 10 Skeletons with two Tomb Kings (W4 each)
+    lose by 18, not Steadfast: 18 - 1 (Animated Construct) = 17 Wounds: 10 to the Skeletons,
+    the other 7 split 4 and 3: one Tomb King falls, the other is left on 1 Wound."""
+    entry = {**SKELETONS, "models": 10, "joined_characters": ["tomb-king", "tomb-king"]}
+    state = position(
+        [entry], [HALBERDIERS], {"u1": (36.0, 24.0, 0.0), "u2": (36.0, 30.0, 180.0)}
+    )
+    state, events = break_test(state, "u1", 18, 4, [], winner="u2")
+    lost = events[1].payload
+    assert (lost["losses"], lost["models_removed"], lost["character_losses"]) == (17, 10, [4, 3])
+    assert lost["characters_removed"] == ["Tomb King"]
+    skeletons = unit(state, "u1")
+    assert skeletons.models == 0 and [c.damage for c in skeletons.characters] == [3]
+    assert skeletons.status == "on_table"

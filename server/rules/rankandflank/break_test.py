@@ -25,7 +25,8 @@
    `heavy_casualties` (whfb8: 0.25) also has a unit that lost that fraction of the models it
    had at the start of the phase test (`heavy_casualties`, after shooting); with
    `panic_once_per_phase` (whfb8) a unit that passed a Panic Test does not test again that
-   phase.
+   phase; with `panic_through` (whfb8) a unit that breaks or flees from Panic makes the friends
+   it flees through test.
 """
 
 from __future__ import annotations
@@ -147,7 +148,32 @@ def panic_test(
         )
     )
     if not passed:
-        log.add(*flee_unit(log.state, unit.id, enemy_id, dice, "failed a Panic Test"))
+        flee_and_panic(log, unit.id, enemy_id, dice, "failed a Panic Test")
+
+
+def flee_and_panic(
+    log: Log, unit_id: str, enemy_id: str, dice: Roller, reason: str
+) -> list[Event]:
+    """`flee_unit`, then (a system with `panic_through`, whfb8) a Panic Test for each friendly
+    unit the flight passed through (flee.py's `passed_through`); the flee events."""
+    fled = flee_unit(log.state, unit_id, enemy_id, dice, reason)
+    log.add(*fled)
+    rules = rank_and_flank_of(log.state)
+    if not rules.panic_through:
+        return fled
+    crossed = [
+        uid for e in fled if e.type == "unit_fled" for uid in e.payload.get("passed_through", ())
+    ]
+    name = log.unit(unit_id).name
+    owner = log.unit(unit_id).owner
+    for uid in crossed:
+        friend = units_of(log.state).get(uid)
+        if friend is None or friend.owner != owner or not active(friend):
+            continue
+        if is_engaged(log.state, uid):
+            continue
+        panic_test(log, friend, unit_id, enemy_id, dice, f"{name} fled through them")
+    return fled
 
 
 def restrains(log: Log, winner_id: str, fled_id: str, dice: Roller) -> bool:
@@ -356,8 +382,7 @@ def break_test(
         if log.unit(unit.id).status == "destroyed":
             panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} destroyed")
         return
-    fled = flee_unit(log.state, unit.id, enemy, dice, "failed its Break Test")
-    log.add(*fled)
+    fled = flee_and_panic(log, unit.id, enemy, dice, "failed its Break Test")
     panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} broke")
     flee_distance = next(
         (float(e.payload["distance"]) for e in fled if e.type == "unit_fled"), 0.0

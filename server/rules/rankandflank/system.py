@@ -102,6 +102,9 @@ class RankAndFlankRules(AttackSteps):
     Panic Test (whfb8: 0.25); None: no such test."""
     panic_once_per_phase: bool = False
     """A unit that passed a Panic Test takes no other that phase (whfb8)."""
+    panic_through: bool = False
+    """A unit that breaks or flees from Panic makes the friendly units it flees through take a
+    Panic Test (whfb8)."""
     restraint_rule: str | None = None
     """The rule by which a winner ordered to hold back (`restrain_pursuit`) tests its
     leadership instead of pursuing (whfb8 "Restrain Pursuit"); None: winners always pursue."""

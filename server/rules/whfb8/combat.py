@@ -114,6 +114,7 @@ class WHFB8RankAndFlank(WHFB8AttackSteps, RankAndFlankRules):
     max_supporting_ranks = 3
     heavy_casualties = 0.25
     panic_once_per_phase = True
+    panic_through = True
     restraint_rule = "Restrain Pursuit"
 
     # -- profiles ----------------------------------------------------------------------------------

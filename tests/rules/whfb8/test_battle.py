@@ -18,6 +18,7 @@ from server.rules.whfb8.combat import WHFB8
 from tests.rules.whfb8.positions import (
     HALBERDIERS,
     SKELETONS,
+    SWARM,
     break_test,
     position,
     run,
@@ -359,3 +360,33 @@ def test_unstable_wounds_beyond_the_unit_are_split_evenly_among_its_characters()
     skeletons = unit(state, "u1")
     assert skeletons.models == 0 and [c.damage for c in skeletons.characters] == [3]
     assert skeletons.status == "on_table"
+
+
+def test_fleeing_through_friends_makes_them_test_for_panic_once() -> None:
+    """FACTS Panic: fleeing friends passing through make a unit test; a unit that passed a
+    Panic Test does not test again that phase. The Halberdiers break (12 against 7 - 2) and
+    flee 10 in straight through the Handgunners behind them: those test (6 against Ld 7,
+    passed) and, within 6 in of the broken unit too, do not test a second time; the Swarm
+    pursues 2 in."""
+    from tests.rules.t9a.test_combat import charged
+
+    state = charged(
+        position(
+            [SWARM],
+            [HALBERDIERS, HANDGUNNERS_P2],
+            {"u1": (36.0, 24.0, 0.0), "u2": (36.0, 30.0, 180.0), "u3": (36.0, 36.0, 180.0)},
+        ),
+        "u1",
+        "u2",
+    )
+    state, events = break_test(state, "u2", 2, 4, [6, 6] + [5, 5] + [3, 3] + [1, 1])
+    fled = next(e.payload for e in events if e.type == "unit_fled")
+    assert "u3" in fled["passed_through"]
+    panics = [e.payload for e in events if e.type == "panic_test"]
+    assert [(p["unit"], p["passed"]) for p in panics] == [("u3", True)]
+    assert panics[0]["text"].startswith("Empire Handgunners take a Panic Test (Empire "
+                                        "Halberdiers fled through them)")
+    assert "fleeing" not in unit(state, "u3").markers
+
+
+HANDGUNNERS_P2 = {"datasheet": "empire-handgunners", "models": 10, "files": 5}

@@ -318,8 +318,9 @@ class WHFB8RankAndFlank(WHFB8AttackSteps, RankAndFlankRules):
         return []
 
     def unmodified_leadership(self, sheets: Sequence[Datasheet]) -> str | None:
-        stubborn = bool(sheets) and all(s.has_rule(profiles.STUBBORN) for s in sheets)
-        return profiles.STUBBORN if stubborn else None
+        """Stubborn: a unit with at least one Stubborn model is Stubborn (the 8th-edition
+        rulebook's wording)."""
+        return profiles.STUBBORN if any(s.has_rule(profiles.STUBBORN) for s in sheets) else None
 
     def instead_of_break_test(
         self, sheets: Sequence[Datasheet], *, difference: int, steadfast: bool

@@ -390,3 +390,28 @@ def test_fleeing_through_friends_makes_them_test_for_panic_once() -> None:
 
 
 HANDGUNNERS_P2 = {"datasheet": "empire-handgunners", "models": 10, "files": 5}
+
+
+def test_a_stubborn_unit_tests_on_unmodified_leadership(monkeypatch: pytest.MonkeyPatch) -> None:
+    """FACTS Break Test: Stubborn uses unmodified Ld, whatever the ranks. Halberdiers made
+    Stubborn (no catalogue unit has the rule: the sheet is swapped in) lose by 4 with fewer
+    ranks than the enemy: 7 against Leadership 7, passed."""
+    from server.data import load_catalog
+    from server.data.schema import SpecialRule
+    from server.rules.rankandflank import break_test as breaking
+    from tests.rules.t9a.test_combat import charged
+
+    state = charged(
+        position([SWARM], [HALBERDIERS], {"u1": (36.0, 24.0, 0.0), "u2": (36.0, 30.0, 180.0)}),
+        "u1",
+        "u2",
+    )
+    halberdiers = load_catalog().get("whfb8", "empire-halberdiers")
+    stubborn = halberdiers.model_copy(update={"special_rules": [SpecialRule(name="Stubborn")]})
+    assert WHFB8.unmodified_leadership([stubborn]) == "Stubborn"
+    assert WHFB8.unmodified_leadership([halberdiers]) is None
+    monkeypatch.setattr(breaking, "sheets_of", lambda state, unit: [stubborn])
+    state, events = break_test(state, "u2", 4, 5, [4, 3])
+    test = events[0].payload
+    assert (test["needed"], test["passed"], test["steadfast"]) == (7, True, False)
+    assert test["rules"][0]["rule"] == "Stubborn"

@@ -102,6 +102,9 @@ def panic_test(
     test flees from `enemy_id`. A system with `panic_once_per_phase` (whfb8) skips a unit that
     passed one this phase."""
     rules = rank_and_flank_of(log.state)
+    unit = log.unit(unit.id)  # as it stands now: an earlier test of this batch may have moved it
+    if not active(unit):
+        return
     if rules.panic_once_per_phase and phase_moves(log.state).get(unit.id, {}).get(PANIC_PASSED):
         return
     key = rules.leadership_name.lower()

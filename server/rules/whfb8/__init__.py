@@ -8,6 +8,7 @@ from server.rules.core import Battlefield
 from server.rules.systems import GameSystem, register_system
 from server.rules.whfb8 import tables
 from server.rules.whfb8.combat import WHFB8
+from server.rules.whfb8.variant import VARIANT
 
 SYSTEM = register_system(
     GameSystem(
@@ -21,5 +22,6 @@ SYSTEM = register_system(
         movement_phase="Movement",
         tables=tables,
         rank_and_flank=WHFB8,
+        variant=VARIANT,
     )
 )

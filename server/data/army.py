@@ -171,15 +171,15 @@ def _check_entry(
         )
 
     if entry.battle_standard and (
-        system != "whfb8" or not (unit.character or entry.joined_characters)
+        not rules.battle_standards or not (unit.character or entry.joined_characters)
     ):
         errors.append(
             error(
                 NO_BATTLE_STANDARD,
                 f"{unit.name} cannot carry the Battle Standard: "
                 + (
-                    "only whfb8 armies have one here"
-                    if system != "whfb8"
+                    f"{system} armies have no Battle Standard Bearer here"
+                    if not rules.battle_standards
                     else "a character carries it (join one to the unit)"
                 ),
                 datasheet=unit.id,

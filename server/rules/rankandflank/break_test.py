@@ -58,11 +58,7 @@ from server.rules.rankandflank.events import (
     flee_unit,
     losses_events,
 )
-from server.rules.rankandflank.system import (
-    RankAndFlankRules,
-    rank_and_flank_of,
-    rank_and_flank_systems,
-)
+from server.rules.rankandflank.system import rank_and_flank_of
 from server.rules.systems import find_system
 from server.rules.units import Unit, _set, _unit, phase_moves, table_of, units_of
 
@@ -217,10 +213,11 @@ def restrains(log: Log, winner_id: str, fled_id: str, dice: Roller) -> bool:
 RESTRAIN = "restrain_pursuit"
 
 
-def rank_and_flank_of_system(system_id: str) -> RankAndFlankRules:
+def has_restraint(system_id: str) -> bool:
+    """For `register_action(systems=...)`: systems whose winners may be ordered to hold back
+    (a `restraint_rule`)."""
     rules = find_system(system_id).rank_and_flank
-    assert rules is not None
-    return rules
+    return rules is not None and rules.restraint_rule is not None
 
 
 def restrain_orders(state: GameState) -> frozenset[str]:
@@ -234,13 +231,7 @@ class RestrainPursuit(ActionModel):
     restrain: bool = True
 
 
-@register_action(
-    "restrain_pursuit",
-    RestrainPursuit,
-    systems=[
-        s for s in rank_and_flank_systems() if rank_and_flank_of_system(s).restraint_rule
-    ],
-)
+@register_action("restrain_pursuit", RestrainPursuit, systems=has_restraint)
 def restrain_pursuit(
     state: GameState, seat: int, action: RestrainPursuit, dice: DiceStream
 ) -> list[Event]:

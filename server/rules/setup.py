@@ -44,8 +44,10 @@ from server.rules.units import (
     _set,
     _unit,
     _with_unit,
+    containing,
     datasheet_of,
     deployment_zone,
+    entirely,
     footprint_of,
     grid_positions,
     is_ranked,
@@ -391,12 +393,17 @@ def declare_reserve(
     unit = _unit(state, action.unit, seat)
     _require_deploying(state, seat, unit)
     sheet = datasheet_of(state, unit)
-    allowed = [r for r in reserve_rules(state.system) if sheet.has_rule(r)]
+    # Seed 000, Ambush: "any unit entirely with Ambush": every model, joined characters too.
+    allowed = [r for r in reserve_rules(state.system) if entirely(state, unit, r)]
     if not allowed:
+        partly = [r for r in reserve_rules(state.system) if containing(state, unit, r)]
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{unit.name} has no rule that lets it stay off the table",
-            rule="Deployment",
+            f"{unit.name} is not entirely with {partly[0]}: every model, joined characters "
+            "included, must have it to stay off the table"
+            if partly
+            else f"{unit.name} has no rule that lets it stay off the table",
+            rule=partly[0] if partly else "Deployment",
             needs=list(reserve_rules(state.system)),
         )
     placed = dataclasses.replace(unit, status=action.mode)

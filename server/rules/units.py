@@ -181,6 +181,30 @@ def datasheet_of(state: GameState, unit: Unit) -> Datasheet:
     return load_catalog().get(state.system, unit.datasheet)
 
 
+# --- which rules the unit has (issue 17 item 1: one judgement for every rule) ---------------------
+
+
+def sheets_of(state: GameState, unit: Unit) -> list[Datasheet]:
+    """The datasheets of every model of the unit: its rank-and-file (while any remain, or when
+    it has nothing else) then its joined characters'. The one list every "containing" and
+    "entirely" judgement reads (flee, charge, moves, reserves, the rank-and-flank battle)."""
+    catalog = load_catalog()
+    keep = unit.models > 0 or not unit.characters
+    found = [catalog.get(state.system, unit.datasheet)] if keep else []
+    return found + [catalog.get(state.system, c.datasheet) for c in unit.characters]
+
+
+def containing(state: GameState, unit: Unit, rule: str) -> bool:
+    """"A unit containing <rule>" (seed 000, e.g. Fearless): some model of it has the rule."""
+    return any(s.has_rule(rule) for s in sheets_of(state, unit))
+
+
+def entirely(state: GameState, unit: Unit, rule: str) -> bool:
+    """"A unit entirely with <rule>" (seed 000: Ambush, Light Troops, Swiftstride, Supernal):
+    every model of it, joined characters included, has the rule."""
+    return all(s.has_rule(rule) for s in sheets_of(state, unit))
+
+
 def unit_from_json(raw: Mapping[str, Any]) -> Unit:
     placement = raw.get("placement")
     return Unit(

@@ -15,7 +15,7 @@ from server.geometry.constants import SKIRMISH_GAP_T9A_IN
 from server.geometry.frame import Placement
 from server.rules.core import GameState
 from server.rules.markers import SHAKEN
-from server.rules.systems import RankedRules, Variant
+from server.rules.systems import RankedRules, Variant, swiftstride_roll
 
 
 def _global(sheet: Datasheet) -> Any:
@@ -46,8 +46,19 @@ class NinthAgeRanked(RankedRules):
         return None
 
     def reform_allowance(self, allowance: float, light: bool) -> float:
-        """A Reform moves the models up to half the Advance Rate (Light Troops: twice it)."""
+        """No single model of a Reform moves further than twice its Mobility (the 2nd-edition
+        Reform Move; docs/rules-decisions.md "Reform"). Mobility is the Advance Rate."""
+        return allowance * 2.0
+
+    def reform_centre_limit(self, allowance: float, light: bool) -> float | None:
+        """The centre of a reforming unit travels at most half its Mobility; a unit entirely
+        with Light Troops up to twice its Mobility (seed 000, Light Troops: "instead of the
+        normal half Mobility")."""
         return allowance * (2.0 if light else 0.5)
+
+    def reform_files_change(self) -> int | None:
+        """A Reform changes the number of files by at most 3 (the 2nd-edition Reform Move)."""
+        return 3
 
 
 @dataclass(frozen=True)
@@ -61,6 +72,11 @@ class NinthAge(Variant):
         """2D6 + Advance Rate (FACTS.md decision); Swiftstride rolls Maximised (3D6 keep 2)."""
         swift = sheet.has_rule("Swiftstride")
         return ("2D6 maximised x1" if swift else "2D6"), _global(sheet).advance_rate
+
+    def unit_charge_roll(self, sheets: Sequence[Datasheet]) -> tuple[str, int]:
+        """2D6 + the rank-and-file's Advance Rate; Maximised only for a unit entirely with
+        Swiftstride (seed 000: "units entirely with Swiftstride"), as for its flee roll."""
+        return swiftstride_roll(sheets)[0], _global(sheets[0]).advance_rate
 
     def ambush_options(
         self,

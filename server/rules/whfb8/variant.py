@@ -10,7 +10,7 @@ from typing import Any
 
 from server.data import Datasheet
 from server.geometry.constants import SKIRMISH_GAP_WHFB8_IN
-from server.rules.systems import RankedRules, Variant
+from server.rules.systems import RankedRules, Variant, swiftstride_roll
 
 CANNOT_FLEE = ("Undead", "Unstable", "Unbreakable")
 """Rules whose units may only Hold or Stand and Shoot (seed 002: Unstable units are
@@ -69,6 +69,10 @@ class Warhammer(Variant):
         """M + 2D6 (FACTS.md); Swiftstride: 3D6 keep the highest two."""
         swift = sheet.has_rule("Swiftstride")
         return ("2D6 maximised x1" if swift else "2D6"), _movement(sheet)
+
+    def unit_charge_roll(self, sheets: Sequence[Datasheet]) -> tuple[str, int]:
+        """M + 2D6; Swiftstride only when every model of the unit has it (as its flee roll)."""
+        return swiftstride_roll(sheets)[0], _movement(sheets[0])
 
 
 VARIANT = Warhammer(

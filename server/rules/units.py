@@ -30,6 +30,7 @@ from server.geometry.kinds import Height
 from server.geometry.los import LineOfSight, line_of_sight
 from server.geometry.table import Battlefield as GeoBattlefield
 from server.geometry.table import Table, Terrain
+from server.rules import automation
 from server.rules.battle import (
     BATTLE,
     DEPLOYMENT,
@@ -472,8 +473,9 @@ def unit_view(state: GameState, unit: Unit) -> dict[str, Any]:
     fp = footprint_of(state, unit)
     out["footprint"] = None if fp is None else fp.to_geojson()
     out["rules"] = [r.printed for r in sheet.special_rules]
-    out["not_automated"] = load_catalog().not_automated(state.system, unit.datasheet)
-    out["partly_automated"] = load_catalog().partly_automated(state.system, unit.datasheet)
+    # The marks come from the handlers the code declares (server/rules/automation.py).
+    out["not_automated"] = automation.not_automated(state.system, unit.datasheet)
+    out["partly_automated"] = automation.partly_automated(state.system, unit.datasheet)
     out["moved"] = dict(phase_moves(state).get(unit.id, {}))
     out["engaged_with"] = state.extra.get("engaged", {}).get(unit.id)
     return out

@@ -54,7 +54,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
-from server.rules.rankandflank.attacks import Roller, plural, resolve, times_models
+from server.rules.rankandflank.attacks import Roller, plural, times_models
 from server.rules.rankandflank.break_test import break_test, panic_tests
 from server.rules.rankandflank.combat_result import combat_score, proper_ranks, result, score_text
 from server.rules.rankandflank.engagement import (
@@ -69,7 +69,7 @@ from server.rules.rankandflank.engagement import (
     sheet,
     standing,
 )
-from server.rules.rankandflank.events import Log, losses_events, step_events
+from server.rules.rankandflank.events import Log, losses_events, resolve_on_pools, step_events
 from server.rules.rankandflank.system import rank_and_flank_of, rank_and_flank_systems
 from server.rules.units import Unit, _set, _unit, phase_moves, table_of, units_of
 
@@ -260,14 +260,21 @@ def resolve_combat(
             fp, efp = standing(snapshot, attacker), standing(snapshot, target)
             from_front = fp is not None and efp is not None and Arc.FRONT in arc_of_unit(efp, fp)
             charged = charged_this_round(snapshot, target.id)
-            against = rules.guard_in_round(
-                snapshot, target, guard(snapshot, target, parry=from_front, charged=charged)
+            outcomes, losses = resolve_on_pools(
+                snapshot,
+                target,
+                strike,
+                lambda ds, s=snapshot, t=target, p=from_front, c=charged: rules.guard_in_round(
+                    s, t, rules.guard(ds, parry=p, charged=c)
+                ),
+                dice,
+                taken=pending.get(target.id, 0),
             )
-            outcome = resolve(rules, strike, against, dice)
             shown = rules.strike_order_value(step)
-            log.add(*step_events(outcome, attacker, target, **{order.lower(): shown}))
-            if outcome.unsaved:
-                pending[target.id] = pending.get(target.id, 0) + outcome.unsaved
+            for outcome in outcomes:
+                log.add(*step_events(outcome, attacker, target, **{order.lower(): shown}))
+            if losses:
+                pending[target.id] = pending.get(target.id, 0) + losses
         for target_id, losses in pending.items():
             target = log.unit(target_id)
             events, applied = losses_events(

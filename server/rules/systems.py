@@ -20,6 +20,7 @@ from server.geometry.frame import Placement
 from server.rules.core import Battlefield, GameState
 
 if TYPE_CHECKING:
+    from server.rules.endgame import GameResult
     from server.rules.rankandflank.system import RankAndFlankRules
 
 
@@ -155,6 +156,12 @@ class Variant(ABC):
         """The charge roll of a unit whose model kinds are `sheets` (rank-and-file first):
         by default its first model kind's."""
         return self.charge_roll(sheets[0])
+
+    def game_result(self, state: GameState, conceded_by: int | None) -> GameResult | None:
+        """The finished game's result (Victory Points, objectives, winner), or None when the
+        system does not score its games (server/rules/endgame.py); `conceded_by`: the seat
+        that conceded, if the game ends that way."""
+        return None
 
     def ambush_options(
         self,

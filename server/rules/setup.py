@@ -280,9 +280,16 @@ def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStrea
 @register_folder("army_submitted")
 def _fold_army_submitted(state: GameState, event: Event) -> GameState:
     units = dict(units_of(state))
+    # What each unit was mustered with (Victory Points are counted from it: endgame.py).
+    mustered = dict(state.extra.get("mustered", {}))
     for raw in event.payload["units"]:
         units[raw["id"]] = unit_from_json({**raw, "status": "undeployed"})
-    state = _set(state, units=units, armies=(*state.extra.get("armies", ()), event.payload["seat"]))
+        mustered[raw["id"]] = {
+            "models": raw["models"],
+            "characters": [c["datasheet"] for c in raw.get("characters", ())],
+        }
+    state = _set(state, units=units, armies=(*state.extra.get("armies", ()), event.payload["seat"]),
+                 mustered=mustered)
     return dataclasses.replace(state, next_id=state.next_id + len(event.payload["units"]))
 
 

@@ -14,6 +14,7 @@ from server.data import Datasheet
 from server.geometry.constants import SKIRMISH_GAP_T9A_IN
 from server.geometry.frame import Placement
 from server.rules.core import GameState
+from server.rules.endgame import GameResult
 from server.rules.markers import SHAKEN
 from server.rules.systems import RankedRules, Variant, swiftstride_roll
 
@@ -77,6 +78,13 @@ class NinthAge(Variant):
         """2D6 + the rank-and-file's Advance Rate; Maximised only for a unit entirely with
         Swiftstride (seed 000: "units entirely with Swiftstride"), as for its flee roll."""
         return swiftstride_roll(sheets)[0], _global(sheets[0]).advance_rate
+
+    def game_result(self, state: GameState, conceded_by: int | None) -> GameResult | None:
+        """Victory Points, the Secondary Objective and Draw / Win / Massacre (the 2nd-edition
+        simplified rules for determining the winner: server/rules/t9a/results.py)."""
+        from server.rules.t9a.results import game_result
+
+        return game_result(state, conceded_by)
 
     def ambush_options(
         self,

@@ -10,6 +10,8 @@ from typing import Any
 
 from server.data import Datasheet
 from server.geometry.constants import SKIRMISH_GAP_WHFB8_IN
+from server.rules.core import GameState
+from server.rules.endgame import GameResult
 from server.rules.systems import RankedRules, Variant, swiftstride_roll
 
 CANNOT_FLEE = ("Undead", "Unstable", "Unbreakable")
@@ -73,6 +75,13 @@ class Warhammer(Variant):
     def unit_charge_roll(self, sheets: Sequence[Datasheet]) -> tuple[str, int]:
         """M + 2D6; Swiftstride only when every model of the unit has it (as its flee roll)."""
         return swiftstride_roll(sheets)[0], _movement(sheets[0])
+
+    def game_result(self, state: GameState, conceded_by: int | None) -> GameResult | None:
+        """Victory Points for units dead or fled (FACTS.md) and the winner by 100 or more
+        (server/rules/whfb8/results.py)."""
+        from server.rules.whfb8.results import game_result
+
+        return game_result(state, conceded_by)
 
 
 VARIANT = Warhammer(

@@ -165,3 +165,30 @@ def test_destroyed_units_score_their_full_cost() -> None:
     assert dict(result.scores) == {1: 0, 2: 165}
     assert result.winner == 2 and result.margin == "Win"
     assert [line.text for line in result.lines] == ["Citizen Archers (Citizen Archers) destroyed"]
+
+
+def test_hold_the_ground_gives_a_counter_from_the_second_game_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Hold the Ground (2nd edition): at the end of each Game Turn after the first, the player
+    with more Scoring Units within 6 in of the centre (36, 24) gains a counter. The Archers
+    stand 4 in from it; nothing at the end of Game Turn 1, a counter at the end of Game Turn 2;
+    a unit that lost Scoring would not count."""
+    monkeypatch.setattr(ambush, "find_arrival", lambda state, unit, near=None: None)
+    game = deployed("hold_the_ground")
+    game.put("u2", 36.0, 20.0, 0.0)
+    counters: list[Event] = []
+    while int(game.state.extra["turn"]) < 3:
+        counters += [e for e in game.act(int(game.state.extra["active_player"]), type="end_phase")
+                     if e.type == "objective_counter"]
+    [counter] = counters
+    assert counter.payload["turn"] == 2 and counter.payload["gained"] == 1
+    assert counter.payload["counts"] == {"1": 1, "2": 0}
+    assert game.state.to_json(None)["objective_counters"] == {"1": 1, "2": 0}
+    import dataclasses
+
+    from server.rules.t9a.results import near_centre, scoring
+
+    archers = units_of(game.state)["u2"]
+    assert archers in near_centre(game.state)[1] and scoring(archers)
+    assert not scoring(dataclasses.replace(archers, markers=(ambush.LOST_SCORING,)))

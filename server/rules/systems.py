@@ -45,10 +45,21 @@ REACTION_NAMES = {"hold": "Hold", "flee": "Flee!", "stand_and_shoot": "Stand and
 """Every Charge Reaction the engine knows, in the order they are offered."""
 
 
+def entirely_with(sheets: Sequence[Datasheet], rule: str) -> bool:
+    """"Entirely with <rule>" (seed 000): every model kind of the unit (`sheets`, joined
+    characters included) has the rule. The one judgement; `units.entirely` reads a unit's."""
+    return bool(sheets) and all(s.has_rule(rule) for s in sheets)
+
+
+def containing_rule(sheets: Sequence[Datasheet], rule: str) -> bool:
+    """"Containing <rule>" (seed 000): some model kind of the unit has the rule."""
+    return any(s.has_rule(rule) for s in sheets)
+
+
 def swiftstride_roll(sheets: Sequence[Datasheet]) -> tuple[str, str | None]:
     """2D6; a unit entirely with Swiftstride rolls Maximised (t9a seed 000; whfb8 3D6 keep the
     highest two, FACTS.md: the same dice expression)."""
-    if sheets and all(s.has_rule("Swiftstride") for s in sheets):
+    if entirely_with(sheets, "Swiftstride"):
         return "2D6 maximised x1", "Swiftstride"
     return "2D6", None
 
@@ -112,7 +123,7 @@ class RankedRules(ABC):
         """Does the unit (every model kind, `sheets`) reform as `centre_reform_rule` says? Only
         a unit entirely with the rule (seed 000, Light Troops)."""
         rule = self.centre_reform_rule
-        return rule is not None and bool(sheets) and all(s.has_rule(rule) for s in sheets)
+        return rule is not None and entirely_with(sheets, rule)
 
     def reform_allowance(self, allowance: float, light: bool) -> float:
         """How far any one model of a Reform may move, from the unit's move allowance."""

@@ -47,7 +47,7 @@ from server.rules.core import (
     RuleError,
     register_projector,
 )
-from server.rules.systems import find_system, variant_of
+from server.rules.systems import containing_rule, entirely_with, find_system, variant_of
 
 MAX_BATTLEFIELD_IN = 240.0
 """The longest table side a game may be created with (`POST /api/games`, `battlefield`)."""
@@ -197,13 +197,13 @@ def sheets_of(state: GameState, unit: Unit) -> list[Datasheet]:
 
 def containing(state: GameState, unit: Unit, rule: str) -> bool:
     """"A unit containing <rule>" (seed 000, e.g. Fearless): some model of it has the rule."""
-    return any(s.has_rule(rule) for s in sheets_of(state, unit))
+    return containing_rule(sheets_of(state, unit), rule)
 
 
 def entirely(state: GameState, unit: Unit, rule: str) -> bool:
     """"A unit entirely with <rule>" (seed 000: Ambush, Light Troops, Swiftstride, Supernal):
     every model of it, joined characters included, has the rule."""
-    return all(s.has_rule(rule) for s in sheets_of(state, unit))
+    return entirely_with(sheets_of(state, unit), rule)
 
 
 def unit_from_json(raw: Mapping[str, Any]) -> Unit:

@@ -16,7 +16,13 @@ from server.geometry.frame import Placement
 from server.rules.core import GameState
 from server.rules.endgame import GameResult
 from server.rules.markers import SHAKEN
-from server.rules.systems import RankedRules, Variant, swiftstride_roll
+from server.rules.systems import (
+    RankedRules,
+    Variant,
+    containing_rule,
+    entirely_with,
+    swiftstride_roll,
+)
 
 
 def _global(sheet: Datasheet) -> Any:
@@ -35,9 +41,9 @@ class NinthAgeRanked(RankedRules):
         """Fearless (seed 000): a unit containing Fearless cannot choose Flee! unless it is
         already Shaken or the entire unit has Feigned Flight."""
         if (
-            any(s.has_rule("Fearless") for s in sheets)
+            containing_rule(sheets, "Fearless")
             and SHAKEN not in markers
-            and not all(s.has_rule("Feigned Flight") for s in sheets)
+            and not entirely_with(sheets, "Feigned Flight")
         ):
             return (
                 "Fearless",

@@ -351,7 +351,7 @@ export function mountOrders(o) {
       const back = focusBefore;
       focusBefore = null;
       if (document.activeElement === document.body || !document.activeElement) {
-        (back?.isConnected ? back : table.canvas).focus({ preventScroll: true });
+        (back && back !== document.body && back.isConnected ? back : table.canvas).focus({ preventScroll: true });
       }
     }
   }

@@ -59,7 +59,7 @@ export function mountPanels(o) {
   const dice = collapsible('dice', 'Dice', false);
   const notes = collapsible('notes', 'Notes', false);
   const share = collapsible('share', 'Share', false);
-  const gameLog = h('ol', { class: 'log game-log' });
+  const gameLog = h('ol', { class: 'log game-log', tabindex: '0', 'aria-label': 'Game log' });
   const logPanel = collapsible('events', 'Game log', store.seat === null);
   logPanel.body.append(gameLog);
   o.root.append(phase, setup, info, magic, tray, units.el, legend.el, tools.el, dice.el, notes.el, logPanel.el, share.el);
@@ -97,7 +97,7 @@ export function mountPanels(o) {
   const diceReason = /** @type {HTMLInputElement} */ (h('input', { name: 'reason', placeholder: 'Reason', maxlength: 200, size: 10, 'aria-label': 'Reason for the roll' }));
   // Not a live region: it is rebuilt from the history; new rolls are said once by the
   // announcer (ui/announce.js).
-  const diceLog = h('ol', { class: 'log dice-log' });
+  const diceLog = h('ol', { class: 'log dice-log', tabindex: '0', 'aria-label': 'Dice rolled' });
   const diceForm = h('form', {
     class: 'row roll',
     onsubmit: async (/** @type {Event} */ e) => {
@@ -114,7 +114,7 @@ export function mountPanels(o) {
 
   // --- notes -----------------------------------------------------------------------------------
   const noteText = /** @type {HTMLInputElement} */ (h('input', { name: 'note', placeholder: 'Write a note…', maxlength: 2000, 'aria-label': 'Note' }));
-  const noteLog = h('ol', { class: 'log note-log' });
+  const noteLog = h('ol', { class: 'log note-log', tabindex: '0', 'aria-label': 'Notes' });
   const noteForm = h('form', {
     class: 'row note',
     onsubmit: async (/** @type {Event} */ e) => {

@@ -18,7 +18,7 @@ const typedValues = new WeakMap();
 /** @param {Table} table @returns {Record<string, string>} */
 function values(table) {
   let v = typedValues.get(table);
-  if (!v) typedValues.set(table, (v = { distance: '4', direction: 'forward', degrees: '15', target: '', x: '', y: '', facing: '', deployUnit: '' }));
+  if (!v) typedValues.set(table, (v = { distance: '4', direction: 'forward', degrees: '15', target: '', x: '', y: '', facing: '', deployUnit: '', open: '' }));
   return v;
 }
 
@@ -146,7 +146,10 @@ export function typedMoves(unit, table) {
       if (table.moves.ghost?.phase === 'staged') table.moves.clearGhost();
       table.handlers.handles.nudgePivot(d);
     } }, 'Pivot'));
-  return h('div', { class: 'typed-orders' }, move, turn);
+  return h('details', {
+    class: 'typed-orders', id: 'typed-orders', open: v.open === '1',
+    ontoggle: (/** @type {Event} */ e) => { v.open = /** @type {HTMLDetailsElement} */ (e.target).open ? '1' : ''; },
+  }, h('summary', null, 'Typed orders (distance, degrees)'), move, turn);
 }
 
 /**

@@ -376,6 +376,22 @@ export function fitLabel(text, max, measure) {
 
 /** @typedef {{x0:number, y0:number, x1:number, y1:number}} Box */
 
+/** A piece's box on the screen. @param {View} v @param {Piece} p @returns {Box} */
+function screenBox(v, p) {
+  /** @type {number[][]} */
+  let pts;
+  if (p.rect) pts = rectCorners(p.rect);
+  else if (p.circle) pts = [[p.circle.x - p.circle.r, p.circle.y - p.circle.r], [p.circle.x + p.circle.r, p.circle.y + p.circle.r]];
+  else pts = geometryRings(p.geometry).flat();
+  const box = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+  for (const [x, y] of pts) {
+    const q = toScreen(v, x, y);
+    box.x0 = Math.min(box.x0, q.x); box.x1 = Math.max(box.x1, q.x);
+    box.y0 = Math.min(box.y0, q.y); box.y1 = Math.max(box.y1, q.y);
+  }
+  return box;
+}
+
 /** @param {Box} a @param {Box} b */
 function overlaps(a, b) {
   return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
@@ -391,16 +407,15 @@ function drawLabels(ctx, v, pieces, selected = null) {
   ctx.textAlign = 'center';
   ctx.textBaseline = 'middle';
   ctx.font = '600 11px system-ui, sans-serif';
-  // The screen box of every labelled piece (a unit's boundary, a token): a square over its
-  // longest side, so any facing is covered; the selected one grown by its handles' reach.
+  // The screen box of every labelled piece (a unit's boundary, a token); the selected one
+  // grown by its handles' reach.
   /** @type {{id:string, box:Box}[]} */
   const boxes = [];
   for (const p of pieces) {
     if (!p.labelHere) continue;
-    const c = pieceCentre(p);
-    const s = toScreen(v, c.x, c.y);
-    const r = (c.span * v.scale) / 2 + (p.id === selected ? 22 : 0);
-    boxes.push({ id: p.id, box: { x0: s.x - r, y0: s.y - r, x1: s.x + r, y1: s.y + r } });
+    const b = screenBox(v, p);
+    const grow = p.id === selected ? 22 : 0;
+    boxes.push({ id: p.id, box: { x0: b.x0 - grow, y0: b.y0 - grow, x1: b.x1 + grow, y1: b.y1 + grow } });
   }
   const measure = (/** @type {string} */ t) => ctx.measureText(t).width;
   for (const p of pieces) {
@@ -409,20 +424,20 @@ function drawLabels(ctx, v, pieces, selected = null) {
     if (!((p.labelHere && px >= 24) || p.wounds)) continue;
     const s = toScreen(v, c.x, c.y);
     if (p.labelHere && p.label && px >= 24 && p.id !== selected) {
+      const own = screenBox(v, p);
       const text = fitLabel(p.label, Math.max(48, px * 1.6), measure);
       const w = measure(text) + 6;
-      const half = (c.size * v.scale) / 2;
-      const spots = [s.y + half + 9, s.y - half - 9];
-      const at = spots.find((y) => {
-        const box = { x0: s.x - w / 2, y0: y - 8, x1: s.x + w / 2, y1: y + 8 };
+      const cx = (own.x0 + own.x1) / 2;
+      const at = [own.y1 + 9, own.y0 - 9].find((y) => {
+        const box = { x0: cx - w / 2, y0: y - 8, x1: cx + w / 2, y1: y + 8 };
         return !boxes.some((b) => b.id !== p.id && overlaps(box, b.box));
       });
       if (text && at !== undefined) {
         ctx.lineWidth = 3;
         ctx.strokeStyle = 'rgba(0,0,0,0.75)';
-        ctx.strokeText(text, s.x, at);
+        ctx.strokeText(text, cx, at);
         ctx.fillStyle = '#fff';
-        ctx.fillText(text, s.x, at);
+        ctx.fillText(text, cx, at);
       }
     }
     if (p.wounds && c.size * v.scale >= 14) {

@@ -17,7 +17,7 @@ export const TERRAIN_STYLES = {
   blocks_los: { fill: '#e0b887', alpha: 0.9, mark: 'stripes', name: 'Blocks line of sight', says: 'striped: hides what is behind it' },
   cover: { fill: '#a9df8e', alpha: 0.85, mark: 'dots', name: 'Cover', says: 'dotted: units in it are in cover' },
   dangerous: { fill: '#f4a6cc', alpha: 0.9, mark: 'zigzag', name: 'Dangerous', says: 'zig-zag: moving through it is a test' },
-  open: { fill: '#d9d1a3', alpha: 0.6, mark: 'none', name: 'Open ground', says: 'plain: no effect' },
+  open: { fill: '#d9d1a3', alpha: 0.75, mark: 'none', name: 'Open ground', says: 'plain: no effect' },
 };
 
 /** @param {string} kind @returns {TerrainStyle} */

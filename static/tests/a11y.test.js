@@ -112,3 +112,18 @@ test('every terrain fill stands out from the table at 3:1 or more, and each kind
   assert.equal(new Set(marks).size, 4);
   assert.ok(!marks.includes('none'));
 });
+
+test('line of sight and measure take their units from the list as from a click', () => {
+  const table = fakeTable({ state: { battlefield: { width: 72, depth: 48 }, ...battle() }, seat: 1 });
+  const asked = /** @type {any} */ (table.conn).asked;
+  table.setMode('los');
+  pick(table, 'u1');
+  pick(table, 'u3');
+  assert.equal(table.tools.los.los?.viewer, 'u1');
+  assert.equal(table.tools.los.los?.target, 'u3');
+  assert.equal(asked.at(-1).type, 'line_of_sight');
+  table.setMode('measure');
+  pick(table, 'u1');
+  pick(table, 't1');
+  assert.deepEqual([table.tools.measure.measure?.from, table.tools.measure.measure?.to], ['u1', 't1']);
+});

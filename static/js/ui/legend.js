@@ -31,7 +31,7 @@ function swatch(style) {
 
 /** The legend list. @returns {HTMLElement} */
 export function terrainLegend() {
-  return h('ul', { class: 'legend', 'aria-label': 'Terrain kinds' },
+  return h('ul', { class: 'legend-list', 'aria-label': 'Terrain kinds' },
     Object.entries(TERRAIN_STYLES).map(([kind, style]) => h('li', { dataset: { kind } },
       swatch(style), h('span', null, h('b', null, style.name), ` — ${style.says}`))),
     h('li', { class: 'legend-ghost' }, h('span', { class: 'ghost-sign', 'aria-hidden': 'true' }, '⊘'),

@@ -265,7 +265,18 @@ export function unitActions(unit, table) {
 export function mountOrders(o) {
   const { side, board, store, table } = o;
   const banner = h('div', { class: 'order-banner', id: 'order-banner', role: 'region', 'aria-label': 'Waiting for an answer', 'aria-live': 'polite', hidden: true });
-  board.append(banner);
+  // Over the table; on a phone at the top of the panel sheet under it, so it covers none of
+  // the table (issue 24 item 5).
+  const phone = typeof window.matchMedia === 'function' ? window.matchMedia('(max-width: 600px)') : null;
+  const placeBanner = () => {
+    const parent = phone?.matches ? side : board;
+    if (banner.parentElement !== parent) {
+      if (parent === side) side.prepend(banner);
+      else board.append(banner);
+    }
+  };
+  placeBanner();
+  phone?.addEventListener('change', placeBanner);
   const agreement = h('section', { class: 'panel agreement', id: 'agreement', hidden: true });
   const report = h('section', { class: 'panel report', id: 'combat-report', hidden: true });
   const phase = side.querySelector('.panel.phase');

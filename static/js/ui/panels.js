@@ -56,11 +56,11 @@ export function mountPanels(o) {
   const units = collapsible('units', 'Units', true);
   const legend = collapsible('legend', 'Terrain legend', false);
   const tools = collapsible('tools', 'Tools', true);
-  const dice = collapsible('dice', 'Dice', false);
-  const notes = collapsible('notes', 'Notes', false);
+  const dice = collapsible('dice', 'Dice', true);
+  const notes = collapsible('notes', 'Notes', true);
   const share = collapsible('share', 'Share', false);
   const gameLog = h('ol', { class: 'log game-log', tabindex: '0', 'aria-label': 'Game log' });
-  const logPanel = collapsible('events', 'Game log', store.seat === null);
+  const logPanel = collapsible('events', 'Game log', true);
   logPanel.body.append(gameLog);
   o.root.append(phase, setup, info, magic, tray, units.el, legend.el, tools.el, dice.el, notes.el, logPanel.el, share.el);
   legend.body.append(terrainLegend());

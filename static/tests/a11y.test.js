@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { announcements, MAX_LINES } from '../js/ui/announce.js';
 import { focusKey } from '../js/ui/dom.js';
 import { unitLine, unitGroups, pick } from '../js/ui/units.js';
-import { zoneMiddle } from '../js/ui/typed.js';
+import { zoneMiddle, stageStraightMove } from '../js/ui/typed.js';
 import { fitLabel } from '../js/view/render.js';
 import { TERRAIN_STYLES, TABLE_COLOR, contrast, rgb, shownFill } from '../js/view/terrain-style.js';
 import { fakeTable } from './fakes.js';
@@ -126,4 +126,42 @@ test('line of sight and measure take their units from the list as from a click',
   pick(table, 'u1');
   pick(table, 't1');
   assert.deepEqual([table.tools.measure.measure?.from, table.tools.measure.measure?.to], ['u1', 't1']);
+});
+
+/** A ranked unit of 20 models, 5 wide, front centre at (20, 10) facing 0; player 1's turn. */
+const ranked = () => {
+  const corners = [[17.5, 10], [22.5, 10], [17.5, 6], [22.5, 6]];
+  return {
+    battlefield: { width: 72, depth: 48 }, stage: 'battle', active_player: 1, tokens: {},
+    units: {
+      u1: {
+        id: 'u1', owner: 1, name: 'Spears', status: 'on_table', models: 20, files: 5, placement: { x: 20, y: 10, facing: 0 },
+        footprint: { type: 'FeatureCollection', features: [{ type: 'Feature',
+          properties: { role: 'boundary', corners, centre: [20, 8], facing: 0 },
+          geometry: { type: 'Polygon', coordinates: [[[17.5, 10], [22.5, 10], [22.5, 6], [17.5, 6], [17.5, 10]]] } }] },
+      },
+    },
+  };
+};
+
+test('typed orders stage the same actions a drag would, and Confirm sends them', () => {
+  const table = fakeTable({ state: ranked(), seat: 1 });
+  const asked = /** @type {any} */ (table.conn).asked;
+  table.select('u1');
+  assert.ok(stageStraightMove(table, /** @type {any} */ (table.store.state).units.u1, 'forward', 4));
+  assert.equal(table.moves.ghost?.phase, 'staged');
+  assert.deepEqual(table.moves.ghost?.action, { type: 'move_unit', unit: 'u1', manoeuvre: 'forward', mode: 'advance', distance: 4 });
+  assert.deepEqual([table.moves.ghost?.x, table.moves.ghost?.y], [20, 12]);
+  table.moves.confirmStaged();
+  assert.deepEqual(asked.at(-1), { type: 'act', body: { type: 'move_unit', unit: 'u1', manoeuvre: 'forward', mode: 'advance', distance: 4 } });
+
+  const other = fakeTable({ state: ranked(), seat: 1 });
+  other.select('u1');
+  assert.ok(other.handlers.handles.stageReform(4));
+  assert.deepEqual(other.moves.ghost?.action, { type: 'move_unit', unit: 'u1', manoeuvre: 'reform', mode: 'advance', files: 4, facing: 0 });
+  assert.equal(other.moves.ghost?.label, 'Reform: 4 wide');
+  // Not this player's turn: nothing to stage (the card offers no typed orders then).
+  const waiting = fakeTable({ state: { ...ranked(), active_player: 2 }, seat: 1 });
+  waiting.select('u1');
+  assert.equal(waiting.handlers.handles.stageReform(4), false);
 });

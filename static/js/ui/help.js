@@ -19,7 +19,7 @@ const SHORTCUTS = [
   ['Delete', 'Remove the selected token'],
   ['Esc', 'Cancel the current tool, drag or staged move'],
   ['Units list', 'Every unit with its place, facing, models and status; a click (or Enter) selects it on the table, or picks it for Charge, Shoot, Measure and Line of sight'],
-  ['Typed orders', 'Your selected unit’s card: move a typed distance (Show move, then Confirm), wheel or pivot typed degrees, charge or shoot a target from the list; deploy at typed x, y and facing'],
+  ['Typed orders', 'Your selected unit’s card: move a typed distance (Show move, then Confirm), wheel or pivot typed degrees, reform to typed files, charge or shoot a target from the list; deploy at typed x, y and facing'],
   ['?', 'This help'],
 ];
 

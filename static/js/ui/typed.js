@@ -18,7 +18,7 @@ const typedValues = new WeakMap();
 /** @param {Table} table @returns {Record<string, string>} */
 function values(table) {
   let v = typedValues.get(table);
-  if (!v) typedValues.set(table, (v = { distance: '4', direction: 'forward', degrees: '15', target: '', x: '', y: '', facing: '', deployUnit: '', open: '' }));
+  if (!v) typedValues.set(table, (v = { distance: '4', direction: 'forward', degrees: '15', target: '', x: '', y: '', facing: '', deployUnit: '', open: '', files: '', filesFor: '', turn: '0' }));
   return v;
 }
 
@@ -118,6 +118,10 @@ export function stageStraightMove(table, unit, dir, distance) {
  */
 export function typedMoves(unit, table) {
   const v = values(table);
+  if (v.filesFor !== unit.id) {
+    v.filesFor = unit.id;
+    v.files = String(unit.files || 1);
+  }
   const degrees = () => num(v.degrees);
   const direction = h('select', {
     name: 'typed-direction',
@@ -146,10 +150,22 @@ export function typedMoves(unit, table) {
       if (table.moves.ghost?.phase === 'staged') table.moves.clearGhost();
       table.handlers.handles.nudgePivot(d);
     } }, 'Pivot'));
+  const reform = h('form', {
+    class: 'row typed reform-form', id: 'reform-form',
+    onsubmit: (/** @type {Event} */ e) => {
+      e.preventDefault();
+      const files = num(v.files);
+      if (files === null || files < 1 || !Number.isInteger(files)) return table.toast('Reform: type how many models wide.', 'info');
+      table.handlers.handles.stageReform(files, num(v.turn) ?? 0);
+    },
+  },
+  field('Files (wide)', { type: 'number', min: 1, step: 1, size: 3 }, 'files', v),
+  field('Turn (°)', { type: 'number', step: 90, size: 4 }, 'turn', v),
+  h('button', { type: 'submit', id: 'stage-reform' }, 'Show reform'));
   return h('details', {
     class: 'typed-orders', id: 'typed-orders', open: v.open === '1',
     ontoggle: (/** @type {Event} */ e) => { v.open = /** @type {HTMLDetailsElement} */ (e.target).open ? '1' : ''; },
-  }, h('summary', null, 'Typed orders (distance, degrees)'), move, turn);
+  }, h('summary', null, 'Typed orders (distance, degrees, files)'), move, turn, reform);
 }
 
 /**

@@ -1,5 +1,5 @@
-"""Accessibility in the browser (issue 24): axe-core on every kind of page, a game played from the
-keyboard alone, and the layouts at 1280x800, 768x1024 and 390x844 (with a protanopia
+"""Accessibility in the browser (issue 24): axe-core on every kind of page, deployment, a charge,
+an end of phase and a move played from the keyboard alone, and the layouts at 1280x800, 768x1024 and 390x844 (with a protanopia
 simulation of a refused move).
 
 axe-core comes from the root package.json (`npm ci`); it is injected into the page and run as
@@ -181,7 +181,7 @@ def test_reaction_banner_takes_focus_and_is_answered_with_enter(server: str, pag
     assert pages.errors == []
 
 
-def test_deployment_a_move_and_an_end_of_phase_with_the_keyboard_only(
+def test_deployment_a_charge_an_end_of_phase_and_a_move_with_the_keyboard_only(
         server: str, pages: Any) -> None:
     g = armies_game(server)
     p1 = pages.open("player1", g["p1"])
@@ -211,15 +211,29 @@ def test_deployment_a_move_and_an_end_of_phase_with_the_keyboard_only(
     placed = p1.evaluate("(id) => warfield.store.state.units[id].placement", spears)
     assert (placed["x"], placed["y"], placed["facing"]) == (20, 10, 0), placed
 
+    # A charge from the keyboard: the Spears from the list, the target from the list.
+    tab_to(p1, f"button[data-pick={spears}]")
+    p1.keyboard.press("Enter")
+    tab_to(p1, "#typed-target")
+    tab_to(p1, "#charge-target")
+    p1.keyboard.press("Enter")
+    p1.wait_for_selector("#charge-prompt:has-text('Waiting for Player 2')")
+    # Player 2's banner has the focus on Hold (Flee! is refused: Fearless): Enter answers.
+    until_equal(p2, "document.activeElement && document.activeElement.dataset.reaction", "hold")
+    p2.keyboard.press("Enter")
+    # 28 in is more than 2D6 + the Advance Rate can reach: the server rolls and it fails.
+    p1.wait_for_selector(".game-log li:has-text('charge failed')")
+    expect(p1.locator("#charge-prompt")).to_have_count(0)
+
     # End of phase: Tab to End phase, Enter.
     tab_to(p1, "#end-phase")
     p1.keyboard.press("Enter")
     until(p1, "warfield.store.state.phase !== 'Charge'")
     until_equal(p1, "warfield.store.state.phase", "Movement")
 
-    # A move: pick the Spears in the units list, type 4 in, Show move, then Confirm.
-    tab_to(p1, f"button[data-pick={spears}]")
-    p1.keyboard.press("Enter")
+    # A move: the Spears are still selected (picked for the charge); type 4 in, Show move,
+    # then Confirm.
+    p1.wait_for_selector(f"button[data-pick={spears}][aria-pressed=true]")
     tab_to(p1, "#typed-orders > summary")
     p1.keyboard.press("Enter")  # opens the typed orders
     p1.wait_for_selector("#move-form input[name=typed-distance]")

@@ -1,6 +1,7 @@
-"""Accessibility in the browser (issue 24): axe-core on every kind of page, deployment, a charge,
-an end of phase and a move played from the keyboard alone, and the layouts at 1280x800, 768x1024 and 390x844 (with a protanopia
-simulation of a refused move).
+"""Accessibility in the browser (issue 24): axe-core on every kind of page; deployment, a charge,
+an end of phase and a move played from the keyboard alone; focus kept across re-renders and
+each new event announced once; and the layouts at 1280x800, 768x1024 and 390x844 (with a
+protanopia simulation of a refused move) and the setup terrain row at four widths.
 
 axe-core comes from the root package.json (`npm ci`); it is injected into the page and run as
 it is: a critical or serious violation fails the test, with the rule, its help text and the

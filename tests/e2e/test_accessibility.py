@@ -169,11 +169,16 @@ def test_axe_finds_no_serious_violations_on_lobby_setup_battle_banner_and_specta
     assert pages.errors == []
 
 
-def test_reaction_banner_takes_focus_and_is_answered_with_enter(server: str, pages: Any) -> None:
+def test_reaction_banner_takes_focus_and_is_answered_with_enter(server: str, pages: Any,
+                                                               tmp_path: Path) -> None:
     g = charge_pending(server)
     p2 = pages.open("player2", g["p2"])
     p2.wait_for_function(READY)
     until_equal(p2, "document.activeElement && document.activeElement.dataset.reaction", "hold")
+    p2.keyboard.press("Shift+Tab")  # the focus ring shows (keyboard focus), then back on Hold
+    p2.keyboard.press("Tab")
+    until_equal(p2, "document.activeElement.dataset.reaction", "hold")
+    p2.screenshot(path=str(tmp_path / "reaction-banner-focus.png"))
     p2.keyboard.press("Enter")
     p2.wait_for_selector(".game-log li:has-text('charge succeeded')")
     expect(p2.locator("#charge-prompt")).to_have_count(0)
@@ -337,6 +342,16 @@ def test_focus_survives_re_renders_and_each_new_event_is_announced_once(
     p1.wait_for_selector(".game-log li:has-text('Charge')")
     until_equal(p1, "document.activeElement.dataset.pick", SPEARS)
     expect(p1.locator("#announcer p")).to_have_count(2)
+
+    # Typing in a field while the panel renders again: nothing typed is lost or misplaced.
+    p1.click("#typed-orders > summary")
+    type_into(p1, "#move-form input[name=typed-distance]", "1")
+    g["act"](2, {"type": "note", "text": "Still here"})
+    p1.wait_for_selector(".note-log li:has-text('Still here')")
+    until_equal(p1, "document.activeElement.name", "typed-distance")
+    p1.keyboard.type("2")
+    until_equal(p1, "document.querySelector('#move-form input[name=typed-distance]').value", "12")
+    tab_to(p1, f"button[data-pick={SPEARS}]", shift=True)
 
     # The help dialog is modal: it takes the focus, keeps it, Esc closes it and gives it back.
     p1.keyboard.press("?")

@@ -43,7 +43,33 @@ export function replace(el, ...children) {
   append(el, children);
   if (had && !el.contains(document.activeElement)) {
     const next = findFocusTarget(el, had);
-    if (next) next.focus({ preventScroll: true });
+    if (next) {
+      next.focus({ preventScroll: true });
+      keepTyping(/** @type {HTMLElement} */ (active), next);
+    }
+  }
+}
+
+/** Carry what was being typed into the field that replaced it: its value and the caret (a new
+ * field's caret is at the start, so typing on would go in front). @param {HTMLElement} old @param {HTMLElement} next */
+function keepTyping(old, next) {
+  if (!(old instanceof HTMLInputElement || old instanceof HTMLTextAreaElement)) return;
+  if (!(next instanceof HTMLInputElement || next instanceof HTMLTextAreaElement)) return;
+  if (old instanceof HTMLInputElement && (old.type === 'checkbox' || old.type === 'radio')) return;
+  if (next.value !== old.value) next.value = old.value;
+  const end = next.value.length;
+  const start = old.selectionStart ?? end;
+  const stop = old.selectionEnd ?? end;
+  // Number fields have no selection API: set it as a text field for a moment.
+  const type = next instanceof HTMLInputElement ? next.type : 'textarea';
+  try {
+    if (type === 'number' && next instanceof HTMLInputElement) {
+      next.type = 'text';
+      next.setSelectionRange(start, stop);
+      next.type = 'number';
+    } else next.setSelectionRange(start, stop);
+  } catch {
+    /* a field type without a caret (date, range…): nothing to keep */
   }
 }
 

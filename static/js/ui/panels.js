@@ -142,6 +142,7 @@ export function mountPanels(o) {
   let renderedSeat;
   /** @type {unknown[]} */
   let unitsKey = [];
+  let shareOpened = false;
 
   function update() {
     const st = store.state || {};
@@ -168,6 +169,11 @@ export function mountPanels(o) {
       if (stateChanged) renderSetup();
       renderTray(tray, table, store, conn, toast);
       renderShare(share.body, st, store.seat, o.links);
+      // The invite link is wanted until seat 2 is taken: the section opens for it, once.
+      if (!shareOpened && store.seat !== null && st.seats && !st.seats['2']) {
+        shareOpened = true;
+        /** @type {HTMLDetailsElement} */ (share.el).open = true;
+      }
     }
     renderMagic();
     renderInfo(info, table, store);

@@ -12,18 +12,20 @@ import { h, replace } from './ui/dom.js';
 import { helpOverlay } from './ui/help.js';
 import { mountOrders } from './ui/orders.js';
 import { mountAnnouncer } from './ui/announce.js';
+import { showReplay } from './ui/replay-page.js';
 
 const root = /** @type {HTMLElement} */ (document.getElementById('app'));
 const route = routeOf(location.pathname);
 
 if (route.page === 'lobby') showLobby(root);
 else if (route.page === 'table') showTable(route.gameId);
+else if (route.page === 'replay') showReplay(root, route.gameId);
 else replace(root, h('main', { class: 'lobby' }, h('h1', null, 'Not found'), h('a', { href: '/' }, 'Back to the lobby')));
 
 /** @param {string} gameId */
 async function showTable(gameId) {
   const storage = safeStorage();
-  const choice = await resolveSeat({ gameId, hash: location.hash, storage, claim: () => claimSeat(gameId) });
+  const choice = await resolveSeat({ gameId, hash: location.hash, storage, claim: (invite) => claimSeat(gameId, invite) });
   if (choice.fragment !== null) {
     history.replaceState(null, '', `${location.pathname}${location.search}${choice.fragment}`);
   }
@@ -48,9 +50,10 @@ async function showTable(gameId) {
   const title = h('h1', null, 'Warfield');
   const side = h('aside', { class: 'side', 'aria-label': 'Game panels' });
   const help = helpOverlay();
+  const replayLink = h('a', { href: `/games/${encodeURIComponent(gameId)}/replay`, class: 'badge replay-link', id: 'replay-link', title: 'Replay this game turn by turn, its battle report and dice luck' }, 'Replay');
   const helpButton = h('button', { type: 'button', class: 'help-button', title: 'Help (?)', 'aria-label': 'Help', onclick: () => toggleHelp() }, '?');
   replace(root, h('div', { class: 'page' },
-    h('header', { class: 'top' }, h('a', { href: '/', class: 'home', 'aria-label': 'Lobby' }, '⚔'), title, seatBadge, badge, presence, helpButton),
+    h('header', { class: 'top' }, h('a', { href: '/', class: 'home', 'aria-label': 'Lobby' }, '⚔'), title, seatBadge, badge, presence, replayLink, helpButton),
     board,
     side),
   help);
@@ -71,7 +74,7 @@ async function showTable(gameId) {
 
   const table = new Table({ canvas, store, conn, toast, onChange: () => updatePanels(), toggleHelp });
   table.mount();
-  const links = gameLinks(location.origin, gameId);
+  const links = gameLinks(location.origin, gameId, '', choice.invite ?? null);
   const updatePanels = mountPanels({ root: side, store, conn, table, toast, links });
   mountOrders({ side, board, store, conn, table, toast });
   mountAnnouncer(side, store);

@@ -74,7 +74,7 @@ def type_into(page: Any, selector: str, text: str) -> None:
 def armies_game(server: str) -> dict[str, Any]:
     """A t9a game with both armies submitted: deployment, player 1 or 2 to deploy."""
     g = rest(f"{server}/api/games", {"system": "t9a", "name": "Keyboard"})
-    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {})
+    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {"invite": g["invite"]})
     tokens = {1: g["token"], 2: seat2["token"]}
     for seat, sheet, n in ((1, "citizen-spears", 20), (2, "mageblight-gremlin", 3)):
         rest(f"{server}/api/games/{g['id']}/actions",
@@ -89,7 +89,7 @@ def ruins_game(server: str) -> dict[str, Any]:
     """The orders game (tests/e2e/test_orders_ui.py: Spears and Archers against two units of
     Gremlins, deployed over REST) on the ruins table, so the terrain patterns show."""
     g = rest(f"{server}/api/games", {"system": "t9a", "name": "Ruins"})
-    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {})
+    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {"invite": g["invite"]})
     tokens = {1: g["token"], 2: seat2["token"]}
 
     def act(seat: int, action: dict[str, Any]) -> Any:

@@ -26,7 +26,7 @@ def battle(server: str, system: str, army1: list[Any], army2: list[Any],
            village: bool = False) -> dict[str, Any]:
     """A game in its battle stage at player 1's `phase`, one unit a side, set up over REST."""
     g = rest(f"{server}/api/games", {"system": system, "name": f"Tools {system}"})
-    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {})
+    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {"invite": g["invite"]})
     t1, t2 = g["token"], seat2["token"]
 
     def act(token: str, action: dict[str, Any]) -> Any:
@@ -181,4 +181,23 @@ def test_40k_single_model_moves(server: str, pages: Any, tmp_path: Path) -> None
     assert abs(after[0][1] - (y0 + 1)) < 0.1 and abs(after[0][0] - x0) < 0.1
     assert after[1:] == before[1:]
     p1.screenshot(path=str(tmp_path / "40k.png"))
+    assert pages.errors == []
+
+
+def test_40k_advance_rolls_its_die_before_the_move(server: str, pages: Any) -> None:
+    """Issue 12 item 1: the 40k Advance control sends `advance`, which rolls and commits the D6
+    at once; the move that follows is judged against Move + that die."""
+    g = battle(server, "wh40k10", [{"datasheet": "boyz", "models": 10}],
+               [{"datasheet": "intercessor-squad", "models": 5}], (20, 8), (20, 36), "Movement")
+    p1 = pages.open("player1", g["p1_url"])
+    p1.wait_for_function(READY)
+    u1 = g["u1"]
+    x0, y0 = unit(p1, u1)["positions"][0]
+    drag(p1, (x0, y0), (x0, y0), steps=1)  # a click on a model selects its unit
+    p1.wait_for_selector("#advance")
+    p1.click("#advance")
+    p1.wait_for_function("(id) => warfield.store.state.units[id].moved.allowance > 6", arg=u1)
+    moved = p1.evaluate("(id) => warfield.store.state.units[id].moved", arg=u1)
+    assert moved["mode"] == "advance" and moved["allowance"] == 6 + moved["advanced"]
+    p1.wait_for_selector("#advance", state="detached")
     assert pages.errors == []

@@ -40,7 +40,7 @@ export function rollsOf(payload) {
  * @param {Connection} o.conn
  * @param {Table} o.table
  * @param {(msg:string, kind?:'info'|'error'|'ok') => void} o.toast
- * @param {{invite:string, spectate:string}} o.links
+ * @param {{invite:string|null, spectate:string}} o.links
  */
 export function mountPanels(o) {
   const { store, conn, table, toast } = o;
@@ -113,7 +113,7 @@ export function mountPanels(o) {
   replace(dice.body, diceForm, diceLog);
 
   // --- notes -----------------------------------------------------------------------------------
-  const noteText = /** @type {HTMLInputElement} */ (h('input', { name: 'note', placeholder: 'Write a note…', maxlength: 2000, 'aria-label': 'Note' }));
+  const noteText = /** @type {HTMLInputElement} */ (h('input', { name: 'note', placeholder: 'Write a note…', maxlength: 500, 'aria-label': 'Note' }));
   const noteLog = h('ol', { class: 'log note-log', tabindex: '0', 'aria-label': 'Notes' });
   const noteForm = h('form', {
     class: 'row note',
@@ -170,7 +170,7 @@ export function mountPanels(o) {
       renderTray(tray, table, store, conn, toast);
       renderShare(share.body, st, store.seat, o.links);
       // The invite link is wanted until seat 2 is taken: the section opens for it, once.
-      if (!shareOpened && store.seat !== null && st.seats && !st.seats['2']) {
+      if (!shareOpened && store.seat !== null && o.links.invite && st.seats && !st.seats['2']) {
         shareOpened = true;
         /** @type {HTMLDetailsElement} */ (share.el).open = true;
       }
@@ -377,11 +377,11 @@ function renderNotes(list, store) {
     : h('li', { class: 'empty' }, 'No notes yet.'));
 }
 
-/** @param {HTMLElement} el @param {any} st @param {number|null} seat @param {{invite:string, spectate:string}} links */
+/** @param {HTMLElement} el @param {any} st @param {number|null} seat @param {{invite:string|null, spectate:string}} links */
 function renderShare(el, st, seat, links) {
   const open = !st.seats?.['2'];
   replace(el,
-    seat !== null && open ? copyRow('Invite (seat 2)', links.invite, 'invite') : null,
+    seat !== null && open && links.invite ? copyRow('Invite (seat 2)', links.invite, 'invite') : null,
     copyRow('Spectators', links.spectate, 'spectate'));
 }
 

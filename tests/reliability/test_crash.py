@@ -6,9 +6,10 @@ the rebuilt state equal those read before the restart (and, for a kill between a
 the live server reported before the kill); both players resume from their last seq with no gap
 and no duplicate within 2 s; a retry of an action whose ack was lost is applied once.
 
-Kill points: (a) right after a commit, before the fold/ack/publish, via the test-only hook
-WARFIELD_TEST_CRASH_AFTER_COMMIT (server/games/service.py); (b) a `kill -9` at a random moment
-while both players have actions in flight; (c) a `kill -9` between actions. Runs on SQLite and
+Kill points: (a) right after a commit, before the fold/ack/publish, by a server started with
+an event store that ends the process there (tests/reliability/crash_server.py); (b) a
+`kill -9` at a random moment while both players have actions in flight; (c) a `kill -9`
+between actions. Runs on SQLite and
 PostgreSQL. The random choices come from WARFIELD_TEST_SEED (printed on failure) when set.
 """
 
@@ -26,7 +27,6 @@ from typing import Any
 import httpx
 import pytest
 
-from server.games.service import CRASH_AFTER_COMMIT_ENV
 from server.rules.core import Event, GameState, fold_all
 from server.store import EventStore, make_engine
 from tests.reliability.client import Player
@@ -56,9 +56,12 @@ class Game:
     def start(self, crash_after: int | None = None) -> None:
         self.runs += 1
         env = {"DATABASE_URL": self.database_url, "WARFIELD_LOG_LEVEL": "warning"}
+        data_dir = str(self.tmp_path / f"run{self.runs}")
         if crash_after:
-            env[CRASH_AFTER_COMMIT_ENV] = str(crash_after)
-        self.server = self.serve(env, str(self.tmp_path / f"run{self.runs}"))
+            command = ("-m", "tests.reliability.crash_server", "--after", str(crash_after))
+            self.server = self.serve(env, data_dir, command)
+        else:
+            self.server = self.serve(env, data_dir)
 
     def create(self) -> None:
         created = httpx.post(self.server.url + "/api/games", json={"system": "t9a"}).json()

@@ -45,12 +45,16 @@ _MESSAGES = {
 
 # --- the bodies (REST) ---------------------------------------------------------------------
 
+# Strict, like the JSON they come from: a string is no number and `true` no seq, over REST and
+# the websocket alike (pydantic's lax mode would read "3" as 3 on one edge and not the other).
+_BODY = ConfigDict(extra="forbid", strict=True)
+
 
 class PointIn(BaseModel):
     """A point on the table, in inches: finite, and at most the margin (12 in) off the largest
     table (each game refuses one more than 12 in off its own table with `bad_request`)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = _BODY
     x: Coord
     y: Coord
 
@@ -76,31 +80,31 @@ def point_of(p: PointIn | str) -> dict[str, float] | str:
 
 
 class ActionIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = _BODY
     action: dict[str, Any]
     ref: ActionRef | None = None
     expected_seq: int | None = Field(default=None, ge=0, le=MAX_SEQ)
 
 
 class PreviewIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = _BODY
     action: dict[str, Any]
 
 
 class MeasureIn(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
     from_: RefOrPoint = Field(alias="from")
     to: RefOrPoint
 
 
 class LineOfSightIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = _BODY
     viewer: Ref
     target: Ref
 
 
 class AmbushOptionsIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = _BODY
     unit: Ref
     point: PointIn
     placement: PlacementIn | None = None
@@ -108,7 +112,7 @@ class AmbushOptionsIn(BaseModel):
 
 # --- the websocket's client messages -------------------------------------------------------
 
-_WS = ConfigDict(extra="ignore", populate_by_name=True)
+_WS = ConfigDict(extra="ignore", strict=True, populate_by_name=True)
 
 
 class Hello(BaseModel):

@@ -166,6 +166,15 @@ def matches(event: Event, seat: int, ref: str, action: dict[str, Any]) -> bool:
     return event.type == "dice_rolled" and p["reason"] == ref
 
 
+async def answers(futures: list[asyncio.Future[Any]], count: int) -> None:
+    """Wait until `count` of `futures` are done (10 s without one: the server hangs)."""
+    waiting = set(futures)
+    while len(futures) - len(waiting) < count:
+        done, waiting = await asyncio.wait(waiting, timeout=10,
+                                           return_when=asyncio.FIRST_COMPLETED)
+        assert done, "no answer for 10 s"
+
+
 async def scenario(game: Game) -> None:
     rng = game.rng
     # --- (a) die right after the k-th commit, before the fold, the ack and the broadcast ----
@@ -204,7 +213,9 @@ async def scenario(game: Game) -> None:
         for seat in (1, 2):
             ref, action = game.next_action(seat)
             pending[ref] = await game.players[seat].send_action(ref, action)
-    await asyncio.sleep(rng.uniform(0.0, 0.15))
+    # The random moment is a random number of answers in (none to all but one), not a
+    # random sleep: the kill comes while the remaining actions are in flight or committing.
+    await answers(list(pending.values()), rng.randrange(len(pending)))
     game.kill()
     await asyncio.gather(*pending.values(), return_exceptions=True)
     for ref, future in pending.items():

@@ -36,11 +36,13 @@ every event carries a `text` the client shows as it is.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import Field
 
+from server.data import Datasheet
 from server.dice import DiceStream
 from server.geometry.arcs import arc_of_unit
 from server.geometry.kinds import Arc
@@ -98,6 +100,15 @@ def guard(state: GameState, target: Unit, *, parry: bool, charged: bool = False)
     else:
         ds = sheet(state, target.characters[0].datasheet)
     return rank_and_flank_of(state).guard(ds, parry=parry, charged=charged)
+
+
+def _pool_guard(
+    state: GameState, target: Unit, ds: Datasheet, *, parry: bool, charged: bool
+) -> Any:
+    """The guard of one Health Pool of `target` (its rank-and-file or a joined character,
+    `ds`) in this round: `parry` for melee attacks from the front."""
+    rules = rank_and_flank_of(state)
+    return rules.guard_in_round(state, target, rules.guard(ds, parry=parry, charged=charged))
 
 
 def strikers(state: GameState, combat: list[str]) -> list[Striker]:
@@ -264,9 +275,7 @@ def resolve_combat(
                 snapshot,
                 target,
                 strike,
-                lambda ds, s=snapshot, t=target, p=from_front, c=charged: rules.guard_in_round(
-                    s, t, rules.guard(ds, parry=p, charged=c)
-                ),
+                functools.partial(_pool_guard, snapshot, target, parry=from_front, charged=charged),
                 dice,
                 taken=pending.get(target.id, 0),
             )

@@ -20,3 +20,6 @@ SYSTEM = register_system(
         tables=tables,
     )
 )
+
+# Registers Ambushers and Entombed Beneath the Sands (actions, phase hooks, events).
+from server.rules.whfb8 import entombed  # noqa: E402, F401

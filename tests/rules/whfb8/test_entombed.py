@@ -344,3 +344,14 @@ def test_exact_probabilities_of_emergence_on_open_ground() -> None:
                            "6": Fraction(1, 9), "8": Fraction(1, 9), "10": Fraction(1, 9),
                            "misfire": Fraction(1, 6)}
     assert sum(moved.values()) == 1
+
+
+def test_the_tomb_swarm_card_marks_entombed_automated() -> None:
+    """GET /api/systems/whfb8/datasheets marks the rules this module applies (issue 14)."""
+    from server.data import load_catalog
+
+    missing = load_catalog().not_automated("whfb8", "tomb-swarm")
+    assert "Entombed Beneath the Sands" not in missing
+    catalog = load_catalog()
+    assert catalog.rule("whfb8", "Ambushers").automated
+    assert catalog.rule("whfb8", "Entombed Beneath the Sands").automated

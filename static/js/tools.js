@@ -6,6 +6,7 @@
 
 import { ORDER_TOOLS } from './ui/orders-tools.js';
 import { AMBUSH_TOOL } from './ui/ambush.js';
+import { ENTOMBED_TOOL } from './ui/entombed.js';
 import { TERRAIN_TOOL } from './ui/terrain.js';
 
 /** @typedef {import('./table.js').Table} Table */
@@ -70,6 +71,7 @@ export const TOOLS = {
   },
   ...ORDER_TOOLS,
   ambush: AMBUSH_TOOL,
+  entombed: ENTOMBED_TOOL,
   terrain: TERRAIN_TOOL,
 };
 

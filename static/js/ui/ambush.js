@@ -9,6 +9,7 @@
 // it or Enter sends `arrive_from_ambush` with the snapped placement. Esc cancels.
 
 import { h } from './dom.js';
+import { startEmerge } from './entombed.js';
 import { LatestOnly } from '../net.js';
 import { pointInGeometry } from '../view/hit.js';
 import {
@@ -337,7 +338,9 @@ export function ambushTrayItem(unitId, o) {
     entry.detail && !host ? h('small', { class: 'ambush-roll' }, ` · ${entry.detail}`) : null,
     entry.riders.length ? h('small', { class: 'ambush-riders' }, ` · with ${entry.riders.join(', ')}`) : null,
     canArrive
-      ? h('button', { type: 'button', class: 'arrive primary', onclick: () => startArrive(table, unitId) }, 'Arrive')
+      ? st.system === 'whfb8'
+        ? h('button', { type: 'button', class: 'arrive emerge primary', onclick: () => startEmerge(table, unitId) }, 'Emerge')
+        : h('button', { type: 'button', class: 'arrive primary', onclick: () => startArrive(table, unitId) }, 'Arrive')
       : null,
     host);
 }

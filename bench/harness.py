@@ -116,6 +116,9 @@ def warfield_server(env: dict[str, str], data_dir: str) -> Server:
         "WARFIELD_LOG_LEVEL": "warning",
         "RATE_LIMIT_PER_S": "1000000",
         "RATE_LIMIT_BURST": "1000000",
+        # ...and the REST write limit per address (every client here is 127.0.0.1).
+        "WARFIELD_REST_RATE_PER_MIN": "1000000000",
+        "WARFIELD_REST_RATE_BURST": "1000000000",
         **env,
     }
     for name in ("DATABASE_URL", "REDIS_URL"):

@@ -1,8 +1,9 @@
-"""`warfield serve | migrate | bench | export | import | verify-dice` — the host's commands."""
+"""`warfield serve | migrate | prune | bench | export | import | verify-dice`: host commands."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
 from typing import Any
@@ -42,7 +43,10 @@ def _serve(args: argparse.Namespace) -> int:
         ws_ping_timeout=settings.idle_ping_s,
         ws_per_message_deflate=False,
         log_level=settings.log_level,
+        # X-Forwarded-For names the client only when the peer is one of these proxies; the
+        # REST rate limit counts per client address (server/api/limits.py, docs/hosting.md).
         proxy_headers=True,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
     )
     server = Server(config)
@@ -61,22 +65,49 @@ def _migrate(_args: argparse.Namespace) -> int:
     return 0
 
 
-def _bench(args: argparse.Namespace) -> int:
-    if args.which == "fanout":
-        from bench.ws_fanout import main as fanout_main
+def _prune(args: argparse.Namespace) -> int:
+    """Delete finished and abandoned games older than the retention period (docs/hosting.md)."""
+    import asyncio
 
-        return fanout_main(args.bench_args)
-    if args.which == "many-games":
-        from bench.many_games import main as many_games_main
+    from server.games.service import GameService
+    from server.store import EventStore, make_engine
+    from server.store.migrate import upgrade
 
-        return many_games_main(args.bench_args)
-    if args.which == "geometry":
-        from bench.geometry import main as bench_main
-    else:
-        print(f"unknown benchmark {args.which!r}", file=sys.stderr)
+    settings = Settings()
+    days = args.days if args.days is not None else settings.retention_days
+    if not days or days <= 0:
+        print("warfield prune: no retention period: pass --days N or set "
+              "WARFIELD_RETENTION_DAYS", file=sys.stderr)
         return 2
-    bench_main()
+    engine = make_engine(settings.effective_database_url)
+    try:
+        upgrade(engine)
+        service = GameService(EventStore(engine))
+        expired = asyncio.run(service.prune(days, dry_run=args.dry_run))
+    finally:
+        engine.dispose()
+    for game in expired:
+        print(f"{game.id}\t{game.reason}\tlast event {game.last_at:%Y-%m-%d %H:%M}")
+    verb = "would delete" if args.dry_run else "deleted"
+    print(f"{verb} {len(expired)} game(s) finished or idle for more than {days:g} days")
     return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    """The benchmarks live in `bench/` beside `server/`: a checkout installed with
+    `pip install -e .` (what `make` does) has them; the server image does not."""
+    modules = {"geometry": "bench.geometry", "fanout": "bench.ws_fanout",
+               "many-games": "bench.many_games",
+               "memory-creates": "bench.memory_creates"}
+    try:
+        module = importlib.import_module(modules[args.which])
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("bench", modules[args.which]):
+            raise
+        print("warfield bench: the benchmarks are not installed here; run them from a checkout "
+              "of the source installed with `make` (or `pip install -e .`)", file=sys.stderr)
+        return 2
+    return int(module.main(args.bench_args))
 
 
 # --- export / import / verify-dice (server/games/archive.py, docs/dice.md) -------------------
@@ -160,10 +191,21 @@ def main(argv: list[str] | None = None) -> int:
     serve.set_defaults(run=_serve)
     migrate = sub.add_parser("migrate", help="bring the database schema up to date")
     migrate.set_defaults(run=_migrate)
+    prune = sub.add_parser(
+        "prune",
+        help="delete games finished, or without an event, for more than the retention period "
+             "(their events, seats and action refs too)",
+    )
+    prune.add_argument("--days", type=float, default=None,
+                       help="the retention period (default: WARFIELD_RETENTION_DAYS)")
+    prune.add_argument("--dry-run", action="store_true",
+                       help="list the games that would be deleted; delete nothing")
+    prune.set_defaults(run=_prune)
     bench = sub.add_parser("bench", help="run a benchmark that prints JSON")
-    bench.add_argument("which", choices=["geometry", "fanout", "many-games"])
+    bench.add_argument("which", choices=["geometry", "fanout", "many-games", "memory-creates"])
     bench.add_argument("bench_args", nargs=argparse.REMAINDER,
-                       help="options of the benchmark (fanout, many-games: --help)")
+                       help="options of the benchmark (fanout, many-games, memory-creates: "
+                            "--help)")
     bench.set_defaults(run=_bench)
     export = sub.add_parser("export", help="print a game as JSON (every event; host only)")
     export.add_argument("game_id")

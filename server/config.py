@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -26,6 +26,29 @@ class Settings(BaseSettings):
     rate_limit_per_s: float = Field(default=30.0, alias="WARFIELD_RATE_LIMIT_PER_S")
     rate_limit_burst: int = Field(default=60, alias="WARFIELD_RATE_LIMIT_BURST")
     idle_ping_s: float = Field(default=20.0, alias="WARFIELD_IDLE_PING_S")
+    # REST writes (every POST under /api) per client address: a token bucket refilled at
+    # `rest_rate_per_min` a minute, holding up to `rest_rate_burst` (server/api/limits.py).
+    rest_rate_per_min: float = Field(default=300.0, gt=0, alias="WARFIELD_REST_RATE_PER_MIN")
+    rest_rate_burst: int = Field(default=100, ge=1, alias="WARFIELD_REST_RATE_BURST")
+    # Request bodies past this many bytes are refused with 413 before they are read in full.
+    max_body_bytes: int = Field(default=256 * 1024, ge=1, alias="WARFIELD_MAX_BODY_BYTES")
+    # Proxies whose X-Forwarded-For names the client (uvicorn's --forwarded-allow-ips).
+    forwarded_allow_ips: str = Field(default="127.0.0.1", alias="WARFIELD_FORWARDED_ALLOW_IPS")
+    # Games kept in memory per process (least recently used ones not in use are evicted).
+    games_cached: int = Field(default=2000, ge=1, alias="WARFIELD_GAMES_CACHED")
+    # Finished and abandoned games expire after this many days; unset (the default) or 0: never.
+    retention_days: float | None = Field(default=None, ge=0, alias="WARFIELD_RETENTION_DAYS")
+    # With a retention period, each process prunes expired games this often.
+    prune_interval_s: float = Field(default=3600.0, gt=0, alias="WARFIELD_PRUNE_INTERVAL_S")
+
+    @field_validator("retention_days", mode="before")
+    @classmethod
+    def _empty_is_off(cls, value: object) -> object:
+        return None if value in ("", None, 0, "0") else value
+
+    @property
+    def retention_on(self) -> bool:
+        return bool(self.retention_days)
 
     @cached_property
     def effective_database_url(self) -> str:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
@@ -21,6 +24,7 @@ from server.api.errors import (
     rule_error_handler,
     validation_error_handler,
 )
+from server.api.limits import BodySizeLimit, RestRateLimit
 from server.api.routes import archive, games, questions, systems
 from server.config import Settings
 from server.games.service import GameService
@@ -31,6 +35,23 @@ from server.store import EventStore, make_engine
 from server.store.migrate import upgrade
 
 log = logging.getLogger("warfield")
+LIMIT_RESPONSES = {
+    "413": "Request body over the size limit (`too_large`)",
+    "429": "Too many requests from this address (`rate_limited`, with `Retry-After`)",
+}
+
+
+async def prune_periodically(service: GameService, settings: Settings) -> None:
+    """With WARFIELD_RETENTION_DAYS set: delete expired games now and every interval after."""
+    assert settings.retention_days
+    while True:
+        try:
+            pruned = await service.prune(settings.retention_days)
+            if pruned:
+                log.info("pruned %d expired games", len(pruned))
+        except Exception:  # noqa: BLE001 - a failed round (database away) waits for the next
+            log.exception("pruning expired games failed")
+        await asyncio.sleep(settings.prune_interval_s)
 STATIC_DIR = Path(__file__).resolve().parents[2] / "static"
 
 
@@ -51,15 +72,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             from server.hub.redis import RedisHub
 
             hub = RedisHub(settings.redis_url)
-        service = GameService(EventStore(engine), hub)
+        service = GameService(EventStore(engine), hub, cache_size=settings.games_cached)
         app.state.service = service
         app.state.metrics = Metrics().bind(service)
         configure_logging()
         await hub.start()
+        pruning = (
+            asyncio.create_task(prune_periodically(service, settings))
+            if settings.retention_on else None
+        )
         log.info("warfield %s serving (%s)", __version__, engine.dialect.name)
         try:
             yield
         finally:
+            if pruning is not None:
+                pruning.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await pruning
             await ws.drain(app.state.connections)  # (a no-op after `warfield serve` drained)
             await hub.stop()
             engine.dispose()
@@ -80,6 +109,29 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(systems.router)
     app.include_router(questions.router)
     app.include_router(ws.router)
+    # Outermost last: the rate limit answers before anything is read, then the body limit.
+    app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
+    app.add_middleware(
+        RestRateLimit, per_min=settings.rest_rate_per_min, burst=settings.rest_rate_burst
+    )
+
+    def openapi() -> dict[str, Any]:
+        """The generated schema, plus what the limits above may answer on any POST."""
+        if app.openapi_schema is None:
+            schema = FastAPI.openapi(app)
+            error_body = {"$ref": "#/components/schemas/ErrorBody"}
+            for path, operations in schema["paths"].items():
+                post = operations.get("post")
+                if post is None or not path.startswith("/api/"):
+                    continue
+                for status, what in LIMIT_RESPONSES.items():
+                    post["responses"].setdefault(status, {
+                        "description": what,
+                        "content": {"application/json": {"schema": error_body}},
+                    })
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
     @app.get("/healthz", tags=["health"])
     async def healthz() -> dict[str, str]:
@@ -94,8 +146,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
              responses={503: {"model": Readiness, "description": "Not ready"}})
     async def readyz() -> Response:
         """The database (and Redis, when configured) answer."""
-        import asyncio
-
         service: GameService = app.state.service
         checks: dict[str, str] = {}
         try:

@@ -50,6 +50,7 @@ from server.store import (
     GameRecord,
     SeatTaken,
 )
+from server.store.repository import ExpiredGame
 
 T = TypeVar("T")
 MAX_APPEND_ATTEMPTS = 12
@@ -90,6 +91,14 @@ class LiveGame:
         return dice.DiceStream(self.record.dice_seed, self.state.dice_position)
 
 
+@dataclass
+class _Loading:
+    """The lock that makes one task load a game while the others wait, and how many wait."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    waiters: int = 0
+
+
 @dataclass(frozen=True)
 class CreatedGame:
     id: str
@@ -102,12 +111,17 @@ class CreatedGame:
 class GameService:
     """Creates games, seats players, applies actions and answers reads."""
 
-    def __init__(self, store: EventStore, hub: LocalHub | None = None) -> None:
+    def __init__(
+        self, store: EventStore, hub: LocalHub | None = None, cache_size: int | None = None
+    ) -> None:
         self.store = store
         self.hub = hub or LocalHub()
         self.hub.on_remote = self.apply_remote
+        self.cache_size = max(1, LIVE_GAMES_CACHED if cache_size is None else cache_size)
         self._live: OrderedDict[str, LiveGame] = OrderedDict()
-        self._loading: dict[str, asyncio.Lock] = {}
+        # One entry per game id being loaded right now, removed by the last task waiting on it
+        # (found or not): an id nobody asks for any more leaves nothing behind.
+        self._loading: dict[str, _Loading] = {}
         self.listeners: list[Callable[[str, str, Sequence[Event]], None]] = []
         self.metrics: Any = None  # server.metrics.Metrics, set by the app (metrics hook)
         self._crash_after_commit = int(os.environ.get(CRASH_AFTER_COMMIT_ENV) or 0)  # test-only
@@ -185,17 +199,44 @@ class GameService:
 
     # --- live state ----------------------------------------------------------------------------
 
+    def _pinned(self, game_id: str, game: LiveGame) -> bool:
+        """A game in use stays cached: an action holds its lock, or a socket here watches it
+        (remote events are folded into the cached state and delivered with its patches)."""
+        return game.lock.locked() or bool(self.hub.watchers(game_id))
+
     def _remember(self, live: LiveGame) -> None:
+        """Cache a game; past `cache_size`, evict the least recently used games not in use.
+
+        A pinned game met at the old end counts as just used (moved to the new end), so the
+        scan goes on to the next one: a watched old game never stops eviction of the others.
+        The game just remembered is never the one evicted (its caller is about to use it), so
+        the cache holds at most `max(cache_size, games in use + 1)`.
+        """
         self._live[live.record.id] = live
         self._live.move_to_end(live.record.id)
-        while len(self._live) > LIVE_GAMES_CACHED:
+        skipped = 0
+        while len(self._live) > self.cache_size and skipped < len(self._live):
             oldest, game = next(iter(self._live.items()))
-            if game.lock.locked() or self.hub.watchers(oldest):
-                break
+            if game is live or self._pinned(oldest, game):
+                self._live.move_to_end(oldest)
+                skipped += 1
+                continue
             self._live.pop(oldest)
 
     def cached(self, game_id: str) -> LiveGame | None:
         return self._live.get(game_id)
+
+    def cached_count(self) -> int:
+        """How many games this process holds in memory."""
+        return len(self._live)
+
+    def loading_count(self) -> int:
+        """How many game ids are being loaded right now (each holds a lock until done)."""
+        return len(self._loading)
+
+    def forget(self, game_id: str) -> None:
+        """Drop a game from the cache (it was deleted: `prune`)."""
+        self._live.pop(game_id, None)
 
     async def live(self, game_id: str) -> LiveGame:
         """The game's live state, rebuilt from its event log when not in memory."""
@@ -203,13 +244,20 @@ class GameService:
         if live is not None:
             self._live.move_to_end(game_id)
             return live
-        lock = self._loading.setdefault(game_id, asyncio.Lock())
-        async with lock:
-            live = self._live.get(game_id)
-            if live is None:
-                live = await self._db(self._load, game_id)
-                self._remember(live)
-        self._loading.pop(game_id, None)
+        loading = self._loading.get(game_id)
+        if loading is None:
+            loading = self._loading[game_id] = _Loading()
+        loading.waiters += 1
+        try:
+            async with loading.lock:
+                live = self._live.get(game_id)
+                if live is None:
+                    live = await self._db(self._load, game_id)
+                    self._remember(live)
+        finally:
+            loading.waiters -= 1
+            if loading.waiters == 0 and self._loading.get(game_id) is loading:
+                del self._loading[game_id]
         return live
 
     def _load(self, game_id: str) -> LiveGame:
@@ -273,6 +321,28 @@ class GameService:
                 self.hub.deliver(game_id, events, live.projections.patches(before, live.state))
             elif not events or events[-1].seq > live.state.seq:
                 await self._catch_up(live)
+
+    # --- retention ---------------------------------------------------------------------------
+
+    async def prune(
+        self, days: float, dry_run: bool = False, now: datetime | None = None
+    ) -> list[ExpiredGame]:
+        """Delete the games that expired `days` ago (finished, or no event since); return them.
+
+        A game someone here is watching or acting in right now is left for a later round. The
+        deleted games leave this process's cache; with `dry_run` nothing is deleted.
+        """
+        expired = await self._db(self.store.expired_games, days, now)
+        expired = [
+            e for e in expired
+            if (game := self._live.get(e.id)) is None or not self._pinned(e.id, game)
+        ]
+        if dry_run or not expired:
+            return expired
+        await self._db(self.store.delete_games, [e.id for e in expired])
+        for e in expired:
+            self.forget(e.id)
+        return expired
 
     # --- actions -------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ import json
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +58,19 @@ class ActionRecord:
     ref: str
     digest: str
     seq: int
+
+
+@dataclass(frozen=True)
+class ExpiredGame:
+    """A game past the retention period: `finished` (its `game_ended` event is older than the
+    cutoff) or `abandoned` (no event since the cutoff); `last_at` is its latest event."""
+
+    id: str
+    reason: str
+    last_at: datetime
+
+
+GAME_ENDED = "game_ended"  # server/rules/endgame.py (the store does not import the rules)
 
 
 def _now() -> datetime:
@@ -325,3 +338,54 @@ class EventStore:
                 )
             ).all()
         return [ActionRecord(int(r.seat), r.ref, r.digest, int(r.seq)) for r in rows]
+
+    # --- retention (`warfield prune`, WARFIELD_RETENTION_DAYS) -------------------------------
+
+    def expired_games(self, days: float, now: datetime | None = None) -> list[ExpiredGame]:
+        """The games that expired `days` before `now`: finished ones whose `game_ended` event
+        is older than that, and abandoned ones whose latest event (or, with none, whose
+        creation) is. Ages come from `events.created_at` and `games.created_at`."""
+        cutoff = (now or _now()) - timedelta(days=days)
+        last = (
+            sa.select(events.c.game_id, sa.func.max(events.c.created_at).label("last_at"))
+            .group_by(events.c.game_id)
+            .subquery()
+        )
+        ended = (
+            sa.select(events.c.game_id, sa.func.min(events.c.created_at).label("ended_at"))
+            .where(events.c.type == GAME_ENDED)
+            .group_by(events.c.game_id)
+            .subquery()
+        )
+        last_at = sa.func.coalesce(last.c.last_at, games.c.created_at)
+        query = (
+            sa.select(games.c.id, ended.c.ended_at, last_at.label("last_at"))
+            .select_from(games)
+            .outerjoin(last, last.c.game_id == games.c.id)
+            .outerjoin(ended, ended.c.game_id == games.c.id)
+            .where(sa.or_(ended.c.ended_at < cutoff, last_at < cutoff))
+            .order_by(games.c.created_at, games.c.id)
+        )
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).all()
+        return [
+            ExpiredGame(r.id, "finished" if r.ended_at is not None else "abandoned", r.last_at)
+            for r in rows
+        ]
+
+    def delete_games(self, game_ids: Sequence[str], batch: int = 500) -> int:
+        """Delete games with their events, seats and action refs; return how many went.
+
+        The children are deleted explicitly (not left to `ON DELETE CASCADE`, which SQLite
+        honours only with its foreign-key pragma on); any other table that references a game
+        cascades.
+        """
+        deleted = 0
+        ids = list(dict.fromkeys(game_ids))
+        for start in range(0, len(ids), batch):
+            chunk = ids[start : start + batch]
+            with self._write() as conn:
+                for child in (events, actions, seats):
+                    conn.execute(child.delete().where(child.c.game_id.in_(chunk)))
+                deleted += conn.execute(games.delete().where(games.c.id.in_(chunk))).rowcount
+        return deleted

@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chargePrompt, proposalBanner, undoPlan, engagedIds, combatOrders, chargeAckToast, markerBadges } from '../js/ui/orders.js';
+import { chargePrompt, proposalBanner, undoPlan, engagedIds, combatOrders } from '../js/ui/orders.js';
+import { chargeAckToast, markerBadges } from '../js/format.js';
 import { reportGroups, undoneSeqs } from '../js/ui/report.js';
-import { freeMoveAction, turnPoint } from '../js/ui/orders-tools.js';
+import { freeMoveAction, turnPoint } from '../js/handlers/free-move.js';
 import { describe } from '../js/ui/describe.js';
 
 const units = {

@@ -28,7 +28,10 @@ EXAMPLES = int(os.environ.get("WARFIELD_FUZZ_EXAMPLES", "20"))
 # The app is built at import (schemathesis parametrizes from its schema at collection); the
 # `live` fixture runs its lifespan (migrations, service, hub) around the module's cases.
 DATA_DIR = tempfile.mkdtemp(prefix="warfield-fuzz-")
-APP = create_app(Settings(DATABASE_URL=f"sqlite:///{DATA_DIR}/w.db", WARFIELD_DATA_DIR=DATA_DIR))
+# The REST rate limit is lifted: the fuzz sends far more POSTs than a player (tests/api/
+# test_limits.py proves the limit).
+APP = create_app(Settings(DATABASE_URL=f"sqlite:///{DATA_DIR}/w.db", WARFIELD_DATA_DIR=DATA_DIR,
+                          WARFIELD_REST_RATE_PER_MIN=10**9, WARFIELD_REST_RATE_BURST=10**9))
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 
 

@@ -29,6 +29,8 @@ APP_ENV = {
     "WARFIELD_DATA_DIR",
     "WARFIELD_ALLOWED_ORIGINS",
     "WARFIELD_LOG_LEVEL",
+    "WARFIELD_FORWARDED_ALLOW_IPS",
+    "WARFIELD_RETENTION_DAYS",
 }
 # Parts of the final layout the image needs once they exist. The Dockerfile only COPYs paths
 # that exist (a COPY of a missing path breaks the build); when one of these appears in the repo,

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import chromium_path, require
+from tests.e2e.waits import WAIT_MS
 
 pytestmark = pytest.mark.e2e
 
@@ -46,7 +47,7 @@ def _warfield_command() -> list[str]:
     return [sys.executable, "-m", "server.cli"]
 
 
-def _wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+def _wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -65,7 +66,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The base URL of a fresh server with its own SQLite database."""
     data = tmp_path_factory.mktemp("warfield-data")
     port = _free_port()
-    env = {**os.environ, "WARFIELD_DATA_DIR": str(data), "WARFIELD_LOG_LEVEL": "warning"}
+    # The REST rate limit is lifted: some tests set up big tables with hundreds of REST actions.
+    env = {**os.environ, "WARFIELD_DATA_DIR": str(data), "WARFIELD_LOG_LEVEL": "warning",
+           "WARFIELD_REST_RATE_PER_MIN": "1000000000", "WARFIELD_REST_RATE_BURST": "1000000000"}
     env.pop("DATABASE_URL", None)
     env.pop("REDIS_URL", None)
     log = (data / "server.log").open("wb")
@@ -116,6 +119,7 @@ class Pages:
 
     def open(self, name: str, url: str, width: int = 1280, height: int = 800) -> Any:
         ctx = self.browser.new_context(viewport={"width": width, "height": height})
+        ctx.set_default_timeout(WAIT_MS)  # every wait of the page's own (tests/e2e/waits.py)
         self.contexts.append(ctx)
         page = ctx.new_page()
         page.on("console", lambda m: self._console(name, m))

@@ -77,11 +77,14 @@ def test_a_tomb_swarm_emerges_through_the_ui(server: str, pages: Any) -> None:
             p1.click(f"li[data-unit='{sid}'] button.emerge")
             assert p1.evaluate("warfield.table.mode") == "entombed"
             p1.mouse.move(*at(p1, 20.0, 20.0))
-            p1.wait_for_function("warfield.table.ambush && warfield.table.ambush.point")
+            p1.wait_for_function(
+                "warfield.table.tools.entombed.entombed"
+                " && warfield.table.tools.entombed.entombed.point"
+            )
             p1.mouse.click(*at(p1, 20.0, 20.0))
             p1.wait_for_function(
-                "warfield.table.mode === 'idle' || (warfield.table.ambush"
-                " && warfield.table.ambush.fixed && warfield.table.ghost"
+                "warfield.table.mode === 'idle' || (warfield.table.tools.entombed.entombed"
+                " && warfield.table.tools.entombed.entombed.fixed && warfield.table.ghost"
                 " && warfield.table.ghost.verdict === 'legal')",
                 timeout=10000,
             )
@@ -97,7 +100,7 @@ def test_a_tomb_swarm_emerges_through_the_ui(server: str, pages: Any) -> None:
             continue
         pending = g["state"]()["entombed"][sid]
         if pending["mode"] == "marker":  # the marker is drawn where the server put it
-            assert p1.evaluate("warfield.table.ambush.point") == {
+            assert p1.evaluate("warfield.table.tools.entombed.entombed.point") == {
                 "x": pending["marker"][0], "y": pending["marker"][1]}
         # Dragged 8 in away from the marker (or the edge) the ghost turns red with the rule.
         ghost = p1.evaluate("[warfield.table.ghost.x, warfield.table.ghost.y]")

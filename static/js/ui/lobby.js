@@ -14,6 +14,7 @@ const FALLBACK_SYSTEMS = [
 
 /** @param {any} body @returns {{id:string, name:string}[]} */
 export function systemsFrom(body) {
+  /** @type {(string|{id?:unknown, name?:unknown})[]} */
   const list = Array.isArray(body) ? body : Array.isArray(body?.systems) ? body.systems : [];
   const out = list
     .map((s) => (typeof s === 'string' ? { id: s, name: s } : { id: String(s?.id ?? ''), name: String(s?.name ?? s?.id ?? '') }))

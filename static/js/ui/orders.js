@@ -4,7 +4,8 @@
 // decides every rule: a reaction it refuses comes with the rule's reason, shown as it is.
 
 import { h, replace } from './dom.js';
-import { REACTION_NAMES, proposalWords, unitName } from './order-words.js';
+import { REACTION_NAMES, proposalWords } from './order-words.js';
+import { errorText, unitName } from '../format.js';
 import { reportGroups, renderReport } from './report.js';
 
 /** @typedef {import('../store.js').Store} Store */
@@ -12,13 +13,6 @@ import { reportGroups, renderReport } from './report.js';
 /** @typedef {import('../table.js').Table} Table */
 
 const REACTIONS = ['hold', 'flee', 'stand_and_shoot'];
-
-/** @param {any} e */
-function errorText(e) {
-  if (!e) return 'failed';
-  const rule = e.details?.rule ? `${e.details.rule}: ` : '';
-  return `${rule}${e.message || e.code || 'failed'}`;
-}
 
 // --- pure: what to offer ---------------------------------------------------------------------
 
@@ -164,34 +158,6 @@ export function combatOrders(unit, state, seat, sheet) {
   return out;
 }
 
-/** Markers worth a badge, as words. @param {any} unit @returns {string[]} */
-export function markerBadges(unit) {
-  const markers = Array.isArray(unit?.markers) ? unit.markers.map(String) : [];
-  return markers.filter((m) => m === 'fleeing' || m === 'shaken').map((m) => (m === 'fleeing' ? 'Fleeing' : 'Shaken'));
-}
-
-/**
- * What to say after a declared charge is acked: waiting for the reaction, or the result when
- * it came at once (40k, or a target already fleeing). Null when the events are not here yet.
- * @param {any[]} history @param {number} ackSeq @param {any} state
- * @returns {null|{text:string, kind:'info'|'ok'}}
- */
-export function chargeAckToast(history, ackSeq, state) {
-  for (let i = history.length - 1; i >= 0; i -= 1) {
-    const ev = history[i];
-    if (ev.seq > ackSeq) continue;
-    const p = ev.payload || {};
-    if (ev.type === 'fleeing_unit_caught') return { text: `Charge succeeded: ${unitName(state, p.unit)} is caught and destroyed!`, kind: 'ok' };
-    if (ev.type === 'charge_succeeded') return { text: 'Charge succeeded!', kind: 'ok' };
-    if (ev.type === 'charge_failed') return { text: `Charge failed: ${p.reason || ''}`, kind: 'info' };
-    if (ev.type === 'charge_declared') {
-      return { text: `Charge declared on ${unitName(state, p.target)}: waiting for Player ${p.reacting_player}'s Charge Reaction.`, kind: 'info' };
-    }
-    if (ackSeq - ev.seq > 8) break;
-  }
-  return null;
-}
-
 // --- intents ---------------------------------------------------------------------------------
 
 /**
@@ -205,21 +171,6 @@ export async function send(table, action, what) {
     table.toast(`${what}: ${errorText(err)}`, 'error');
     return null;
   }
-}
-
-/** The Shoot tool's click: the selected unit shoots at the clicked enemy. @param {Table} table @param {string|null} hit */
-export async function shootAt(table, hit) {
-  const st = table.store.state;
-  const unit = table.ownUnit(table.selected);
-  if (!unit) return table.setMode('idle');
-  const target = hit ? st?.units?.[hit] : null;
-  if (!target || target.owner === table.store.seat) return table.toast('Shoot: click an enemy unit.', 'info');
-  table.setMode('idle');
-  /** @type {any} */
-  const action = { type: 'shoot', unit: unit.id, target: target.id };
-  const weapon = /** @type {any} */ (table).shootWeapon;
-  if (weapon) action.weapon = weapon;
-  await send(table, action, `Shoot ${unit.name || unit.id}`);
 }
 
 /** @param {Table} table @param {string} unitId */
@@ -269,21 +220,21 @@ export function unitActions(unit, table) {
   const sheets = st.system ? sheetsOf(st.system, () => table.onChange()) : null;
   const sheet = sheets ? sheets.find((s) => s.id === unit.datasheet) : undefined;
   const orders = combatOrders(unit, st, store.seat, sheets ? sheet || { profile: { shooting: [] } } : undefined);
-  const g = /** @type {any} */ (table.ghost);
+  const g = table.moves.ghost;
   const staged = g?.proposal && g.id === unit.id && g.phase === 'staged';
-  const t = /** @type {any} */ (table);
+  const shoot = table.tools.shoot;
   const buttons = [];
   if (orders.shoot) {
     if (orders.weapons.length > 1) {
       buttons.push(h('select', {
         class: 'weapon', 'aria-label': 'Weapon',
-        onchange: (/** @type {Event} */ e) => { t.shootWeapon = /** @type {HTMLSelectElement} */ (e.target).value; },
-      }, orders.weapons.map((w) => h('option', { value: w, selected: w === t.shootWeapon }, w))));
+        onchange: (/** @type {Event} */ e) => { shoot.weapon = /** @type {HTMLSelectElement} */ (e.target).value; },
+      }, orders.weapons.map((w) => h('option', { value: w, selected: w === shoot.weapon }, w))));
     }
     buttons.push(h('button', {
       type: 'button', id: 'shoot', class: table.mode === 'shoot' ? 'active' : '',
       onclick: () => {
-        if (orders.weapons.length && !orders.weapons.includes(t.shootWeapon)) t.shootWeapon = orders.weapons[0];
+        if (orders.weapons.length && !orders.weapons.includes(shoot.weapon || '')) shoot.weapon = orders.weapons[0];
         table.setMode(table.mode === 'shoot' ? 'idle' : 'shoot');
       },
     }, 'Shoot…'));
@@ -291,7 +242,7 @@ export function unitActions(unit, table) {
   if (orders.fight) buttons.push(h('button', { type: 'button', id: 'fight', class: 'primary', onclick: () => fight(table, unit.id) }, 'Fight'));
   if (unit.status === 'on_table') {
     if (staged) {
-      buttons.push(h('button', { type: 'button', id: 'propose-free-move', class: 'primary', onclick: () => proposeStaged(table) }, 'Propose free move', h('kbd', null, 'Enter')));
+      buttons.push(h('button', { type: 'button', id: 'propose-free-move', class: 'primary', onclick: () => table.tools.free_move.propose() }, 'Propose free move', h('kbd', null, 'Enter')));
       buttons.push(h('button', { type: 'button', id: 'reset-free-move', onclick: () => table.cancel() }, 'Reset', h('kbd', null, 'Esc')));
     } else {
       buttons.push(h('button', {
@@ -302,17 +253,6 @@ export function unitActions(unit, table) {
     }
   }
   return buttons.length ? h('div', { class: 'buttons orders combat-orders' }, buttons) : null;
-}
-
-/** Send the staged free move as a proposal, then leave the tool. @param {Table} table */
-export async function proposeStaged(table) {
-  const g = /** @type {any} */ (table.ghost);
-  if (!g?.proposal || g.phase !== 'staged' || !g.action) return;
-  const ack = await table.commit(g.action, 'Propose free move');
-  if (ack) {
-    table.setMode('idle');
-    table.toast('Free move proposed: waiting for your opponent.', 'info');
-  }
 }
 
 // --- the banner, the agreement panel and the report ------------------------------------------
@@ -435,11 +375,10 @@ export function mountOrders(o) {
 
 /** Swept areas of charges and flights, flashed on the table for a moment. @param {Table} table @param {any[]} events */
 export function flashEvents(table, events) {
-  const t = /** @type {any} */ (table);
   for (const ev of events) {
     const swept = ev.payload?.swept;
     if ((ev.type === 'unit_fled' || ev.type === 'charge_succeeded') && swept?.type) {
-      t.flashes = [...(t.flashes || []), { geometry: swept, born: performance.now(), kind: ev.type === 'unit_fled' ? 'flee' : 'charge' }];
+      table.flashes = [...table.flashes, { geometry: swept, born: performance.now(), kind: ev.type === 'unit_fled' ? 'flee' : 'charge' }];
     }
   }
   table.redraw();

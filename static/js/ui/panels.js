@@ -3,11 +3,10 @@
 // table's tool state; buttons send intents through the connection. No rules here.
 
 import { h, replace } from './dom.js';
-import { errorText } from '../table.js';
+import { errorText, markerBadges, unitName } from '../format.js';
 import { describe, humanize } from './describe.js';
 import { setupPanel, renderTray, unitOrders } from './battle.js';
-import { TOOLS } from '../tools.js';
-import { unitActions, markerBadges } from './orders.js';
+import { unitActions } from './orders.js';
 import { undoneSeqs } from './report.js';
 import { magicPanel } from './magic.js';
 
@@ -27,7 +26,7 @@ export function actorName(actor) {
 export function rollsOf(payload) {
   const out = [];
   if (payload?.roll && typeof payload.roll === 'object') out.push(payload.roll);
-  if (Array.isArray(payload?.rolls)) out.push(...payload.rolls.filter((r) => r && typeof r === 'object'));
+  if (Array.isArray(payload?.rolls)) out.push(...payload.rolls.filter((/** @type {unknown} */ r) => r && typeof r === 'object'));
   return out;
 }
 
@@ -68,7 +67,7 @@ export function mountPanels(o) {
     class: 'primary',
     dataset: { cmd: 'place' },
     onclick: () => {
-      table.placeTemplate = {
+      table.tools.place.template = {
         label: label.value.trim(),
         width: clampNum(width.value, 0.1, 48, 2),
         depth: clampNum(depth.value, 0.1, 48, 1),
@@ -140,11 +139,11 @@ export function mountPanels(o) {
       const cmd = /** @type {HTMLElement} */ (b).dataset.cmd;
       b.classList.toggle('active', cmd === table.mode);
     }
-    if (store.state !== renderedState || store.seat !== renderedSeat || table.deployUnit !== renderedDeploy) {
+    if (store.state !== renderedState || store.seat !== renderedSeat || table.tools.deploy.unit !== renderedDeploy) {
       const stateChanged = store.state !== renderedState || store.seat !== renderedSeat;
       renderedState = store.state;
       renderedSeat = store.seat;
-      renderedDeploy = table.deployUnit;
+      renderedDeploy = table.tools.deploy.unit;
       renderPhase(phase, st, store.seat, conn, toast);
       if (stateChanged) renderSetup();
       renderTray(tray, table, store, conn, toast);
@@ -221,15 +220,16 @@ function renderGameLog(list, store) {
 /** @param {HTMLElement} el @param {Table} table @param {Store} store */
 function renderInfo(el, table, store) {
   const rows = [];
-  const g = table.ghost;
+  const g = table.moves.ghost;
+  const measure = table.tools.measure.measure;
+  const los = table.tools.los.los;
   if (g?.text) rows.push(h('p', { class: `verdict ${g.verdict}` }, g.text));
-  if (table.measure?.label) rows.push(h('p', { class: 'measure-result' }, `Distance: ${table.measure.label}`));
-  if (table.los?.result) {
-    const r = table.los.result;
+  if (measure?.label) rows.push(h('p', { class: 'measure-result' }, `Distance: ${measure.label}`));
+  if (los?.result) {
+    const r = los.result;
     const st = store.state || {};
-    const unitName = (/** @type {any} */ id) => st.units?.[id]?.name || id;
     rows.push(h('p', { class: 'los-result', id: 'los-result' },
-      h('b', null, `${unitName(table.los.viewer)} → ${unitName(table.los.target)}: `),
+      h('b', null, `${unitName(st, los.viewer)} → ${unitName(st, los.target)}: `),
       `${r.visible ? 'Visible' : 'Not visible'}`,
       typeof r.fraction === 'number' ? ` · ${Math.round(r.fraction * 100)}% seen` : '',
       r.cover ? ` · cover: ${r.cover}` : '',
@@ -247,9 +247,9 @@ function renderInfo(el, table, store) {
       typeof sel.x === 'number' ? h('div', { class: 'coords' }, `(${sel.x.toFixed(1)}, ${sel.y.toFixed(1)}) facing ${Math.round(sel.facing || 0)}°`) : null,
       own && store.state?.tokens?.[sel.id]
         ? h('div', { class: 'buttons' },
-          h('button', { type: 'button', onclick: () => table.rotateSelected(45) }, '⟲ 45°'),
-          h('button', { type: 'button', onclick: () => table.rotateSelected(-45) }, '⟳ 45°'),
-          h('button', { type: 'button', class: 'danger', onclick: () => table.removeSelected() }, 'Remove'))
+          h('button', { type: 'button', onclick: () => table.handlers.tokens.rotateSelected(45) }, '⟲ 45°'),
+          h('button', { type: 'button', onclick: () => table.handlers.tokens.rotateSelected(-45) }, '⟳ 45°'),
+          h('button', { type: 'button', class: 'danger', onclick: () => table.handlers.tokens.removeSelected() }, 'Remove'))
         : null));
   }
   if (table.mode !== 'idle') rows.push(h('p', { class: 'hint' }, modeHint(table)));
@@ -291,8 +291,7 @@ function unitCard(u, st) {
 
 /** @param {Table} table */
 function modeHint(table) {
-  const tool = table.mode === 'idle' ? null : TOOLS[table.mode];
-  return tool ? tool.hint(table) : '';
+  return table.tool?.hint() || '';
 }
 
 /** A unit's or terrain piece's name for the line-of-sight verdict. @param {any} st @param {string} id */

@@ -5,7 +5,8 @@
 // are the server's own `text`.
 
 import { h, replace } from './dom.js';
-import { ORDER_WORDS, unitName } from './order-words.js';
+import { ORDER_WORDS } from './order-words.js';
+import { unitName } from '../format.js';
 
 /** Events that open a group, and the group's kind. */
 const STARTERS = /** @type {Record<string, 'shooting'|'melee'|'charge'>} */ ({
@@ -57,7 +58,7 @@ const ORPHANS = /** @type {Record<string, 'shooting'|'melee'|'charge'>} */ ({
  * @property {boolean} undone    every event of the group was taken back by agreement
  */
 
-/** The seqs taken back by accepted undos (`events_undone`). @param {any[]} history */
+/** The seqs taken back by accepted undos (`events_undone`). @param {import('../store.js').GameEvent[]} history */
 export function undoneSeqs(history) {
   const out = new Set();
   for (const ev of history) {
@@ -68,7 +69,7 @@ export function undoneSeqs(history) {
 
 /**
  * Group the history into reports, oldest first.
- * @param {any[]} history events ascending by seq @param {any} [state] unit names
+ * @param {import('../store.js').GameEvent[]} history events ascending by seq @param {import('../types.js').GameState|null|undefined} [state] unit names
  * @returns {ReportGroup[]}
  */
 export function reportGroups(history, state) {
@@ -103,7 +104,7 @@ export function reportGroups(history, state) {
   return groups;
 }
 
-/** @param {'shooting'|'melee'|'charge'} kind @param {any} ev @param {any} state @returns {ReportGroup} */
+/** @param {'shooting'|'melee'|'charge'} kind @param {import('../store.js').GameEvent} ev @param {import('../types.js').GameState|null|undefined} state @returns {ReportGroup} */
 function newGroup(kind, ev, state) {
   const p = ev.payload || {};
   let title = typeof p.text === 'string' && p.text ? p.text : '';
@@ -113,7 +114,7 @@ function newGroup(kind, ev, state) {
   return { key: String(ev.seq), kind, title, outcome: '', first: ev.seq, last: ev.seq, lines: [], undone: false };
 }
 
-/** @param {any} ev @param {any} state @param {boolean} undone @returns {ReportLine} */
+/** @param {import('../store.js').GameEvent} ev @param {import('../types.js').GameState|null|undefined} state @param {boolean} undone @returns {ReportLine} */
 function lineOf(ev, state, undone) {
   const p = ev.payload || {};
   const words = ORDER_WORDS[ev.type];
@@ -148,7 +149,7 @@ function lineOf(ev, state, undone) {
   };
 }
 
-/** @param {any} p @param {boolean} ok */
+/** @param {Record<string, any>} p @param {boolean} ok */
 function chargeLine(p, ok) {
   const roll = p.roll ? `rolled ${p.roll.total ?? '?'}${p.bonus ? ` + ${p.bonus} = ${p.range}` : ''}` : '';
   const need = typeof p.distance === 'number' ? `needed ${p.distance.toFixed(1)} in` : '';
@@ -156,7 +157,7 @@ function chargeLine(p, ok) {
   return `${ok ? (p.caught ? 'Charge succeeded: the fleeing unit is caught' : 'Charge succeeded') : 'Charge failed'} (${[roll, need].filter(Boolean).join(', ')})${why}`;
 }
 
-/** @param {any} ev @param {any} state */
+/** @param {import('../store.js').GameEvent} ev @param {import('../types.js').GameState|null|undefined} state */
 function outcomeOf(ev, state) {
   const p = ev.payload || {};
   switch (ev.type) {

@@ -9,6 +9,8 @@ import { rectCorners, geometryRings, axes, bbox } from './hit.js';
 /** @typedef {import('./transform.js').View} View */
 /** @typedef {import('./scene.js').Piece} Piece */
 /** @typedef {import('./scene.js').Scene} Scene */
+/** @typedef {import('../types.js').Geometry} Geometry */
+/** @typedef {{zone:Geometry|null, point:{x:number, y:number}|null, fixed:boolean, requested:Geometry|null}} AmbushOverlay */
 
 export const COLORS = {
   background: '#1d2127',
@@ -46,8 +48,8 @@ export const COLORS = {
  * @property {'unknown'|'legal'|'illegal'|'pending'} verdict
  * @property {string} [text]
  * @property {string} [label]   what is asked ("Pivot 30°"), shown until the verdict comes
- * @property {any} [swept]   GeoJSON from the server's preview
- * @property {any} [geometry] a unit's outline (GeoJSON) drawn instead of the rectangle
+ * @property {Geometry|null} [swept]   GeoJSON from the server's preview
+ * @property {Geometry} [geometry] a unit's outline (GeoJSON) drawn instead of the rectangle
  */
 
 /**
@@ -65,7 +67,7 @@ export const COLORS = {
  * @property {string|null} [hover]
  * @property {import('./manoeuvre.js').Handle[]|null} [handles]  wheel/pivot/reform handles
  * @property {{points:number[][], label:string, seat:number, alpha:number}[]} [overlays]  others' measures
- * @property {{zone:any, point:{x:number, y:number}|null, fixed:boolean, requested:any}|null} [ambush]  the ambush tool
+ * @property {AmbushOverlay|null} [ambush]  the ambush tool
  * @property {{points:number[][], kind:string, closing:boolean}|null} [terrainDraft]  a terrain feature being drawn
  */
 
@@ -85,7 +87,7 @@ export function drawFrame(ctx, f) {
   if (f.handles) drawHandles(ctx, f.view, f.handles);
   for (const o of f.overlays || []) {
     ctx.globalAlpha = o.alpha;
-    drawMeasure(ctx, f.view, o, /** @type {any} */ (COLORS.ownerLine)[o.seat] || COLORS.measure);
+    drawMeasure(ctx, f.view, o, /** @type {Record<number, string>} */ (COLORS.ownerLine)[o.seat] || COLORS.measure);
     ctx.globalAlpha = 1;
   }
   if (f.measure) drawMeasure(ctx, f.view, f.measure);
@@ -196,7 +198,7 @@ function drawTerrain(ctx, v, terrain) {
   for (const t of terrain) {
     ctx.beginPath();
     for (const ring of geometryRings(t.geometry)) traceRing(ctx, v, ring);
-    ctx.fillStyle = /** @type {any} */ (COLORS.terrain)[t.kind] || COLORS.terrain.open;
+    ctx.fillStyle = /** @type {Record<string, string>} */ (COLORS.terrain)[t.kind] || COLORS.terrain.open;
     ctx.fill('evenodd');
     ctx.strokeStyle = 'rgba(0,0,0,0.5)';
     ctx.lineWidth = 1;
@@ -283,9 +285,9 @@ function drawPieces(ctx, f) {
     ctx.beginPath();
     for (const p of list) if (p.kind !== 'boundary') tracePiece(ctx, v, p);
     ctx.globalAlpha = 1;
-    ctx.fillStyle = /** @type {any} */ (COLORS.owner)[owner];
+    ctx.fillStyle = /** @type {Record<number, string>} */ (COLORS.owner)[owner];
     ctx.fill();
-    ctx.strokeStyle = /** @type {any} */ (COLORS.ownerLine)[owner];
+    ctx.strokeStyle = /** @type {Record<number, string>} */ (COLORS.ownerLine)[owner];
     ctx.lineWidth = 1;
     ctx.stroke();
   }
@@ -545,7 +547,7 @@ function drawTerrainDraft(ctx, v, d) {
  * The ambush tool: the 6 in zone around the edge point (from the server), the point itself,
  * and, dashed, the placement the player asks for when the ghost snapped away from it.
  * @param {CanvasRenderingContext2D} ctx @param {View} v
- * @param {{zone:any, point:{x:number, y:number}|null, fixed:boolean, requested:any}} a
+ * @param {AmbushOverlay} a
  */
 function drawAmbush(ctx, v, a) {
   if (a.zone) {

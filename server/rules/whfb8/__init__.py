@@ -21,5 +21,5 @@ SYSTEM = register_system(
     )
 )
 
-# Registers Ambushers and Entombed Beneath the Sands (actions, phase hooks, events).
-from server.rules.whfb8 import entombed  # noqa: E402, F401
+# Registers Ambushers and Entombed Beneath the Sands, and Skirmishers' model-by-model moves.
+from server.rules.whfb8 import entombed, skirmish  # noqa: E402, F401

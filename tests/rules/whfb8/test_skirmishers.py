@@ -1,0 +1,104 @@
+"""whfb8 Skirmishers (seed 002, ../shared/seeds/002_20fe50c61f72ab35.txt: Skirmish Formation,
+Free Reform): the loose formation, and moves measured model by model, around obstacles."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from server.rules.units import table_of, units_of
+from tests.rules.helpers import Game
+
+BASE_IN = 40 / 25.4
+SWARM = {"datasheet": "tomb-swarm", "models": 3, "files": 3}
+HALBERDIERS = {"datasheet": "empire-halberdiers", "models": 20, "files": 5}
+WALL = {"kind": "impassable", "points": [(30, 8.5), (42, 8.5), (42, 8.7), (30, 8.7)]}
+
+
+def skirmish_game(terrain: list[dict[str, Any]] = ()) -> tuple[Game, str]:
+    """Player 1's Tomb Swarm (M4) with its front edge centred at (36, 6), facing north; the
+    Halberdiers far away; player 1's Movement phase of turn 1."""
+    game = Game("whfb8")
+    for piece in terrain:
+        game.act(1, type="place_terrain", **piece)
+    game.act(1, type="submit_army", units=[SWARM, {"datasheet": "skeleton-warriors",
+                                                   "models": 10, "files": 5}])
+    game.act(2, type="submit_army", units=[HALBERDIERS])
+    ids = {u.datasheet: u.id for u in units_of(game.state).values()}
+    game.act(1, type="deploy_unit", unit=ids["tomb-swarm"], x=36, y=6, facing=0)
+    game.act(2, type="deploy_unit", unit=ids["empire-halberdiers"], x=36, y=42, facing=180)
+    game.act(1, type="deploy_unit", unit=ids["skeleton-warriors"], x=10, y=6, facing=0)
+    game.to_phase(1, "Movement")
+    return game, ids["tomb-swarm"]
+
+
+def test_skirmishers_stand_half_an_inch_apart_facing_the_same_way() -> None:
+    """Seed 002: "positioned roughly 1/2" apart. The models in the unit must still face the
+    same direction and the unit will still have a front, two flanks and a rear"."""
+    game, sid = skirmish_game()
+    fp = table_of(game.state).units[sid]
+    xs = sorted(x for x, _ in fp.model_centres)
+    assert [round(b - a, 6) for a, b in zip(xs, xs[1:], strict=False)] == [
+        round(BASE_IN + 0.5, 6)] * 2
+    assert fp.width == pytest.approx(3 * BASE_IN + 2 * 0.5)
+    assert fp.placement is not None and fp.placement.facing == 0.0 and fp.corners is not None
+
+
+def test_each_model_moves_up_to_its_m_or_double_marching() -> None:
+    """Seed 002: "place it anywhere within its M Allowance (or double its M Allowance if it is
+    marching)": Tomb Swarm M4, every model 4 in forward; 4.5 in only marching."""
+    game, sid = skirmish_game()
+    err = game.refused(1, type="skirmish_move", unit=sid, x=36, y=10.5, facing=0)
+    assert err.code == "illegal_move" and err.details["rule"] == "Move Distance"
+    assert err.details["distance"] == pytest.approx(4.5)
+    [event] = game.act(1, type="skirmish_move", unit=sid, x=36, y=10.5, facing=0, mode="march")
+    assert event.payload["used"] == pytest.approx(4.5) and event.payload["allowance"] == 8
+    assert game.unit(sid).placement == (36.0, 10.5, 0.0)
+    # The whole move: nothing more this phase.
+    assert game.refused(1, type="skirmish_move", unit=sid, x=36, y=11,
+                        facing=0).code == "illegal_move"
+
+
+def test_a_free_reform_into_a_column_within_the_allowance() -> None:
+    """Seed 002 Free Reform: reformed (before and after the move) into one file facing west,
+    front at (34.213, 8): the models go from (33.925 | 36 | 38.075, 5.213) to (35 | 37.075 |
+    39.150, 8), each sqrt(1.075^2 + 2.787^2) = 2.987 in. To y = 10.5 it is 5.413 in: marching."""
+    game, sid = skirmish_game()
+    front = 35.0 - BASE_IN / 2
+    err = game.refused(1, type="skirmish_move", unit=sid, x=front, y=10.5, facing=90, files=1)
+    assert err.details["rule"] == "Move Distance"
+    [event] = game.act(1, type="skirmish_move", unit=sid, x=front, y=8.0, facing=90, files=1)
+    assert event.payload["used"] == pytest.approx(((1.075 ** 2) + (8 - (6 - BASE_IN / 2)) ** 2)
+                                                  ** 0.5, abs=2e-3)
+    unit = game.unit(sid)
+    assert unit.files == 1 and unit.placement[2] == 90.0
+
+
+def test_the_path_around_impassable_terrain_counts() -> None:
+    """Seed 002: "when there is a unit or impassable terrain in the way, the distance moved
+    must include the distance required to move around these obstacles": 6.8 in straight
+    ahead marching (8 in) is fine in the open, but a wall from x 30 to 42 across the way makes
+    every model walk round it (more than 12 in for the nearest to its end)."""
+    game, sid = skirmish_game()
+    game.act(1, type="skirmish_move", unit=sid, x=36, y=12.8, facing=0, mode="march")
+    walled, wid = skirmish_game([WALL])
+    err = walled.refused(1, type="skirmish_move", unit=wid, x=36, y=12.8, facing=0,
+                         mode="march")
+    assert err.code == "illegal_move" and err.details["rule"] == "Move Distance"
+    assert err.details["distance"] > 12
+
+
+def test_the_end_keeps_unit_spacing_and_only_skirmishers_move_so() -> None:
+    """FACTS.md: units stay 1 in apart; a ranked unit moves by manoeuvres (move_unit). The
+    Skeletons' front edge is centred at (10, 6), 5 files of 20 mm: x 8.03..11.97; the Swarm
+    (5.724 in wide) moved 4.7 in west to x = 15.33 would stand 0.5 in from them."""
+    game, sid = skirmish_game()
+    skel = next(u.id for u in units_of(game.state).values() if u.datasheet == "skeleton-warriors")
+    err = game.refused(1, type="skirmish_move", unit=skel, x=10, y=8, facing=0)
+    assert err.code == "bad_request"
+    game.put(sid, 20.0, 6.0, 0.0)
+    x = 10 + 2.5 * 20 / 25.4 + 0.5 + (3 * BASE_IN + 1) / 2
+    err = game.refused(1, type="skirmish_move", unit=sid, x=x, y=6.0, facing=0, mode="march")
+    assert err.details["rule"] == "Unit Spacing" and err.details["obstacle"] == skel
+    game.act(1, type="skirmish_move", unit=sid, x=x + 0.6, y=6.0, facing=0, mode="march")

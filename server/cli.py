@@ -38,7 +38,7 @@ def _serve(args: argparse.Namespace) -> int:
         app,
         host=args.host,
         port=args.port,
-        ws_max_size=settings.max_frame_bytes,
+        ws_max_size=settings.ws_transport_max_bytes,  # above the app's limit: see Settings
         ws_ping_interval=settings.idle_ping_s,
         ws_ping_timeout=settings.idle_ping_s,
         ws_per_message_deflate=False,
@@ -155,7 +155,8 @@ def _import(args: argparse.Namespace) -> int:
 
     try:
         doc = _read_json(args.file)
-        game_id, tokens = import_into_store(_store(), doc, as_new=args.as_new)  # type: ignore[arg-type]
+        store = _store()
+        game_id, tokens = import_into_store(store, doc, as_new=args.as_new)  # type: ignore[arg-type]
     except (OSError, json.JSONDecodeError, ArchiveError) as exc:
         print(f"warfield import: {exc}", file=sys.stderr)
         return 1
@@ -164,6 +165,35 @@ def _import(args: argparse.Namespace) -> int:
         print(f"seat {seat} token: {token}")
     if tokens:
         print("tokens are not exported: hand each player their new seat token (keep them secret)")
+    if 2 not in tokens:  # seat 2 still free: only the holder of a new invite may take it
+        invite = _give_invite(store, game_id)
+        print(f"invite for seat 2: {invite} (link: <your server>/games/{game_id}#join={invite})")
+    return 0
+
+
+def _give_invite(store: object, game_id: str) -> str:
+    """A new invite secret for the game's free seat, stored hashed (the old one stops
+    working); ValueError when there is no such game or no free seat."""
+    from server.games.service import new_token, token_hash
+
+    if store.load_game(game_id) is None:  # type: ignore[attr-defined]
+        raise ValueError(f"no game {game_id!r} in this database")
+    if 2 in store.seat_hashes(game_id):  # type: ignore[attr-defined]
+        raise ValueError(f"both seats of game {game_id!r} are taken; an invite would open nothing")
+    invite = new_token()
+    store.set_invite_hash(game_id, token_hash(invite))  # type: ignore[attr-defined]
+    return invite
+
+
+def _invite(args: argparse.Namespace) -> int:
+    try:
+        invite = _give_invite(_store(), args.game_id)
+    except ValueError as exc:
+        print(f"warfield invite: {exc}", file=sys.stderr)
+        return 1
+    print(f"invite: {invite}")
+    print(f"invite link: <your server>/games/{args.game_id}#join={invite}")
+    print("send it to the opponent only; it replaces any earlier invite of this game")
     return 0
 
 
@@ -217,6 +247,13 @@ def main(argv: list[str] | None = None) -> int:
     imp.add_argument("file", help="an export file, or - for stdin")
     imp.add_argument("--as-new", action="store_true", help="give the game a new id")
     imp.set_defaults(run=_import)
+    invite = sub.add_parser(
+        "invite",
+        help="give a game a new invite secret for its free seat 2 and print it (the old "
+             "invite stops working; games made before invites existed need one to be safe)",
+    )
+    invite.add_argument("game_id")
+    invite.set_defaults(run=_invite)
     verify = sub.add_parser(
         "verify-dice",
         help="recompute every roll of an exported game from its revealed seed "

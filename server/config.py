@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -22,7 +22,21 @@ class Settings(BaseSettings):
     allowed_origins: str = Field(default="", alias="WARFIELD_ALLOWED_ORIGINS")
     log_level: str = Field(default="info", alias="WARFIELD_LOG_LEVEL")
     max_frame_bytes: int = 64 * 1024
-    max_sockets_per_game: int = Field(default=500, alias="WARFIELD_MAX_SOCKETS_PER_GAME")
+    # Spectator sockets one game accepts (per process). Players are never counted here: each
+    # seat has its own small cap, so a crowd (or a flood) of spectators cannot lock them out.
+    # WARFIELD_MAX_SOCKETS_PER_GAME is the setting's name before seats had their own cap.
+    max_spectators_per_game: int = Field(
+        default=500,
+        validation_alias=AliasChoices(
+            "max_spectators_per_game",
+            "WARFIELD_MAX_SPECTATORS_PER_GAME",
+            "WARFIELD_MAX_SOCKETS_PER_GAME",
+        ),
+    )
+    max_sockets_per_seat: int = Field(default=4, alias="WARFIELD_MAX_SOCKETS_PER_SEAT")
+    # A frame not written to a socket within this many seconds (its reader has stopped
+    # reading) closes the socket with 1013; the other viewers never wait for it.
+    send_timeout_s: float = Field(default=10.0, alias="WARFIELD_SEND_TIMEOUT_S")
     rate_limit_per_s: float = Field(default=30.0, alias="WARFIELD_RATE_LIMIT_PER_S")
     rate_limit_burst: int = Field(default=60, alias="WARFIELD_RATE_LIMIT_BURST")
     idle_ping_s: float = Field(default=20.0, alias="WARFIELD_IDLE_PING_S")
@@ -49,6 +63,13 @@ class Settings(BaseSettings):
     @property
     def retention_on(self) -> bool:
         return bool(self.retention_days)
+
+    @property
+    def ws_transport_max_bytes(self) -> int:
+        """uvicorn's own frame limit, above the app's (`max_frame_bytes`), so a frame a little
+        over the app's limit reaches the app and is answered with a `too_large` error before
+        the 1009 close; a frame over this one is closed by uvicorn with 1009 and no error."""
+        return 4 * self.max_frame_bytes
 
     @cached_property
     def effective_database_url(self) -> str:

@@ -21,6 +21,16 @@ def get_settings(request: Request) -> Settings:
     return settings
 
 
+def well_formed(text: str) -> bool:
+    """Whether `text` is real Unicode text: JSON lets a client send a lone surrogate
+    (`"\\ud800"`), which no database column can store (UTF-8 cannot encode it)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def bearer_token(authorization: Annotated[str | None, Header()] = None) -> str | None:
     """The token of an `Authorization: Bearer <token>` header, if any."""
     if authorization is None:

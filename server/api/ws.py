@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.websockets import WebSocketState
 
+from server.api.deps import well_formed
 from server.config import Settings
 from server.games.service import GameService
 from server.hub import dumps, events_frame
@@ -52,6 +53,13 @@ MAX_QUEUED_FRAMES = 2000
 # in bursts of OVERLAY_BURST; beyond that the sender still gets its answer, unshared.
 OVERLAY_RATE_PER_S = 1.0
 OVERLAY_BURST = 5
+# A spectator that keeps sending past its rate limit (more than this many refused messages,
+# refilling one a second) is closed: a flooding spectator link costs the players nothing.
+SPECTATOR_REFUSALS_BURST = 20
+SPECTATOR_REFUSALS_PER_S = 1.0
+# After a send missed its deadline: how long the 1013 close frame may take to be written
+# before the connection is aborted (a reader that never reads never takes it).
+CLOSE_GRACE_S = 2.0
 
 
 class _Close:
@@ -111,6 +119,10 @@ class _TooLarge(Exception):
     """A client frame over the size limit."""
 
 
+class _SlowReader(Exception):
+    """A frame was not written within the send deadline: the client has stopped reading."""
+
+
 class TokenBucket:
     """A per-connection rate limit: `rate` messages a second, bursts up to `burst`."""
 
@@ -127,6 +139,29 @@ class TokenBucket:
             self.tokens -= 1.0
             return 0.0
         return (1.0 - self.tokens) / self.rate
+
+
+def _transport_of(send: Any, depth: int = 6) -> Any:
+    """The asyncio transport under an ASGI `send`: uvicorn's protocol object is the `__self__`
+    of the server's `send`, which Starlette's middleware wraps in closures. None if not found
+    (another server, the test client)."""
+    seen: set[int] = set()
+    todo = [send]
+    for _ in range(depth):
+        found, todo = todo, []
+        for fn in found:
+            if id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            owner = getattr(fn, "__self__", None)
+            transport = getattr(owner, "transport", None)
+            if transport is not None and hasattr(transport, "abort"):
+                return transport
+            for cell in getattr(fn, "__closure__", None) or ():
+                with contextlib.suppress(ValueError):  # (an empty cell)
+                    if callable(cell.cell_contents):
+                        todo.append(cell.cell_contents)
+    return None
 
 
 def origin_allowed(ws: WebSocket, settings: Settings) -> bool:
@@ -190,6 +225,8 @@ class Connection:
         self.queue = Outbox()
         self.bucket = TokenBucket(settings.rate_limit_per_s, settings.rate_limit_burst)
         self.overlay_bucket = TokenBucket(OVERLAY_RATE_PER_S, OVERLAY_BURST)
+        self.refusals = TokenBucket(SPECTATOR_REFUSALS_PER_S, SPECTATOR_REFUSALS_BURST)
+        self.closing = False  # a close is queued: offer nothing more
         self.busy = False  # handling a message (drain waits for it)
         self.writer: asyncio.Task[None] | None = None
 
@@ -204,8 +241,11 @@ class Connection:
     # --- the hub's side ------------------------------------------------------------------------
 
     def offer(self, events: Sequence[Event], frame: str) -> None:
+        if self.closing:
+            return
         if self.queue.qsize() > MAX_QUEUED_FRAMES:
             # Too far behind: drop it; the client reconnects and resumes from its last seq.
+            self.closing = True
             self.queue.put_nowait(_Close(CLOSE_TRY_LATER, "too far behind; reconnect"))
             return
         self.queue.put_nowait((events, frame, time.perf_counter()))  # (metrics: queued at)
@@ -216,14 +256,55 @@ class Connection:
     def error(self, ref: Any, exc: RuleError) -> None:
         self.send({"type": "error", "ref": ref, **exc.to_wire()})
 
+    async def _send_text(self, text: str) -> None:
+        """Write one frame, within the send deadline (`_SlowReader` past it)."""
+        try:
+            await asyncio.wait_for(self.ws.send_text(text), self.settings.send_timeout_s)
+        except TimeoutError:
+            raise _SlowReader from None
+
     async def _writer(self) -> None:
+        try:
+            await self._write_queued()
+        except _SlowReader:
+            log.info("closing a socket of game %s that stopped reading", self.game_id)
+            await self._close_slow_reader()
+
+    async def _close_slow_reader(self) -> None:
+        """Close with 1013 (try again later); if even the close frame cannot be written in
+        CLOSE_GRACE_S (the client reads nothing), abort the connection. The ASGI interface has
+        no way to abort, so this reaches uvicorn's protocol (what `warfield serve` runs)."""
+        self.closing = True
+        try:
+            await asyncio.wait_for(
+                self.ws.close(code=CLOSE_TRY_LATER, reason="too slow reading; reconnect"),
+                CLOSE_GRACE_S,
+            )
+            return
+        except TimeoutError:
+            pass
+        except Exception:  # noqa: BLE001 - already closed or failed: abort below all the same
+            log.debug("close of a slow socket failed", exc_info=True)
+        transport = _transport_of(self.ws._send)
+        if transport is not None:
+            transport.abort()  # the server sees the disconnect; `run` then cleans up
+        else:
+            log.warning("cannot abort a socket that stopped reading (not served by uvicorn)")
+
+    async def _write_queued(self) -> None:
         while True:
             item = await self.queue.get()
             if isinstance(item, _Close):
-                await self.ws.close(code=item.code, reason=item.reason)
-                return
+                self.closing = True
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(
+                        self.ws.close(code=item.code, reason=item.reason),
+                        self.settings.send_timeout_s,
+                    )
+                    return
+                raise _SlowReader
             if isinstance(item, str):
-                await self.ws.send_text(item)
+                await self._send_text(item)
                 continue
             events, frame, queued_at = item
             first, last = events[0].seq, events[-1].seq
@@ -234,10 +315,10 @@ class Connection:
                     self.game_id, self.sent, self.viewer, until=first - 1
                 )
                 if missing:
-                    await self.ws.send_text(dumps({"type": "events", "events": missing}))
+                    await self._send_text(dumps({"type": "events", "events": missing}))
             elif first <= self.sent:
                 frame = events_frame([e for e in events if e.seq > self.sent], self.viewer)
-            await self.ws.send_text(frame)
+            await self._send_text(frame)
             self.sent = last
             if self.service.metrics is not None:  # metrics hook: commit -> delivered
                 self.service.metrics.delivered(queued_at)
@@ -289,16 +370,21 @@ class Connection:
         return data
 
     async def _refuse(self, exc: RuleError, code: int = CLOSE_POLICY) -> None:
-        """Before the writer runs: send the error, then close."""
+        """Before the writer runs: send the error, then close (each within the deadline)."""
         with contextlib.suppress(Exception):
-            await self.ws.send_text(dumps({"type": "error", "ref": None, **exc.to_wire()}))
-            await self.ws.close(code=code, reason=exc.message[:120])
+            await self._send_text(dumps({"type": "error", "ref": None, **exc.to_wire()}))
+            await asyncio.wait_for(
+                self.ws.close(code=code, reason=exc.message[:120]), self.settings.send_timeout_s
+            )
+
+    def _too_large(self) -> str:
+        return f"frames are limited to {self.settings.max_frame_bytes // 1024} KiB"
 
     async def _hello(self) -> bool:
         try:
             data = await self._receive(HELLO_TIMEOUT_S)
         except _TooLarge:
-            await self._refuse(RuleError(TOO_LARGE, "frames are limited to 64 KiB"), CLOSE_TOO_BIG)
+            await self._refuse(RuleError(TOO_LARGE, self._too_large()), CLOSE_TOO_BIG)
             return False
         except TimeoutError:
             await self._refuse(RuleError(BAD_REQUEST, "send 'hello' first"))
@@ -328,11 +414,9 @@ class Connection:
         except RuleError as exc:
             await self._refuse(exc)
             return False
-        if len(self.service.hub.watchers(self.game_id)) >= self.settings.max_sockets_per_game:
-            await self._refuse(
-                RuleError(RATE_LIMITED, "this game has too many connections", retry_after=30),
-                CLOSE_TRY_LATER,
-            )
+        refused = self._admission()
+        if refused is not None:
+            await self._refuse(refused, CLOSE_TRY_LATER)
             return False
         async with live.lock:
             state = live.state
@@ -359,6 +443,26 @@ class Connection:
         self._presence_changed()
         return True
 
+    def _admission(self) -> RuleError | None:
+        """Seats and spectators are counted apart: each seat may have a few sockets of its own
+        (tabs, devices) however many spectators watch, so a crowd never locks a player out."""
+        watchers = self.service.hub.watchers(self.game_id)
+        if self.viewer is None:
+            spectators = sum(1 for w in watchers if getattr(w, "viewer", None) is None)
+            if spectators >= self.settings.max_spectators_per_game:
+                return RuleError(
+                    RATE_LIMITED, "this game has too many spectators", retry_after=30
+                )
+            return None
+        mine = sum(1 for w in watchers if getattr(w, "viewer", None) == self.viewer)
+        if mine >= self.settings.max_sockets_per_seat:
+            return RuleError(
+                RATE_LIMITED,
+                f"seat {self.viewer} is already open in {mine} tabs or devices; close one",
+                retry_after=5,
+            )
+        return None
+
     def _presence_changed(self) -> None:
         watchers = self.service.hub.watchers(self.game_id)
         players = sorted({w.viewer for w in watchers if w.viewer is not None})
@@ -378,7 +482,7 @@ class Connection:
             try:
                 data = await self._receive()
             except _TooLarge:
-                self.error(None, RuleError(TOO_LARGE, "frames are limited to 64 KiB"))
+                self.error(None, RuleError(TOO_LARGE, self._too_large()))
                 self.queue.put_nowait(_Close(CLOSE_TOO_BIG, "frame too large"))
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(writer, 5)
@@ -389,6 +493,13 @@ class Connection:
             wait = self.bucket.take()
             if wait:
                 self.error(ref, RuleError(RATE_LIMITED, "slow down", retry_after=round(wait, 3)))
+                if self.viewer is None and self.refusals.take():
+                    # A spectator flooding on despite the errors: closed (players never are).
+                    self.closing = True
+                    self.queue.put_nowait(_Close(CLOSE_POLICY, "too many messages"))
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(writer, CLOSE_GRACE_S + 1)
+                    return
                 continue
             self.busy = True
             try:
@@ -446,8 +557,12 @@ class Connection:
         ref, expected = data.get("ref"), data.get("expected_seq")
         if self.viewer is None:
             raise RuleError(FORBIDDEN, "spectators cannot act")
-        if ref is not None and (not isinstance(ref, str) or not 0 < len(ref) <= 64):
-            raise RuleError(BAD_REQUEST, "ref must be a string of 1 to 64 characters")
+        if ref is not None and (
+            not isinstance(ref, str) or not 0 < len(ref) <= 64 or not well_formed(ref)
+        ):
+            raise RuleError(
+                BAD_REQUEST, "ref must be a string of 1 to 64 characters of valid Unicode"
+            )
         if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool)):
             raise RuleError(BAD_REQUEST, "expected_seq must be an integer")
         if "action" not in data:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import json
 import os
 import random
@@ -33,6 +34,7 @@ from server.rules import core, questions, table
 from server.rules.core import (
     BAD_REQUEST,
     CONFLICT,
+    FORBIDDEN,
     NOT_FOUND,
     STALE,
     UNAUTHORIZED,
@@ -68,7 +70,9 @@ def new_token() -> str:
 
 
 def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+    # surrogatepass: a malformed secret (a lone surrogate from JSON) hashes to a value that
+    # matches nothing, instead of raising.
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def action_digest(action: Any) -> str:
@@ -106,6 +110,7 @@ class CreatedGame:
     seat: int
     token: str
     dice_commitment: str
+    invite: str  # the secret that claims seat 2: shown to the creator once, stored hashed
 
 
 class GameService:
@@ -141,6 +146,7 @@ class GameService:
             raise RuleError(BAD_REQUEST, str(exc.args[0]), field="system") from None
         game_id = secrets.token_hex(8)
         seed = secrets.token_bytes(dice.SEED_BYTES)
+        invite = new_token()
         record = GameRecord(
             id=game_id,
             system=system,
@@ -148,6 +154,7 @@ class GameService:
             dice_seed=seed,
             dice_commitment=dice.commitment(seed),
             created_at=datetime.now(UTC),
+            invite_hash=token_hash(invite),
         )
         token = new_token()
         first = table.genesis(
@@ -160,11 +167,32 @@ class GameService:
         stored = await self._db(self.store.create_game, record, token_hash(token), first)
         live = LiveGame(record, core.fold_all(GameState(), stored))
         self._remember(live)
-        return CreatedGame(game_id, system, 1, token, record.dice_commitment)
+        return CreatedGame(game_id, system, 1, token, record.dice_commitment, invite)
 
-    async def claim_seat(self, game_id: str) -> tuple[int, str]:
-        """Give the first free seat a new token; `conflict` when both are taken."""
+    async def claim_seat(self, game_id: str, invite: str | None) -> tuple[int, str]:
+        """Give the first free seat a new token, for the holder of the game's invite secret;
+        `forbidden` without it or with a wrong one, `conflict` when both seats are taken.
+
+        A game made before the invite existed (migration 0002) has no invite hash: its free
+        seat is claimed without one, until the host gives it one with `warfield invite`.
+        """
         live = await self.live(game_id)
+        # Read from the database, not the cached record: `warfield invite` (another process)
+        # may have given the game its invite since it was loaded.
+        record = await self._db(self.store.load_game, game_id)
+        expected = record.invite_hash if record is not None else None
+        if expected is not None:
+            if not invite:
+                raise RuleError(
+                    FORBIDDEN,
+                    "taking a seat needs the invite secret from the game's creator (the "
+                    "invite link); the spectator link only watches",
+                    field="invite",
+                )
+            if not hmac.compare_digest(token_hash(invite), expected):
+                raise RuleError(
+                    FORBIDDEN, "this invite does not open a seat in this game", field="invite"
+                )
         async with live.lock:
             for _ in range(MAX_APPEND_ATTEMPTS):
                 free = [s for s in core.SEATS if s not in live.state.seats]
@@ -186,6 +214,13 @@ class GameService:
                 await self._commit(live, stored)
                 return seat, token
         raise RuleError(CONFLICT, "could not claim a seat; try again")
+
+    async def reissue_invite(self, game_id: str) -> str:
+        """A new invite secret for the game (the old one stops working); `not_found`."""
+        invite = new_token()
+        if not await self._db(self.store.set_invite_hash, game_id, token_hash(invite)):
+            raise RuleError(NOT_FOUND, "no such game")
+        return invite
 
     async def authenticate(self, game_id: str, token: str | None) -> int | None:
         """The seat a token holds in this game; None for no token; `unauthorized` if wrong."""

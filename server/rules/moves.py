@@ -34,6 +34,8 @@ from server.rules.core import (
 )
 from server.rules.units import (
     MOVE_PHASE,
+    Coord,
+    Facing,
     Finite,
     Unit,
     _base,
@@ -74,9 +76,9 @@ class MoveUnit(ActionModel):
     distance: Finite = 0.0
     degrees: Finite = 0.0
     files: int | None = Field(default=None, ge=1, le=50)
-    facing: Finite | None = None
+    facing: Facing | None = None
     # Reform only, Light Troops (t9a): where the unit's centre ends (default: where it is).
-    centre: tuple[Finite, Finite] | None = None
+    centre: tuple[Coord, Coord] | None = None
 
 
 def _reform_to(
@@ -234,7 +236,7 @@ def move_unit(state: GameState, seat: int, action: MoveUnit, dice: DiceStream) -
 class MoveModels(ActionModel):
     type: Literal["move_models"]
     unit: str
-    positions: list[tuple[Finite, Finite]] = Field(min_length=1, max_length=200)
+    positions: list[tuple[Coord, Coord]] = Field(min_length=1, max_length=200)
     advance: bool = False
 
 

@@ -59,7 +59,8 @@ from server.rules.core import (
     register_projector,
 )
 from server.rules.units import (
-    Finite,
+    Coord,
+    Facing,
     Unit,
     _base,
     _formation,
@@ -96,12 +97,12 @@ class Propose(ActionModel):
     kind: Literal["undo", "free_move"]
     seq: int | None = Field(default=None, ge=1)
     unit: str | None = None
-    x: Finite | None = None
-    y: Finite | None = None
-    facing: Finite = 0.0
+    x: Coord | None = None
+    y: Coord | None = None
+    facing: Facing = 0.0
     files: int | None = Field(default=None, ge=1, le=50)
-    positions: list[tuple[Finite, Finite]] | None = Field(default=None, min_length=1,
-                                                           max_length=200)
+    positions: list[tuple[Coord, Coord]] | None = Field(default=None, min_length=1,
+                                                         max_length=200)
 
 
 def _undo_plan(state: GameState, seq: int | None) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from server.dice import DiceStream
 from server.geometry import movement
 from server.geometry.kinds import Height, TerrainKind
 from server.geometry.table import Battlefield as GeoBattlefield
-from server.geometry.table import Terrain
+from server.geometry.table import Terrain, outline_problem
 from server.rules.battle import (
     DEPLOYMENT,
     SETUP,
@@ -33,10 +33,12 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.table import check_limit
 from server.rules.units import (
     DEPLOYMENT_DEPTH_IN,
     RESERVE_RULES,
-    Finite,
+    Coord,
+    Facing,
     JoinedCharacter,
     Unit,
     _illegal,
@@ -56,11 +58,17 @@ from server.rules.units import (
 
 # --- setup: terrain and armies -------------------------------------------------------------------
 
+MAX_TERRAIN_PIECES = 64
+"""Terrain features a table may hold. A T9A or WFB table has 6 to 10, a 40k table 12 to 20;
+at up to 64 points each, 64 pieces keep the terrain under ~100 KB of every `welcome`."""
+MAX_TERRAIN_POINTS = 64
+"""Points in one terrain outline (a hill drawn point by point needs a dozen or two)."""
+
 
 class PlaceTerrain(ActionModel):
     type: Literal["place_terrain"]
     kind: TerrainKind
-    points: list[tuple[Finite, Finite]] = Field(min_length=3, max_length=64)
+    points: list[tuple[Coord, Coord]] = Field(min_length=3, max_length=MAX_TERRAIN_POINTS)
     height: Literal["flat", "standard", "large", "gigantic", "infinite"] = "infinite"
     label: str = Field(default="", max_length=80)
 
@@ -72,18 +80,18 @@ def place_terrain(
     """Either player places a terrain feature before the armies are set down: it must lie on
     the table and not overlap another feature."""
     require_stage(state, SETUP)
+    check_limit(
+        len(terrain_of(state)),
+        MAX_TERRAIN_PIECES,
+        f"a table holds at most {MAX_TERRAIN_PIECES} terrain pieces",
+        "terrain",
+    )
+    problem = outline_problem(action.points)
+    if problem is not None:
+        raise RuleError(BAD_REQUEST, f"terrain outline: {problem}", field="points")
     terrain_id = state.new_id("ter")
-    try:
-        piece = Terrain(
-            terrain_id, tuple(action.points), action.kind, Height[action.height.upper()]
-        )
-        polygon = piece.polygon
-    except ValueError as exc:
-        raise RuleError(BAD_REQUEST, f"terrain outline: {exc}", field="points") from None
-    if not polygon.is_valid or polygon.area <= 0:
-        raise RuleError(
-            BAD_REQUEST, "terrain outline must be a simple polygon with an area", field="points"
-        )
+    piece = Terrain(terrain_id, tuple(action.points), action.kind, Height[action.height.upper()])
+    polygon = piece.polygon
     if not GeoBattlefield(state.battlefield.width, state.battlefield.depth).contains_bounds(
         polygon.bounds
     ):
@@ -313,9 +321,9 @@ def _require_deploying(state: GameState, seat: int, unit: Unit) -> None:
 class DeployUnit(ActionModel):
     type: Literal["deploy_unit"]
     unit: str
-    x: Finite
-    y: Finite
-    facing: Finite | None = None
+    x: Coord
+    y: Coord
+    facing: Facing | None = None
     files: int | None = Field(default=None, ge=1, le=50)
 
 

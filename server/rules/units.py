@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Annotated, Any
 
 import shapely
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from server import geometry as geo
 from server.data import Datasheet, load_catalog
@@ -38,6 +38,7 @@ from server.rules.battle import (
     stage,
 )
 from server.rules.core import (
+    BAD_REQUEST,
     FORBIDDEN,
     ILLEGAL_MOVE,
     NOT_FOUND,
@@ -47,7 +48,54 @@ from server.rules.core import (
     register_projector,
 )
 
-Finite = Annotated[float, Field(allow_inf_nan=False)]
+MAX_BATTLEFIELD_IN = 240.0
+"""The longest table side a game may be created with (`POST /api/games`, `battlefield`)."""
+TABLE_MARGIN_IN = 12.0
+"""How far past the table's edges a point in an action or a question may lie: enough for a
+measure from just off the table or a move the rules then refuse at the Battlefield Edge; a point
+further out is a `bad_request`, not a rules question."""
+MAX_NUMBER = 10_000.0
+"""The largest magnitude of any other number in an action (a distance, an angle): far past any
+table, small enough that no geometry overflows."""
+
+Finite = Annotated[float, Field(allow_inf_nan=False, ge=-MAX_NUMBER, le=MAX_NUMBER)]
+"""A finite number of sane size (NaN, Infinity and 1e300 are refused by the schema)."""
+Coord = Annotated[
+    float,
+    Field(
+        allow_inf_nan=False, ge=-TABLE_MARGIN_IN, le=MAX_BATTLEFIELD_IN + TABLE_MARGIN_IN
+    ),
+]
+"""A table coordinate in inches, within the largest table plus the margin (each game's own
+table is checked by `check_in_reach` or by the rules of the action)."""
+
+
+def _normalise_facing(value: float) -> float:
+    return value % 360.0
+
+
+Facing = Annotated[float, Field(allow_inf_nan=False), AfterValidator(_normalise_facing)]
+"""A facing in degrees, finite, normalised to [0, 360)."""
+
+
+def check_in_reach(state: GameState, x: float, y: float, field: str) -> None:
+    """Refuse (`bad_request`) a point that is not finite or lies more than `TABLE_MARGIN_IN`
+    off this game's table: no question or action means anything there."""
+    bf = state.battlefield
+    m = TABLE_MARGIN_IN
+    if not (
+        math.isfinite(x)
+        and math.isfinite(y)
+        and -m <= x <= bf.width + m
+        and -m <= y <= bf.depth + m
+    ):
+        raise RuleError(
+            BAD_REQUEST,
+            f"{field}: ({x:g}, {y:g}) is more than {m:g} in off the table "
+            f"(0..{bf.width:g} x 0..{bf.depth:g} in)",
+            field=field,
+            limit={"min_x": -m, "max_x": bf.width + m, "min_y": -m, "max_y": bf.depth + m},
+        )
 DEPLOYMENT_DEPTH_IN = 12.0
 """Deployment zones: 12 in deep along each player's own long edge (all three systems here)."""
 RESERVE_RULES = {

@@ -50,6 +50,9 @@ class GameRecord:
     dice_seed: bytes = field(repr=False)  # the game's secret until it ends: never in a log line
     dice_commitment: str
     created_at: datetime
+    # SHA-256 of the invite secret that claims seat 2; None for a game made before migration
+    # 0002 (or imported without one), whose free seat needs no invite.
+    invite_hash: str | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -78,10 +81,15 @@ def _now() -> datetime:
 
 
 def _actor_to_db(actor: int | str) -> str:
+    if not isinstance(actor, (int, str)) or isinstance(actor, bool):
+        # (an actor the wire and the log would show differently: null live, "None" stored)
+        raise TypeError(f"an event's actor is a seat or a string, not {actor!r}")
     return str(actor)
 
 
 def _actor_from_db(actor: str) -> int | str:
+    if actor == "None":  # ambush rolls stored before their actor was "system"
+        return "system"
     return int(actor) if actor.isdigit() else actor
 
 
@@ -168,6 +176,7 @@ class EventStore:
                     dice_seed=record.dice_seed.hex(),
                     dice_commitment=record.dice_commitment,
                     created_at=record.created_at,
+                    invite_hash=record.invite_hash,
                 )
             )
             conn.execute(
@@ -193,6 +202,14 @@ class EventStore:
             if self.seat_hashes(game_id).get(seat) is not None:
                 raise SeatTaken(f"seat {seat} is taken") from exc
             raise ConcurrentAppend(str(exc.orig)) from exc
+
+    def set_invite_hash(self, game_id: str, invite_hash: str) -> bool:
+        """Give a game a new invite (the host's `warfield invite`); False if no such game."""
+        with self._write() as conn:
+            done = conn.execute(
+                games.update().where(games.c.id == game_id).values(invite_hash=invite_hash)
+            )
+        return done.rowcount == 1
 
     def append(
         self,
@@ -266,6 +283,7 @@ class EventStore:
             dice_seed=bytes.fromhex(row.dice_seed),
             dice_commitment=row.dice_commitment,
             created_at=row.created_at,
+            invite_hash=row.invite_hash,
         )
 
     def list_games(self, limit: int = 100) -> list[GameRecord]:
@@ -275,7 +293,13 @@ class EventStore:
             ).all()
         return [
             GameRecord(
-                r.id, r.system, r.name, bytes.fromhex(r.dice_seed), r.dice_commitment, r.created_at
+                r.id,
+                r.system,
+                r.name,
+                bytes.fromhex(r.dice_seed),
+                r.dice_commitment,
+                r.created_at,
+                r.invite_hash,
             )
             for r in rows
         ]

@@ -44,8 +44,12 @@ const game = (id) => `/api/games/${encodeURIComponent(id)}`;
 export const createGame = (system, name) =>
   call('/api/games', { method: 'POST', body: name ? { system, name } : { system } });
 
-/** @param {string} gameId @returns {Promise<{seat:1|2, token:string}>} */
-export const claimSeat = (gameId) => call(`${game(gameId)}/seats`, { method: 'POST' });
+/**
+ * Claim seat 2 with the game's invite secret (from the invite link's fragment).
+ * @param {string} gameId @param {string|null} invite @returns {Promise<{seat:1|2, token:string}>}
+ */
+export const claimSeat = (gameId, invite) =>
+  call(`${game(gameId)}/seats`, { method: 'POST', body: invite ? { invite } : {} });
 
 /** @param {string} gameId @param {string|null} token */
 export const getGame = (gameId, token) => call(game(gameId), { token });

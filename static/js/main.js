@@ -22,7 +22,7 @@ else replace(root, h('main', { class: 'lobby' }, h('h1', null, 'Not found'), h('
 /** @param {string} gameId */
 async function showTable(gameId) {
   const storage = safeStorage();
-  const choice = await resolveSeat({ gameId, hash: location.hash, storage, claim: () => claimSeat(gameId) });
+  const choice = await resolveSeat({ gameId, hash: location.hash, storage, claim: (invite) => claimSeat(gameId, invite) });
   if (choice.fragment !== null) {
     history.replaceState(null, '', `${location.pathname}${location.search}${choice.fragment}`);
   }
@@ -68,7 +68,7 @@ async function showTable(gameId) {
 
   const table = new Table({ canvas, store, conn, toast, onChange: () => updatePanels(), toggleHelp });
   table.mount();
-  const links = gameLinks(location.origin, gameId);
+  const links = gameLinks(location.origin, gameId, '', choice.invite ?? null);
   const updatePanels = mountPanels({ root: side, store, conn, table, toast, links });
   mountOrders({ side, board, store, conn, table, toast });
 

@@ -107,15 +107,15 @@ def test_rate_limited_with_retry_after(tmp_path: Any) -> None:
         assert client.get(f"/api/games/{game['id']}").json()["seq"] == 6
 
 
-def test_cap_on_sockets_per_game(tmp_path: Any) -> None:
-    with app_client(tmp_path, max_sockets_per_game=2) as client:
+def test_cap_on_spectator_sockets_per_game(tmp_path: Any) -> None:
+    with app_client(tmp_path, max_spectators_per_game=2) as client:
         game, other = new_game(client), new_game(client)
         url = f"/ws/games/{game['id']}"
         with client.websocket_connect(url) as a, client.websocket_connect(url) as b:
-            hello(a, game["p1"])
+            hello(a, None)
             hello(b, None)
             with client.websocket_connect(url) as c:
-                c.send_json({"type": "hello", "token": game["p2"], "since": None})
+                c.send_json({"type": "hello", "token": None, "since": None})
                 error = c.receive_json()
                 assert error["code"] == "rate_limited" and error["details"]["retry_after"] > 0
                 with pytest.raises(WebSocketDisconnect) as closed:
@@ -125,7 +125,7 @@ def test_cap_on_sockets_per_game(tmp_path: Any) -> None:
             with client.websocket_connect(f"/ws/games/{other['id']}") as d:
                 assert hello(d, None)["seat"] is None
         with client.websocket_connect(url) as e:  # a freed place can be taken again
-            assert hello(e, game["p2"])["seat"] == 2
+            assert hello(e, None)["seat"] is None
 
 
 # --- idle sockets: a real process, a raw socket that never answers pings ----------------------

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.e2e
 
 def _setup(server: str) -> dict[str, Any]:
     g = rest(f"{server}/api/games", {"system": "t9a", "name": "Gremlins in Ambush"})
-    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {})
+    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {"invite": g["invite"]})
     tokens = {1: g["token"], 2: seat2["token"]}
 
     def act(seat: int, action: dict[str, Any]) -> Any:

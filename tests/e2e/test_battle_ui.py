@@ -38,7 +38,8 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
     p1.click("#open-player1")
     p1.wait_for_function(READY)
     game_id = p1.evaluate("warfield.gameId")
-    seat2 = rest(f"{server}/api/games/{game_id}/seats", {})
+    invite = links["invite"].split("#join=", 1)[1]  # the invite secret rides in the fragment
+    seat2 = rest(f"{server}/api/games/{game_id}/seats", {"invite": invite})
     spectator = pages.open("spectator", links["spectate"])
     spectator.wait_for_function(READY)
 

@@ -33,7 +33,7 @@ PLACES = {  # front-edge centre, facing
 
 def t9a_game(server: str) -> dict[str, Any]:
     g = rest(f"{server}/api/games", {"system": "t9a", "name": "Orders"})
-    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {})
+    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {"invite": g["invite"]})
     tokens = {1: g["token"], 2: seat2["token"]}
 
     def act(seat: int, action: dict[str, Any]) -> Any:

@@ -235,7 +235,8 @@ def test_pan_frame_time_with_600_models(server: str, pages: Any, tmp_path: Path)
     Citizen Spears each, 600 models drawn base by base, deployed through the rules."""
     created = _post_json(server + "/api/games", {"system": "t9a", "name": "Six hundred models"})
     gid, tok1 = created["id"], created["token"]
-    tok2 = _post_json(f"{server}/api/games/{gid}/seats", {})["token"]
+    tok2 = _post_json(f"{server}/api/games/{gid}/seats",
+                      {"invite": created["invite"]})["token"]
     army = [{"datasheet": "citizen-spears", "models": 15, "files": 5}] * 20
     for tok in (tok1, tok2):
         _post_json(f"{server}/api/games/{gid}/actions",

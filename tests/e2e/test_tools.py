@@ -26,7 +26,7 @@ def battle(server: str, system: str, army1: list[Any], army2: list[Any],
            village: bool = False) -> dict[str, Any]:
     """A game in its battle stage at player 1's `phase`, one unit a side, set up over REST."""
     g = rest(f"{server}/api/games", {"system": system, "name": f"Tools {system}"})
-    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {})
+    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {"invite": g["invite"]})
     t1, t2 = g["token"], seat2["token"]
 
     def act(token: str, action: dict[str, Any]) -> Any:

@@ -185,7 +185,7 @@ def new_game(base: str) -> dict[str, Any]:
     created = httpx.post(base + "/api/games", json={"system": "t9a"})
     created.raise_for_status()
     game = created.json()
-    seat = httpx.post(base + f"/api/games/{game['id']}/seats")
+    seat = httpx.post(base + f"/api/games/{game['id']}/seats", json={"invite": game["invite"]})
     seat.raise_for_status()
     return {"id": game["id"], "p1": game["token"], "p2": seat.json()["token"]}
 

@@ -62,7 +62,8 @@ class Game:
 
     def create(self) -> None:
         created = httpx.post(self.server.url + "/api/games", json={"system": "t9a"}).json()
-        seat2 = httpx.post(self.server.url + f"/api/games/{created['id']}/seats").json()
+        seat2 = httpx.post(self.server.url + f"/api/games/{created['id']}/seats",
+                           json={"invite": created["invite"]}).json()
         self.id = created["id"]
         self.players = {1: Player(self.id, created["token"]), 2: Player(self.id, seat2["token"])}
 

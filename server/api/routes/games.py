@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Body, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from server.api.deps import ServiceDep, TokenDep
@@ -35,6 +35,21 @@ class GameCreated(BaseModel):
     seat: int
     token: str
     dice_commitment: str
+    invite: str = Field(
+        description="The secret that claims seat 2 (`POST /api/games/{id}/seats`); shown "
+        "only here, stored hashed. Give it to the opponent, never to spectators."
+    )
+
+
+class SeatClaim(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    invite: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        description="The invite secret the game's creator was given (games made before "
+        "invites existed need none)",
+    )
 
 
 class SeatClaimed(BaseModel):
@@ -73,7 +88,8 @@ class Ack(BaseModel):
 
 @router.post("", status_code=201, response_model=GameCreated, responses=error_responses(400))
 async def create_game(body: GameCreate, service: ServiceDep) -> GameCreated:
-    """Create a game; the caller holds seat 1 with the returned token (keep it secret)."""
+    """Create a game; the caller holds seat 1 with the returned token (keep it secret) and
+    gets the game's `invite`, the secret that claims seat 2 (send it to the opponent only)."""
     battlefield = (
         Battlefield(body.battlefield.width, body.battlefield.depth) if body.battlefield else None
     )
@@ -84,6 +100,7 @@ async def create_game(body: GameCreate, service: ServiceDep) -> GameCreated:
         seat=created.seat,
         token=created.token,
         dice_commitment=created.dice_commitment,
+        invite=created.invite,
     )
 
 
@@ -91,11 +108,14 @@ async def create_game(body: GameCreate, service: ServiceDep) -> GameCreated:
     "/{game_id}/seats",
     status_code=201,
     response_model=SeatClaimed,
-    responses=error_responses(400, 404, 409),
+    responses=error_responses(400, 403, 404, 409),
 )
-async def claim_seat(game_id: GameId, service: ServiceDep) -> SeatClaimed:
-    """Take the free seat (seat 2); 409 when both seats are taken."""
-    seat, token = await service.claim_seat(game_id)
+async def claim_seat(
+    game_id: GameId, service: ServiceDep, body: Annotated[SeatClaim | None, Body()] = None
+) -> SeatClaimed:
+    """Take the free seat (seat 2) with the game's invite secret (`{"invite": "..."}`);
+    403 without it or with a wrong one, 409 when both seats are taken."""
+    seat, token = await service.claim_seat(game_id, body.invite if body else None)
     return SeatClaimed(seat=seat, token=token)
 
 

@@ -57,7 +57,8 @@ from server.rules.core import (
 )
 from server.rules.t9a.magic import opponent_spells_last_magic_phase
 from server.rules.units import (
-    Finite,
+    Coord,
+    Facing,
     JoinedCharacter,
     Unit,
     _formation,
@@ -233,7 +234,7 @@ def roll_for_ambushers(state: GameState, dice: DiceStream) -> list[Event]:
             }
             if instances:
                 payload["rules"] = [AMBUSH, SPELL_EATER]
-        events.append(Event("ambush_rolled", payload, actor=None))
+        events.append(Event("ambush_rolled", payload, actor="system"))  # the game rolls it
     return events
 
 
@@ -258,10 +259,10 @@ def _fold_ambush_rolled(state: GameState, event: Event) -> GameState:
 class ArriveFromAmbush(ActionModel):
     type: Literal["arrive_from_ambush"]
     unit: str
-    point: tuple[Finite, Finite]
-    x: Finite
-    y: Finite
-    facing: Finite
+    point: tuple[Coord, Coord]
+    x: Coord
+    y: Coord
+    facing: Facing
     files: int | None = Field(default=None, ge=1, le=50)
 
 

@@ -26,6 +26,9 @@ export function overlayAlpha(age) {
   return Math.max(0, Math.min(1, left / OVERLAY_FADE_MS));
 }
 
+/** How far off the table a measured point may lie (the server refuses points further out). */
+const TABLE_MARGIN_IN = 12;
+
 export class MeasureTool extends Tool {
   /** @param {import('../table.js').Table} table */
   constructor(table) {
@@ -63,10 +66,19 @@ export class MeasureTool extends Tool {
     this.measure = null;
   }
 
+  /** The pointer as a measure point: rounded, and kept within the margin off the table.
+   * @param {Pt} w @returns {Pt} */
+  inReach(w) {
+    const bf = this.table.store.state?.battlefield || { width: 72, depth: 48 };
+    /** @param {number} v @param {number} hi */
+    const clamp = (v, hi) => round2(Math.min(Math.max(v, -TABLE_MARGIN_IN), hi + TABLE_MARGIN_IN));
+    return { x: clamp(w.x, bf.width), y: clamp(w.y, bf.depth) };
+  }
+
   /** @param {Pt} w @param {string|null} hit */
   tap(w, hit) {
     const m = this.measure || (this.measure = { from: null, to: null, points: [], label: '', fixed: false });
-    const where = hit || { x: round2(w.x), y: round2(w.y) };
+    const where = hit || this.inReach(w);
     if (!m.from || m.fixed) {
       Object.assign(m, { from: where, to: null, points: [], label: '', fixed: false });
     } else {
@@ -82,7 +94,7 @@ export class MeasureTool extends Tool {
   hover(w, hit) {
     const m = this.measure;
     if (!m?.from || m.fixed) return;
-    m.to = hit || { x: round2(w.x), y: round2(w.y) };
+    m.to = hit || this.inReach(w);
     this.wanted = true;
     this.table.redraw();
   }

@@ -37,7 +37,7 @@ export function rollsOf(payload) {
  * @param {Connection} o.conn
  * @param {Table} o.table
  * @param {(msg:string, kind?:'info'|'error'|'ok') => void} o.toast
- * @param {{invite:string, spectate:string}} o.links
+ * @param {{invite:string|null, spectate:string}} o.links
  */
 export function mountPanels(o) {
   const { store, conn, table, toast } = o;
@@ -101,7 +101,7 @@ export function mountPanels(o) {
   replace(dice, h('h2', null, 'Dice'), diceForm, diceLog);
 
   // --- notes -----------------------------------------------------------------------------------
-  const noteText = /** @type {HTMLInputElement} */ (h('input', { name: 'note', placeholder: 'Write a note…', maxlength: 2000 }));
+  const noteText = /** @type {HTMLInputElement} */ (h('input', { name: 'note', placeholder: 'Write a note…', maxlength: 500 }));
   const noteLog = h('ol', { class: 'log note-log' });
   const noteForm = h('form', {
     class: 'row note',
@@ -341,11 +341,11 @@ function renderNotes(list, store) {
     : h('li', { class: 'empty' }, 'No notes yet.'));
 }
 
-/** @param {HTMLElement} el @param {any} st @param {number|null} seat @param {{invite:string, spectate:string}} links */
+/** @param {HTMLElement} el @param {any} st @param {number|null} seat @param {{invite:string|null, spectate:string}} links */
 function renderShare(el, st, seat, links) {
   const open = !st.seats?.['2'];
   replace(el, h('h2', null, 'Share'),
-    seat !== null && open ? copyRow('Invite (seat 2)', links.invite, 'invite') : null,
+    seat !== null && open && links.invite ? copyRow('Invite (seat 2)', links.invite, 'invite') : null,
     copyRow('Spectators', links.spectate, 'spectate'));
 }
 

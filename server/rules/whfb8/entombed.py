@@ -71,7 +71,8 @@ from server.rules.core import (
     register_projector,
 )
 from server.rules.units import (
-    Finite,
+    Coord,
+    Facing,
     Unit,
     _formation,
     _set,
@@ -187,8 +188,8 @@ def roll_for_ambushers(state: GameState, dice: DiceStream) -> list[Event]:
 class PlaceEntombedMarker(ActionModel):
     type: Literal["place_entombed_marker"]
     unit: str
-    x: Finite
-    y: Finite
+    x: Coord
+    y: Coord
 
 
 def _ready_unit(state: GameState, seat: int, unit_id: str, what: str) -> Unit:
@@ -454,9 +455,9 @@ def _fold_mishap(state: GameState, event: Event) -> GameState:
 class Emerge(ActionModel):
     type: Literal["emerge"]
     unit: str
-    x: Finite
-    y: Finite
-    facing: Finite
+    x: Coord
+    y: Coord
+    facing: Facing
     files: int | None = Field(default=None, ge=1, le=50)
     edge: Literal["south", "east", "north", "west"] | None = None
 

@@ -48,7 +48,8 @@ from server.rules.core import (
 )
 from server.rules.moves import allowance
 from server.rules.units import (
-    Finite,
+    Coord,
+    Facing,
     _illegal,
     _unit,
     datasheet_of,
@@ -63,9 +64,9 @@ SKIRMISHERS = "Skirmishers"
 class SkirmishMove(ActionModel):
     type: Literal["skirmish_move"]
     unit: str
-    x: Finite
-    y: Finite
-    facing: Finite
+    x: Coord
+    y: Coord
+    facing: Facing
     files: int | None = Field(default=None, ge=1, le=50)
     mode: Literal["advance", "march"] = "advance"
 

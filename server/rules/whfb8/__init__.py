@@ -21,5 +21,6 @@ SYSTEM = register_system(
     )
 )
 
-# Registers Ambushers and Entombed Beneath the Sands, and Skirmishers' model-by-model moves.
-from server.rules.whfb8 import entombed, skirmish  # noqa: E402, F401
+# Registers Ambushers and Entombed Beneath the Sands, Skirmishers' model-by-model moves and
+# Vanguard.
+from server.rules.whfb8 import entombed, skirmish, vanguard  # noqa: E402, F401

@@ -102,3 +102,35 @@ def test_the_end_keeps_unit_spacing_and_only_skirmishers_move_so() -> None:
     err = game.refused(1, type="skirmish_move", unit=sid, x=x, y=6.0, facing=0, mode="march")
     assert err.details["rule"] == "Unit Spacing" and err.details["obstacle"] == skel
     game.act(1, type="skirmish_move", unit=sid, x=x + 0.6, y=6.0, facing=0, mode="march")
+
+
+def test_vanguard_before_the_first_turn_up_to_12_in_not_within_12_in_of_an_enemy() -> None:
+    """Seed 002: "Skirmishers (except models with Fly) automatically have Vanguard"; FACTS.md:
+    "after deployment, before the first turn, a move of up to 12 in (no march) that does not
+    end within 12 in of an enemy" (made in the first player's Start phase of turn 1)."""
+    game = Game("whfb8")
+    game.act(1, type="submit_army", units=[SWARM])
+    game.act(2, type="submit_army", units=[HALBERDIERS])
+    ids = {u.datasheet: u.id for u in units_of(game.state).values()}
+    sid, hal = ids["tomb-swarm"], ids["empire-halberdiers"]
+    game.act(1, type="deploy_unit", unit=sid, x=36, y=6, facing=0)
+    game.act(2, type="deploy_unit", unit=hal, x=36, y=42, facing=180)
+    assert (game.state.extra["turn"], game.state.extra["phase"]) == (1, "Start")
+    assert game.refused(2, type="vanguard_move", unit=hal, x=36, y=40,
+                        facing=180).details["rule"] == "Vanguard"
+    err = game.refused(1, type="vanguard_move", unit=sid, x=36, y=18.5, facing=0)
+    assert err.details["rule"] == "Vanguard: 12 in"
+    game.put(hal, 36.0, 27.0, 180.0)  # front edge at y = 27
+    err = game.refused(1, type="vanguard_move", unit=sid, x=36, y=15.5, facing=0)
+    assert err.details["rule"] == "Vanguard: 12 in from enemies"
+    assert err.details["distance"] == pytest.approx(11.5)
+    [event] = game.act(1, type="vanguard_move", unit=sid, x=36, y=14.5, facing=0)
+    assert event.payload["distance"] == pytest.approx(8.5)
+    assert "vanguard" in game.unit(sid).markers
+    assert game.refused(1, type="vanguard_move", unit=sid, x=36, y=14,
+                        facing=0).code == "illegal_move"
+    game.act(1, type="end_phase")
+    assert game.refused(1, type="vanguard_move", unit=sid, x=36, y=14,
+                        facing=0).code == "out_of_phase"
+    # It is no move of the first turn: the Swarm still moves in its Movement phase.
+    game.act(1, type="skirmish_move", unit=sid, x=36, y=13, facing=0)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -386,6 +386,7 @@ class T9AShootingWeapon(_Model):
 
 
 class T9AProfile(_Model):
+    model_by_model: ClassVar[bool] = False
     system: Literal["t9a"] = "t9a"
     height: Literal["Standard", "Large", "Gigantic"]
     type: Literal["Infantry", "Beast", "Cavalry", "Construct", "Swarm"]
@@ -435,6 +436,7 @@ class WHFB8Stats(_Model):
 
 
 class WHFB8Profile(_Model):
+    model_by_model: ClassVar[bool] = False
     system: Literal["whfb8"] = "whfb8"
     troop_type: WHFB8TroopType
     models: list[WHFB8Stats] = Field(min_length=1)
@@ -492,6 +494,8 @@ class Wh40kWeapon(_Model):
 
 
 class Wh40kProfile(_Model):
+    # Units placed model by model, with no ranked formation; characters join by leading.
+    model_by_model: ClassVar[bool] = True
     system: Literal["wh40k10"] = "wh40k10"
     models: list[Wh40kStats] = Field(min_length=1)
     invulnerable_save: int | None = Field(default=None, ge=2, le=6)
@@ -565,11 +569,13 @@ class Datasheet(_Model):
                 f"default_files {self.default_files} exceeds the default model count "
                 f"{self.models.default}"
             )
-        if self.system == "wh40k10":
+        if self.profile.model_by_model:
             if self.default_files is not None:
-                raise ValueError("wh40k10 units have no ranked formation: drop default_files")
+                raise ValueError(
+                    f"{self.system} units have no ranked formation: drop default_files"
+                )
             if self.attachable:
-                raise ValueError("wh40k10 attaches through `leads`, not `attachable`")
+                raise ValueError(f"{self.system} attaches through `leads`, not `attachable`")
         elif self.leads:
             raise ValueError("`leads` is for wh40k10 Leaders; use `attachable` here")
         if self.leads and not self.character:
@@ -598,7 +604,7 @@ class Datasheet(_Model):
     @property
     def can_join(self) -> bool:
         """May this datasheet join another unit (t9a/whfb8 attachable, 40k Leader)?"""
-        if self.system == "wh40k10":
+        if self.profile.model_by_model:
             return bool(self.leads)
         return self.character if self.attachable is None else self.attachable
 

@@ -186,12 +186,24 @@ Folder = Callable[[GameState, Event], GameState]
 Projector = Callable[[GameState, "int | None", dict[str, Any]], None]
 
 
+SystemFilter = Callable[[str], bool]
+"""Which game systems (by id) an action exists in: e.g. `systems.has_model_moves`."""
+
+
 @dataclass(frozen=True)
 class ActionSpec:
     name: str
     model: type[ActionModel]
     handler: Handler
-    systems: frozenset[str] | None  # None: every system
+    systems: frozenset[str] | SystemFilter | None  # None: every system
+
+    def available(self, system: str) -> bool:
+        """Does this action exist in the game system `system`?"""
+        if self.systems is None:
+            return True
+        if isinstance(self.systems, frozenset):
+            return system in self.systems
+        return self.systems(system)
 
 
 ACTIONS: dict[str, ActionSpec] = {}
@@ -200,16 +212,19 @@ STATE_PROJECTORS: list[Projector] = []
 
 
 def register_action(
-    name: str, model: type[A], *, systems: Iterable[str] | None = None
+    name: str, model: type[A], *, systems: Iterable[str] | SystemFilter | None = None
 ) -> Callable[[Callable[[GameState, int, A, DiceStream], list[Event]]], Any]:
-    """Register `handler(state, seat, action, dice) -> events` for action type `name`."""
+    """Register `handler(state, seat, action, dice) -> events` for action type `name`.
+
+    `systems`: None (every system), the ids of a system's own actions (in its package), or a
+    filter asking the system registry (shared actions: e.g. only where units move model by
+    model), so that a new system gets the shared actions that fit it without a change here."""
 
     def wrap(handler: Callable[[GameState, int, A, DiceStream], list[Event]]) -> Any:
         if name in ACTIONS:
             raise ValueError(f"action {name!r} registered twice")
-        ACTIONS[name] = ActionSpec(
-            name, model, handler, frozenset(systems) if systems is not None else None
-        )
+        which = systems if systems is None or callable(systems) else frozenset(systems)
+        ACTIONS[name] = ActionSpec(name, model, handler, which)
         return handler
 
     return wrap
@@ -242,10 +257,8 @@ def parse_action(state: GameState, raw: Any) -> tuple[ActionSpec, ActionModel]:
         raise RuleError(BAD_REQUEST, "an action must be a JSON object")
     kind = raw.get("type")
     spec = ACTIONS.get(kind) if isinstance(kind, str) else None
-    if spec is None or (spec.systems is not None and state.system not in spec.systems):
-        known = sorted(
-            n for n, s in ACTIONS.items() if s.systems is None or state.system in s.systems
-        )
+    if spec is None or not spec.available(state.system):
+        known = sorted(n for n, s in ACTIONS.items() if s.available(state.system))
         raise RuleError(BAD_REQUEST, f"unknown action type {kind!r}", field="type", known=known)
     try:
         return spec, spec.model.model_validate(raw)

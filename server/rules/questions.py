@@ -16,6 +16,7 @@ from server.dice import DiceStream
 from server.geometry.los import line_of_sight as geo_line_of_sight
 from server.geometry.measure import distance, distance_to_point
 from server.rules.core import BAD_REQUEST, NOT_FOUND, GameState, RuleError, decide
+from server.rules.systems import find_system
 from server.rules.units import check_in_reach, footprint_of, table_of, units_of
 
 NO_SWEEP_ACTIONS = {"declare_charge", "charge_reaction", "propose", "accept_proposal"}
@@ -124,13 +125,13 @@ def line_of_sight(state: GameState, viewer: Any, target: Any) -> dict[str, Any]:
 def ambush_options(
     state: GameState, unit_id: Any, point: Any, placement: Any = None
 ) -> dict[str, Any]:
-    """t9a Ambush: the 6 in zone around an edge point, the verdict on a requested placement,
-    and the valid placement nearest to it (the client snaps to it), or none."""
+    """Ambush (t9a): the arrival zone around an edge point, the verdict on a requested
+    placement, and the valid placement nearest to it (the client snaps to it), or none."""
     from server.geometry.frame import Placement
-    from server.rules.t9a.ambush import ambush_options as options
 
-    if state.system != "t9a":
-        raise RuleError(BAD_REQUEST, "ambush arrival points are a The 9th Age rule")
+    system = find_system(state.system)
+    if system.variant.edge_arrival_rule is None:
+        raise RuleError(BAD_REQUEST, f"ambush arrival points are not a {system.name} rule")
     if not isinstance(unit_id, str) or unit_id not in units_of(state):
         raise RuleError(NOT_FOUND, f"no unit {unit_id!r}", id=unit_id)
     if not isinstance(point, dict):
@@ -151,7 +152,10 @@ def ambush_options(
             raise RuleError(BAD_REQUEST, "placement: facing must be a finite number",
                             field="placement.facing")
         wanted = Placement(x, y, facing)
-    return options(state, unit_id, p, wanted)
+    answer = system.variant.ambush_options(state, unit_id, p, wanted)
+    if answer is None:
+        raise RuleError(BAD_REQUEST, f"ambush arrival points are not a {system.name} rule")
+    return answer
 
 
 __all__ = ["ambush_options", "geo", "line_of_sight", "measure", "preview"]

@@ -36,7 +36,6 @@ from server.rules.core import (
 from server.rules.table import check_limit
 from server.rules.units import (
     DEPLOYMENT_DEPTH_IN,
-    RESERVE_RULES,
     Coord,
     Facing,
     JoinedCharacter,
@@ -50,6 +49,7 @@ from server.rules.units import (
     footprint_of,
     grid_positions,
     is_ranked,
+    reserve_rules,
     table_of,
     terrain_of,
     unit_from_json,
@@ -388,13 +388,13 @@ def declare_reserve(
     unit = _unit(state, action.unit, seat)
     _require_deploying(state, seat, unit)
     sheet = datasheet_of(state, unit)
-    allowed = [r for r in RESERVE_RULES.get(state.system, ()) if sheet.has_rule(r)]
+    allowed = [r for r in reserve_rules(state.system) if sheet.has_rule(r)]
     if not allowed:
         raise RuleError(
             ILLEGAL_MOVE,
             f"{unit.name} has no rule that lets it stay off the table",
             rule="Deployment",
-            needs=list(RESERVE_RULES.get(state.system, ())),
+            needs=list(reserve_rules(state.system)),
         )
     placed = dataclasses.replace(unit, status=action.mode)
     return [

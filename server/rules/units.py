@@ -21,7 +21,6 @@ from server.geometry import movement
 from server.geometry.bases import OvalBase, RectBase, RoundBase
 from server.geometry.footprint import Footprint, footprint, models_footprint
 from server.geometry.formation import (
-    SKIRMISH_GAPS_IN,
     Character,
     ModelPlacement,
     RankedFormation,
@@ -47,6 +46,7 @@ from server.rules.core import (
     RuleError,
     register_projector,
 )
+from server.rules.systems import find_system, variant_of
 
 MAX_BATTLEFIELD_IN = 240.0
 """The longest table side a game may be created with (`POST /api/games`, `battlefield`)."""
@@ -98,13 +98,6 @@ def check_in_reach(state: GameState, x: float, y: float, field: str) -> None:
         )
 DEPLOYMENT_DEPTH_IN = 12.0
 """Deployment zones: 12 in deep along each player's own long edge (all three systems here)."""
-RESERVE_RULES = {
-    "t9a": ("Ambush",),
-    "whfb8": ("Ambushers", "Entombed Beneath the Sands"),
-    "wh40k10": ("Deep Strike",),
-}
-MOVE_PHASE = {"t9a": ("Movement",), "whfb8": ("Movement",), "wh40k10": ("Movement",)}
-MAX_40K_CHARGE_DECLARE_IN = 12.0
 
 
 # --- the unit, as state --------------------------------------------------------------------------
@@ -269,7 +262,18 @@ def _height(sheet: Datasheet) -> Height:
 
 
 def is_ranked(system: str) -> bool:
-    return system in ("t9a", "whfb8")
+    """Do the units of `system` move as ranked blocks (else model by model)?"""
+    return variant_of(system).ranked is not None
+
+
+def move_phases(system: str) -> tuple[str, ...]:
+    """The phases in which the units of `system` make their moves."""
+    return (find_system(system).movement_phase,)
+
+
+def reserve_rules(system: str) -> tuple[str, ...]:
+    """The special rules that let a unit of `system` stay off the table at deployment."""
+    return variant_of(system).reserve_rules
 
 
 def skirmishes(system: str, sheet: Datasheet) -> bool:
@@ -292,7 +296,12 @@ def _formation(
     # The gaps belong to the skirmishing rank-and-file: when the last of them is removed, the
     # joined characters contract into a normal formation around the centre of the first rank
     # (seed 000, Skirmisher). The front-edge centre is kept, and with it the first rank's.
-    gap = SKIRMISH_GAPS_IN.get(system, 0.0) if skirmishes(system, sheet) and models > 0 else 0.0
+    ranked = variant_of(system).ranked
+    gap = (
+        ranked.skirmish_gap_in
+        if ranked is not None and skirmishes(system, sheet) and models > 0
+        else 0.0
+    )
     joined = tuple(Character(_rect_base(catalog.get(system, c))) for c in characters)
     return RankedFormation(
         _rect_base(sheet),

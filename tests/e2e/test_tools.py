@@ -182,3 +182,22 @@ def test_40k_single_model_moves(server: str, pages: Any, tmp_path: Path) -> None
     assert after[1:] == before[1:]
     p1.screenshot(path=str(tmp_path / "40k.png"))
     assert pages.errors == []
+
+
+def test_40k_advance_rolls_its_die_before_the_move(server: str, pages: Any) -> None:
+    """Issue 12 item 1: the 40k Advance control sends `advance`, which rolls and commits the D6
+    at once; the move that follows is judged against Move + that die."""
+    g = battle(server, "wh40k10", [{"datasheet": "boyz", "models": 10}],
+               [{"datasheet": "intercessor-squad", "models": 5}], (20, 8), (20, 36), "Movement")
+    p1 = pages.open("player1", g["p1_url"])
+    p1.wait_for_function(READY)
+    u1 = g["u1"]
+    x0, y0 = unit(p1, u1)["positions"][0]
+    drag(p1, (x0, y0), (x0, y0), steps=1)  # a click on a model selects its unit
+    p1.wait_for_selector("#advance")
+    p1.click("#advance")
+    p1.wait_for_function("(id) => warfield.store.state.units[id].moved.allowance > 6", arg=u1)
+    moved = p1.evaluate("(id) => warfield.store.state.units[id].moved", arg=u1)
+    assert moved["mode"] == "advance" and moved["allowance"] == 6 + moved["advanced"]
+    p1.wait_for_selector("#advance", state="detached")
+    assert pages.errors == []

@@ -6,6 +6,7 @@ from __future__ import annotations
 from server.rules.core import Battlefield
 from server.rules.systems import GameSystem, register_system
 from server.rules.whfb8 import tables
+from server.rules.whfb8.variant import VARIANT
 
 SYSTEM = register_system(
     GameSystem(
@@ -18,6 +19,7 @@ SYSTEM = register_system(
         charge_phases=("Movement",),
         movement_phase="Movement",
         tables=tables,
+        variant=VARIANT,
     )
 )
 

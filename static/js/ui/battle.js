@@ -237,6 +237,12 @@ export function unitOrders(unit, table, store) {
       type: 'button', id: 'march', class: table.moves.march ? 'active' : '', 'aria-pressed': table.moves.march ? 'true' : 'false',
       onclick: () => { table.moves.march = !table.moves.march; table.onChange(); },
     }, table.moves.march ? 'March: on' : 'March: off') : null,
+    // 40k Advance: the D6 is rolled and committed first; the move is then judged against it.
+    !ranked && st.phase === 'Movement' && !Object.keys(unit.moved || {}).length ? h('button', {
+      type: 'button', id: 'advance', title: 'Roll the Advance D6 now, then move up to Move + the die',
+      onclick: () => table.conn.act({ type: 'advance', unit: unit.id })
+        .catch((/** @type {any} */ err) => table.toast(`Advance: ${errorText(err)}`, 'error')),
+    }, 'Advance (D6)') : null,
     h('button', {
       type: 'button', id: 'charge', class: table.mode === 'charge' ? 'active' : '',
       onclick: () => table.setMode(table.mode === 'charge' ? 'idle' : 'charge'),

@@ -26,7 +26,9 @@ from pydantic import Field
 from server import geometry as geo
 from server.dice import DiceStream
 from server.geometry import movement
+from server.geometry.constants import CONTACT_TOLERANCE_IN
 from server.geometry.footprint import Footprint, footprint
+from server.geometry.formation import RankedFormation, layout
 from server.geometry.frame import Placement
 from server.geometry.paths import (
     Obstacles,
@@ -35,7 +37,7 @@ from server.geometry.paths import (
     shortest_lengths,
     shortest_path,
 )
-from server.rules.battle import require_phase
+from server.rules.battle import on_phase_end, require_phase
 from server.rules.core import (
     BAD_REQUEST,
     ILLEGAL_MOVE,
@@ -44,21 +46,30 @@ from server.rules.core import (
     Event,
     GameState,
     RuleError,
+    fold_all,
     register_action,
+    register_folder,
 )
+from server.rules.markers import TIGHTENED
 from server.rules.moves import allowance
+from server.rules.systems import variant_of
 from server.rules.units import (
     Coord,
     Facing,
+    Unit,
     _illegal,
     _unit,
+    _with_unit,
     datasheet_of,
     phase_moves,
     table_of,
+    unit_from_json,
+    units_of,
 )
 from server.rules.whfb8.entombed import formation_of
 
 SKIRMISHERS = "Skirmishers"
+SYSTEM = "whfb8"
 
 
 class SkirmishMove(ActionModel):
@@ -92,7 +103,7 @@ def model_paths(
     return model_assignment(lengths, limit), lengths, grown, end_fp
 
 
-@register_action("skirmish_move", SkirmishMove, systems=["whfb8"])
+@register_action("skirmish_move", SkirmishMove, systems=[SYSTEM])
 def skirmish_move(
     state: GameState, seat: int, action: SkirmishMove, dice: DiceStream
 ) -> list[Event]:
@@ -152,6 +163,7 @@ def skirmish_move(
         unit,
         placement=(round(end.x, 4), round(end.y, 4), round(end.facing, 4)),
         files=end_fp.formation.files if end_fp.formation is not None else unit.files,
+        markers=tuple(m for m in unit.markers if m != TIGHTENED),  # it ends loose
     )
     return [
         Event(
@@ -173,3 +185,148 @@ def skirmish_move(
             actor=seat,
         )
     ]
+
+
+# --- tightening into base contact, and loosening again ------------------------------------------
+
+
+def _centre_offset(formation: RankedFormation, index: int) -> np.ndarray:
+    """The centre of model `index` in the unit's own frame (u right, v forward)."""
+    return np.asarray(layout(formation).model_rings[index, :-1].mean(axis=0), dtype=np.float64)
+
+
+def _front_by_centre(fp: Footprint, files: int) -> list[int]:
+    """Indices of the front-rank models, the centremost first (ties: left first)."""
+    front = [i for i, r in enumerate(fp.model_ranks) if r == 0]
+    mid = (files - 1) / 2.0
+    return sorted(front, key=lambda i: (abs((fp.model_files[i] or 0) - mid), fp.model_files[i]))
+
+
+def _reshaped(unit: Unit, placement: Placement, markers: tuple[str, ...]) -> Unit:
+    return dataclasses.replace(
+        unit,
+        placement=(round(placement.x, 4), round(placement.y, 4), round(placement.facing, 4)),
+        markers=markers,
+    )
+
+
+def tighten(state: GameState, unit: Unit, enemy_id: str) -> Event | None:
+    """Seed 002, Skirmishers and Charging: the unit "forms up in base contact around the
+    centremost model in the front rank ... that is also in base contact with the enemy"; ranks,
+    files and facing are kept. Of two equally central models, the one nearer the enemy's centre
+    (then the left one). None when the unit has no loose formation to tighten."""
+    table = table_of(state)
+    fp, enemy = table.units.get(unit.id), table.units.get(enemy_id)
+    if fp is None or enemy is None or fp.formation is None or fp.placement is None:
+        return None
+    loose = fp.formation
+    if not loose.is_skirmish:
+        return None
+    files = layout(loose).file_count
+    front = _front_by_centre(fp, files)
+    touching = [
+        i for i in front
+        if shapely.dwithin(fp.model_polygons[i], enemy.boundary, CONTACT_TOLERANCE_IN)
+    ] or front
+    mid = (files - 1) / 2.0
+    ex, ey = enemy.centre
+    anchor = min(
+        touching,
+        key=lambda i: (
+            abs((fp.model_files[i] or 0) - mid),
+            float(np.hypot(fp.model_centres[i][0] - ex, fp.model_centres[i][1] - ey)),
+            fp.model_files[i],
+        ),
+    )
+    tight = dataclasses.replace(loose, gap_in=0.0)
+    du, dv = _centre_offset(loose, anchor) - _centre_offset(tight, anchor)
+    placement = fp.placement.moved(forward=float(dv), right=float(du))
+    after = _reshaped(unit, placement, (*unit.markers, TIGHTENED))
+    return Event(
+        "skirmishers_tightened",
+        {
+            "unit": after.to_json(),
+            "enemy": enemy_id,
+            "anchor": {"rank": 0, "file": fp.model_files[anchor]},
+            "rule": SKIRMISHERS,
+            "text": f"{unit.name} close up into base contact around their front-rank model in "
+            f"file {(fp.model_files[anchor] or 0) + 1} (Skirmishers and Charging)",
+        },
+    )
+
+
+def loosen(state: GameState, unit: Unit) -> Event:
+    """Seed 002: "If the Skirmishers are not in base contact with an enemy in the Remaining
+    Moves sub-phase, the controlling player must move them apart": back into the loose
+    formation around the centremost front-rank model (the next one when that one does not fit,
+    e.g. Unit Spacing); when none fits they stay closed up this turn and the event says why."""
+    table = table_of(state)
+    fp = table.units[unit.id]
+    assert fp.formation is not None and fp.placement is not None
+    tight = fp.formation
+    ranked = variant_of(state.system).ranked
+    gap = ranked.skirmish_gap_in if ranked is not None else 0.0
+    loose = dataclasses.replace(tight, gap_in=gap)
+    markers = tuple(m for m in unit.markers if m != TIGHTENED)
+    problem = None
+    for anchor in _front_by_centre(fp, layout(tight).file_count):
+        du, dv = _centre_offset(tight, anchor) - _centre_offset(loose, anchor)
+        placement = fp.placement.moved(forward=float(dv), right=float(du))
+        result = movement.place(table, unit.id, footprint(loose, placement))
+        if result.legal:
+            return Event(
+                "skirmishers_loosened",
+                {
+                    "unit": _reshaped(unit, placement, markers).to_json(),
+                    "rule": SKIRMISHERS,
+                    "text": f"{unit.name} are out of base contact and spread out again into "
+                    "their loose formation",
+                },
+            )
+        problem = f"{result.rule}" + (f" ({result.obstacle})" if result.obstacle else "")
+    return Event(
+        "skirmishers_loosened",
+        {
+            "unit": unit.to_json(),
+            "rule": SKIRMISHERS,
+            "blocked": problem,
+            "text": f"{unit.name} cannot spread out again here ({problem}); they stay closed up "
+            "this turn",
+        },
+    )
+
+
+@on_phase_end(SYSTEM, "Movement")
+def close_up_and_spread_out(state: GameState, dice: DiceStream) -> list[Event]:
+    """At the end of the Movement phase (after charges and Remaining Moves): Skirmishers in
+    base contact with an enemy (engaged, as chargers or charged) close up; the active player's
+    closed-up Skirmishers out of contact spread out."""
+    engaged = state.extra.get("engaged", {})
+    partner: dict[str, str] = {}
+    for charger, target in engaged.items():
+        partner.setdefault(charger, target)
+        partner.setdefault(target, charger)
+    active = state.extra.get("active_player")
+    events: list[Event] = []
+    for unit in list(units_of(state).values()):
+        if unit.status != "on_table" or not datasheet_of(state, unit).has_rule(SKIRMISHERS):
+            continue
+        event: Event | None = None
+        if TIGHTENED not in unit.markers and unit.id in partner:
+            event = tighten(state, unit, partner[unit.id])
+        elif TIGHTENED in unit.markers and unit.id not in partner and unit.owner == active:
+            event = loosen(state, unit)
+        if event is not None:
+            events.append(event)
+            state = fold_all(state, [event])
+    return events
+
+
+@register_folder("skirmishers_tightened")
+def _fold_tightened(state: GameState, event: Event) -> GameState:
+    return _with_unit(state, unit_from_json(event.payload["unit"]))
+
+
+@register_folder("skirmishers_loosened")
+def _fold_loosened(state: GameState, event: Event) -> GameState:
+    return _with_unit(state, unit_from_json(event.payload["unit"]))

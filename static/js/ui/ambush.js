@@ -72,7 +72,7 @@ export function ambushTrayItem(unitId, o) {
     entry.detail && !host ? h('small', { class: 'ambush-roll' }, ` · ${entry.detail}`) : null,
     entry.riders.length ? h('small', { class: 'ambush-riders' }, ` · with ${entry.riders.join(', ')}`) : null,
     canArrive
-      ? st.system === 'whfb8'
+      ? (unit.rules || []).some((/** @type {unknown} */ r) => /Entombed Beneath the Sands/.test(String(r)))
         ? h('button', { type: 'button', class: 'arrive emerge primary', onclick: () => table.tools.entombed.start(unitId) }, 'Emerge')
         : h('button', { type: 'button', class: 'arrive primary', onclick: () => table.tools.ambush.start(unitId) }, 'Arrive')
       : null,

@@ -134,3 +134,45 @@ def test_vanguard_before_the_first_turn_up_to_12_in_not_within_12_in_of_an_enemy
                         facing=0).code == "out_of_phase"
     # It is no move of the first turn: the Swarm still moves in its Movement phase.
     game.act(1, type="skirmish_move", unit=sid, x=36, y=13, facing=0)
+
+
+def test_charging_skirmishers_close_up_around_the_centremost_front_model_in_contact() -> None:
+    """Seed 002, Skirmishers and Charging: "The unit immediately forms up in base contact
+    around the centremost model in the front rank ... that is also in base contact with the
+    enemy. The number of ranks, files and the formation's facing do not alter". A Swarm of 3
+    in 2 files bursts from the sands into the Halberdiers' front (x 34.03..37.97) at x = 37.5:
+    its front models stand at x 36.463 and 38.537, both touching; of the two equally central,
+    the one nearer the enemy's centre (36.463) stays, so the front centre moves to 37.25."""
+    from tests.rules.whfb8.test_entombed import act, entombed_game, of, ready, swarm
+
+    game = entombed_game(halberdiers_at=(36.0, 30.0))
+    ready(game, 3)
+    sid = swarm(game).id
+    act(game, 1, [5, 4], [0], type="place_entombed_marker", unit=sid, x=36, y=24)
+    act(game, 1, type="emerge", unit=sid, x=37.5, y=30, facing=0, files=2)
+    loose = table_of(game.state).units[sid]
+    assert loose.width == pytest.approx(2 * BASE_IN + 0.5)
+    events = act(game, 1, type="end_phase")
+    tightened = of(events, "skirmishers_tightened")
+    assert tightened["anchor"] == {"rank": 0, "file": 0}
+    unit = game.unit(sid)
+    assert "tightened" in unit.markers and unit.files == 2
+    assert unit.placement == pytest.approx((37.25, 30.0, 0.0))
+    tight = table_of(game.state).units[sid]
+    assert tight.width == pytest.approx(2 * BASE_IN) and tight.depth == pytest.approx(2 * BASE_IN)
+    left = min(tight.model_centres[:, 0])
+    assert left == pytest.approx(min(loose.model_centres[:, 0]))
+
+
+def test_out_of_contact_they_spread_out_again_in_remaining_moves() -> None:
+    """Seed 002: "If the Skirmishers are not in base contact with an enemy in the Remaining
+    Moves sub-phase, the controlling player must move them apart so that they readopt their
+    loose formation" (around the centremost front-rank model: a 3-file unit keeps its centre)."""
+    game, sid = skirmish_game()
+    game.put(sid, 20.0, 10.0, 0.0, markers=("tightened",))
+    assert table_of(game.state).units[sid].width == pytest.approx(3 * BASE_IN)
+    [event] = [e for e in game.act(1, type="end_phase") if e.type == "skirmishers_loosened"]
+    assert "blocked" not in event.payload
+    unit = game.unit(sid)
+    assert "tightened" not in unit.markers and unit.placement == (20.0, 10.0, 0.0)
+    assert table_of(game.state).units[sid].width == pytest.approx(3 * BASE_IN + 1.0)

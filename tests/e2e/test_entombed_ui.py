@@ -24,7 +24,7 @@ pytestmark = pytest.mark.e2e
 
 def _setup(server: str) -> dict[str, Any]:
     g = rest(f"{server}/api/games", {"system": "whfb8", "name": "From the sands"})
-    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {})
+    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {"invite": g["invite"]})
     tokens = {1: g["token"], 2: seat2["token"]}
 
     def act(seat: int, action: dict[str, Any]) -> Any:
@@ -127,3 +127,59 @@ def test_a_tomb_swarm_emerges_through_the_ui(server: str, pages: Any) -> None:
         assert pages.errors == []
         return
     pytest.fail("no game in 8 let the Tomb Swarm emerge (each fails with probability < 1/5)")
+
+
+def test_skirmishers_vanguard_and_move_model_by_model_through_the_ui(
+    server: str, pages: Any
+) -> None:
+    """Seed 002: Skirmishers have Vanguard (before the first turn) and move model by model,
+    each within its allowance: the Swarm's Vanguard… and Skirmish move… buttons, a click where
+    it goes, the ghost red beyond the allowance ("Move Distance") and green within, Enter."""
+    g = rest(f"{server}/api/games", {"system": "whfb8", "name": "Skirmish"})
+    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {"invite": g["invite"]})
+    tokens = {1: g["token"], 2: seat2["token"]}
+
+    def act(seat: int, action: dict[str, Any]) -> Any:
+        return rest(f"{server}/api/games/{g['id']}/actions", {"action": action},
+                    token=tokens[seat])
+
+    act(1, {"type": "submit_army",
+            "units": [{"datasheet": "tomb-swarm", "models": 3, "files": 3}]})
+    act(2, {"type": "submit_army",
+            "units": [{"datasheet": "empire-halberdiers", "models": 20, "files": 5}]})
+    units = rest(f"{server}/api/games/{g['id']}")["state"]["units"]
+    sid = next(u for u in units if units[u]["owner"] == 1)
+    hal = next(u for u in units if units[u]["owner"] == 2)
+    act(1, {"type": "deploy_unit", "unit": sid, "x": 36, "y": 6, "facing": 0})
+    act(2, {"type": "deploy_unit", "unit": hal, "x": 36, "y": 42, "facing": 180})
+    p1 = pages.open("player1", f"{server}/games/{g['id']}#seat=1&token={tokens[1]}")
+    p1.wait_for_function(READY)
+
+    # Vanguard, in the first player's Start phase of turn 1: the Swarm's centre from y 5.2 to 14.
+    p1.mouse.click(*at(p1, 36, 5.2))
+    p1.wait_for_selector("#skirmish-move:has-text('Vanguard')")
+    p1.click("#skirmish-move")
+    p1.mouse.click(*at(p1, 36, 14.0))
+    p1.wait_for_function("warfield.table.ghost && warfield.table.ghost.verdict === 'legal'")
+    p1.keyboard.press("Enter")
+    p1.wait_for_selector(".game-log li:has-text('Vanguard move')")
+    y = rest(f"{server}/api/games/{g['id']}")["state"]["units"][sid]["placement"]["y"]
+    assert y == pytest.approx(6 + 8.8, abs=0.05)
+
+    # Turn 1 Movement: 6 in is beyond M 4 (red, Move Distance); 3 in is fine.
+    act(1, {"type": "end_phase"})
+    p1.mouse.click(*at(p1, 36, 14.0))
+    p1.wait_for_selector("#skirmish-move:has-text('Skirmish move')")
+    p1.click("#skirmish-move")
+    p1.mouse.click(*at(p1, 36, 20.0))
+    p1.wait_for_function(
+        "warfield.table.ghost && warfield.table.ghost.verdict === 'illegal'"
+        " && /Move Distance/.test(warfield.table.ghost.text)"
+    )
+    p1.mouse.click(*at(p1, 36, 17.0))
+    p1.wait_for_function("warfield.table.ghost && warfield.table.ghost.verdict === 'legal'")
+    p1.keyboard.press("Enter")
+    p1.wait_for_selector(".game-log li:has-text('move as Skirmishers')")
+    y2 = rest(f"{server}/api/games/{g['id']}")["state"]["units"][sid]["placement"]["y"]
+    assert y2 == pytest.approx(y + 3, abs=0.05)
+    assert pages.errors == []

@@ -17,6 +17,7 @@ import { ShootTool } from './shoot.js';
 import { FreeMoveTool } from './free-move.js';
 import { AmbushTool } from './ambush.js';
 import { EntombedTool } from './entombed.js';
+import { SkirmishMoveTool } from './skirmish.js';
 import { TerrainTool } from './terrain.js';
 
 /** @typedef {import('../table.js').Table} Table */
@@ -44,6 +45,7 @@ export function toolHandlers(table) {
     free_move: new FreeMoveTool(table),
     ambush: new AmbushTool(table),
     entombed: new EntombedTool(table),
+    skirmish: new SkirmishMoveTool(table),
     terrain: new TerrainTool(table),
   };
 }

@@ -8,7 +8,9 @@ in it); both players may make them then, each unit once (docs/rules-decisions.md
 move is measured like a Skirmishers' move (server/rules/whfb8/skirmish.py): every model's path
 around units and Impassable Terrain at most 12 in, the unit in any loose formation at its end,
 more than 12 in from every enemy unit and following Unit Spacing. It is no move of the first
-turn (the unit may still move then); the unit carries the marker `vanguard`.
+turn (the unit may still move then); the unit carries the marker `vanguard`, and may not
+declare a charge in turn 1 when its side goes first (`vanguard_charge_refusal`, asked by the
+shared charge declaration through the system's `charge_refusal`).
 """
 
 from __future__ import annotations
@@ -60,6 +62,24 @@ def has_vanguard(state: GameState, unit: Unit) -> bool:
     if sheet.has_rule(VANGUARD):
         return True
     return sheet.has_rule("Skirmishers") and not sheet.has_rule("Fly")
+
+
+def vanguard_charge_refusal(state: GameState, unit_id: str) -> tuple[str, str] | None:
+    """FACTS.md: "units that used it may not charge in the first turn if their side goes
+    first"."""
+    unit = units_of(state).get(unit_id)
+    if (
+        unit is None
+        or MARKER not in unit.markers
+        or state.extra.get("turn") != 1
+        or unit.owner != int(state.extra.get("first_player", 1))
+    ):
+        return None
+    return (
+        VANGUARD,
+        f"{unit.name} made a Vanguard move and its side has the first turn: it may not charge "
+        "in turn 1",
+    )
 
 
 class VanguardMove(ActionModel):

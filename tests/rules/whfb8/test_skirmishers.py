@@ -107,7 +107,8 @@ def test_the_end_keeps_unit_spacing_and_only_skirmishers_move_so() -> None:
 def test_vanguard_before_the_first_turn_up_to_12_in_not_within_12_in_of_an_enemy() -> None:
     """Seed 002: "Skirmishers (except models with Fly) automatically have Vanguard"; FACTS.md:
     "after deployment, before the first turn, a move of up to 12 in (no march) that does not
-    end within 12 in of an enemy" (made in the first player's Start phase of turn 1)."""
+    end within 12 in of an enemy" (made in the first player's Start phase of turn 1); "units
+    that used it may not charge in the first turn if their side goes first"."""
     game = Game("whfb8")
     game.act(1, type="submit_army", units=[SWARM])
     game.act(2, type="submit_army", units=[HALBERDIERS])
@@ -132,6 +133,9 @@ def test_vanguard_before_the_first_turn_up_to_12_in_not_within_12_in_of_an_enemy
     game.act(1, type="end_phase")
     assert game.refused(1, type="vanguard_move", unit=sid, x=36, y=14,
                         facing=0).code == "out_of_phase"
+    # FACTS.md: "units that used it may not charge in the first turn if their side goes first".
+    err = game.refused(1, type="declare_charge", unit=sid, target=hal)
+    assert err.code == "illegal_move" and err.details["rule"] == "Vanguard"
     # It is no move of the first turn: the Swarm still moves in its Movement phase.
     game.act(1, type="skirmish_move", unit=sid, x=36, y=13, facing=0)
 

@@ -63,7 +63,7 @@ def _to_ready_movement(g: dict[str, Any]) -> bool:
     return False
 
 
-def test_a_tomb_swarm_emerges_through_the_ui(server: str, pages: Any) -> None:
+def test_a_tomb_swarm_emerges_through_the_ui(server: str, pages: Any, tmp_path: Any) -> None:
     for _attempt in range(8):
         g = _setup(server)
         if not _to_ready_movement(g):
@@ -109,9 +109,11 @@ def test_a_tomb_swarm_emerges_through_the_ui(server: str, pages: Any) -> None:
             "warfield.table.ghost && warfield.table.ghost.verdict === 'illegal'"
             " && /Entombed/.test(warfield.table.ghost.text)"
         )
+        p1.screenshot(path=str(tmp_path / "entombed-red.png"))
         p1.mouse.move(*at(p1, ghost[0], ghost[1]))
         p1.mouse.up()
         p1.wait_for_function("warfield.table.ghost && warfield.table.ghost.verdict === 'legal'")
+        p1.screenshot(path=str(tmp_path / "entombed-green.png"))
         p1.keyboard.press("Enter")
         p2 = pages.open("player2", f"{url}#seat=2&token={g['tokens'][2]}")
         for page in (p1, p2):

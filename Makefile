@@ -24,8 +24,7 @@ run: $(VENV)/.installed
 	$(BIN)/warfield serve --host $(HOST) --port $(PORT)
 
 test: $(VENV)/.installed-dev
-	$(BIN)/ruff check server tests bench
-	@$(MAKE) --no-print-directory jscheck
+	@$(MAKE) --no-print-directory lint
 	$(BIN)/pytest
 	@if [ -d static/tests ]; then node --test static/tests/; fi
 

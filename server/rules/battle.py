@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable
-from typing import Literal
+from typing import Any, Literal
 
 from server.dice import DiceStream
 from server.rules.core import (
@@ -218,6 +218,7 @@ def end_phase(state: GameState, seat: int, action: EndPhase, dice: DiceStream) -
     turn = int(state.extra.get("turn", 1))
     first = int(state.extra.get("first_player", 1))
     index = phases.index(str(phase))
+    nxt: dict[str, Any]
     if index + 1 < len(phases):
         nxt = {"turn": turn, "active_player": seat, "phase": phases[index + 1]}
     elif seat == first:

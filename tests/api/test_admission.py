@@ -120,16 +120,16 @@ def _raw_spectator(port: int, game_id: str) -> socket.socket:
 
 
 def test_a_socket_that_never_reads_is_closed_and_the_game_goes_on(serve: Any) -> None:
-    """Players write 2 KB notes while a spectator reads nothing: once its buffers are full a
-    frame misses its send deadline and the socket is closed (1013, or aborted when even the
-    close cannot be written); the players see it leave and keep playing."""
+    """Players roll 1000D6 (a frame of several KB: every face is in it) while a spectator
+    reads nothing: once its buffers are full a frame misses its send deadline and the socket
+    is closed (1013, or aborted when even the close cannot be written); the players see it
+    leave and keep playing."""
     import websockets
 
     server = serve({"WARFIELD_SEND_TIMEOUT_S": "0.5", "WARFIELD_IDLE_PING_S": "600",
                     "WARFIELD_RATE_LIMIT_PER_S": "100000", "WARFIELD_RATE_LIMIT_BURST": "100000"})
     created = httpx.post(server.url + "/api/games", json={"system": "t9a"}).json()
     gid = created["id"]
-    text = "x" * 2000
 
     async def play() -> int:
         async with websockets.connect(f"{server.ws_url}/ws/games/{gid}") as p1:
@@ -143,13 +143,14 @@ def test_a_socket_that_never_reads_is_closed_and_the_game_goes_on(serve: Any) ->
                 while spectators != 1:  # the stuck spectator is in
                     frame = await next_frame()
                     spectators = frame.get("spectators", spectators)
-                # Write notes until the server lets the stuck spectator go (presence 0).
+                # Roll until the server lets the stuck spectator go (presence 0); notes are
+                # capped per game (rules/table.py), rolls are not.
                 while spectators != 0:
-                    # (the kernel buffers at most tcp_wmem's 4 MiB by default: 2,000 notes)
+                    # (the kernel buffers at most tcp_wmem's 4 MiB by default)
                     assert sent < 3000, "the socket that never reads was never closed"
                     sent += 1
                     await p1.send(json.dumps({"type": "action", "ref": f"n{sent}",
-                                              "action": {"type": "note", "text": text}}))
+                                              "action": {"type": "roll_dice", "dice": "1000D6"}}))
                     while True:
                         frame = await next_frame()
                         if frame["type"] == "presence":

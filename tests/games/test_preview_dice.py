@@ -23,7 +23,7 @@ from server.store.migrate import upgrade
 async def _moving_40k_game(service: GameService) -> tuple[str, str, str]:
     """A wh40k10 game at player 1's Movement phase: Boyz u1 against Intercessors u2."""
     game = await service.create_game("wh40k10")
-    await service.claim_seat(game.id)
+    await service.claim_seat(game.id, game.invite)
     await service.act(game.id, 1, {"type": "submit_army",
                                    "units": [{"datasheet": "boyz", "models": 10}]})
     await service.act(game.id, 2, {"type": "submit_army",

@@ -16,7 +16,7 @@ CHARGE_DECLARE_IN = 12.0
 class Warhammer40k(Variant):
     def allowance(self, sheet: Datasheet, mode: str) -> float:
         """M (an Advance adds a D6 rolled by the `advance` action)."""
-        return float(sheet.profile.models[0].M)  # type: ignore[union-attr]
+        return float(sheet.profile.models[0].M)  # type: ignore[union-attr, arg-type]
 
     def charge_roll(self, sheet: Datasheet) -> tuple[str, int]:
         """2D6, nothing added."""

@@ -110,9 +110,9 @@ def shortest_lengths(
         # Dijkstra over the corners from start i.
         dist = np.full(len(c), np.inf)
         heap: list[tuple[float, int]] = []
-        for k in np.flatnonzero(sc[i]):
-            dist[k] = dsc[i, k]
-            heapq.heappush(heap, (float(dist[k]), int(k)))
+        for first in np.flatnonzero(sc[i]):
+            dist[first] = dsc[i, first]
+            heapq.heappush(heap, (float(dist[first]), int(first)))
         done = np.zeros(len(c), dtype=bool)
         while heap:
             d, k = heapq.heappop(heap)

@@ -506,8 +506,8 @@ def emerge(state: GameState, seat: int, action: Emerge, dice: DiceStream) -> lis
         placement=(round(placement.x, 4), round(placement.y, 4), round(placement.facing, 4)),
         files=formation.files,
     )
-    charging = entry["enemy"] if mode == "enemy" else None
-    if mode == "enemy":
+    charging: str | None = str(entry["enemy"]) if mode == "enemy" else None
+    if charging is not None:
         text = (f"{unit.name} burst from the sands into {units_of(state)[charging].name}'s "
                 "front: they count as charging")
     elif mode == "edge":

@@ -336,12 +336,16 @@ def place_entombed_marker(
             "(`emerge` with an edge)",
             rule=AMBUSHERS,
         )
+    if unit.id in pending(state):
+        raise RuleError(
+            OUT_OF_PHASE, f"{unit.name}'s marker is down: place the unit (emerge)", rule=ENTOMBED
+        )
     waiting = [u for u in pending(state) if u != unit.id]
-    if unit.id in pending(state) or waiting:
-        other = units_of(state)[(waiting or [unit.id])[0]].name
+    if waiting:
         raise RuleError(
             OUT_OF_PHASE,
-            f"{other} must be placed first: Entombed units emerge one at a time",
+            f"{units_of(state)[waiting[0]].name} must be placed first: Entombed units emerge "
+            "one at a time",
             rule=ENTOMBED,
         )
     chosen = (float(action.x), float(action.y))

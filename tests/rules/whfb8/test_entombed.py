@@ -284,6 +284,8 @@ def test_the_movement_phase_waits_for_the_units_that_can_emerge_one_at_a_time() 
     events = act(game, 1, [1, 1], type="place_entombed_marker", unit=a, x=20, y=24)
     err = refused(game, 1, type="place_entombed_marker", unit=b, x=50, y=24)
     assert err.code == "out_of_phase" and "one at a time" in err.message
+    err = refused(game, 1, type="place_entombed_marker", unit=a, x=50, y=24)
+    assert err.code == "out_of_phase" and "marker is down" in err.message
     assert refused(game, 1, type="end_phase").code == "out_of_phase"
     act(game, 1, type="emerge", unit=a, **of(events, "entombed_marker")["suggested"])
     events = act(game, 1, [2, 1], type="place_entombed_marker", unit=b, x=50, y=24)

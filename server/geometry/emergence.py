@@ -31,7 +31,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from .arcs import arc_of_unit
-from .constants import CONTACT_TOLERANCE_IN, EPSILON_IN
+from .constants import CONTACT_TOLERANCE_IN, EPSILON_IN, UNIT_SPACING_IN
 from .footprint import Footprint, footprint
 from .formation import RankedFormation, layout
 from .frame import Placement, Point, facing_difference, forward_vector, normalize_facing
@@ -342,11 +342,60 @@ def find_emergence(
     edge: str | None = None,
 ) -> Placement | None:
     """The first legal placement of `candidates` (they come nearest first), or None: no model
-    of the unit can be placed there, which is the Mishap of seed 002."""
-    for pl in candidates:
+    of the unit can be placed there, which is the Mishap of seed 002.
+
+    The candidates first go through a vectorised rejection (`_clear`): a Unit Boundary off the
+    table, or touching a region that lies wholly within Unit Spacing of an obstacle, cannot be
+    legal; the survivors are checked exactly, in order."""
+    for pl in _clear(table, unit_id, formation, list(candidates), enemy):
         verdict = check_emergence(
             table, unit_id, formation, pl, marker=marker, enemy=enemy, edge=edge
         )
         if verdict.legal:
             return pl
     return None
+
+
+_SPACING_SHRINK_IN = 1e-6
+"""The rejection region is the obstacles grown by a hair less than Unit Spacing (and with
+inscribed round corners), so touching it always means being within Unit Spacing."""
+
+
+def _clear(
+    table: Table,
+    unit_id: str,
+    formation: RankedFormation,
+    candidates: list[Placement],
+    enemy: str | None,
+) -> list[Placement]:
+    """The candidates not certainly illegal (see `find_emergence`), in their order."""
+    if not candidates:
+        return []
+    outline = np.asarray(layout(formation).outline, dtype=np.float64)
+    t = np.radians(np.array([p.facing for p in candidates], dtype=np.float64))
+    xs = np.array([p.x for p in candidates], dtype=np.float64)
+    ys = np.array([p.y for p in candidates], dtype=np.float64)
+    u, v = outline[None, :, 0], outline[None, :, 1]
+    rx, ry, fx, fy = np.cos(t)[:, None], np.sin(t)[:, None], -np.sin(t)[:, None], np.cos(t)[:, None]
+    coords = np.stack([xs[:, None] + u * rx + v * fx, ys[:, None] + u * ry + v * fy], axis=-1)
+    bf = table.battlefield
+    ok = (
+        (coords[..., 0].min(axis=1) >= -EPSILON_IN)
+        & (coords[..., 0].max(axis=1) <= bf.width + EPSILON_IN)
+        & (coords[..., 1].min(axis=1) >= -EPSILON_IN)
+        & (coords[..., 1].max(axis=1) <= bf.depth + EPSILON_IN)
+    )
+    idx = table.index
+    keep = [
+        i for i, oid in enumerate(idx.ids)
+        if oid not in (unit_id, enemy) and (idx.is_unit[i] or idx.impassable[i])
+    ]
+    if keep and ok.any():
+        region = shapely.union_all(
+            shapely.buffer(idx.geoms[np.array(keep, dtype=np.intp)],
+                           UNIT_SPACING_IN - _SPACING_SHRINK_IN, quad_segs=4)
+        )
+        shapely.prepare(region)
+        at = np.flatnonzero(ok)
+        ok[at] = ~shapely.intersects(shapely.polygons(coords[at]), region)
+    return [p for p, good in zip(candidates, ok, strict=True) if good]

@@ -166,3 +166,19 @@ def test_the_search_finds_a_placement_in_the_open_and_none_in_a_2_in_corridor() 
     walls = Table(BF, (box("south", 0, 0, 72, 23), box("north", 0, 25, 72, 48)))
     assert find_emergence(walls, "s", SWARM, emergence_candidates(SWARM, marker),
                           marker=marker) is None
+
+
+def test_the_quick_rejection_never_drops_a_legal_placement() -> None:
+    """`find_emergence` rejects candidates in bulk before the exact check; every candidate it
+    drops must be illegal by the exact check (a marker among a unit, a rock and the edge)."""
+    from server.geometry.emergence import _clear
+
+    other = footprint(HALBERDIERS, Placement(30.0, 9.0, 180.0))
+    table = Table(BF, (box("rock", 38, 4, 41, 9),), {"h": other})
+    marker = (35.0, 4.0)
+    cands = emergence_candidates(SWARM, marker, Placement(35.0, 4.0, 0.0), step=0.25,
+                                 facing_step=30.0)
+    kept = {(p.x, p.y, p.facing) for p in _clear(table, "s", SWARM, cands, None)}
+    dropped = [p for p in cands if (p.x, p.y, p.facing) not in kept]
+    assert dropped and kept
+    assert not any(check_emergence(table, "s", SWARM, p, marker=marker).legal for p in dropped)

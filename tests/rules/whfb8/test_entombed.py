@@ -357,3 +357,31 @@ def test_the_tomb_swarm_card_marks_entombed_automated() -> None:
     catalog = load_catalog()
     assert catalog.rule("whfb8", "Ambushers").automated
     assert catalog.rule("whfb8", "Entombed Beneath the Sands").automated
+
+
+def test_every_die_of_an_emergence_and_its_mishap_verifies_against_the_seed() -> None:
+    """docs/dice.md: every recorded roll recomputes from the revealed seed, contiguously. With
+    seed 13 x 32 the Tomb Swarm's marker Misfires and the Mishap sends it to a random edge:
+    the scatter, artillery, Mishap and edge dice all sit in the log in the order drawn, and the
+    log replays to the same state."""
+    from server.dice import commitment, verify
+
+    seed = bytes([13]) * 32
+    game = Game("whfb8", seed)
+    game.act(1, type="submit_army", units=[SWARM])
+    game.act(2, type="submit_army", units=[HALBERDIERS])
+    sid = next(u.id for u in units_of(game.state).values() if u.owner == 1)
+    hal = next(u.id for u in units_of(game.state).values() if u.owner == 2)
+    game.act(1, type="declare_reserve", unit=sid)
+    game.act(2, type="deploy_unit", unit=hal, x=36, y=42, facing=180)
+    while not (game.state.extra["phase"] == "Movement" and game.state.extra["active_player"] == 1
+               and "ambush_ready" in game.unit(sid).markers):
+        game.act(int(game.state.extra["active_player"]), type="end_phase")
+    events = game.act(1, type="place_entombed_marker", unit=sid, x=20, y=20)
+    mishap = of(events, "entombed_mishap")
+    assert of(events, "entombed_marker")["misfire"] and mishap["result"] == "edge"
+    game.act(1, type="emerge", unit=sid, **mishap["suggested"])
+    rolls = [r for e in game.log for r in core.rolls_of(e.payload)]
+    assert len(rolls) >= 5
+    assert verify(seed, commitment(seed), rolls)
+    assert core.replay(game.log) == game.state

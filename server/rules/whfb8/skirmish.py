@@ -37,7 +37,7 @@ from server.geometry.paths import (
     shortest_lengths,
     shortest_path,
 )
-from server.rules.battle import on_phase_end, require_phase
+from server.rules.battle import on_phase_end, register_turn_start, require_phase
 from server.rules.core import (
     BAD_REQUEST,
     ILLEGAL_MOVE,
@@ -50,7 +50,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
-from server.rules.markers import TIGHTENED
+from server.rules.markers import FEIGNED_FLIGHT, FLEEING, TIGHTENED
 from server.rules.moves import allowance
 from server.rules.systems import variant_of
 from server.rules.units import (
@@ -62,6 +62,7 @@ from server.rules.units import (
     _with_unit,
     datasheet_of,
     phase_moves,
+    record_turn_move,
     table_of,
     unit_from_json,
     units_of,
@@ -330,3 +331,37 @@ def _fold_tightened(state: GameState, event: Event) -> GameState:
 @register_folder("skirmishers_loosened")
 def _fold_loosened(state: GameState, event: Event) -> GameState:
     return _with_unit(state, unit_from_json(event.payload["unit"]))
+
+
+# --- Feigned Flight: free to move and shoot after the automatic rally, counting as moved -------
+
+
+@register_turn_start
+def feigned_flight_counts_as_moved(state: GameState, dice: DiceStream) -> list[Event]:
+    """Seed 002, Feigned Flight: the unit "automatically rallies in its next Compulsory
+    Movement Phase. In addition, it is then also free to move during the remaining moves ...
+    The unit is also free to shoot as normal (but always counts as having moved)". Runs as the
+    owner's turn begins, before the automatic rally (server/rules/flee.py), while the unit
+    still carries `feigned_flight`: it is recorded as having moved this turn."""
+    if state.system != SYSTEM:
+        return []
+    seat = state.extra.get("active_player")
+    return [
+        Event(
+            "feigned_flight_moved",
+            {
+                "unit": unit.id,
+                "rule": "Feigned Flight",
+                "text": f"{unit.name} rally from a Feigned Flight: they may move and shoot as "
+                "normal this turn, counting as having moved",
+            },
+        )
+        for unit in units_of(state).values()
+        if unit.owner == seat and unit.status == "on_table" and FEIGNED_FLIGHT in unit.markers
+        and FLEEING in unit.markers
+    ]
+
+
+@register_folder("feigned_flight_moved")
+def _fold_feigned_flight_moved(state: GameState, event: Event) -> GameState:
+    return record_turn_move(state, event.payload["unit"], moved=True)

@@ -180,3 +180,23 @@ def test_out_of_contact_they_spread_out_again_in_remaining_moves() -> None:
     unit = game.unit(sid)
     assert "tightened" not in unit.markers and unit.placement == (20.0, 10.0, 0.0)
     assert table_of(game.state).units[sid].width == pytest.approx(3 * BASE_IN + 1.0)
+
+
+def test_after_a_feigned_flight_they_rally_move_and_count_as_having_moved() -> None:
+    """Seed 002, Feigned Flight: "automatically rallies in its next Compulsory Movement Phase.
+    In addition, it is then also free to move during the remaining moves ... free to shoot as
+    normal (but always counts as having moved)"."""
+    from server.rules.units import turn_moves
+
+    game, sid = skirmish_game()
+    game.put(sid, 36.0, 10.0, 180.0, markers=("fleeing", "feigned_flight"))
+    game.act(1, type="end_phase")
+    start = len(game.log)
+    game.to_phase(1, "Start")
+    kinds = [e.type for e in game.log[start:]]
+    assert kinds.index("feigned_flight_moved") < kinds.index("unit_rallied")
+    assert game.unit(sid).markers == ()
+    assert turn_moves(game.state)[sid]["moved"]
+    game.to_phase(1, "Movement")
+    game.act(1, type="skirmish_move", unit=sid, x=36, y=7, facing=180)
+    assert turn_moves(game.state)[sid]["moved"]

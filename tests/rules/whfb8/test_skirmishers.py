@@ -200,3 +200,14 @@ def test_after_a_feigned_flight_they_rally_move_and_count_as_having_moved() -> N
     game.to_phase(1, "Movement")
     game.act(1, type="skirmish_move", unit=sid, x=36, y=7, facing=180)
     assert turn_moves(game.state)[sid]["moved"]
+
+
+def test_the_tomb_swarm_card_marks_skirmishers_and_vanguard_automated() -> None:
+    """GET /api/systems/whfb8/datasheets: Skirmishers (partly, with what is left to the
+    players) and Vanguard are marked automated."""
+    from server.data import load_catalog
+
+    catalog = load_catalog()
+    assert "Skirmishers" not in catalog.not_automated("whfb8", "tomb-swarm")
+    assert "Fire on the March" in catalog.partly_automated("whfb8", "tomb-swarm")["Skirmishers"]
+    assert catalog.rule("whfb8", "Vanguard").automated

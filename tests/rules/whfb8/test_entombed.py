@@ -385,3 +385,10 @@ def test_every_die_of_an_emergence_and_its_mishap_verifies_against_the_seed() ->
     assert len(rolls) >= 5
     assert verify(seed, commitment(seed), rolls)
     assert core.replay(game.log) == game.state
+    # The battle report tells it (issue 14: "the log reads like a battle report").
+    from server.games.replay import Replay
+    from server.games.report import build_report, to_markdown
+
+    text = to_markdown(build_report("g", Replay(game.log), None, None))
+    assert "emerge from the sands at (20, 20): Misfire" in text
+    assert "Mishap roll" in text and "enter from the" in text

@@ -21,7 +21,7 @@ def finished_game(server: str) -> tuple[str, int]:
     api = f"{server}/api"
     made = rest(f"{api}/games", {"system": "t9a", "name": "Replay me"})
     gid, p1 = made["id"], made["token"]
-    p2 = rest(f"{api}/games/{gid}/seats", {})["token"]
+    p2 = rest(f"{api}/games/{gid}/seats", {"invite": made["invite"]})["token"]
     tokens = {1: p1, 2: p2}
 
     def act(seat: int, **action: Any) -> None:

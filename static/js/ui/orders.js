@@ -137,16 +137,19 @@ export function engagedIds(state) {
   return out;
 }
 
+/** The rank-and-flank systems (server/rules/rankandflank/) and their close combat phase. */
+const MELEE_PHASES = /** @type {Record<string, string>} */ ({ t9a: 'Melee', whfb8: 'Close Combat' });
+
 /**
  * Which combat orders a selected unit gets: Shoot (Shooting Phase, own unit with a shooting
- * weapon on its datasheet, when known) and Fight (Melee Phase, any unit in a combat, for the
- * active player). Offers only: the server says why when it refuses.
+ * weapon on its datasheet, when known) and Fight (t9a Melee / whfb8 Close Combat Phase, any
+ * unit in a combat, for the active player). Offers only: the server says why when it refuses.
  * @param {any} unit @param {any} state @param {number|null} seat @param {any} [sheet] the unit's datasheet, if loaded
  */
 export function combatOrders(unit, state, seat, sheet) {
   const out = { shoot: false, fight: false, weapons: /** @type {string[]} */ ([]) };
   if (!unit || !state || state.stage !== 'battle' || seat === null || unit.status !== 'on_table') return out;
-  if (state.system !== 't9a' || state.active_player !== seat) return out;
+  if (!(String(state.system) in MELEE_PHASES) || state.active_player !== seat) return out;
   const phase = String(state.phase || '');
   // Unknown until the datasheets are loaded: offered, and the server answers.
   const shooting = sheet === undefined ? null : Array.isArray(sheet?.profile?.shooting) ? sheet.profile.shooting : [];
@@ -154,7 +157,7 @@ export function combatOrders(unit, state, seat, sheet) {
     out.shoot = true;
     out.weapons = (shooting || []).map((/** @type {any} */ w) => String(w.name));
   }
-  if (phase === 'Melee' && engagedIds(state).has(unit.id)) out.fight = true;
+  if (phase === MELEE_PHASES[String(state.system)] && engagedIds(state).has(unit.id)) out.fight = true;
   return out;
 }
 

@@ -37,7 +37,7 @@ from server.geometry.paths import (
     shortest_lengths,
     shortest_path,
 )
-from server.rules.battle import on_phase_end, register_turn_start, require_phase
+from server.rules.battle import TURN_START_HOOKS, on_phase_end, require_phase
 from server.rules.core import (
     BAD_REQUEST,
     ILLEGAL_MOVE,
@@ -50,6 +50,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.flee import sheets_of
 from server.rules.markers import FEIGNED_FLIGHT, FLEEING, TIGHTENED
 from server.rules.moves import allowance
 from server.rules.systems import variant_of
@@ -123,6 +124,11 @@ def skirmish_move(
     engaged = state.extra.get("engaged", {})
     if unit.id in engaged or unit.id in engaged.values():
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} is engaged in combat", rule=SKIRMISHERS)
+    ranked = variant_of(state.system).ranked
+    if action.mode == "march" and ranked is not None:
+        no_march = ranked.march_refusal(unit.name, sheets_of(state, unit), unit.markers)
+        if no_march is not None:
+            raise RuleError(ILLEGAL_MOVE, no_march[1], rule=no_march[0])
     limit = allowance(state, unit, action.mode)
     end = Placement(action.x, action.y, action.facing % 360.0)
     assignment, lengths, grown, end_fp = model_paths(state, unit.id, end, action.files, limit)
@@ -336,7 +342,6 @@ def _fold_loosened(state: GameState, event: Event) -> GameState:
 # --- Feigned Flight: free to move and shoot after the automatic rally, counting as moved -------
 
 
-@register_turn_start
 def feigned_flight_counts_as_moved(state: GameState, dice: DiceStream) -> list[Event]:
     """Seed 002, Feigned Flight: the unit "automatically rallies in its next Compulsory
     Movement Phase. In addition, it is then also free to move during the remaining moves ...
@@ -360,6 +365,11 @@ def feigned_flight_counts_as_moved(state: GameState, dice: DiceStream) -> list[E
         if unit.owner == seat and unit.status == "on_table" and FEIGNED_FLIGHT in unit.markers
         and FLEEING in unit.markers
     ]
+
+
+# It must run before the shared automatic rally removes `feigned_flight`, whatever the order
+# the modules were imported in: first of the turn-start hooks.
+TURN_START_HOOKS.insert(0, feigned_flight_counts_as_moved)
 
 
 @register_folder("feigned_flight_moved")

@@ -13,7 +13,7 @@ from tests.rules.helpers import Game
 BASE_IN = 40 / 25.4
 SWARM = {"datasheet": "tomb-swarm", "models": 3, "files": 3}
 HALBERDIERS = {"datasheet": "empire-halberdiers", "models": 20, "files": 5}
-WALL = {"kind": "impassable", "points": [(30, 8.5), (42, 8.5), (42, 8.7), (30, 8.7)]}
+WALL = {"kind": "impassable", "points": [(30, 7.1), (42, 7.1), (42, 7.3), (30, 7.3)]}
 
 
 def skirmish_game(terrain: list[dict[str, Any]] = ()) -> tuple[Game, str]:
@@ -45,16 +45,20 @@ def test_skirmishers_stand_half_an_inch_apart_facing_the_same_way() -> None:
     assert fp.placement is not None and fp.placement.facing == 0.0 and fp.corners is not None
 
 
-def test_each_model_moves_up_to_its_m_or_double_marching() -> None:
+def test_each_model_moves_up_to_its_m_and_undead_do_not_march() -> None:
     """Seed 002: "place it anywhere within its M Allowance (or double its M Allowance if it is
-    marching)": Tomb Swarm M4, every model 4 in forward; 4.5 in only marching."""
+    marching)": Tomb Swarm M4, every model 4 in forward, not 4.5; and "All units with Undead
+    ... may make march moves if they are joined by a character with My Will Be Done or Sworn
+    Bodyguard" (none can join the Swarm), so its march is refused."""
     game, sid = skirmish_game()
     err = game.refused(1, type="skirmish_move", unit=sid, x=36, y=10.5, facing=0)
     assert err.code == "illegal_move" and err.details["rule"] == "Move Distance"
     assert err.details["distance"] == pytest.approx(4.5)
-    [event] = game.act(1, type="skirmish_move", unit=sid, x=36, y=10.5, facing=0, mode="march")
-    assert event.payload["used"] == pytest.approx(4.5) and event.payload["allowance"] == 8
-    assert game.unit(sid).placement == (36.0, 10.5, 0.0)
+    err = game.refused(1, type="skirmish_move", unit=sid, x=36, y=10.5, facing=0, mode="march")
+    assert err.code == "illegal_move" and err.details["rule"] == "Undead"
+    [event] = game.act(1, type="skirmish_move", unit=sid, x=36, y=10, facing=0)
+    assert event.payload["used"] == pytest.approx(4.0) and event.payload["allowance"] == 4
+    assert game.unit(sid).placement == (36.0, 10.0, 0.0)
     # The whole move: nothing more this phase.
     assert game.refused(1, type="skirmish_move", unit=sid, x=36, y=11,
                         facing=0).code == "illegal_move"
@@ -63,7 +67,7 @@ def test_each_model_moves_up_to_its_m_or_double_marching() -> None:
 def test_a_free_reform_into_a_column_within_the_allowance() -> None:
     """Seed 002 Free Reform: reformed (before and after the move) into one file facing west,
     front at (34.213, 8): the models go from (33.925 | 36 | 38.075, 5.213) to (35 | 37.075 |
-    39.150, 8), each sqrt(1.075^2 + 2.787^2) = 2.987 in. To y = 10.5 it is 5.413 in: marching."""
+    39.150, 8), each sqrt(1.075^2 + 2.787^2) = 2.987 in. To y = 10.5 it would be 5.413 in."""
     game, sid = skirmish_game()
     front = 35.0 - BASE_IN / 2
     err = game.refused(1, type="skirmish_move", unit=sid, x=front, y=10.5, facing=90, files=1)
@@ -77,31 +81,30 @@ def test_a_free_reform_into_a_column_within_the_allowance() -> None:
 
 def test_the_path_around_impassable_terrain_counts() -> None:
     """Seed 002: "when there is a unit or impassable terrain in the way, the distance moved
-    must include the distance required to move around these obstacles": 6.8 in straight
-    ahead marching (8 in) is fine in the open, but a wall from x 30 to 42 across the way makes
-    every model walk round it (more than 12 in for the nearest to its end)."""
+    must include the distance required to move around these obstacles": 4 in straight ahead
+    is fine in the open, but a wall from x 30 to 42 across the way (y 7.1..7.3) makes every
+    model walk round it, far more than its 4 in."""
     game, sid = skirmish_game()
-    game.act(1, type="skirmish_move", unit=sid, x=36, y=12.8, facing=0, mode="march")
+    game.act(1, type="skirmish_move", unit=sid, x=36, y=10, facing=0)
     walled, wid = skirmish_game([WALL])
-    err = walled.refused(1, type="skirmish_move", unit=wid, x=36, y=12.8, facing=0,
-                         mode="march")
+    err = walled.refused(1, type="skirmish_move", unit=wid, x=36, y=10, facing=0)
     assert err.code == "illegal_move" and err.details["rule"] == "Move Distance"
-    assert err.details["distance"] > 12
+    assert err.details["distance"] > 8
 
 
 def test_the_end_keeps_unit_spacing_and_only_skirmishers_move_so() -> None:
     """FACTS.md: units stay 1 in apart; a ranked unit moves by manoeuvres (move_unit). The
     Skeletons' front edge is centred at (10, 6), 5 files of 20 mm: x 8.03..11.97; the Swarm
-    (5.724 in wide) moved 4.7 in west to x = 15.33 would stand 0.5 in from them."""
+    (5.724 in wide) moved 3.7 in west to x = 15.33 would stand 0.5 in from them."""
     game, sid = skirmish_game()
     skel = next(u.id for u in units_of(game.state).values() if u.datasheet == "skeleton-warriors")
     err = game.refused(1, type="skirmish_move", unit=skel, x=10, y=8, facing=0)
     assert err.code == "bad_request"
-    game.put(sid, 20.0, 6.0, 0.0)
+    game.put(sid, 19.0, 6.0, 0.0)
     x = 10 + 2.5 * 20 / 25.4 + 0.5 + (3 * BASE_IN + 1) / 2
-    err = game.refused(1, type="skirmish_move", unit=sid, x=x, y=6.0, facing=0, mode="march")
+    err = game.refused(1, type="skirmish_move", unit=sid, x=x, y=6.0, facing=0)
     assert err.details["rule"] == "Unit Spacing" and err.details["obstacle"] == skel
-    game.act(1, type="skirmish_move", unit=sid, x=x + 0.6, y=6.0, facing=0, mode="march")
+    game.act(1, type="skirmish_move", unit=sid, x=x + 0.6, y=6.0, facing=0)
 
 
 def test_vanguard_before_the_first_turn_up_to_12_in_not_within_12_in_of_an_enemy() -> None:
@@ -203,11 +206,29 @@ def test_after_a_feigned_flight_they_rally_move_and_count_as_having_moved() -> N
 
 
 def test_the_tomb_swarm_card_marks_skirmishers_and_vanguard_automated() -> None:
-    """GET /api/systems/whfb8/datasheets: Skirmishers (partly, with what is left to the
-    players) and Vanguard are marked automated."""
+    """GET /api/systems/whfb8/datasheets: Skirmishers (every part of the page's text, each
+    tested in this file or, Light Troops, in test_attacks.py) and Vanguard are automated."""
     from server.data import load_catalog
 
     catalog = load_catalog()
     assert "Skirmishers" not in catalog.not_automated("whfb8", "tomb-swarm")
-    assert "Fire on the March" in catalog.partly_automated("whfb8", "tomb-swarm")["Skirmishers"]
+    assert "Skirmishers" not in catalog.partly_automated("whfb8", "tomb-swarm")
     assert catalog.rule("whfb8", "Vanguard").automated
+
+
+def test_skirmishers_fire_on_the_march_and_shoot_with_every_rank() -> None:
+    """Seed 002: "As long as you can draw a Line of Sight from the front rank to the target,
+    the second and subsequent ranks may fire too"; Fire on the March: "Skirmishers can shoot
+    even if they marched ... the normal -1 To Hit penalty for moving and shooting still
+    applies". The whfb8 battle's judgement for a sheet (no shooting Skirmishers are in the
+    catalogue: the Tomb Swarm has BS 0 and no missile weapon); other units: the front rank,
+    and no shooting after a march."""
+    from server.data import load_catalog
+    from server.rules.whfb8.combat import WHFB8RankAndFlank
+
+    catalog = load_catalog()
+    rules = WHFB8RankAndFlank()
+    swarm, halberdiers = (catalog.get("whfb8", s) for s in ("tomb-swarm", "empire-halberdiers"))
+    assert rules.ranks_that_shoot(swarm) >= 10 and rules.ranks_that_shoot(halberdiers) == 1
+    assert rules.marched_shooting_rule(swarm) == "Fire on the March"
+    assert rules.marched_shooting_rule(halberdiers) is None

@@ -125,7 +125,7 @@ def test_a_tomb_swarm_emerges_through_the_ui(server: str, pages: Any, tmp_path: 
                 timeout=5000,
             )
         assert p1.evaluate("warfield.table.mode") == "idle"
-        p1.wait_for_selector(".game-log li:has-text('emerge from the sands at')")
+        p1.wait_for_selector(".game-log li:has-text('emerge from the sands at the marker')")
         assert pages.errors == []
         return
     pytest.fail("no game in 8 let the Tomb Swarm emerge (each fails with probability < 1/5)")

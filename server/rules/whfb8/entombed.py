@@ -371,9 +371,11 @@ def place_entombed_marker(
     dice_words = (
         "Misfire" if misfire
         else "a Hit: the marker stays" if hit
-        else f"an arrow and {artillery.total}: the marker moves {artillery.total} in"
+        else f"an arrow and {artillery.total}: the marker moves {artillery.total} in, to "
+        f"({landed[0]:.1f}, {landed[1]:.1f})"
     )
-    said = f"{unit.name} emerge from the sands at ({chosen[0]:g}, {chosen[1]:g}): {dice_words}"
+    said = (f"{unit.name} stir beneath the sands: marker at ({chosen[0]:g}, {chosen[1]:g}), "
+            f"scatter and artillery dice: {dice_words}")
     if misfire:
         payload |= {"outcome": "mishap", "marker": None, "text": said}
         return [Event("entombed_marker", payload, actor=seat),
@@ -385,7 +387,7 @@ def place_entombed_marker(
     payload |= {"marker": list(final), "moved_off": list(pushed.moved_off)}
     if pushed.moved_off:
         said += f"; under {', '.join(pushed.moved_off)}, it is put 1 in clear, at " \
-                f"({final[0]:g}, {final[1]:g})"
+                f"({final[0]:.1f}, {final[1]:.1f})"
     problem = None
     if pushed.stuck:
         problem = str(EmergenceRule.MARKER_STUCK)

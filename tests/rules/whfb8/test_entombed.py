@@ -390,5 +390,5 @@ def test_every_die_of_an_emergence_and_its_mishap_verifies_against_the_seed() ->
     from server.games.report import build_report, to_markdown
 
     text = to_markdown(build_report("g", Replay(game.log), None, None))
-    assert "emerge from the sands at (20, 20): Misfire" in text
+    assert "marker at (20, 20), scatter and artillery dice: Misfire" in text
     assert "Mishap roll" in text and "enter from the" in text

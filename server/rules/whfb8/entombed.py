@@ -97,8 +97,8 @@ ARRIVES_ON = 3
 EDGE_BY_FACE = {1: "south", 2: "east", 3: "north", 4: "west"}
 """The random table edge of a Mishap 5-6: a D6, 5-6 rolled again (docs/rules-decisions.md)."""
 MAX_EDGE_ROLLS = 50
-"""A guard against an endless run of 5s and 6s (probability (1/3)^50); then the last roll's
-edge is read as 1-4 by halving: never reached in practice, but the loop is bounded."""
+"""A guard against an endless run of 5s and 6s (probability (1/3)^50): then the last roll is
+read halved (5 or 6 -> 3, the north edge). Never reached in practice; the loop is bounded."""
 BUILDING_WORDS = ("building", "house")
 """A terrain piece whose label names a building (e.g. "Farmhouse") is a building."""
 
@@ -295,7 +295,7 @@ def _mishap(
         if edge is not None:
             break
     if edge is None:  # pragma: no cover - (1/3)^50
-        edge = EDGE_BY_FACE[(int(edge_rolls[-1]["total"]) + 1) // 2 - 1]
+        edge = EDGE_BY_FACE[(int(edge_rolls[-1]["total"]) + 1) // 2]
     faces = ", ".join(str(r["total"]) for r in edge_rolls)
     payload["rolls"] = edge_rolls
     payload["edge"] = edge

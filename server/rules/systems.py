@@ -135,6 +135,11 @@ class Variant(ABC):
     def charge_roll(self, sheet: Datasheet) -> tuple[str, int]:
         """The dice of a charge range and what is added to them."""
 
+    def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
+        """(rule, why) when the unit may not declare a charge now for a rule of the system's
+        own (whfb8: a Vanguard move before a first turn its side takes); None: it may."""
+        return None
+
     def ambush_options(
         self,
         state: GameState,

@@ -268,9 +268,9 @@ class ActionSpec:
     3. the window's actor is `SYSTEM`: `forbidden`; another player: `out_of_phase`, with
        `details.active_player` and `details.phase` (battle) or `details.deploying`
        (deployment);
-    5. the phase is not one of the window's: `out_of_phase`, `details.phase` and
+    4. the phase is not one of the window's: `out_of_phase`, `details.phase` and
        `details.allowed` (the phase names in this game's system);
-    6. an `ACTIVE` action while the other player's Charge Reaction is awaited: `out_of_phase`,
+    5. an `ACTIVE` action while the other player's Charge Reaction is awaited: `out_of_phase`,
        `details.waiting_for` and `details.pending_charge`; a `REACTING` action when nothing
        awaits an answer: `out_of_phase`.
 

@@ -1,4 +1,5 @@
-"""`warfield serve | migrate | prune | bench | export | import | verify-dice`: host commands."""
+"""`warfield serve | migrate | prune | bench | export | import | verify-dice | report`: host
+commands."""
 
 from __future__ import annotations
 
@@ -14,14 +15,18 @@ GRACEFUL_SHUTDOWN_S = 10
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from server.api.app import create_app
-    from server.api.ws import drain
 
     settings = Settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    app = create_app(settings)
+    return serve(create_app(settings), settings, args.host, args.port)
+
+
+def serve(app: Any, settings: Settings, host: str, port: int) -> int:
+    """Run `app` under uvicorn as `warfield serve` does (tests start a built app this way)."""
+    import uvicorn
+
+    from server.api.ws import drain
 
     class Server(uvicorn.Server):
         """uvicorn, but on SIGTERM/SIGINT our sockets are drained first: the actions in flight
@@ -36,8 +41,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     config = uvicorn.Config(
         app,
-        host=args.host,
-        port=args.port,
+        host=host,
+        port=port,
         ws_max_size=settings.ws_transport_max_bytes,  # above the app's limit: see Settings
         ws_ping_interval=settings.idle_ping_s,
         ws_ping_timeout=settings.idle_ping_s,
@@ -98,7 +103,7 @@ def _bench(args: argparse.Namespace) -> int:
     `pip install -e .` (what `make` does) has them; the server image does not."""
     modules = {"geometry": "bench.geometry", "fanout": "bench.ws_fanout",
                "many-games": "bench.many_games",
-               "memory-creates": "bench.memory_creates"}
+               "memory-creates": "bench.memory_creates", "replay": "bench.replay"}
     try:
         module = importlib.import_module(modules[args.which])
     except ModuleNotFoundError as exc:
@@ -152,11 +157,15 @@ def _import(args: argparse.Namespace) -> int:
     import json
 
     from server.games.archive import ArchiveError, import_into_store
+    from server.games.service import new_token, token_hash
 
+    invite = new_token()  # stored (hashed) with the game, in the import's one transaction
     try:
         doc = _read_json(args.file)
         store = _store()
-        game_id, tokens = import_into_store(store, doc, as_new=args.as_new)  # type: ignore[arg-type]
+        game_id, tokens = import_into_store(  # type: ignore[arg-type]
+            store, doc, as_new=args.as_new, invite_hash=token_hash(invite)
+        )
     except (OSError, json.JSONDecodeError, ArchiveError) as exc:
         print(f"warfield import: {exc}", file=sys.stderr)
         return 1
@@ -165,8 +174,7 @@ def _import(args: argparse.Namespace) -> int:
         print(f"seat {seat} token: {token}")
     if tokens:
         print("tokens are not exported: hand each player their new seat token (keep them secret)")
-    if 2 not in tokens:  # seat 2 still free: only the holder of a new invite may take it
-        invite = _give_invite(store, game_id)
+    if 2 not in tokens:  # seat 2 still free: only the holder of the invite may take it
         print(f"invite for seat 2: {invite} (link: <your server>/games/{game_id}#join={invite})")
     return 0
 
@@ -212,6 +220,29 @@ def _verify_dice(args: argparse.Namespace) -> int:
     return check.exit_code
 
 
+def _report(args: argparse.Namespace) -> int:
+    """A stored game's battle report as a spectator (or `--seat N`) may see it."""
+    from server.games import archive, report
+    from server.games.replay import Replay
+
+    store: Any = _store()
+    record = store.load_game(args.game_id)
+    if record is None:
+        print(f"warfield report: no game {args.game_id!r} in this database", file=sys.stderr)
+        return 1
+    events = store.events(args.game_id)
+    replay = Replay(events)
+    proof = archive.dice_proof(record.dice_commitment, record.dice_seed, events, args.seat)
+    built = report.build_report(record.id, replay, args.seat, proof)
+    text = report.to_html(built) if args.format == "html" else report.to_markdown(built)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="warfield", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -232,10 +263,11 @@ def main(argv: list[str] | None = None) -> int:
                        help="list the games that would be deleted; delete nothing")
     prune.set_defaults(run=_prune)
     bench = sub.add_parser("bench", help="run a benchmark that prints JSON")
-    bench.add_argument("which", choices=["geometry", "fanout", "many-games", "memory-creates"])
+    bench.add_argument("which", choices=["geometry", "fanout", "many-games", "memory-creates",
+                                         "replay"])
     bench.add_argument("bench_args", nargs=argparse.REMAINDER,
-                       help="options of the benchmark (fanout, many-games, memory-creates: "
-                            "--help)")
+                       help="options of the benchmark (fanout, many-games, memory-creates, "
+                            "replay: --help)")
     bench.set_defaults(run=_bench)
     export = sub.add_parser("export", help="print a game as JSON (every event; host only)")
     export.add_argument("game_id")
@@ -261,6 +293,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     verify.add_argument("file", help="an export file, or - for stdin")
     verify.set_defaults(run=_verify_dice)
+    rep = sub.add_parser(
+        "report",
+        help="print a game's battle report (Markdown, or HTML) as a spectator sees it",
+    )
+    rep.add_argument("game_id")
+    rep.add_argument("--format", choices=["markdown", "html"], default="markdown")
+    rep.add_argument("--seat", type=int, choices=[1, 2], default=None,
+                     help="the report as this seat sees it (its hidden events included)")
+    rep.add_argument("-o", "--output", default=None, help="write to this file, not stdout")
+    rep.set_defaults(run=_report)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     return int(args.run(args))

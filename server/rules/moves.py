@@ -32,6 +32,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.flee import sheets_of
 from server.rules.systems import MOVEMENT_PHASE, has_model_moves, variant_of
 from server.rules.units import (
     Coord,
@@ -165,6 +166,10 @@ def check_unit_move(
         else:
             result = movement.reform(table, unit.id, files, facing)
         limit = ranked.reform_allowance(limit, light)
+    if mode == "march":
+        no_march = ranked.march_refusal(unit.name, sheets_of(state, unit), unit.markers)
+        if no_march is not None:
+            raise RuleError(ILLEGAL_MOVE, no_march[1], rule=no_march[0])
     if mode == "march" and action.manoeuvre in ranked.march_forbids:
         raise RuleError(
             ILLEGAL_MOVE, f"a March Move allows no {action.manoeuvre} manoeuvre", rule="March Move"

@@ -137,16 +137,19 @@ export function engagedIds(state) {
   return out;
 }
 
+/** The rank-and-flank systems (server/rules/rankandflank/) and their close combat phase. */
+const MELEE_PHASES = /** @type {Record<string, string>} */ ({ t9a: 'Melee', whfb8: 'Close Combat' });
+
 /**
  * Which combat orders a selected unit gets: Shoot (Shooting Phase, own unit with a shooting
- * weapon on its datasheet, when known) and Fight (Melee Phase, any unit in a combat, for the
- * active player). Offers only: the server says why when it refuses.
+ * weapon on its datasheet, when known) and Fight (t9a Melee / whfb8 Close Combat Phase, any
+ * unit in a combat, for the active player). Offers only: the server says why when it refuses.
  * @param {any} unit @param {any} state @param {number|null} seat @param {any} [sheet] the unit's datasheet, if loaded
  */
 export function combatOrders(unit, state, seat, sheet) {
   const out = { shoot: false, fight: false, weapons: /** @type {string[]} */ ([]) };
   if (!unit || !state || state.stage !== 'battle' || seat === null || unit.status !== 'on_table') return out;
-  if (state.system !== 't9a' || state.active_player !== seat) return out;
+  if (!(String(state.system) in MELEE_PHASES) || state.active_player !== seat) return out;
   const phase = String(state.phase || '');
   // Unknown until the datasheets are loaded: offered, and the server answers.
   const shooting = sheet === undefined ? null : Array.isArray(sheet?.profile?.shooting) ? sheet.profile.shooting : [];
@@ -154,7 +157,7 @@ export function combatOrders(unit, state, seat, sheet) {
     out.shoot = true;
     out.weapons = (shooting || []).map((/** @type {any} */ w) => String(w.name));
   }
-  if (phase === 'Melee' && engagedIds(state).has(unit.id)) out.fight = true;
+  if (phase === MELEE_PHASES[String(state.system)] && engagedIds(state).has(unit.id)) out.fight = true;
   return out;
 }
 
@@ -264,21 +267,37 @@ export function unitActions(unit, table) {
  */
 export function mountOrders(o) {
   const { side, board, store, table } = o;
-  const banner = h('div', { class: 'order-banner', id: 'order-banner', role: 'status', 'aria-live': 'polite', hidden: true });
-  board.append(banner);
+  const banner = h('div', { class: 'order-banner', id: 'order-banner', role: 'region', 'aria-label': 'Waiting for an answer', 'aria-live': 'polite', hidden: true });
+  // Over the table; on a phone at the top of the panel sheet under it, so it covers none of
+  // the table (issue 24 item 5).
+  const phone = typeof window.matchMedia === 'function' ? window.matchMedia('(max-width: 600px)') : null;
+  const placeBanner = () => {
+    const parent = phone?.matches ? side : board;
+    if (banner.parentElement !== parent) {
+      if (parent === side) side.prepend(banner);
+      else board.append(banner);
+    }
+  };
+  placeBanner();
+  phone?.addEventListener('change', placeBanner);
   const agreement = h('section', { class: 'panel agreement', id: 'agreement', hidden: true });
   const report = h('section', { class: 'panel report', id: 'combat-report', hidden: true });
   const phase = side.querySelector('.panel.phase');
   if (phase?.nextSibling) side.insertBefore(agreement, phase.nextSibling);
   else side.prepend(agreement);
-  // Under the selected unit's card (and its Shoot / Fight buttons), above the dice.
-  const dice = side.querySelector('.panel.dice');
-  if (dice) side.insertBefore(report, dice);
+  // Right under the selected unit's card (and its Shoot / Fight buttons): the latest report
+  // stays in view above the folded lists.
+  const info = side.querySelector('.panel.info');
+  if (info?.nextSibling) side.insertBefore(report, info.nextSibling);
   else side.append(report);
   /** @type {Map<string, boolean>} */
   const opened = new Map();
   let busy = false;
   let reportKey = '';
+  /** The charge or proposal whose banner last took the focus. */
+  let focusedFor = '';
+  /** Where the focus was before the banner took it. @type {HTMLElement|null} */
+  let focusBefore = null;
 
   /** @param {() => Promise<any>} fn */
   const once = async (fn) => {
@@ -327,6 +346,28 @@ export function mountOrders(o) {
     }
     banner.hidden = rows.length === 0;
     replace(banner, rows);
+    takeFocus(charge?.role === 'react' ? `charge:${charge.unit}:${charge.target}` : prop?.role === 'answer' ? `proposal:${prop.id}` : '');
+  }
+
+  /** A banner that asks this player for an answer takes the focus (its first enabled button)
+   * once; when it goes, the focus goes back where it was (issue 24 item 1). @param {string} key */
+  function takeFocus(key) {
+    if (key && key !== focusedFor) {
+      const first = /** @type {HTMLElement|null} */ (banner.querySelector('button:not([disabled])'));
+      if (first) {
+        focusedFor = key;
+        const active = /** @type {HTMLElement|null} */ (document.activeElement);
+        if (!banner.contains(active)) focusBefore = active;
+        first.focus();
+      }
+    } else if (!key && focusedFor) {
+      focusedFor = '';
+      const back = focusBefore;
+      focusBefore = null;
+      if (document.activeElement === document.body || !document.activeElement) {
+        (back && back !== document.body && back.isConnected ? back : table.canvas).focus({ preventScroll: true });
+      }
+    }
   }
 
   function renderAgreement() {

@@ -23,6 +23,9 @@ spectators alike (`view["game_result"]`). A system without `game_result` ends it
 only `game_ended` (winner: the opponent of a conceding player, else none).
 
 The end of the last turn (server/rules/battle.py) and a concession both call `result_events`.
+
+Each action and each folder is registered once, here or in its own module: registering a name
+twice is an error, so no module's registration depends on which was imported first.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from typing import Any, Literal
 
 from server.dice import DiceStream
 from server.rules.core import (
-    ACTIONS,
+    ANY_TIME,
     ActionModel,
     Event,
     GameState,
@@ -151,6 +154,7 @@ class Concede(ActionModel):
     type: Literal["concede"]
 
 
+@register_action("concede", Concede, when=ANY_TIME, doing="conceding")
 def concede(state: GameState, seat: int, action: Concede, dice: DiceStream) -> list[Event]:
     """The player gives up: the game ends with the result its rules give a concession (t9a,
     whfb8: docs/rules-decisions.md "Results"); without one the opponent wins."""
@@ -165,7 +169,3 @@ def _fold_game_result(state: GameState, event: Event) -> GameState:
 @register_projector
 def _project_result(state: GameState, viewer: int | None, out: dict[str, Any]) -> None:
     out["game_result"] = state.extra.get("game_result")
-
-
-if CONCEDE not in ACTIONS:
-    register_action(CONCEDE, Concede)(concede)

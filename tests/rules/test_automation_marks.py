@@ -50,7 +50,7 @@ def test_the_fearless_card_says_panic_tests_are_automated() -> None:
 
 def test_a_rule_no_handler_names_is_not_automated_whatever_the_yaml_says() -> None:
     """The mark is the code's: a rule flagged automated in YAML without a handler is caught."""
-    assert mark("whfb8", "Vanguard") == "not"
+    assert mark("whfb8", "Hatred") == "not"
     assert mark("wh40k10", "Deadly Demise") == "not"
 
 
@@ -61,10 +61,10 @@ def test_declaring_a_handler_marks_the_rule_and_checks_the_name() -> None:
         handled_by("t9a", "No Such Rule", handler, "nothing")
     before = dict(automation._HANDLED)
     try:
-        handled_by("whfb8", "Vanguard", handler, "the pre-game move", lacks="nothing else")
-        assert mark("whfb8", "Vanguard") == "partly"
-        assert card_note("whfb8", "Vanguard") == (
-            "Automated: the pre-game move. Not automated: nothing else."
+        handled_by("whfb8", "Hatred", handler, "re-rolls in the first round", lacks="nothing else")
+        assert mark("whfb8", "Hatred") == "partly"
+        assert card_note("whfb8", "Hatred") == (
+            "Automated: re-rolls in the first round. Not automated: nothing else."
         )
     finally:
         automation._HANDLED.clear()

@@ -30,13 +30,14 @@ from typing import Any, Literal
 import shapely
 
 from server.dice import DiceStream
-from server.rules.battle import BATTLE, OVER, on_phase_end, stage
+from server.rules.battle import on_phase_end
 from server.rules.core import (
-    OUT_OF_PHASE,
+    DEPLOYMENT,
+    SETUP,
     ActionModel,
     Event,
     GameState,
-    RuleError,
+    When,
     register_action,
     register_folder,
     register_projector,
@@ -64,18 +65,18 @@ class ChooseSecondaryObjective(ActionModel):
     objective: Literal["hold_the_ground", "breakthrough"]
 
 
-@register_action("choose_secondary_objective", ChooseSecondaryObjective, systems=["t9a"])
+@register_action(
+    "choose_secondary_objective",
+    ChooseSecondaryObjective,
+    systems=["t9a"],
+    when=[When(SETUP), When(DEPLOYMENT)],
+    doing="choosing the Secondary Objective",
+)
 def choose_secondary_objective(
     state: GameState, seat: int, action: ChooseSecondaryObjective, dice: DiceStream
 ) -> list[Event]:
     """Either player sets the game's Secondary Objective before the battle begins (the players
-    agree on it; the last choice stands)."""
-    if stage(state) in (BATTLE, OVER):
-        raise RuleError(
-            OUT_OF_PHASE,
-            "the Secondary Objective is chosen before the battle begins",
-            rule="Secondary Objectives",
-        )
+    agree on it; the last choice stands): setup and deployment (`when`)."""
     name = OBJECTIVE_NAMES[action.objective]
     return [
         Event(

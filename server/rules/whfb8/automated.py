@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from server.rules.automation import handled_by
 from server.rules.flee import flee_events
+from server.rules.setup import declare_reserve
 from server.rules.units import _formation
-from server.rules.whfb8 import combat, profiles, undead
+from server.rules.whfb8 import combat, entombed, profiles, skirmish, undead, vanguard
 from server.rules.whfb8.variant import WarhammerRanked
 
 WHFB8 = "whfb8"
@@ -50,13 +51,20 @@ handled_by(
 handled_by(WHFB8, "Immunity", WarhammerRanked.flee_refusal, "Immunity (Psychology): no Flee!")
 handled_by(WHFB8, "Skirmishers", _formation, "half-inch gaps")
 handled_by(WHFB8, "Skirmishers", flee_events, "Feigned Flight: rallies after fleeing from a charge")
-handled_by(
-    WHFB8,
-    "Skirmishers",
-    combat.light_troops,
-    "Light Troops: zero ranks and -1 to hit for shots",
-    lacks="Vanguard, tightening up when charging, free reforms and Fire on the March",
-)
+handled_by(WHFB8, "Skirmishers", combat.light_troops, "Light Troops: zero ranks, -1 to hit shots")
+handled_by(WHFB8, "Skirmishers", skirmish.skirmish_move, "each model moves up to M, reforms free")
+handled_by(WHFB8, "Skirmishers", skirmish.close_up_and_spread_out,
+           "closing up in base contact and spreading out again")
+handled_by(WHFB8, "Vanguard", vanguard.vanguard_move, "the 12 in move before the first turn")
+handled_by(WHFB8, "Vanguard", vanguard.vanguard_charge_refusal, "no charge in turn 1 going first")
+for _rule in ("Ambushers", "Entombed Beneath the Sands"):
+    handled_by(WHFB8, _rule, declare_reserve, "the unit stays off the table at deployment")
+    handled_by(WHFB8, _rule, entombed.roll_for_ambushers, "the arrival rolls from turn 2")
+    handled_by(WHFB8, _rule, entombed.never_arrived_counts_as_fled, "never arrived: fled")
+handled_by(WHFB8, "Entombed Beneath the Sands", entombed.place_entombed_marker,
+           "the marker, scatter and artillery dice, the Mishap table")
+handled_by(WHFB8, "Entombed Beneath the Sands", entombed.emerge, "the unit emerges at the marker")
+handled_by(WHFB8, "Ambushers", entombed.arrivals_must_happen, "arrivals in the Movement phase")
 handled_by(
     WHFB8,
     "My Will Be Done",

@@ -83,6 +83,13 @@ class Warhammer(Variant):
 
         return game_result(state, conceded_by)
 
+    def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
+        """Vanguard (FACTS.md): units that made a Vanguard move may not charge in the first
+        turn if their side goes first (server/rules/whfb8/vanguard.py)."""
+        from server.rules.whfb8.vanguard import vanguard_charge_refusal
+
+        return vanguard_charge_refusal(state, unit_id)
+
 
 VARIANT = Warhammer(
     ranked=WarhammerRanked(

@@ -485,6 +485,9 @@ def build_report(
         reason = str(ended.payload.get("reason") or "").replace("_", " ")
         result = (f"Player {winner} wins" if winner in (1, 2) else "A draw") + (
             f" ({reason})." if reason else ".")
+        scored = next((e for e in replay.events if e.type == "game_result"), None)
+        if scored is not None:  # Victory Points and objectives (server/rules/endgame.py)
+            result = f"{scored.payload.get('text')}" + (f" ({reason})." if reason else ".")
     return Report(
         game_id=game_id,
         name=str(final_view.get("name") or ""),

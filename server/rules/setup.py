@@ -42,8 +42,10 @@ from server.rules.units import (
     _set,
     _unit,
     _with_unit,
+    containing,
     datasheet_of,
     deployment_zone,
+    entirely,
     footprint_of,
     grid_positions,
     is_ranked,
@@ -281,9 +283,16 @@ def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStrea
 @register_folder("army_submitted")
 def _fold_army_submitted(state: GameState, event: Event) -> GameState:
     units = dict(units_of(state))
+    # What each unit was mustered with (Victory Points are counted from it: endgame.py).
+    mustered = dict(state.extra.get("mustered", {}))
     for raw in event.payload["units"]:
         units[raw["id"]] = unit_from_json({**raw, "status": "undeployed"})
-    state = _set(state, units=units, armies=(*state.extra.get("armies", ()), event.payload["seat"]))
+        mustered[raw["id"]] = {
+            "models": raw["models"],
+            "characters": [c["datasheet"] for c in raw.get("characters", ())],
+        }
+    state = _set(state, units=units, armies=(*state.extra.get("armies", ()), event.payload["seat"]),
+                 mustered=mustered)
     return dataclasses.replace(state, next_id=state.next_id + len(event.payload["units"]))
 
 
@@ -390,12 +399,17 @@ def declare_reserve(
     """Keep a unit off the table (Ambush, Ambushers, Entombed); its arrival follows its rule."""
     unit = _undeployed(state, seat, action.unit)
     sheet = datasheet_of(state, unit)
-    allowed = [r for r in reserve_rules(state.system) if sheet.has_rule(r)]
+    # Seed 000, Ambush: "any unit entirely with Ambush": every model, joined characters too.
+    allowed = [r for r in reserve_rules(state.system) if entirely(state, unit, r)]
     if not allowed:
+        partly = [r for r in reserve_rules(state.system) if containing(state, unit, r)]
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{unit.name} has no rule that lets it stay off the table",
-            rule="Deployment",
+            f"{unit.name} is not entirely with {partly[0]}: every model, joined characters "
+            "included, must have it to stay off the table"
+            if partly
+            else f"{unit.name} has no rule that lets it stay off the table",
+            rule=partly[0] if partly else "Deployment",
             needs=list(reserve_rules(state.system)),
         )
     placed = dataclasses.replace(unit, status=action.mode)

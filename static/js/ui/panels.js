@@ -9,6 +9,7 @@ import { setupPanel, renderTray, unitOrders } from './battle.js';
 import { unitActions } from './orders.js';
 import { undoneSeqs } from './report.js';
 import { magicPanel } from './magic.js';
+import { resultPanel } from './result.js';
 import { renderUnits } from './units.js';
 import { terrainLegend } from './legend.js';
 import { deployForm, typedMoves, targetPicker } from './typed.js';
@@ -232,7 +233,8 @@ function renderPhase(el, st, seat, conn, toast) {
   const phases = Array.isArray(st.phases) && hasPhase
     ? h('ol', { class: 'phases' }, st.phases.map((/** @type {string} */ p) => h('li', { class: p === st.phase ? 'current' : '' }, p)))
     : null;
-  replace(el, h('div', { class: 'phase-line' }, line), end, phases);
+  const result = st.over || st.stage === 'over' ? resultPanel(st.game_result, seat) : null;
+  replace(el, h('div', { class: 'phase-line' }, line), end, phases, result);
 }
 
 /** @param {HTMLElement} list @param {Store} store */

@@ -233,11 +233,14 @@ def end_phase(state: GameState, seat: int, action: EndPhase, dice: DiceStream) -
         )
         after = fold_all(state, [ended])
         hooks = [h for s, h in _GAME_END if s == state.system]
+        final = _run_hooks(after, hooks, dice)
+        # A system's game-end hook may declare the result (40k: most VP); else no winner.
+        winner = fold_all(after, final).extra.get("declared_winner")
         return [
             *closing,
             ended,
-            *_run_hooks(after, hooks, dice),
-            Event("game_ended", {"reason": "last turn played", "winner": None}),
+            *final,
+            Event("game_ended", {"reason": "last turn played", "winner": winner}),
         ]
     ended = Event("phase_ended", {"ended": phase, **nxt}, actor=seat)
     events = [*closing, ended]

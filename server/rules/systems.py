@@ -147,6 +147,11 @@ class Variant(ABC):
         one; None when the system's units do not arrive at a chosen edge point."""
         return None
 
+    def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
+        """(rule, why) when the unit may not declare a charge this turn for a reason of the
+        system's own (40k: it Advanced or Fell Back, unless a rule lets it), else None."""
+        return None
+
 
 def variant_of(system_id: str) -> Variant:
     """The per-system choices of the system called `system_id`."""

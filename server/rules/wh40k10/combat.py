@@ -24,13 +24,15 @@ weapons of models with the ability (seed 004).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from server.dice import DiceStream
-from server.geometry import ENGAGEMENT_RANGE_IN
+from server.geometry import ENGAGEMENT_RANGE_IN, movement
+from server.geometry.formation import ModelPlacement
 from server.geometry.kinds import Cover
 from server.geometry.los import line_of_sight
 from server.geometry.measure import in_base_contact, within
@@ -47,7 +49,19 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
-from server.rules.units import Unit, _unit, phase_moves, table_of, turn_moves, units_of
+from server.rules.units import (
+    Coord,
+    Unit,
+    _base,
+    _illegal,
+    _unit,
+    _with_unit,
+    phase_moves,
+    table_of,
+    turn_moves,
+    unit_from_json,
+    units_of,
+)
 from server.rules.wh40k10.army import (
     SYSTEM_ID,
     Model,
@@ -331,6 +345,68 @@ class Fight(ActionModel):
     unit: str = Field(min_length=1, max_length=40)
     target: str = Field(min_length=1, max_length=40)
     weapon: str | None = Field(default=None, max_length=80)
+    pile_in: list[tuple[Coord, Coord]] | None = Field(default=None, min_length=1, max_length=200)
+    consolidate: list[tuple[Coord, Coord]] | None = Field(
+        default=None, min_length=1, max_length=200
+    )
+
+
+PILE_IN_IN = 3.0
+
+
+def close_in(
+    state: GameState, unit: Unit, positions: Sequence[tuple[float, float]], what: str
+) -> Event:
+    """A Pile-in or Consolidation move (FACTS.md: up to 3 in), checked by the geometry core's
+    model moves: distance, terrain, other units, coherency; it may end within Engagement Range
+    of the enemy units it is engaged with (not closer-to-the-nearest-enemy: not checked)."""
+    if len(positions) != len(unit.positions):
+        raise RuleError(
+            BAD_REQUEST,
+            f"{unit.name} has {len(unit.positions)} models; give one position for each",
+            field=what,
+        )
+    table = table_of(state)
+    enemies = [
+        u.id for u in units_of(state).values() if u.owner != unit.owner and u.id in table.units
+    ]
+    starts = [ModelPlacement(x, y, _base_of(state, unit, i)) for i, (x, y) in
+              enumerate(unit.positions)]
+    ends = [ModelPlacement(x, y, starts[i].base) for i, (x, y) in enumerate(positions)]
+    result = movement.move_models(
+        table,
+        unit.id,
+        starts,
+        ends,
+        max_distance=PILE_IN_IN,
+        ignore=[u.id for u in units_of(state).values() if u.owner == unit.owner],
+        charging=enemies,
+    )
+    if not result.legal:
+        raise _illegal(result, f"{unit.name} cannot {what.replace('_', ' ')} there")
+    moved = dataclasses.replace(
+        unit, positions=tuple((round(x, 4), round(y, 4)) for x, y in positions)
+    )
+    return Event(
+        "models_closed_in",
+        {
+            "unit": moved.to_json(),
+            "move": what,
+            "distance": round(result.distance, 4),
+            "text": f"{unit.name} {'pile in' if what == 'pile_in' else 'consolidate'} "
+            f"({result.distance:.1f} in)",
+        },
+        actor=unit.owner,
+    )
+
+
+def _base_of(state: GameState, unit: Unit, index: int) -> Any:
+    return _base(models_of(state, unit)[index].sheet)
+
+
+@register_folder("models_closed_in")
+def _fold_closed_in(state: GameState, event: Event) -> GameState:
+    return _with_unit(state, unit_from_json(event.payload["unit"]))
 
 
 @register_action("fight", Fight, systems=[SYSTEM_ID])
@@ -365,6 +441,12 @@ def fight(state: GameState, seat: int, action: Fight, dice: DiceStream) -> list[
             waiting_for=chooser,
             rule="Fight Order",
         )
+    opening_moves: list[Event] = []
+    if action.pile_in is not None:
+        piled = close_in(state, unit, action.pile_in, "pile_in")
+        opening_moves.append(piled)
+        state = fold_all(state, [piled])
+        unit = units_of(state)[unit.id]
     table = table_of(state)
     if target.id not in table.units:
         raise _refuse(f"{target.name} is not on the table", rule="Fight")
@@ -410,8 +492,15 @@ def fight(state: GameState, seat: int, action: Fight, dice: DiceStream) -> list[
         actor=seat,
     )
     state = fold_all(state, [opening])
-    return [opening, *_resolve(state, seat, unit, plan, {}, shooter, len(hazard), hazard,
-                               dice, kind="fight")]
+    resolved = _resolve(state, seat, unit, plan, {}, shooter, len(hazard), hazard, dice,
+                        kind="fight")
+    events = [*opening_moves, opening, *resolved]
+    if action.consolidate is not None:
+        state = fold_all(state, resolved)
+        now = units_of(state)[unit.id]
+        if now.positions:
+            events.append(close_in(state, now, action.consolidate, "consolidate"))
+    return events
 
 
 @register_folder("fight_started")

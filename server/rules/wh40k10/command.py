@@ -2,6 +2,7 @@
 victory points and the result (issue 16; FACTS.md, the core loop and its objective Decision).
 
 * **Command step** (the start of each Command phase, `on_phase_start`): both players gain 1 CP;
+  the Starting Strength of every unit on the table not yet recorded is recorded;
   the active player's Battle-shock ends, so do the Roar of Mork effects on their units and
   their army's Waaagh! ("until the start of your next Command phase", seed 004).
 * **Waaagh!** (`call_waaagh`, seed 004): once per battle, in your Command phase (Warfield lets
@@ -178,11 +179,17 @@ def command_step(state: GameState, dice: DiceStream) -> list[Event]:
     active = int(state.extra["active_player"])
     mine = [u.id for u in units_of(state).values() if u.owner == active]
     data = forty(state)
+    known = data.get("start", {})
     return [
         Event(
             "command_phase_started",
             {
                 "seat": active,
+                "starting_strength": {
+                    u.id: len(u.positions)
+                    for u in units_of(state).values()
+                    if u.id not in known and u.positions
+                },
                 "cp_gained": {"1": CP_PER_COMMAND_PHASE, "2": CP_PER_COMMAND_PHASE},
                 "battle_shock_ended": [u for u in battle_shocked(state) if u in mine],
                 "roar_ended": [u for u in data.get("roared", []) if u in mine],
@@ -204,6 +211,7 @@ def _fold_command(state: GameState, event: Event) -> GameState:
     seat = int(p["seat"])
     return set_forty(
         state,
+        start={**data.get("start", {}), **p.get("starting_strength", {})},
         cp=points,
         battle_shocked=[u for u in battle_shocked(state) if u not in p["battle_shock_ended"]],
         roared=[u for u in data.get("roared", []) if u not in p["roar_ended"]],

@@ -24,11 +24,19 @@ class Warhammer40k(Variant):
         return "2D6", 0
 
     def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
-        """A unit that Advanced this turn may not charge (FACTS.md, the core loop), unless its
-        army's Waaagh! is active and it has the ability (seed 004, Waaagh!)."""
+        """A unit within Engagement Range of an enemy may not declare a charge (10th-edition
+        core rules, docs/rules-decisions.md); a unit that Advanced this turn may not charge
+        (FACTS.md, the core loop), unless its army's Waaagh! is active and it has the ability
+        (seed 004, Waaagh!)."""
         from server.rules.units import turn_moves, units_of
-        from server.rules.wh40k10.army import has_waaagh, sheets, waaagh_active
+        from server.rules.wh40k10.army import engaged_with, has_waaagh, sheets, waaagh_active
 
+        if engaged_with(state, units_of(state)[unit_id]):
+            return (
+                "Charge",
+                f"{units_of(state)[unit_id].name} is within Engagement Range of an enemy unit "
+                "and cannot declare a charge",
+            )
         if not turn_moves(state).get(unit_id, {}).get("advanced"):
             return None
         unit = units_of(state)[unit_id]

@@ -76,13 +76,14 @@ from server.rules.wh40k10.army import (
     waaagh_active,
 )
 from server.rules.wh40k10.attacks import AttackGroup, resolve_attacks
-from server.rules.wh40k10.damage import hazardous_tests
+from server.rules.wh40k10.damage import Resolution, hazardous_tests
 from server.rules.wh40k10.damage_events import done_this_phase, resolve_and_chain
 from server.rules.wh40k10.profiles import (
     MELEE,
     RANGED,
     ProfileError,
     Shooter,
+    TargetUnit,
     Weapon,
     shooting_restriction,
     unstable_oracle,
@@ -261,13 +262,19 @@ def _resolve(
                                                                                          target))
         )
         within_6in = demise_map(state, target)
+
+        def run(
+            tu: TargetUnit = tu,
+            groups: list[AttackGroup] = groups,
+            w6: dict[str, list[str]] = within_6in,
+        ) -> Resolution:
+            return resolve_attacks(groups, tu, dice, shooter=shooter, within_6in=w6)
+
         try:
             state, made = resolve_and_chain(
                 state,
                 target,
-                lambda tu=tu, groups=groups, w6=within_6in: resolve_attacks(
-                    groups, tu, dice, shooter=shooter, within_6in=w6
-                ),
+                run,
                 dice,
                 kind=kind,
                 actor=seat,
@@ -469,7 +476,7 @@ def fight(state: GameState, seat: int, action: Fight, dice: DiceStream) -> list[
         melee = [w.name for w in m.weapons() if w.type == MELEE]
         if not melee:
             continue
-        name = action.weapon if action.weapon in melee else melee[0]
+        name = action.weapon if action.weapon is not None and action.weapon in melee else melee[0]
         weapon = model_weapon(state, unit, m, name)
         assert weapon is not None
         if weapon.hazardous:

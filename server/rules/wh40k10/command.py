@@ -459,7 +459,8 @@ def _project_forty(state: GameState, viewer: int | None, out: dict[str, Any]) ->
     if not is_forty(state) or stage(state) not in (BATTLE, OVER):
         return
     data = forty(state)
-    chooser, step = (None, [])
+    chooser: int | None = None
+    step: list[str] = []
     if state.extra.get("phase") == "Fight" and stage(state) == BATTLE:
         chooser, step = fight_chooser(state)
     units = units_of(state)

@@ -38,13 +38,17 @@ from server.geometry.los import line_of_sight
 from server.geometry.measure import in_base_contact, within
 from server.rules.battle import BATTLE, other, require_phase, require_stage
 from server.rules.core import (
+    ACTIVE,
     BAD_REQUEST,
+    EITHER,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
     ActionModel,
     Event,
     GameState,
+    Phases,
     RuleError,
+    When,
     fold_all,
     register_action,
     register_folder,
@@ -142,7 +146,13 @@ def _shooter(state: GameState, unit: Unit, engaged: bool) -> Shooter:
     )
 
 
-@register_action("shoot_weapons", ShootWeapons, systems=[SYSTEM_ID])
+@register_action(
+    "shoot_weapons",
+    ShootWeapons,
+    systems=[SYSTEM_ID],
+    when=[When(BATTLE, ACTIVE, Phases.named("Shooting"))],
+    doing="shooting",
+)
 def shoot_weapons(
     state: GameState, seat: int, action: ShootWeapons, dice: DiceStream
 ) -> list[Event]:
@@ -416,7 +426,13 @@ def _fold_closed_in(state: GameState, event: Event) -> GameState:
     return _with_unit(state, unit_from_json(event.payload["unit"]))
 
 
-@register_action("fight", Fight, systems=[SYSTEM_ID])
+@register_action(
+    "fight",
+    Fight,
+    systems=[SYSTEM_ID],
+    when=[When(BATTLE, EITHER, Phases.named("Fight"))],
+    doing="fighting",
+)
 def fight(state: GameState, seat: int, action: Fight, dice: DiceStream) -> list[Event]:
     """One unit fights: its models in Engagement Range (or in base contact with one of their
     unit that is) attack the target with `weapon` (default: each model's first melee weapon)."""

@@ -46,12 +46,16 @@ from server.rules.battle import (
     stage,
 )
 from server.rules.core import (
+    ACTIVE,
+    EITHER,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
     ActionModel,
     Event,
     GameState,
+    Phases,
     RuleError,
+    When,
     fold_all,
     register_action,
     register_folder,
@@ -330,7 +334,13 @@ class CallWaaagh(ActionModel):
     type: Literal["call_waaagh"]
 
 
-@register_action("call_waaagh", CallWaaagh, systems=[SYSTEM_ID])
+@register_action(
+    "call_waaagh",
+    CallWaaagh,
+    systems=[SYSTEM_ID],
+    when=[When(BATTLE, ACTIVE, Phases.named("Command"))],
+    doing="calling a Waaagh!",
+)
 def call_waaagh(state: GameState, seat: int, action: CallWaaagh, dice: DiceStream) -> list[Event]:
     """Waaagh! (seed 004): once per battle, in your Command phase."""
     require_phase(state, seat, ("Command",), "calling a Waaagh!")
@@ -375,7 +385,13 @@ class RoarOfMork(ActionModel):
     target: str = Field(min_length=1, max_length=40)
 
 
-@register_action("roar_of_mork", RoarOfMork, systems=[SYSTEM_ID])
+@register_action(
+    "roar_of_mork",
+    RoarOfMork,
+    systems=[SYSTEM_ID],
+    when=[When(BATTLE, EITHER, Phases.named("Command"))],
+    doing="Roar of Mork",
+)
 def roar(state: GameState, seat: int, action: RoarOfMork, dice: DiceStream) -> list[Event]:
     """Roar of Mork (FACTS.md, Wurrboy), in the opponent's Command phase."""
     require_stage(state, BATTLE)

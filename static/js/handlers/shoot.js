@@ -30,6 +30,13 @@ export class ShootTool extends Tool {
     return true;
   }
 
+  /** The same as a click on the piece, from the units list. @param {string} id */
+  pickPiece(id) {
+    void this.shootAt(id);
+    this.table.onChange();
+    return true;
+  }
+
   /** @param {string|null} hit */
   async shootAt(hit) {
     const t = this.table;

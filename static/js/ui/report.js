@@ -221,10 +221,13 @@ function lineItem(l) {
     l.dice.length
       ? h('div', { class: 'faces' },
         l.expression ? h('span', { class: 'expr' }, l.expression) : null,
+        // A success is marked by a tick and a heavy outline as well as the green (issue 24
+        // item 3: nothing said by colour alone), and in words for screen readers.
         l.dice.map((d) => h('span', {
           class: `die ${d.kept ? 'kept' : 'discarded'}${d.met ? ' met' : ''}`,
-          title: `${d.kept ? 'kept' : 'discarded'}${l.needed !== null ? `, needed ${l.needed}+` : ''}`,
-        }, String(d.face))),
+          title: `${d.met ? 'success, ' : ''}${d.kept ? 'kept' : 'discarded'}${l.needed !== null ? `, needed ${l.needed}+` : ''}`,
+        }, String(d.face), d.met ? h('span', { class: 'tick', 'aria-hidden': 'true' }, '✓') : null,
+        h('span', { class: 'sr-only' }, d.met ? ' (success)' : d.kept ? '' : ' (discarded)'))),
         l.needed !== null ? h('span', { class: 'needed' }, `needed ${l.needed}+`) : null,
         l.successes !== null ? h('span', { class: 'total' }, `→ ${l.successes}`) : null)
       : null,

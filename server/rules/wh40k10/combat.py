@@ -82,6 +82,7 @@ from server.rules.wh40k10.army import (
 from server.rules.wh40k10.attacks import AttackGroup, resolve_attacks
 from server.rules.wh40k10.damage import Resolution, hazardous_tests
 from server.rules.wh40k10.damage_events import done_this_phase, resolve_and_chain
+from server.rules.wh40k10.fall_back import fell_back_this_turn
 from server.rules.wh40k10.profiles import (
     MELEE,
     RANGED,
@@ -139,7 +140,7 @@ def _shooter(state: GameState, unit: Unit, engaged: bool) -> Shooter:
     keywords = frozenset(k for s in [models_of(state, unit)[0].sheet] for k in s.keywords)
     return Shooter(
         advanced=bool(moved.get("advanced")),
-        fell_back=bool(moved.get("fell_back")),
+        fell_back=unit.id in fell_back_this_turn(state),
         engaged=engaged,
         remained_stationary=not moved.get("moved"),
         keywords=keywords,

@@ -30,6 +30,7 @@ class Warhammer40k(Variant):
         (seed 004, Waaagh!)."""
         from server.rules.units import turn_moves, units_of
         from server.rules.wh40k10.army import engaged_with, has_waaagh, sheets, waaagh_active
+        from server.rules.wh40k10.fall_back import fell_back_this_turn
 
         if engaged_with(state, units_of(state)[unit_id]):
             return (
@@ -37,6 +38,9 @@ class Warhammer40k(Variant):
                 f"{units_of(state)[unit_id].name} is within Engagement Range of an enemy unit "
                 "and cannot declare a charge",
             )
+        if unit_id in fell_back_this_turn(state):
+            return ("Fall Back", f"{units_of(state)[unit_id].name} Fell Back this turn and "
+                    "cannot declare a charge")
         if not turn_moves(state).get(unit_id, {}).get("advanced"):
             return None
         unit = units_of(state)[unit_id]

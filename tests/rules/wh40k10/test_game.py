@@ -511,3 +511,44 @@ def test_bad_shoot_and_fight_actions_change_nothing() -> None:
     with pytest.raises(RuleError):
         scripted(state, 1, [], type="shoot_weapons", unit="u1",
                  weapons=[{"weapon": "Eyez of Mork", "target": "u2"}])
+
+
+# --- Fall Back and Desperate Escape ---------------------------------------------------------------
+
+
+def _falling_back(shocked: bool):  # type: ignore[no-untyped-def]
+    state = engaged(deployed())  # in Engagement Range as player 1's Movement phase begins
+    if shocked:
+        state = with_forty(state, battle_shocked=["u1"])
+    state = to_phase(state, 1, "Movement")
+    back = [(x, y - 3.0) for x, y in units_of(state)["u1"].positions]
+    state, _ = act(state, 1, type="move_models", unit="u1", positions=back)
+    return state
+
+
+def test_a_unit_that_fell_back_may_neither_shoot_nor_charge() -> None:
+    """FACTS.md, Movement: Fall Back M out of Engagement Range (then no shooting or charge)."""
+    state = _falling_back(False)
+    state, events = act(state, 1, type="end_phase")
+    fell = next(e for e in events if e.type == "fell_back")
+    assert fell.payload["units"] == ["u1"]
+    assert not [e for e in events if e.payload.get("kind") == "desperate_escape"]
+    err = refused(state, 1, type="shoot_weapons", unit="u1",
+                  weapons=[{"weapon": "Eyez of Mork", "target": "u2"}])
+    assert err.message == "a unit that Fell Back cannot shoot this turn"
+    state = to_phase(state, 1, "Charge")
+    err = refused(state, 1, type="declare_charge", unit="u1", target="u2")
+    assert err.details["rule"] == "Fall Back"
+
+
+def test_a_battle_shocked_unit_falling_back_takes_desperate_escape_tests() -> None:
+    """FACTS.md, Command phase: a Battle-shocked unit that Falls Back takes a Desperate Escape
+    test for each model: D6, 1-2 destroyed."""
+    state = _falling_back(True)
+    state, events, dice = scripted(state, 1, [1, 2] + [6] * 9, type="end_phase")
+    escape = next(e for e in events if e.payload.get("kind") == "desperate_escape")
+    assert escape.payload["tests"] == 11 and escape.payload["failed"] == 2
+    assert len(escape.payload["destroyed"]) == 2
+    models = state.to_json()["forty"]["models"]["u1"]
+    assert len(models) == 9 and models[-1]["name"] == "Wurrboy"
+    assert dice.used == 11

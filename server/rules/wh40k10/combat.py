@@ -313,7 +313,14 @@ def _resolve(
             )
             events += made
     if not any(e.payload.get("attacker") == unit.id for e in events):
-        events.insert(0, Event("unit_attacked", {"unit": unit.id, "kind": kind}, actor=seat))
+        events.insert(
+            0,
+            Event(
+                "unit_attacked",
+                {"unit": unit.id, "kind": kind, "text": f"{unit.name}: no target left"},
+                actor=seat,
+            ),
+        )
     return events
 
 

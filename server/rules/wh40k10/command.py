@@ -304,7 +304,9 @@ def last_round_scoring(state: GameState, dice: DiceStream) -> list[Event]:
 def record_charges(state: GameState, dice: DiceStream) -> list[Event]:
     """The units that charged this phase fight first this turn (FACTS.md)."""
     charged = charges_of_phase(state)
-    return [Event("charges_recorded", {"units": charged})] if charged else []
+    names = ", ".join(units_of(state)[u].name for u in charged)
+    text = f"{names} charged: they fight first this turn"
+    return [Event("charges_recorded", {"units": charged, "text": text})] if charged else []
 
 
 @on_game_end(SYSTEM_ID)

@@ -49,7 +49,11 @@ def record_engagements(state: GameState, dice: DiceStream) -> list[Event]:
         for u in units_of(state).values()
         if u.owner == active and u.status == "on_table" and u.positions and engaged_with(state, u)
     ]
-    return [Event("movement_started", {"engaged": engaged})] if engaged else []
+    if not engaged:
+        return []
+    names = ", ".join(units_of(state)[u].name for u in engaged)
+    text = f"{names}: in Engagement Range; moving out of it is a Fall Back"
+    return [Event("movement_started", {"engaged": engaged, "text": text})]
 
 
 @register_folder("movement_started")

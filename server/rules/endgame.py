@@ -142,7 +142,9 @@ def result_events(
         else None
     )
     if result is None:
-        winner = None if conceded_by is None else 3 - conceded_by
+        # No scored result: a concession gives the opponent the game; else the winner a
+        # game-end hook declared (40k: most Victory Points), if any.
+        winner = state.extra.get("declared_winner") if conceded_by is None else 3 - conceded_by
         return [game_ended(reason, winner, actor)]
     return [
         Event(GAME_RESULT, result.to_payload(reason), actor="system"),

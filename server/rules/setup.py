@@ -15,7 +15,7 @@ from server.geometry import movement
 from server.geometry.kinds import Height, TerrainKind
 from server.geometry.table import Battlefield as GeoBattlefield
 from server.geometry.table import Terrain, outline_problem
-from server.rules.battle import battle_started_event, other
+from server.rules.battle import battle_started_event, other, phase_start_events
 from server.rules.core import (
     ACTIVE,
     BAD_REQUEST,
@@ -28,6 +28,7 @@ from server.rules.core import (
     GameState,
     RuleError,
     When,
+    fold_all,
     register_action,
     register_folder,
 )
@@ -304,8 +305,12 @@ def _fold_deployment_started(state: GameState, event: Event) -> GameState:
 # --- deployment ---------------------------------------------------------------------------------
 
 
-def _after_deploying(state: GameState, seat: int, unit_id: str) -> list[Event]:
-    """Whose turn it is to deploy next, or the start of the battle when nobody has units left."""
+def _after_deploying(
+    state: GameState, seat: int, unit_id: str, dice: DiceStream
+) -> list[Event]:
+    """Whose turn it is to deploy next, or the start of the battle when nobody has units left
+    (with whatever the system's rules do as its first phase starts: 40k's first Command
+    phase). `state` already holds the unit just deployed."""
     left = {
         s: [
             u
@@ -318,7 +323,8 @@ def _after_deploying(state: GameState, seat: int, unit_id: str) -> list[Event]:
         return [Event("deploying", {"deploying": other(seat)})]
     if left[seat]:
         return [Event("deploying", {"deploying": seat})]
-    return [battle_started_event(state)]
+    started = battle_started_event(state)
+    return [started, *phase_start_events(fold_all(state, [started]), dice)]
 
 
 def _undeployed(state: GameState, seat: int, unit_id: str) -> Unit:
@@ -378,10 +384,8 @@ def deploy_unit(state: GameState, seat: int, action: DeployUnit, dice: DiceStrea
             rule="Deployment Zone",
             obstacle=None,
         )
-    return [
-        Event("unit_deployed", {"unit": placed.to_json()}, actor=seat),
-        *_after_deploying(state, seat, unit.id),
-    ]
+    deployed = Event("unit_deployed", {"unit": placed.to_json()}, actor=seat)
+    return [deployed, *_after_deploying(fold_all(state, [deployed]), seat, unit.id, dice)]
 
 
 class DeclareReserve(ActionModel):
@@ -413,20 +417,18 @@ def declare_reserve(
             needs=list(reserve_rules(state.system)),
         )
     placed = dataclasses.replace(unit, status=action.mode)
-    return [
-        Event(
-            "unit_deployed",
-            {
-                "unit": placed.to_json(),
-                "rule": allowed[0],
-                "text": f"{unit.name} stays off the table, in "
-                + ("Ambush" if action.mode == "ambush" else "reserve")
-                + f" ({sheet.rule(allowed[0]).printed})",  # type: ignore[union-attr]
-            },
-            actor=seat,
-        ),
-        *_after_deploying(state, seat, unit.id),
-    ]
+    deployed = Event(
+        "unit_deployed",
+        {
+            "unit": placed.to_json(),
+            "rule": allowed[0],
+            "text": f"{unit.name} stays off the table, in "
+            + ("Ambush" if action.mode == "ambush" else "reserve")
+            + f" ({sheet.rule(allowed[0]).printed})",  # type: ignore[union-attr]
+        },
+        actor=seat,
+    )
+    return [deployed, *_after_deploying(fold_all(state, [deployed]), seat, unit.id, dice)]
 
 
 @register_folder("unit_deployed")

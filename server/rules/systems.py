@@ -176,7 +176,8 @@ class Variant(ABC):
 
     def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
         """(rule, why) when the unit may not declare a charge now for a rule of the system's
-        own (whfb8: a Vanguard move before a first turn its side takes); None: it may."""
+        own (whfb8: a Vanguard move before a first turn its side takes; 40k: it Advanced without
+        a rule letting it charge, or it is in Engagement Range); None: it may."""
         return None
 
     def ambush_options(

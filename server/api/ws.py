@@ -181,6 +181,13 @@ def origin_allowed(ws: WebSocket, settings: Settings) -> bool:
     return urlsplit(origin).netloc == host
 
 
+def _echoable_ref(ref: Any) -> str | None:
+    """The `ref` an answer may echo: the client's string as sent (a malformed one is refused
+    by the message models with `bad_request`), never a raw value the JSON encoder cannot
+    write back (a non-finite number, a nested object)."""
+    return ref if isinstance(ref, str) else None
+
+
 class Connections(set["Connection"]):
     """The app's open sockets (past the handshake); `draining` once a shutdown has begun."""
 
@@ -491,7 +498,7 @@ class Connection:
                 return
             if data is None or self.connections.draining:
                 continue  # (draining: not handled; the client retries after it reconnects)
-            kind, ref = data["type"], data.get("ref")
+            kind, ref = data["type"], _echoable_ref(data.get("ref"))
             wait = self.bucket.take()
             if wait:
                 self.error(ref, RuleError(RATE_LIMITED, "slow down", retry_after=round(wait, 3)))

@@ -1,6 +1,7 @@
 """Asking without acting, over REST and the websocket: preview, measure, line of sight.
 
-They change nothing and are open to spectators too.
+They change nothing and are open to spectators too, except in a game with a spectator delay:
+there they answer from the current positions, so spectators are refused (`forbidden`).
 """
 
 from __future__ import annotations
@@ -24,35 +25,55 @@ from server.api.messages import (
 )
 from server.api.routes.games import GameId
 from server.api.ws import Connection, register_question
+from server.games import delay
+from server.games.service import GameService
+from server.rules.core import FORBIDDEN, RuleError
 
 router = APIRouter(prefix="/api/games", tags=["questions"])
 
 
-@router.post("/{game_id}/preview", responses=error_responses(400, 401, 404))
+async def not_delayed_spectator(service: GameService, game_id: str, viewer: int | None) -> None:
+    """`forbidden` for a spectator of a game with a spectator delay (the answers would show
+    the table as it is now)."""
+    if viewer is None and delay.delay_of(await service.live(game_id)) > 0:
+        raise RuleError(
+            FORBIDDEN,
+            "this game keeps spectators behind the players; previews, measures and lines of "
+            "sight are for its players",
+        )
+
+
+@router.post("/{game_id}/preview", responses=error_responses(400, 401, 403, 404))
 async def preview(game_id: GameId, body: PreviewIn, service: ServiceDep,
                   viewer: ViewerDep) -> dict[str, Any]:
     """Would this action be legal now (as this seat)? Rule, obstacle, distance, swept area."""
+    await not_delayed_spectator(service, game_id, viewer)
     return await service.preview(game_id, viewer, body.action)
 
 
-@router.post("/{game_id}/measure", responses=error_responses(400, 404))
-async def measure(game_id: GameId, body: MeasureIn, service: ServiceDep) -> dict[str, Any]:
+@router.post("/{game_id}/measure", responses=error_responses(400, 401, 403, 404))
+async def measure(game_id: GameId, body: MeasureIn, service: ServiceDep,
+                  viewer: ViewerDep) -> dict[str, Any]:
     """Closest-point distance between units, tokens or points, in inches."""
+    await not_delayed_spectator(service, game_id, viewer)
     return await service.measure(game_id, point_of(body.from_), point_of(body.to))
 
 
-@router.post("/{game_id}/line-of-sight", responses=error_responses(400, 404))
+@router.post("/{game_id}/line-of-sight", responses=error_responses(400, 401, 403, 404))
 async def line_of_sight(game_id: GameId, body: LineOfSightIn,
-                        service: ServiceDep) -> dict[str, Any]:
+                        service: ServiceDep, viewer: ViewerDep) -> dict[str, Any]:
     """Whether one unit sees another: fraction, cover, blockers, sight lines."""
+    await not_delayed_spectator(service, game_id, viewer)
     return await service.line_of_sight(game_id, body.viewer, body.target)
 
 
-@router.post("/{game_id}/ambush-options", responses=error_responses(400, 404, 409, 422))
+@router.post("/{game_id}/ambush-options",
+             responses=error_responses(400, 401, 403, 404, 409, 422))
 async def ambush_options(game_id: GameId, body: AmbushOptionsIn,
-                         service: ServiceDep) -> dict[str, Any]:
+                         service: ServiceDep, viewer: ViewerDep) -> dict[str, Any]:
     """t9a Ambush: the 6 in zone around an edge point, whether the requested placement is
     valid, and the nearest valid placement (for snapping)."""
+    await not_delayed_spectator(service, game_id, viewer)
     return await service.ambush_options(
         game_id,
         body.unit,

@@ -11,8 +11,8 @@ socket with 1012 after the frames queued before it; clients reconnect and resume
 
 A spectator of a game with a spectator delay (server/games/delay.py) is welcomed with the state
 at the game's delayed horizon, resumes (`since`) only up to it, then gets each batch when the
-hub's delay queue releases it; it may not ask questions (they answer from the table as it is
-now) and sees no shared measures.
+hub's delay queue releases it; its measures and lines of sight are answered on the table as it
+was shown them (previews and ambush options are refused), and it sees no shared measures.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from server.rules.core import (
     RATE_LIMITED,
     TOO_LARGE,
     Event,
+    GameState,
     RuleError,
 )
 
@@ -464,10 +465,15 @@ class Connection:
         async with live.lock:  # (no batch of this game is delivered while the queue starts)
             feed = await delay.feed_for(self.service, live)
         seq = feed.released
-        state = await state_at_seq(self.service, replay_cache(self.ws.app), live, seq)
-        missed: list[dict[str, Any]] = []
-        if since is not None and since < seq:
-            missed = await self.service.events_since(self.game_id, since, None, until=seq)
+        try:
+            state = await state_at_seq(self.service, replay_cache(self.ws.app), live, seq)
+            missed: list[dict[str, Any]] = []
+            if since is not None and since < seq:
+                missed = await self.service.events_since(self.game_id, since, None, until=seq)
+        except BaseException:
+            if not any(w.viewer is None for w in self.service.hub.watchers(self.game_id)):
+                self.service.hub.delay.untrack(self.game_id)  # (no spectator to feed here)
+            raise
         self.service.hub.subscribe(self.game_id, self)
         self.subscribed = True
         if self.service.metrics is not None:  # metrics hook: open sockets by role
@@ -492,6 +498,14 @@ class Connection:
             )
             if events:
                 self.offer(events, events_frame(events, None))
+
+    async def delayed_state(self) -> GameState | None:
+        """The table as this socket has been shown it, for a spectator of a delayed game;
+        None for everyone else (who see the live state)."""
+        if self.delay_s <= 0:
+            return None
+        live = await self.service.live(self.game_id)
+        return await state_at_seq(self.service, replay_cache(self.ws.app), live, self.sent)
 
     def _admission(self) -> RuleError | None:
         """Seats and spectators are counted apart: each seat may have a few sockets of its own
@@ -575,12 +589,7 @@ class Connection:
             raise RuleError(BAD_REQUEST, "already said hello")
         elif msg.type not in QUESTIONS:  # (server/api/routes/questions.py not loaded)
             raise RuleError(BAD_REQUEST, f"{msg.type!r} is not answered by this server")
-        elif self.delay_s > 0:
-            raise RuleError(
-                FORBIDDEN,
-                "this game keeps spectators behind the players; previews, measures and "
-                "lines of sight are for its players",
-            )
+
         else:
             answer = await QUESTIONS[msg.type](self, msg)
             if isinstance(msg, MeasureMessage) and msg.share:

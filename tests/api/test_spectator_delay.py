@@ -167,19 +167,17 @@ def test_a_delayed_spectator_cannot_read_anything_newer_over_rest(
     for path in ("state?at=1", "timeline", "report", "luck"):
         refused = client.get(f"/api/games/{gid}/{path}")
         assert refused.status_code == 403, path
-    point = {"x": 1, "y": 1}
-    questions = {
-        "measure": {"from": point, "to": {"x": 5, "y": 5}},
-        "line-of-sight": {"viewer": "u1", "target": "u2"},
-        "preview": {"action": {"type": "move_token", "id": "t1", "x": 12, "y": 12}},
-    }
-    for path, body in questions.items():
-        refused = client.post(f"/api/games/{gid}/{path}", json=body)
-        assert refused.status_code == 403 and refused.json()["code"] == "forbidden", path
-    # The players read and ask as ever.
+    # Questions: a measure to the token is answered on the spectator's table (no token yet),
+    # a preview is for players only.
+    to_token = {"from": {"x": 1, "y": 1}, "to": "t1"}
+    unseen = client.post(f"/api/games/{gid}/measure", json=to_token)
+    assert unseen.status_code == 404 and unseen.json()["code"] == "not_found"
+    assert client.post(f"/api/games/{gid}/measure", headers=p1, json=to_token).status_code == 200
+    preview = {"action": {"type": "move_token", "id": "t1", "x": 12, "y": 12}}
+    refused = client.post(f"/api/games/{gid}/preview", json=preview)
+    assert refused.status_code == 403 and refused.json()["code"] == "forbidden"
+    # The players read as ever.
     assert client.get(f"/api/games/{gid}", headers=p1).json()["seq"] == last
-    assert client.post(f"/api/games/{gid}/measure", headers=p1,
-                       json=questions["measure"]).status_code == 200
 
     clock.advance(DELAY + 5)
     view = client.get(f"/api/games/{gid}").json()
@@ -187,6 +185,8 @@ def test_a_delayed_spectator_cannot_read_anything_newer_over_rest(
     assert [e["seq"] for e in client.get(f"/api/games/{gid}/events?since=2").json()["events"]] \
         == [3, 4, 5]
     assert client.get(f"/api/games/{gid}/dice-proof").json()["rolls"] == 1
+    assert client.post(f"/api/games/{gid}/measure", json=to_token).json()["distance"] == \
+        client.post(f"/api/games/{gid}/measure", headers=p1, json=to_token).json()["distance"]
 
 
 def test_a_delayed_spectator_replays_a_finished_game_only_once_its_end_is_older_than_the_delay(
@@ -209,7 +209,7 @@ def test_a_delayed_spectator_replays_a_finished_game_only_once_its_end_is_older_
     assert client.get(f"/api/games/{gid}/dice-proof").json()["revealed"] is True
 
 
-def test_a_delayed_spectator_resumes_only_up_to_the_delayed_seq_and_may_not_ask(
+def test_a_delayed_spectator_resumes_only_up_to_the_delayed_seq_and_may_not_preview(
     delayed_client: TestClient, clock: ManualClock
 ) -> None:
     client = delayed_client
@@ -223,9 +223,12 @@ def test_a_delayed_spectator_resumes_only_up_to_the_delayed_seq_and_may_not_ask(
         assert welcome["seq"] == 2  # (seat 2's claim and the note are younger than the delay)
         assert [e["seq"] for e in receive_until(spectator, "events")["events"]] == [2]
         spectator.send_json({"type": "measure", "ref": "m", "from": {"x": 1, "y": 1},
-                             "to": {"x": 2, "y": 2}})
+                             "to": {"x": 4, "y": 5}})
+        assert receive_until(spectator, "measure_result")["distance"] == pytest.approx(5)
+        spectator.send_json({"type": "preview", "ref": "v",
+                             "action": {"type": "note", "text": "?"}})
         error = receive_until(spectator, "error")
-        assert error["code"] == "forbidden" and error["ref"] == "m"
+        assert error["code"] == "forbidden" and error["ref"] == "v"
         assert events_in(frames_until_pong(spectator, "p")) == []
         clock.advance(DELAY + 1)
         assert list(receive_seqs(spectator, clock, last - 2)) == [3, last]

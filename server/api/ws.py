@@ -464,18 +464,21 @@ class Connection:
         self.delay_s = delay.delay_of(live)
         async with live.lock:  # (no batch of this game is delivered while the queue starts)
             feed = await delay.feed_for(self.service, live)
+            feed.joining += 1  # (a spectator leaving meanwhile must not end the queue)
         seq = feed.released
         try:
             state = await state_at_seq(self.service, replay_cache(self.ws.app), live, seq)
             missed: list[dict[str, Any]] = []
             if since is not None and since < seq:
                 missed = await self.service.events_since(self.game_id, since, None, until=seq)
-        except BaseException:
-            if not any(w.viewer is None for w in self.service.hub.watchers(self.game_id)):
+            self.service.hub.subscribe(self.game_id, self)
+            self.subscribed = True
+        finally:
+            feed.joining -= 1
+            if not self.subscribed and not any(
+                w.viewer is None for w in self.service.hub.watchers(self.game_id)
+            ):
                 self.service.hub.delay.untrack(self.game_id)  # (no spectator to feed here)
-            raise
-        self.service.hub.subscribe(self.game_id, self)
-        self.subscribed = True
         if self.service.metrics is not None:  # metrics hook: open sockets by role
             self.service.metrics.socket_opened(self.viewer)
         self.sent = seq

@@ -85,6 +85,7 @@ class DelayedFeed:
     queued: int = 0  # the last seq in `pending` (or released)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[None] | None = None
+    joining: int = 0  # spectators being welcomed (not subscribed yet): keep the queue
 
 
 class SpectatorDelay:
@@ -127,9 +128,13 @@ class SpectatorDelay:
         return feed
 
     def untrack(self, game_id: str) -> None:
-        """Stop delaying a game here (its last spectator on this process left)."""
-        feed = self._feeds.pop(game_id, None)
-        if feed is not None and feed.task is not None:
+        """Stop delaying a game here (its last spectator on this process left), unless a
+        spectator is being welcomed to it."""
+        feed = self._feeds.get(game_id)
+        if feed is None or feed.joining:
+            return
+        del self._feeds[game_id]
+        if feed.task is not None:
             feed.task.cancel()
 
     def tracked(self) -> list[str]:
@@ -201,7 +206,8 @@ async def horizon(service: Any, live: Any) -> int:
 
 async def feed_for(service: Any, live: Any) -> DelayedFeed:
     """The game's spectator queue on this process, started from the log if it has none
-    (call while holding the game's lock, so no batch is delivered meanwhile)."""
+    (call while holding the game's lock, so no batch is delivered meanwhile). The caller
+    counts itself in `joining` until its spectator is subscribed."""
     spectators: SpectatorDelay = service.hub.delay
     feed = spectators.feed(live.record.id)
     if feed is None:

@@ -89,7 +89,7 @@ class LocalHub:
         delayed = self.delay.feed(game_id) is not None
         frames: dict[int | None, str] = {}
         for sub in list(subs):
-            if delayed and sub.viewer is None:
+            if sub.viewer is None and (delayed or getattr(sub, "delay_s", 0) > 0):
                 continue  # (their frame goes through the delay queue below)
             frame = frames.get(sub.viewer)
             if frame is None:

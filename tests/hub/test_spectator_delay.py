@@ -74,7 +74,7 @@ def test_the_queue_starts_from_the_log_commit_times_and_releases_in_order() -> N
     asyncio.run(asyncio.wait_for(body(), 30))
 
 
-def test_a_local_hub_holds_back_only_the_spectators_of_a_tracked_game() -> None:
+def test_a_local_hub_holds_back_only_the_spectators_of_a_delayed_game() -> None:
     async def body() -> None:
         clock = ManualClock()
         hub = LocalHub()
@@ -90,8 +90,21 @@ def test_a_local_hub_holds_back_only_the_spectators_of_a_tracked_game() -> None:
         assert spectator.seen == {}
         clock.advance(60)
         await until(lambda: list(spectator.seen) == [1])
+        feed = hub.delay.feed("g")
+        assert feed is not None
+        feed.joining = 1  # another spectator is being welcomed: the queue stays
+        hub.unsubscribe("g", spectator)
+        assert hub.delay.tracked() == ["g"]
+        feed.joining = 0
+        hub.subscribe("g", spectator)
         hub.unsubscribe("g", spectator)  # the last spectator here: the game's queue ends
         assert hub.delay.tracked() == []
+        # A delayed game's spectator is never handed a frame directly, queue or not.
+        late = Sink(None, clock)
+        late.delay_s = 60  # type: ignore[attr-defined]
+        hub.subscribe("g", late)
+        hub.deliver("g", [note(2)])
+        assert late.seen == {} and list(player.seen) == [1, 2]
         await hub.stop()
 
     asyncio.run(asyncio.wait_for(body(), 30))

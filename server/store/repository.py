@@ -52,7 +52,7 @@ class GameRecord:
     created_at: datetime
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ActionRecord:
     seat: int
     ref: str

@@ -241,5 +241,69 @@ def create_game(base: str) -> dict[str, Any]:
     return {"id": game["id"], "p1": game["token"], "p2": seat["token"]}
 
 
+RUNTIME_GAUGES = {
+    "warfield_event_loop_lag_worst_seconds": "loop_lag_worst_ms",
+    "warfield_event_loop_lag_max_seconds": "loop_lag_max_ms",
+    "warfield_gc_pause_worst_seconds": "gc_pause_worst_ms",
+    "warfield_gc_pause_max_seconds": "gc_pause_max_ms",
+}
+
+
+def runtime_figures(server: Server) -> dict[str, float]:
+    """The server's event-loop lag and GC pause gauges (server/metrics.py), in ms: the worst
+    in its last completed 5 s interval and the worst since it started."""
+    with urllib.request.urlopen(server.url + "/metrics", timeout=10) as r:
+        text = r.read().decode()
+    figures: dict[str, float] = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name in RUNTIME_GAUGES:
+            figures[RUNTIME_GAUGES[name]] = round(float(value) * 1000.0, 2)
+    return figures
+
+
+def worst_of(figures: Sequence[dict[str, float]], key: str) -> float | None:
+    """The largest `key` over several servers' figures; None when no server reports it."""
+    return max((f[key] for f in figures if key in f), default=None)
+
+
+class RuntimePoller:
+    """Scrapes every server's runtime gauges twice per interval (so no 5 s interval is missed)
+    until stopped; `worst(start, end)` is the worst of each figure seen in that time span."""
+
+    def __init__(self, servers: Sequence[Server], every_s: float = 2.5) -> None:
+        self.servers, self.every_s = servers, every_s
+        self.samples: list[tuple[float, dict[str, float]]] = []
+        self._stop = False
+
+    async def run(self) -> None:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        while not self._stop:
+            for server in self.servers:
+                try:
+                    figures = await asyncio.to_thread(runtime_figures, server)
+                except OSError:
+                    continue
+                self.samples.append((loop.time(), figures))
+            await asyncio.sleep(self.every_s)
+
+    def stop(self) -> None:
+        self._stop = True
+
+    def worst(self, start: float = -math.inf, end: float = math.inf) -> dict[str, float | None]:
+        out: dict[str, float | None] = {}
+        for key in ("loop_lag_worst_ms", "gc_pause_worst_ms"):
+            seen = [f[key] for t, f in self.samples if start <= t < end and key in f]
+            out[key] = max(seen) if seen else None
+        return out
+
+
+def load_average() -> list[float]:
+    """The machine's 1, 5 and 15 minute load averages (it is shared: say how busy it was)."""
+    return [round(v, 2) for v in os.getloadavg()]
+
+
 def nearest_rank(sorted_values: Sequence[float], p: float) -> float:
     return sorted_values[max(0, math.ceil(p / 100.0 * len(sorted_values)) - 1)]

@@ -41,6 +41,12 @@ class Settings(BaseSettings):
     # With a retention period, each process prunes expired games this often.
     prune_interval_s: float = Field(default=3600.0, gt=0, alias="WARFIELD_PRUNE_INTERVAL_S")
 
+    # `warfield serve` keeps long-lived objects out of the garbage collector's way
+    # (server/gcpolicy.py): it freezes the survivors of a young collection this often (0: off,
+    # CPython's defaults), and does one full collection this often (0: never).
+    gc_freeze_s: float = Field(default=10.0, ge=0, alias="WARFIELD_GC_FREEZE_S")
+    gc_reclaim_s: float = Field(default=3600.0, ge=0, alias="WARFIELD_GC_RECLAIM_S")
+
     @field_validator("retention_days", mode="before")
     @classmethod
     def _empty_is_off(cls, value: object) -> object:

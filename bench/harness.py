@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -246,12 +247,15 @@ RUNTIME_GAUGES = {
     "warfield_event_loop_lag_max_seconds": "loop_lag_max_ms",
     "warfield_gc_pause_worst_seconds": "gc_pause_worst_ms",
     "warfield_gc_pause_max_seconds": "gc_pause_max_ms",
+    "warfield_gc_cpu_worst_seconds": "gc_cpu_worst_ms",
+    "warfield_gc_cpu_max_seconds": "gc_cpu_max_ms",
 }
 
 
 def runtime_figures(server: Server) -> dict[str, float]:
     """The server's event-loop lag and GC pause gauges (server/metrics.py), in ms: the worst
-    in its last completed 5 s interval and the worst since it started."""
+    in its last completed 5 s interval and the worst since it started (a pause on the wall
+    clock, and the CPU time of the longest collection), and the collections by generation."""
     with urllib.request.urlopen(server.url + "/metrics", timeout=10) as r:
         text = r.read().decode()
     figures: dict[str, float] = {}
@@ -259,7 +263,29 @@ def runtime_figures(server: Server) -> dict[str, float]:
         name, _, value = line.partition(" ")
         if name in RUNTIME_GAUGES:
             figures[RUNTIME_GAUGES[name]] = round(float(value) * 1000.0, 2)
+        elif match := GC_SERIES.fullmatch(name):
+            kind, generation = match.groups()
+            figures[f"gc{generation}_{kind}"] = float(value)
     return figures
+
+
+GC_SERIES = re.compile(r'warfield_gc_pause_seconds_(count|sum)\{generation="(\d)"\}')
+
+
+def gc_by_generation(
+    before: Sequence[dict[str, float]], after: Sequence[dict[str, float]]
+) -> dict[str, dict[str, float]]:
+    """Collections per generation between two `runtime_figures` of each server: how many, and
+    their mean duration in ms (summed over the servers)."""
+    out: dict[str, dict[str, float]] = {}
+    for generation in "012":
+        count = sum(a.get(f"gc{generation}_count", 0.0) - b.get(f"gc{generation}_count", 0.0)
+                    for b, a in zip(before, after, strict=True))
+        total = sum(a.get(f"gc{generation}_sum", 0.0) - b.get(f"gc{generation}_sum", 0.0)
+                    for b, a in zip(before, after, strict=True))
+        out[generation] = {"count": int(count),
+                           "mean_ms": round(total / count * 1000.0, 2) if count else 0.0}
+    return out
 
 
 def worst_of(figures: Sequence[dict[str, float]], key: str) -> float | None:
@@ -294,7 +320,7 @@ class RuntimePoller:
 
     def worst(self, start: float = -math.inf, end: float = math.inf) -> dict[str, float | None]:
         out: dict[str, float | None] = {}
-        for key in ("loop_lag_worst_ms", "gc_pause_worst_ms"):
+        for key in ("loop_lag_worst_ms", "gc_pause_worst_ms", "gc_cpu_worst_ms"):
             seen = [f[key] for t, f in self.samples if start <= t < end and key in f]
             out[key] = max(seen) if seen else None
         return out

@@ -39,6 +39,7 @@ from bench.harness import (
     Deployment,
     RuntimePoller,
     create_game,
+    gc_by_generation,
     http_json,
     load_average,
     nearest_rank,
@@ -197,6 +198,8 @@ class ManyGames:
         try:
             loop = asyncio.get_running_loop()
             load_before = load_average()
+            runtime_before = [await asyncio.to_thread(runtime_figures, s)
+                              for s in self.deployment.servers]
             cpu_before = self.deployment.cpu_ms()
             started = loop.time()
             ends_at = started + self.seconds
@@ -273,8 +276,11 @@ class ManyGames:
             "acting": "per game, players alternating" if self.per_game else "per player",
             "loop_lag_worst_ms": during["loop_lag_worst_ms"],
             "gc_pause_worst_ms": during["gc_pause_worst_ms"],
+            "gc_cpu_worst_ms": during["gc_cpu_worst_ms"],
             "loop_lag_max_ms_since_start": worst_of(runtime_now, "loop_lag_max_ms"),
             "gc_pause_max_ms_since_start": worst_of(runtime_now, "gc_pause_max_ms"),
+            "gc_cpu_max_ms_since_start": worst_of(runtime_now, "gc_cpu_max_ms"),
+            "gc_by_generation": gc_by_generation(runtime_before, runtime_now),
             "per_minute": per_minute,
             "load_avg_before": load_before,
             "load_avg_after": load_after,

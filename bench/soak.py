@@ -35,6 +35,7 @@ from bench.harness import (
     Deployment,
     RuntimePoller,
     create_game,
+    gc_by_generation,
     http_json,
     load_average,
     nearest_rank,
@@ -128,6 +129,8 @@ class Soak:
         loop = asyncio.get_running_loop()
         try:
             load_before = load_average()
+            runtime_before = [await asyncio.to_thread(runtime_figures, s)
+                              for s in self.deployment.servers]
             self._block_cpu = self.deployment.cpu_ms()
             started = loop.time()
             rss_start = round(self.deployment.rss_now_mb(), 2)
@@ -179,7 +182,9 @@ class Soak:
             "cpu_ms_per_action_by_block": [b["cpu_ms_per_action"] for b in self.blocks],
             "p99_ms_by_block": [b["p99_ms"] for b in self.blocks],
             "gc_pause_max_ms": worst_of(runtime, "gc_pause_max_ms"),
+            "gc_cpu_max_ms": worst_of(runtime, "gc_cpu_max_ms"),
             "loop_lag_max_ms": worst_of(runtime, "loop_lag_max_ms"),
+            "gc_by_generation": gc_by_generation(runtime_before, runtime),
             "per_minute": per_minute,
             "load_avg_before": load_before,
             "load_avg_after": load_after,

@@ -108,6 +108,8 @@ def test_metrics_report_event_loop_lag_and_gc_pauses(client: TestClient) -> None
         samples, "warfield_event_loop_lag_seconds_count")
     assert value(samples, "warfield_gc_pause_seconds_count", generation="2") >= 1
     assert value(samples, "warfield_gc_pause_max_seconds") > 0
+    assert ("warfield_gc_cpu_max_seconds", ()) in samples
+    assert ("warfield_gc_cpu_worst_seconds", ()) in samples
 
 
 def test_runtime_hooks_are_removed_when_the_app_stops(settings: object) -> None:

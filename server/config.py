@@ -44,7 +44,7 @@ class Settings(BaseSettings):
     # `warfield serve` keeps long-lived objects out of the garbage collector's way
     # (server/gcpolicy.py): it freezes the survivors of a young collection this often (0: off,
     # CPython's defaults), and does one full collection this often (0: never).
-    gc_freeze_s: float = Field(default=5.0, ge=0, alias="WARFIELD_GC_FREEZE_S")
+    gc_freeze_s: float = Field(default=1.0, ge=0, alias="WARFIELD_GC_FREEZE_S")
     gc_reclaim_s: float = Field(default=3600.0, ge=0, alias="WARFIELD_GC_RECLAIM_S")
 
     @field_validator("retention_days", mode="before")

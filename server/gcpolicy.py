@@ -22,6 +22,9 @@ The policy (`GcPolicy`, on unless WARFIELD_GC_FREEZE_S=0):
 The collection thresholds stay CPython's (700, 10, 10): measured, a larger young threshold
 (10,000) let ~9,000 objects survive each young collection while games were being set up, and
 the middle generation then took 40 ms (CPU) to walk; with 700 it stays a few thousand objects.
+The freeze period is short for the same reason: at 400 games (1,600 sockets) 5 s of survivors
+were ~30,000 objects (each socket that wakes leaves a new chain of coroutines and futures) and
+the young collection before the freeze took 26-31 ms of CPU; every 1 s it takes about 5 ms.
 """
 
 from __future__ import annotations

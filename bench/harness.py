@@ -299,7 +299,7 @@ class RuntimePoller:
 
     def __init__(self, servers: Sequence[Server], every_s: float = 2.5) -> None:
         self.servers, self.every_s = servers, every_s
-        self.samples: list[tuple[float, dict[str, float]]] = []
+        self.samples: list[tuple[float, int, dict[str, float]]] = []
         self._stop = False
 
     async def run(self) -> None:
@@ -307,21 +307,36 @@ class RuntimePoller:
 
         loop = asyncio.get_running_loop()
         while not self._stop:
-            for server in self.servers:
+            for i, server in enumerate(self.servers):
                 try:
                     figures = await asyncio.to_thread(runtime_figures, server)
                 except OSError:
                     continue
-                self.samples.append((loop.time(), figures))
+                self.samples.append((loop.time(), i, figures))
             await asyncio.sleep(self.every_s)
 
     def stop(self) -> None:
         self._stop = True
 
     def worst(self, start: float = -math.inf, end: float = math.inf) -> dict[str, float | None]:
+        """The worst of each figure sampled in [start, end): the 5 s interval gauges, and a
+        new high of the since-start gauge (which no late scrape can miss)."""
         out: dict[str, float | None] = {}
-        for key in ("loop_lag_worst_ms", "gc_pause_worst_ms", "gc_cpu_worst_ms"):
-            seen = [f[key] for t, f in self.samples if start <= t < end and key in f]
+        for key, since_start in (("loop_lag_worst_ms", "loop_lag_max_ms"),
+                                 ("gc_pause_worst_ms", "gc_pause_max_ms"),
+                                 ("gc_cpu_worst_ms", "gc_cpu_max_ms")):
+            seen: list[float] = []
+            high: dict[int, float] = {}  # per server (index in `servers`)
+            for t, i, f in self.samples:
+                new_high = since_start in f and f[since_start] > high.get(i, math.inf)
+                if since_start in f:
+                    high[i] = max(high.get(i, -math.inf), f[since_start])
+                if not start <= t < end:
+                    continue
+                if key in f:
+                    seen.append(f[key])
+                if new_high:
+                    seen.append(f[since_start])
             out[key] = max(seen) if seen else None
         return out
 

@@ -199,6 +199,8 @@ class ManyGames:
         gc.collect()
         gc.freeze()
         sockets = [s for g in games for s in (*g.players, *g.spectators)]
+        # Let the server's 5 s runtime intervals roll past the setup before measuring.
+        await asyncio.sleep(6.0)
         poller = RuntimePoller(self.deployment.servers)
         polling = asyncio.create_task(poller.run())
         try:

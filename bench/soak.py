@@ -124,6 +124,8 @@ class Soak:
     async def run(self) -> dict[str, Any]:
         made = [await self.setup(n) for n in range(self.games)]
         sockets = [s for p, sp, _ in made for s in (p, sp)]
+        # Let the server's 5 s runtime intervals roll past the setup before measuring.
+        await asyncio.sleep(6.0)
         poller = RuntimePoller(self.deployment.servers)
         polling = asyncio.create_task(poller.run())
         loop = asyncio.get_running_loop()

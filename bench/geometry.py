@@ -11,13 +11,14 @@ Targets (issue 3): checks under 200 us median, line of sight under 500 us p99, s
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
 import platform
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -237,10 +238,20 @@ def run(iterations: int = 2000, search_iterations: int = 200) -> dict[str, Any]:
     }
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print one JSON object."""
-    print(json.dumps(run()))
+    parser = argparse.ArgumentParser(prog="warfield bench geometry", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--iterations", type=int, default=2000,
+                        help="timed calls per operation (default 2000)")
+    parser.add_argument("--search-iterations", type=int, default=200,
+                        help="timed ambush placement searches (default 200)")
+    args = parser.parse_args(argv)
+    if args.iterations < 1 or args.search_iterations < 1:
+        parser.error("--iterations and --search-iterations must be at least 1")
+    print(json.dumps(run(args.iterations, args.search_iterations)), flush=True)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -238,7 +238,7 @@ def http_json(method: str, url: str, body: Any = None) -> Any:
 def create_game(base: str) -> dict[str, Any]:
     """A Warfield game with both seats claimed: its id and the two seat tokens."""
     game = http_json("POST", base + "/api/games", {"system": "t9a"})
-    seat = http_json("POST", base + f"/api/games/{game['id']}/seats")
+    seat = http_json("POST", base + f"/api/games/{game['id']}/seats", {"invite": game["invite"]})
     return {"id": game["id"], "p1": game["token"], "p2": seat["token"]}
 
 

@@ -1,8 +1,10 @@
-"""`warfield serve | migrate | prune | bench | export | import | verify-dice`: host commands."""
+"""`warfield serve | migrate | prune | bench | export | import | verify-dice | report`: host
+commands."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
 from typing import Any
@@ -13,15 +15,20 @@ GRACEFUL_SHUTDOWN_S = 10
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from server.api.app import create_app
-    from server.api.ws import drain
-    from server.gcpolicy import GcPolicy
 
     settings = Settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    app = create_app(settings)
+    return serve(create_app(settings), settings, args.host, args.port)
+
+
+def serve(app: Any, settings: Settings, host: str, port: int) -> int:
+    """Run `app` under uvicorn as `warfield serve` does (tests start a built app this way)."""
+    import uvicorn
+
+    from server.api.ws import drain
+    from server.gcpolicy import GcPolicy
+
     gc_policy = GcPolicy(settings.gc_freeze_s, settings.gc_reclaim_s)
 
     class Server(uvicorn.Server):
@@ -42,9 +49,9 @@ def _serve(args: argparse.Namespace) -> int:
 
     config = uvicorn.Config(
         app,
-        host=args.host,
-        port=args.port,
-        ws_max_size=settings.max_frame_bytes,
+        host=host,
+        port=port,
+        ws_max_size=settings.ws_transport_max_bytes,  # above the app's limit: see Settings
         ws_ping_interval=settings.idle_ping_s,
         ws_ping_timeout=settings.idle_ping_s,
         ws_per_message_deflate=False,
@@ -100,25 +107,20 @@ def _prune(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    if args.which == "fanout":
-        from bench.ws_fanout import main as fanout_main
-
-        return fanout_main(args.bench_args)
-    if args.which == "many-games":
-        from bench.many_games import main as many_games_main
-
-        return many_games_main(args.bench_args)
-    if args.which == "memory-creates":
-        from bench.memory_creates import main as memory_main
-
-        return memory_main(args.bench_args)
-    if args.which == "geometry":
-        from bench.geometry import main as bench_main
-    else:
-        print(f"unknown benchmark {args.which!r}", file=sys.stderr)
+    """The benchmarks live in `bench/` beside `server/`: a checkout installed with
+    `pip install -e .` (what `make` does) has them; the server image does not."""
+    modules = {"geometry": "bench.geometry", "fanout": "bench.ws_fanout",
+               "many-games": "bench.many_games",
+               "memory-creates": "bench.memory_creates", "replay": "bench.replay"}
+    try:
+        module = importlib.import_module(modules[args.which])
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("bench", modules[args.which]):
+            raise
+        print("warfield bench: the benchmarks are not installed here; run them from a checkout "
+              "of the source installed with `make` (or `pip install -e .`)", file=sys.stderr)
         return 2
-    bench_main()
-    return 0
+    return int(module.main(args.bench_args))
 
 
 # --- export / import / verify-dice (server/games/archive.py, docs/dice.md) -------------------
@@ -163,10 +165,15 @@ def _import(args: argparse.Namespace) -> int:
     import json
 
     from server.games.archive import ArchiveError, import_into_store
+    from server.games.service import new_token, token_hash
 
+    invite = new_token()  # stored (hashed) with the game, in the import's one transaction
     try:
         doc = _read_json(args.file)
-        game_id, tokens = import_into_store(_store(), doc, as_new=args.as_new)  # type: ignore[arg-type]
+        store = _store()
+        game_id, tokens = import_into_store(  # type: ignore[arg-type]
+            store, doc, as_new=args.as_new, invite_hash=token_hash(invite)
+        )
     except (OSError, json.JSONDecodeError, ArchiveError) as exc:
         print(f"warfield import: {exc}", file=sys.stderr)
         return 1
@@ -175,6 +182,34 @@ def _import(args: argparse.Namespace) -> int:
         print(f"seat {seat} token: {token}")
     if tokens:
         print("tokens are not exported: hand each player their new seat token (keep them secret)")
+    if 2 not in tokens:  # seat 2 still free: only the holder of the invite may take it
+        print(f"invite for seat 2: {invite} (link: <your server>/games/{game_id}#join={invite})")
+    return 0
+
+
+def _give_invite(store: object, game_id: str) -> str:
+    """A new invite secret for the game's free seat, stored hashed (the old one stops
+    working); ValueError when there is no such game or no free seat."""
+    from server.games.service import new_token, token_hash
+
+    if store.load_game(game_id) is None:  # type: ignore[attr-defined]
+        raise ValueError(f"no game {game_id!r} in this database")
+    if 2 in store.seat_hashes(game_id):  # type: ignore[attr-defined]
+        raise ValueError(f"both seats of game {game_id!r} are taken; an invite would open nothing")
+    invite = new_token()
+    store.set_invite_hash(game_id, token_hash(invite))  # type: ignore[attr-defined]
+    return invite
+
+
+def _invite(args: argparse.Namespace) -> int:
+    try:
+        invite = _give_invite(_store(), args.game_id)
+    except ValueError as exc:
+        print(f"warfield invite: {exc}", file=sys.stderr)
+        return 1
+    print(f"invite: {invite}")
+    print(f"invite link: <your server>/games/{args.game_id}#join={invite}")
+    print("send it to the opponent only; it replaces any earlier invite of this game")
     return 0
 
 
@@ -191,6 +226,29 @@ def _verify_dice(args: argparse.Namespace) -> int:
     check = verify_export(doc)
     print(check.text())
     return check.exit_code
+
+
+def _report(args: argparse.Namespace) -> int:
+    """A stored game's battle report as a spectator (or `--seat N`) may see it."""
+    from server.games import archive, report
+    from server.games.replay import Replay
+
+    store: Any = _store()
+    record = store.load_game(args.game_id)
+    if record is None:
+        print(f"warfield report: no game {args.game_id!r} in this database", file=sys.stderr)
+        return 1
+    events = store.events(args.game_id)
+    replay = Replay(events)
+    proof = archive.dice_proof(record.dice_commitment, record.dice_seed, events, args.seat)
+    built = report.build_report(record.id, replay, args.seat, proof)
+    text = report.to_html(built) if args.format == "html" else report.to_markdown(built)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -213,10 +271,11 @@ def main(argv: list[str] | None = None) -> int:
                        help="list the games that would be deleted; delete nothing")
     prune.set_defaults(run=_prune)
     bench = sub.add_parser("bench", help="run a benchmark that prints JSON")
-    bench.add_argument("which", choices=["geometry", "fanout", "many-games", "memory-creates"])
+    bench.add_argument("which", choices=["geometry", "fanout", "many-games", "memory-creates",
+                                         "replay"])
     bench.add_argument("bench_args", nargs=argparse.REMAINDER,
-                       help="options of the benchmark (fanout, many-games, memory-creates: "
-                            "--help)")
+                       help="options of the benchmark (fanout, many-games, memory-creates, "
+                            "replay: --help)")
     bench.set_defaults(run=_bench)
     export = sub.add_parser("export", help="print a game as JSON (every event; host only)")
     export.add_argument("game_id")
@@ -228,6 +287,13 @@ def main(argv: list[str] | None = None) -> int:
     imp.add_argument("file", help="an export file, or - for stdin")
     imp.add_argument("--as-new", action="store_true", help="give the game a new id")
     imp.set_defaults(run=_import)
+    invite = sub.add_parser(
+        "invite",
+        help="give a game a new invite secret for its free seat 2 and print it (the old "
+             "invite stops working; games made before invites existed need one to be safe)",
+    )
+    invite.add_argument("game_id")
+    invite.set_defaults(run=_invite)
     verify = sub.add_parser(
         "verify-dice",
         help="recompute every roll of an exported game from its revealed seed "
@@ -235,6 +301,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     verify.add_argument("file", help="an export file, or - for stdin")
     verify.set_defaults(run=_verify_dice)
+    rep = sub.add_parser(
+        "report",
+        help="print a game's battle report (Markdown, or HTML) as a spectator sees it",
+    )
+    rep.add_argument("game_id")
+    rep.add_argument("--format", choices=["markdown", "html"], default="markdown")
+    rep.add_argument("--seat", type=int, choices=[1, 2], default=None,
+                     help="the report as this seat sees it (its hidden events included)")
+    rep.add_argument("-o", "--output", default=None, help="write to this file, not stdout")
+    rep.set_defaults(run=_report)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     return int(args.run(args))

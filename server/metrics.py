@@ -38,7 +38,7 @@ import os
 import re
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from prometheus_client import (
@@ -254,7 +254,7 @@ _SECRETS = [
     # Authorization: Bearer <token>
     re.compile(r"(?i)(bearer\s+)[^\s,;'\"]+"),
     # "token": "…", token=…, 'token': '…' (JSON, query strings, reprs)
-    re.compile(r"(?i)([\"']?\b(?:token|seat_token)[\"']?\s*[:=]\s*[\"']?)"
+    re.compile(r"(?i)([\"']?\b(?:token|seat_token|invite)[\"']?\s*[:=]\s*[\"']?)"
                r"(?!null\b|none\b)[^\s,;&'\"}]+"),
     # Authorization: <anything but a Bearer scheme, masked above>
     re.compile(r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?)(?!bearer\b)[^\s,;'\"}]+"),
@@ -276,8 +276,26 @@ def redact(text: str) -> str:
     return _BARE_TOKEN.sub(_mask_bare, text)
 
 
+def _redact_arg(value: Any) -> Any:
+    """An argument with its secrets masked; the same object when it holds none (so a `%d`
+    still gets its number)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, (int, float, type(None))):
+        return value
+    text = str(value)
+    clean = redact(text)
+    return value if clean == text else clean
+
+
 class RedactTokens(logging.Filter):
-    """Masks seat tokens and Bearer headers in a record's message and arguments."""
+    """Masks seat tokens and Bearer headers in a record's message and arguments.
+
+    The arguments are masked one by one and keep their shape: formatters such as uvicorn's
+    access log unpack them (client, method, path, version, status), so the record must stay
+    one they can format. Only a secret that is still in the message after that (made by
+    formatting, not in any one argument) replaces the message whole.
+    """
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
@@ -286,7 +304,18 @@ class RedactTokens(logging.Filter):
             return True
         clean = redact(message)
         if clean != message:
-            record.msg, record.args = clean, None
+            if isinstance(record.msg, str):
+                record.msg = redact(record.msg)
+            if isinstance(record.args, tuple):
+                record.args = tuple(_redact_arg(a) for a in record.args)
+            elif isinstance(record.args, Mapping):
+                record.args = {k: _redact_arg(v) for k, v in record.args.items()}
+            try:
+                still = redact(record.getMessage()) != record.getMessage()
+            except Exception:  # noqa: BLE001 - masking broke the format: keep the clean text
+                still = True
+            if still:
+                record.msg, record.args = clean, ()
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:

@@ -1,8 +1,11 @@
-"""`warfield export | import | verify-dice` (issue 4 item 1, issue 8 item 6), on both databases."""
+"""`warfield export | import | verify-dice` (issue 4 item 1, issue 8 item 6), on both databases,
+and `warfield bench` run from outside the checkout (issue 12 item 7)."""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +18,7 @@ from server.api.app import create_app
 from server.cli import main
 from server.config import Settings
 from tests.api.helpers import auth, new_game
+from tests.conftest import require
 
 
 def _play(settings: Settings, *, end: bool = True) -> str:
@@ -120,3 +124,67 @@ def test_bad_input(env: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[
     assert code == 1 and "unknown format" in out
     code, _, err = _run(capsys, "import", str(tmp_path / "missing.json"))
     assert code == 1
+
+
+# --- `warfield bench` (issue 12 item 7) ----------------------------------------------------------
+
+
+def _installed_warfield() -> str:
+    """The console script pip installed beside this interpreter (`.venv/bin/warfield`)."""
+    found = shutil.which("warfield", path=str(Path(sys.executable).parent))
+    require(found is not None, "the warfield console script is not installed in this venv "
+            "(make .venv/.installed-dev)")
+    return str(found)
+
+
+def _outside_the_checkout(tmp_path: Path, argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """Run argv from an empty directory with no PYTHONPATH: only what is installed resolves."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_installed_warfield_bench_geometry_prints_json_from_another_directory(
+    tmp_path: Path,
+) -> None:
+    proc = _outside_the_checkout(tmp_path, [_installed_warfield(), "bench", "geometry",
+                                            "--iterations", "20", "--search-iterations", "2"])
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["benchmark"] == "geometry"
+    assert result["table"]["models"] == 600
+    assert result["ops"]["line_of_sight_unit_to_unit"]["n"] == 20
+    assert result["ops"]["ambush_placement_search"]["n"] == 2
+    assert all(op["median_us"] > 0 for op in result["ops"].values())
+
+
+@pytest.mark.parametrize(
+    ("argv", "usage"),
+    [
+        (["bench", "fanout", "--help"], "usage: warfield bench fanout"),
+        (["bench", "many-games", "--help"], "usage: warfield bench many-games"),
+        (["-m", "bench.ws_fanout", "--help"], "usage: warfield bench fanout"),
+        (["-m", "bench.side_by_side", "--help"], "usage: python -m bench.side_by_side"),
+    ],
+)
+def test_every_documented_bench_command_resolves_from_another_directory(
+    tmp_path: Path, argv: list[str], usage: str
+) -> None:
+    """README: `warfield bench geometry | fanout | many-games`, `python -m bench.ws_fanout`,
+    `python -m bench.side_by_side` (their full runs: tests/bench/test_fanout_smoke.py)."""
+    program = sys.executable if argv[0] == "-m" else _installed_warfield()
+    proc = _outside_the_checkout(tmp_path, [program, *argv])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(usage), proc.stdout[:200]
+
+
+def test_bench_without_the_bench_package_says_how_to_get_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The server image installs `server` only: a clear message and exit 2, no traceback."""
+    for name in [m for m in sys.modules if m == "bench" or m.startswith("bench.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "bench", None)  # import bench -> ModuleNotFoundError
+    code, out, err = _run(capsys, "bench", "geometry")
+    assert code == 2 and out == ""
+    assert "benchmarks are not installed here" in err and "make" in err

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict
+from sqlalchemy.engine import Engine
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from server import __version__
@@ -25,7 +26,7 @@ from server.api.errors import (
     validation_error_handler,
 )
 from server.api.limits import BodySizeLimit, RestRateLimit
-from server.api.routes import archive, games, questions, systems
+from server.api.routes import archive, games, questions, replay, report, systems
 from server.config import Settings
 from server.games.service import GameService
 from server.hub import LocalHub
@@ -59,8 +60,16 @@ def _static_dir() -> Path:
     return STATIC_DIR if STATIC_DIR.exists() else Path.cwd() / "static"
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """A Warfield app; migrations run and the hub starts when it starts (lifespan)."""
+def create_app(
+    settings: Settings | None = None,
+    *,
+    store_factory: Callable[[Engine], EventStore] = EventStore,
+) -> FastAPI:
+    """A Warfield app; migrations run and the hub starts when it starts (lifespan).
+
+    `store_factory` builds the event store on the engine: `EventStore` itself, or in tests a
+    subclass that observes or breaks it (tests/reliability/crash_server.py kills the process
+    right after a commit)."""
     settings = settings or Settings()
 
     @asynccontextmanager
@@ -72,7 +81,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             from server.hub.redis import RedisHub
 
             hub = RedisHub(settings.redis_url)
-        service = GameService(EventStore(engine), hub, cache_size=settings.games_cached)
+        service = GameService(store_factory(engine), hub, cache_size=settings.games_cached)
         app.state.service = service
         app.state.metrics = Metrics().bind(service)
         configure_logging()
@@ -110,6 +119,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(archive.router)
     app.include_router(systems.router)
     app.include_router(questions.router)
+    app.include_router(replay.router)
+    app.include_router(report.router)
     app.include_router(ws.router)
     # Outermost last: the rate limit answers before anything is read, then the body limit.
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
@@ -184,6 +195,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if index.exists():
             return FileResponse(index)
         return JSONResponse({"game": game_id})
+
+    @app.get("/games/{game_id}/replay", include_in_schema=False)
+    async def replay_page(game_id: str) -> Response:
+        if index.exists():
+            return FileResponse(index)
+        return JSONResponse({"game": game_id, "replay": True})
 
     if static_dir.exists():
         app.mount("/static", StaticFiles(directory=static_dir), name="static")

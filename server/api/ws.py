@@ -19,12 +19,21 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.websockets import WebSocketState
 
+from server.api.messages import (
+    ActionMessage,
+    Hello,
+    MeasureMessage,
+    Ping,
+    Question,
+    parse_client_message,
+    point_of,
+)
 from server.config import Settings
 from server.games.service import GameService
 from server.hub import dumps, events_frame
@@ -34,7 +43,6 @@ from server.rules.core import (
     NOT_FOUND,
     RATE_LIMITED,
     TOO_LARGE,
-    UNAUTHORIZED,
     Event,
     RuleError,
 )
@@ -46,12 +54,11 @@ CLOSE_POLICY = 1008
 CLOSE_TOO_BIG = 1009
 CLOSE_RESTART = 1012
 CLOSE_TRY_LATER = 1013
-HELLO_TIMEOUT_S = 10.0
-MAX_QUEUED_FRAMES = 2000
-# Shared overlays (a measurement shown to everyone): at most this many a second per socket,
-# in bursts of OVERLAY_BURST; beyond that the sender still gets its answer, unshared.
-OVERLAY_RATE_PER_S = 1.0
-OVERLAY_BURST = 5
+# (The limits, frame size, message rate, hello timeout, queue length, overlay rate, spectator
+# refusals, are `Settings`: server/config.py.)
+# After a send missed its deadline: how long the 1013 close frame may take to be written
+# before the connection is aborted (a reader that never reads never takes it).
+CLOSE_GRACE_S = 2.0
 
 
 class _Close:
@@ -61,13 +68,15 @@ class _Close:
         self.code, self.reason = code, reason
 
 
-Question = Callable[["Connection", dict[str, Any]], Awaitable[dict[str, Any]]]
-# Non-committing questions (preview, measure, line_of_sight); registered by the rules layer.
-QUESTIONS: dict[str, Question] = {}
+Q = TypeVar("Q", bound=Question)
+Answerer = Callable[["Connection", Q], Awaitable[dict[str, Any]]]
+# Non-committing questions (preview, measure, line_of_sight, ambush_options), each answered by
+# a handler that takes its validated message; registered by server/api/routes/questions.py.
+QUESTIONS: dict[str, Answerer[Any]] = {}
 
 
-def register_question(kind: str) -> Callable[[Question], Question]:
-    def wrap(fn: Question) -> Question:
+def register_question(kind: str) -> Callable[[Answerer[Q]], Answerer[Q]]:
+    def wrap(fn: Answerer[Q]) -> Answerer[Q]:
         QUESTIONS[kind] = fn
         return fn
 
@@ -111,6 +120,10 @@ class _TooLarge(Exception):
     """A client frame over the size limit."""
 
 
+class _SlowReader(Exception):
+    """A frame was not written within the send deadline: the client has stopped reading."""
+
+
 class TokenBucket:
     """A per-connection rate limit: `rate` messages a second, bursts up to `burst`."""
 
@@ -127,6 +140,29 @@ class TokenBucket:
             self.tokens -= 1.0
             return 0.0
         return (1.0 - self.tokens) / self.rate
+
+
+def _transport_of(send: Any, depth: int = 6) -> Any:
+    """The asyncio transport under an ASGI `send`: uvicorn's protocol object is the `__self__`
+    of the server's `send`, which Starlette's middleware wraps in closures. None if not found
+    (another server, the test client)."""
+    seen: set[int] = set()
+    todo = [send]
+    for _ in range(depth):
+        found, todo = todo, []
+        for fn in found:
+            if id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            owner = getattr(fn, "__self__", None)
+            transport = getattr(owner, "transport", None)
+            if transport is not None and hasattr(transport, "abort"):
+                return transport
+            for cell in getattr(fn, "__closure__", None) or ():
+                with contextlib.suppress(ValueError):  # (an empty cell)
+                    if callable(cell.cell_contents):
+                        todo.append(cell.cell_contents)
+    return None
 
 
 def origin_allowed(ws: WebSocket, settings: Settings) -> bool:
@@ -189,7 +225,11 @@ class Connection:
         self.subscribed = False
         self.queue = Outbox()
         self.bucket = TokenBucket(settings.rate_limit_per_s, settings.rate_limit_burst)
-        self.overlay_bucket = TokenBucket(OVERLAY_RATE_PER_S, OVERLAY_BURST)
+        self.overlay_bucket = TokenBucket(settings.overlay_rate_per_s, settings.overlay_burst)
+        self.refusals = TokenBucket(
+            settings.spectator_refusals_per_s, settings.spectator_refusals_burst
+        )
+        self.closing = False  # a close is queued: offer nothing more
         self.busy = False  # handling a message (drain waits for it)
         self.writer: asyncio.Task[None] | None = None
 
@@ -204,8 +244,11 @@ class Connection:
     # --- the hub's side ------------------------------------------------------------------------
 
     def offer(self, events: Sequence[Event], frame: str) -> None:
-        if self.queue.qsize() > MAX_QUEUED_FRAMES:
+        if self.closing:
+            return
+        if self.queue.qsize() > self.settings.max_queued_frames:
             # Too far behind: drop it; the client reconnects and resumes from its last seq.
+            self.closing = True
             self.queue.put_nowait(_Close(CLOSE_TRY_LATER, "too far behind; reconnect"))
             return
         self.queue.put_nowait((events, frame, time.perf_counter()))  # (metrics: queued at)
@@ -216,14 +259,55 @@ class Connection:
     def error(self, ref: Any, exc: RuleError) -> None:
         self.send({"type": "error", "ref": ref, **exc.to_wire()})
 
+    async def _send_text(self, text: str) -> None:
+        """Write one frame, within the send deadline (`_SlowReader` past it)."""
+        try:
+            await asyncio.wait_for(self.ws.send_text(text), self.settings.send_timeout_s)
+        except TimeoutError:
+            raise _SlowReader from None
+
     async def _writer(self) -> None:
+        try:
+            await self._write_queued()
+        except _SlowReader:
+            log.info("closing a socket of game %s that stopped reading", self.game_id)
+            await self._close_slow_reader()
+
+    async def _close_slow_reader(self) -> None:
+        """Close with 1013 (try again later); if even the close frame cannot be written in
+        CLOSE_GRACE_S (the client reads nothing), abort the connection. The ASGI interface has
+        no way to abort, so this reaches uvicorn's protocol (what `warfield serve` runs)."""
+        self.closing = True
+        try:
+            await asyncio.wait_for(
+                self.ws.close(code=CLOSE_TRY_LATER, reason="too slow reading; reconnect"),
+                CLOSE_GRACE_S,
+            )
+            return
+        except TimeoutError:
+            pass
+        except Exception:  # noqa: BLE001 - already closed or failed: abort below all the same
+            log.debug("close of a slow socket failed", exc_info=True)
+        transport = _transport_of(self.ws._send)
+        if transport is not None:
+            transport.abort()  # the server sees the disconnect; `run` then cleans up
+        else:
+            log.warning("cannot abort a socket that stopped reading (not served by uvicorn)")
+
+    async def _write_queued(self) -> None:
         while True:
             item = await self.queue.get()
             if isinstance(item, _Close):
-                await self.ws.close(code=item.code, reason=item.reason)
-                return
+                self.closing = True
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(
+                        self.ws.close(code=item.code, reason=item.reason),
+                        self.settings.send_timeout_s,
+                    )
+                    return
+                raise _SlowReader
             if isinstance(item, str):
-                await self.ws.send_text(item)
+                await self._send_text(item)
                 continue
             events, frame, queued_at = item
             first, last = events[0].seq, events[-1].seq
@@ -234,10 +318,10 @@ class Connection:
                     self.game_id, self.sent, self.viewer, until=first - 1
                 )
                 if missing:
-                    await self.ws.send_text(dumps({"type": "events", "events": missing}))
+                    await self._send_text(dumps({"type": "events", "events": missing}))
             elif first <= self.sent:
                 frame = events_frame([e for e in events if e.seq > self.sent], self.viewer)
-            await self.ws.send_text(frame)
+            await self._send_text(frame)
             self.sent = last
             if self.service.metrics is not None:  # metrics hook: commit -> delivered
                 self.service.metrics.delivered(queued_at)
@@ -289,16 +373,21 @@ class Connection:
         return data
 
     async def _refuse(self, exc: RuleError, code: int = CLOSE_POLICY) -> None:
-        """Before the writer runs: send the error, then close."""
+        """Before the writer runs: send the error, then close (each within the deadline)."""
         with contextlib.suppress(Exception):
-            await self.ws.send_text(dumps({"type": "error", "ref": None, **exc.to_wire()}))
-            await self.ws.close(code=code, reason=exc.message[:120])
+            await self._send_text(dumps({"type": "error", "ref": None, **exc.to_wire()}))
+            await asyncio.wait_for(
+                self.ws.close(code=code, reason=exc.message[:120]), self.settings.send_timeout_s
+            )
+
+    def _too_large(self) -> str:
+        return f"frames are limited to {self.settings.max_frame_bytes // 1024} KiB"
 
     async def _hello(self) -> bool:
         try:
-            data = await self._receive(HELLO_TIMEOUT_S)
+            data = await self._receive(self.settings.hello_timeout_s)
         except _TooLarge:
-            await self._refuse(RuleError(TOO_LARGE, "frames are limited to 64 KiB"), CLOSE_TOO_BIG)
+            await self._refuse(RuleError(TOO_LARGE, self._too_large()), CLOSE_TOO_BIG)
             return False
         except TimeoutError:
             await self._refuse(RuleError(BAD_REQUEST, "send 'hello' first"))
@@ -306,33 +395,29 @@ class Connection:
         if data is None or data["type"] != "hello":
             await self._refuse(RuleError(BAD_REQUEST, "the first message must be 'hello'"))
             return False
+        try:
+            hello = parse_client_message(data)
+        except RuleError as exc:
+            await self._refuse(exc)
+            return False
+        assert isinstance(hello, Hello)
         self.busy = True
         try:
-            return await self._welcome(data)
+            return await self._welcome(hello)
         finally:
             self.busy = False
 
-    async def _welcome(self, data: dict[str, Any]) -> bool:
-        token, since = data.get("token"), data.get("since")
-        if token is not None and not isinstance(token, str):
-            await self._refuse(RuleError(UNAUTHORIZED, "token must be a string or null"))
-            return False
-        if since is not None and (
-            not isinstance(since, int) or isinstance(since, bool) or since < 0
-        ):
-            await self._refuse(RuleError(BAD_REQUEST, "since must be a seq (integer >= 0)"))
-            return False
+    async def _welcome(self, hello: Hello) -> bool:
+        since = hello.since
         try:
-            self.viewer = await self.service.authenticate(self.game_id, token)
+            self.viewer = await self.service.authenticate(self.game_id, hello.token)
             live = await self.service.live(self.game_id)
         except RuleError as exc:
             await self._refuse(exc)
             return False
-        if len(self.service.hub.watchers(self.game_id)) >= self.settings.max_sockets_per_game:
-            await self._refuse(
-                RuleError(RATE_LIMITED, "this game has too many connections", retry_after=30),
-                CLOSE_TRY_LATER,
-            )
+        refused = self._admission()
+        if refused is not None:
+            await self._refuse(refused, CLOSE_TRY_LATER)
             return False
         async with live.lock:
             state = live.state
@@ -352,12 +437,33 @@ class Connection:
                     "seat": self.viewer,
                     "seq": state.seq,
                     "state": state.to_json(self.viewer),
+                    "limits": self.settings.client_limits(),
                 }
             )
             if missed:
                 self.send({"type": "events", "events": missed})
         self._presence_changed()
         return True
+
+    def _admission(self) -> RuleError | None:
+        """Seats and spectators are counted apart: each seat may have a few sockets of its own
+        (tabs, devices) however many spectators watch, so a crowd never locks a player out."""
+        watchers = self.service.hub.watchers(self.game_id)
+        if self.viewer is None:
+            spectators = sum(1 for w in watchers if getattr(w, "viewer", None) is None)
+            if spectators >= self.settings.max_spectators_per_game:
+                return RuleError(
+                    RATE_LIMITED, "this game has too many spectators", retry_after=30
+                )
+            return None
+        mine = sum(1 for w in watchers if getattr(w, "viewer", None) == self.viewer)
+        if mine >= self.settings.max_sockets_per_seat:
+            return RuleError(
+                RATE_LIMITED,
+                f"seat {self.viewer} is already open in {mine} tabs or devices; close one",
+                retry_after=5,
+            )
+        return None
 
     def _presence_changed(self) -> None:
         watchers = self.service.hub.watchers(self.game_id)
@@ -378,7 +484,7 @@ class Connection:
             try:
                 data = await self._receive()
             except _TooLarge:
-                self.error(None, RuleError(TOO_LARGE, "frames are limited to 64 KiB"))
+                self.error(None, RuleError(TOO_LARGE, self._too_large()))
                 self.queue.put_nowait(_Close(CLOSE_TOO_BIG, "frame too large"))
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(writer, 5)
@@ -389,26 +495,17 @@ class Connection:
             wait = self.bucket.take()
             if wait:
                 self.error(ref, RuleError(RATE_LIMITED, "slow down", retry_after=round(wait, 3)))
+                if self.viewer is None and self.refusals.take():
+                    # A spectator flooding on despite the errors: closed (players never are).
+                    self.closing = True
+                    self.queue.put_nowait(_Close(CLOSE_POLICY, "too many messages"))
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(writer, CLOSE_GRACE_S + 1)
+                    return
                 continue
             self.busy = True
             try:
-                if kind == "action":
-                    await self._action(data)
-                elif kind in QUESTIONS:
-                    answer = await QUESTIONS[kind](self, data)
-                    if kind == "measure" and data.get("share") is True:
-                        answer = {**answer, "shared": self._share_measure(data, answer)}
-                    self.send({"ref": ref, **answer})
-                elif kind == "hello":
-                    raise RuleError(BAD_REQUEST, "already said hello")
-                elif kind == "ping":
-                    self.send({"type": "pong", "ref": ref, "seq": self.sent})
-                else:
-                    raise RuleError(
-                        BAD_REQUEST,
-                        f"unknown message type {kind!r}",
-                        known=["action", "ping", *sorted(QUESTIONS)],
-                    )
+                await self._handle(parse_client_message(data), ref)
             except RuleError as exc:
                 self.error(ref, exc)
             except WebSocketDisconnect:
@@ -420,7 +517,23 @@ class Connection:
             finally:
                 self.busy = False
 
-    def _share_measure(self, data: dict[str, Any], answer: dict[str, Any]) -> bool:
+    async def _handle(self, msg: Hello | Ping | ActionMessage | Question, ref: Any) -> None:
+        """One validated message (`ref` as the client sent it, echoed in the answer)."""
+        if isinstance(msg, ActionMessage):
+            await self._action(msg)
+        elif isinstance(msg, Ping):
+            self.send({"type": "pong", "ref": ref, "seq": self.sent})
+        elif isinstance(msg, Hello):
+            raise RuleError(BAD_REQUEST, "already said hello")
+        elif msg.type not in QUESTIONS:  # (server/api/routes/questions.py not loaded)
+            raise RuleError(BAD_REQUEST, f"{msg.type!r} is not answered by this server")
+        else:
+            answer = await QUESTIONS[msg.type](self, msg)
+            if isinstance(msg, MeasureMessage) and msg.share:
+                answer = {**answer, "shared": self._share_measure(msg, answer)}
+            self.send({"ref": ref, **answer})
+
+    def _share_measure(self, msg: MeasureMessage, answer: dict[str, Any]) -> bool:
         """Show a player's measurement to everyone else watching the game, as a transient
         `overlay` frame: not an event, never stored. Spectators' measures stay their own, and
         a seat sharing faster than the overlay limit gets its answer unshared."""
@@ -431,8 +544,8 @@ class Connection:
                 "type": "overlay",
                 "kind": "measure",
                 "seat": self.viewer,
-                "from": data.get("from"),
-                "to": data.get("to"),
+                "from": point_of(msg.from_),
+                "to": point_of(msg.to),
                 "points": answer.get("points", []),
                 "distance": answer.get("distance"),
             }
@@ -442,18 +555,13 @@ class Connection:
                 watcher.queue.put_nowait(frame)
         return True
 
-    async def _action(self, data: dict[str, Any]) -> None:
-        ref, expected = data.get("ref"), data.get("expected_seq")
+    async def _action(self, msg: ActionMessage) -> None:
         if self.viewer is None:
             raise RuleError(FORBIDDEN, "spectators cannot act")
-        if ref is not None and (not isinstance(ref, str) or not 0 < len(ref) <= 64):
-            raise RuleError(BAD_REQUEST, "ref must be a string of 1 to 64 characters")
-        if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool)):
-            raise RuleError(BAD_REQUEST, "expected_seq must be an integer")
-        if "action" not in data:
-            raise RuleError(BAD_REQUEST, "an action message carries an 'action' object")
-        seq = await self.service.act(self.game_id, self.viewer, data["action"], ref, expected)
-        self.send({"type": "ack", "ref": ref, "seq": seq})
+        seq = await self.service.act(
+            self.game_id, self.viewer, msg.action, msg.ref, msg.expected_seq
+        )
+        self.send({"type": "ack", "ref": msg.ref, "seq": seq})
 
 
 @router.websocket("/ws/games/{game_id}")

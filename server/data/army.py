@@ -1,11 +1,12 @@
 """Army list validation: is this list of units one the datasheets allow?
 
 An entry is ``{"datasheet": id, "models": n, "files"?: f, "joined_characters"?: [id, ...],
-"concealed"?: {id: count}, "standard"?: bool}`` (``standard``: a Standard Bearer in the unit's
-command group, t9a and whfb8). ``joined_characters`` are characters deployed as part of this entry
-(t9a/whfb8 characters joined to the unit, a 40k Leader attached to its Bodyguard); they are not
-listed again as entries of their own. ``concealed`` holds hidden models such as Night Goblin
-Fanatics (seed 003).
+"concealed"?: {id: count}, "standard"?: bool, "battle_standard"?: bool}`` (``standard``: a
+Standard Bearer in the unit's command group, t9a and whfb8; ``battle_standard``: whfb8, the
+army's one Battle Standard Bearer, the unit's character). ``joined_characters`` are characters
+deployed as part of this entry (t9a/whfb8 characters joined to the unit, a 40k Leader attached
+to its Bodyguard); they are not listed again as entries of their own. ``concealed`` holds hidden
+models such as Night Goblin Fanatics (seed 003).
 
 :func:`validate_army` returns every problem as an :class:`ArmyError` with a stable ``code``, the
 entry index and a human message; an empty list means the army is valid.
@@ -20,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from server.data.catalog import Catalog, UnknownDatasheet, load_catalog
 from server.data.schema import Datasheet
+from server.data.systems import system_data
 
 # Stable error codes (the client and API may switch on these).
 BAD_ENTRY = "bad_entry"
@@ -38,6 +40,7 @@ SKIRMISH_TROOP_TYPE = "skirmish_troop_type"
 CANNOT_CONCEAL = "cannot_conceal"
 TOO_MANY_CONCEALED = "too_many_concealed"
 NO_STANDARD = "no_standard"
+NO_BATTLE_STANDARD = "no_battle_standard"
 
 
 class ArmyError(BaseModel):
@@ -62,6 +65,9 @@ class ArmyEntry(BaseModel):
     joined_characters: list[str] = Field(default_factory=list)
     concealed: dict[str, int] = Field(default_factory=dict)
     standard: bool = False  # a Standard Bearer in the unit's command group (t9a, whfb8)
+    # whfb8: the army's Battle Standard Bearer is this unit's character (itself a character,
+    # or its first joined character); one per army.
+    battle_standard: bool = False
 
     @field_validator("joined_characters", mode="before")
     @classmethod
@@ -86,8 +92,20 @@ def validate_army(
     catalog = catalog or load_catalog()
     catalog.datasheets(system)  # raises UnknownSystem early
     errors: list[ArmyError] = []
+    bearers = 0
     for index, raw in enumerate(entries):
         errors.extend(_check_entry(catalog, system, index, raw))
+        flag = raw.battle_standard if isinstance(raw, ArmyEntry) else raw.get("battle_standard")
+        if flag:
+            bearers += 1
+            if bearers == 2:
+                errors.append(
+                    ArmyError(
+                        code=NO_BATTLE_STANDARD,
+                        entry=index,
+                        message="an army has one Battle Standard Bearer",
+                    )
+                )
     return errors
 
 
@@ -111,6 +129,7 @@ def _check_entry(
         return [error(UNKNOWN_DATASHEET, str(exc), datasheet=entry.datasheet, known=exc.known)]
 
     errors: list[ArmyError] = []
+    rules = system_data(system)
     count = unit.models
     if not count.min <= entry.models <= count.max:
         errors.append(
@@ -123,11 +142,11 @@ def _check_entry(
             )
         )
     if entry.files is not None:
-        if system == "wh40k10":
+        if not rules.ranked:
             errors.append(
                 error(
                     FILES_NOT_APPLICABLE,
-                    f"{unit.name}: wh40k10 units are placed model by model and have no files",
+                    f"{unit.name}: {system} units are placed model by model and have no files",
                 )
             )
         elif not 1 <= entry.files <= max(entry.models, 1):
@@ -141,12 +160,28 @@ def _check_entry(
                 )
             )
 
-    if entry.standard and (system == "wh40k10" or unit.character):
+    if entry.standard and (not rules.standards or unit.character):
         errors.append(
             error(
                 NO_STANDARD,
                 f"{unit.name} cannot take a Standard Bearer"
-                + (" (wh40k10 has no command groups)" if system == "wh40k10" else ""),
+                + (f" ({system} has no command groups)" if not rules.standards else ""),
+                datasheet=unit.id,
+            )
+        )
+
+    if entry.battle_standard and (
+        not rules.battle_standards or not (unit.character or entry.joined_characters)
+    ):
+        errors.append(
+            error(
+                NO_BATTLE_STANDARD,
+                f"{unit.name} cannot carry the Battle Standard: "
+                + (
+                    f"{system} armies have no Battle Standard Bearer here"
+                    if not rules.battle_standards
+                    else "a character carries it (join one to the unit)"
+                ),
                 datasheet=unit.id,
             )
         )
@@ -167,7 +202,7 @@ def _check_entry(
                 error(
                     NOT_A_CHARACTER,
                     f"{character.name} cannot join another unit"
-                    + (" (it is not a Leader)" if system == "wh40k10" else ""),
+                    + (" (it is not a Leader)" if rules.leaders else ""),
                     datasheet=char_id,
                     joined=position,
                 )
@@ -188,7 +223,7 @@ def _check_entry(
     for character in characters:
         for code, message in join_problems(system, unit, character):
             errors.append(error(code, message, datasheet=character.id, unit=unit.id))
-    if system == "wh40k10" and len(characters) > 1:
+    if rules.leaders and len(characters) > 1:
         errors.append(
             error(
                 TOO_MANY_LEADERS,
@@ -204,76 +239,9 @@ def _check_entry(
 def join_problems(
     system: str, unit: Datasheet, character: Datasheet
 ) -> list[tuple[str, str]]:
-    """Why `character` may not join `unit` in `system` (code, message); [] when it may."""
-    rules = {"t9a": _t9a_joins, "whfb8": _whfb8_joins, "wh40k10": _wh40k10_joins}[system]
-    return rules(unit, character)
-
-
-def _t9a_joins(unit: Datasheet, character: Datasheet) -> list[tuple[str, str]]:
-    """Supernal both ways and Skirmisher height (seed 000: Supernal, Skirmisher)."""
-    found = []
-    unit_supernal = unit.has_rule("Supernal")
-    char_supernal = character.has_rule("Supernal")
-    if char_supernal and not unit_supernal:
-        found.append(
-            (
-                SUPERNAL_JOIN,
-                f"{character.name} has Supernal and can only join units containing Supernal; "
-                f"{unit.name} has none",
-            )
-        )
-    if unit_supernal and not char_supernal:
-        found.append(
-            (
-                SUPERNAL_JOIN,
-                f"{unit.name} contains Supernal and can only be joined by Supernal characters; "
-                f"{character.name} is not",
-            )
-        )
-    if unit.has_rule("Skirmisher") and character.height_class != unit.height_class:
-        found.append(
-            (
-                SKIRMISH_HEIGHT,
-                f"{unit.name} is in Skirmish Formation and can only be joined by models of its "
-                f"Height ({unit.height_class}); {character.name} is {character.height_class}",
-            )
-        )
-    return found
-
-
-def _whfb8_joins(unit: Datasheet, character: Datasheet) -> list[tuple[str, str]]:
-    """Entombed units take only Entombed characters; Skirmishers only their troop type
-    (seed 002: Entombed Beneath the Sands, Characters)."""
-    found = []
-    entombed = "Entombed Beneath the Sands"
-    if unit.has_rule(entombed) and not character.has_rule(entombed):
-        found.append(
-            (
-                ENTOMBED_JOIN,
-                f"{unit.name} is {entombed}; only characters with that rule may be deployed in it",
-            )
-        )
-    if unit.has_rule("Skirmishers") and character.height_class != unit.height_class:
-        found.append(
-            (
-                SKIRMISH_TROOP_TYPE,
-                f"characters may only join Skirmishers of their own troop type: {unit.name} are "
-                f"{unit.height_class}, {character.name} is {character.height_class}",
-            )
-        )
-    return found
-
-
-def _wh40k10_joins(unit: Datasheet, character: Datasheet) -> list[tuple[str, str]]:
-    """A Leader attaches only to a Bodyguard unit its datasheet lists (seed 004)."""
-    if unit.id in character.leads:
-        return []
-    return [
-        (
-            LEADER_CANNOT_LEAD,
-            f"{character.name} can lead {', '.join(character.leads)}; not {unit.name}",
-        )
-    ]
+    """Why `character` may not join `unit` in `system` (code, message); [] when it may
+    (the system's own rules: `server.data.<system>`)."""
+    return system_data(system).join_problems(unit, character)
 
 
 def _check_concealed(

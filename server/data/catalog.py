@@ -20,14 +20,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from server.data.schema import SYSTEM_IDS, Datasheet, RuleInfo, RuleRegistry
+from server.data.systems import system_data
 
 RULES_FILE = "rules.yaml"
-
-SYSTEM_NAMES: dict[str, str] = {
-    "t9a": "The 9th Age",
-    "whfb8": "Warhammer Fantasy Battle (8th edition)",
-    "wh40k10": "Warhammer 40,000 (10th edition)",
-}
 
 
 class CatalogError(ValueError):
@@ -99,7 +94,7 @@ class Catalog:
         return [
             SystemInfo(
                 id=system,
-                name=SYSTEM_NAMES[system],
+                name=system_data(system).name,
                 datasheets=len(self.sheets.get(system, {})),
                 rules=len(self.registries.get(system, {})),
             )

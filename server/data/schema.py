@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -386,6 +386,7 @@ class T9AShootingWeapon(_Model):
 
 
 class T9AProfile(_Model):
+    model_by_model: ClassVar[bool] = False
     system: Literal["t9a"] = "t9a"
     height: Literal["Standard", "Large", "Gigantic"]
     type: Literal["Infantry", "Beast", "Cavalry", "Construct", "Swarm"]
@@ -434,12 +435,30 @@ class WHFB8Stats(_Model):
         return None if value is None else _check_dice(value)
 
 
+class WHFB8MissileWeapon(_Model):
+    """A WFB missile weapon: range in inches, Strength, shots per model (Multiple Shots (X)
+    fires X, at -1 to hit), and its rules ("Armour Piercing (1)", "Multiple Shots (3)")."""
+
+    name: str
+    range_in: int = Field(gt=0)
+    strength: int = Field(ge=0, le=10)
+    shots: DiceOrInt = 1
+    special_rules: Rules = Field(default_factory=list)
+
+    @field_validator("shots")
+    @classmethod
+    def _dice(cls, value: int | str) -> int | str:
+        return _check_dice(value)
+
+
 class WHFB8Profile(_Model):
+    model_by_model: ClassVar[bool] = False
     system: Literal["whfb8"] = "whfb8"
     troop_type: WHFB8TroopType
     models: list[WHFB8Stats] = Field(min_length=1)
     save: int | None = Field(default=None, ge=1, le=6)
     ward_save: int | None = Field(default=None, ge=2, le=6)
+    shooting: list[WHFB8MissileWeapon] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- profiles: wh40k10
@@ -492,6 +511,8 @@ class Wh40kWeapon(_Model):
 
 
 class Wh40kProfile(_Model):
+    # Units placed model by model, with no ranked formation; characters join by leading.
+    model_by_model: ClassVar[bool] = True
     system: Literal["wh40k10"] = "wh40k10"
     models: list[Wh40kStats] = Field(min_length=1)
     invulnerable_save: int | None = Field(default=None, ge=2, le=6)
@@ -540,6 +561,12 @@ class Datasheet(_Model):
         default_factory=list, description="40k: Leaders that may lead this unit (filled on load)"
     )
     conceals: list[Concealed] = Field(default_factory=list)
+    rule_texts: dict[str, str] = Field(
+        default_factory=dict,
+        description="the unit's own wording of a rule, by rule name, where its page words the "
+        "rule differently from the system's rulebook (whfb8 Poisoned Attacks); the rules engine "
+        "applies the wording given here",
+    )
     sources: dict[str, str] = Field(
         default_factory=dict,
         description='where numbers come from, by field: "FACTS.md", "seed 000", "decision"',
@@ -565,17 +592,23 @@ class Datasheet(_Model):
                 f"default_files {self.default_files} exceeds the default model count "
                 f"{self.models.default}"
             )
-        if self.system == "wh40k10":
+        if self.profile.model_by_model:
             if self.default_files is not None:
-                raise ValueError("wh40k10 units have no ranked formation: drop default_files")
+                raise ValueError(
+                    f"{self.system} units have no ranked formation: drop default_files"
+                )
             if self.attachable:
-                raise ValueError("wh40k10 attaches through `leads`, not `attachable`")
+                raise ValueError(f"{self.system} attaches through `leads`, not `attachable`")
         elif self.leads:
             raise ValueError("`leads` is for wh40k10 Leaders; use `attachable` here")
         if self.leads and not self.character:
             raise ValueError("a Leader must be a character")
         if self.id in self.leads:
             raise ValueError("a datasheet cannot lead itself")
+        named = {rule.name for rule in self.all_rules()}
+        unknown = sorted(set(self.rule_texts) - named)
+        if unknown:
+            raise ValueError(f"rule_texts names rules the unit does not have: {unknown}")
         return self
 
     # -- derived views, shared by the client and the rules engine
@@ -598,7 +631,7 @@ class Datasheet(_Model):
     @property
     def can_join(self) -> bool:
         """May this datasheet join another unit (t9a/whfb8 attachable, 40k Leader)?"""
-        if self.system == "wh40k10":
+        if self.profile.model_by_model:
             return bool(self.leads)
         return self.character if self.attachable is None else self.attachable
 
@@ -624,6 +657,9 @@ class Datasheet(_Model):
                 found.extend(part.special_rules)
             for weapon in profile.shooting:
                 found.extend(weapon.special_rules)
+        elif isinstance(profile, WHFB8Profile):
+            for missile in profile.shooting:
+                found.extend(missile.special_rules)
         elif isinstance(profile, Wh40kProfile):
             for w40 in profile.weapons:
                 found.extend(w40.keywords)

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import json
-import os
 import random
 import secrets
 import time
@@ -38,6 +38,7 @@ from server.rules import core, questions, table
 from server.rules.core import (
     BAD_REQUEST,
     CONFLICT,
+    FORBIDDEN,
     NOT_FOUND,
     STALE,
     UNAUTHORIZED,
@@ -64,10 +65,6 @@ LIVE_GAMES_CACHED = 2000
 # Action refs each cached game remembers (the most recently used): a client's retry after a
 # reconnect is answered from memory. An older ref is found in the store's `actions` table.
 REFS_REMEMBERED = 32
-# Test-only (tests/reliability/test_crash.py): a process started with this variable set to n
-# dies with exit status 137, as if `kill -9`ed, right after its n-th action commits and before
-# anything is folded, acknowledged or published. Unset (the default) it does nothing.
-CRASH_AFTER_COMMIT_ENV = "WARFIELD_TEST_CRASH_AFTER_COMMIT"
 
 
 def new_token() -> str:
@@ -76,7 +73,9 @@ def new_token() -> str:
 
 
 def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+    # surrogatepass: a malformed secret (a lone surrogate from JSON) hashes to a value that
+    # matches nothing, instead of raising.
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def action_digest(action: Any) -> str:
@@ -129,6 +128,7 @@ class CreatedGame:
     seat: int
     token: str
     dice_commitment: str
+    invite: str  # the secret that claims seat 2: shown to the creator once, stored hashed
 
 
 class GameService:
@@ -147,8 +147,6 @@ class GameService:
         self._loading: dict[str, _Loading] = {}
         self.listeners: list[Callable[[str, str, Sequence[Event]], None]] = []
         self.metrics: Any = None  # server.metrics.Metrics, set by the app (metrics hook)
-        self._crash_after_commit = int(os.environ.get(CRASH_AFTER_COMMIT_ENV) or 0)  # test-only
-        self._commits = 0
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(fn, *args)
@@ -164,6 +162,7 @@ class GameService:
             raise RuleError(BAD_REQUEST, str(exc.args[0]), field="system") from None
         game_id = secrets.token_hex(8)
         seed = secrets.token_bytes(dice.SEED_BYTES)
+        invite = new_token()
         record = GameRecord(
             id=game_id,
             system=system,
@@ -171,6 +170,7 @@ class GameService:
             dice_seed=seed,
             dice_commitment=dice.commitment(seed),
             created_at=datetime.now(UTC),
+            invite_hash=token_hash(invite),
         )
         token = new_token()
         first = table.genesis(
@@ -183,11 +183,32 @@ class GameService:
         stored = await self._db(self.store.create_game, record, token_hash(token), first)
         live = LiveGame(record, core.fold_all(GameState(), stored))
         self._remember(live)
-        return CreatedGame(game_id, system, 1, token, record.dice_commitment)
+        return CreatedGame(game_id, system, 1, token, record.dice_commitment, invite)
 
-    async def claim_seat(self, game_id: str) -> tuple[int, str]:
-        """Give the first free seat a new token; `conflict` when both are taken."""
+    async def claim_seat(self, game_id: str, invite: str | None) -> tuple[int, str]:
+        """Give the first free seat a new token, for the holder of the game's invite secret;
+        `forbidden` without it or with a wrong one, `conflict` when both seats are taken.
+
+        A game made before the invite existed (migration 0002) has no invite hash: its free
+        seat is claimed without one, until the host gives it one with `warfield invite`.
+        """
         live = await self.live(game_id)
+        # Read from the database, not the cached record: `warfield invite` (another process)
+        # may have given the game its invite since it was loaded.
+        record = await self._db(self.store.load_game, game_id)
+        expected = record.invite_hash if record is not None else None
+        if expected is not None:
+            if not invite:
+                raise RuleError(
+                    FORBIDDEN,
+                    "taking a seat needs the invite secret from the game's creator (the "
+                    "invite link); the spectator link only watches",
+                    field="invite",
+                )
+            if not hmac.compare_digest(token_hash(invite), expected):
+                raise RuleError(
+                    FORBIDDEN, "this invite does not open a seat in this game", field="invite"
+                )
         async with live.lock:
             for _ in range(MAX_APPEND_ATTEMPTS):
                 free = [s for s in core.SEATS if s not in live.state.seats]
@@ -209,6 +230,13 @@ class GameService:
                 await self._commit(live, stored)
                 return seat, token
         raise RuleError(CONFLICT, "could not claim a seat; try again")
+
+    async def reissue_invite(self, game_id: str) -> str:
+        """A new invite secret for the game (the old one stops working); `not_found`."""
+        invite = new_token()
+        if not await self._db(self.store.set_invite_hash, game_id, token_hash(invite)):
+            raise RuleError(NOT_FOUND, "no such game")
+        return invite
 
     async def authenticate(self, game_id: str, token: str | None) -> int | None:
         """The seat a token holds in this game; None for no token; `unauthorized` if wrong."""
@@ -447,10 +475,6 @@ class GameService:
                     await asyncio.sleep(random.uniform(0, APPEND_BACKOFF_S * (attempt + 1)))
                     await self._catch_up(live)
                     continue
-                if self._crash_after_commit:  # test-only crash hook (CRASH_AFTER_COMMIT_ENV)
-                    self._commits += 1
-                    if self._commits == self._crash_after_commit:
-                        os._exit(137)
                 ack = stored[-1].seq if stored else live.state.seq
                 if record is not None:
                     live.remember_ref(ActionRecord(record.seat, record.ref, digest, ack))

@@ -48,7 +48,6 @@ from .footprint import (
     placement_for_centre,
 )
 from .formation import (
-    SKIRMISH_GAPS_IN,
     Character,
     Layout,
     ModelPlacement,
@@ -82,7 +81,6 @@ __all__ = [
     "CONTACT_TOLERANCE_IN",
     "ENGAGEMENT_RANGE_IN",
     "MM_PER_IN",
-    "SKIRMISH_GAPS_IN",
     "SKIRMISH_GAP_T9A_IN",
     "SKIRMISH_GAP_WHFB8_IN",
     "UNIT_SPACING_IN",

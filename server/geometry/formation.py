@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from .bases import Base, RectBase, RoundBase
-from .constants import SKIRMISH_GAP_T9A_IN, SKIRMISH_GAP_WHFB8_IN
+from .constants import SKIRMISH_GAP_T9A_IN
 from .frame import FloatArray
 from .kinds import Alignment, Height
 
@@ -86,9 +86,6 @@ class RankedFormation:
             self.height,
         )
 
-
-SKIRMISH_GAPS_IN: dict[str, float] = {"t9a": SKIRMISH_GAP_T9A_IN, "whfb8": SKIRMISH_GAP_WHFB8_IN}
-"""Skirmish gap per game system id."""
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ built again only when it is asked for (like geopandas' lazily built `sindex`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -47,6 +48,35 @@ def ring_edges(
         np.asarray(coords[1:][same], dtype=np.float64),
         np.asarray(owner, dtype=np.intp),
     )
+
+
+_REASON_AT = re.compile(r"^(?P<what>.*?)\s*\[(?P<x>\S+) (?P<y>\S+)\]$")
+
+
+def outline_problem(points: Sequence[Point]) -> str | None:
+    """Why `points` (a ring, in order, not closed) do not outline a terrain feature, or None.
+
+    A terrain outline must be a simple polygon with an area: at least three distinct points,
+    not all on one line, and edges that never cross or touch each other (a "bowtie" would be
+    judged as some other shape than the one drawn). The reason comes from GEOS's validity
+    check (`shapely.is_valid_reason`), with the place where the outline crosses itself.
+    """
+    distinct = {(float(x), float(y)) for x, y in points}
+    if len(distinct) < 3:
+        return f"it needs at least 3 distinct points (it has {len(distinct)})"
+    if shapely.convex_hull(shapely.MultiPoint(list(distinct))).area <= EPSILON_IN:
+        return "all its points lie on one line, so it has no area"
+    polygon = shapely.Polygon(points)
+    if polygon.is_valid:
+        return None
+    reason = shapely.is_valid_reason(polygon)
+    match = _REASON_AT.match(reason)
+    if match is None:
+        return f"it is not a simple polygon ({reason})"
+    at = f"({float(match['x']):g}, {float(match['y']):g})"
+    if "Self-intersection" in match["what"]:
+        return f"it crosses or touches itself at {at}; draw it without crossing edges"
+    return f"it is not a simple polygon: {match['what'].lower()} at {at}"
 
 
 @dataclass(frozen=True)
@@ -119,11 +149,14 @@ class Terrain:
 
     @cached_property
     def polygon(self) -> shapely.Polygon:
+        """The outline as a polygon. Placing terrain refuses outlines with an `outline_problem`;
+        a crossing outline stored before that check is judged as its repaired shape's hull."""
         poly = shapely.Polygon(self.points)
         if not poly.is_valid:
             fixed = shapely.make_valid(poly)
             hull = shapely.convex_hull(fixed) if not isinstance(fixed, shapely.Polygon) else fixed
-            assert isinstance(hull, shapely.Polygon)
+            if not isinstance(hull, shapely.Polygon):
+                raise ValueError(f"terrain {self.id!r}: {outline_problem(self.points)}")
             poly = hull
         shapely.prepare(poly)
         return poly

@@ -27,17 +27,16 @@ from server.geometry.footprint import Footprint, footprint
 from server.geometry.frame import Placement
 from server.geometry.kinds import Arc
 from server.geometry.measure import distance
-from server.rules.battle import (
-    require_phase,
-    require_reaction_window,
-)
 from server.rules.core import (
+    ACTIVE,
+    BATTLE,
     ILLEGAL_MOVE,
-    OUT_OF_PHASE,
+    REACTING,
     ActionModel,
     Event,
     GameState,
     RuleError,
+    When,
     fold_all,
     register_action,
     register_folder,
@@ -45,15 +44,16 @@ from server.rules.core import (
 from server.rules.flee import (
     CHARGE_REACTION,
     FLEEING,
-    SHAKEN,
-    containing,
-    entirely,
     flee_events,
     sheets_of,
 )
-from server.rules.systems import find_system
+from server.rules.systems import (
+    CHARGE_PHASES,
+    REACTION_NAMES,
+    has_charge_reactions,
+    variant_of,
+)
 from server.rules.units import (
-    MAX_40K_CHARGE_DECLARE_IN,
     Unit,
     _set,
     _unit,
@@ -77,17 +77,10 @@ class DeclareCharge(ActionModel):
 
 
 def charge_roll_expression(state: GameState, sheet: Datasheet) -> tuple[str, int]:
-    """The dice of a charge and what is added to them: t9a 2D6 + Advance Rate (FACTS.md
-    decision), whfb8 M + 2D6, 40k 2D6; Swiftstride (t9a) rolls Maximised (3D6, keep 2)."""
-    swift = sheet.has_rule("Swiftstride")
-    expression = "2D6 maximised x1" if swift and state.system != "wh40k10" else "2D6"
-    bonus = 0
-    if state.system == "t9a":
-        bonus = sheet.profile.global_characteristics.advance_rate  # type: ignore[union-attr]
-    elif state.system == "whfb8":
-        m = sheet.profile.models[0].M  # type: ignore[union-attr]
-        bonus = m if isinstance(m, int) else 0
-    return expression, bonus
+    """The dice of a charge and what is added to them, as the system says (t9a 2D6 + Advance
+    Rate, FACTS.md decision; whfb8 M + 2D6; 40k 2D6; Swiftstride in t9a and whfb8 rolls
+    Maximised, 3D6 keep 2)."""
+    return variant_of(state.system).charge_roll(sheet)
 
 
 def contact_placement(charger: Footprint, target: Footprint) -> tuple[Placement, Arc]:
@@ -118,17 +111,10 @@ def contact_placement(charger: Footprint, target: Footprint) -> tuple[Placement,
     return Placement(point.x, point.y, (target.placement.facing + facing) % 360.0), arc
 
 
-REACTIONS: tuple[str, ...] = ("hold", "flee", "stand_and_shoot")
-REACTION_NAMES = {"hold": "Hold", "flee": "Flee!", "stand_and_shoot": "Stand and Shoot"}
+REACTIONS: tuple[str, ...] = tuple(REACTION_NAMES)
 STAND_AND_SHOOT_NOTE = (
     "Stand and Shoot is not automated: the engine treats it as Hold; resolve the shots by hand"
 )
-CANNOT_FLEE_WHFB8 = ("Undead", "Unstable", "Unbreakable")
-
-
-def _immune_to_psychology(sheet: Datasheet) -> bool:
-    rule = sheet.rule("Immunity")
-    return rule is not None and str(rule.param).strip().lower() == "psychology"
 
 
 def _shoots(sheet: Datasheet) -> bool:
@@ -138,12 +124,11 @@ def _shoots(sheet: Datasheet) -> bool:
 def reaction_options(state: GameState, target: Unit) -> tuple[list[str], dict[str, dict[str, str]]]:
     """The Charge Reactions `target` may choose, and why each other one is refused.
 
-    A fleeing unit must flee again; a unit engaged in combat can only Hold. Flee!: refused to
-    a t9a unit containing Fearless unless it is already Shaken or the entire unit has Feigned
-    Flight (seed 000, Fearless); refused to a whfb8 unit that is Undead, Unstable (seed 002:
-    Unstable units are Unbreakable) or Unbreakable, or has Immunity (Psychology), which in the
-    8th-edition rules may only Hold. Stand and Shoot needs a shooting weapon on the datasheet
-    (so no whfb8 unit here: their sheets carry no missile weapons yet) and is not automated.
+    A fleeing unit must flee again; a unit engaged in combat can only Hold. Flee! is refused
+    as the system says (`RankedRules.flee_refusal`: t9a Fearless, seed 000; whfb8 Undead,
+    Unstable, Unbreakable, Immunity (Psychology), seed 002). Stand and Shoot needs a shooting
+    weapon on the datasheet (so no whfb8 unit here: their sheets carry no missile weapons yet)
+    and is not automated.
     """
     refused: dict[str, dict[str, str]] = {}
     name = target.name
@@ -158,36 +143,26 @@ def reaction_options(state: GameState, target: Unit) -> tuple[list[str], dict[st
         }
         return ["hold"], {"flee": why, "stand_and_shoot": why}
     sheets = sheets_of(state, target)
-    if (
-        state.system == "t9a"
-        and containing(state, target, "Fearless")
-        and SHAKEN not in target.markers
-        and not entirely(state, target, "Feigned Flight")
-    ):
-        refused["flee"] = {
-            "rule": "Fearless",
-            "message": f"{name} contains Fearless: it cannot choose Flee! as a Charge "
-            "Reaction unless it is already Shaken or the entire unit has Feigned Flight",
-        }
-    if state.system == "whfb8":
-        rule = next((r for r in CANNOT_FLEE_WHFB8 if containing(state, target, r)), None)
-        if rule is None and any(_immune_to_psychology(s) for s in sheets):
-            rule = "Immunity (Psychology)"
-        if rule is not None:
-            refused["flee"] = {
-                "rule": rule,
-                "message": f"{name} has {rule} (immune to psychology): its only reactions are "
-                "Hold and Stand and Shoot",
-            }
+    ranked = variant_of(state.system).ranked
+    offered = ranked.reactions if ranked is not None else ()
+    no_flee = ranked.flee_refusal(name, sheets, target.markers) if ranked is not None else None
+    if no_flee is not None:
+        refused["flee"] = {"rule": no_flee[0], "message": no_flee[1]}
     if not any(_shoots(s) for s in sheets):
         refused["stand_and_shoot"] = {
             "rule": "Stand and Shoot",
             "message": f"{name} has no shooting weapon to Stand and Shoot with",
         }
-    return [r for r in REACTIONS if r not in refused], refused
+    return [r for r in offered if r not in refused], refused
 
 
-@register_action("declare_charge", DeclareCharge)
+@register_action(
+    "declare_charge",
+    DeclareCharge,
+    when=[When(BATTLE, ACTIVE, CHARGE_PHASES)],
+    doing="charging",
+    sweeps=False,
+)
 def declare_charge(
     state: GameState, seat: int, action: DeclareCharge, dice: DiceStream
 ) -> list[Event]:
@@ -197,7 +172,7 @@ def declare_charge(
     charge waits (`charge_declared`, state `pending_charge`) for the charged player's
     `charge_reaction`; a unit already fleeing has no choice and flees at once.
     """
-    require_phase(state, seat, find_system(state.system).charge_phases, "charging")
+    declare_within = variant_of(state.system).charge_declare_range_in
     unit = _unit(state, action.unit, seat)
     target = _unit(state, action.target)
     if target.owner == seat:
@@ -210,19 +185,22 @@ def declare_charge(
         raise RuleError(
             ILLEGAL_MOVE, f"{unit.name} has already moved or charged this phase", rule="Charge"
         )
+    refusal = variant_of(state.system).charge_refusal(state, unit.id)
+    if refusal is not None:
+        raise RuleError(ILLEGAL_MOVE, refusal[1], rule=refusal[0])
     table = table_of(state)
     start, aim = table.units[unit.id], table.units[target.id]
     gap = distance(start, aim).distance
-    if is_ranked(state.system):
+    if declare_within is None:
         require_in_sight(state, unit, target, "Charge: Line of Sight")
-    elif gap > MAX_40K_CHARGE_DECLARE_IN:
+    elif gap > declare_within:
         raise RuleError(
             ILLEGAL_MOVE,
             f"{target.name} is {gap:.1f} in away; charges are "
-            f"declared within {MAX_40K_CHARGE_DECLARE_IN:g} in",
+            f"declared within {declare_within:g} in",
             rule="Charge",
         )
-    if not is_ranked(state.system):
+    if not has_charge_reactions(state.system):
         return charge_result(state, seat, unit, target, dice)
     options, refused = reaction_options(state, target)
     declared = Event(
@@ -248,17 +226,21 @@ class ChargeReaction(ActionModel):
     reaction: Literal["hold", "flee", "stand_and_shoot"]
 
 
-@register_action("charge_reaction", ChargeReaction, systems=["t9a", "whfb8"])
+@register_action(
+    "charge_reaction",
+    ChargeReaction,
+    systems=has_charge_reactions,
+    when=[When(BATTLE, REACTING, CHARGE_PHASES)],
+    doing="a Charge Reaction",
+    rolls_distance=True,
+    sweeps=False,
+)
 def charge_reaction(
     state: GameState, seat: int, action: ChargeReaction, dice: DiceStream
 ) -> list[Event]:
     """The charged player's answer to a declared charge: Hold, Flee! or Stand and Shoot (taken
     as Hold; the shots are not automated). Then the charge range is rolled and resolved."""
-    require_reaction_window(state, seat, find_system(state.system).charge_phases,
-                            "a Charge Reaction")
-    pending = state.extra.get("pending_charge")
-    if not pending:
-        raise RuleError(OUT_OF_PHASE, "no charge is waiting for a Charge Reaction")
+    pending = state.extra["pending_charge"]
     target = _unit(state, pending["target"], seat)
     options, refused = reaction_options(state, target)
     if action.reaction not in options:

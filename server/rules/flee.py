@@ -38,7 +38,6 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import shapely
 from shapely.geometry.base import BaseGeometry
@@ -58,6 +57,8 @@ from server.rules.core import (
     RuleError,
     register_folder,
 )
+from server.rules.markers import FEIGNED_FLIGHT, FLED_OFF, FLEEING, SHAKEN
+from server.rules.systems import RankedRules, variant_of
 from server.rules.units import (
     Unit,
     _set,
@@ -71,7 +72,6 @@ from server.rules.units import (
     units_of,
 )
 
-FLEEING, SHAKEN, FEIGNED_FLIGHT, FLED_OFF = "fleeing", "shaken", "feigned_flight", "fled_off_table"
 FLEE_EXTEND_STEP_IN = 0.1
 """How far a flee move goes on, per step, to get clear of a unit or Impassable Terrain."""
 MAX_FLEE_EXTENSION_IN = 100.0
@@ -100,23 +100,23 @@ def entirely(state: GameState, unit: Unit, rule: str) -> bool:
     return all(s.has_rule(rule) for s in sheets_of(state, unit))
 
 
+def ranked_rules(state: GameState) -> RankedRules:
+    """The system's rules for ranked units (fleeing is theirs only)."""
+    ranked = variant_of(state.system).ranked
+    if ranked is None:
+        raise RuleError(ILLEGAL_MOVE, "only ranked units flee", rule="Flee")
+    return ranked
+
+
 def flee_expression(state: GameState, unit: Unit) -> tuple[str, str | None]:
     """The Flee Distance dice and the rule that changed them (seed 000 Swiftstride)."""
-    if entirely(state, unit, "Swiftstride"):
-        return "2D6 maximised x1", "Swiftstride"
-    return "2D6", None
+    return ranked_rules(state).flee_roll(sheets_of(state, unit))
 
 
 def discipline(state: GameState, unit: Unit) -> int:
     """The unit's Discipline (t9a) or Leadership (whfb8): the highest of its models."""
-    best = 0
-    for sheet in sheets_of(state, unit):
-        profile: Any = sheet.profile
-        if state.system == "t9a":
-            best = max(best, int(profile.global_characteristics.discipline))
-        else:
-            best = max(best, *(int(m.Ld or 0) for m in profile.models))
-    return best
+    rules = ranked_rules(state)
+    return max([0, *(rules.discipline(sheet) for sheet in sheets_of(state, unit))])
 
 
 # --- the flee move --------------------------------------------------------------------------------
@@ -198,10 +198,9 @@ def flee_events(
     distance = float(roll.total or 0)
     path = flee_path(state, unit_id, away_from, distance)
     markers = tuple(m for m in unit.markers if m not in (FLEEING, FEIGNED_FLIGHT)) + (FLEEING,)
-    if reason == CHARGE_REACTION and state.system == "whfb8" and entirely(
-        state, unit, "Skirmishers"
-    ):
-        markers += (FEIGNED_FLIGHT,)  # seed 002: rallies automatically next turn
+    feigned = ranked_rules(state).feigned_flight_rule
+    if reason == CHARGE_REACTION and feigned is not None and entirely(state, unit, feigned):
+        markers += (FEIGNED_FLIGHT,)  # whfb8 seed 002: rallies automatically next turn
     if path.end is None:
         after = dataclasses.replace(
             unit,
@@ -311,7 +310,7 @@ def rally_events(state: GameState, dice: DiceStream) -> list[Event]:
         if unit.owner != seat or unit.status != "on_table" or FLEEING not in unit.markers:
             continue
         keep = tuple(m for m in unit.markers if m not in (FLEEING, FEIGNED_FLIGHT, SHAKEN))
-        shaken = (SHAKEN,) if state.system == "t9a" else ()
+        shaken = (SHAKEN,) if ranked_rules(state).shaken_after_rally else ()
         new: list[Event] = []
         if FEIGNED_FLIGHT in unit.markers:
             after = dataclasses.replace(unit, markers=keep)
@@ -377,7 +376,7 @@ def pursue_events(
     pursuer, fled = _unit(state, pursuer_id), _unit(state, fled_id)
     if pursuer.status != "on_table" or not is_ranked(state.system):
         return []
-    expression, rule = flee_expression(state, pursuer)
+    expression, rule = ranked_rules(state).pursue_roll(sheets_of(state, pursuer))
     roll = dice.roll(expression)
     distance = float(roll.total or 0)
     caught = fled.status == "on_table" and distance >= flee_distance

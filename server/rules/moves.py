@@ -18,22 +18,25 @@ from server.geometry import movement
 from server.geometry.footprint import footprint, placement_for_centre
 from server.geometry.formation import ModelPlacement
 from server.geometry.table import Table
-from server.rules.battle import (
-    require_phase,
-)
 from server.rules.core import (
+    ACTIVE,
     BAD_REQUEST,
+    BATTLE,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
     ActionModel,
     Event,
     GameState,
     RuleError,
+    When,
     register_action,
     register_folder,
 )
+from server.rules.flee import sheets_of
+from server.rules.systems import MOVEMENT_PHASE, has_model_moves, variant_of
 from server.rules.units import (
-    MOVE_PHASE,
+    Coord,
+    Facing,
     Finite,
     Unit,
     _base,
@@ -42,7 +45,6 @@ from server.rules.units import (
     _unit,
     _with_unit,
     datasheet_of,
-    is_ranked,
     phase_moves,
     record_turn_move,
     table_of,
@@ -54,16 +56,9 @@ from server.rules.units import (
 
 
 def allowance(state: GameState, unit: Unit, mode: str) -> float:
-    """How far the unit may move in `mode` (advance / march), from its profile."""
-    profile = datasheet_of(state, unit).profile
-    if state.system == "t9a":
-        g = profile.global_characteristics  # type: ignore[union-attr]
-        return float(g.march_rate if mode == "march" else g.advance_rate)
-    if state.system == "whfb8":
-        m = profile.models[0].M  # type: ignore[union-attr]
-        rate = float(m) if isinstance(m, int) else 0.0
-        return rate * 2 if mode == "march" else rate
-    return float(profile.models[0].M)  # type: ignore[union-attr]
+    """How far the unit may move in `mode` (advance / march), from its profile, as the system
+    says (t9a Advance / March Rate, whfb8 M / 2M, 40k M)."""
+    return variant_of(state.system).allowance(datasheet_of(state, unit), mode)
 
 
 class MoveUnit(ActionModel):
@@ -74,9 +69,9 @@ class MoveUnit(ActionModel):
     distance: Finite = 0.0
     degrees: Finite = 0.0
     files: int | None = Field(default=None, ge=1, le=50)
-    facing: Finite | None = None
+    facing: Facing | None = None
     # Reform only, Light Troops (t9a): where the unit's centre ends (default: where it is).
-    centre: tuple[Finite, Finite] | None = None
+    centre: tuple[Coord, Coord] | None = None
 
 
 def _reform_to(
@@ -104,12 +99,13 @@ def check_unit_move(
 
     Several manoeuvres make one Advance or March Move; their distances add up against the
     allowance. Backward and sideways moves cost double; a March allows only forward moves and
-    wheels; a Reform is the whole move (Light Troops: up to twice the allowance)."""
-    require_phase(state, seat, MOVE_PHASE[state.system], "moving")
+    wheels; a Reform is the whole move (Light Troops: up to twice the allowance). The stage,
+    player and phase are `decide`'s to check (`MOVING`)."""
     unit = _unit(state, action.unit, seat)
     if unit.status != "on_table":
         raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
-    if not is_ranked(state.system):
+    ranked = variant_of(state.system).ranked
+    if ranked is None:
         raise RuleError(BAD_REQUEST, "40k units move model by model: use move_models")
     done = phase_moves(state).get(unit.id, {})
     if done.get("arrived") or done.get("charged"):
@@ -138,10 +134,10 @@ def check_unit_move(
         result = movement.move_straight(table, unit.id, action.distance)
     elif action.manoeuvre == "backward":
         result = movement.move_straight(table, unit.id, -abs(action.distance))
-        cost = 1.0 if light else 2.0
+        cost = ranked.manoeuvre_cost(action.manoeuvre, light)
     elif action.manoeuvre == "sideways":
         result = movement.move_straight(table, unit.id, 0.0, action.distance)
-        cost = 1.0 if light else 2.0
+        cost = ranked.manoeuvre_cost(action.manoeuvre, light)
     elif action.manoeuvre == "wheel":
         result = movement.wheel(table, unit.id, action.degrees)
     elif action.manoeuvre == "pivot":
@@ -154,7 +150,8 @@ def check_unit_move(
         files = action.files or unit.files or 1
         facing = start.placement.facing if action.facing is None else action.facing
         if action.centre is not None:
-            if not (light and state.system == "t9a"):
+            centre_rule = ranked.centre_reform_rule
+            if centre_rule is None or not sheet.has_rule(centre_rule):
                 raise RuleError(
                     ILLEGAL_MOVE,
                     f"{unit.name} reforms around its centre; only Light Troops move it",
@@ -168,8 +165,12 @@ def check_unit_move(
                 reform_march = round(shift, 3)
         else:
             result = movement.reform(table, unit.id, files, facing)
-        limit = limit * (2.0 if light else 0.5) if state.system == "t9a" else limit
-    if mode == "march" and action.manoeuvre in ("backward", "sideways", "reform"):
+        limit = ranked.reform_allowance(limit, light)
+    if mode == "march":
+        no_march = ranked.march_refusal(unit.name, sheets_of(state, unit), unit.markers)
+        if no_march is not None:
+            raise RuleError(ILLEGAL_MOVE, no_march[1], rule=no_march[0])
+    if mode == "march" and action.manoeuvre in ranked.march_forbids:
         raise RuleError(
             ILLEGAL_MOVE, f"a March Move allows no {action.manoeuvre} manoeuvre", rule="March Move"
         )
@@ -198,7 +199,11 @@ def check_unit_move(
     return unit, result, info
 
 
-@register_action("move_unit", MoveUnit)
+MOVING = [When(BATTLE, ACTIVE, MOVEMENT_PHASE)]
+"""Every move: the active player, in the system's movement phase."""
+
+
+@register_action("move_unit", MoveUnit, when=MOVING, doing="moving")
 def move_unit(state: GameState, seat: int, action: MoveUnit, dice: DiceStream) -> list[Event]:
     """One manoeuvre of a ranked unit in the Movement phase, checked by the geometry core."""
     unit, result, info = check_unit_move(state, seat, action)
@@ -231,24 +236,73 @@ def move_unit(state: GameState, seat: int, action: MoveUnit, dice: DiceStream) -
     ]
 
 
-class MoveModels(ActionModel):
-    type: Literal["move_models"]
+class Advance(ActionModel):
+    type: Literal["advance"]
     unit: str
-    positions: list[tuple[Finite, Finite]] = Field(min_length=1, max_length=200)
-    advance: bool = False
 
 
-@register_action("move_models", MoveModels, systems=["wh40k10"])
-def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStream) -> list[Event]:
-    """40k: move each model up to its Move (plus the Advance roll), ending in coherency and
-    out of Engagement Range of enemies."""
-    require_phase(state, seat, MOVE_PHASE[state.system], "moving")
+@register_action("advance", Advance, systems=has_model_moves, when=MOVING, doing="moving")
+def advance(state: GameState, seat: int, action: Advance, dice: DiceStream) -> list[Event]:
+    """40k: declare that a unit Advances this Movement phase. The D6 is rolled and committed
+    here (`advance_rolled`), before the unit moves: its `move_models` is then judged against
+    Move + that die. A roll is an event; a refused action never rolls, so no die is seen before
+    it counts (issue 12)."""
     unit = _unit(state, action.unit, seat)
     if unit.status != "on_table":
         raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
-    if phase_moves(state).get(unit.id):
+    done = phase_moves(state).get(unit.id)
+    if done:
+        what = "has already rolled to Advance" if "advanced" in done else "has already moved"
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} {what} this phase", rule="One Move per Phase"
+        )
+    move = allowance(state, unit, "advance")
+    roll = dice.roll("D6")
+    die = roll.total or 0
+    return [
+        Event(
+            "advance_rolled",
+            {
+                "unit": unit.id,
+                "roll": roll.to_payload(),
+                "move": move,
+                "allowance": move + die,
+                "text": f"{unit.name} Advance: Move {move:g} in + {die} = {move + die:g} in",
+            },
+            actor=seat,
+        )
+    ]
+
+
+class MoveModels(ActionModel):
+    type: Literal["move_models"]
+    unit: str
+    positions: list[tuple[Coord, Coord]] = Field(min_length=1, max_length=200)
+    # True: this move is the unit's Advance, which must already be rolled (`advance`).
+    advance: bool = False
+
+
+@register_action(
+    "move_models", MoveModels, systems=has_model_moves, when=MOVING, doing="moving"
+)
+def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStream) -> list[Event]:
+    """40k: move each model up to its Move (or, after an `advance`, Move + the committed
+    Advance roll), ending in coherency and out of Engagement Range of enemies. Rolls nothing."""
+    unit = _unit(state, action.unit, seat)
+    if unit.status != "on_table":
+        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
+    done = phase_moves(state).get(unit.id, {})
+    advanced = "advanced" in done
+    if done and (not advanced or "used" in done):
         raise RuleError(
             ILLEGAL_MOVE, f"{unit.name} has already moved this phase", rule="One Move per Phase"
+        )
+    if action.advance and not advanced:
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{unit.name} has not rolled to Advance: send an `advance` action first, then move "
+            "against Move + the die it rolls",
+            rule="Advance",
         )
     if len(action.positions) != len(unit.positions):
         raise RuleError(
@@ -258,18 +312,7 @@ def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStrea
         )
     sheet = datasheet_of(state, unit)
     base = _base(sheet)
-    limit = allowance(state, unit, "advance")
-    events: list[Event] = []
-    if action.advance:
-        roll = dice.roll("D6")
-        limit += roll.total or 0
-        events.append(
-            Event(
-                "dice_rolled",
-                {"reason": f"Advance: {unit.name}", "roll": roll.to_payload()},
-                actor=seat,
-            )
-        )
+    limit = float(done["allowance"]) if advanced else allowance(state, unit, "advance")
     result = movement.move_models(
         table_of(state),
         unit.id,
@@ -288,7 +331,7 @@ def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStrea
     moved = dataclasses.replace(
         unit, positions=tuple((round(x, 4), round(y, 4)) for x, y in action.positions)
     )
-    events.append(
+    return [
         Event(
             "unit_moved",
             {
@@ -298,12 +341,22 @@ def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStrea
                 "swept": geo.to_geojson(result.swept),
                 "used": round(result.distance, 4),
                 "allowance": limit,
-                "mode": "advance" if action.advance else "normal",
+                "mode": "advance" if advanced else "normal",
             },
             actor=seat,
         )
-    )
-    return events
+    ]
+
+
+@register_folder("advance_rolled")
+def _fold_advance_rolled(state: GameState, event: Event) -> GameState:
+    """The unit has Advanced this phase: its move is judged against `allowance`; it counts
+    as having moved (no second move, no charge this phase)."""
+    p = event.payload
+    record = {"advanced": p["allowance"] - p["move"], "allowance": p["allowance"],
+              "mode": "advance"}
+    state = record_turn_move(state, p["unit"], moved=True, advanced=True)
+    return _set(state, phase_moves={**phase_moves(state), p["unit"]: record})
 
 
 @register_folder("unit_moved")
@@ -317,6 +370,9 @@ def _fold_unit_moved(state: GameState, event: Event) -> GameState:
     }
     if p.get("counts_as_march"):
         record["counts_as_march"] = True
+    before = phase_moves(state).get(unit.id, {})
+    if "advanced" in before:  # 40k: the Advance roll stays part of this phase's move
+        record = {**before, **record}
     state = _with_unit(state, unit)
     state = record_turn_move(
         state,

@@ -6,6 +6,7 @@ while dragging is exactly what the server will decide on release.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import shapely
@@ -14,17 +15,16 @@ from server import geometry as geo
 from server.dice import DiceStream
 from server.geometry.los import line_of_sight as geo_line_of_sight
 from server.geometry.measure import distance, distance_to_point
-from server.rules.core import BAD_REQUEST, NOT_FOUND, GameState, RuleError, decide
-from server.rules.units import footprint_of, table_of, units_of
-
-NO_SWEEP_ACTIONS = {"declare_charge", "charge_reaction", "propose", "accept_proposal"}
-ROLLING_ACTIONS = {"charge_reaction"}
-"""Actions whose distances come from dice: a preview reports none (its dice are throwaway)."""
+from server.rules.core import ACTIONS, BAD_REQUEST, NOT_FOUND, GameState, RuleError, decide
+from server.rules.systems import find_system
+from server.rules.units import check_in_reach, footprint_of, table_of, units_of
 
 
 def preview(state: GameState, seat: int | None, action: Any, dice: DiceStream) -> dict[str, Any]:
     """Would `seat`'s action be legal now? `dice` must be a throwaway stream (never the game's),
-    and no roll is reported, so a preview tells nothing about the dice to come."""
+    and no roll is reported, so a preview tells nothing about the dice to come: an action
+    declared `rolls_distance` reports no distance, one declared not to `sweep` no swept region
+    (`core.ActionSpec`)."""
     try:
         events = decide(state, seat, action, dice)
     except RuleError as exc:
@@ -41,13 +41,13 @@ def preview(state: GameState, seat: int | None, action: Any, dice: DiceStream) -
         }
     first = next((e.payload for e in events if "swept" in e.payload or "distance" in e.payload),
                  {})
-    kind = action.get("type") if isinstance(action, dict) else None
+    spec = ACTIONS[action["type"]]  # decide has parsed it: a registered action
     return {
         "legal": True,
         "rule": None,
         "obstacle": None,
-        "distance": None if kind in ROLLING_ACTIONS else first.get("distance"),
-        "swept": None if kind in NO_SWEEP_ACTIONS else first.get("swept"),
+        "distance": None if spec.rolls_distance else first.get("distance"),
+        "swept": first.get("swept") if spec.sweeps else None,
         "used": first.get("used"),
         "allowance": first.get("allowance"),
         # Light Troops (t9a): a Reform whose centre moves further than Mobility counts as a March.
@@ -55,13 +55,29 @@ def preview(state: GameState, seat: int | None, action: Any, dice: DiceStream) -
     }
 
 
-def _thing(state: GameState, ref: Any) -> tuple[Any, str]:
+def _number(value: Any) -> float:
+    """A JSON number as a float (not a string, not a bool), else ValueError."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("not a number")
+    return float(value)
+
+
+def _point(state: GameState, ref: Any, field: str) -> tuple[float, float]:
+    """A point {"x","y"} within this game's table plus the margin, or `bad_request`."""
+    try:
+        x, y = _number(ref["x"]), _number(ref["y"])
+    except (KeyError, TypeError, ValueError, OverflowError):
+        raise RuleError(
+            BAD_REQUEST, f'{field}: a point is {{"x": number, "y": number}}', field=field
+        ) from None
+    check_in_reach(state, x, y, field)
+    return x, y
+
+
+def _thing(state: GameState, ref: Any, field: str = "point") -> tuple[Any, str]:
     """A unit's or token's outline, or a point, from an id or {"x","y"}."""
     if isinstance(ref, dict):
-        try:
-            return shapely.Point(float(ref["x"]), float(ref["y"])), "point"
-        except (KeyError, TypeError, ValueError):
-            raise RuleError(BAD_REQUEST, "a point is {\"x\": number, \"y\": number}") from None
+        return shapely.Point(*_point(state, ref, field)), "point"
     if isinstance(ref, str):
         unit = units_of(state).get(ref)
         if unit is not None:
@@ -81,8 +97,8 @@ def _thing(state: GameState, ref: Any) -> tuple[Any, str]:
 
 def measure(state: GameState, from_ref: Any, to_ref: Any) -> dict[str, Any]:
     """Closest-point distance between two things on the table (units by their boundaries)."""
-    a, _ = _thing(state, from_ref)
-    b, kind_b = _thing(state, to_ref)
+    a, _ = _thing(state, from_ref, "from")
+    b, kind_b = _thing(state, to_ref, "to")
     result = distance_to_point(a, (b.x, b.y)) if kind_b == "point" else distance(a, b)
     out = result.to_dict()
     out["distance"] = round(out["distance"], 4)
@@ -107,27 +123,37 @@ def line_of_sight(state: GameState, viewer: Any, target: Any) -> dict[str, Any]:
 def ambush_options(
     state: GameState, unit_id: Any, point: Any, placement: Any = None
 ) -> dict[str, Any]:
-    """t9a Ambush: the 6 in zone around an edge point, the verdict on a requested placement,
-    and the valid placement nearest to it (the client snaps to it), or none."""
+    """Ambush (t9a): the arrival zone around an edge point, the verdict on a requested
+    placement, and the valid placement nearest to it (the client snaps to it), or none."""
     from server.geometry.frame import Placement
-    from server.rules.t9a.ambush import ambush_options as options
 
-    if state.system != "t9a":
-        raise RuleError(BAD_REQUEST, "ambush arrival points are a The 9th Age rule")
+    system = find_system(state.system)
+    if system.variant.edge_arrival_rule is None:
+        raise RuleError(BAD_REQUEST, f"ambush arrival points are not a {system.name} rule")
     if not isinstance(unit_id, str) or unit_id not in units_of(state):
         raise RuleError(NOT_FOUND, f"no unit {unit_id!r}", id=unit_id)
-    p, _ = _thing(state, point if isinstance(point, dict) else None)
+    if not isinstance(point, dict):
+        raise RuleError(BAD_REQUEST, 'point: a point is {"x": number, "y": number}', field="point")
+    p = _point(state, point, "point")
     wanted = None
     if placement is not None:
         try:
-            wanted = Placement(
-                float(placement["x"]), float(placement["y"]), float(placement.get("facing", 0))
-            )
-        except (KeyError, TypeError, ValueError, AttributeError):
+            x, y = _point(state, placement, "placement")
+            facing = _number(placement.get("facing", 0)) % 360.0
+        except (TypeError, ValueError, AttributeError, OverflowError):
             raise RuleError(
-                BAD_REQUEST, 'a placement is {"x": number, "y": number, "facing": number}'
+                BAD_REQUEST,
+                'a placement is {"x": number, "y": number, "facing": number}',
+                field="placement",
             ) from None
-    return options(state, unit_id, (p.x, p.y), wanted)
+        if not math.isfinite(facing):
+            raise RuleError(BAD_REQUEST, "placement: facing must be a finite number",
+                            field="placement.facing")
+        wanted = Placement(x, y, facing)
+    answer = system.variant.ambush_options(state, unit_id, p, wanted)
+    if answer is None:
+        raise RuleError(BAD_REQUEST, f"ambush arrival points are not a {system.name} rule")
+    return answer
 
 
 __all__ = ["ambush_options", "geo", "line_of_sight", "measure", "preview"]

@@ -14,29 +14,28 @@ from server.dice import DiceStream
 from server.geometry import movement
 from server.geometry.kinds import Height, TerrainKind
 from server.geometry.table import Battlefield as GeoBattlefield
-from server.geometry.table import Terrain
-from server.rules.battle import (
-    DEPLOYMENT,
-    SETUP,
-    battle_started_event,
-    other,
-    require_stage,
-)
+from server.geometry.table import Terrain, outline_problem
+from server.rules.battle import battle_started_event, other
 from server.rules.core import (
+    ACTIVE,
     BAD_REQUEST,
+    DEPLOYMENT,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
+    SETUP,
     ActionModel,
     Event,
     GameState,
     RuleError,
+    When,
     register_action,
     register_folder,
 )
+from server.rules.table import check_limit
 from server.rules.units import (
     DEPLOYMENT_DEPTH_IN,
-    RESERVE_RULES,
-    Finite,
+    Coord,
+    Facing,
     JoinedCharacter,
     Unit,
     _illegal,
@@ -48,6 +47,7 @@ from server.rules.units import (
     footprint_of,
     grid_positions,
     is_ranked,
+    reserve_rules,
     table_of,
     terrain_of,
     unit_from_json,
@@ -56,34 +56,45 @@ from server.rules.units import (
 
 # --- setup: terrain and armies -------------------------------------------------------------------
 
+MAX_TERRAIN_PIECES = 64
+"""Terrain features a table may hold. A T9A or WFB table has 6 to 10, a 40k table 12 to 20;
+at up to 64 points each, 64 pieces keep the terrain under ~100 KB of every `welcome`."""
+MAX_TERRAIN_POINTS = 64
+"""Points in one terrain outline (a hill drawn point by point needs a dozen or two)."""
+
 
 class PlaceTerrain(ActionModel):
     type: Literal["place_terrain"]
     kind: TerrainKind
-    points: list[tuple[Finite, Finite]] = Field(min_length=3, max_length=64)
+    points: list[tuple[Coord, Coord]] = Field(min_length=3, max_length=MAX_TERRAIN_POINTS)
     height: Literal["flat", "standard", "large", "gigantic", "infinite"] = "infinite"
     label: str = Field(default="", max_length=80)
 
 
-@register_action("place_terrain", PlaceTerrain)
+SETTING_UP = [When(SETUP)]
+"""Terrain and armies: either player, before deployment."""
+DEPLOYING = [When(DEPLOYMENT, ACTIVE)]
+"""Setting a unit down (or keeping it off the table): the player who deploys now."""
+
+
+@register_action("place_terrain", PlaceTerrain, when=SETTING_UP, doing="placing terrain")
 def place_terrain(
     state: GameState, seat: int, action: PlaceTerrain, dice: DiceStream
 ) -> list[Event]:
     """Either player places a terrain feature before the armies are set down: it must lie on
     the table and not overlap another feature."""
-    require_stage(state, SETUP)
+    check_limit(
+        len(terrain_of(state)),
+        MAX_TERRAIN_PIECES,
+        f"a table holds at most {MAX_TERRAIN_PIECES} terrain pieces",
+        "terrain",
+    )
+    problem = outline_problem(action.points)
+    if problem is not None:
+        raise RuleError(BAD_REQUEST, f"terrain outline: {problem}", field="points")
     terrain_id = state.new_id("ter")
-    try:
-        piece = Terrain(
-            terrain_id, tuple(action.points), action.kind, Height[action.height.upper()]
-        )
-        polygon = piece.polygon
-    except ValueError as exc:
-        raise RuleError(BAD_REQUEST, f"terrain outline: {exc}", field="points") from None
-    if not polygon.is_valid or polygon.area <= 0:
-        raise RuleError(
-            BAD_REQUEST, "terrain outline must be a simple polygon with an area", field="points"
-        )
+    piece = Terrain(terrain_id, tuple(action.points), action.kind, Height[action.height.upper()])
+    polygon = piece.polygon
     if not GeoBattlefield(state.battlefield.width, state.battlefield.depth).contains_bounds(
         polygon.bounds
     ):
@@ -189,10 +200,11 @@ class UsePreset(ActionModel):
     preset: Literal["open-field", "village", "ruins"]
 
 
-@register_action("use_preset_table", UsePreset)
+@register_action(
+    "use_preset_table", UsePreset, when=SETTING_UP, doing="laying out a preset table"
+)
 def use_preset(state: GameState, seat: int, action: UsePreset, dice: DiceStream) -> list[Event]:
     """Lay out one of the preset tables (scaled to this battlefield)."""
-    require_stage(state, SETUP)
     if terrain_of(state):
         raise RuleError(ILLEGAL_MOVE, "the table already has terrain", rule="Preset Table")
     sx, sy = state.battlefield.width / 72.0, state.battlefield.depth / 48.0
@@ -221,6 +233,7 @@ class ArmyUnit(BaseModel):
     files: int | None = Field(default=None, ge=1, le=50)
     joined_characters: list[str] = Field(default_factory=list, max_length=6)
     standard: bool = False
+    battle_standard: bool = False
 
 
 class SubmitArmy(ActionModel):
@@ -228,11 +241,10 @@ class SubmitArmy(ActionModel):
     units: list[ArmyUnit] = Field(min_length=1, max_length=40)
 
 
-@register_action("submit_army", SubmitArmy)
+@register_action("submit_army", SubmitArmy, when=SETTING_UP, doing="submitting an army")
 def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStream) -> list[Event]:
     """A player's army list, validated against the datasheets; when both are in, deployment
     begins with player 1."""
-    require_stage(state, SETUP)
     if seat in state.extra.get("armies", ()):
         raise RuleError(OUT_OF_PHASE, "you have already submitted your army")
     entries = [u.model_dump(exclude_none=True) for u in action.units]
@@ -256,7 +268,9 @@ def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStrea
         )
         name = sheet.name + "".join(f" + {c.name}" for c in characters)
         unit = Unit(f"u{state.next_id + i}", seat, sheet.id, name, entry.models, files)
-        markers = ("standard",) if entry.standard else ()
+        markers = (("standard",) if entry.standard else ()) + (
+            ("battle_standard",) if entry.battle_standard else ()
+        )
         units.append(dataclasses.replace(unit, characters=characters, markers=markers).to_json())
     events = [Event("army_submitted", {"seat": seat, "units": units}, actor=seat)]
     if other(seat) in state.extra.get("armies", ()):
@@ -298,24 +312,20 @@ def _after_deploying(state: GameState, seat: int, unit_id: str) -> list[Event]:
     return [battle_started_event(state)]
 
 
-def _require_deploying(state: GameState, seat: int, unit: Unit) -> None:
-    require_stage(state, DEPLOYMENT)
-    if state.extra.get("deploying") != seat:
-        raise RuleError(
-            OUT_OF_PHASE,
-            f"player {state.extra.get('deploying')} deploys now",
-            deploying=state.extra.get("deploying"),
-        )
+def _undeployed(state: GameState, seat: int, unit_id: str) -> Unit:
+    """`seat`'s unit `unit_id`, not yet deployed (else out_of_phase)."""
+    unit = _unit(state, unit_id, seat)
     if unit.status != "undeployed":
         raise RuleError(OUT_OF_PHASE, f"{unit.name} is already {unit.status}")
+    return unit
 
 
 class DeployUnit(ActionModel):
     type: Literal["deploy_unit"]
     unit: str
-    x: Finite
-    y: Finite
-    facing: Finite | None = None
+    x: Coord
+    y: Coord
+    facing: Facing | None = None
     files: int | None = Field(default=None, ge=1, le=50)
 
 
@@ -339,12 +349,11 @@ def deployed_unit(
     )
 
 
-@register_action("deploy_unit", DeployUnit)
+@register_action("deploy_unit", DeployUnit, when=DEPLOYING, doing="deploying")
 def deploy_unit(state: GameState, seat: int, action: DeployUnit, dice: DiceStream) -> list[Event]:
     """Set a unit down wholly inside your deployment zone, keeping the unit spacing. Ranked
     units are placed by the centre of their front edge; 40k units around the point."""
-    unit = _unit(state, action.unit, seat)
-    _require_deploying(state, seat, unit)
+    unit = _undeployed(state, seat, action.unit)
     placed = deployed_unit(state, seat, unit, action.x, action.y, action.facing, action.files)
     fp = footprint_of(state, placed)
     assert fp is not None
@@ -372,21 +381,22 @@ class DeclareReserve(ActionModel):
     mode: Literal["ambush", "reserve"] = "ambush"
 
 
-@register_action("declare_reserve", DeclareReserve)
+@register_action(
+    "declare_reserve", DeclareReserve, when=DEPLOYING, doing="keeping a unit in reserve"
+)
 def declare_reserve(
     state: GameState, seat: int, action: DeclareReserve, dice: DiceStream
 ) -> list[Event]:
     """Keep a unit off the table (Ambush, Ambushers, Entombed); its arrival follows its rule."""
-    unit = _unit(state, action.unit, seat)
-    _require_deploying(state, seat, unit)
+    unit = _undeployed(state, seat, action.unit)
     sheet = datasheet_of(state, unit)
-    allowed = [r for r in RESERVE_RULES.get(state.system, ()) if sheet.has_rule(r)]
+    allowed = [r for r in reserve_rules(state.system) if sheet.has_rule(r)]
     if not allowed:
         raise RuleError(
             ILLEGAL_MOVE,
             f"{unit.name} has no rule that lets it stay off the table",
             rule="Deployment",
-            needs=list(RESERVE_RULES.get(state.system, ())),
+            needs=list(reserve_rules(state.system)),
         )
     placed = dataclasses.replace(unit, status=action.mode)
     return [

@@ -1,15 +1,23 @@
 """The game systems Warfield knows, found by id (like python-chess's `find_variant`).
 
-Each system lives in its own package (`server.rules.t9a`, `whfb8`, `wh40k10`) and registers one
-`GameSystem` here: its battlefield, turn structure, phases and the dice tables of its attacks.
+Each system lives in its own package (`server.rules.<id>`) and registers one `GameSystem` here:
+its battlefield, turn structure, phases, the dice tables of its attacks, and every choice in
+which it differs from the others. The shared modules (`charge`, `moves`, `flee`, `units`,
+`setup`, ...) never ask which system they are in: they ask the system (python-chess's `Board`
+asks its variant subclass). A system overrides a method by subclassing `Variant` (and
+`RankedRules`) in its own package; see docs/systems.md for the recipe.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
 
-from server.rules.core import Battlefield
+from server.data import Datasheet
+from server.geometry.frame import Placement
+from server.rules.core import Battlefield, GameState, Phases
 
 if TYPE_CHECKING:
     from server.rules.rankandflank.system import RankAndFlankRules
@@ -30,6 +38,148 @@ class AttackTables(Protocol):
     def save(self, armour: int, penetration: int) -> int | None: ...
 
 
+# --- issue 13 item 1, one place per difference (the variants helper's block) -------------------
+
+REACTION_NAMES = {"hold": "Hold", "flee": "Flee!", "stand_and_shoot": "Stand and Shoot"}
+"""Every Charge Reaction the engine knows, in the order they are offered."""
+
+
+def _swiftstride(sheets: Sequence[Datasheet]) -> tuple[str, str | None]:
+    """2D6; a unit entirely with Swiftstride rolls Maximised (t9a seed 000; whfb8 3D6 keep the
+    highest two, FACTS.md: the same dice expression)."""
+    if sheets and all(s.has_rule("Swiftstride") for s in sheets):
+        return "2D6 maximised x1", "Swiftstride"
+    return "2D6", None
+
+
+@dataclass(frozen=True)
+class RankedRules(ABC):
+    """How a system's units move as ranked blocks, and how they flee, pursue, rally and react
+    to a charge (t9a, whfb8). A system whose units move model by model has none.
+
+    `sheets` below are the datasheets of every model kind in the unit (its own first, then its
+    joined characters'); `markers` the unit's markers.
+    """
+
+    skirmish_gap_in: float
+    """The gap between the bases of a skirmishing unit, in inches."""
+    reactions: tuple[str, ...] = ("hold", "flee", "stand_and_shoot")
+    """The Charge Reactions offered (keys of `REACTION_NAMES`)."""
+    shaken_after_rally: bool = False
+    """A unit that passes its Rally Test is Shaken until the end of that Player Turn (t9a)."""
+    feigned_flight_rule: str | None = None
+    """A unit entirely with this rule that flees as a Charge Reaction rallies automatically in
+    its next turn (whfb8: Skirmishers, seed 002 Feigned Flight)."""
+    centre_reform_rule: str | None = None
+    """Units with this rule may Reform around a new centre (t9a Light Troops, seed 000)."""
+    march_forbids: tuple[str, ...] = ("backward", "sideways", "reform")
+    """The manoeuvres a March Move does not allow (only forward moves, wheels and pivots)."""
+
+    @abstractmethod
+    def discipline(self, sheet: Datasheet) -> int:
+        """The value a Rally Test (2D6, equal or under) is taken against for one model kind."""
+
+    def flee_roll(self, sheets: Sequence[Datasheet]) -> tuple[str, str | None]:
+        """The Flee Distance dice and the rule that changed them."""
+        return _swiftstride(sheets)
+
+    def pursue_roll(self, sheets: Sequence[Datasheet]) -> tuple[str, str | None]:
+        """The Pursue Distance dice and the rule that changed them."""
+        return _swiftstride(sheets)
+
+    def flee_refusal(
+        self, name: str, sheets: Sequence[Datasheet], markers: Sequence[str]
+    ) -> tuple[str, str] | None:
+        """(rule, why) when the unit called `name` may not choose Flee! as a Charge
+        Reaction, else None."""
+        return None
+
+    def march_refusal(
+        self, name: str, sheets: Sequence[Datasheet], markers: Sequence[str]
+    ) -> tuple[str, str] | None:
+        """(rule, why) when the unit called `name` (its models' `sheets`) may not make a March
+        Move at all, else None (whfb8: Undead without My Will Be Done or Sworn Bodyguard)."""
+        return None
+
+    def manoeuvre_cost(self, manoeuvre: str, light: bool) -> float:
+        """How many inches of the allowance one inch of `manoeuvre` costs: backward and
+        sideways moves double (Light Troops: not)."""
+        return 1.0 if light or manoeuvre not in ("backward", "sideways") else 2.0
+
+    def reform_allowance(self, allowance: float, light: bool) -> float:
+        """How far the models of a Reform may move, from the unit's move allowance."""
+        return allowance
+
+
+@dataclass(frozen=True)
+class Variant(ABC):
+    """A system's own choices (subclass it in the system's package to override a method)."""
+
+    ranked: RankedRules | None
+    """None: the units move model by model (`move_models`, `advance`), not as ranked blocks."""
+    reserve_rules: tuple[str, ...] = ()
+    """The special rules that let a unit be kept off the table at deployment."""
+    charge_declare_range_in: float | None = None
+    """None: a charge is declared against an enemy in the front arc and line of sight;
+    otherwise against one within this many inches."""
+    edge_arrival_rule: str | None = None
+    """The rule under which a unit kept off the table arrives at a table-edge point its player
+    chooses (t9a Ambush); the system then answers `ambush_options`. How the other reserves
+    arrive is the system's own phase hooks' business."""
+
+    @abstractmethod
+    def allowance(self, sheet: Datasheet, mode: str) -> float:
+        """How far a unit moves in `mode` ("advance" or "march"), from its profile."""
+
+    @abstractmethod
+    def charge_roll(self, sheet: Datasheet) -> tuple[str, int]:
+        """The dice of a charge range and what is added to them."""
+
+    def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
+        """(rule, why) when the unit may not declare a charge now for a rule of the system's
+        own (whfb8: a Vanguard move before a first turn its side takes); None: it may."""
+        return None
+
+    def ambush_options(
+        self,
+        state: GameState,
+        unit_id: str,
+        point: tuple[float, float],
+        requested: Placement | None,
+    ) -> dict[str, Any] | None:
+        """The client's ambush tool (systems with an `edge_arrival_rule`): the arrival zone
+        around a table-edge point, the verdict on a requested placement and the nearest valid
+        one; None when the system's units do not arrive at a chosen edge point."""
+        return None
+
+
+def variant_of(system_id: str) -> Variant:
+    """The per-system choices of the system called `system_id`."""
+    return find_system(system_id).variant
+
+
+def has_model_moves(system_id: str) -> bool:
+    """For `register_action(systems=...)`: actions of systems moving units model by model."""
+    return find_system(system_id).variant.ranked is None
+
+
+def has_charge_reactions(system_id: str) -> bool:
+    """For `register_action(systems=...)`: systems where the charged unit reacts."""
+    ranked = find_system(system_id).variant.ranked
+    return ranked is not None and bool(ranked.reactions)
+
+
+MOVEMENT_PHASE = Phases(
+    "the movement phase", lambda system_id: (find_system(system_id).movement_phase,)
+)
+"""For `register_action(when=...)`: the phase in which the system's units move."""
+CHARGE_PHASES = Phases("a charge phase", lambda system_id: find_system(system_id).charge_phases)
+"""For `register_action(when=...)`: the phases in which the system's charges are declared."""
+
+
+# --- end of the variants block -----------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class GameSystem:
     """What every game system declares about itself."""
@@ -46,6 +196,8 @@ class GameSystem:
     rank_and_flank: RankAndFlankRules | None = None
     """The tables and named rules of the shared rank-and-flank battle (shooting, melee, combat
     score, Break and Panic Tests: server/rules/rankandflank/); None: the system fights otherwise."""
+    # issue 13 item 1 (variants helper): every other per-system choice, see `Variant`.
+    variant: Variant = field(kw_only=True)
 
 
 SYSTEMS: dict[str, GameSystem] = {}
@@ -56,6 +208,9 @@ def register_system(system: GameSystem) -> GameSystem:
         raise ValueError(f"game system {system.id!r} registered twice")
     if not set(system.charge_phases) <= set(system.phases):
         raise ValueError(f"{system.id}: charge phases must be phases of the turn")
+    ranked = system.variant.ranked
+    if ranked is not None and not set(ranked.reactions) <= set(REACTION_NAMES):
+        raise ValueError(f"{system.id}: unknown charge reactions {ranked.reactions}")
     SYSTEMS[system.id] = system
     return system
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
 from server.dice import DiceError, DiceStream
 from server.rules.core import (
+    ANY_TIME,
     BAD_REQUEST,
     FORBIDDEN,
     ILLEGAL_MOVE,
@@ -27,11 +28,20 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.units import Coord, Facing, Finite
 
-Finite = Annotated[float, Field(allow_inf_nan=False)]
 MAX_TOKEN_SIZE_IN = 48.0
-MAX_NOTE_CHARS = 2000
 MAX_LABEL_CHARS = 80
+MAX_TOKENS = 400
+"""Tokens a game may hold at once. A game uses a few dozen (objectives, wound and status
+markers, a tokens-only army of 100-odd models); each token is 120 to 270 bytes of every
+viewer's `welcome` state, so 400 keep it near 50 KB (110 KB with 80-character labels) where
+3,000 made 590 KB."""
+MAX_NOTES = 500
+"""Notes a game may hold: one every few minutes of a long game is under 100. Notes are events,
+replayed to every client that resumes from the start, so they cannot grow without end."""
+MAX_NOTE_CHARS = 500
+"""A note is a line or two in the log ("Knights advance, Wizard dispelled"), not a document."""
 
 
 def genesis(
@@ -106,19 +116,31 @@ def _own_token(state: GameState, seat: int, token_id: str) -> Token:
     return token
 
 
+def check_limit(count: int, limit: int, message: str, field: str) -> None:
+    """Refuse (`bad_request`, naming the limit) what would take a game past one of its limits."""
+    if count >= limit:
+        raise RuleError(BAD_REQUEST, message, field=field, limit=limit)
+
+
 class PlaceToken(ActionModel):
     type: Literal["place_token"]
     label: str = Field(default="", max_length=MAX_LABEL_CHARS)
-    x: Finite
-    y: Finite
-    facing: Finite = 0.0
+    x: Coord
+    y: Coord
+    facing: Facing = 0.0
     width: Finite = Field(default=1.0, gt=0, le=MAX_TOKEN_SIZE_IN)
     depth: Finite = Field(default=1.0, gt=0, le=MAX_TOKEN_SIZE_IN)
 
 
-@register_action("place_token", PlaceToken)
+@register_action("place_token", PlaceToken, when=ANY_TIME, doing="placing a token")
 def place_token(state: GameState, seat: int, action: PlaceToken, dice: DiceStream) -> list[Event]:
     """Put a token on the table; its centre must lie on the battlefield."""
+    check_limit(
+        len(state.tokens),
+        MAX_TOKENS,
+        f"a game holds at most {MAX_TOKENS} tokens; remove one to place another",
+        "tokens",
+    )
     _check_on_table(state, action.x, action.y)
     token = Token(
         id=state.new_id("t"),
@@ -144,12 +166,12 @@ def _fold_token_placed(state: GameState, event: Event) -> GameState:
 class MoveToken(ActionModel):
     type: Literal["move_token"]
     id: str = Field(min_length=1, max_length=64)
-    x: Finite
-    y: Finite
-    facing: Finite | None = None
+    x: Coord
+    y: Coord
+    facing: Facing | None = None
 
 
-@register_action("move_token", MoveToken)
+@register_action("move_token", MoveToken, when=ANY_TIME, doing="moving a token")
 def move_token(state: GameState, seat: int, action: MoveToken, dice: DiceStream) -> list[Event]:
     """Move one of your own tokens anywhere on the battlefield."""
     token = _own_token(state, seat, action.id)
@@ -185,7 +207,7 @@ class RemoveToken(ActionModel):
     id: str = Field(min_length=1, max_length=64)
 
 
-@register_action("remove_token", RemoveToken)
+@register_action("remove_token", RemoveToken, when=ANY_TIME, doing="removing a token")
 def remove_token(state: GameState, seat: int, action: RemoveToken, dice: DiceStream) -> list[Event]:
     token = _own_token(state, seat, action.id)
     return [Event("token_removed", {"id": token.id, "label": token.label}, actor=seat)]
@@ -212,7 +234,7 @@ class RollDice(ActionModel):
         return value.strip()
 
 
-@register_action("roll_dice", RollDice)
+@register_action("roll_dice", RollDice, when=ANY_TIME, doing="rolling dice")
 def roll_dice(state: GameState, seat: int, action: RollDice, dice: DiceStream) -> list[Event]:
     """Roll dice on the server from the game's seeded stream; everyone sees every face."""
     try:
@@ -228,6 +250,18 @@ class Note(ActionModel):
     text: str = Field(min_length=1, max_length=MAX_NOTE_CHARS)
 
 
-@register_action("note", Note)
+@register_action("note", Note, when=ANY_TIME, doing="writing a note")
 def note(state: GameState, seat: int, action: Note, dice: DiceStream) -> list[Event]:
+    """A line in the game's log for both players (and spectators) to read."""
+    check_limit(
+        int(state.extra.get("notes", 0)), MAX_NOTES, f"a game holds at most {MAX_NOTES} notes",
+        "notes",
+    )
     return [Event("note_added", {"text": action.text}, actor=seat)]
+
+
+@register_folder("note_added")
+def _fold_note_added(state: GameState, event: Event) -> GameState:
+    return dataclasses.replace(
+        state, extra={**state.extra, "notes": int(state.extra.get("notes", 0)) + 1}
+    )

@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Annotated, Any
 
 import shapely
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from server import geometry as geo
 from server.data import Datasheet, load_catalog
@@ -21,7 +21,6 @@ from server.geometry import movement
 from server.geometry.bases import OvalBase, RectBase, RoundBase
 from server.geometry.footprint import Footprint, footprint, models_footprint
 from server.geometry.formation import (
-    SKIRMISH_GAPS_IN,
     Character,
     ModelPlacement,
     RankedFormation,
@@ -38,6 +37,7 @@ from server.rules.battle import (
     stage,
 )
 from server.rules.core import (
+    BAD_REQUEST,
     FORBIDDEN,
     ILLEGAL_MOVE,
     NOT_FOUND,
@@ -46,17 +46,59 @@ from server.rules.core import (
     RuleError,
     register_projector,
 )
+from server.rules.markers import TIGHTENED
+from server.rules.systems import find_system, variant_of
 
-Finite = Annotated[float, Field(allow_inf_nan=False)]
+MAX_BATTLEFIELD_IN = 240.0
+"""The longest table side a game may be created with (`POST /api/games`, `battlefield`)."""
+TABLE_MARGIN_IN = 12.0
+"""How far past the table's edges a point in an action or a question may lie: enough for a
+measure from just off the table or a move the rules then refuse at the Battlefield Edge; a point
+further out is a `bad_request`, not a rules question."""
+MAX_NUMBER = 10_000.0
+"""The largest magnitude of any other number in an action (a distance, an angle): far past any
+table, small enough that no geometry overflows."""
+
+Finite = Annotated[float, Field(allow_inf_nan=False, ge=-MAX_NUMBER, le=MAX_NUMBER)]
+"""A finite number of sane size (NaN, Infinity and 1e300 are refused by the schema)."""
+Coord = Annotated[
+    float,
+    Field(
+        allow_inf_nan=False, ge=-TABLE_MARGIN_IN, le=MAX_BATTLEFIELD_IN + TABLE_MARGIN_IN
+    ),
+]
+"""A table coordinate in inches, within the largest table plus the margin (each game's own
+table is checked by `check_in_reach` or by the rules of the action)."""
+
+
+def _normalise_facing(value: float) -> float:
+    return value % 360.0
+
+
+Facing = Annotated[float, Field(allow_inf_nan=False), AfterValidator(_normalise_facing)]
+"""A facing in degrees, finite, normalised to [0, 360)."""
+
+
+def check_in_reach(state: GameState, x: float, y: float, field: str) -> None:
+    """Refuse (`bad_request`) a point that is not finite or lies more than `TABLE_MARGIN_IN`
+    off this game's table: no question or action means anything there."""
+    bf = state.battlefield
+    m = TABLE_MARGIN_IN
+    if not (
+        math.isfinite(x)
+        and math.isfinite(y)
+        and -m <= x <= bf.width + m
+        and -m <= y <= bf.depth + m
+    ):
+        raise RuleError(
+            BAD_REQUEST,
+            f"{field}: ({x:g}, {y:g}) is more than {m:g} in off the table "
+            f"(0..{bf.width:g} x 0..{bf.depth:g} in)",
+            field=field,
+            limit={"min_x": -m, "max_x": bf.width + m, "min_y": -m, "max_y": bf.depth + m},
+        )
 DEPLOYMENT_DEPTH_IN = 12.0
 """Deployment zones: 12 in deep along each player's own long edge (all three systems here)."""
-RESERVE_RULES = {
-    "t9a": ("Ambush",),
-    "whfb8": ("Ambushers", "Entombed Beneath the Sands"),
-    "wh40k10": ("Deep Strike",),
-}
-MOVE_PHASE = {"t9a": ("Movement",), "whfb8": ("Movement",), "wh40k10": ("Movement",)}
-MAX_40K_CHARGE_DECLARE_IN = 12.0
 
 
 # --- the unit, as state --------------------------------------------------------------------------
@@ -221,7 +263,18 @@ def _height(sheet: Datasheet) -> Height:
 
 
 def is_ranked(system: str) -> bool:
-    return system in ("t9a", "whfb8")
+    """Do the units of `system` move as ranked blocks (else model by model)?"""
+    return variant_of(system).ranked is not None
+
+
+def move_phases(system: str) -> tuple[str, ...]:
+    """The phases in which the units of `system` make their moves."""
+    return (find_system(system).movement_phase,)
+
+
+def reserve_rules(system: str) -> tuple[str, ...]:
+    """The special rules that let a unit of `system` stay off the table at deployment."""
+    return variant_of(system).reserve_rules
 
 
 def skirmishes(system: str, sheet: Datasheet) -> bool:
@@ -235,16 +288,27 @@ def _rect_base(sheet: Datasheet) -> RectBase:
 
 @lru_cache(maxsize=4096)
 def _formation(
-    system: str, datasheet: str, models: int, files: int, characters: tuple[str, ...] = ()
+    system: str,
+    datasheet: str,
+    models: int,
+    files: int,
+    characters: tuple[str, ...] = (),
+    tight: bool = False,
 ) -> RankedFormation:
     """The unit's ranked formation: rank-and-file in `files` files, joined characters in the
-    front rank (mismatched bases take a block of the grid), skirmish gaps when it skirmishes."""
+    front rank (mismatched bases take a block of the grid), skirmish gaps when it skirmishes
+    (none when `tight`: skirmishers drawn into base contact, marker TIGHTENED)."""
     catalog = load_catalog()
     sheet = catalog.get(system, datasheet)
     # The gaps belong to the skirmishing rank-and-file: when the last of them is removed, the
     # joined characters contract into a normal formation around the centre of the first rank
     # (seed 000, Skirmisher). The front-edge centre is kept, and with it the first rank's.
-    gap = SKIRMISH_GAPS_IN.get(system, 0.0) if skirmishes(system, sheet) and models > 0 else 0.0
+    ranked = variant_of(system).ranked
+    gap = (
+        ranked.skirmish_gap_in
+        if ranked is not None and skirmishes(system, sheet) and models > 0 and not tight
+        else 0.0
+    )
     joined = tuple(Character(_rect_base(catalog.get(system, c))) for c in characters)
     return RankedFormation(
         _rect_base(sheet),
@@ -264,8 +328,9 @@ def _ranked_footprint(
     files: int,
     placement: tuple[float, float, float],
     characters: tuple[str, ...] = (),
+    tight: bool = False,
 ) -> Footprint:
-    formation = _formation(system, datasheet, models, files, characters)
+    formation = _formation(system, datasheet, models, files, characters, tight)
     return footprint(formation, Placement(*placement))
 
 
@@ -300,6 +365,7 @@ def footprint_of(state: GameState, unit: Unit) -> Footprint | None:
             unit.files or 1,
             unit.placement,
             tuple(c.datasheet for c in unit.characters),
+            TIGHTENED in unit.markers,
         )
     if unit.positions:
         joined = tuple(c.datasheet for c in unit.characters)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -42,6 +42,10 @@ class DuplicateRef(StoreError):
     """This seat already used this action `ref`."""
 
 
+class GameExists(StoreError):
+    """A game with this id is stored already (an import under an id in use)."""
+
+
 @dataclass(frozen=True)
 class GameRecord:
     id: str
@@ -50,6 +54,9 @@ class GameRecord:
     dice_seed: bytes = field(repr=False)  # the game's secret until it ends: never in a log line
     dice_commitment: str
     created_at: datetime
+    # SHA-256 of the invite secret that claims seat 2; None for a game made before migration
+    # 0002 (or imported without one), whose free seat needs no invite.
+    invite_hash: str | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +85,15 @@ def _now() -> datetime:
 
 
 def _actor_to_db(actor: int | str) -> str:
+    if not isinstance(actor, (int, str)) or isinstance(actor, bool):
+        # (an actor the wire and the log would show differently: null live, "None" stored)
+        raise TypeError(f"an event's actor is a seat or a string, not {actor!r}")
     return str(actor)
 
 
 def _actor_from_db(actor: str) -> int | str:
+    if actor == "None":  # ambush rolls stored before their actor was "system"
+        return "system"
     return int(actor) if actor.isdigit() else actor
 
 
@@ -160,22 +172,49 @@ class EventStore:
     ) -> list[Event]:
         """Create the game, seat 1 and its first events in one transaction."""
         with self._write() as conn:
-            conn.execute(
-                games.insert().values(
-                    id=record.id,
-                    system=record.system,
-                    name=record.name,
-                    dice_seed=record.dice_seed.hex(),
-                    dice_commitment=record.dice_commitment,
-                    created_at=record.created_at,
-                )
-            )
+            self._insert_game(conn, record)
             conn.execute(
                 seats.insert().values(
                     game_id=record.id, seat=1, token_hash=token_hash, created_at=_now()
                 )
             )
             return self._insert_events(conn, record.id, 0, first_events)
+
+    def import_game(
+        self, record: GameRecord, token_hashes: Mapping[int, str], log: Sequence[Event]
+    ) -> list[Event]:
+        """Restore a game whole (`warfield import`): the game with its invite hash, a seat for
+        each token hash and its log from seq 1, in one write transaction. `GameExists` if
+        the id is taken; nothing is stored then."""
+        try:
+            with self._write() as conn:
+                self._insert_game(conn, record)
+                if token_hashes:
+                    now = _now()
+                    conn.execute(seats.insert(), [
+                        {"game_id": record.id, "seat": seat, "token_hash": digest,
+                         "created_at": now}
+                        for seat, digest in sorted(token_hashes.items())
+                    ])
+                return self._insert_events(conn, record.id, 0, log)
+        except IntegrityError as exc:
+            if self.load_game(record.id) is not None:
+                raise GameExists(record.id) from exc
+            raise
+
+    @staticmethod
+    def _insert_game(conn: sa.Connection, record: GameRecord) -> None:
+        conn.execute(
+            games.insert().values(
+                id=record.id,
+                system=record.system,
+                name=record.name,
+                dice_seed=record.dice_seed.hex(),
+                dice_commitment=record.dice_commitment,
+                created_at=record.created_at,
+                invite_hash=record.invite_hash,
+            )
+        )
 
     def claim_seat(
         self, game_id: str, seat: int, token_hash: str, last_seq: int, new_events: Sequence[Event]
@@ -193,6 +232,14 @@ class EventStore:
             if self.seat_hashes(game_id).get(seat) is not None:
                 raise SeatTaken(f"seat {seat} is taken") from exc
             raise ConcurrentAppend(str(exc.orig)) from exc
+
+    def set_invite_hash(self, game_id: str, invite_hash: str) -> bool:
+        """Give a game a new invite (the host's `warfield invite`); False if no such game."""
+        with self._write() as conn:
+            done = conn.execute(
+                games.update().where(games.c.id == game_id).values(invite_hash=invite_hash)
+            )
+        return done.rowcount == 1
 
     def append(
         self,
@@ -266,6 +313,7 @@ class EventStore:
             dice_seed=bytes.fromhex(row.dice_seed),
             dice_commitment=row.dice_commitment,
             created_at=row.created_at,
+            invite_hash=row.invite_hash,
         )
 
     def list_games(self, limit: int = 100) -> list[GameRecord]:
@@ -275,7 +323,13 @@ class EventStore:
             ).all()
         return [
             GameRecord(
-                r.id, r.system, r.name, bytes.fromhex(r.dice_seed), r.dice_commitment, r.created_at
+                r.id,
+                r.system,
+                r.name,
+                bytes.fromhex(r.dice_seed),
+                r.dice_commitment,
+                r.created_at,
+                r.invite_hash,
             )
             for r in rows
         ]

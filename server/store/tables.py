@@ -16,6 +16,9 @@ games = sa.Table(
     sa.Column("dice_seed", sa.String(64), nullable=False),
     sa.Column("dice_commitment", sa.String(64), nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    # SHA-256 of the invite secret that claims seat 2 (migration 0002); NULL for games made
+    # before it, whose seat 2 anyone may claim (see the migration's docstring).
+    sa.Column("invite_hash", sa.String(64), nullable=True),
 )
 
 seats = sa.Table(

@@ -8,11 +8,14 @@
 /** @typedef {import('./store.js').Store} Store */
 /** @typedef {import('./store.js').GameEvent} GameEvent */
 /** @typedef {'connecting'|'online'|'reconnecting'|'closed'} Status */
+/** @typedef {import('./types.js').Ack} Ack */
+/** @typedef {import('./types.js').Verdict} Verdict */
+/** @typedef {import('./types.js').MeasureResult} MeasureResult */
+/** @typedef {import('./types.js').LosResult} LosResult */
 
-/**
- * A refused request: the server's error frame, or a local failure (offline, timeout).
- * @typedef {{code:string, message:string, details?:Object<string, any>}} WireError
- */
+/** A refused request: the server's error frame, or a local failure (offline, timeout). @typedef {import('./types.js').WireError} WireError */
+/** @typedef {import('./types.js').ServerFrame} ServerFrame */
+/** @typedef {import('./types.js').GameState} GameState */
 
 /** Reply types that settle a request, by the request's type. */
 const REPLIES = {
@@ -54,8 +57,8 @@ export function sessionTag(random = Math.random) {
  * @property {string|null} token            seat token, or null for a spectator
  * @property {Store} store
  * @property {(since:number) => Promise<GameEvent[]>} fetchEvents   REST events?since=
- * @property {() => Promise<{seq:number, state:any}>} [fetchState]   REST game state
- * @property {any} [WebSocket]              the WebSocket class (injected in tests)
+ * @property {() => Promise<{seq:number, state:GameState}>} [fetchState]   REST game state
+ * @property {typeof WebSocket} [WebSocket]  the WebSocket class (injected in tests)
  * @property {{setTimeout:Function, clearTimeout:Function}} [timers]
  * @property {() => number} [random]
  * @property {number} [requestTimeoutMs]
@@ -79,14 +82,17 @@ export class Connection {
     this.status = 'closed';
     this.attempt = 0;
     this.counter = 0;
-    /** @type {any} */
+    /** @type {WebSocket|null} */
     this.ws = null;
-    /** @type {any} */
+    /** @type {unknown} */
     this.retryTimer = null;
     this.stopped = true;
     this.welcomed = false;
     this.welcomedThisSocket = false;
-    /** @type {Map<string, {reply:string, resolve:Function, reject:Function, timer:any}>} */
+    /** The server's limits for this socket, from its `welcome` (null before one).
+     * @type {import('./types.js').ClientLimits|null} */
+    this.limits = null;
+    /** @type {Map<string, {reply:string, resolve:(reply:unknown) => void, reject:(err:WireError) => void, timer:unknown}>} */
     this.inflight = new Map();
     /** @type {Promise<void>|null} */
     this.gapFetch = null;
@@ -98,11 +104,11 @@ export class Connection {
     this.statusListeners = new Set();
     /** @type {Set<(err:WireError) => void>} errors not tied to a request */
     this.errorListeners = new Set();
-    /** @type {Set<(msg:any) => void>} transient overlays others share (not events) */
+    /** @type {Set<(msg:ServerFrame) => void>} transient overlays others share (not events) */
     this.overlayListeners = new Set();
   }
 
-  /** @param {(msg:any) => void} fn */
+  /** @param {(msg:ServerFrame) => void} fn */
   onOverlay(fn) {
     this.overlayListeners.add(fn);
     return () => this.overlayListeners.delete(fn);
@@ -152,7 +158,7 @@ export class Connection {
       if (ws !== this.ws) return;
       this.sendRaw({ type: 'hello', token: this.token, since: this.store.seq });
     };
-    ws.onmessage = (/** @type {{data:any}} */ e) => {
+    ws.onmessage = (/** @type {MessageEvent} */ e) => {
       if (ws !== this.ws) return;
       let msg;
       try {
@@ -184,13 +190,14 @@ export class Connection {
     }, delay);
   }
 
-  /** @param {any} msg */
+  /** @param {ServerFrame} msg */
   handle(msg) {
     switch (msg?.type) {
       case 'welcome':
         this.attempt = 0;
         this.welcomedThisSocket = true;
         this.welcomed = true;
+        this.limits = msg.limits ?? null;
         this.store.welcome(msg);
         this.setStatus('online');
         this.afterEvents();
@@ -211,7 +218,7 @@ export class Connection {
           return;
         }
         // Refused at hello (bad token, no such game): retrying the same hello cannot help.
-        if (!this.welcomedThisSocket && FATAL_AT_HELLO.has(msg.code)) this.stopped = true;
+        if (!this.welcomedThisSocket && FATAL_AT_HELLO.has(msg.code || '')) this.stopped = true;
         for (const fn of this.errorListeners) fn(toError(msg));
         if (this.stopped) this.setStatus('closed');
         return;
@@ -261,7 +268,7 @@ export class Connection {
       });
   }
 
-  /** @param {any} obj */
+  /** @param {Record<string, unknown>} obj */
   sendRaw(obj) {
     if (!this.ws || this.ws.readyState !== 1) return false;
     this.ws.send(JSON.stringify(obj));
@@ -269,27 +276,42 @@ export class Connection {
   }
 
   /**
+   * Whether `obj` is over the server's frame limit (`welcome.limits.max_frame_bytes`): such a
+   * frame would be answered `too_large` and the socket closed with 1009, so it is not sent.
+   * @param {Record<string, unknown>} obj
+   */
+  tooLarge(obj) {
+    if (!this.limits) return false;
+    return new TextEncoder().encode(JSON.stringify(obj)).length > this.limits.max_frame_bytes;
+  }
+
+  /**
    * Send a request and wait for its reply by ref.
    * @param {'action'|'preview'|'measure'|'line_of_sight'|'ambush_options'} type
-   * @param {Object<string, any>} body
-   * @returns {Promise<any>}
+   * @param {Record<string, unknown>} body
+   * @returns {Promise<unknown>}
    */
   request(type, body) {
     const ref = `${PREFIX[type]}-${this.tag}-${++this.counter}`;
     if (this.status !== 'online') {
       return Promise.reject({ code: 'offline', message: 'not connected to the game server' });
     }
+    const frame = { type, ref, ...body };
+    if (this.tooLarge(frame)) {
+      const limit = this.limits?.max_frame_bytes ?? 0;
+      return Promise.reject({ code: 'too_large', message: `frames are limited to ${Math.floor(limit / 1024)} KiB`, details: { limit } });
+    }
     return new Promise((resolve, reject) => {
       const timer = this.timers.setTimeout(() => {
         this.settle(ref, null, { code: 'timeout', message: 'the server did not answer' });
       }, this.requestTimeoutMs);
       this.inflight.set(ref, { reply: REPLIES[type], resolve, reject, timer });
-      this.sendRaw({ type, ref, ...body });
+      this.sendRaw(frame);
     });
   }
 
   /**
-   * @param {string} ref @param {any} reply @param {WireError|null} err
+   * @param {string} ref @param {unknown} reply @param {WireError|null} err
    */
   settle(ref, reply, err) {
     const req = this.inflight.get(ref);
@@ -305,20 +327,21 @@ export class Connection {
     for (const ref of [...this.inflight.keys()]) this.settle(ref, null, { code, message });
   }
 
-  /** Perform an action as this seat. @param {Object<string, any>} action */
+  /** Perform an action as this seat. @param {import('./types.js').Action} action @returns {Promise<Ack>} */
   act(action) {
-    /** @type {Object<string, any>} */
+    /** @type {Record<string, unknown>} */
     const body = { action };
     if (this.store.seq !== null) body.expected_seq = this.store.seq;
-    return this.request('action', body).then((ack) => {
+    return this.request('action', body).then((reply) => {
+      const ack = /** @type {Ack} */ (reply);
       this.store.noteAck?.(ack?.seq);
       return ack;
     });
   }
 
-  /** Ask whether an action would be legal, without doing it. @param {Object<string, any>} action */
+  /** Ask whether an action would be legal, without doing it. @param {import('./types.js').Action} action @returns {Promise<Verdict>} */
   preview(action) {
-    return this.request('preview', { action });
+    return /** @type {Promise<Verdict>} */ (this.request('preview', { action }));
   }
 
   /**
@@ -326,14 +349,15 @@ export class Connection {
    * everyone else watching (an `overlay` frame).
    * @param {string|{x:number,y:number}} from @param {string|{x:number,y:number}} to
    * @param {boolean} [share]
+   * @returns {Promise<MeasureResult>}
    */
   measure(from, to, share = false) {
-    return this.request('measure', share ? { from, to, share: true } : { from, to });
+    return /** @type {Promise<MeasureResult>} */ (this.request('measure', share ? { from, to, share: true } : { from, to }));
   }
 
-  /** @param {string} viewer @param {string} target */
+  /** @param {string} viewer @param {string} target @returns {Promise<LosResult>} */
   lineOfSight(viewer, target) {
-    return this.request('line_of_sight', { viewer, target });
+    return /** @type {Promise<LosResult>} */ (this.request('line_of_sight', { viewer, target }));
   }
 
   /**
@@ -341,13 +365,14 @@ export class Connection {
    * placement nearest to it.
    * @param {string} unit @param {{x:number, y:number}} point
    * @param {{x:number, y:number, facing:number}} [placement]
+   * @returns {Promise<import('./types.js').AmbushAnswer>}
    */
   ambushOptions(unit, point, placement) {
-    return this.request('ambush_options', placement ? { unit, point, placement } : { unit, point });
+    return /** @type {Promise<import('./types.js').AmbushAnswer>} */ (this.request('ambush_options', placement ? { unit, point, placement } : { unit, point }));
   }
 }
 
-/** @param {any} msg @returns {WireError} */
+/** @param {ServerFrame} msg @returns {WireError} */
 function toError(msg) {
   return { code: String(msg.code || 'error'), message: String(msg.message || ''), details: msg.details || {} };
 }
@@ -356,14 +381,16 @@ function toError(msg) {
  * Keeps at most one request in flight, at most one every `minIntervalMs`, and skips inputs
  * that were superseded before they could be sent: while dragging, each animation frame offers
  * the ghost's position; the newest offer waits and replaces any older waiting one. (The server
- * allows 20 messages a second per socket, so previews cannot go out at a full 60 frames.)
+ * allows each socket `limits.messages_per_s` messages a second, sent in its `welcome`: 30 by
+ * default, WARFIELD_RATE_LIMIT_PER_S; so previews cannot go out at a full 60 frames.)
  * Answers arrive in order with the input they answer; after `cancel` nothing more is reported.
+ * @template I, R
  */
 export class LatestOnly {
   /**
-   * @param {(input:any) => Promise<any>} ask
-   * @param {(result:any, input:any) => void} onResult
-   * @param {(err:any, input:any) => void} [onError]
+   * @param {(input:I) => Promise<R>} ask
+   * @param {(result:R, input:I) => void} onResult
+   * @param {(err:WireError, input:I) => void} [onError]
    * @param {{minIntervalMs?:number, now?:() => number, timers?:{setTimeout:Function, clearTimeout:Function}}} [opts]
    */
   constructor(ask, onResult, onError, opts = {}) {
@@ -373,16 +400,21 @@ export class LatestOnly {
     this.minIntervalMs = opts.minIntervalMs ?? 0;
     this.now = opts.now || (() => Date.now());
     this.timers = opts.timers || globalThis;
-    /** @type {any} */
+    /** @type {I|undefined} */
     this.waiting = undefined;
     this.busy = false;
     this.generation = 0;
     this.lastSent = -Infinity;
-    /** @type {any} */
+    /** @type {unknown} */
     this.timer = null;
   }
 
-  /** Offer a new input; older unanswered inputs are superseded. @param {any} input */
+  /** Nothing waits to be sent and no answer is out. */
+  get idle() {
+    return !this.busy && this.waiting === undefined && !this.timer;
+  }
+
+  /** Offer a new input; older unanswered inputs are superseded. @param {I} input */
   offer(input) {
     this.waiting = input;
     if (!this.busy && !this.timer) this.pump();

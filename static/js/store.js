@@ -21,12 +21,12 @@ export const HISTORY_LIMIT = 5000;
 
 /**
  * Folders for the event types the client understands. Each mutates the (already copied) state.
- * @type {Object<string, (state:any, payload:any) => void>}
+ * @type {Object<string, (state:import('./types.js').GameState, payload:Record<string, any>) => void>}
  */
 export const FOLDERS = {
   game_created(state, p) {
     for (const key of ['id', 'system', 'name', 'battlefield', 'dice_commitment']) {
-      if (p[key] !== undefined) state[key] = p[key];
+      if (p[key] !== undefined) /** @type {Record<string, unknown>} */ (state)[key] = p[key];
     }
   },
   seat_claimed(state, p) {
@@ -58,7 +58,7 @@ export class Store {
     this.seat = null;
     /** @type {number|null} last seq folded into `state` */
     this.seq = null;
-    /** @type {any} */
+    /** @type {import('./types.js').GameState|null} */
     this.state = null;
     /** @type {GameEvent[]} every event seen, ascending by seq */
     this.history = [];
@@ -91,16 +91,16 @@ export class Store {
 
   /**
    * The server's welcome: authoritative seat, seq and state.
-   * @param {{seat:1|2|null, seq:number, state:any}} msg
+   * @param {{seat?:1|2|null, seq?:number, state?:import('./types.js').GameState}} msg
    */
   welcome(msg) {
     this.seat = msg.seat ?? null;
-    this.replaceState(msg.state, msg.seq, 'welcome');
+    this.replaceState(msg.state ?? null, msg.seq ?? 0, 'welcome');
   }
 
   /**
    * Replace the state with one from the server (welcome or REST), then fold what waits.
-   * @param {any} state @param {number} seq @param {'welcome'|'state'} [kind]
+   * @param {import('./types.js').GameState|null} state @param {number} seq @param {'welcome'|'state'} [kind]
    */
   replaceState(state, seq, kind = 'state') {
     this.state = structuredClone(state);
@@ -116,8 +116,8 @@ export class Store {
   /**
    * Take events from the server (live or fetched). Returns where a gap starts, if any: the
    * caller fetches `events?since=gapAfter` and hands them back here.
-   * @param {GameEvent[]} events
-   * @param {{frame?:boolean, patch?:any}} [opts]  frame: a live `events` frame (one action's
+   * @param {unknown[]} events  as received (anything that is not an event is skipped)
+   * @param {{frame?:boolean, patch?:import('./types.js').StatePatch}} [opts]  frame: a live `events` frame (one action's
    *   batch); patch: its state patch from the server
    * @returns {{applied:GameEvent[], gapAfter:number|null}}
    */
@@ -135,7 +135,7 @@ export class Store {
       }
     }
     const applied = this.drain();
-    if (inStep && this.seq === opts.patch.seq) this.applyPatch(opts.patch);
+    if (inStep && opts.patch && this.seq === opts.patch.seq) this.applyPatch(opts.patch);
     if (applied.length) this.emit({ kind: 'events', events: applied });
     else if (historyOnly) this.emit({ kind: 'history', events: [] });
     return { applied, gapAfter: this.gapAfter() };
@@ -145,17 +145,20 @@ export class Store {
    * The server's patch of this viewer's state for one batch (server/games/views.py): changed
    * top-level keys, and units and tokens one by one. Once applied the state is the server's again, so nothing
    * needs fetching even when the batch held events this store cannot fold itself.
-   * @param {{base:number, seq:number, state:Object<string, any>, items:Object<string, Object<string, any>>, removed:Object<string, string[]>, dropped?:string[]}} patch
+   * @param {import('./types.js').StatePatch} patch
    */
   applyPatch(patch) {
-    const next = { ...this.state, ...(patch.state || {}) };
+    /** @type {Record<string, any>} */
+    const prev = this.state || {};
+    /** @type {Record<string, any>} */
+    const next = { ...prev, ...(patch.state || {}) };
     for (const key of patch.dropped || []) delete next[key];
     for (const [key, tail] of Object.entries(patch.tails || {})) {
-      const list = Array.isArray(this.state?.[key]) ? this.state[key] : [];
+      const list = Array.isArray(prev[key]) ? prev[key] : [];
       next[key] = [...list.slice(tail.drop), ...tail.push];
     }
     for (const [key, changed] of Object.entries(patch.items || {})) {
-      const things = { ...(this.state?.[key] || {}), ...changed };
+      const things = { ...(prev[key] || {}), ...changed };
       for (const id of patch.removed?.[key] || []) delete things[id];
       next[key] = things;
     }
@@ -164,7 +167,7 @@ export class Store {
     this.needsRefresh = false;
   }
 
-  /** @param {GameEvent[]} events */
+  /** @param {unknown[]} events */
   noteFrame(events) {
     const seqs = events.filter(isEvent).map((ev) => ev.seq);
     if (!seqs.length) return;
@@ -185,7 +188,7 @@ export class Store {
     return this.seq;
   }
 
-  /** @param {{players:number[], spectators:number}} p */
+  /** @param {{players?:number[], spectators?:number}} p */
   setPresence(p) {
     this.presence = { players: [...(p.players || [])], spectators: p.spectators ?? 0 };
     this.emit({ kind: 'presence' });
@@ -252,7 +255,8 @@ export class Store {
   }
 }
 
-/** @param {any} ev @returns {ev is GameEvent} */
+/** @param {unknown} ev @returns {ev is GameEvent} */
 function isEvent(ev) {
-  return ev && typeof ev === 'object' && Number.isInteger(ev.seq) && typeof ev.type === 'string';
+  const e = /** @type {Partial<GameEvent>|null} */ (ev);
+  return Boolean(e) && typeof e === 'object' && Number.isInteger(e?.seq) && typeof e?.type === 'string';
 }

@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   snapToEdge, toTable, placeOutline, outlineBox, turnPlacement, ambushVerdict, ambushEntries,
-  spellTally, ambushOverlay, rollWords,
+  spellTally, ambushOverlay, ambushRollWords,
 } from '../js/view/ambush.js';
 import { isLightTroops, centreHandle, lightReform } from '../js/view/light.js';
-import { TOOLS } from '../js/tools.js';
-import { verdictText } from '../js/table.js';
+import { AmbushTool } from '../js/handlers/ambush.js';
+import { verdictText } from '../js/format.js';
 
 const bf = { width: 72, depth: 48 };
 const close = (a, b, eps = 1e-9) => assert.ok(Math.abs(a - b) < eps, `${a} != ${b}`);
@@ -128,7 +128,7 @@ test('each unit in Ambush with its status and this turn\'s roll, from the state 
     [...history, { seq: 50, type: 'ambush_delayed', payload: { unit: 'u5' } }]).find((e) => e.id === 'u5');
   assert.equal(stuck?.status, 'stays in Ambush');
   assert.equal(stuck?.detail, 'no suitable point on the Battlefield Edge this turn');
-  assert.equal(rollWords({ roll: null }), '?');
+  assert.equal(ambushRollWords({ roll: null }), '?');
 });
 
 test('this Magic Phase\'s tally: successes from the state record, attempts from the log', () => {
@@ -164,10 +164,10 @@ test('Light Troops: the centre handle, and a reform with a moved centre', () => 
   assert.equal(lightReform(/** @type {any} */ (frame), [3, 1], [3.01, 1], unit, 0, 'advance').action, null);
 });
 
-test('the ambush tool is one entry of the registry with its hooks; a March is named', () => {
-  const tool = TOOLS.ambush;
-  for (const hook of ['enter', 'exit', 'tap', 'hover', 'dragStart', 'dragMove', 'dragEnd', 'command', 'frame', 'hint']) {
-    assert.equal(typeof /** @type {any} */ (tool)[hook], 'function', hook);
+test('the ambush tool is one handler with its hooks; a March is named', () => {
+  const own = Object.getOwnPropertyNames(AmbushTool.prototype);
+  for (const hook of ['addHooks', 'removeHooks', 'tap', 'hover', 'dragStart', 'dragMove', 'dragEnd', 'dragCancel', 'command', 'frame', 'hint', 'layers']) {
+    assert.ok(own.includes(hook), hook);
   }
   assert.match(verdictText({ legal: true, counts_as_march: true, used: 6, allowance: 10 }), /^Legal, counts as a March · used 6.0 \/ 10.0 in$/);
   assert.match(verdictText({ legal: true, counts_as_march: false, used: 3, allowance: 10 }), /^Legal · used/);

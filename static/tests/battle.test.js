@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describe } from '../js/ui/describe.js';
-import { boundaryOf, translateGeometry, verdictText } from '../js/table.js';
+import { boundaryOf, translateGeometry } from '../js/view/manoeuvre.js';
+import { verdictText } from '../js/format.js';
 import { canAmbush } from '../js/ui/battle.js';
 
 const units = { u1: { name: 'Knights' }, u2: { name: 'Goblins' } };

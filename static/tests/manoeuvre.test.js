@@ -4,8 +4,12 @@ import {
   unitFrame, handlesOf, handleAt, wheelDegrees, pivotDegrees, reformFiles, rotateGeometry,
   reformOutline, modelIndexAt, stagedModels, turnAngle,
 } from '../js/view/manoeuvre.js';
-import { TOOLS, emptyLos } from '../js/tools.js';
-import { overlayAlpha, measureLabel, OVERLAY_MS } from '../js/table.js';
+import { toolHandlers } from '../js/handlers/index.js';
+import { Tool } from '../js/handlers/handler.js';
+import { emptyLos } from '../js/handlers/los.js';
+import { overlayAlpha, OVERLAY_MS } from '../js/handlers/measure.js';
+import { measureLabel } from '../js/format.js';
+import { fakeTable } from './fakes.js';
 
 // A unit 10 in wide, 2 in deep, facing +y, its front edge from (0, 2) to (10, 2).
 const ring = [[0, 0], [10, 0], [10, 2], [0, 2], [0, 0]];
@@ -95,14 +99,16 @@ test('40k: which model is under a point, and the staged ghost moves only it', ()
   assert.deepEqual(g.coordinates[1][0][0], [2.5, 3.5]);
 });
 
-test('tools are one entry each; overlays fade out; distances to 0.1 in', () => {
-  for (const [name, tool] of Object.entries(TOOLS)) {
-    assert.equal(typeof tool.tap, 'function', name);
-    assert.equal(typeof tool.hint({ measure: null, los: null }), 'string', name);
+test('tools are one handler each; overlays fade out; distances to 0.1 in', () => {
+  const table = fakeTable();
+  for (const [name, tool] of Object.entries(toolHandlers(table))) {
+    assert.ok(tool instanceof Tool, name);
+    assert.ok(Object.getOwnPropertyNames(Object.getPrototypeOf(tool)).includes('tap'), `${name} has its own tap`);
+    assert.ok(tool.hint().length > 0, name);
   }
-  const t = /** @type {any} */ ({});
-  TOOLS.los.enter?.(t);
-  assert.deepEqual(t.los, emptyLos());
+  const los = table.tools.los;
+  los.enable();
+  assert.deepEqual(los.los, emptyLos());
   assert.equal(overlayAlpha(0), 1);
   assert.equal(overlayAlpha(OVERLAY_MS), 0);
   assert.ok(overlayAlpha(OVERLAY_MS - 500) > 0 && overlayAlpha(OVERLAY_MS - 500) < 1);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closesOutline, terrainAction, terrainOverlay } from '../js/ui/terrain.js';
+import { closesOutline, terrainAction, terrainOverlay } from '../js/handlers/terrain.js';
 
 const tri = [{ x: 10, y: 10 }, { x: 16, y: 10 }, { x: 13, y: 15 }];
 

@@ -12,7 +12,7 @@ def new_game(client: TestClient, system: str = "t9a", **extra: Any) -> dict[str,
     created = client.post("/api/games", json={"system": system, **extra})
     assert created.status_code == 201, created.text
     game = created.json()
-    joined = client.post(f"/api/games/{game['id']}/seats")
+    joined = client.post(f"/api/games/{game['id']}/seats", json={"invite": game["invite"]})
     assert joined.status_code == 201, joined.text
     return {"id": game["id"], "p1": game["token"], "p2": joined.json()["token"], **game}
 

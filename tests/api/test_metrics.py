@@ -8,6 +8,7 @@ import json
 import logging
 import time
 
+import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -169,3 +170,56 @@ def test_a_real_process_serves_metrics_and_logs_no_token(serve: object) -> None:
     body = httpx.get(server.url + "/metrics").text
     assert "warfield_open_sockets" in body and "warfield_action_commit_seconds_bucket" in body
     assert created["token"] not in server.log()
+
+
+def test_the_access_line_is_kept_with_only_its_token_masked(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """uvicorn's access formatter unpacks the record's arguments (client, method, path,
+    version, status): masking must keep them, not print `--- Logging error ---` instead of
+    the line (issue 12 item 6)."""
+    from uvicorn.logging import AccessFormatter
+
+    token = "Zx9_kQ-3vBLm0pR7sT2uWA"
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(RedactTokens())
+    handler.setFormatter(AccessFormatter('%(client_addr)s - "%(request_line)s" %(status_code)s',
+                                         use_colors=False))
+    logger = logging.getLogger("warfield.test.access")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    try:
+        logger.info('%s - "%s %s HTTP/%s" %d', "127.0.0.1:5000", "GET",
+                    f"/api/games/g1?token={token}&since=3", "1.1", 200)
+        logger.info('%s - "%s %s HTTP/%s" %d', "127.0.0.1:5000", "GET", "/healthz", "1.1", 200)
+    finally:
+        logger.removeHandler(handler)
+    lines = stream.getvalue().splitlines()
+    assert lines == [
+        '127.0.0.1:5000 - "GET /api/games/g1?token=[redacted]&since=3 HTTP/1.1" 200 OK',
+        '127.0.0.1:5000 - "GET /healthz HTTP/1.1" 200 OK',
+    ]
+    assert "Logging error" not in capsys.readouterr().err
+
+
+def test_a_real_process_logs_the_access_line_of_a_url_with_a_token(serve: object) -> None:
+    import httpx
+
+    server = serve()  # type: ignore[operator]
+    created = httpx.post(server.url + "/api/games", json={"system": "t9a"}).json()
+    httpx.get(server.url + f"/api/games/{created['id']}?token={created['token']}")
+    httpx.get(server.url + "/healthz?after=1").raise_for_status()
+    def full_log() -> str:
+        with open(server.log_path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    deadline = time.monotonic() + 10
+    while "/healthz?after=1" not in (log := full_log()):  # the access log is written
+        assert time.monotonic() < deadline, log
+        time.sleep(0.05)
+    wanted = f'"GET /api/games/{created["id"]}?token=[redacted] HTTP/1.1" 200 OK'
+    access = [line for line in log.splitlines() if line.startswith("INFO:") and wanted in line]
+    assert len(access) == 1, log
+    assert created["token"] not in log and "Logging error" not in log

@@ -41,10 +41,10 @@ def test_bad_create_requests(client: TestClient) -> None:
 
 def test_second_seat_then_conflict(client: TestClient) -> None:
     game = client.post("/api/games", json={"system": "t9a"}).json()
-    r = client.post(f"/api/games/{game['id']}/seats")
+    r = client.post(f"/api/games/{game['id']}/seats", json={"invite": game["invite"]})
     assert r.status_code == 201 and r.json()["seat"] == 2
     assert r.json()["token"] != game["token"]
-    again = client.post(f"/api/games/{game['id']}/seats")
+    again = client.post(f"/api/games/{game['id']}/seats", json={"invite": game["invite"]})
     assert again.status_code == 409 and again.json()["code"] == "conflict"
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import chromium_path, require
+from tests.e2e.waits import WAIT_MS
 
 pytestmark = pytest.mark.e2e
 
@@ -46,7 +47,7 @@ def _warfield_command() -> list[str]:
     return [sys.executable, "-m", "server.cli"]
 
 
-def _wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+def _wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -118,6 +119,7 @@ class Pages:
 
     def open(self, name: str, url: str, width: int = 1280, height: int = 800) -> Any:
         ctx = self.browser.new_context(viewport={"width": width, "height": height})
+        ctx.set_default_timeout(WAIT_MS)  # every wait of the page's own (tests/e2e/waits.py)
         self.contexts.append(ctx)
         page = ctx.new_page()
         page.on("console", lambda m: self._console(name, m))

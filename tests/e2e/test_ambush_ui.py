@@ -16,13 +16,14 @@ import pytest
 
 from tests.e2e.test_battle_ui import rest
 from tests.e2e.test_table import READY, at, drag
+from tests.e2e.waits import expect, until, until_equal
 
 pytestmark = pytest.mark.e2e
 
 
 def _setup(server: str) -> dict[str, Any]:
     g = rest(f"{server}/api/games", {"system": "t9a", "name": "Gremlins in Ambush"})
-    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {})
+    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {"invite": g["invite"]})
     tokens = {1: g["token"], 2: seat2["token"]}
 
     def act(seat: int, action: dict[str, Any]) -> Any:
@@ -65,7 +66,7 @@ def test_gremlins_arrive_from_ambush_through_the_ui(
     p2 = pages.open("player2", f"{url}#seat=2&token={g['tokens'][2]}")
     p2.wait_for_function(READY)
     p2.wait_for_selector("#magic:not([hidden]) .spell-form")
-    assert "not automated" in p2.inner_text("#magic")
+    expect(p2.locator("#magic")).to_contain_text("not automated")
     for spell, button in (("Fireball", "#spell-cast"), ("Hex", "#spell-failed"),
                           ("Bolt", "#spell-cast")):
         p2.fill("#magic input[name=spell]", spell)
@@ -82,18 +83,17 @@ def test_gremlins_arrive_from_ambush_through_the_ui(
     p1.wait_for_selector(f"li[data-unit='{grem}'] .ambush-status:has-text('in Ambush')")
     # The other player and spectators see the tally, not the form.
     p1.wait_for_selector("#spell-tally:has-text('Player 2 cast 2 spells, 1 failed')")
-    assert p1.is_hidden("#magic .spell-form")
+    expect(p1.locator("#magic .spell-form")).to_be_hidden()
     st = _end_phases_until(g, 1, "Movement")
     assert st["turn"] == 2
     p1.wait_for_selector(".game-log li:has-text('Maximised x2')")
-    roll = p1.evaluate(
-        """(id) => warfield.store.history.find(
+    roll = until(p1, """(id) => warfield.store.history.find(
              e => e.type === 'ambush_rolled' && e.payload.unit === id).payload""", grem)
     assert roll["maximised"] == 2 and len(roll["roll"]["dice"]) == 3
     assert sum(1 for d in roll["roll"]["dice"] if d["kept"]) == 1
     # Every die in the dice panel, the discarded two included.
     faces = p1.locator(".dice-log li").filter(has_text="Ambush").first.locator(".die")
-    assert faces.count() == 3
+    expect(faces).to_have_count(3)
     # A failed roll (1 in 27 with Maximised x2) waits for the next turn; Turn 5 is automatic.
     while "ambush_ready" not in g["state"]()["units"][grem]["markers"]:
         g["act"](1, {"type": "end_phase"})
@@ -105,13 +105,13 @@ def test_gremlins_arrive_from_ambush_through_the_ui(
 
     # The Arrive tool: the pointer snaps to the edge; the zone and the snapped ghost show.
     p1.click(f"li[data-unit='{grem}'] button.arrive")
-    assert p1.evaluate("warfield.table.mode") == "ambush"
+    until_equal(p1, "warfield.table.mode", "ambush")
     p1.mouse.move(*at(p1, 24.03, 2.5))
     p1.wait_for_function(
         "warfield.table.ambush.zone && warfield.table.ghost"
         " && warfield.table.ghost.verdict === 'legal'"
     )
-    assert p1.evaluate("warfield.table.ambush.point") == {"x": 24, "y": 0, "edge": "near"}
+    until_equal(p1, "warfield.table.ambush.point", {"x": 24, "y": 0, "edge": "near"})
     p1.mouse.click(*at(p1, 30.0, 1.0))  # fixes the point (30, 0)
     p1.wait_for_function(
         "warfield.table.ambush.fixed && warfield.table.ambush.point.x === 30"
@@ -121,12 +121,10 @@ def test_gremlins_arrive_from_ambush_through_the_ui(
     # back to the nearest valid placement, the asked-for outline dashed beside it.
     ghost = p1.evaluate("[warfield.table.ghost.x, warfield.table.ghost.y]")
     drag(p1, (ghost[0], ghost[1]), (ghost[0], ghost[1] + 10))
-    p1.wait_for_function(
-        "warfield.table.ghost && /Snapped to the nearest valid placement/"
-        ".test(warfield.table.ghost.text) && /3 of 4 corners/.test(warfield.table.ghost.text)"
-    )
-    placed = p1.evaluate("warfield.table.ambush.placement")
-    assert placed["y"] < ghost[1] + 7
+    # ... the snapped placement stays within the 6 in zone (its edge point is 0 in deep).
+    until(p1, "(y) => warfield.table.ghost && /Snapped to the nearest valid placement/"
+              ".test(warfield.table.ghost.text) && /3 of 4 corners/.test(warfield.table.ghost.text)"
+              " && warfield.table.ambush.placement.y < y", ghost[1] + 7)
     p1.keyboard.press("r")  # turn 15 degrees
     p1.wait_for_function(
         "warfield.table.ambush.shown && warfield.table.ambush.shown.facing === 15"
@@ -143,13 +141,12 @@ def test_gremlins_arrive_from_ambush_through_the_ui(
                          return u && u.status === 'on_table'
                            && warfield.table.currentScene().pieces.some(p => p.id === id); }""",
             arg=grem,
-            timeout=5000,
         )
     unit = g["state"]()["units"][grem]
     assert unit["placement"] == pytest.approx(final, abs=1e-3)
-    assert p1.evaluate("warfield.table.mode") == "idle"
+    until_equal(p1, "warfield.table.mode", "idle")
     p1.wait_for_selector(".game-log li:has-text('arrive from Ambush')")
-    assert p1.is_hidden(f"li[data-unit='{grem}']")
+    expect(p1.locator(f"li[data-unit='{grem}']")).to_be_hidden()
     p1.screenshot(path=str(tmp_path / "ambush-arrived.png"))
     spectator.screenshot(path=str(tmp_path / "ambush-spectator.png"))
     assert pages.errors == []

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.test_table import READY, at, create_game_in_lobby
+from tests.e2e.waits import next_frame, until, until_equal
 
 pytestmark = pytest.mark.e2e
 
@@ -37,7 +38,8 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
     p1.click("#open-player1")
     p1.wait_for_function(READY)
     game_id = p1.evaluate("warfield.gameId")
-    seat2 = rest(f"{server}/api/games/{game_id}/seats", {})
+    invite = links["invite"].split("#join=", 1)[1]  # the invite secret rides in the fragment
+    seat2 = rest(f"{server}/api/games/{game_id}/seats", {"invite": invite})
     spectator = pages.open("spectator", links["spectate"])
     spectator.wait_for_function(READY)
 
@@ -45,12 +47,14 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
     p1.wait_for_selector("#setup:not([hidden])")
     p1.click("#preset-village")
     p1.wait_for_function("() => (warfield.store.state.terrain || []).length > 0")
+    # The preset is one committed batch: the page shows all of it.
+    placed = len(rest(f"{server}/api/games/{game_id}")["state"]["terrain"])
+    until_equal(p1, "warfield.store.state.terrain.length", placed)
     # Draw a feature of our own: a wood (cover), three corners, Enter.
-    placed = p1.evaluate("warfield.store.state.terrain.length")
     p1.select_option("select[name=terrain-kind]", "cover")
     p1.fill("input[name=terrain-label]", "Wood")
     p1.click("#draw-terrain")
-    assert p1.evaluate("warfield.table.mode") == "terrain"
+    until_equal(p1, "warfield.table.mode", "terrain")
     for x, y in ((60, 6), (66, 6), (63, 10)):
         p1.mouse.click(*at(p1, x, y))
     p1.keyboard.press("Enter")
@@ -67,13 +71,10 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
     p1.check(".army-list li input[name=standard]")
     p1.click("#submit-army")
     p1.wait_for_selector("#army-waiting")
-    assert p1.evaluate(
-        "Object.values(warfield.store.state.units).find(u => u.owner === 1).markers"
-    ) == ["standard"]
-    joined = p1.evaluate(
-        "Object.values(warfield.store.state.units).find(u => u.owner === 1).characters"
-    )
-    assert [c["datasheet"] for c in joined] == ["highborn-commander"]
+    until_equal(p1, "Object.values(warfield.store.state.units).find(u => u.owner === 1).markers",
+                ["standard"])
+    until_equal(p1, "Object.values(warfield.store.state.units).find(u => u.owner === 1)"
+                    ".characters.map(c => c.datasheet)", ["highborn-commander"])
 
     # Player 2's army over REST; deployment begins with player 1.
     sheets = rest(f"{server}/api/systems/t9a/datasheets")["datasheets"]
@@ -100,22 +101,19 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
     # Pick it in the tray, click on the table inside the deployment zone.
     fetches = spectator.evaluate("warfield.conn.stateFetches")
     p1.click(f"li[data-unit='{uid}'] button.deploy")
-    assert p1.evaluate("warfield.table.mode") == "deploy"
+    until_equal(p1, "warfield.table.mode", "deploy")
     p1.mouse.click(*at(p1, 20, 11))
-    spectator.wait_for_function(
+    until(
+        spectator,
         """(id) => { const u = warfield.store.state.units[id];
                      return u && u.status === 'on_table' && u.footprint
                        && u.footprint.features.length > 0; }""",
-        arg=uid,
-        timeout=5000,
+        uid,
     )
-    drawn = spectator.evaluate(
-        "(id) => warfield.table.currentScene().pieces.some(p => p.id === id)", uid
-    )
-    assert drawn
+    until(spectator, "(id) => warfield.table.currentScene().pieces.some(p => p.id === id)", uid)
     # The frame's state patch carried the unit and its footprint: no state read over REST.
     assert spectator.evaluate("warfield.conn.stateFetches") == fetches
-    assert p1.evaluate("warfield.table.mode") == "idle"
+    until_equal(p1, "warfield.table.mode", "idle")
 
     # Player 2 deploys over REST; the battle opens with player 1's Charge phase (t9a).
     eid = p1.evaluate("Object.values(warfield.store.state.units).find(u => u.owner === 2).id")
@@ -131,10 +129,7 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
     p1.click("#charge")
     p1.mouse.click(*at(p1, 20, 38.5))
     # The charge waits for player 2's Charge Reaction (over REST here), then it is rolled.
-    for _ in range(50):
-        if rest(f"{server}/api/games/{game_id}")["state"].get("pending_charge"):
-            break
-        p1.wait_for_timeout(100)
+    until(p1, "!!warfield.store.state.pending_charge")
     rest(
         f"{server}/api/games/{game_id}/actions",
         {"action": {"type": "charge_reaction", "reaction": "hold"}},
@@ -149,7 +144,7 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
     p1.mouse.down()
     for i in range(1, 11):
         p1.mouse.move(*at(p1, 20, 10 + 0.3 * i))
-        p1.wait_for_timeout(16)
+        next_frame(p1)
     p1.wait_for_function("warfield.table.ghost && /used 3.0/.test(warfield.table.ghost.text || '')")
     p1.mouse.up()
     p1.wait_for_function("(id) => warfield.store.state.units[id].placement.y > 13.5", arg=uid)

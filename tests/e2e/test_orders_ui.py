@@ -10,6 +10,7 @@ under test is clicked in the pages.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import pytest
 
 from tests.e2e.test_battle_ui import rest
 from tests.e2e.test_table import READY, at
+from tests.e2e.waits import expect, until
 
 pytestmark = pytest.mark.e2e
 
@@ -31,7 +33,7 @@ PLACES = {  # front-edge centre, facing
 
 def t9a_game(server: str) -> dict[str, Any]:
     g = rest(f"{server}/api/games", {"system": "t9a", "name": "Orders"})
-    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {})
+    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {"invite": g["invite"]})
     tokens = {1: g["token"], 2: seat2["token"]}
 
     def act(seat: int, action: dict[str, Any]) -> Any:
@@ -61,13 +63,17 @@ def t9a_game(server: str) -> dict[str, Any]:
             "p2": f"{base}#seat=2&token={tokens[2]}", "spectate": base}
 
 
-def placement(page: Any, uid: str) -> dict[str, float]:
-    return page.evaluate("(id) => warfield.store.state.units[id].placement", uid)
+def placement_when(page: Any, uid: str, condition: str) -> dict[str, float]:
+    """The unit's placement `p` once the JavaScript `condition` on it holds."""
+    found: dict[str, float] = until(
+        page, f"(id) => {{ const p = warfield.store.state.units[id].placement;"
+              f" return ({condition}) && p; }}", uid)
+    return found
 
 
 def all_pages(pages_: list[Any], script: str, arg: Any = None) -> None:
     for page in pages_:
-        page.wait_for_function(script, arg=arg, timeout=6000)
+        until(page, script, arg)
 
 
 def test_charge_reaction_undo_shooting_and_melee(server: str, pages: Any, tmp_path: Path) -> None:
@@ -89,10 +95,10 @@ def test_charge_reaction_undo_shooting_and_melee(server: str, pages: Any, tmp_pa
     p1.click("#propose-free-move")
     p2.wait_for_selector("#proposal-banner:has-text('a free move of Citizen Spears')")
     spectator.wait_for_selector("#proposal-banner")
-    assert spectator.query_selector("#accept-proposal") is None
+    expect(spectator.locator("#accept-proposal")).to_have_count(0)
     p2.click("#accept-proposal")
     all_pages(everyone, "(id) => warfield.store.state.units[id].placement.y > 34", SPEARS)
-    moved = placement(p1, SPEARS)
+    moved = placement_when(p1, SPEARS, "p.y > 34")
     assert abs(moved["y"] - 35) < 0.3 and abs(moved["x"] - 20) < 0.3, moved
     spectator.wait_for_selector(".game-log li:has-text('moved by agreement')")
 
@@ -108,25 +114,23 @@ def test_charge_reaction_undo_shooting_and_melee(server: str, pages: Any, tmp_pa
     p1.wait_for_selector("#charge-prompt:has-text('Waiting for Player 2')")
     spectator.wait_for_selector(
         "#charge-prompt:has-text('declares a charge on Mageblight Gremlin')")
-    flee = p2.query_selector("#charge-prompt button[data-reaction=flee]")
-    assert flee is not None and flee.is_disabled()
-    assert "Fearless" in (flee.get_attribute("title") or "")
-    assert "Fearless" in p2.inner_text("#charge-prompt .refused[data-reaction=flee]")
-    toasts = p1.inner_text(".toasts")
-    assert "Charge failed" not in toasts, toasts
+    flee = p2.locator("#charge-prompt button[data-reaction=flee]")
+    expect(flee).to_be_disabled()
+    expect(flee).to_have_attribute("title", re.compile("Fearless"))
+    expect(p2.locator("#charge-prompt .refused[data-reaction=flee]")).to_contain_text("Fearless")
+    expect(p1.locator(".toasts")).not_to_contain_text("Charge failed")
     p2.screenshot(path=str(tmp_path / "player2-reaction.png"))
     p2.click("#charge-prompt button[data-reaction=hold]")
     for page in everyone:
-        page.wait_for_selector(".game-log li:has-text('charge succeeded')", timeout=6000)
+        page.wait_for_selector(".game-log li:has-text('charge succeeded')")
         page.wait_for_selector("#combat-report details.charge:has-text('Hold')")
-    assert p1.query_selector("#charge-prompt") is None
-    charged = placement(p1, SPEARS)
-    assert charged["y"] > moved["y"] + 1, charged
+    expect(p1.locator("#charge-prompt")).to_have_count(0)
+    placement_when(p1, SPEARS, f"p.y > {moved['y'] + 1}")
     p1.screenshot(path=str(tmp_path / "player1-charged.png"))
 
     # --- Undo by agreement: player 1 takes the charge back; every page shows the Spears back.
     p1.wait_for_selector("#propose-undo:not([disabled])")
-    assert "charge declared" in p1.inner_text("#agreement .undo-what")
+    expect(p1.locator("#agreement .undo-what")).to_contain_text("charge declared")
     p1.click("#propose-undo")
     p2.wait_for_selector("#proposal-banner:has-text('undo')")
     p2.click("#accept-proposal")
@@ -155,8 +159,9 @@ def test_charge_reaction_undo_shooting_and_melee(server: str, pages: Any, tmp_pa
     for page in (p1, spectator):
         page.wait_for_selector("#combat-report details.shooting[open]"
                                " .rule-line:has-text('Hard Target (1): -1 to hit')")
-    hit = p1.inner_text("#combat-report details.shooting .report-line.step-to_hit")
-    assert "needed 6+" in hit and "Long Range" in hit, hit
+    hit = p1.locator("#combat-report details.shooting .report-line.step-to_hit")
+    expect(hit).to_contain_text("needed 6+")
+    expect(hit).to_contain_text("Long Range")
 
     # --- Melee Phase: Fight: Distracting on the Spears' attacks, Poison on the Gremlins'. ----
     g["act"](1, {"type": "end_phase"})
@@ -165,14 +170,14 @@ def test_charge_reaction_undo_shooting_and_melee(server: str, pages: Any, tmp_pa
     p1.wait_for_selector("#fight")
     p1.click("#fight")
     p2.wait_for_selector("#combat-report details.melee[open] .rule-line:has-text('Distracting')")
-    melee = p2.inner_text("#combat-report details.melee")
-    assert "Combat score" in melee, melee
+    melee = p2.locator("#combat-report details.melee")
+    expect(melee).to_contain_text("Combat score")
     gremlin_faces = p2.evaluate("""() => warfield.store.history
         .filter(e => e.type === 'attack_step' && e.payload.step === 'to_hit'
                 && e.payload.unit === 'u3')
         .flatMap(e => e.payload.roll ? e.payload.roll.dice.map(d => d.face) : [])""")
     if 6 in gremlin_faces:  # a natural 6 to hit: Poison Attacks (15 attacks: 93.5 %)
-        assert "Poison Attacks" in melee, melee
+        expect(melee).to_contain_text("Poison Attacks")
     p2.screenshot(path=str(tmp_path / "player2-melee.png"))
     p2.locator("#combat-report").screenshot(path=str(tmp_path / "player2-combat-report.png"))
     p1.screenshot(path=str(tmp_path / "player1-melee.png"))
@@ -194,7 +199,7 @@ def test_charge_reaction_undo_shooting_and_melee(server: str, pages: Any, tmp_pa
     p1.wait_for_selector("#charge-prompt button[data-reaction=flee]:not([disabled])")
     p1.click("#charge-prompt button[data-reaction=flee]")
     for page in everyone:
-        page.wait_for_selector(".game-log li:has-text('Citizen Archers flee')", timeout=6000)
+        page.wait_for_selector(".game-log li:has-text('Citizen Archers flee')")
         page.wait_for_selector("#combat-report details.charge[open]:has-text('Flee!')")
     p1.wait_for_function("(id) => warfield.store.state.units[id].markers.includes('fleeing')",
                          arg=ARCHERS)

@@ -16,6 +16,7 @@ import pytest
 
 from tests.e2e.test_battle_ui import rest
 from tests.e2e.test_table import READY, at, drag
+from tests.e2e.waits import expect, until, until_equal
 
 pytestmark = pytest.mark.e2e
 
@@ -25,7 +26,7 @@ def battle(server: str, system: str, army1: list[Any], army2: list[Any],
            village: bool = False) -> dict[str, Any]:
     """A game in its battle stage at player 1's `phase`, one unit a side, set up over REST."""
     g = rest(f"{server}/api/games", {"system": system, "name": f"Tools {system}"})
-    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {})
+    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {"invite": g["invite"]})
     t1, t2 = g["token"], seat2["token"]
 
     def act(token: str, action: dict[str, Any]) -> Any:
@@ -56,8 +57,7 @@ def unit(page: Any, uid: str) -> dict[str, Any]:
 
 
 def handle(page: Any, kind: str) -> tuple[float, float]:
-    h = page.evaluate("(k) => (warfield.table.handles() || []).find(h => h.kind === k)", kind)
-    assert h, f"no {kind} handle"
+    h = until(page, "(k) => (warfield.table.handles() || []).find(h => h.kind === k)", kind)
     return h["x"], h["y"]
 
 
@@ -76,15 +76,16 @@ def test_handles_measure_line_of_sight_and_keys(server: str, pages: Any, tmp_pat
     # Select the unit: its card lists the joined character; four handles appear.
     p1.mouse.click(*at(p1, 14, 6))
     p1.wait_for_selector(".selected.unit .characters li:has-text('Highborn Commander')")
-    assert p1.evaluate("warfield.table.handles().length") == 4
+    until_equal(p1, "(warfield.table.handles() || []).length", 4)
 
     # Reform: drag the rear-right corner out to 10 files; the ghost says legal with the
     # distance used against the (halved) allowance; release reforms the unit.
     rx, ry = handle(p1, "reform")
     drag(p1, (rx, ry), (19.9, ry), release=False)
-    p1.wait_for_function("warfield.table.ghost && warfield.table.ghost.verdict === 'legal'")
-    text = p1.evaluate("warfield.table.ghost.text")
-    assert text.startswith("Reform: 10 wide") and "/ 2.5 in" in text, text
+    # The verdict on the position the drag stopped at (earlier ones answered it on its way).
+    until(p1, "warfield.table.ghost && warfield.table.ghost.verdict === 'legal'"
+              " && warfield.table.ghost.text.startsWith('Reform: 10 wide')"
+              " && warfield.table.ghost.text.includes('/ 2.5 in')")
     p1.mouse.up()
     p1.wait_for_function("(id) => warfield.store.state.units[id].files === 10", arg=u1)
 
@@ -97,11 +98,11 @@ def test_handles_measure_line_of_sight_and_keys(server: str, pages: Any, tmp_pat
     tx = cx + (kx - cx) * math.cos(t) - (ky - cy) * math.sin(t)
     ty = cy + (kx - cx) * math.sin(t) + (ky - cy) * math.cos(t)
     drag(p1, (kx, ky), (tx, ty), release=False)
-    p1.wait_for_function("warfield.table.ghost && warfield.table.ghost.verdict === 'illegal'")
-    assert "Reform" in p1.evaluate("warfield.table.ghost.text")
+    until(p1, "warfield.table.ghost && warfield.table.ghost.verdict === 'illegal'"
+              " && warfield.table.ghost.text.includes('Reform')")
     p1.keyboard.press("Escape")  # cancels the drag: nothing is sent
     p1.mouse.up()
-    assert p1.evaluate("warfield.table.ghost") is None
+    until_equal(p1, "warfield.table.ghost", None)
     assert unit(p1, u1)["placement"]["facing"] == 0
 
     # M: measure unit to unit; the spectator sees the shared measurement fade in and out.
@@ -109,32 +110,35 @@ def test_handles_measure_line_of_sight_and_keys(server: str, pages: Any, tmp_pat
     p1.mouse.click(*at(p1, 14, 6))
     p1.mouse.click(*at(p1, 14, 42))
     p1.wait_for_selector(".measure-result")
-    label = p1.evaluate("warfield.table.measure.label")
-    distance = p1.evaluate("warfield.table.measure.result.distance")
+    # The answer to the second click (answers to the pointer on its way there are not shared).
+    measured = until(p1, "warfield.table.measure.fixed && warfield.table.measure.result.shared"
+                         " === true && {label: warfield.table.measure.label,"
+                         " distance: warfield.table.measure.result.distance}")
+    label, distance = measured["label"], measured["distance"]
     assert 30 < distance < 34 and label == f"{distance:.1f} in"
-    assert p1.evaluate("warfield.table.measure.result.shared") is True
-    spectator.wait_for_function("warfield.table.overlays.length === 1", timeout=4500)
-    assert spectator.evaluate("warfield.table.overlays[0].label") == f"P1: {label}"
+    # The spectator sees it (for 5 s, then it fades).
+    until(spectator, "(label) => warfield.table.overlays.length === 1"
+                     " && warfield.table.overlays[0].label === label", f"P1: {label}")
     spectator.screenshot(path=str(tmp_path / "spectator-390.png"))
 
     # L: line of sight from player 1's unit to the enemy: verdict, fraction, cover.
     p1.keyboard.press("l")
-    assert p1.evaluate("warfield.table.mode") == "los"
+    until_equal(p1, "warfield.table.mode", "los")
     p1.mouse.click(*at(p1, 14, 6))
     p1.mouse.click(*at(p1, 14, 42))
-    p1.wait_for_selector("#los-result")
-    los = p1.inner_text("#los-result")
-    assert "Visible" in los and "% seen" in los and "Orchard" in los, los
-    assert p1.evaluate("warfield.table.los.lines.length") > 0
+    los = p1.locator("#los-result")
+    for words in ("Visible", "% seen", "Orchard"):
+        expect(los).to_contain_text(words)
+    until(p1, "warfield.table.los.lines.length > 0")
     p1.screenshot(path=str(tmp_path / "player1-1280.png"))
 
     # ? opens the help, Esc closes the tool, then the help.
     p1.keyboard.press("?")
-    assert p1.is_visible(".overlay[aria-label=Help]")
+    expect(p1.locator(".overlay[aria-label=Help]")).to_be_visible()
     p1.keyboard.press("?")
     p1.keyboard.press("Escape")
-    assert p1.evaluate("warfield.table.mode") == "idle"
-    spectator.wait_for_function("warfield.table.overlays.length === 0", timeout=8000)
+    until_equal(p1, "warfield.table.mode", "idle")
+    until(spectator, "warfield.table.overlays.length === 0")
     assert pages.errors == []
     assert unit(p1, u2)["placement"]["y"] == 40
 
@@ -152,21 +156,23 @@ def test_40k_single_model_moves(server: str, pages: Any, tmp_path: Path) -> None
 
     # One model 3 in forward: out of coherency, red with the rule; Esc puts it back.
     drag(p1, (x0, y0), (x0, y0 + 3))
-    p1.wait_for_function("warfield.table.ghost && warfield.table.ghost.verdict === 'illegal'")
-    assert "Unit Coherency" in p1.evaluate("warfield.table.ghost.text")
-    assert p1.evaluate("warfield.table.ghost.phase") == "staged"
+    until(p1, "warfield.table.ghost && warfield.table.ghost.verdict === 'illegal'"
+              " && warfield.table.ghost.text.includes('Unit Coherency')"
+              " && warfield.table.ghost.phase === 'staged'")
     p1.keyboard.press("Escape")
-    assert p1.evaluate("warfield.table.ghost") is None
+    until_equal(p1, "warfield.table.ghost", None)
 
     # One model 1 in forward: legal; the move waits for Confirm, then only that model moved.
     drag(p1, (x0, y0), (x0, y0 + 1))
     # The verdict on the released position (earlier ones answered the drag on its way there);
     # a drag lands on whole pixels: about 1 in, to the nearest tenth shown.
-    p1.wait_for_function(
+    text = until(
+        p1,
         "warfield.table.ghost && warfield.table.ghost.verdict === 'legal'"
         " && /used (0\\.9|1\\.0|1\\.1)/.test(warfield.table.ghost.text)"
+        " && warfield.table.ghost.text"
     )
-    used = re.search(r"used (\d+\.\d)", p1.evaluate("warfield.table.ghost.text"))
+    used = re.search(r"used (\d+\.\d)", text)
     assert used is not None and abs(float(used.group(1)) - 1.0) <= 0.1
     assert unit(p1, u1)["positions"] == before
     p1.click("#confirm-move")
@@ -175,4 +181,23 @@ def test_40k_single_model_moves(server: str, pages: Any, tmp_path: Path) -> None
     assert abs(after[0][1] - (y0 + 1)) < 0.1 and abs(after[0][0] - x0) < 0.1
     assert after[1:] == before[1:]
     p1.screenshot(path=str(tmp_path / "40k.png"))
+    assert pages.errors == []
+
+
+def test_40k_advance_rolls_its_die_before_the_move(server: str, pages: Any) -> None:
+    """Issue 12 item 1: the 40k Advance control sends `advance`, which rolls and commits the D6
+    at once; the move that follows is judged against Move + that die."""
+    g = battle(server, "wh40k10", [{"datasheet": "boyz", "models": 10}],
+               [{"datasheet": "intercessor-squad", "models": 5}], (20, 8), (20, 36), "Movement")
+    p1 = pages.open("player1", g["p1_url"])
+    p1.wait_for_function(READY)
+    u1 = g["u1"]
+    x0, y0 = unit(p1, u1)["positions"][0]
+    drag(p1, (x0, y0), (x0, y0), steps=1)  # a click on a model selects its unit
+    p1.wait_for_selector("#advance")
+    p1.click("#advance")
+    p1.wait_for_function("(id) => warfield.store.state.units[id].moved.allowance > 6", arg=u1)
+    moved = p1.evaluate("(id) => warfield.store.state.units[id].moved", arg=u1)
+    assert moved["mode"] == "advance" and moved["allowance"] == 6 + moved["advanced"]
+    p1.wait_for_selector("#advance", state="detached")
     assert pages.errors == []

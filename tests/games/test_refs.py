@@ -27,21 +27,38 @@ def store(database_url: str) -> Iterator[EventStore]:
     engine.dispose()
 
 
-def place(n: int) -> dict[str, Any]:
-    return {"type": "place_token", "x": float(1 + n % 70), "y": 10.0, "label": f"T{n}"}
+def move(n: int) -> dict[str, Any]:
+    """Seat 1's n-th move of its token: each n puts it somewhere else than n - 1 did."""
+    return {"type": "move_token", "id": "", "x": float(1 + n % 70), "y": 10.0}
 
 
 async def new_game(service: GameService) -> str:
+    """Both seats claimed, and seat 1's one token on the table (no ref)."""
     created = await service.create_game("t9a")
-    await service.claim_seat(created.id)
+    await service.claim_seat(created.id, created.invite)
+    await service.act(created.id, 1, {"type": "place_token", "x": 36.0, "y": 24.0})
     return created.id
 
 
+def token_of(service: GameService, game_id: str) -> Any:
+    live = service.cached(game_id)
+    assert live is not None
+    (token,) = live.state.tokens.values()
+    return token
+
+
+async def act(
+    service: GameService, game_id: str, n: int, ref: str, expected_seq: int | None = None
+) -> int:
+    action = {**move(n), "id": token_of(service, game_id).id}
+    return await service.act(game_id, 1, action, ref=ref, expected_seq=expected_seq)
+
+
 async def play(service: GameService, game_id: str, first: int, count: int) -> dict[str, int]:
-    """Seat 1 places `count` tokens with refs r{first}..; the ack of each ref."""
+    """Seat 1 makes moves first..first+count-1 with refs r{n}; the ack of each ref."""
     acks: dict[str, int] = {}
     for n in range(first, first + count):
-        acks[f"r{n}"] = await service.act(game_id, 1, place(n), ref=f"r{n}")
+        acks[f"r{n}"] = await act(service, game_id, n, f"r{n}")
     return acks
 
 
@@ -77,32 +94,31 @@ def test_old_ref_evicted_from_memory_is_answered_with_its_first_seq_and_applied_
         game_id = await new_game(service)
         first = await play(service, game_id, 0, 1)
         seen_then = first["r0"]
-        await play(service, game_id, 1, REFS_REMEMBERED + 10)
+        last = REFS_REMEMBERED + 10
+        await play(service, game_id, 1, last)
         live = service.cached(game_id)
         assert live is not None and (1, "r0") not in live.refs
         seq_before = live.state.seq
-        tokens_before = len(live.state.tokens)
+        where = (token_of(service, game_id).x, token_of(service, game_id).y)
+        assert where == (move(last).get("x"), move(last).get("y"))
 
         # Still legal: decided again, but the append is refused and rolled back.
-        assert await service.act(game_id, 1, place(0), ref="r0") == seen_then
+        assert await act(service, game_id, 0, "r0") == seen_then
         # Stale now (the client had seen seq `seen_then - 1` when it first sent it).
-        assert (
-            await service.act(game_id, 1, place(0), ref="r0", expected_seq=seen_then - 1)
-            == seen_then
-        )
+        assert await act(service, game_id, 0, "r0", expected_seq=seen_then - 1) == seen_then
         assert live.state.seq == seq_before
-        assert len(live.state.tokens) == tokens_before
+        assert (token_of(service, game_id).x, token_of(service, game_id).y) == where
         assert await asyncio.to_thread(store.last_seq, game_id) == seq_before
 
         # The same old ref for a different action: refused, nothing changes.
         with pytest.raises(RuleError) as refused:
-            await service.act(game_id, 1, place(999), ref="r1")
+            await act(service, game_id, 999, "r1")
         assert refused.value.code == BAD_REQUEST
         assert await asyncio.to_thread(store.last_seq, game_id) == seq_before
 
         # A new ref with a stale expected_seq is still refused as stale.
         with pytest.raises(RuleError) as stale:
-            await service.act(game_id, 1, place(5), ref="new", expected_seq=1)
+            await act(service, game_id, 5, "new", expected_seq=1)
         assert stale.value.code == STALE
         assert await asyncio.to_thread(store.last_seq, game_id) == seq_before
 
@@ -123,10 +139,11 @@ def test_ref_retried_after_a_restart_is_answered_from_the_store(store: EventStor
         live = await after.live(game_id)
         assert len(live.refs) == 0
         for n in range(5):
-            assert await after.act(game_id, 1, place(n), ref=f"r{n}") == acks[f"r{n}"]
-        assert await after.act(game_id, 1, place(2), ref="r2", expected_seq=3) == acks["r2"]
+            assert await act(after, game_id, n, f"r{n}") == acks[f"r{n}"]
+        assert await act(after, game_id, 2, "r2", expected_seq=3) == acks["r2"]
         assert await asyncio.to_thread(store.last_seq, game_id) == last
-        assert live.state.seq == last and len(live.state.tokens) == 5
+        assert live.state.seq == last
+        assert token_of(after, game_id).x == move(4)["x"], "no retried move was applied again"
 
     asyncio.run(run())
 
@@ -144,7 +161,7 @@ def test_ref_memory_bound_holds_under_a_smaller_limit(
         live = service.cached(game_id)
         assert live is not None
         assert [ref for _seat, ref in live.refs] == ["r7", "r8", "r9"]
-        assert await service.act(game_id, 1, place(0), ref="r0") == acks["r0"]
+        assert await act(service, game_id, 0, "r0") == acks["r0"]
         assert [ref for _seat, ref in live.refs] == ["r8", "r9", "r0"]
 
     asyncio.run(run())

@@ -4,6 +4,9 @@ the event log, Redis pub/sub the doorbell between processes.
 Player 1 plays on process A; player 2 and a spectator watch from process B (a second spectator
 sits on A). Both players act at once; every viewer sees every event exactly once, in log
 order, and a Redis restart mid-game heals from the log within 2 s.
+
+No fixed sleeps: each step waits for the state it needs (a process's Redis subscription is
+live, a process has noticed Redis is gone, ...), failing when the wait runs out (WAIT_S).
 """
 
 from __future__ import annotations
@@ -11,16 +14,53 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import redis
 import websockets
 
+from server.hub.redis import channel
 from tests.conftest import redis_url
 
 ACTIONS_PER_PLAYER = 30  # within the per-socket burst allowance (40)
+WAIT_S = 30.0  # generous: a wait only runs out when something is wrong
+
+
+async def eventually(check: Callable[[], bool], what: str, timeout: float = WAIT_S) -> None:
+    """Wait until `check()` holds; fail naming `what` if it does not within `timeout`."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout:g} s for {what}")
+        await asyncio.sleep(0.01)
+
+
+async def subscribed(url: str, game_id: str, processes: int) -> None:
+    """Wait until `processes` processes subscribe to the game's Redis channel: from then on
+    each hears the others' batches."""
+    with redis.Redis.from_url(url) as client:
+        def count() -> int:
+            return int(dict(client.pubsub_numsub(channel(game_id))).get(
+                channel(game_id).encode(), 0))
+
+        await eventually(lambda: count() >= processes,
+                         f"{processes} processes subscribed to {channel(game_id)}")
+
+
+def logged(server: Any, text: str) -> bool:
+    return text in Path(server.log_path).read_text(errors="replace")
+
+
+def batches_dropped(server: Any) -> int:
+    """Batches the process could not publish (server/hub/redis.py logs each failure)."""
+    log = Path(server.log_path).read_text(errors="replace")
+    return sum(int(n) for n in re.findall(r"redis publish failed \(\w+\); (\d+) batch", log))
 
 
 class Viewer:
@@ -74,7 +114,7 @@ class Viewer:
     def last_seq(self) -> int:
         return self.events[-1]["seq"] if self.events else self.welcome["seq"]
 
-    async def wait_for_seq(self, seq: int, timeout: float = 10.0) -> float:
+    async def wait_for_seq(self, seq: int, timeout: float = WAIT_S) -> float:
         started = time.monotonic()
         while self.last_seq < seq:
             if time.monotonic() - started > timeout:
@@ -111,6 +151,21 @@ async def play(viewer: Viewer, seat: int, count: int) -> None:
         await asyncio.sleep(random.uniform(0.0, 0.02))
 
 
+async def settle(viewers: list[Viewer], p1: Viewer, p2: Viewer) -> list[int]:
+    """Barriers instead of waiting for silence: a note from each process in turn (A, B, A),
+    each seen by every viewer before the next is sent. Redis hands a channel's messages on in
+    the order they were published, so once every viewer has the last one, each process has
+    delivered whatever it received before it: a duplicate would be in the viewers' hands."""
+    seqs = []
+    for i, player in enumerate((p1, p2, p1)):
+        ack = await player.act(f"barrier-{i}", {"type": "note", "text": f"barrier {i}"})
+        assert ack["type"] == "ack", ack
+        for viewer in viewers:
+            await viewer.wait_for_seq(ack["seq"])
+        seqs.append(ack["seq"])
+    return seqs
+
+
 def check_log(viewers: list[Viewer], log: list[dict[str, Any]], since: int) -> None:
     """Everyone saw exactly the log after `since`: each seq once, in order, same events."""
     expected = [(e["seq"], e["type"]) for e in log if e["seq"] > since]
@@ -130,7 +185,7 @@ def new_game(base: str) -> dict[str, Any]:
     created = httpx.post(base + "/api/games", json={"system": "t9a"})
     created.raise_for_status()
     game = created.json()
-    seat = httpx.post(base + f"/api/games/{game['id']}/seats")
+    seat = httpx.post(base + f"/api/games/{game['id']}/seats", json={"invite": game["invite"]})
     seat.raise_for_status()
     return {"id": game["id"], "p1": game["token"], "p2": seat.json()["token"]}
 
@@ -160,23 +215,24 @@ def test_two_processes_serve_one_game_everyone_sees_every_event_once_in_order(
         watcher_b = await Viewer.join(b.ws_url, game["id"], None, "spectator on B")
         viewers = [p1, watcher_a, p2, watcher_b]
         assert {v.welcome["seq"] for v in viewers} == {3}
-        await asyncio.sleep(0.3)  # B's Redis subscription is live
+        await subscribed(redis_url(), game["id"], 2)  # A and B hear each other
         await asyncio.gather(play(p1, 1, ACTIONS_PER_PLAYER), play(p2, 2, ACTIONS_PER_PLAYER))
         assert p1.errors == [] and p2.errors == []
         last = max([*p1.acks.values(), *p2.acks.values()])
         assert last == 3 + 2 * ACTIONS_PER_PLAYER
         for viewer in viewers:
             await viewer.wait_for_seq(last)
-        await asyncio.sleep(0.2)  # nothing more (no duplicates) arrives
+        assert await settle(viewers, p1, p2) == [last + 1, last + 2, last + 3]
         for viewer in viewers:
             await viewer.close()
         return viewers
 
     viewers = asyncio.run(body())
     log = httpx.get(b.url + f"/api/games/{game['id']}/events?since=0").json()["events"]
-    assert len(log) == 3 + 2 * ACTIONS_PER_PLAYER
+    assert len(log) == 3 + 2 * ACTIONS_PER_PLAYER + 3
     check_log(viewers, log, since=3)
-    acked = {*viewers[0].acks.values(), *viewers[2].acks.values()}
+    acked = {seq for viewer in (viewers[0], viewers[2]) for ref, seq in viewer.acks.items()
+             if not ref.startswith("barrier")}
     assert acked == set(range(4, 4 + 2 * ACTIONS_PER_PLAYER))  # every action its own seq
     for server in (a, b):
         assert "Traceback" not in server.log()
@@ -194,30 +250,34 @@ def test_a_redis_restart_mid_game_heals_from_the_log_within_2_s(
         p2 = await Viewer.join(b.ws_url, game["id"], game["p2"], "player 2 on B")
         watcher_b = await Viewer.join(b.ws_url, game["id"], None, "spectator on B")
         viewers = [p1, p2, watcher_b]
-        await asyncio.sleep(0.3)
+        await subscribed(own_redis.url, game["id"], 2)
         ack = await p1.act("before", {"type": "note", "text": "before the restart"})
-        await watcher_b.wait_for_seq(ack["seq"], timeout=2)
+        await watcher_b.wait_for_seq(ack["seq"])
 
         own_redis.kill()
-        await asyncio.sleep(0.3)
+        await eventually(lambda: all(logged(s, "redis subscription lost") for s in (a, b)),
+                         "both processes to notice that Redis is gone")
         # Mid-game, Redis gone: both players still commit (the log is the truth) ...
+        outage = 3
         during = [await p1.act(f"during-{i}", {"type": "note", "text": f"a{i}"})
-                  for i in range(3)]
+                  for i in range(outage)]
         during += [await p2.act(f"during-{i}", {"type": "note", "text": f"b{i}"})
-                   for i in range(3)]
+                   for i in range(outage)]
         assert all(r["type"] == "ack" for r in during), during
         last = max(r["seq"] for r in during)
         ready = httpx.get(b.url + "/readyz")
         assert ready.status_code == 503 and ready.json()["redis"].startswith("error")
-        await asyncio.sleep(0.5)
+        # Each process's batches of those actions are lost with Redis: only the log has them.
+        await eventually(lambda: all(batches_dropped(s) >= outage for s in (a, b)),
+                         f"both processes to drop their {outage} batches while Redis is gone")
         # ... and once Redis is back every process reads what it missed from the log.
         own_redis.start()
         healed = await asyncio.gather(*(v.wait_for_seq(last, timeout=2.0) for v in viewers))
         assert max(healed) < 2.0
         ack = await p2.act("after", {"type": "note", "text": "after the restart"})
         for viewer in viewers:
-            await viewer.wait_for_seq(ack["seq"], timeout=2)
-        await asyncio.sleep(0.2)
+            await viewer.wait_for_seq(ack["seq"])
+        await settle(viewers, p1, p2)
         for viewer in viewers:
             await viewer.close()
         return viewers

@@ -20,7 +20,8 @@ def test_sigterm_drains_in_flight_actions_then_closes_1012(serve: Any, tmp_path:
     env = {"DATABASE_URL": url, "WARFIELD_LOG_LEVEL": "info"}
     server = serve(env, str(tmp_path / "run1"))
     created = httpx.post(server.url + "/api/games", json={"system": "t9a"}).json()
-    seat2 = httpx.post(server.url + f"/api/games/{created['id']}/seats").json()
+    seat2 = httpx.post(server.url + f"/api/games/{created['id']}/seats",
+                       json={"invite": created["invite"]}).json()
     players = {1: Player(created["id"], created["token"]), 2: Player(created["id"], seat2["token"])}
     sent: dict[str, tuple[int, dict[str, Any]]] = {}
 

@@ -106,6 +106,7 @@ class ServiceMachine(RuleBasedStateMachine):
         self.engine: Any = None
         self.service = self._start()
         self.tokens: dict[str, dict[int, str]] = {}  # game -> seat -> token
+        self.invites: dict[str, str] = {}  # game -> the invite secret that claims seat 2
         self.online: list[Client] = []
         self.offline: list[Client] = []
         self.refs: dict[tuple[str, int, str], tuple[dict[str, Any], int]] = {}
@@ -135,7 +136,7 @@ class ServiceMachine(RuleBasedStateMachine):
         """A game with both seats taken, both players and a spectator watching."""
         self.create(system)
         game = next(iter(self.tokens))
-        seat, token = self.run(self.service.claim_seat(game))
+        seat, token = self.run(self.service.claim_seat(game, self.invites[game]))
         self.tokens[game][seat] = token
         for who in (1, 2, None):
             client = Client(game, who, self.tokens[game][who] if who else None)
@@ -148,13 +149,14 @@ class ServiceMachine(RuleBasedStateMachine):
     def create(self, system: str) -> None:
         created = self.run(self.service.create_game(system))
         self.tokens[created.id] = {1: created.token}
+        self.invites[created.id] = created.invite
 
     @precondition(lambda self: self.tokens)
     @rule(data=st.data())
     def join(self, data: st.DataObject) -> None:
         game = data.draw(st.sampled_from(list(self.tokens)))
         try:
-            seat, token = self.run(self.service.claim_seat(game))
+            seat, token = self.run(self.service.claim_seat(game, self.invites[game]))
         except RuleError as exc:
             assert exc.code == "conflict" and len(self.tokens[game]) == 2
             return

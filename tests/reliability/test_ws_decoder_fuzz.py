@@ -73,7 +73,7 @@ def test_any_frames_get_answers_or_a_policy_close() -> None:
     upgrade(engine)
     service = GameService(EventStore(engine), LocalHub())
     game = loop.run_until_complete(service.create_game("t9a"))
-    seat2 = loop.run_until_complete(service.claim_seat(game.id))
+    seat2 = loop.run_until_complete(service.claim_seat(game.id, game.invite))
     tokens = {1: game.token, 2: seat2[1], None: None}
 
     async def session(sent: list[tuple[str, Any]], hello_first: bool, who: int | None) -> None:

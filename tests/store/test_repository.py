@@ -133,3 +133,23 @@ def test_schema_has_the_unique_seq_key(store: EventStore) -> None:
     assert any(set(u["column_names"]) == {"game_id", "seq"} for u in uniques)
     columns = {c["name"] for c in inspector.get_columns("seats")}
     assert "token_hash" in columns and "token" not in columns
+
+
+def test_an_ambush_roll_has_the_same_actor_live_stored_and_on_resume(store: EventStore) -> None:
+    """Issue 12 item 6: `ambush_rolled` was `actor: null` live and `"None"` once stored. A
+    system event's actor is "system" everywhere; rolls stored as "None" read back so too."""
+    from tests.rules.t9a.test_ambush import ambush_game, end_phases_until
+
+    _state, events = end_phases_until(ambush_game(), 2, 1, "Movement", faces=[3])
+    [live] = [e for e in events if e.type == "ambush_rolled"]
+    assert live.actor == "system"
+    make_game(store)
+    [stored] = store.append("g1", 1, [live])
+    [back] = store.events("g1", since=1)
+    assert back.actor == live.actor == "system"
+    assert back.to_wire(None) == stored.to_wire(None)
+    with pytest.raises(TypeError):
+        store.append("g1", 2, [Event("ambush_rolled", {}, actor=None)])  # type: ignore[arg-type]
+    with store.engine.begin() as conn:  # a roll stored by an older version
+        conn.execute(sa.text("UPDATE events SET actor = 'None' WHERE seq = 2"))
+    assert store.events("g1", since=1)[0].actor == "system"

@@ -56,7 +56,7 @@ def rows(store: EventStore, game_id: str) -> dict[str, int]:
 async def played(service: GameService, concede: bool) -> str:
     """A game with both seats, a few acknowledged actions (with refs), maybe conceded."""
     game = await service.create_game("t9a")
-    await service.claim_seat(game.id)
+    await service.claim_seat(game.id, game.invite)
     await service.act(game.id, 1, {"type": "place_token", "x": 5, "y": 5}, ref="a1")
     await service.act(game.id, 2, {"type": "roll_dice", "dice": "D6"}, ref="b1")
     if concede:

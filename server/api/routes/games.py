@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from server.api.deps import ServiceDep, TokenDep
+from server.api.deps import GameId, ServiceDep, ViewerDep
 from server.api.errors import error_responses
+from server.api.messages import MAX_SEQ, ActionIn
 from server.rules.core import Battlefield
 
 router = APIRouter(prefix="/api/games", tags=["games"])
-MAX_SEQ = 2**31 - 1  # the log's seq column is a 32-bit integer (SQLite and PostgreSQL)
-GameId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+__all__ = ["MAX_SEQ", "ActionIn", "GameId", "router"]
 
 
 class BattlefieldIn(BaseModel):
@@ -35,6 +35,21 @@ class GameCreated(BaseModel):
     seat: int
     token: str
     dice_commitment: str
+    invite: str = Field(
+        description="The secret that claims seat 2 (`POST /api/games/{id}/seats`); shown "
+        "only here, stored hashed. Give it to the opponent, never to spectators."
+    )
+
+
+class SeatClaim(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    invite: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        description="The invite secret the game's creator was given (games made before "
+        "invites existed need none)",
+    )
 
 
 class SeatClaimed(BaseModel):
@@ -60,20 +75,14 @@ class EventList(BaseModel):
     events: list[WireEvent]
 
 
-class ActionIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    action: dict[str, Any]
-    ref: str | None = Field(default=None, min_length=1, max_length=64)
-    expected_seq: int | None = Field(default=None, ge=0, le=MAX_SEQ)
-
-
 class Ack(BaseModel):
     seq: int
 
 
 @router.post("", status_code=201, response_model=GameCreated, responses=error_responses(400))
 async def create_game(body: GameCreate, service: ServiceDep) -> GameCreated:
-    """Create a game; the caller holds seat 1 with the returned token (keep it secret)."""
+    """Create a game; the caller holds seat 1 with the returned token (keep it secret) and
+    gets the game's `invite`, the secret that claims seat 2 (send it to the opponent only)."""
     battlefield = (
         Battlefield(body.battlefield.width, body.battlefield.depth) if body.battlefield else None
     )
@@ -84,6 +93,7 @@ async def create_game(body: GameCreate, service: ServiceDep) -> GameCreated:
         seat=created.seat,
         token=created.token,
         dice_commitment=created.dice_commitment,
+        invite=created.invite,
     )
 
 
@@ -91,18 +101,20 @@ async def create_game(body: GameCreate, service: ServiceDep) -> GameCreated:
     "/{game_id}/seats",
     status_code=201,
     response_model=SeatClaimed,
-    responses=error_responses(400, 404, 409),
+    responses=error_responses(400, 403, 404, 409),
 )
-async def claim_seat(game_id: GameId, service: ServiceDep) -> SeatClaimed:
-    """Take the free seat (seat 2); 409 when both seats are taken."""
-    seat, token = await service.claim_seat(game_id)
+async def claim_seat(
+    game_id: GameId, service: ServiceDep, body: Annotated[SeatClaim | None, Body()] = None
+) -> SeatClaimed:
+    """Take the free seat (seat 2) with the game's invite secret (`{"invite": "..."}`);
+    403 without it or with a wrong one, 409 when both seats are taken."""
+    seat, token = await service.claim_seat(game_id, body.invite if body else None)
     return SeatClaimed(seat=seat, token=token)
 
 
 @router.get("/{game_id}", response_model=GameView, responses=error_responses(400, 401, 404))
-async def read_game(game_id: GameId, service: ServiceDep, token: TokenDep) -> GameView:
+async def read_game(game_id: GameId, service: ServiceDep, viewer: ViewerDep) -> GameView:
     """The game as this viewer may see it (a seat's token shows that seat's secrets)."""
-    viewer = await service.authenticate(game_id, token)
     return GameView(**await service.view(game_id, viewer))
 
 
@@ -110,11 +122,10 @@ async def read_game(game_id: GameId, service: ServiceDep, token: TokenDep) -> Ga
 async def read_events(
     game_id: GameId,
     service: ServiceDep,
-    token: TokenDep,
+    viewer: ViewerDep,
     since: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0,
 ) -> EventList:
     """The game's events after `since`, as this viewer may see them."""
-    viewer = await service.authenticate(game_id, token)
     events = await service.events_since(game_id, since, viewer)
     return EventList(events=[WireEvent(**e) for e in events])
 
@@ -124,8 +135,9 @@ async def read_events(
     response_model=Ack,
     responses=error_responses(400, 401, 403, 404, 409, 422),
 )
-async def post_action(game_id: GameId, body: ActionIn, service: ServiceDep, token: TokenDep) -> Ack:
+async def post_action(
+    game_id: GameId, body: ActionIn, service: ServiceDep, viewer: ViewerDep
+) -> Ack:
     """Act as a seat (the same actions as the websocket's `action` message)."""
-    viewer = await service.authenticate(game_id, token)
     seq = await service.act(game_id, viewer, body.action, body.ref, body.expected_seq)
     return Ack(seq=seq)

@@ -6,22 +6,27 @@
 1. **Who may shoot**: a unit of the active player, on the table and not fleeing, with
    rank-and-file left, that has not shot this phase, is not Engaged and did not March this
    turn (a t9a Light Troops Reform beyond Mobility counts as a March only for march-triggered
-   rules: "for the purpose of shooting, this is still a Reform Move", seed 000).
+   rules: "for the purpose of shooting, this is still a Reform Move", seed 000), unless the
+   system's `marched_shooting_rule` lets it (whfb8 Skirmishers: Fire on the March, still
+   counting as moving).
 2. **At what**: an enemy unit on the table, not Engaged, within the weapon's range (closest
    points of the Unit Boundaries) and in line of sight from the front arc
    (units.require_in_sight, which also gives the target's cover).
 3. **The weapon**: the one named, else the system's first (`shooting_weapons`).
 4. **Shots**: the weapon's shots for each rank-and-file model in the system's
-   `shooting_ranks` front ranks (t9a: the first two, a **Decision**), rolled at once when
-   they are dice.
-5. **Modifiers**: the system's `shooting_modifiers` (moving, range, cover); the target's own
-   rules (t9a Hard Target) are the to-hit step's.
+   `ranks_that_shoot` front ranks (its `shooting_ranks`: t9a the first two, a **Decision**,
+   whfb8 one; whfb8 Skirmishers every rank, seed 002), rolled at once when they are dice.
+5. **Modifiers**: the system's `shooting_modifiers` (moving, range, cover) and
+   `shooting_target_modifiers` (the target unit as a whole: whfb8 Light Troops); the target's
+   own rules of a model (t9a Hard Target) are the to-hit step's.
 6. **The batch**: `shots_fired`, then the shared attack steps (`attacks.resolve` with the
-   system's tables), `hp_lost`, and Panic Tests when the target is destroyed.
+   system's tables), `hp_lost`, and Panic Tests when the target is destroyed, or (a system
+   with `heavy_casualties`, whfb8) the target's own when this phase's losses reach 25 %.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import Field
@@ -29,22 +34,33 @@ from pydantic import Field
 from server.dice import DiceStream
 from server.geometry.footprint import Footprint
 from server.geometry.measure import distance
-from server.rules.battle import require_phase
 from server.rules.core import (
+    ACTIVE,
+    BATTLE,
     ILLEGAL_MOVE,
     ActionModel,
     Event,
     GameState,
     RuleError,
+    When,
     register_action,
     register_folder,
 )
-from server.rules.rankandflank.attacks import Modifier, plural, resolve, times_models
-from server.rules.rankandflank.break_test import panic_tests
-from server.rules.rankandflank.engagement import active, is_engaged, rank_and_file_sheet
+from server.rules.rankandflank.attacks import Modifier, Roller, plural, resolve, times_models
+from server.rules.rankandflank.break_test import heavy_casualties, panic_tests
+from server.rules.rankandflank.engagement import (
+    active,
+    is_engaged,
+    rank_and_file_sheet,
+    sheets_of,
+)
 from server.rules.rankandflank.events import Log, losses_events, step_events
 from server.rules.rankandflank.melee import guard
-from server.rules.rankandflank.system import rank_and_flank_of, rank_and_flank_systems
+from server.rules.rankandflank.system import (
+    SHOOTING_PHASE,
+    rank_and_flank_of,
+    rank_and_flank_systems,
+)
 from server.rules.units import (
     Unit,
     _set,
@@ -53,6 +69,7 @@ from server.rules.units import (
     require_in_sight,
     table_of,
     turn_moves,
+    units_of,
 )
 
 
@@ -76,11 +93,15 @@ def shooters(fp: Footprint, unit: Unit, ranks: int) -> int:
     )
 
 
-@register_action("shoot", Shoot, systems=rank_and_flank_systems())
+@register_action(
+    "shoot",
+    Shoot,
+    systems=rank_and_flank_systems(),
+    when=[When(BATTLE, ACTIVE, SHOOTING_PHASE)],
+    doing="shooting",
+)
 def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[Event]:
     """Shoot with a unit's weapon at an enemy unit in range and line of sight (module text)."""
-    rules = rank_and_flank_of(state)
-    require_phase(state, seat, (rules.shooting_phase,), "shooting")
     unit = _unit(state, action.unit, seat)
     target = _unit(state, action.target)
     if target.owner == seat:
@@ -96,7 +117,9 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
     if is_engaged(state, unit.id):
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} is Engaged in Combat", rule="Shooting")
     moved = turn_moves(state).get(unit.id, {})
-    if moved.get("marched"):
+    if moved.get("marched") and rank_and_flank_of(state).marched_shooting_rule(
+        rank_and_file_sheet(state, unit)
+    ) is None:
         raise RuleError(
             ILLEGAL_MOVE, f"{unit.name} made a March Move this turn and cannot shoot",
             rule="Shooting: Marched",
@@ -105,18 +128,38 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
         raise RuleError(
             ILLEGAL_MOVE, f"{target.name} is Engaged in Combat: no shooting at it", rule="Shooting"
         )
+    return volley(state, unit, target, action.weapon, dice, moved=bool(moved.get("moved")),
+                  actor=seat)
+
+
+def volley(
+    state: GameState,
+    unit: Unit,
+    target: Unit,
+    weapon_name: str | None,
+    dice: Roller,
+    *,
+    moved: bool,
+    actor: int,
+    extra: Sequence[Modifier] = (),
+) -> list[Event]:
+    """`unit` shoots `weapon_name` (default its first weapon) at `target`: range, line of
+    sight, modifiers (the system's and `extra`), then module text step 6. `shoot` calls it
+    after its own checks; a charge reaction's Stand and Shoot calls it through
+    `stand_and_shoot`."""
+    rules = rank_and_flank_of(state)
     weapons = rules.shooting_weapons(rank_and_file_sheet(state, unit))
     if not weapons:
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} has no shooting weapon", rule="Shooting")
     weapon = (
-        next((w for w in weapons if w.name == action.weapon), None)
-        if action.weapon
+        next((w for w in weapons if w.name == weapon_name), None)
+        if weapon_name
         else (weapons[0])
     )
     if weapon is None:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{unit.name} has no {action.weapon!r}; it has {', '.join(w.name for w in weapons)}",
+            f"{unit.name} has no {weapon_name!r}; it has {', '.join(w.name for w in weapons)}",
             rule="Shooting",
         )
     table = table_of(state)
@@ -130,11 +173,15 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
         )
     sight = require_in_sight(state, unit, target, "Shooting: Line of Sight")
     modifiers: list[Modifier] = rules.shooting_modifiers(
-        moved=bool(moved.get("moved")), distance=gap, weapon=weapon, cover=sight.cover
+        moved=moved, distance=gap, weapon=weapon, cover=sight.cover
     )
+    modifiers += list(extra)
+    modifiers += rules.shooting_target_modifiers(sheets_of(state, target), target.model_count)
 
     log = Log(state)
-    models = shooters(table.units[unit.id], unit, rules.shooting_ranks)
+    models = shooters(
+        table.units[unit.id], unit, rules.ranks_that_shoot(rank_and_file_sheet(state, unit))
+    )
     shots_value = times_models(weapon.shots, models)
     shots_roll = None
     if isinstance(shots_value, int):
@@ -161,7 +208,7 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
                 "text": text,
                 "rules": [],
             },
-            actor=seat,
+            actor=actor,
         )
     )
     outcome = resolve(rules, strike, guard(state, target, parry=False), dice, modifiers)
@@ -171,7 +218,23 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
     if log.unit(target.id).status == "destroyed":
         where = table.units[target.id]
         panic_tests(log, target.id, where, unit.id, dice, f"{target.name} destroyed")
+    else:
+        heavy_casualties(log, target.id, unit.id, dice)
     return log.events
+
+
+def stand_and_shoot(state: GameState, unit_id: str, charger_id: str, dice: Roller) -> list[Event]:
+    """A charged unit's Stand and Shoot: its default weapon at the charger as the charge is
+    declared (range and line of sight checked; the system's `stand_and_shoot_modifiers`, whfb8
+    -1), by the charged unit's owner. For the Charge Reaction (server/rules/charge.py) to call;
+    raises `RuleError` when it cannot shoot."""
+    units = units_of(state)
+    unit, charger = units[unit_id], units[charger_id]
+    if not active(unit) or unit.models == 0:
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} cannot shoot", rule="Stand and Shoot")
+    rules = rank_and_flank_of(state)
+    return volley(state, unit, charger, None, dice, moved=False, actor=unit.owner,
+                  extra=rules.stand_and_shoot_modifiers())
 
 
 @register_folder("shots_fired")

@@ -30,11 +30,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from server.data import Datasheet
 from server.geometry.kinds import Cover
+from server.rules.core import Phases
 from server.rules.rankandflank.attacks import AttackSteps, Modifier
 from server.rules.systems import SYSTEMS, find_system
 
 if TYPE_CHECKING:
     from server.rules.core import GameState
+    from server.rules.rankandflank.events import Log
+    from server.rules.units import Unit
 
 
 class MeleePart(Protocol):
@@ -75,6 +78,8 @@ class RankAndFlankRules(AttackSteps):
     """The phase `shoot` is taken in."""
     ranks_name: str = "ranks"
     """The ranks Steadfast compares, in words (t9a "Proper Ranks")."""
+    score_name: str = "Combat score"
+    """What the `combat_score` event's text calls the round's total (whfb8 "Combat result")."""
 
     # -- who fights and shoots ---------------------------------------------------------------------
     shooting_ranks: int = 1
@@ -93,6 +98,17 @@ class RankAndFlankRules(AttackSteps):
     # -- Panic -------------------------------------------------------------------------------------
     panic_range_in: float = 6.0
     """Friendly units within this distance of a unit that breaks or is destroyed test."""
+    heavy_casualties: float | None = None
+    """A unit that loses this fraction of the models it had at the start of a phase takes a
+    Panic Test (whfb8: 0.25); None: no such test."""
+    panic_once_per_phase: bool = False
+    """A unit that passed a Panic Test takes no other that phase (whfb8)."""
+    panic_through: bool = False
+    """A unit that breaks or flees from Panic makes the friendly units it flees through take a
+    Panic Test (whfb8)."""
+    restraint_rule: str | None = None
+    """The rule by which a winner ordered to hold back (`restrain_pursuit`) tests its
+    leadership instead of pursuing (whfb8 "Restrain Pursuit"); None: winners always pursue."""
 
     # -- phases and words (must provide) ---------------------------------------------------------
 
@@ -169,6 +185,17 @@ class RankAndFlankRules(AttackSteps):
         attacks are melee attacks from the front (Parry may apply); `charged`: the defender
         charged this round."""
 
+    def ranks_that_shoot(self, sheet: Datasheet) -> int:
+        """How many front ranks of the unit's rank-and-file (`sheet`) shoot when the unit sees
+        its target from its front (whfb8 Skirmishers: every rank)."""
+        return self.shooting_ranks
+
+    def marched_shooting_rule(self, sheet: Datasheet) -> str | None:
+        """The rule letting a unit of `sheet` shoot after a March Move, with the usual penalty
+        for moving (whfb8 Skirmishers: Fire on the March); None: a unit that marched may not
+        shoot."""
+        return None
+
     @abstractmethod
     def shooting_weapons(self, sheet: Datasheet) -> Sequence[RangedWeapon]:
         """The shooting weapons of `sheet`, the default (first) one first."""
@@ -199,6 +226,44 @@ class RankAndFlankRules(AttackSteps):
     def rank_bonus(self, ranks: int) -> int:
         """The combat score bonus for `ranks` counting ranks."""
 
+    # -- hooks with defaults that change nothing (whfb8 uses them) --------------------------------
+
+    def strike_order_value(self, step: int) -> int:
+        """The characteristic shown for a strike order `step` (a system that folds Always
+        Strikes First / Last into the step shows the characteristic itself); the step by
+        default."""
+        return step
+
+    def formation_support(self, front_rank: int) -> tuple[int, dict[str, str] | None]:
+        """Extra ranks behind the first that make Supporting Attacks because of the unit's
+        formation, from the number of rank-and-file models in its first rank (whfb8 Horde:
+        10 or more wide, one more rank), and the note naming the rule; (0, None) by default."""
+        return 0, None
+
+    def stand_and_shoot_modifiers(self) -> list[Modifier]:
+        """The to-hit modifiers of a Stand and Shoot reaction (whfb8 -1); none by default."""
+        return []
+
+    def shooting_target_modifiers(self, sheets: Sequence[Datasheet], models: int) -> list[Modifier]:
+        """To-hit modifiers from the target unit as a whole (`models` models, these sheets:
+        whfb8 Light Troops, shots at two or more skirmishers); none by default."""
+        return []
+
+    def round_start(self, log: Log, combat: Sequence[str], dice: Any) -> None:
+        """Tests at the start of a round of close combat (whfb8 Fear), added to `log` before
+        anyone strikes; none by default."""
+        return None
+
+    def strike_in_round(self, state: GameState, unit: Unit, strike: Any) -> Any:
+        """The strike as this round changes it (whfb8: WS 1 after a failed Fear test); the
+        strike by default."""
+        return strike
+
+    def guard_in_round(self, state: GameState, unit: Unit, guard: Any) -> Any:
+        """The guard as this round changes it (whfb8: WS 1 after a failed Fear test); the
+        guard by default."""
+        return guard
+
     def rank_notes(
         self, unit_name: str, ranks: int, sheets: Sequence[Datasheet], rank_and_file: bool
     ) -> list[dict[str, str]]:
@@ -227,6 +292,24 @@ class RankAndFlankRules(AttackSteps):
         """A Break or Panic Test of 2D6 totalling `total` against `needed`."""
         return total <= needed
 
+    def test_notes(self, total: int, needed: int) -> list[dict[str, str]]:
+        """Named rules that decided a 2D6 test of `total` against `needed` (whfb8 Insane
+        Courage: a double 1 passes); none by default."""
+        return []
+
+    def unmodified_leadership(self, sheets: Sequence[Datasheet]) -> str | None:
+        """The rule by which the unit's Break Test uses its unmodified leadership whatever its
+        ranks (whfb8 Stubborn); None by default."""
+        return None
+
+    def instead_of_break_test(
+        self, sheets: Sequence[Datasheet], *, difference: int, steadfast: bool
+    ) -> tuple[str, int, list[dict[str, str]]] | None:
+        """A unit that takes no Break Test (whfb8 Unbreakable; Unstable, which loses wounds
+        instead): the rule, the wounds it loses with no saves (rank-and-file first, then
+        characters as evenly as possible) and the notes; None (the default): it tests."""
+        return None
+
     def losses_instead_of_fleeing(self, sheets: Sequence[Datasheet]) -> str | None:
         """The rule (t9a Supernal) by which a unit that fails its Break Test loses wounds equal
         to the difference, no saves, allocated evenly, instead of fleeing; None: it flees."""
@@ -240,10 +323,7 @@ class RankAndFlankRules(AttackSteps):
 def rank_and_flank_of(state: GameState) -> RankAndFlankRules:
     """The rank-and-flank rules of the game's system (the shared actions are registered only
     for systems that have them, so this finds them)."""
-    rules = find_system(state.system).rank_and_flank
-    if rules is None:
-        raise LookupError(f"{state.system!r} declares no rank-and-flank rules")
-    return rules
+    return _of(state.system)
 
 
 def rank_and_flank_systems() -> list[str]:
@@ -251,3 +331,22 @@ def rank_and_flank_systems() -> list[str]:
     these, so every system package registers before they are imported (server/rules/
     __init__.py imports the system packages first)."""
     return sorted(s.id for s in SYSTEMS.values() if s.rank_and_flank is not None)
+
+
+def _of(system_id: str) -> RankAndFlankRules:
+    rules = find_system(system_id).rank_and_flank
+    if rules is None:
+        raise LookupError(f"{system_id!r} declares no rank-and-flank rules")
+    return rules
+
+
+SHOOTING_PHASE = Phases(
+    "the shooting phase of a rank-and-flank system",
+    lambda system_id: (_of(system_id).shooting_phase,),
+)
+"""For `register_action(when=...)`: the phase in which the system's units shoot."""
+MELEE_PHASE = Phases(
+    "the melee phase of a rank-and-flank system",
+    lambda system_id: (_of(system_id).melee_phase,),
+)
+"""For `register_action(when=...)`: the phase in which the system's combats are fought."""

@@ -6,6 +6,7 @@ from server.rules.core import Battlefield
 from server.rules.systems import GameSystem, register_system
 from server.rules.t9a import tables
 from server.rules.t9a.combat import T9A
+from server.rules.t9a.variant import VARIANT
 
 SYSTEM = register_system(
     GameSystem(
@@ -19,5 +20,6 @@ SYSTEM = register_system(
         movement_phase="Movement",
         tables=tables,
         rank_and_flank=T9A,
+        variant=VARIANT,
     )
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from server.rules.core import Battlefield
 from server.rules.systems import GameSystem, register_system
 from server.rules.wh40k10 import tables
+from server.rules.wh40k10.variant import VARIANT
 
 SYSTEM = register_system(
     GameSystem(
@@ -17,5 +18,6 @@ SYSTEM = register_system(
         charge_phases=("Charge",),
         movement_phase="Movement",
         tables=tables,
+        variant=VARIANT,
     )
 )

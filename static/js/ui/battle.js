@@ -3,7 +3,7 @@
 // march, charge). Intents only: the server checks every rule and says why when it refuses.
 
 import { h, replace } from './dom.js';
-import { errorText } from '../table.js';
+import { errorText } from '../format.js';
 import { humanize } from './describe.js';
 import { ambushTrayItem } from './ambush.js';
 import { isLightTroops } from '../view/light.js';
@@ -48,10 +48,10 @@ export function canAmbush(unit) {
 
 /**
  * The setup panel: only while the stage is `setup` and for a seated player.
- * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {Function} toast
+ * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {Function} toast @param {Table} table
  */
 export function setupPanel(el, store, conn, toast, table) {
-  /** @type {{datasheet:string, name:string, models:number, joined:{id:string, name:string}[]}[]} */
+  /** @type {{datasheet:string, name:string, models:number, joined:{id:string, name:string}[], standard?:boolean}[]} */
   const army = [];
   /** @type {any[]|null} */
   let sheets = null;
@@ -85,7 +85,7 @@ export function setupPanel(el, store, conn, toast, table) {
     el.hidden = st.stage !== 'setup' || store.seat === null;
     if (el.hidden) return;
     if (st.system) load(st.system);
-    const submitted = Array.isArray(st.armies_submitted) && st.armies_submitted.includes(store.seat);
+    const submitted = store.seat !== null && Array.isArray(st.armies_submitted) && st.armies_submitted.includes(store.seat);
     const preset = h('div', { class: 'terrain-setup' },
       h('div', { class: 'buttons' },
         h('button', {
@@ -195,9 +195,9 @@ export function renderTray(el, table, store, conn, toast) {
     h('ul', { class: 'tray-list' }, entries.map((t) => {
       const mine = myTurn && t.owner === store.seat && t.status === 'undeployed';
       const unit = st.units?.[t.id];
-      return h('li', { class: `owner-${t.owner}${table.deployUnit === t.id ? ' picked' : ''}`, dataset: { unit: t.id } },
+      return h('li', { class: `owner-${t.owner}${table.tools.deploy.unit === t.id ? ' picked' : ''}`, dataset: { unit: t.id } },
         mine
-          ? h('button', { type: 'button', class: 'deploy', onclick: () => table.startDeploy(t.id) }, t.label)
+          ? h('button', { type: 'button', class: 'deploy', onclick: () => table.tools.deploy.start(t.id) }, t.label)
           : h('b', null, t.label),
         ' ', t.status === 'ambush'
           ? ambushTrayItem(t.id, { table, store, conn, toast, rerender: () => renderTray(el, table, store, conn, toast) })
@@ -226,17 +226,23 @@ export function unitOrders(unit, table, store) {
   if (!unit || st.stage !== 'battle' || store.seat === null || unit.owner !== store.seat || unit.status !== 'on_table') return null;
   if (st.active_player !== store.seat) return null;
   const ranked = unit.placement && !(Array.isArray(unit.positions) && unit.positions.length && st.system === 'wh40k10');
-  const g = table.ghost;
+  const g = table.moves.ghost;
   const staged = g?.phase === 'staged' && g.id === unit.id && !(/** @type {any} */ (g).proposal);
   return h('div', { class: 'buttons orders' },
-    staged ? h('button', { type: 'button', id: 'confirm-move', class: 'primary', onclick: () => table.confirmStaged() }, 'Confirm move', h('kbd', null, 'Enter')) : null,
+    staged ? h('button', { type: 'button', id: 'confirm-move', class: 'primary', onclick: () => table.moves.confirmStaged() }, 'Confirm move', h('kbd', null, 'Enter')) : null,
     staged ? h('button', { type: 'button', id: 'reset-move', onclick: () => table.cancel() }, 'Reset', h('kbd', null, 'Esc')) : null,
-    ranked ? h('button', { type: 'button', id: 'wheel-left', onclick: () => table.wheelSelected(15) }, 'Wheel left 15°') : null,
-    ranked ? h('button', { type: 'button', id: 'wheel-right', onclick: () => table.wheelSelected(-15) }, 'Wheel right 15°') : null,
+    ranked ? h('button', { type: 'button', id: 'wheel-left', onclick: () => table.handlers.handles.wheelSelected(15) }, 'Wheel left 15°') : null,
+    ranked ? h('button', { type: 'button', id: 'wheel-right', onclick: () => table.handlers.handles.wheelSelected(-15) }, 'Wheel right 15°') : null,
     ranked ? h('button', {
-      type: 'button', id: 'march', class: table.march ? 'active' : '', 'aria-pressed': table.march ? 'true' : 'false',
-      onclick: () => { table.march = !table.march; table.onChange(); },
-    }, table.march ? 'March: on' : 'March: off') : null,
+      type: 'button', id: 'march', class: table.moves.march ? 'active' : '', 'aria-pressed': table.moves.march ? 'true' : 'false',
+      onclick: () => { table.moves.march = !table.moves.march; table.onChange(); },
+    }, table.moves.march ? 'March: on' : 'March: off') : null,
+    // 40k Advance: the D6 is rolled and committed first; the move is then judged against it.
+    !ranked && st.phase === 'Movement' && !Object.keys(unit.moved || {}).length ? h('button', {
+      type: 'button', id: 'advance', title: 'Roll the Advance D6 now, then move up to Move + the die',
+      onclick: () => table.conn.act({ type: 'advance', unit: unit.id })
+        .catch((/** @type {any} */ err) => table.toast(`Advance: ${errorText(err)}`, 'error')),
+    }, 'Advance (D6)') : null,
     h('button', {
       type: 'button', id: 'charge', class: table.mode === 'charge' ? 'active' : '',
       onclick: () => table.setMode(table.mode === 'charge' ? 'idle' : 'charge'),

@@ -2,14 +2,7 @@
 // works anything out; unknown event types fall back to their name.
 
 import { ORDER_WORDS } from './order-words.js';
-
-/** @param {number|string|undefined} actor */
-export function who(actor) {
-  return actor === 1 || actor === 2 ? `Player ${actor}` : 'The game';
-}
-
-/** @param {any} v */
-const inch = (v) => (typeof v === 'number' ? `${v.toFixed(1)} in` : '');
+import { who, unitName, rollWords, measureLabel as inch } from '../format.js';
 
 /** @param {string} s */
 export function humanize(s) {
@@ -17,20 +10,7 @@ export function humanize(s) {
   return t.charAt(0).toUpperCase() + t.slice(1);
 }
 
-/** @param {any} roll */
-function rollWords(roll) {
-  if (!roll || typeof roll !== 'object') return '';
-  const faces = Array.isArray(roll.dice) ? roll.dice.map((/** @type {any} */ d) => (d.kept ? String(d.face) : `(${d.face})`)).join(' ') : '';
-  const total = roll.total === null || roll.total === undefined ? '' : ` = ${roll.total}`;
-  return `${roll.expression ?? ''}: ${faces}${total}`;
-}
-
-/** A unit's name from the state, or its id. @param {any} state @param {any} id */
-function unitName(state, id) {
-  return String(state?.units?.[id]?.name || id || 'a unit');
-}
-
-/** @param {any} p @param {any} state @param {boolean} ok */
+/** @param {Record<string, any>} p @param {import('../types.js').GameState|null|undefined} state @param {boolean} ok */
 function chargeWords(p, state, ok) {
   const roll = p.roll ? `rolled ${rollWords(p.roll)}${p.bonus ? ` +${p.bonus}${typeof p.range === 'number' ? ` = ${p.range}` : ''}` : ''}` : '';
   const need = typeof p.distance === 'number' ? `needed ${p.distance.toFixed(1)} in` : '';
@@ -40,7 +20,7 @@ function chargeWords(p, state, ok) {
   return `${head}: ${ok ? 'charge succeeded' : 'charge failed'} (${[roll, need].filter(Boolean).join(', ')})${why}`;
 }
 
-/** @type {Object<string, (p:any, ev:import('../store.js').GameEvent, state?:any) => string>} */
+/** @type {Object<string, (p:Record<string, any>, ev:import('../store.js').GameEvent, state?:import('../types.js').GameState|null|undefined) => string>} */
 const WORDS = {
   game_created: (p) => `Game created: ${p.name || p.system || ''}`,
   seat_claimed: (p) => `Player ${p.seat} took their seat`,
@@ -66,7 +46,7 @@ const WORDS = {
   hidden: (_p, ev) => `${who(ev.actor)} did something hidden`,
 };
 
-/** @param {import('../store.js').GameEvent} ev @param {any} [state] unit names @returns {string} */
+/** @param {import('../store.js').GameEvent} ev @param {import('../types.js').GameState|null|undefined} [state] unit names @returns {string} */
 export function describe(ev, state) {
   const words = WORDS[ev.type] || ORDER_WORDS[ev.type];
   try {

@@ -14,6 +14,7 @@ const FALLBACK_SYSTEMS = [
 
 /** @param {any} body @returns {{id:string, name:string}[]} */
 export function systemsFrom(body) {
+  /** @type {(string|{id?:unknown, name?:unknown})[]} */
   const list = Array.isArray(body) ? body : Array.isArray(body?.systems) ? body.systems : [];
   const out = list
     .map((s) => (typeof s === 'string' ? { id: s, name: s } : { id: String(s?.id ?? ''), name: String(s?.name ?? s?.id ?? '') }))
@@ -50,11 +51,11 @@ export async function showLobby(root) {
     submit.disabled = true;
     try {
       const game = await createGame(system.value, name.value.trim() || undefined);
-      saveSeat(safeStorage(), game.id, { seat: 1, token: game.token });
-      const links = gameLinks(location.origin, game.id, game.token);
+      saveSeat(safeStorage(), game.id, { seat: 1, token: game.token, invite: game.invite });
+      const links = gameLinks(location.origin, game.id, game.token, game.invite);
       replace(result,
         h('h2', null, `Game ${name.value.trim() || game.id} created`),
-        copyRow('Invite link for your opponent', links.invite, 'invite'),
+        copyRow('Invite link for your opponent (it takes seat 2: send it to them only)', links.invite || '', 'invite'),
         copyRow('Spectator link', links.spectate, 'spectate'),
         copyRow('Your seat (player 1) — keep it private', links.player1, 'player1'),
         h('p', null, h('a', { class: 'button primary', href: links.player1, id: 'open-player1' }, 'Open as player 1')));

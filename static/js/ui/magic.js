@@ -28,7 +28,7 @@ export function magicPanel(el, store, conn, toast) {
       if (!name || sending) return;
       const submitter = /** @type {HTMLButtonElement|null} */ (e.submitter);
       const outcome = submitter?.value === 'failure' ? 'failure' : 'success';
-      /** @type {Record<string, any>} */
+      /** @type {import('../types.js').Action} */
       const action = { type: 'cast_spell', spell: name, outcome };
       if (caster.value) action.caster = caster.value;
       sending = true;

@@ -2,31 +2,12 @@
 // move), for the game log. Pure: says what the server recorded, never works anything out.
 // describe.js falls back to these; combat events carry their own `text`.
 
-/** @param {number|string|undefined} actor */
-function who(actor) {
-  return actor === 1 || actor === 2 ? `Player ${actor}` : 'The game';
-}
-
-/** A unit's name from the state, or its id. @param {any} state @param {any} id */
-export function unitName(state, id) {
-  return String(state?.units?.[id]?.name || id || 'a unit');
-}
-
-/** A roll as "2D6 maximised x1: 6 4 (1) = 10" (discarded faces in brackets). @param {any} roll */
-export function rollWords(roll) {
-  if (!roll || typeof roll !== 'object') return '';
-  const faces = Array.isArray(roll.dice) ? roll.dice.map((/** @type {any} */ d) => (d.kept ? String(d.face) : `(${d.face})`)).join(' ') : '';
-  const total = roll.total === null || roll.total === undefined ? '' : ` = ${roll.total}`;
-  return `${roll.expression ?? ''}: ${faces}${total}`;
-}
-
-/** @param {any} v */
-const inch = (v) => (typeof v === 'number' ? `${v.toFixed(1)} in` : '');
+import { who, unitName, rollWords, measureLabel as inch } from '../format.js';
 
 /** Human names of the Charge Reactions. */
 export const REACTION_NAMES = /** @type {Record<string, string>} */ ({ hold: 'Hold', flee: 'Flee!', stand_and_shoot: 'Stand and Shoot' });
 
-/** @param {any} p the proposal (proposal_made payload or state.proposal) @param {any} state */
+/** @param {Record<string, any>|null|undefined} p the proposal (proposal_made payload or state.proposal) @param {import('../types.js').GameState|null|undefined} state */
 export function proposalWords(p, state) {
   if (p?.kind === 'undo' && p.undo) {
     const evs = Array.isArray(p.undo.events) ? p.undo.events : [];
@@ -38,7 +19,7 @@ export function proposalWords(p, state) {
   return String(p?.description || p?.kind || 'something');
 }
 
-/** @type {Object<string, (p:any, ev:any, state?:any) => string>} */
+/** @type {Object<string, (p:Record<string, any>, ev:import('../store.js').GameEvent, state?:import('../types.js').GameState|null|undefined) => string>} */
 export const ORDER_WORDS = {
   charge_declared: (p, ev, state) => {
     const tail = p.reactions?.length === 1 && p.reactions[0] === 'flee' ? '' : `; Player ${p.reacting_player} chooses a Charge Reaction`;

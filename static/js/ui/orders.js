@@ -4,7 +4,8 @@
 // decides every rule: a reaction it refuses comes with the rule's reason, shown as it is.
 
 import { h, replace } from './dom.js';
-import { REACTION_NAMES, proposalWords, unitName } from './order-words.js';
+import { REACTION_NAMES, proposalWords } from './order-words.js';
+import { errorText, unitName } from '../format.js';
 import { reportGroups, renderReport } from './report.js';
 
 /** @typedef {import('../store.js').Store} Store */
@@ -12,13 +13,6 @@ import { reportGroups, renderReport } from './report.js';
 /** @typedef {import('../table.js').Table} Table */
 
 const REACTIONS = ['hold', 'flee', 'stand_and_shoot'];
-
-/** @param {any} e */
-function errorText(e) {
-  if (!e) return 'failed';
-  const rule = e.details?.rule ? `${e.details.rule}: ` : '';
-  return `${rule}${e.message || e.code || 'failed'}`;
-}
 
 // --- pure: what to offer ---------------------------------------------------------------------
 
@@ -143,16 +137,19 @@ export function engagedIds(state) {
   return out;
 }
 
+/** The rank-and-flank systems (server/rules/rankandflank/) and their close combat phase. */
+const MELEE_PHASES = /** @type {Record<string, string>} */ ({ t9a: 'Melee', whfb8: 'Close Combat' });
+
 /**
  * Which combat orders a selected unit gets: Shoot (Shooting Phase, own unit with a shooting
- * weapon on its datasheet, when known) and Fight (Melee Phase, any unit in a combat, for the
- * active player). Offers only: the server says why when it refuses.
+ * weapon on its datasheet, when known) and Fight (t9a Melee / whfb8 Close Combat Phase, any
+ * unit in a combat, for the active player). Offers only: the server says why when it refuses.
  * @param {any} unit @param {any} state @param {number|null} seat @param {any} [sheet] the unit's datasheet, if loaded
  */
 export function combatOrders(unit, state, seat, sheet) {
   const out = { shoot: false, fight: false, weapons: /** @type {string[]} */ ([]) };
   if (!unit || !state || state.stage !== 'battle' || seat === null || unit.status !== 'on_table') return out;
-  if (state.system !== 't9a' || state.active_player !== seat) return out;
+  if (!(String(state.system) in MELEE_PHASES) || state.active_player !== seat) return out;
   const phase = String(state.phase || '');
   // Unknown until the datasheets are loaded: offered, and the server answers.
   const shooting = sheet === undefined ? null : Array.isArray(sheet?.profile?.shooting) ? sheet.profile.shooting : [];
@@ -160,36 +157,8 @@ export function combatOrders(unit, state, seat, sheet) {
     out.shoot = true;
     out.weapons = (shooting || []).map((/** @type {any} */ w) => String(w.name));
   }
-  if (phase === 'Melee' && engagedIds(state).has(unit.id)) out.fight = true;
+  if (phase === MELEE_PHASES[String(state.system)] && engagedIds(state).has(unit.id)) out.fight = true;
   return out;
-}
-
-/** Markers worth a badge, as words. @param {any} unit @returns {string[]} */
-export function markerBadges(unit) {
-  const markers = Array.isArray(unit?.markers) ? unit.markers.map(String) : [];
-  return markers.filter((m) => m === 'fleeing' || m === 'shaken').map((m) => (m === 'fleeing' ? 'Fleeing' : 'Shaken'));
-}
-
-/**
- * What to say after a declared charge is acked: waiting for the reaction, or the result when
- * it came at once (40k, or a target already fleeing). Null when the events are not here yet.
- * @param {any[]} history @param {number} ackSeq @param {any} state
- * @returns {null|{text:string, kind:'info'|'ok'}}
- */
-export function chargeAckToast(history, ackSeq, state) {
-  for (let i = history.length - 1; i >= 0; i -= 1) {
-    const ev = history[i];
-    if (ev.seq > ackSeq) continue;
-    const p = ev.payload || {};
-    if (ev.type === 'fleeing_unit_caught') return { text: `Charge succeeded: ${unitName(state, p.unit)} is caught and destroyed!`, kind: 'ok' };
-    if (ev.type === 'charge_succeeded') return { text: 'Charge succeeded!', kind: 'ok' };
-    if (ev.type === 'charge_failed') return { text: `Charge failed: ${p.reason || ''}`, kind: 'info' };
-    if (ev.type === 'charge_declared') {
-      return { text: `Charge declared on ${unitName(state, p.target)}: waiting for Player ${p.reacting_player}'s Charge Reaction.`, kind: 'info' };
-    }
-    if (ackSeq - ev.seq > 8) break;
-  }
-  return null;
 }
 
 // --- intents ---------------------------------------------------------------------------------
@@ -205,21 +174,6 @@ export async function send(table, action, what) {
     table.toast(`${what}: ${errorText(err)}`, 'error');
     return null;
   }
-}
-
-/** The Shoot tool's click: the selected unit shoots at the clicked enemy. @param {Table} table @param {string|null} hit */
-export async function shootAt(table, hit) {
-  const st = table.store.state;
-  const unit = table.ownUnit(table.selected);
-  if (!unit) return table.setMode('idle');
-  const target = hit ? st?.units?.[hit] : null;
-  if (!target || target.owner === table.store.seat) return table.toast('Shoot: click an enemy unit.', 'info');
-  table.setMode('idle');
-  /** @type {any} */
-  const action = { type: 'shoot', unit: unit.id, target: target.id };
-  const weapon = /** @type {any} */ (table).shootWeapon;
-  if (weapon) action.weapon = weapon;
-  await send(table, action, `Shoot ${unit.name || unit.id}`);
 }
 
 /** @param {Table} table @param {string} unitId */
@@ -257,6 +211,11 @@ export function sheetsOf(system, onLoad) {
 
 // --- the selected unit's combat and agreement orders (rendered in the info panel) -----------
 
+/** whfb8 Skirmishers (seed 002) move model by model (handlers/skirmish.js). @param {any} unit */
+function skirmishes(unit) {
+  return Array.isArray(unit?.rules) && unit.rules.some((/** @type {unknown} */ r) => String(r) === 'Skirmishers');
+}
+
 /**
  * Buttons for the selected unit: Shoot…, Fight, Free move… (and, while a free move is
  * staged, Propose free move / Reset).
@@ -269,29 +228,38 @@ export function unitActions(unit, table) {
   const sheets = st.system ? sheetsOf(st.system, () => table.onChange()) : null;
   const sheet = sheets ? sheets.find((s) => s.id === unit.datasheet) : undefined;
   const orders = combatOrders(unit, st, store.seat, sheets ? sheet || { profile: { shooting: [] } } : undefined);
-  const g = /** @type {any} */ (table.ghost);
+  const g = table.moves.ghost;
   const staged = g?.proposal && g.id === unit.id && g.phase === 'staged';
-  const t = /** @type {any} */ (table);
+  const shoot = table.tools.shoot;
   const buttons = [];
   if (orders.shoot) {
     if (orders.weapons.length > 1) {
       buttons.push(h('select', {
         class: 'weapon', 'aria-label': 'Weapon',
-        onchange: (/** @type {Event} */ e) => { t.shootWeapon = /** @type {HTMLSelectElement} */ (e.target).value; },
-      }, orders.weapons.map((w) => h('option', { value: w, selected: w === t.shootWeapon }, w))));
+        onchange: (/** @type {Event} */ e) => { shoot.weapon = /** @type {HTMLSelectElement} */ (e.target).value; },
+      }, orders.weapons.map((w) => h('option', { value: w, selected: w === shoot.weapon }, w))));
     }
     buttons.push(h('button', {
       type: 'button', id: 'shoot', class: table.mode === 'shoot' ? 'active' : '',
       onclick: () => {
-        if (orders.weapons.length && !orders.weapons.includes(t.shootWeapon)) t.shootWeapon = orders.weapons[0];
+        if (orders.weapons.length && !orders.weapons.includes(shoot.weapon || '')) shoot.weapon = orders.weapons[0];
         table.setMode(table.mode === 'shoot' ? 'idle' : 'shoot');
       },
     }, 'Shoot…'));
   }
   if (orders.fight) buttons.push(h('button', { type: 'button', id: 'fight', class: 'primary', onclick: () => fight(table, unit.id) }, 'Fight'));
+  if (unit.status === 'on_table' && unit.owner === store.seat && skirmishes(unit) && (
+    (st.phase === 'Movement' && st.active_player === store.seat) || (st.turn === 1 && st.phase === 'Start'))) {
+    const vanguard = st.phase === 'Start';
+    buttons.push(h('button', {
+      type: 'button', id: 'skirmish-move', class: table.mode === 'skirmish' ? 'active' : '',
+      title: vanguard ? 'Vanguard: up to 12 in per model, not within 12 in of an enemy' : 'Move model by model: each within its allowance around what is in the way',
+      onclick: () => table.setMode(table.mode === 'skirmish' ? 'idle' : 'skirmish'),
+    }, vanguard ? 'Vanguard…' : 'Skirmish move…'));
+  }
   if (unit.status === 'on_table') {
     if (staged) {
-      buttons.push(h('button', { type: 'button', id: 'propose-free-move', class: 'primary', onclick: () => proposeStaged(table) }, 'Propose free move', h('kbd', null, 'Enter')));
+      buttons.push(h('button', { type: 'button', id: 'propose-free-move', class: 'primary', onclick: () => table.tools.free_move.propose() }, 'Propose free move', h('kbd', null, 'Enter')));
       buttons.push(h('button', { type: 'button', id: 'reset-free-move', onclick: () => table.cancel() }, 'Reset', h('kbd', null, 'Esc')));
     } else {
       buttons.push(h('button', {
@@ -304,17 +272,6 @@ export function unitActions(unit, table) {
   return buttons.length ? h('div', { class: 'buttons orders combat-orders' }, buttons) : null;
 }
 
-/** Send the staged free move as a proposal, then leave the tool. @param {Table} table */
-export async function proposeStaged(table) {
-  const g = /** @type {any} */ (table.ghost);
-  if (!g?.proposal || g.phase !== 'staged' || !g.action) return;
-  const ack = await table.commit(g.action, 'Propose free move');
-  if (ack) {
-    table.setMode('idle');
-    table.toast('Free move proposed: waiting for your opponent.', 'info');
-  }
-}
-
 // --- the banner, the agreement panel and the report ------------------------------------------
 
 /**
@@ -324,21 +281,37 @@ export async function proposeStaged(table) {
  */
 export function mountOrders(o) {
   const { side, board, store, table } = o;
-  const banner = h('div', { class: 'order-banner', id: 'order-banner', role: 'status', 'aria-live': 'polite', hidden: true });
-  board.append(banner);
+  const banner = h('div', { class: 'order-banner', id: 'order-banner', role: 'region', 'aria-label': 'Waiting for an answer', 'aria-live': 'polite', hidden: true });
+  // Over the table; on a phone at the top of the panel sheet under it, so it covers none of
+  // the table (issue 24 item 5).
+  const phone = typeof window.matchMedia === 'function' ? window.matchMedia('(max-width: 600px)') : null;
+  const placeBanner = () => {
+    const parent = phone?.matches ? side : board;
+    if (banner.parentElement !== parent) {
+      if (parent === side) side.prepend(banner);
+      else board.append(banner);
+    }
+  };
+  placeBanner();
+  phone?.addEventListener('change', placeBanner);
   const agreement = h('section', { class: 'panel agreement', id: 'agreement', hidden: true });
   const report = h('section', { class: 'panel report', id: 'combat-report', hidden: true });
   const phase = side.querySelector('.panel.phase');
   if (phase?.nextSibling) side.insertBefore(agreement, phase.nextSibling);
   else side.prepend(agreement);
-  // Under the selected unit's card (and its Shoot / Fight buttons), above the dice.
-  const dice = side.querySelector('.panel.dice');
-  if (dice) side.insertBefore(report, dice);
+  // Right under the selected unit's card (and its Shoot / Fight buttons): the latest report
+  // stays in view above the folded lists.
+  const info = side.querySelector('.panel.info');
+  if (info?.nextSibling) side.insertBefore(report, info.nextSibling);
   else side.append(report);
   /** @type {Map<string, boolean>} */
   const opened = new Map();
   let busy = false;
   let reportKey = '';
+  /** The charge or proposal whose banner last took the focus. */
+  let focusedFor = '';
+  /** Where the focus was before the banner took it. @type {HTMLElement|null} */
+  let focusBefore = null;
 
   /** @param {() => Promise<any>} fn */
   const once = async (fn) => {
@@ -387,6 +360,28 @@ export function mountOrders(o) {
     }
     banner.hidden = rows.length === 0;
     replace(banner, rows);
+    takeFocus(charge?.role === 'react' ? `charge:${charge.unit}:${charge.target}` : prop?.role === 'answer' ? `proposal:${prop.id}` : '');
+  }
+
+  /** A banner that asks this player for an answer takes the focus (its first enabled button)
+   * once; when it goes, the focus goes back where it was (issue 24 item 1). @param {string} key */
+  function takeFocus(key) {
+    if (key && key !== focusedFor) {
+      const first = /** @type {HTMLElement|null} */ (banner.querySelector('button:not([disabled])'));
+      if (first) {
+        focusedFor = key;
+        const active = /** @type {HTMLElement|null} */ (document.activeElement);
+        if (!banner.contains(active)) focusBefore = active;
+        first.focus();
+      }
+    } else if (!key && focusedFor) {
+      focusedFor = '';
+      const back = focusBefore;
+      focusBefore = null;
+      if (document.activeElement === document.body || !document.activeElement) {
+        (back && back !== document.body && back.isConnected ? back : table.canvas).focus({ preventScroll: true });
+      }
+    }
   }
 
   function renderAgreement() {
@@ -435,11 +430,10 @@ export function mountOrders(o) {
 
 /** Swept areas of charges and flights, flashed on the table for a moment. @param {Table} table @param {any[]} events */
 export function flashEvents(table, events) {
-  const t = /** @type {any} */ (table);
   for (const ev of events) {
     const swept = ev.payload?.swept;
     if ((ev.type === 'unit_fled' || ev.type === 'charge_succeeded') && swept?.type) {
-      t.flashes = [...(t.flashes || []), { geometry: swept, born: performance.now(), kind: ev.type === 'unit_fled' ? 'flee' : 'charge' }];
+      table.flashes = [...table.flashes, { geometry: swept, born: performance.now(), kind: ev.type === 'unit_fled' ? 'flee' : 'charge' }];
     }
   }
   table.redraw();

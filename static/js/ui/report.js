@@ -5,7 +5,8 @@
 // are the server's own `text`.
 
 import { h, replace } from './dom.js';
-import { ORDER_WORDS, unitName } from './order-words.js';
+import { ORDER_WORDS } from './order-words.js';
+import { unitName } from '../format.js';
 
 /** Events that open a group, and the group's kind. */
 const STARTERS = /** @type {Record<string, 'shooting'|'melee'|'charge'>} */ ({
@@ -16,8 +17,8 @@ const STARTERS = /** @type {Record<string, 'shooting'|'melee'|'charge'>} */ ({
 
 /** Events that belong to a group of each kind (after its starter). */
 const MEMBERS = {
-  shooting: new Set(['attack_step', 'hp_lost', 'unit_destroyed', 'panic_test', 'unit_fled', 'unit_broke']),
-  melee: new Set(['attack_step', 'hp_lost', 'unit_destroyed', 'combat_score', 'break_test', 'unit_broke', 'unit_fled', 'panic_test', 'combat_fought']),
+  shooting: new Set(['attack_step', 'hp_lost', 'unit_destroyed', 'heavy_casualties', 'panic_test', 'unit_fled', 'unit_broke']),
+  melee: new Set(['fear_test', 'attack_step', 'hp_lost', 'unit_destroyed', 'combat_score', 'break_test', 'unit_broke', 'unit_fled', 'restraint_test', 'unit_pursued', 'panic_test', 'combat_fought']),
   charge: new Set(['charge_reaction', 'unit_fled', 'charge_succeeded', 'charge_failed', 'fleeing_unit_caught']),
 };
 
@@ -36,7 +37,7 @@ const ORPHANS = /** @type {Record<string, 'shooting'|'melee'|'charge'>} */ ({
  * @property {number} seq
  * @property {string} type
  * @property {string} text
- * @property {string} [step]          attack_step: attacks | to_hit | to_wound | armour | aegis
+ * @property {string} [step]          attack_step: attacks | to_hit | to_wound | armour | aegis | ward_save
  * @property {number|null} [needed]
  * @property {number|null} [successes]
  * @property {{face:number, kept:boolean, met:boolean}[]} dice
@@ -57,7 +58,7 @@ const ORPHANS = /** @type {Record<string, 'shooting'|'melee'|'charge'>} */ ({
  * @property {boolean} undone    every event of the group was taken back by agreement
  */
 
-/** The seqs taken back by accepted undos (`events_undone`). @param {any[]} history */
+/** The seqs taken back by accepted undos (`events_undone`). @param {import('../store.js').GameEvent[]} history */
 export function undoneSeqs(history) {
   const out = new Set();
   for (const ev of history) {
@@ -68,7 +69,7 @@ export function undoneSeqs(history) {
 
 /**
  * Group the history into reports, oldest first.
- * @param {any[]} history events ascending by seq @param {any} [state] unit names
+ * @param {import('../store.js').GameEvent[]} history events ascending by seq @param {import('../types.js').GameState|null|undefined} [state] unit names
  * @returns {ReportGroup[]}
  */
 export function reportGroups(history, state) {
@@ -103,7 +104,7 @@ export function reportGroups(history, state) {
   return groups;
 }
 
-/** @param {'shooting'|'melee'|'charge'} kind @param {any} ev @param {any} state @returns {ReportGroup} */
+/** @param {'shooting'|'melee'|'charge'} kind @param {import('../store.js').GameEvent} ev @param {import('../types.js').GameState|null|undefined} state @returns {ReportGroup} */
 function newGroup(kind, ev, state) {
   const p = ev.payload || {};
   let title = typeof p.text === 'string' && p.text ? p.text : '';
@@ -113,7 +114,7 @@ function newGroup(kind, ev, state) {
   return { key: String(ev.seq), kind, title, outcome: '', first: ev.seq, last: ev.seq, lines: [], undone: false };
 }
 
-/** @param {any} ev @param {any} state @param {boolean} undone @returns {ReportLine} */
+/** @param {import('../store.js').GameEvent} ev @param {import('../types.js').GameState|null|undefined} state @param {boolean} undone @returns {ReportLine} */
 function lineOf(ev, state, undone) {
   const p = ev.payload || {};
   const words = ORDER_WORDS[ev.type];
@@ -148,7 +149,7 @@ function lineOf(ev, state, undone) {
   };
 }
 
-/** @param {any} p @param {boolean} ok */
+/** @param {Record<string, any>} p @param {boolean} ok */
 function chargeLine(p, ok) {
   const roll = p.roll ? `rolled ${p.roll.total ?? '?'}${p.bonus ? ` + ${p.bonus} = ${p.range}` : ''}` : '';
   const need = typeof p.distance === 'number' ? `needed ${p.distance.toFixed(1)} in` : '';
@@ -156,7 +157,7 @@ function chargeLine(p, ok) {
   return `${ok ? (p.caught ? 'Charge succeeded: the fleeing unit is caught' : 'Charge succeeded') : 'Charge failed'} (${[roll, need].filter(Boolean).join(', ')})${why}`;
 }
 
-/** @param {any} ev @param {any} state */
+/** @param {import('../store.js').GameEvent} ev @param {import('../types.js').GameState|null|undefined} state */
 function outcomeOf(ev, state) {
   const p = ev.payload || {};
   switch (ev.type) {
@@ -181,7 +182,7 @@ function outcomeOf(ev, state) {
 }
 
 /** What a step is called in the report. */
-const STEP_NAMES = /** @type {Record<string, string>} */ ({ attacks: 'Attacks', to_hit: 'To hit', to_wound: 'To wound', armour: 'Armour', aegis: 'Aegis' });
+const STEP_NAMES = /** @type {Record<string, string>} */ ({ attacks: 'Attacks', to_hit: 'To hit', to_wound: 'To wound', armour: 'Armour', aegis: 'Aegis', ward_save: 'Ward save' });
 
 /**
  * The report panel: the last `limit` groups, newest first; the newest is open unless the
@@ -214,10 +215,13 @@ function lineItem(l) {
     l.dice.length
       ? h('div', { class: 'faces' },
         l.expression ? h('span', { class: 'expr' }, l.expression) : null,
+        // A success is marked by a tick and a heavy outline as well as the green (issue 24
+        // item 3: nothing said by colour alone), and in words for screen readers.
         l.dice.map((d) => h('span', {
           class: `die ${d.kept ? 'kept' : 'discarded'}${d.met ? ' met' : ''}`,
-          title: `${d.kept ? 'kept' : 'discarded'}${l.needed !== null ? `, needed ${l.needed}+` : ''}`,
-        }, String(d.face))),
+          title: `${d.met ? 'success, ' : ''}${d.kept ? 'kept' : 'discarded'}${l.needed !== null ? `, needed ${l.needed}+` : ''}`,
+        }, String(d.face), d.met ? h('span', { class: 'tick', 'aria-hidden': 'true' }, '✓') : null,
+        h('span', { class: 'sr-only' }, d.met ? ' (success)' : d.kept ? '' : ' (discarded)'))),
         l.needed !== null ? h('span', { class: 'needed' }, `needed ${l.needed}+`) : null,
         l.successes !== null ? h('span', { class: 'total' }, `→ ${l.successes}`) : null)
       : null,

@@ -28,7 +28,8 @@ export function snapToEdge(pt, bf) {
   const x = Math.min(bf.width, Math.max(0, pt.x));
   const y = Math.min(bf.depth, Math.max(0, pt.y));
   const along = (/** @type {number} */ v, /** @type {number} */ max) => Math.min(max, Math.max(0, Math.round(roundTo(v, 0.1) * 10) / 10));
-  const options = /** @type {const} */ ([
+  /** @type {[number, 'near'|'far'|'left'|'right'][]} */
+  const options = ([
     [y, 'near'],
     [bf.depth - y, 'far'],
     [x, 'left'],
@@ -108,8 +109,8 @@ function round3(v) {
  * What to draw and say from an `ambush_options_result`: the placement to send (null when no
  * valid placement exists from this point), the ghost's verdict and words, and the requested
  * placement when the ghost was snapped away from it.
- * @param {any} res
- * @returns {{verdict:'legal'|'illegal', placement:Placement|null, shown:Placement|null, requested:Placement|null, snapped:boolean, swept:any, text:string}}
+ * @param {import('../types.js').AmbushAnswer|null|undefined} res
+ * @returns {{verdict:'legal'|'illegal', placement:Placement|null, shown:Placement|null, requested:Placement|null, snapped:boolean, swept:import('../types.js').Geometry|null, text:string}}
  */
 export function ambushVerdict(res) {
   const req = res?.requested || {};
@@ -125,16 +126,17 @@ export function ambushVerdict(res) {
   return { verdict: 'illegal', placement: null, shown: asked, requested: asked, snapped: false, swept: req.region || null, text: `${why}: no valid placement from this point` };
 }
 
-/** @param {any} p @returns {p is Placement} */
+/** @param {unknown} p @returns {p is Placement} */
 function isPlacement(p) {
-  return Boolean(p) && Number.isFinite(p.x) && Number.isFinite(p.y) && Number.isFinite(p.facing);
+  const q = /** @type {Partial<Placement>|null} */ (p);
+  return Boolean(q) && Number.isFinite(q?.x) && Number.isFinite(q?.y) && Number.isFinite(q?.facing);
 }
 
 /**
  * An ambush roll in words: its total, and with Maximised the kept and discarded dice.
  * @param {any} p an `ambush_rolled` payload
  */
-export function rollWords(p) {
+export function ambushRollWords(p) {
   const roll = p?.roll;
   if (!roll || typeof roll !== 'object') return '?';
   const dice = Array.isArray(roll.dice) ? roll.dice : [];
@@ -161,7 +163,7 @@ export function rollWords(p) {
  * Every unit in Ambush with its status: rolled to arrive (the server's `ambush_ready`
  * marker), rolled and stays, or waiting; the roll of this turn from the log; the host a
  * character arrives with, and the characters riding with a unit (`ambush_hosts`).
- * @param {any} state @param {import('../store.js').GameEvent[]} history
+ * @param {import('../types.js').GameState|null|undefined} state @param {import('../store.js').GameEvent[]} history
  * @returns {AmbushEntry[]}
  */
 export function ambushEntries(state, history) {
@@ -195,7 +197,7 @@ export function ambushEntries(state, history) {
     const status = ready ? 'rolled to arrive' : roll && (!roll.arrives || delayed.has(u.id)) ? 'stays in Ambush' : 'in Ambush';
     let detail = '';
     if (roll && delayed.has(u.id)) detail = 'no suitable point on the Battlefield Edge this turn';
-    else if (roll) detail = roll.automatic ? `Player Turn ${roll.player_turn}: counts as a 3+` : `rolled ${rollWords(roll)}, needs ${roll.needed ?? 3}+`;
+    else if (roll) detail = roll.automatic ? `Player Turn ${roll.player_turn}: counts as a 3+` : `rolled ${ambushRollWords(roll)}, needs ${roll.needed ?? 3}+`;
     else if (host) detail = `with ${units[host]?.name || host}`;
     out.push({ id: String(u.id), owner: Number(u.owner), name: String(u.name || u.id), status, ready, detail, roll, host, riders });
   }
@@ -205,7 +207,7 @@ export function ambushEntries(state, history) {
 /**
  * The spells a player logged in the current player turn's Magic Phase: successes from the
  * state's `magic` record (what the Gremlins' rule reads), every attempt from the log.
- * @param {any} state @param {import('../store.js').GameEvent[]} history @param {number} seat
+ * @param {import('../types.js').GameState|null|undefined} state @param {import('../store.js').GameEvent[]} history @param {number} seat
  * @returns {{cast:number, failed:number, spells:{spell:string, outcome:string, caster:string|null}[]}}
  */
 export function spellTally(state, history, seat) {
@@ -221,8 +223,8 @@ export function spellTally(state, history, seat) {
 /**
  * What the table draws for the tool besides the ghost: the 6 in zone, the chosen point, and
  * the placement the player asks for when the ghost was snapped away from it.
- * @param {{zone:any, point:{x:number, y:number}|null, fixed:boolean, outline:number[][]|null, requested:Placement|null, shown:Placement|null}|null} a
- * @returns {{zone:any, point:{x:number, y:number}|null, fixed:boolean, requested:any}|null}
+ * @param {{zone:import('../types.js').Geometry|null, point:{x:number, y:number}|null, fixed:boolean, outline:number[][]|null, requested:Placement|null, shown:Placement|null}|null} a
+ * @returns {import('./render.js').AmbushOverlay|null}
  */
 export function ambushOverlay(a) {
   if (!a || !a.point) return null;

@@ -4,7 +4,7 @@
 
 /** @typedef {[number, number]} Pos */
 /** @typedef {{x:number, y:number, facing:number, width:number, depth:number}} Rect */
-/** @typedef {{type:string, coordinates:any}} Geometry */
+/** @typedef {import('../types.js').Geometry} Geometry */
 
 const DEG = Math.PI / 180;
 
@@ -64,7 +64,7 @@ export function pointInRing(ring, x, y) {
 
 /**
  * Whether (x, y) lies inside a GeoJSON Polygon or MultiPolygon (holes respected).
- * @param {Geometry|null|undefined} geom @param {number} x @param {number} y
+ * @param {Geometry|null|undefined} geom @param {number} x @param {number} y @returns {boolean}
  */
 export function pointInGeometry(geom, x, y) {
   if (!geom) return false;

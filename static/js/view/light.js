@@ -3,16 +3,17 @@
 // server for a `move_unit` reform with `centre` (files kept, R turns it 90°). Whether that is
 // within twice the Mobility, and whether it counts as a March, is the server's answer. Pure.
 
-import { rotateGeometry } from './manoeuvre.js';
+import { rotateGeometry, translateGeometry } from './manoeuvre.js';
+import { round2 } from './transform.js';
 
 /** @typedef {import('./manoeuvre.js').UnitFrame} UnitFrame */
 /** @typedef {[number, number]} Pos */
 
 export const LIGHT_TROOPS = 'Light Troops';
 
-/** Does the unit's rules list carry Light Troops (the server checks it again)? @param {any} unit */
+/** Does the unit's rules list carry Light Troops (the server checks it again)? @param {{rules?:unknown[]}|null|undefined} unit */
 export function isLightTroops(unit) {
-  return Array.isArray(unit?.rules) && unit.rules.some((/** @type {any} */ r) => String(r).trim() === LIGHT_TROOPS);
+  return Array.isArray(unit?.rules) && unit.rules.some((r) => String(r).trim() === LIGHT_TROOPS);
 }
 
 /** The ✥ handle at the unit's centre. @param {UnitFrame} f */
@@ -20,15 +21,10 @@ export function centreHandle(f) {
   return { kind: /** @type {const} */ ('move'), x: f.centre[0], y: f.centre[1] };
 }
 
-/** @param {number} v */
-function round2(v) {
-  return Math.round(v * 100) / 100;
-}
-
 /**
  * The ghost and the action of a Light Troops reform whose centre is dragged from the handle
  * (`from`) to `pt`, the unit turned `turn` degrees.
- * @param {UnitFrame} f @param {Pos} from @param {Pos} pt @param {any} unit @param {number} turn
+ * @param {UnitFrame} f @param {Pos} from @param {Pos} pt @param {{id:string, files?:number}} unit @param {number} turn
  * @param {'advance'|'march'} mode
  */
 export function lightReform(f, from, pt, unit, turn, mode) {
@@ -36,9 +32,7 @@ export function lightReform(f, from, pt, unit, turn, mode) {
   const dy = round2(pt[1] - from[1]);
   const centre = /** @type {Pos} */ ([round2(f.centre[0] + dx), round2(f.centre[1] + dy)]);
   const facing = (((f.facing + turn) % 360) + 360) % 360;
-  /** @param {any} c @returns {any} */
-  const move = (c) => (typeof c[0] === 'number' ? [c[0] + dx, c[1] + dy] : c.map(move));
-  const moved = { ...f.geometry, coordinates: move(f.geometry.coordinates) };
+  const moved = translateGeometry(f.geometry, dx, dy);
   const geometry = turn % 360 ? rotateGeometry(moved, centre[0], centre[1], turn) : moved;
   const shift = Math.hypot(dx, dy);
   const changed = shift >= 0.05 || turn % 360 !== 0;

@@ -6,7 +6,16 @@
 import { axes, pointInGeometry } from './hit.js';
 
 /** @typedef {[number, number]} Pos */
-/** @typedef {{type:string, coordinates:any}} Geometry */
+/** @typedef {import('../types.js').Geometry} Geometry */
+/** @typedef {import('../types.js').Unit} Unit */
+/**
+ * Every position of nested GeoJSON coordinates (any depth: a ring, a polygon's rings, a
+ * multipolygon's polygons) mapped by `fn`.
+ * @param {unknown[]} c @param {(p:number[]) => number[]} fn @returns {unknown[]}
+ */
+export function mapCoords(c, fn) {
+  return typeof c[0] === 'number' ? fn(/** @type {number[]} */ (c)) : c.map((x) => mapCoords(/** @type {unknown[]} */ (x), fn));
+}
 
 /**
  * A ranked unit's frame from its footprint's boundary feature: corners (front-left,
@@ -29,7 +38,7 @@ export const KNOB_PX = 26;
 export const HANDLE_PX = 9;
 
 /**
- * @param {any} unit a unit as the server sends it (with `footprint`)
+ * @param {Unit|null|undefined} unit a unit as the server sends it (with `footprint`)
  * @returns {UnitFrame|null} null for units without ranked corners (40k, off the table)
  */
 export function unitFrame(unit) {
@@ -140,11 +149,8 @@ export function rotateGeometry(g, cx, cy, deg) {
   const t = (deg * Math.PI) / 180;
   const c = Math.cos(t);
   const s = Math.sin(t);
-  /** @param {any} p @returns {any} */
-  const turn = (p) => (typeof p[0] === 'number'
-    ? [cx + (p[0] - cx) * c - (p[1] - cy) * s, cy + (p[0] - cx) * s + (p[1] - cy) * c]
-    : p.map(turn));
-  return { ...g, coordinates: turn(g.coordinates) };
+  const turn = (/** @type {number[]} */ p) => [cx + (p[0] - cx) * c - (p[1] - cy) * s, cy + (p[0] - cx) * s + (p[1] - cy) * c];
+  return { ...g, coordinates: mapCoords(g.coordinates, turn) };
 }
 
 /**
@@ -172,7 +178,7 @@ export function reformOutline(f, filesNow, models, files, facing) {
 /**
  * The model of a unit under a point, by its footprint feature (`index` is its place in the
  * unit's `positions`), or -1.
- * @param {any} unit @param {number} x @param {number} y
+ * @param {Unit} unit @param {number} x @param {number} y
  */
 export function modelIndexAt(unit, x, y) {
   const features = unit?.footprint?.features;
@@ -188,7 +194,7 @@ export function modelIndexAt(unit, x, y) {
 /**
  * A 40k unit's models as the ghost draws them: each model's base moved from where the server
  * has it to its staged position.
- * @param {any} unit @param {number[][]} positions staged centres, one per model
+ * @param {Unit} unit @param {number[][]} positions staged centres, one per model
  * @returns {Geometry}
  */
 export function stagedModels(unit, positions) {
@@ -205,4 +211,28 @@ export function stagedModels(unit, positions) {
     polys.push(f.geometry.coordinates.map((/** @type {number[][]} */ ring) => ring.map(([x, y]) => [x + dx, y + dy])));
   }
   return { type: 'MultiPolygon', coordinates: polys };
+}
+
+/** The outline of a unit from its footprint: geometry, centre and facing (null without one).
+ * @param {Unit|null|undefined} unit @returns {{geometry:Geometry, centre:number[], facing:number}|null} */
+export function boundaryOf(unit) {
+  const features = unit?.footprint?.features;
+  if (!unit || !Array.isArray(features) || !features.length) return null;
+  const f = features.find((x) => x?.properties?.role === 'boundary') || features[0];
+  if (!f?.geometry) return null;
+  const p = f.properties || {};
+  const pl = unit.placement || { x: 0, y: 0, facing: 0 };
+  const centre = Array.isArray(p.centre) ? p.centre : [pl.x ?? 0, pl.y ?? 0];
+  return { geometry: f.geometry, centre, facing: Number(p.facing ?? pl.facing ?? 0) };
+}
+
+/** A GeoJSON Polygon or MultiPolygon moved by (dx, dy). @param {Geometry} g @param {number} dx @param {number} dy @returns {Geometry} */
+export function translateGeometry(g, dx, dy) {
+  return { ...g, coordinates: mapCoords(g.coordinates, (p) => [p[0] + dx, p[1] + dy, ...p.slice(2)]) };
+}
+
+/** What a staged move was planned from: the unit's placement, models' positions and files.
+ * A staged move whose basis changed (the unit moved meanwhile) is dropped. @param {Unit|null|undefined} unit */
+export function basisOf(unit) {
+  return unit ? JSON.stringify([unit.placement, unit.positions, unit.files]) : '';
 }

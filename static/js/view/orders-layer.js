@@ -4,7 +4,7 @@
 
 import { toScreen } from './transform.js';
 import { geometryRings } from './hit.js';
-import { markerBadges } from '../ui/orders.js';
+import { markerBadges } from '../format.js';
 
 /** How long a swept area flashes, ms. */
 export const FLASH_MS = 2500;
@@ -17,8 +17,8 @@ export function flashAlpha(age) {
 }
 
 /**
- * @param {CanvasRenderingContext2D} ctx @param {import('./transform.js').View} v @param {any} state
- * @param {{flashes?:{geometry:any, born:number, kind:string}[]}} holder  keeps the live flashes
+ * @param {CanvasRenderingContext2D} ctx @param {import('./transform.js').View} v @param {import('../types.js').GameState|null} state
+ * @param {{flashes?:{geometry:import('../types.js').Geometry, born:number, kind:string}[]}} holder  keeps the live flashes
  * @param {number} now
  * @returns {boolean} true while something is still animating (ask for another frame)
  */
@@ -43,8 +43,7 @@ export function drawOrderLayer(ctx, v, state, holder, now) {
     ctx.stroke();
     ctx.globalAlpha = 1;
   }
-  for (const unit of Object.values(state?.units || {})) {
-    const u = /** @type {any} */ (unit);
+  for (const u of Object.values(state?.units || {})) {
     if (u.status !== 'on_table') continue;
     const badges = markerBadges(u);
     if (!badges.length) continue;
@@ -54,7 +53,7 @@ export function drawOrderLayer(ctx, v, state, holder, now) {
   return flashes.length > 0;
 }
 
-/** The screen point above a unit's outline. @param {import('./transform.js').View} v @param {any} u */
+/** The screen point above a unit's outline. @param {import('./transform.js').View} v @param {import('../types.js').Unit} u */
 function topOf(v, u) {
   const features = u.footprint?.features;
   if (!Array.isArray(features) || !features.length) return null;

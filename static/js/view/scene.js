@@ -34,7 +34,7 @@
 export const OFF_TABLE = new Set(['undeployed', 'in_reserve', 'in_ambush', 'reserve', 'ambush', 'hidden']);
 const GONE = new Set(['destroyed', 'removed', 'fled']);
 
-/** @param {any} state @returns {Scene} */
+/** @param {import('../types.js').GameState|null|undefined} state @returns {Scene} */
 export function buildScene(state) {
   /** @type {Piece[]} */
   const pieces = [];
@@ -58,7 +58,7 @@ export function buildScene(state) {
   const zones = [];
   if (state?.stage === 'deployment' && state.deployment_zones) {
     for (const [owner, geometry] of Object.entries(state.deployment_zones)) {
-      if (geometry && /** @type {any} */ (geometry).type) zones.push({ owner: Number(owner), geometry: /** @type {any} */ (geometry) });
+      if (geometry?.type) zones.push({ owner: Number(owner), geometry });
     }
   }
   return { pieces, tray, terrain: /** @type {TerrainPiece[]} */ (terrain), zones };
@@ -79,6 +79,7 @@ function addUnit(unit, pieces, tray) {
     addFootprint(unit, label, pieces);
     if (pieces.length > before) return;
   }
+  /** @type {Record<string, any>[]} */
   const models = Array.isArray(unit.models) ? unit.models : [];
   models.forEach((m, i) => {
     const shape = shapeOf(m);

@@ -139,3 +139,8 @@ export function visibleWorld(v, vw, vh) {
 export function clamp(x, lo, hi) {
   return Math.min(hi, Math.max(lo, x));
 }
+
+/** Inches to the hundredth, as intents carry them. @param {number} v */
+export function round2(v) {
+  return Math.round(v * 100) / 100;
+}

@@ -1,0 +1,53 @@
+"""Each game system's own choices about army lists, found by id.
+
+The system's data package `server.data.<id>` (the folder that also holds its datasheets)
+declares ``SYSTEM = SystemData(...)``, a subclass overriding what differs: which characters may
+join which units, whether units are ranked (have files), take Standard Bearers, name a Battle
+Standard Bearer, and are led by Leaders. The shared army validation (:mod:`server.data.army`)
+asks it and never compares ids. The rules engine's registry is :mod:`server.rules.systems`;
+this one serves the data layer, which the rules depend on, not the other way round.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+from server.data.schema import Datasheet
+
+JoinProblem = tuple[str, str]
+"""(stable code, human message) of one reason a character may not join a unit."""
+
+
+@dataclass(frozen=True)
+class SystemData(ABC):
+    """What a game system's army lists allow, beyond its datasheets."""
+
+    name: str
+    """The system's name, as the catalogue lists it."""
+    ranked: bool = True
+    """Units stand in a ranked formation and may be given `files`."""
+    standards: bool = True
+    """Units may take a Standard Bearer in their command group."""
+    battle_standards: bool = False
+    """An army may name one Battle Standard Bearer: a character unit, or a unit with a joined
+    character (whfb8)."""
+    leaders: bool = False
+    """Characters join a unit by leading it (a 40k Leader and its Bodyguard): one per unit."""
+
+    @abstractmethod
+    def join_problems(self, unit: Datasheet, character: Datasheet) -> list[JoinProblem]:
+        """Why `character` may not join `unit`; [] when it may."""
+
+
+@functools.cache
+def system_data(system: str) -> SystemData:
+    """The army-list rules of the system `system` (its package `server.data.<system>`)."""
+    module = importlib.import_module(f"{__package__}.{system}")
+    found: SystemData = module.SYSTEM
+    return found
+
+
+__all__ = ["JoinProblem", "SystemData", "system_data"]

@@ -1,0 +1,88 @@
+"""What Warhammer Fantasy Battle 8th edition decides differently from the shared rules (see
+`server.rules.systems`). Sources: seed 002 (Feigned Flight, Unstable, Skirmishers), FACTS.md
+(M + 2D6 charges, Swiftstride 3D6 keep the highest two)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from server.data import Datasheet
+from server.geometry.constants import SKIRMISH_GAP_WHFB8_IN
+from server.rules.core import GameState
+from server.rules.systems import RankedRules, Variant
+
+CANNOT_FLEE = ("Undead", "Unstable", "Unbreakable")
+"""Rules whose units may only Hold or Stand and Shoot (seed 002: Unstable units are
+Unbreakable; in the 8th-edition rules units immune to psychology may only Hold)."""
+
+
+def _immune_to_psychology(sheet: Datasheet) -> bool:
+    rule = sheet.rule("Immunity")
+    return rule is not None and str(rule.param).strip().lower() == "psychology"
+
+
+def _movement(sheet: Datasheet) -> int:
+    m: Any = sheet.profile.models[0].M  # type: ignore[union-attr]
+    return m if isinstance(m, int) else 0
+
+
+@dataclass(frozen=True)
+class WarhammerRanked(RankedRules):
+    def discipline(self, sheet: Datasheet) -> int:
+        """Rally Tests are taken against Leadership: the highest of the sheet's models."""
+        return max(int(m.Ld or 0) for m in sheet.profile.models)  # type: ignore[union-attr]
+
+    def flee_refusal(
+        self, name: str, sheets: Sequence[Datasheet], markers: Sequence[str]
+    ) -> tuple[str, str] | None:
+        rule = next((r for r in CANNOT_FLEE if any(s.has_rule(r) for s in sheets)), None)
+        if rule is None and any(_immune_to_psychology(s) for s in sheets):
+            rule = "Immunity (Psychology)"
+        if rule is None:
+            return None
+        return (
+            rule,
+            f"{name} has {rule} (immune to psychology): its only reactions are "
+            "Hold and Stand and Shoot",
+        )
+
+
+    def march_refusal(
+        self, name: str, sheets: Sequence[Datasheet], markers: Sequence[str]
+    ) -> tuple[str, str] | None:
+        """Undead units march only when joined by a character with My Will Be Done or Sworn
+        Bodyguard (the Tomb Swarm page; server/rules/whfb8/undead.py)."""
+        from server.rules.whfb8.undead import march_refusal
+
+        return march_refusal(name, sheets, markers)
+
+
+@dataclass(frozen=True)
+class Warhammer(Variant):
+    def allowance(self, sheet: Datasheet, mode: str) -> float:
+        """M, doubled for a March."""
+        rate = float(_movement(sheet))
+        return rate * 2 if mode == "march" else rate
+
+    def charge_roll(self, sheet: Datasheet) -> tuple[str, int]:
+        """M + 2D6 (FACTS.md); Swiftstride: 3D6 keep the highest two."""
+        swift = sheet.has_rule("Swiftstride")
+        return ("2D6 maximised x1" if swift else "2D6"), _movement(sheet)
+
+    def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
+        """Vanguard (FACTS.md): units that made a Vanguard move may not charge in the first
+        turn if their side goes first (server/rules/whfb8/vanguard.py)."""
+        from server.rules.whfb8.vanguard import vanguard_charge_refusal
+
+        return vanguard_charge_refusal(state, unit_id)
+
+
+VARIANT = Warhammer(
+    ranked=WarhammerRanked(
+        skirmish_gap_in=SKIRMISH_GAP_WHFB8_IN,
+        feigned_flight_rule="Skirmishers",
+    ),
+    reserve_rules=("Ambushers", "Entombed Beneath the Sands"),
+)

@@ -1,0 +1,94 @@
+// Words for what the server answered: distances, move verdicts, line of sight, refusals, unit
+// markers and the outcome of a declared charge. Pure (tested under node); the table's handlers
+// and the panels both use these, so they live apart from either.
+
+/** @typedef {import('./types.js').Verdict} Verdict */
+/** @typedef {import('./types.js').LosResult} LosResult */
+/** @typedef {import('./types.js').WireError} WireError */
+/** @typedef {import('./types.js').GameState} GameState */
+/** @typedef {import('./types.js').Unit} Unit */
+/** @typedef {import('./store.js').GameEvent} GameEvent */
+
+/** A distance as the table shows it: to 0.1 in; '' for anything but a number. @param {unknown} d */
+export function measureLabel(d) {
+  return typeof d === 'number' ? `${d.toFixed(1)} in` : '';
+}
+
+/** Words for a preview verdict: "Legal · used 4.0 / 5.0 in", or "Not allowed: Move Distance · 14.0 in
+ * (10.0 allowed)" with the rule and obstacle (issue 24 item 3: in words, not only red). @param {Verdict} res */
+export function verdictText(res) {
+  const parts = [];
+  if (res.legal) parts.push(res.counts_as_march ? 'Legal, counts as a March' : 'Legal');
+  else parts.push(`Not allowed: ${res.rule || res.message || 'illegal'}`);
+  if (!res.legal && res.obstacle) parts.push(`(${res.obstacle})`);
+  const allowance = typeof res.allowance === 'number' ? res.allowance.toFixed(1) : '';
+  const used = typeof res.used === 'number' ? res.used : typeof res.distance === 'number' ? res.distance : null;
+  if (used !== null && res.legal) parts.push(`· ${typeof res.used === 'number' ? 'used ' : ''}${used.toFixed(1)}${allowance ? ` / ${allowance}` : ''} in`);
+  else if (used !== null) parts.push(`· ${used.toFixed(1)} in${allowance ? ` (${allowance} allowed)` : ''}`);
+  return parts.join(' ');
+}
+
+/** "Visible · 50% · soft cover". @param {LosResult} res */
+export function losText(res) {
+  const bits = [res.visible ? 'Visible' : 'Not visible'];
+  if (typeof res.fraction === 'number') bits.push(`${Math.round(res.fraction * 100)}%`);
+  if (res.cover && res.cover !== 'none') bits.push(`${res.cover} cover`);
+  return bits.join(' · ');
+}
+
+/** A refusal in words, its rule first when it names one. @param {unknown} err */
+export function errorText(err) {
+  const e = /** @type {Partial<WireError>|null|undefined} */ (err);
+  if (!e) return 'failed';
+  const rule = e.details?.rule ? `${e.details.rule}: ` : '';
+  return `${rule}${e.message || e.code || 'failed'}`;
+}
+
+/** Who did something: a seat, or the game itself. @param {number|string|undefined} actor */
+export function who(actor) {
+  return actor === 1 || actor === 2 ? `Player ${actor}` : 'The game';
+}
+
+/**
+ * A roll as "2D6 maximised x1: 6 4 (1) = 10" (discarded faces in brackets).
+ * @param {{expression?:string, dice?:{face:number, kept?:boolean}[], total?:number|null}|null|undefined} roll
+ */
+export function rollWords(roll) {
+  if (!roll || typeof roll !== 'object') return '';
+  const faces = Array.isArray(roll.dice) ? roll.dice.map((d) => (d.kept ? String(d.face) : `(${d.face})`)).join(' ') : '';
+  const total = roll.total === null || roll.total === undefined ? '' : ` = ${roll.total}`;
+  return `${roll.expression ?? ''}: ${faces}${total}`;
+}
+
+/** A unit's name from the state, or its id. @param {GameState|null|undefined} state @param {unknown} id */
+export function unitName(state, id) {
+  return String(state?.units?.[String(id)]?.name || id || 'a unit');
+}
+
+/** The badges drawn on a unit: Fleeing, Shaken. @param {Pick<Unit, 'markers'>|null|undefined} unit */
+export function markerBadges(unit) {
+  const markers = Array.isArray(unit?.markers) ? unit.markers.map(String) : [];
+  return markers.filter((m) => m === 'fleeing' || m === 'shaken').map((m) => (m === 'fleeing' ? 'Fleeing' : 'Shaken'));
+}
+
+/**
+ * What to say after a declared charge is acked: waiting for the reaction, or the result when
+ * it came at once (40k, or a target already fleeing). Null when the events are not here yet.
+ * @param {GameEvent[]} history @param {number} ackSeq @param {GameState|null} state
+ * @returns {null|{text:string, kind:'info'|'ok'}}
+ */
+export function chargeAckToast(history, ackSeq, state) {
+  for (let i = history.length - 1; i >= 0; i -= 1) {
+    const ev = history[i];
+    if (ev.seq > ackSeq) continue;
+    const p = ev.payload || {};
+    if (ev.type === 'fleeing_unit_caught') return { text: `Charge succeeded: ${unitName(state, p.unit)} is caught and destroyed!`, kind: 'ok' };
+    if (ev.type === 'charge_succeeded') return { text: 'Charge succeeded!', kind: 'ok' };
+    if (ev.type === 'charge_failed') return { text: `Charge failed: ${p.reason || ''}`, kind: 'info' };
+    if (ev.type === 'charge_declared') {
+      return { text: `Charge declared on ${unitName(state, p.target)}: waiting for Player ${p.reacting_player}'s Charge Reaction.`, kind: 'info' };
+    }
+    if (ackSeq - ev.seq > 8) break;
+  }
+  return null;
+}

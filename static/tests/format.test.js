@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  measureLabel, verdictText, losText, errorText, unitName, who, rollWords, markerBadges, chargeAckToast,
+} from '../js/format.js';
+
+test('a distance is shown to 0.1 in, and nothing for what is not a number', () => {
+  assert.equal(measureLabel(0), '0.0 in');
+  assert.equal(measureLabel(7.96), '8.0 in');
+  assert.equal(measureLabel(null), '');
+  assert.equal(measureLabel('6'), '');
+});
+
+test('a verdict names the rule and obstacle when illegal and the distance against the allowance', () => {
+  assert.equal(verdictText({ legal: true }), 'Legal');
+  assert.equal(verdictText({ legal: true, counts_as_march: true, used: 6, allowance: 10 }), 'Legal, counts as a March · used 6.0 / 10.0 in');
+  assert.equal(verdictText({ legal: true, distance: 3.25 }), 'Legal · 3.3 in');
+  assert.equal(verdictText({ legal: false, rule: 'Unit Spacing', obstacle: 'Spearmen', distance: 4, allowance: 5 }), 'Not allowed: Unit Spacing (Spearmen) · 4.0 in (5.0 allowed)');
+  assert.equal(verdictText({ legal: false, message: 'off the table' }), 'Not allowed: off the table');
+  assert.equal(verdictText({ legal: false }), 'Not allowed: illegal');
+  // Issue 24 item 3: the refusal is said in words, not only by the red ghost.
+  assert.equal(verdictText({ legal: false, rule: 'Move Distance', used: 14 }), 'Not allowed: Move Distance · 14.0 in');
+  // An obstacle is only named for an illegal move.
+  assert.equal(verdictText({ legal: true, obstacle: 'Wood' }), 'Legal');
+});
+
+test('line of sight in words: visibility, the fraction seen and cover other than none', () => {
+  assert.equal(losText({ visible: true, fraction: 0.5, cover: 'soft' }), 'Visible · 50% · soft cover');
+  assert.equal(losText({ visible: false, fraction: 0, cover: 'none' }), 'Not visible · 0%');
+  assert.equal(losText({ visible: true }), 'Visible');
+});
+
+test('a refusal in words puts its rule first; anything else still says something', () => {
+  assert.equal(errorText({ code: 'illegal_move', message: 'too far', details: { rule: 'Movement' } }), 'Movement: too far');
+  assert.equal(errorText({ code: 'rate_limited', message: '' }), 'rate_limited');
+  assert.equal(errorText(null), 'failed');
+  assert.equal(errorText({}), 'failed');
+});
+
+test('names: a unit by its name or id, an actor by seat, a roll with its dropped dice in brackets', () => {
+  const state = { units: { u1: { id: 'u1', owner: 1, name: 'Spearmen' } } };
+  assert.equal(unitName(state, 'u1'), 'Spearmen');
+  assert.equal(unitName(state, 'u9'), 'u9');
+  assert.equal(unitName(null, undefined), 'a unit');
+  assert.equal(who(2), 'Player 2');
+  assert.equal(who('system'), 'The game');
+  assert.equal(rollWords({ expression: '2D6', dice: [{ face: 6, kept: true }, { face: 1, kept: false }], total: 6 }), '2D6: 6 (1) = 6');
+  assert.equal(rollWords({ expression: 'D6', dice: [{ face: 3, kept: true }], total: null }), 'D6: 3');
+  assert.equal(rollWords(null), '');
+});
+
+test('badges only for fleeing and shaken; a charge ack is read back from the events up to it', () => {
+  assert.deepEqual(markerBadges({ markers: ['shaken', 'fleeing', 'ambush_ready'] }), ['Shaken', 'Fleeing']);
+  assert.deepEqual(markerBadges(null), []);
+  const units = { u1: { id: 'u1', owner: 1, name: 'Knights' }, u2: { id: 'u2', owner: 2, name: 'Goblins' } };
+  const caught = { seq: 5, type: 'fleeing_unit_caught', payload: { unit: 'u2' } };
+  assert.deepEqual(chargeAckToast([caught], 5, { units }), { text: 'Charge succeeded: Goblins is caught and destroyed!', kind: 'ok' });
+  // Events after the ack are not this charge's.
+  assert.equal(chargeAckToast([caught], 4, { units }), null);
+  assert.deepEqual(chargeAckToast([{ seq: 3, type: 'charge_succeeded', payload: {} }], 3, { units }), { text: 'Charge succeeded!', kind: 'ok' });
+});

@@ -29,7 +29,7 @@ def serve(app: Any, settings: Settings, host: str, port: int) -> int:
     from server.api.ws import drain
     from server.gcpolicy import GcPolicy
 
-    gc_policy = GcPolicy(settings.gc_freeze_s, settings.gc_reclaim_s)
+    gc_policy = GcPolicy(settings.gc_freeze, settings.gc_reclaim_s)
 
     class Server(uvicorn.Server):
         """uvicorn, but on SIGTERM/SIGINT our sockets are drained first: the actions in flight

@@ -329,3 +329,13 @@ def test_any_valid_army_exported_and_imported_is_the_same_army(
     result = import_roster(system, export_army(system, army))
     assert result.army == army
     assert result.skipped == []
+
+
+@pytest.mark.parametrize("system", SYSTEM_IDS)
+def test_every_alias_names_a_datasheet_of_its_system(system: str) -> None:
+    from server.data.rosters import aliases
+
+    known = {sheet.id for sheet in load_catalog().datasheets(system)}
+    table = aliases(system)
+    assert table, f"{system} has an alias table"
+    assert set(table.values()) <= known, set(table.values()) - known

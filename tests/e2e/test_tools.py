@@ -78,16 +78,18 @@ def test_handles_measure_line_of_sight_and_keys(server: str, pages: Any, tmp_pat
     p1.wait_for_selector(".selected.unit .characters li:has-text('Highborn Commander')")
     until_equal(p1, "(warfield.table.handles() || []).length", 4)
 
-    # Reform: drag the rear-right corner out to 10 files; the ghost says legal with the
-    # distance used against the (halved) allowance; release reforms the unit.
+    # Reform: drag the rear-right corner out to 8 files (a Reform changes the files by at
+    # most 3: docs/rules-decisions.md "Reform"); the ghost says legal with the distance used
+    # against the allowance (a model moves at most twice the Advance Rate, 10 in); release
+    # reforms the unit.
     rx, ry = handle(p1, "reform")
-    drag(p1, (rx, ry), (19.9, ry), release=False)
+    drag(p1, (rx, ry), (18.3, ry), release=False)
     # The verdict on the position the drag stopped at (earlier ones answered it on its way).
     until(p1, "warfield.table.ghost && warfield.table.ghost.verdict === 'legal'"
-              " && warfield.table.ghost.text.startsWith('Reform: 10 wide')"
-              " && warfield.table.ghost.text.includes('/ 2.5 in')")
+              " && warfield.table.ghost.text.startsWith('Reform: 8 wide')"
+              " && warfield.table.ghost.text.includes('/ 10.0 in')")
     p1.mouse.up()
-    p1.wait_for_function("(id) => warfield.store.state.units[id].files === 10", arg=u1)
+    p1.wait_for_function("(id) => warfield.store.state.units[id].files === 8", arg=u1)
 
     # Pivot after a reform: the knob's ghost turns red and names the rule; release is refused.
     p1.wait_for_function("warfield.table.handles() && warfield.table.handles().length === 4")

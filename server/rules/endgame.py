@@ -12,7 +12,7 @@ before it takes precedence.
 from __future__ import annotations
 
 import dataclasses
-from typing import Literal
+from typing import Any, Literal
 
 from server.dice import DiceStream
 from server.rules.core import (
@@ -24,6 +24,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.orders import offer, register_game_offer
 
 GAME_ENDED = "game_ended"
 
@@ -44,6 +45,12 @@ def concede(state: GameState, seat: int, action: Concede, dice: DiceStream) -> l
 
 def _fold_game_ended(state: GameState, event: Event) -> GameState:
     return dataclasses.replace(state, over=True)
+
+
+@register_game_offer("concede")
+def _offer_concede(state: GameState, seat: int) -> dict[str, Any] | None:
+    """Concede: either player, until the game is over (the opponent wins)."""
+    return offer("concede")
 
 
 if "concede" not in ACTIONS:

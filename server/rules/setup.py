@@ -21,6 +21,7 @@ from server.rules.battle import (
     battle_started_event,
     other,
     require_stage,
+    stage,
 )
 from server.rules.core import (
     BAD_REQUEST,
@@ -33,6 +34,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.orders import judge, offer, register_acting, register_offer
 from server.rules.table import check_limit
 from server.rules.units import (
     DEPLOYMENT_DEPTH_IN,
@@ -345,6 +347,34 @@ def deployed_unit(
     return dataclasses.replace(
         unit, status="on_table", positions=grid_positions(sheet, unit.model_count, x, y, facing)
     )
+
+
+@register_acting
+def _deploying(state: GameState) -> frozenset[int]:
+    """In deployment, the player whose turn it is to deploy acts."""
+    who = state.extra.get("deploying")
+    return frozenset({int(who)}) if stage(state) == DEPLOYMENT and who in (1, 2) else frozenset()
+
+
+@register_offer("deploy_unit")
+def _offer_deploy(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """Deploy: the deploying player's units not yet deployed (placed in their zone)."""
+    if unit.owner != seat or judge(lambda: _require_deploying(state, seat, unit)):
+        return None
+    return offer("deploy_unit", zone=seat)
+
+
+@register_offer("declare_reserve")
+def _offer_reserve(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """Keep off the table: for units whose special rules allow it (Ambush, Ambushers,
+    Entombed Beneath the Sands, Deep Strike), naming the rule."""
+    if unit.owner != seat or judge(lambda: _require_deploying(state, seat, unit)):
+        return None
+    sheet = datasheet_of(state, unit)
+    allowed = [r for r in reserve_rules(state.system) if sheet.has_rule(r)]
+    if not allowed:
+        return None
+    return offer("declare_reserve", rule=allowed[0], mode="ambush")
 
 
 @register_action("deploy_unit", DeployUnit)

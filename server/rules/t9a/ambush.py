@@ -55,6 +55,7 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
+from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.t9a.magic import opponent_spells_last_magic_phase
 from server.rules.units import (
     Coord,
@@ -119,13 +120,8 @@ class ChooseAmbushHost(ActionModel):
     host: str | None = None
 
 
-@register_action("choose_ambush_host", ChooseAmbushHost, systems=["t9a"])
-def choose_ambush_host(
-    state: GameState, seat: int, action: ChooseAmbushHost, dice: DiceStream
-) -> list[Event]:
-    """An Attachable Model in Ambush picks the ambushing unit it arrives with (or none), at
-    deployment or in its owner's Player Turn before the Movement Phase's ambush rolls."""
-    character = _unit(state, action.character, seat)
+def _check_ambushing_character(state: GameState, seat: int, character: Unit) -> None:
+    """An Attachable Model in Ambush, at deployment or in its owner's Charge Phase."""
     if not datasheet_of(state, character).can_join or character.status != "ambush":
         raise RuleError(
             ILLEGAL_MOVE, f"{character.name} is not an Attachable Model in Ambush", rule=AMBUSH
@@ -143,25 +139,57 @@ def choose_ambush_host(
             )
     elif now != DEPLOYMENT:
         raise RuleError(OUT_OF_PHASE, "ambushing characters choose a unit from deployment on")
+
+
+def _check_host(state: GameState, character: Unit, host: Unit) -> None:
+    """May `character` arrive from Ambush with `host` (its owner's unit)?"""
+    if host.status != "ambush" or host.id == character.id or host.id in _hosts(state):
+        raise RuleError(ILLEGAL_MOVE, f"{host.name} is not a unit in Ambush", rule=AMBUSH)
+    if datasheet_of(state, host).can_join:
+        raise RuleError(ILLEGAL_MOVE, "characters join units, not other characters")
+    if ambush_value(state, host) != ambush_value(state, character):
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{character.name} has Ambush ({ambush_value(state, character)}); "
+            f"{host.name} has Ambush ({ambush_value(state, host)}): the values must match",
+            rule=AMBUSH,
+        )
+    problems = join_problems(
+        state.system, datasheet_of(state, host), datasheet_of(state, character)
+    )
+    if problems:
+        code, message = problems[0]
+        raise RuleError(ILLEGAL_MOVE, message, rule=AMBUSH, reason=code)
+
+
+@register_offer("choose_ambush_host")
+def _offer_host(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """Arrive with…: an ambushing character's choice of unit, with the units it may join."""
+    if unit.owner != seat or unit.status != "ambush":
+        return None
+    if judge(lambda: _check_ambushing_character(state, seat, unit)):
+        return None
+    hosts = [
+        {"unit": u.id, "available": why is None, "reason": None if why is None else why.message}
+        for u in units_of(state).values()
+        if u.owner == seat and u.status == "ambush" and u.id != unit.id
+        and not datasheet_of(state, u).can_join
+        for why in [judge(lambda u=u: _check_host(state, unit, u))]
+    ]
+    return offer("choose_ambush_host", host=_hosts(state).get(unit.id), hosts=hosts)
+
+
+@register_action("choose_ambush_host", ChooseAmbushHost, systems=["t9a"])
+def choose_ambush_host(
+    state: GameState, seat: int, action: ChooseAmbushHost, dice: DiceStream
+) -> list[Event]:
+    """An Attachable Model in Ambush picks the ambushing unit it arrives with (or none), at
+    deployment or in its owner's Player Turn before the Movement Phase's ambush rolls."""
+    character = _unit(state, action.character, seat)
+    _check_ambushing_character(state, seat, character)
     if action.host is not None:
         host = _unit(state, action.host, seat)
-        if host.status != "ambush" or host.id == character.id or host.id in _hosts(state):
-            raise RuleError(ILLEGAL_MOVE, f"{host.name} is not a unit in Ambush", rule=AMBUSH)
-        if datasheet_of(state, host).can_join:
-            raise RuleError(ILLEGAL_MOVE, "characters join units, not other characters")
-        if ambush_value(state, host) != ambush_value(state, character):
-            raise RuleError(
-                ILLEGAL_MOVE,
-                f"{character.name} has Ambush ({ambush_value(state, character)}); "
-                f"{host.name} has Ambush ({ambush_value(state, host)}): the values must match",
-                rule=AMBUSH,
-            )
-        problems = join_problems(
-            state.system, datasheet_of(state, host), datasheet_of(state, character)
-        )
-        if problems:
-            code, message = problems[0]
-            raise RuleError(ILLEGAL_MOVE, message, rule=AMBUSH, reason=code)
+        _check_host(state, character, host)
         text = f"{character.name} will arrive from Ambush with {host.name}"
     else:
         text = f"{character.name} will arrive from Ambush on its own"
@@ -293,6 +321,42 @@ def _require_edge_point(state: GameState, unit: Unit, point: tuple[float, float]
         )
 
 
+def _check_ready(unit: Unit) -> None:
+    if unit.status != "ambush" or READY not in unit.markers:
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"{unit.name} has not rolled to arrive from Ambush this turn",
+            rule=AMBUSH,
+        )
+
+
+@register_offer("arrive_from_ambush")
+def _offer_arrive(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """Arrive: an ambusher that rolled to arrive, in its owner's Movement Phase, with a valid
+    arrival the server found (edge point and placement) to start from."""
+    if unit.owner != seat or unit.status != "ambush":
+        return None
+    if judge(lambda: require_phase(state, seat, ("Movement",), "arriving from Ambush")):
+        return None
+    err = judge(lambda: _check_ready(unit))
+    if err is not None:
+        return refused("arrive_from_ambush", err)
+    value = ambush_value(state, unit)
+    if value != "Battlefield Edge":
+        return offer("arrive_from_ambush", False,
+                     f"Ambush ({value}) is not automated: place the unit by agreement")
+    found = find_arrival(state, unit)
+    if found is None:
+        return offer("arrive_from_ambush", False,
+                     f"{unit.name}: no suitable point on the Battlefield Edge this turn")
+    (px, py), where = found
+    return offer(
+        "arrive_from_ambush",
+        suggested={"point": [px, py], "x": round(where.x, 4), "y": round(where.y, 4),
+                   "facing": round(where.facing % 360.0, 4)},
+    )
+
+
 @register_action("arrive_from_ambush", ArriveFromAmbush, systems=["t9a"])
 def arrive_from_ambush(
     state: GameState, seat: int, action: ArriveFromAmbush, dice: DiceStream
@@ -300,12 +364,7 @@ def arrive_from_ambush(
     """Place a unit that rolled to arrive, checked by the geometry core's ambush judgement."""
     require_phase(state, seat, ("Movement",), "arriving from Ambush")
     unit = _unit(state, action.unit, seat)
-    if unit.status != "ambush" or READY not in unit.markers:
-        raise RuleError(
-            OUT_OF_PHASE,
-            f"{unit.name} has not rolled to arrive from Ambush this turn",
-            rule=AMBUSH,
-        )
+    _check_ready(unit)
     point = (float(action.point[0]), float(action.point[1]))
     _require_edge_point(state, unit, point)
     formation = arrival_formation(state, unit, action.files)

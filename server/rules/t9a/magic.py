@@ -25,6 +25,7 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
+from server.rules.orders import judge, offer, register_game_offer
 from server.rules.units import _set, units_of
 
 
@@ -33,6 +34,17 @@ class CastSpell(ActionModel):
     spell: str = Field(min_length=1, max_length=80)
     caster: str | None = Field(default=None, max_length=40)
     outcome: Literal["success", "failure"]
+
+
+@register_game_offer("cast_spell")
+def _offer_cast(state: GameState, seat: int) -> dict[str, Any] | None:
+    """Log a spell: the active player in their Magic Phase, naming one of their units on the
+    table as the caster if they like."""
+    if judge(lambda: require_phase(state, seat, ("Magic",), "casting spells")):
+        return None
+    casters = [u.id for u in units_of(state).values()
+               if u.owner == seat and u.status == "on_table"]
+    return offer("cast_spell", casters=casters)
 
 
 @register_action("cast_spell", CastSpell, systems=["t9a"])

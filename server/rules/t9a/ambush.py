@@ -352,8 +352,7 @@ def _offer_arrive(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | N
     (px, py), where = found
     return offer(
         "arrive_from_ambush",
-        suggested={"point": [px, py], "x": round(where.x, 4), "y": round(where.y, 4),
-                   "facing": round(where.facing % 360.0, 4)},
+        suggested={"point": [px, py], "x": where.x, "y": where.y, "facing": where.facing},
     )
 
 

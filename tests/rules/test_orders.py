@@ -1,0 +1,225 @@
+"""Issue 23 item 2: the server says what each unit may do (`server/rules/orders.py`).
+
+A scripted game of The 9th Age (seed 000: Mageblight Gremlins in Ambush arrive on a
+Battlefield Edge, are shot at by Citizen Archers and charge Citizen Spears; the Spears advance
+and march; the Magic Phase logs a spell) is walked step by step. At every step, for both seats
+and a spectator, each order the projection offers as available is accepted by `decide` on a
+throwaway copy with a representative payload, and each representative action `decide` refuses
+was not offered as available (the two agree both ways). Only the seat whose turn or reaction it
+is gets unit orders; spectators get none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from server.dice import DiceStream
+from server.rules import core
+from server.rules.core import GameState, RuleError
+from server.rules.orders import acting_seats, orders_for
+from server.rules.units import units_of
+from tests.rules.helpers import Game
+
+GREMLINS = {"datasheet": "mageblight-gremlin", "models": 2, "files": 2}
+SPEARS = {"datasheet": "citizen-spears", "models": 20, "files": 5}
+ARCHERS = {"datasheet": "citizen-archers", "models": 10, "files": 5}
+OTHER_SEED = bytes(range(1, 33))
+
+
+def accepted(state: GameState, seat: int, action: dict[str, Any]) -> RuleError | None:
+    """None if `decide` accepts the action (on a throwaway stream), else its refusal."""
+    try:
+        core.decide(state, seat, action, DiceStream(OTHER_SEED, state.dice_position))
+    except RuleError as err:
+        return err
+    return None
+
+
+def probes(state: GameState, seat: int) -> Iterator[tuple[str, str | None, dict[str, Any], Any]]:
+    """Representative actions for `seat`, each with where its offer is found: (order key,
+    unit id or None for a game order, the action, a selector of the offer's sub-entry)."""
+    units = units_of(state)
+    for uid, unit in units.items():
+        for mode in ("advance", "march"):
+            for m in ("forward", "backward", "sideways", "wheel", "pivot", "reform"):
+                action: dict[str, Any] = {"type": "move_unit", "unit": uid, "manoeuvre": m,
+                                          "mode": mode}
+                if m == "reform":
+                    action["files"] = unit.files or 1
+                yield "move_unit", uid, action, ("modes", mode, "manoeuvres", m)
+        for eid, enemy in units.items():
+            if enemy.owner == unit.owner:
+                continue
+            yield ("declare_charge", uid, {"type": "declare_charge", "unit": uid, "target": eid},
+                   ("targets", eid))
+            for weapon in ("Longbow", "Bow", None):
+                action = {"type": "shoot", "unit": uid, "target": eid}
+                if weapon:
+                    action["weapon"] = weapon
+                yield "shoot", uid, action, ("target_weapon", eid, weapon)
+        yield "fight_combat", uid, {"type": "fight_combat", "unit": uid}, ()
+    pending = state.extra.get("pending_charge")
+    if pending:
+        for r in ("hold", "flee", "stand_and_shoot"):
+            yield ("charge_reaction", pending["target"],
+                   {"type": "charge_reaction", "reaction": r}, ("reaction", r))
+    yield "end_phase", None, {"type": "end_phase"}, ()
+    yield "undo", None, {"type": "propose", "kind": "undo"}, ()
+    yield "concede", None, {"type": "concede"}, ()
+    yield "cast_spell", None, {"type": "cast_spell", "spell": "Fireball",
+                               "outcome": "success"}, ()
+
+
+def offered(orders: dict[str, Any], key: str, uid: str | None, where: Any) -> bool:
+    """Is the probe's order offered as available in `orders`?"""
+    entry = (orders["game"] if uid is None else orders["units"].get(uid, {})).get(key)
+    if entry is None or not entry["available"]:
+        return False
+    if not where:
+        return True
+    if where[0] == "modes":
+        _, mode, _, m = where
+        return bool(entry["modes"][mode]["available"]
+                    and entry["modes"][mode]["manoeuvres"][m]["available"])
+    if where[0] == "targets":
+        return any(t["unit"] == where[1] and t["available"] for t in entry["targets"])
+    if where[0] == "target_weapon":
+        _, eid, weapon = where
+        target = next((t for t in entry["targets"] if t["unit"] == eid), None)
+        if target is None or not target["available"]:
+            return False
+        return weapon is None or weapon in target["weapons"]
+    if where[0] == "reaction":
+        return any(r["reaction"] == where[1] and r["available"] for r in entry["reactions"])
+    raise AssertionError(where)
+
+
+def check_orders(state: GameState) -> int:
+    """The offers of `state` agree with `decide`, for both seats; spectators get none. Returns
+    how many offers were checked."""
+    assert orders_for(state, None) == {"seat": None, "units": {}, "game": {}}
+    checked = 0
+    acting = acting_seats(state)
+    for seat in (1, 2):
+        orders = orders_for(state, seat)
+        if seat not in acting:
+            assert orders["units"] == {}, (seat, orders["units"])
+        for key, uid, action, where in probes(state, seat):
+            if uid is not None and key not in ("declare_charge", "shoot", "move_unit",
+                                               "fight_combat", "charge_reaction"):
+                continue
+            err = accepted(state, seat, action)
+            shown = offered(orders, key, uid, where)
+            if err is not None and "swept" in err.details and shown:
+                # The geometry's verdict on this one destination (the representative payload
+                # moves 0 in): a question for `preview` while dragging, not for the offer.
+                continue
+            assert shown == (err is None), (
+                f"seat {seat}, {action}: offered={shown}, decide says "
+                f"{'yes' if err is None else err.message}"
+            )
+            checked += 1
+        # Orders only probes do not reach: the ambush ones, with their own payloads.
+        for uid, unit_orders in orders["units"].items():
+            arrive = unit_orders.get("arrive_from_ambush")
+            if arrive is not None and arrive["available"]:
+                s = arrive["suggested"]
+                action = {"type": "arrive_from_ambush", "unit": uid, "point": s["point"],
+                          "x": s["x"], "y": s["y"], "facing": s["facing"]}
+                assert accepted(state, seat, action) is None, action
+                checked += 1
+            for key, entry in unit_orders.items():
+                if not entry["available"]:
+                    assert entry["reason"], (uid, key, entry)
+    return checked
+
+
+def test_every_order_offered_is_accepted_and_every_refused_action_was_not_offered() -> None:
+    """The walk: deployment (an ambusher kept off the table), then turns of Movement (an
+    Advance, a March, the ambush arrival), Magic (a spell), Shooting, Charge (reaction) and
+    Melee until the Gremlins fight or Game Turn 4 ends; orders checked after every action."""
+    game = Game("t9a")
+    checked = check_orders(game.state)
+    game.act(1, type="submit_army", units=[GREMLINS, SPEARS])
+    game.act(2, type="submit_army", units=[SPEARS, ARCHERS])
+    ids = {(u.owner, u.datasheet): u.id for u in units_of(game.state).values()}
+    gremlins = ids[(1, "mageblight-gremlin")]
+    spears1, spears2, archers = (ids[(1, "citizen-spears")], ids[(2, "citizen-spears")],
+                                 ids[(2, "citizen-archers")])
+    checked += check_orders(game.state)
+    deploying = orders_for(game.state, 1)["units"]
+    assert deploying[gremlins]["declare_reserve"]["rule"] == "Ambush"
+    assert "declare_reserve" not in deploying[spears1]
+    game.act(1, type="declare_reserve", unit=gremlins)
+    checked += check_orders(game.state)
+    assert orders_for(game.state, 2)["units"][spears2]["deploy_unit"]["available"]
+    game.act(2, type="deploy_unit", unit=spears2, x=30, y=40, facing=180)
+    game.act(1, type="deploy_unit", unit=spears1, x=30, y=8)
+    game.act(2, type="deploy_unit", unit=archers, x=52, y=40, facing=180)
+    assert game.state.extra["stage"] == "battle"
+
+    marched = fought = cast = False
+    seen: set[str] = set()
+    for _ in range(200):
+        checked += check_orders(game.state)
+        st = game.state.extra
+        if game.state.over or st.get("turn", 0) > 4 or fought:
+            break
+        seat, phase = int(st["active_player"]), st["phase"]
+        mine = orders_for(game.state, seat)
+        units = mine["units"]
+        seen.update(k for u in units.values() for k in u)
+        if phase == "Movement" and "arrive_from_ambush" in units.get(gremlins, {}):
+            arrive = units[gremlins]["arrive_from_ambush"]
+            if arrive["available"]:
+                s = arrive["suggested"]
+                game.act(seat, type="arrive_from_ambush", unit=gremlins, point=s["point"],
+                         x=s["x"], y=s["y"], facing=s["facing"])
+                continue
+        if phase == "Movement" and seat == 1 and units.get(spears1, {}).get("move_unit"):
+            move = units[spears1]["move_unit"]
+            if move["available"] and move["mode"] is None:
+                mode = "advance" if marched else "march"
+                game.act(1, type="move_unit", unit=spears1, manoeuvre="forward", mode=mode,
+                         distance=2)
+                marched = True
+                after = orders_for(game.state, 1)["units"][spears1]["move_unit"]
+                other = "advance" if mode == "march" else "march"
+                assert not after["modes"][other]["available"]
+                assert after["modes"][mode]["used"] == 2
+                assert accepted(game.state, 1, {"type": "move_unit", "unit": spears1,
+                                                "manoeuvre": "forward", "mode": other}), other
+                continue
+        if phase == "Magic" and not cast and "cast_spell" in mine["game"]:
+            game.act(seat, type="cast_spell", spell="Fireball", outcome="success")
+            cast = True
+            continue
+        shoot = units.get(archers, {}).get("shoot")
+        if shoot and shoot["available"]:
+            target = next(t for t in shoot["targets"] if t["available"])
+            game.act(seat, type="shoot", unit=archers, target=target["unit"],
+                     weapon=target["weapons"][0])
+            continue
+        charge = units.get(gremlins, {}).get("declare_charge")
+        if charge and charge["available"]:
+            target = next(t for t in charge["targets"] if t["available"])
+            game.act(seat, type="declare_charge", unit=gremlins, target=target["unit"])
+            checked += check_orders(game.state)
+            reacting = int(game.state.extra["pending_charge"]["reacting_player"])
+            react = orders_for(game.state, reacting)["units"][target["unit"]]["charge_reaction"]
+            assert orders_for(game.state, seat)["units"] == {}
+            choice = next(r for r in react["reactions"] if r["available"])
+            game.act(reacting, type="charge_reaction", reaction=choice["reaction"])
+            continue
+        fight = next((u["fight_combat"] for u in units.values()
+                      if u.get("fight_combat", {}).get("available")), None)
+        if fight is not None:
+            game.act(seat, type="fight_combat", unit=fight["combat"][0])
+            fought = True
+            continue
+        assert mine["game"]["end_phase"]["available"], mine["game"]["end_phase"]
+        game.act(seat, type="end_phase")
+    assert {"move_unit", "declare_charge", "shoot", "arrive_from_ambush"} <= seen, seen
+    assert marched and cast
+    assert checked > 500

@@ -38,7 +38,6 @@ async def list_datasheets(system_id: str) -> dict[str, Any]:
     except KeyError:
         raise RuleError(NOT_FOUND, f"no game system {system_id!r}", known=sorted(SYSTEMS)) from None
     from server.data import load_catalog
-
     from server.data.army import join_problems
     from server.data.systems import system_data
 

@@ -1,4 +1,5 @@
-"""`warfield serve | migrate | prune | bench | export | import | verify-dice`: host commands."""
+"""`warfield serve | migrate | prune | bench | export | import | verify-dice | report`: host
+commands."""
 
 from __future__ import annotations
 
@@ -98,7 +99,7 @@ def _bench(args: argparse.Namespace) -> int:
     `pip install -e .` (what `make` does) has them; the server image does not."""
     modules = {"geometry": "bench.geometry", "fanout": "bench.ws_fanout",
                "many-games": "bench.many_games",
-               "memory-creates": "bench.memory_creates"}
+               "memory-creates": "bench.memory_creates", "replay": "bench.replay"}
     try:
         module = importlib.import_module(modules[args.which])
     except ModuleNotFoundError as exc:
@@ -212,6 +213,29 @@ def _verify_dice(args: argparse.Namespace) -> int:
     return check.exit_code
 
 
+def _report(args: argparse.Namespace) -> int:
+    """A stored game's battle report as a spectator (or `--seat N`) may see it."""
+    from server.games import archive, report
+    from server.games.replay import Replay
+
+    store: Any = _store()
+    record = store.load_game(args.game_id)
+    if record is None:
+        print(f"warfield report: no game {args.game_id!r} in this database", file=sys.stderr)
+        return 1
+    events = store.events(args.game_id)
+    replay = Replay(events)
+    proof = archive.dice_proof(record.dice_commitment, record.dice_seed, events, args.seat)
+    built = report.build_report(record.id, replay, args.seat, proof)
+    text = report.to_html(built) if args.format == "html" else report.to_markdown(built)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="warfield", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -232,10 +256,11 @@ def main(argv: list[str] | None = None) -> int:
                        help="list the games that would be deleted; delete nothing")
     prune.set_defaults(run=_prune)
     bench = sub.add_parser("bench", help="run a benchmark that prints JSON")
-    bench.add_argument("which", choices=["geometry", "fanout", "many-games", "memory-creates"])
+    bench.add_argument("which", choices=["geometry", "fanout", "many-games", "memory-creates",
+                                         "replay"])
     bench.add_argument("bench_args", nargs=argparse.REMAINDER,
-                       help="options of the benchmark (fanout, many-games, memory-creates: "
-                            "--help)")
+                       help="options of the benchmark (fanout, many-games, memory-creates, "
+                            "replay: --help)")
     bench.set_defaults(run=_bench)
     export = sub.add_parser("export", help="print a game as JSON (every event; host only)")
     export.add_argument("game_id")
@@ -261,6 +286,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     verify.add_argument("file", help="an export file, or - for stdin")
     verify.set_defaults(run=_verify_dice)
+    rep = sub.add_parser(
+        "report",
+        help="print a game's battle report (Markdown, or HTML) as a spectator sees it",
+    )
+    rep.add_argument("game_id")
+    rep.add_argument("--format", choices=["markdown", "html"], default="markdown")
+    rep.add_argument("--seat", type=int, choices=[1, 2], default=None,
+                     help="the report as this seat sees it (its hidden events included)")
+    rep.add_argument("-o", "--output", default=None, help="write to this file, not stdout")
+    rep.set_defaults(run=_report)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     return int(args.run(args))

@@ -25,7 +25,7 @@ from server.api.errors import (
     validation_error_handler,
 )
 from server.api.limits import BodySizeLimit, RestRateLimit
-from server.api.routes import archive, games, questions, systems
+from server.api.routes import archive, games, questions, replay, report, systems
 from server.config import Settings
 from server.games.service import GameService
 from server.hub import LocalHub
@@ -108,6 +108,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(archive.router)
     app.include_router(systems.router)
     app.include_router(questions.router)
+    app.include_router(replay.router)
+    app.include_router(report.router)
     app.include_router(ws.router)
     # Outermost last: the rate limit answers before anything is read, then the body limit.
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
@@ -182,6 +184,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if index.exists():
             return FileResponse(index)
         return JSONResponse({"game": game_id})
+
+    @app.get("/games/{game_id}/replay", include_in_schema=False)
+    async def replay_page(game_id: str) -> Response:
+        if index.exists():
+            return FileResponse(index)
+        return JSONResponse({"game": game_id, "replay": True})
 
     if static_dir.exists():
         app.mount("/static", StaticFiles(directory=static_dir), name="static")

@@ -62,6 +62,34 @@ export async function getEvents(gameId, since, token) {
 
 export const getSystems = () => call('/api/systems');
 
+/** The game's state at `seq` as this viewer was shown it then. @param {string} gameId @param {number} seq @param {string|null} token */
+export const getStateAt = (gameId, seq, token) => call(`${game(gameId)}/state?at=${seq}`, { token });
+
+/** Every event with the turn, player and phase after it (the replay's scrubber). @param {string} gameId @param {string|null} token */
+export const getTimeline = (gameId, token) => call(`${game(gameId)}/timeline`, { token });
+
+/** Each player's dice luck, its charts (SVG) and the dice proof. @param {string} gameId @param {string|null} token */
+export const getLuck = (gameId, token) => call(`${game(gameId)}/luck`, { token });
+
+/** The battle report as an HTML page. @param {string} gameId @param {string|null} token @returns {Promise<string>} */
+export async function getReport(gameId, token) {
+  /** @type {Record<string, string>} */
+  const headers = { Accept: 'text/html' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const res = await fetch(`${game(gameId)}/report?format=html`, { headers, cache: 'no-store' });
+  const text = await res.text();
+  if (!res.ok) {
+    let body = null;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = { message: text };
+    }
+    throw new HttpError(res.status, body);
+  }
+  return text;
+}
+
 /** The websocket URL of a game on the page's own host. @param {string} gameId */
 export function socketUrl(gameId) {
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';

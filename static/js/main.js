@@ -11,12 +11,14 @@ import { showLobby, safeStorage } from './ui/lobby.js';
 import { h, replace } from './ui/dom.js';
 import { helpOverlay } from './ui/help.js';
 import { mountOrders } from './ui/orders.js';
+import { showReplay } from './ui/replay-page.js';
 
 const root = /** @type {HTMLElement} */ (document.getElementById('app'));
 const route = routeOf(location.pathname);
 
 if (route.page === 'lobby') showLobby(root);
 else if (route.page === 'table') showTable(route.gameId);
+else if (route.page === 'replay') showReplay(root, route.gameId);
 else replace(root, h('main', { class: 'lobby' }, h('h1', null, 'Not found'), h('a', { href: '/' }, 'Back to the lobby')));
 
 /** @param {string} gameId */
@@ -45,9 +47,10 @@ async function showTable(gameId) {
   const title = h('h1', null, 'Warfield');
   const side = h('aside', { class: 'side' });
   const help = helpOverlay();
+  const replayLink = h('a', { href: `/games/${encodeURIComponent(gameId)}/replay`, class: 'badge replay-link', id: 'replay-link', title: 'Replay this game turn by turn, its battle report and dice luck' }, 'Replay');
   const helpButton = h('button', { type: 'button', class: 'help-button', title: 'Help (?)', onclick: () => toggleHelp() }, '?');
   replace(root, h('div', { class: 'page' },
-    h('header', { class: 'top' }, h('a', { href: '/', class: 'home' }, '⚔'), title, seatBadge, badge, presence, helpButton),
+    h('header', { class: 'top' }, h('a', { href: '/', class: 'home' }, '⚔'), title, seatBadge, badge, presence, replayLink, helpButton),
     board,
     side),
   help);

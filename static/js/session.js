@@ -4,17 +4,20 @@
 // and in localStorage, keyed by game id, so a reload rejoins the seat. Pure functions plus one
 // async resolver with its side effects injected, so all of it runs under node --test.
 
-/** @typedef {{page:'lobby'} | {page:'table', gameId:string} | {page:'missing'}} Route */
+/** @typedef {{page:'lobby'} | {page:'table', gameId:string} | {page:'replay', gameId:string} | {page:'missing'}} Route */
 /** @typedef {{seat:1|2, token:string, invite?:string}} SeatToken  (invite: seat 1 keeps the game's invite secret to share it) */
 /** @typedef {{getItem(k:string):string|null, setItem(k:string,v:string):void, removeItem(k:string):void}} KeyValue */
 
 const GAME_PATH = /^\/games\/([A-Za-z0-9_-]{1,64})\/?$/;
+const REPLAY_PATH = /^\/games\/([A-Za-z0-9_-]{1,64})\/replay\/?$/;
 
 /** @param {string} pathname @returns {Route} */
 export function routeOf(pathname) {
   if (pathname === '/' || pathname === '/index.html' || pathname === '') return { page: 'lobby' };
   const m = GAME_PATH.exec(pathname);
-  return m ? { page: 'table', gameId: m[1] } : { page: 'missing' };
+  if (m) return { page: 'table', gameId: m[1] };
+  const r = REPLAY_PATH.exec(pathname);
+  return r ? { page: 'replay', gameId: r[1] } : { page: 'missing' };
 }
 
 /**

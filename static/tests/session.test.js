@@ -17,6 +17,8 @@ test('routes: lobby at /, table at /games/{id}', () => {
   assert.deepEqual(routeOf('/games/abc_D-1'), { page: 'table', gameId: 'abc_D-1' });
   assert.deepEqual(routeOf('/games/abc/'), { page: 'table', gameId: 'abc' });
   assert.deepEqual(routeOf('/games/a/b'), { page: 'missing' });
+  assert.deepEqual(routeOf('/games/abc/replay'), { page: 'replay', gameId: 'abc' });
+  assert.deepEqual(routeOf('/games/abc/replay/x'), { page: 'missing' });
 });
 
 test('fragments parse and format', () => {

@@ -1,0 +1,127 @@
+"""Issue 20 items 2 and 3, pure: the report's words and pictures, and dice luck computed from
+the roll needed each event recorded with the success rule the rules use (FACTS.md "Dice": a
+natural 1 always fails, a natural 6 always succeeds) and exact charge-roll distributions."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import product
+
+import pytest
+
+from server.dice import parse_expression
+from server.games.replay import Replay
+from server.games.report import (
+    build_report,
+    dice_luck,
+    die_success_chance,
+    sentence,
+    table_svg,
+    to_markdown,
+    total_distribution,
+)
+from server.rules.core import Event, GameState
+from server.rules.units import units_of
+from tests.rules.helpers import battle
+
+SPEARS = {"datasheet": "citizen-spears", "models": 20, "files": 5}
+ARCHERS = {"datasheet": "citizen-archers", "models": 10, "files": 5}
+
+
+def test_a_die_succeeds_on_the_faces_the_rules_count() -> None:
+    assert die_success_chance(4) == Fraction(1, 2)
+    assert die_success_chance(7) == Fraction(1, 6)  # a natural 6 still succeeds
+    assert die_success_chance(1) == Fraction(5, 6)  # a natural 1 still fails
+    assert die_success_chance(None) == 0
+    # Re-rolling 1s at 4+: 1/2 + 1/6 * 1/2.
+    assert die_success_chance(4, parse_expression("10D6 reroll 1")) == Fraction(7, 12)
+
+
+def test_charge_distributions_are_exact_with_maximised_dice() -> None:
+    """Swiftstride (t9a): the charge roll is Maximised, 3D6 keeping the highest two."""
+    two = total_distribution(parse_expression("2D6"))
+    assert sum(two.values()) == 1 and two[7] == Fraction(6, 36)
+    best = total_distribution(parse_expression("2D6 maximised x1"))
+    by_hand: dict[int, Fraction] = {}
+    for faces in product(range(1, 7), repeat=3):
+        total = sum(sorted(faces)[1:])
+        by_hand[total] = by_hand.get(total, Fraction(0)) + Fraction(1, 216)
+    assert best == by_hand
+
+
+def roll(expression: str, faces: list[int], start: int = 0) -> dict[str, object]:
+    return {"expression": expression, "dice": [{"face": f, "kept": True} for f in faces],
+            "total": sum(faces), "start": start, "end": start + len(faces), "extra": {}}
+
+
+def test_luck_counts_each_players_dice_against_the_odds_they_needed() -> None:
+    game = battle("t9a", [SPEARS], [ARCHERS])
+    state = game.state
+    owners = {u.id: u.owner for u in units_of(state).values()}
+    assert owners == {"u1": 1, "u2": 2}
+    events = [
+        Event("attack_step", {"unit": "u2", "target": "u1", "step": "to_hit", "needed": 5,
+                              "roll": roll("4D6", [1, 5, 6, 4])}, seq=1),
+        Event("attack_step", {"unit": "u2", "target": "u1", "step": "to_wound", "needed": 4,
+                              "roll": roll("2D6", [3, 4])}, seq=2),
+        Event("attack_step", {"unit": "u2", "target": "u1", "step": "armour", "needed": 6,
+                              "roll": roll("D6", [6])}, seq=3),
+        Event("attack_step", {"unit": "u2", "target": "u1", "step": "aegis", "needed": 5,
+                              "roll": roll("D6", [2])}, seq=4),
+        Event("charge_failed", {"unit": "u1", "target": "u2", "distance": 8.0, "bonus": 0,
+                                "roll": roll("2D6", [3, 4])}, seq=5),
+        Event("attack_step", {"unit": "u1", "target": "u2", "step": "to_hit", "needed": 4,
+                              "roll": roll("2D6", [6, 6])}, seq=6, visibility="player:1"),
+    ]
+    luck = {seat: {r.category: r for r in rows} for seat, rows in dice_luck(events, state).items()}
+    hit = luck[2]["to_hit"]
+    assert (hit.trials, hit.successes) == (4, 2) and hit.expected == pytest.approx(4 / 3)
+    assert hit.spread == pytest.approx((4 * (1 / 3) * (2 / 3)) ** 0.5)
+    assert (luck[2]["to_wound"].trials, luck[2]["to_wound"].successes) == (2, 1)
+    assert (luck[1]["armour"].successes, luck[1]["armour"].expected) == (1, pytest.approx(1 / 6))
+    assert (luck[1]["special"].trials, luck[1]["special"].successes) == (1, 0)
+    charge = luck[1]["charge"]
+    assert (charge.trials, charge.successes) == (1, 0)
+    assert charge.expected == pytest.approx(15 / 36)  # 2D6 >= 8
+    assert luck[1]["to_hit"].trials == 2  # the host sees the hidden roll ...
+    spectator = {r.category: r for r in dice_luck(events, state, None)[1]}
+    assert spectator["to_hit"].trials == 0  # ... a spectator does not
+
+
+def test_a_move_is_told_in_words() -> None:
+    view = {"units": {"u1": {"name": "Citizen Spears"}}}
+    moved = Event("unit_moved", {"unit": {"id": "u1"}, "manoeuvre": "wheel", "distance": 4.25})
+    assert sentence(moved, view) == "Citizen Spears wheel 4.2 in"
+    advance = Event("unit_moved", {"unit": {"id": "u1"}, "manoeuvre": "models",
+                                   "mode": "advance", "distance": 6})
+    assert sentence(advance, view) == "Citizen Spears make an advance move 6.0 in"
+    assert sentence(Event("phase_ended", {}), view) is None
+
+
+def test_the_picture_draws_each_unit_footprint_the_state_carries() -> None:
+    game = battle("t9a", [SPEARS], [ARCHERS])
+    view = game.state.to_json(None)
+    svg = table_svg(view, "Deployed")
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    assert svg.count('class="unit owner-1"') == 1 and svg.count('class="unit owner-2"') == 1
+    # Player 1's unit stands near y = 6 in: drawn near the bottom (SVG y = depth - y).
+    bases = [f for f in view["units"]["u1"]["footprint"]["features"]
+             if f["properties"].get("role") != "boundary"]
+    x, y = bases[0]["geometry"]["coordinates"][0][0]
+    assert f"{x:.2f},{48 - y:.2f}" in svg
+
+
+def test_a_report_has_one_picture_per_turn_played() -> None:
+    game = battle("t9a", [SPEARS], [ARCHERS])
+    for _ in range(12):  # six phases a player turn: two game turns begin
+        game.act(int(game.state.extra["active_player"]), type="end_phase")
+    turns = sorted({s.turn for s in Replay(game.log).steps if s.stage == "battle"})
+    text = to_markdown(build_report("g", Replay(game.log), None, None))
+    assert text.count('class="table-picture"') == len(turns) >= 2
+    assert "## Turn 1" in text and "The game is not over" in text
+    assert "Citizen Spears (20 models)" in text
+
+
+def test_no_dice_means_no_luck_rows_filled() -> None:
+    rows = dice_luck([], GameState())
+    assert all(r.trials == 0 for seat in rows.values() for r in seat)

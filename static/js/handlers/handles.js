@@ -47,9 +47,11 @@ export class HandleDrag extends Handler {
     if (st?.stage !== 'battle' || st.active_player !== t.store.seat) return null;
     const unit = t.ownUnit(t.selected);
     if (!unit || isModelUnit(st, unit)) return null;
-    // The server offers the move (with its manoeuvres) only when the unit may make one.
+    // Only where the server shows the move order (its Movement phase, its own unit). When the
+    // order is shown but not possible (already reformed, engaged), a drag still previews and
+    // the ghost names the server's rule.
     const move = unitOffer(st, unit.id, 'move_unit');
-    if (!move?.available) return null;
+    if (!move) return null;
     const frame = unitFrame(unit);
     return frame ? { unit, frame, move } : null;
   }

@@ -358,6 +358,8 @@ def _offer_advance(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | 
     """40k Advance: roll the D6 before moving; Move in inches (the die is added)."""
     if not _model_mover(state, seat, unit):
         return None
+    if "advanced" in phase_moves(state).get(unit.id, {}):
+        return None  # given: its die now counts in the move's allowance (`move_models`)
     err = judge(lambda: _check_advance(state, unit))
     move = allowance(state, unit, "advance")
     return offer("advance", move=move) if err is None else refused("advance", err, move=move)

@@ -11,6 +11,7 @@ is gets unit orders; spectators get none.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
@@ -223,3 +224,86 @@ def test_every_order_offered_is_accepted_and_every_refused_action_was_not_offere
     assert {"move_unit", "declare_charge", "shoot", "arrive_from_ambush"} <= seen, seen
     assert marched and cast
     assert checked > 500
+
+
+def deploy(game: Game, where: dict[str, tuple[float, float, float]]) -> None:
+    """Deploy every unit where given, each when its player's turn to deploy comes."""
+    while game.state.extra.get("stage") == "deployment":
+        seat = int(game.state.extra["deploying"])
+        uid = next(u for u in where if game.unit(u).owner == seat
+                   and game.unit(u).status == "undeployed")
+        x, y, facing = where[uid]
+        game.act(seat, type="deploy_unit", unit=uid, x=x, y=y, facing=facing)
+
+
+def test_an_engaged_or_fleeing_unit_is_shown_its_move_disabled_with_the_reason() -> None:
+    """docs/rules-decisions.md "Who may move": a unit engaged in combat makes no move in the
+    Movement Phase and a fleeing unit moves only when it flees; `move_unit` refuses both and
+    the order says why. The engagement is set up as `charge_succeeded` leaves it (the
+    `engaged` map), the flight as the `fleeing` marker."""
+    game = Game("t9a")
+    game.act(1, type="submit_army", units=[SPEARS, SPEARS])
+    game.act(2, type="submit_army", units=[SPEARS])
+    mine = sorted(u.id for u in units_of(game.state).values() if u.owner == 1)
+    enemy = next(u.id for u in units_of(game.state).values() if u.owner == 2)
+    deploy(game, {enemy: (30, 40, 180), mine[0]: (15, 8, 0), mine[1]: (50, 8, 0)})
+    game.to_phase(1, "Movement")
+    engaged, fleeing = mine
+    game.put(fleeing, 50, 8, 0, markers=("fleeing",))
+    state = game.state
+    state = dataclasses.replace(state, extra={**state.extra, "engaged": {engaged: enemy}})
+    orders = orders_for(state, 1)["units"]
+    move = orders[engaged]["move_unit"]
+    assert not move["available"] and "engaged in combat" in move["reason"]
+    err = accepted(state, 1, {"type": "move_unit", "unit": engaged, "manoeuvre": "forward",
+                              "distance": 1})
+    assert err is not None and err.details["rule"] == "Engaged in Combat"
+    flee = orders[fleeing]["move_unit"]
+    assert not flee["available"] and "fleeing" in flee["reason"]
+    err = accepted(state, 1, {"type": "move_unit", "unit": fleeing, "manoeuvre": "forward",
+                              "distance": 1})
+    assert err is not None and err.details["rule"] == "Fleeing"
+    check_orders(state)
+
+
+def test_40k_orders_advance_then_move_models_against_move_plus_the_die() -> None:
+    """wh40k10 (FACTS.md, Movement: Advance adds a D6 to Move): the Advance order is offered
+    until the die is rolled, then the model move's allowance is Move + the die; after the
+    move, it is shown with the reason. Each offer agrees with `decide`."""
+    game = Game("wh40k10")
+    game.act(1, type="submit_army", units=[{"datasheet": "boyz", "models": 10}])
+    game.act(2, type="submit_army", units=[{"datasheet": "intercessor-squad", "models": 5}])
+    boyz = next(u.id for u in units_of(game.state).values() if u.owner == 1)
+    marines = next(u.id for u in units_of(game.state).values() if u.owner == 2)
+    deploy(game, {marines: (30, 36, 180), boyz: (30, 8, 0)})
+    game.to_phase(1, "Movement")
+
+    def move_action(advance: bool) -> dict[str, Any]:
+        positions = [list(p) for p in units_of(game.state)[boyz].positions]
+        return {"type": "move_models", "unit": boyz, "positions": positions, "advance": advance}
+
+    orders = orders_for(game.state, 1)["units"][boyz]
+    assert orders["advance"]["available"] and orders["move_models"]["available"]
+    assert orders["move_models"]["advance"] is False
+    assert orders_for(game.state, 2)["units"] == {}
+    assert accepted(game.state, 1, {"type": "advance", "unit": boyz}) is None
+    assert accepted(game.state, 1, move_action(False)) is None
+    rolled = game.act(1, type="advance", unit=boyz)[0].payload
+    orders = orders_for(game.state, 1)["units"][boyz]
+    assert "advance" not in orders
+    assert orders["move_models"]["allowance"] == rolled["allowance"]
+    assert orders["move_models"]["advance"] is True
+    assert accepted(game.state, 1, {"type": "advance", "unit": boyz}) is not None
+    assert accepted(game.state, 1, move_action(True)) is None
+    game.act(1, **move_action(True))
+    after = orders_for(game.state, 1)["units"][boyz]["move_models"]
+    assert not after["available"] and "already moved" in after["reason"]
+    assert accepted(game.state, 1, move_action(False)) is not None
+    game.act(1, type="end_phase")
+    game.act(1, type="end_phase")
+    charge = orders_for(game.state, 1)["units"][boyz].get("declare_charge")
+    assert charge is not None and game.state.extra["phase"] in ("Charge",)
+    for target in charge["targets"]:
+        err = accepted(game.state, 1, {"type": "declare_charge", "unit": boyz,
+                                       "target": target["unit"]})
+        assert (err is None) == target["available"], (target, err)

@@ -19,6 +19,7 @@ from server.rules.orders import orders_for
 from server.rules.units import units_of
 
 SEED = bytes(range(32))
+_log: list[Event] = []
 
 
 def walk() -> list[GameState]:
@@ -29,6 +30,7 @@ def walk() -> list[GameState]:
 
     def append(events: list[Event]) -> None:
         nonlocal state
+        _log.extend(events)
         for e in events:
             state = core.fold(state, dataclasses.replace(e, seq=state.seq + 1))
         states.append(state)
@@ -87,6 +89,9 @@ def main() -> None:
     with_orders: list[float] = []
     without: list[float] = []
     orders_only: list[float] = []
+    seen = sorted({k for s in states for u in orders_for(s, s.extra.get("active_player") or 1)
+                   ["units"].values() for k in u})
+    events = sorted({e.type for e in _log})
     projector = next(p for p in core.STATE_PROJECTORS if p.__name__ == "_project_orders")
     for s in states:
         seat = s.extra.get("active_player") or 1
@@ -117,6 +122,8 @@ def main() -> None:
         "orders_ms_p95": round(sorted(orders_only)[int(len(orders_only) * 0.95)], 3),
         "orders_ms_max": round(max(orders_only), 3),
         "orders_cached_ms_last": round(orders_only_cached, 4),
+        "orders_offered": seen,
+        "events": events,
     }, indent=1))
 
 

@@ -15,14 +15,18 @@ GRACEFUL_SHUTDOWN_S = 10
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from server.api.app import create_app
-    from server.api.ws import drain
 
     settings = Settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    app = create_app(settings)
+    return serve(create_app(settings), settings, args.host, args.port)
+
+
+def serve(app: Any, settings: Settings, host: str, port: int) -> int:
+    """Run `app` under uvicorn as `warfield serve` does (tests start a built app this way)."""
+    import uvicorn
+
+    from server.api.ws import drain
 
     class Server(uvicorn.Server):
         """uvicorn, but on SIGTERM/SIGINT our sockets are drained first: the actions in flight
@@ -37,8 +41,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     config = uvicorn.Config(
         app,
-        host=args.host,
-        port=args.port,
+        host=host,
+        port=port,
         ws_max_size=settings.ws_transport_max_bytes,  # above the app's limit: see Settings
         ws_ping_interval=settings.idle_ping_s,
         ws_ping_timeout=settings.idle_ping_s,
@@ -153,11 +157,15 @@ def _import(args: argparse.Namespace) -> int:
     import json
 
     from server.games.archive import ArchiveError, import_into_store
+    from server.games.service import new_token, token_hash
 
+    invite = new_token()  # stored (hashed) with the game, in the import's one transaction
     try:
         doc = _read_json(args.file)
         store = _store()
-        game_id, tokens = import_into_store(store, doc, as_new=args.as_new)  # type: ignore[arg-type]
+        game_id, tokens = import_into_store(  # type: ignore[arg-type]
+            store, doc, as_new=args.as_new, invite_hash=token_hash(invite)
+        )
     except (OSError, json.JSONDecodeError, ArchiveError) as exc:
         print(f"warfield import: {exc}", file=sys.stderr)
         return 1
@@ -166,8 +174,7 @@ def _import(args: argparse.Namespace) -> int:
         print(f"seat {seat} token: {token}")
     if tokens:
         print("tokens are not exported: hand each player their new seat token (keep them secret)")
-    if 2 not in tokens:  # seat 2 still free: only the holder of a new invite may take it
-        invite = _give_invite(store, game_id)
+    if 2 not in tokens:  # seat 2 still free: only the holder of the invite may take it
         print(f"invite for seat 2: {invite} (link: <your server>/games/{game_id}#join={invite})")
     return 0
 

@@ -21,7 +21,26 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path("var"), alias="WARFIELD_DATA_DIR")
     allowed_origins: str = Field(default="", alias="WARFIELD_ALLOWED_ORIGINS")
     log_level: str = Field(default="info", alias="WARFIELD_LOG_LEVEL")
-    max_frame_bytes: int = 64 * 1024
+    # --- websocket limits (server/api/ws.py; sent to each client in its `welcome` frame) ---
+    # A client frame over this many bytes: `too_large` and close 1009.
+    max_frame_bytes: int = Field(default=64 * 1024, ge=1024, alias="WARFIELD_MAX_FRAME_BYTES")
+    # The first frame must be `hello`, within this many seconds.
+    hello_timeout_s: float = Field(default=10.0, gt=0, alias="WARFIELD_HELLO_TIMEOUT_S")
+    # Frames waiting for a socket past this many: it is too far behind and closed with 1013
+    # (its client reconnects and resumes from its last seq).
+    max_queued_frames: int = Field(default=2000, ge=1, alias="WARFIELD_MAX_QUEUED_FRAMES")
+    # Shared overlays (a measurement shown to everyone): at most this many a second per
+    # socket, in bursts of `overlay_burst`; beyond that the sender gets its answer unshared.
+    overlay_rate_per_s: float = Field(default=1.0, gt=0, alias="WARFIELD_OVERLAY_RATE_PER_S")
+    overlay_burst: int = Field(default=5, ge=1, alias="WARFIELD_OVERLAY_BURST")
+    # A spectator that keeps sending past its rate limit (more than this many refused
+    # messages, refilling `spectator_refusals_per_s`) is closed with 1008; players never are.
+    spectator_refusals_burst: int = Field(
+        default=20, ge=1, alias="WARFIELD_SPECTATOR_REFUSALS_BURST"
+    )
+    spectator_refusals_per_s: float = Field(
+        default=1.0, gt=0, alias="WARFIELD_SPECTATOR_REFUSALS_PER_S"
+    )
     # Spectator sockets one game accepts (per process). Players are never counted here: each
     # seat has its own small cap, so a crowd (or a flood) of spectators cannot lock them out.
     # WARFIELD_MAX_SOCKETS_PER_GAME is the setting's name before seats had their own cap.
@@ -37,8 +56,10 @@ class Settings(BaseSettings):
     # A frame not written to a socket within this many seconds (its reader has stopped
     # reading) closes the socket with 1013; the other viewers never wait for it.
     send_timeout_s: float = Field(default=10.0, alias="WARFIELD_SEND_TIMEOUT_S")
-    rate_limit_per_s: float = Field(default=30.0, alias="WARFIELD_RATE_LIMIT_PER_S")
-    rate_limit_burst: int = Field(default=60, alias="WARFIELD_RATE_LIMIT_BURST")
+    # Messages a client may send on one socket: `rate_limit_per_s` a second, in bursts of up
+    # to `rate_limit_burst`; past it each message is answered `rate_limited`.
+    rate_limit_per_s: float = Field(default=30.0, gt=0, alias="WARFIELD_RATE_LIMIT_PER_S")
+    rate_limit_burst: int = Field(default=60, ge=1, alias="WARFIELD_RATE_LIMIT_BURST")
     idle_ping_s: float = Field(default=20.0, alias="WARFIELD_IDLE_PING_S")
     # REST writes (every POST under /api) per client address: a token bucket refilled at
     # `rest_rate_per_min` a minute, holding up to `rest_rate_burst` (server/api/limits.py).
@@ -70,6 +91,15 @@ class Settings(BaseSettings):
         over the app's limit reaches the app and is answered with a `too_large` error before
         the 1009 close; a frame over this one is closed by uvicorn with 1009 and no error."""
         return 4 * self.max_frame_bytes
+
+    def client_limits(self) -> dict[str, float | int]:
+        """The limits a client should keep to, sent in every `welcome` frame (docs/protocol.md):
+        a client that spaces its messages by them is never refused `rate_limited`."""
+        return {
+            "max_frame_bytes": self.max_frame_bytes,
+            "messages_per_s": self.rate_limit_per_s,
+            "burst": self.rate_limit_burst,
+        }
 
     @cached_property
     def effective_database_url(self) -> str:

@@ -101,10 +101,16 @@ def client(settings: object) -> object:
 # --- a real server process -------------------------------------------------------------------
 
 
-class ServerProcess:
-    """`warfield serve` in a subprocess on a free port (what `make run` starts)."""
+SERVE = ("-m", "server.cli", "serve")
 
-    def __init__(self, env: dict[str, str], data_dir: str) -> None:
+
+class ServerProcess:
+    """`warfield serve` in a subprocess on a free port (what `make run` starts); `command`,
+    the arguments after `python`, runs another module that takes `--host` and `--port`."""
+
+    def __init__(
+        self, env: dict[str, str], data_dir: str, command: tuple[str, ...] = SERVE
+    ) -> None:
         import socket
         import subprocess
         import sys
@@ -119,8 +125,7 @@ class ServerProcess:
         os.makedirs(data_dir, exist_ok=True)
         self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1",
-             "--port", str(self.port)],
+            [sys.executable, *command, "--host", "127.0.0.1", "--port", str(self.port)],
             env=full_env, stdout=self._log, stderr=subprocess.STDOUT,
         )
         self.wait_ready()
@@ -163,8 +168,12 @@ def serve(tmp_path: object) -> object:
     """Factory: start `warfield serve` processes; all are stopped after the test."""
     started: list[ServerProcess] = []
 
-    def start(env: dict[str, str] | None = None, data_dir: str | None = None) -> ServerProcess:
-        server = ServerProcess(env or {}, data_dir or str(tmp_path))
+    def start(
+        env: dict[str, str] | None = None,
+        data_dir: str | None = None,
+        command: tuple[str, ...] = SERVE,
+    ) -> ServerProcess:
+        server = ServerProcess(env or {}, data_dir or str(tmp_path), command)
         started.append(server)
         return server
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict
+from sqlalchemy.engine import Engine
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from server import __version__
@@ -59,8 +60,16 @@ def _static_dir() -> Path:
     return STATIC_DIR if STATIC_DIR.exists() else Path.cwd() / "static"
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """A Warfield app; migrations run and the hub starts when it starts (lifespan)."""
+def create_app(
+    settings: Settings | None = None,
+    *,
+    store_factory: Callable[[Engine], EventStore] = EventStore,
+) -> FastAPI:
+    """A Warfield app; migrations run and the hub starts when it starts (lifespan).
+
+    `store_factory` builds the event store on the engine: `EventStore` itself, or in tests a
+    subclass that observes or breaks it (tests/reliability/crash_server.py kills the process
+    right after a commit)."""
     settings = settings or Settings()
 
     @asynccontextmanager
@@ -72,7 +81,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             from server.hub.redis import RedisHub
 
             hub = RedisHub(settings.redis_url)
-        service = GameService(EventStore(engine), hub, cache_size=settings.games_cached)
+        service = GameService(store_factory(engine), hub, cache_size=settings.games_cached)
         app.state.service = service
         app.state.metrics = Metrics().bind(service)
         configure_logging()

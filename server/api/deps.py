@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Header, Path, Request
 
 from server.config import Settings
 from server.games.service import GameService
@@ -21,16 +21,6 @@ def get_settings(request: Request) -> Settings:
     return settings
 
 
-def well_formed(text: str) -> bool:
-    """Whether `text` is real Unicode text: JSON lets a client send a lone surrogate
-    (`"\\ud800"`), which no database column can store (UTF-8 cannot encode it)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def bearer_token(authorization: Annotated[str | None, Header()] = None) -> str | None:
     """The token of an `Authorization: Bearer <token>` header, if any."""
     if authorization is None:
@@ -41,6 +31,18 @@ def bearer_token(authorization: Annotated[str | None, Header()] = None) -> str |
     return token.strip()
 
 
+GameId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 ServiceDep = Annotated[GameService, Depends(get_service)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 TokenDep = Annotated[str | None, Depends(bearer_token)]
+
+
+async def current_viewer(game_id: GameId, service: ServiceDep, token: TokenDep) -> int | None:
+    """Who is asking about game `game_id`: the seat its bearer token holds, or None (a
+    spectator, no token). `unauthorized` for a token that holds no seat in this game,
+    `not_found` for no such game."""
+    return await service.authenticate(game_id, token)
+
+
+ViewerDep = Annotated[int | None, Depends(current_viewer)]
+"""The viewer of the route's game, from `Authorization: Bearer <seat token>` (one place)."""

@@ -19,13 +19,21 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.websockets import WebSocketState
 
-from server.api.deps import well_formed
+from server.api.messages import (
+    ActionMessage,
+    Hello,
+    MeasureMessage,
+    Ping,
+    Question,
+    parse_client_message,
+    point_of,
+)
 from server.config import Settings
 from server.games.service import GameService
 from server.hub import dumps, events_frame
@@ -35,7 +43,6 @@ from server.rules.core import (
     NOT_FOUND,
     RATE_LIMITED,
     TOO_LARGE,
-    UNAUTHORIZED,
     Event,
     RuleError,
 )
@@ -47,16 +54,8 @@ CLOSE_POLICY = 1008
 CLOSE_TOO_BIG = 1009
 CLOSE_RESTART = 1012
 CLOSE_TRY_LATER = 1013
-HELLO_TIMEOUT_S = 10.0
-MAX_QUEUED_FRAMES = 2000
-# Shared overlays (a measurement shown to everyone): at most this many a second per socket,
-# in bursts of OVERLAY_BURST; beyond that the sender still gets its answer, unshared.
-OVERLAY_RATE_PER_S = 1.0
-OVERLAY_BURST = 5
-# A spectator that keeps sending past its rate limit (more than this many refused messages,
-# refilling one a second) is closed: a flooding spectator link costs the players nothing.
-SPECTATOR_REFUSALS_BURST = 20
-SPECTATOR_REFUSALS_PER_S = 1.0
+# (The limits, frame size, message rate, hello timeout, queue length, overlay rate, spectator
+# refusals, are `Settings`: server/config.py.)
 # After a send missed its deadline: how long the 1013 close frame may take to be written
 # before the connection is aborted (a reader that never reads never takes it).
 CLOSE_GRACE_S = 2.0
@@ -69,13 +68,15 @@ class _Close:
         self.code, self.reason = code, reason
 
 
-Question = Callable[["Connection", dict[str, Any]], Awaitable[dict[str, Any]]]
-# Non-committing questions (preview, measure, line_of_sight); registered by the rules layer.
-QUESTIONS: dict[str, Question] = {}
+Q = TypeVar("Q", bound=Question)
+Answerer = Callable[["Connection", Q], Awaitable[dict[str, Any]]]
+# Non-committing questions (preview, measure, line_of_sight, ambush_options), each answered by
+# a handler that takes its validated message; registered by server/api/routes/questions.py.
+QUESTIONS: dict[str, Answerer[Any]] = {}
 
 
-def register_question(kind: str) -> Callable[[Question], Question]:
-    def wrap(fn: Question) -> Question:
+def register_question(kind: str) -> Callable[[Answerer[Q]], Answerer[Q]]:
+    def wrap(fn: Answerer[Q]) -> Answerer[Q]:
         QUESTIONS[kind] = fn
         return fn
 
@@ -224,8 +225,10 @@ class Connection:
         self.subscribed = False
         self.queue = Outbox()
         self.bucket = TokenBucket(settings.rate_limit_per_s, settings.rate_limit_burst)
-        self.overlay_bucket = TokenBucket(OVERLAY_RATE_PER_S, OVERLAY_BURST)
-        self.refusals = TokenBucket(SPECTATOR_REFUSALS_PER_S, SPECTATOR_REFUSALS_BURST)
+        self.overlay_bucket = TokenBucket(settings.overlay_rate_per_s, settings.overlay_burst)
+        self.refusals = TokenBucket(
+            settings.spectator_refusals_per_s, settings.spectator_refusals_burst
+        )
         self.closing = False  # a close is queued: offer nothing more
         self.busy = False  # handling a message (drain waits for it)
         self.writer: asyncio.Task[None] | None = None
@@ -243,7 +246,7 @@ class Connection:
     def offer(self, events: Sequence[Event], frame: str) -> None:
         if self.closing:
             return
-        if self.queue.qsize() > MAX_QUEUED_FRAMES:
+        if self.queue.qsize() > self.settings.max_queued_frames:
             # Too far behind: drop it; the client reconnects and resumes from its last seq.
             self.closing = True
             self.queue.put_nowait(_Close(CLOSE_TRY_LATER, "too far behind; reconnect"))
@@ -382,7 +385,7 @@ class Connection:
 
     async def _hello(self) -> bool:
         try:
-            data = await self._receive(HELLO_TIMEOUT_S)
+            data = await self._receive(self.settings.hello_timeout_s)
         except _TooLarge:
             await self._refuse(RuleError(TOO_LARGE, self._too_large()), CLOSE_TOO_BIG)
             return False
@@ -392,24 +395,22 @@ class Connection:
         if data is None or data["type"] != "hello":
             await self._refuse(RuleError(BAD_REQUEST, "the first message must be 'hello'"))
             return False
+        try:
+            hello = parse_client_message(data)
+        except RuleError as exc:
+            await self._refuse(exc)
+            return False
+        assert isinstance(hello, Hello)
         self.busy = True
         try:
-            return await self._welcome(data)
+            return await self._welcome(hello)
         finally:
             self.busy = False
 
-    async def _welcome(self, data: dict[str, Any]) -> bool:
-        token, since = data.get("token"), data.get("since")
-        if token is not None and not isinstance(token, str):
-            await self._refuse(RuleError(UNAUTHORIZED, "token must be a string or null"))
-            return False
-        if since is not None and (
-            not isinstance(since, int) or isinstance(since, bool) or since < 0
-        ):
-            await self._refuse(RuleError(BAD_REQUEST, "since must be a seq (integer >= 0)"))
-            return False
+    async def _welcome(self, hello: Hello) -> bool:
+        since = hello.since
         try:
-            self.viewer = await self.service.authenticate(self.game_id, token)
+            self.viewer = await self.service.authenticate(self.game_id, hello.token)
             live = await self.service.live(self.game_id)
         except RuleError as exc:
             await self._refuse(exc)
@@ -436,6 +437,7 @@ class Connection:
                     "seat": self.viewer,
                     "seq": state.seq,
                     "state": state.to_json(self.viewer),
+                    "limits": self.settings.client_limits(),
                 }
             )
             if missed:
@@ -503,23 +505,7 @@ class Connection:
                 continue
             self.busy = True
             try:
-                if kind == "action":
-                    await self._action(data)
-                elif kind in QUESTIONS:
-                    answer = await QUESTIONS[kind](self, data)
-                    if kind == "measure" and data.get("share") is True:
-                        answer = {**answer, "shared": self._share_measure(data, answer)}
-                    self.send({"ref": ref, **answer})
-                elif kind == "hello":
-                    raise RuleError(BAD_REQUEST, "already said hello")
-                elif kind == "ping":
-                    self.send({"type": "pong", "ref": ref, "seq": self.sent})
-                else:
-                    raise RuleError(
-                        BAD_REQUEST,
-                        f"unknown message type {kind!r}",
-                        known=["action", "ping", *sorted(QUESTIONS)],
-                    )
+                await self._handle(parse_client_message(data), ref)
             except RuleError as exc:
                 self.error(ref, exc)
             except WebSocketDisconnect:
@@ -531,7 +517,23 @@ class Connection:
             finally:
                 self.busy = False
 
-    def _share_measure(self, data: dict[str, Any], answer: dict[str, Any]) -> bool:
+    async def _handle(self, msg: Hello | Ping | ActionMessage | Question, ref: Any) -> None:
+        """One validated message (`ref` as the client sent it, echoed in the answer)."""
+        if isinstance(msg, ActionMessage):
+            await self._action(msg)
+        elif isinstance(msg, Ping):
+            self.send({"type": "pong", "ref": ref, "seq": self.sent})
+        elif isinstance(msg, Hello):
+            raise RuleError(BAD_REQUEST, "already said hello")
+        elif msg.type not in QUESTIONS:  # (server/api/routes/questions.py not loaded)
+            raise RuleError(BAD_REQUEST, f"{msg.type!r} is not answered by this server")
+        else:
+            answer = await QUESTIONS[msg.type](self, msg)
+            if isinstance(msg, MeasureMessage) and msg.share:
+                answer = {**answer, "shared": self._share_measure(msg, answer)}
+            self.send({"ref": ref, **answer})
+
+    def _share_measure(self, msg: MeasureMessage, answer: dict[str, Any]) -> bool:
         """Show a player's measurement to everyone else watching the game, as a transient
         `overlay` frame: not an event, never stored. Spectators' measures stay their own, and
         a seat sharing faster than the overlay limit gets its answer unshared."""
@@ -542,8 +544,8 @@ class Connection:
                 "type": "overlay",
                 "kind": "measure",
                 "seat": self.viewer,
-                "from": data.get("from"),
-                "to": data.get("to"),
+                "from": point_of(msg.from_),
+                "to": point_of(msg.to),
                 "points": answer.get("points", []),
                 "distance": answer.get("distance"),
             }
@@ -553,22 +555,13 @@ class Connection:
                 watcher.queue.put_nowait(frame)
         return True
 
-    async def _action(self, data: dict[str, Any]) -> None:
-        ref, expected = data.get("ref"), data.get("expected_seq")
+    async def _action(self, msg: ActionMessage) -> None:
         if self.viewer is None:
             raise RuleError(FORBIDDEN, "spectators cannot act")
-        if ref is not None and (
-            not isinstance(ref, str) or not 0 < len(ref) <= 64 or not well_formed(ref)
-        ):
-            raise RuleError(
-                BAD_REQUEST, "ref must be a string of 1 to 64 characters of valid Unicode"
-            )
-        if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool)):
-            raise RuleError(BAD_REQUEST, "expected_seq must be an integer")
-        if "action" not in data:
-            raise RuleError(BAD_REQUEST, "an action message carries an 'action' object")
-        seq = await self.service.act(self.game_id, self.viewer, data["action"], ref, expected)
-        self.send({"type": "ack", "ref": ref, "seq": seq})
+        seq = await self.service.act(
+            self.game_id, self.viewer, msg.action, msg.ref, msg.expected_seq
+        )
+        self.send({"type": "ack", "ref": msg.ref, "seq": seq})
 
 
 @router.websocket("/ws/games/{game_id}")

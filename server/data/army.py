@@ -1,11 +1,12 @@
 """Army list validation: is this list of units one the datasheets allow?
 
 An entry is ``{"datasheet": id, "models": n, "files"?: f, "joined_characters"?: [id, ...],
-"concealed"?: {id: count}, "standard"?: bool}`` (``standard``: a Standard Bearer in the unit's
-command group, t9a and whfb8). ``joined_characters`` are characters deployed as part of this entry
-(t9a/whfb8 characters joined to the unit, a 40k Leader attached to its Bodyguard); they are not
-listed again as entries of their own. ``concealed`` holds hidden models such as Night Goblin
-Fanatics (seed 003).
+"concealed"?: {id: count}, "standard"?: bool, "battle_standard"?: bool}`` (``standard``: a
+Standard Bearer in the unit's command group, t9a and whfb8; ``battle_standard``: whfb8, the
+army's one Battle Standard Bearer, the unit's character). ``joined_characters`` are characters
+deployed as part of this entry (t9a/whfb8 characters joined to the unit, a 40k Leader attached
+to its Bodyguard); they are not listed again as entries of their own. ``concealed`` holds hidden
+models such as Night Goblin Fanatics (seed 003).
 
 :func:`validate_army` returns every problem as an :class:`ArmyError` with a stable ``code``, the
 entry index and a human message; an empty list means the army is valid.
@@ -39,6 +40,7 @@ SKIRMISH_TROOP_TYPE = "skirmish_troop_type"
 CANNOT_CONCEAL = "cannot_conceal"
 TOO_MANY_CONCEALED = "too_many_concealed"
 NO_STANDARD = "no_standard"
+NO_BATTLE_STANDARD = "no_battle_standard"
 
 
 class ArmyError(BaseModel):
@@ -63,6 +65,9 @@ class ArmyEntry(BaseModel):
     joined_characters: list[str] = Field(default_factory=list)
     concealed: dict[str, int] = Field(default_factory=dict)
     standard: bool = False  # a Standard Bearer in the unit's command group (t9a, whfb8)
+    # whfb8: the army's Battle Standard Bearer is this unit's character (itself a character,
+    # or its first joined character); one per army.
+    battle_standard: bool = False
 
     @field_validator("joined_characters", mode="before")
     @classmethod
@@ -87,8 +92,20 @@ def validate_army(
     catalog = catalog or load_catalog()
     catalog.datasheets(system)  # raises UnknownSystem early
     errors: list[ArmyError] = []
+    bearers = 0
     for index, raw in enumerate(entries):
         errors.extend(_check_entry(catalog, system, index, raw))
+        flag = raw.battle_standard if isinstance(raw, ArmyEntry) else raw.get("battle_standard")
+        if flag:
+            bearers += 1
+            if bearers == 2:
+                errors.append(
+                    ArmyError(
+                        code=NO_BATTLE_STANDARD,
+                        entry=index,
+                        message="an army has one Battle Standard Bearer",
+                    )
+                )
     return errors
 
 
@@ -149,6 +166,22 @@ def _check_entry(
                 NO_STANDARD,
                 f"{unit.name} cannot take a Standard Bearer"
                 + (f" ({system} has no command groups)" if not rules.standards else ""),
+                datasheet=unit.id,
+            )
+        )
+
+    if entry.battle_standard and (
+        not rules.battle_standards or not (unit.character or entry.joined_characters)
+    ):
+        errors.append(
+            error(
+                NO_BATTLE_STANDARD,
+                f"{unit.name} cannot carry the Battle Standard: "
+                + (
+                    f"{system} armies have no Battle Standard Bearer here"
+                    if not rules.battle_standards
+                    else "a character carries it (join one to the unit)"
+                ),
                 datasheet=unit.id,
             )
         )

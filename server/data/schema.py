@@ -435,6 +435,22 @@ class WHFB8Stats(_Model):
         return None if value is None else _check_dice(value)
 
 
+class WHFB8MissileWeapon(_Model):
+    """A WFB missile weapon: range in inches, Strength, shots per model (Multiple Shots (X)
+    fires X, at -1 to hit), and its rules ("Armour Piercing (1)", "Multiple Shots (3)")."""
+
+    name: str
+    range_in: int = Field(gt=0)
+    strength: int = Field(ge=0, le=10)
+    shots: DiceOrInt = 1
+    special_rules: Rules = Field(default_factory=list)
+
+    @field_validator("shots")
+    @classmethod
+    def _dice(cls, value: int | str) -> int | str:
+        return _check_dice(value)
+
+
 class WHFB8Profile(_Model):
     model_by_model: ClassVar[bool] = False
     system: Literal["whfb8"] = "whfb8"
@@ -442,6 +458,7 @@ class WHFB8Profile(_Model):
     models: list[WHFB8Stats] = Field(min_length=1)
     save: int | None = Field(default=None, ge=1, le=6)
     ward_save: int | None = Field(default=None, ge=2, le=6)
+    shooting: list[WHFB8MissileWeapon] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- profiles: wh40k10
@@ -544,6 +561,12 @@ class Datasheet(_Model):
         default_factory=list, description="40k: Leaders that may lead this unit (filled on load)"
     )
     conceals: list[Concealed] = Field(default_factory=list)
+    rule_texts: dict[str, str] = Field(
+        default_factory=dict,
+        description="the unit's own wording of a rule, by rule name, where its page words the "
+        "rule differently from the system's rulebook (whfb8 Poisoned Attacks); the rules engine "
+        "applies the wording given here",
+    )
     sources: dict[str, str] = Field(
         default_factory=dict,
         description='where numbers come from, by field: "FACTS.md", "seed 000", "decision"',
@@ -582,6 +605,10 @@ class Datasheet(_Model):
             raise ValueError("a Leader must be a character")
         if self.id in self.leads:
             raise ValueError("a datasheet cannot lead itself")
+        named = {rule.name for rule in self.all_rules()}
+        unknown = sorted(set(self.rule_texts) - named)
+        if unknown:
+            raise ValueError(f"rule_texts names rules the unit does not have: {unknown}")
         return self
 
     # -- derived views, shared by the client and the rules engine
@@ -630,6 +657,9 @@ class Datasheet(_Model):
                 found.extend(part.special_rules)
             for weapon in profile.shooting:
                 found.extend(weapon.special_rules)
+        elif isinstance(profile, WHFB8Profile):
+            for missile in profile.shooting:
+                found.extend(missile.special_rules)
         elif isinstance(profile, Wh40kProfile):
             for w40 in profile.weapons:
                 found.extend(w40.keywords)

@@ -2,10 +2,10 @@
 
 The system's data package `server.data.<id>` (the folder that also holds its datasheets)
 declares ``SYSTEM = SystemData(...)``, a subclass overriding what differs: which characters may
-join which units, whether units are ranked (have files), take Standard Bearers, and are led by
-Leaders. The shared army validation (:mod:`server.data.army`) asks it and never compares ids.
-The rules engine's registry is :mod:`server.rules.systems`; this one serves the data layer,
-which the rules depend on, not the other way round.
+join which units, whether units are ranked (have files), take Standard Bearers, name a Battle
+Standard Bearer, and are led by Leaders. The shared army validation (:mod:`server.data.army`)
+asks it and never compares ids. The rules engine's registry is :mod:`server.rules.systems`;
+this one serves the data layer, which the rules depend on, not the other way round.
 """
 
 from __future__ import annotations
@@ -31,6 +31,9 @@ class SystemData(ABC):
     """Units stand in a ranked formation and may be given `files`."""
     standards: bool = True
     """Units may take a Standard Bearer in their command group."""
+    battle_standards: bool = False
+    """An army may name one Battle Standard Bearer: a character unit, or a unit with a joined
+    character (whfb8)."""
     leaders: bool = False
     """Characters join a unit by leading it (a 40k Leader and its Bodyguard): one per unit."""
 

@@ -304,18 +304,11 @@ def read_export(doc: Any) -> Archive:
     _require(first.payload.get("dice_commitment") == commitment,
              "the game_created event commits to another dice seed than game.dice_commitment")
 
-    state = GameState()
-    undone = core.undone_seqs(events)  # an agreed undo: those events stay but do not count
-    for event in events:
-        if event.seq in undone:
-            continue
-        try:
-            state = core.fold(state, event)
-        except Exception as exc:  # noqa: BLE001 - any folder failure makes the log unusable
-            raise ArchiveError(
-                f"event seq {event.seq} ({event.type}) does not fold: "
-                f"{type(exc).__name__}: {exc}"
-            ) from None
+    try:
+        state = core.replay(events)  # (honours an agreed undo, as the live game does)
+    except Exception as exc:  # noqa: BLE001 - any folder failure makes the log unusable
+        where = next(iter(getattr(exc, "__notes__", ())), "the log does not fold")
+        raise ArchiveError(f"{where}: {type(exc).__name__}: {exc}") from None
     _require(set(state.seats) == set(seats),
              f"'seats' {sorted(seats)} differ from the seats claimed in the log "
              f"{sorted(state.seats)}")
@@ -460,19 +453,20 @@ def export_from_store(
 
 
 def import_into_store(
-    store: EventStore, doc: Any, *, as_new: bool = False
+    store: EventStore, doc: Any, *, as_new: bool = False, invite_hash: str | None = None
 ) -> tuple[str, dict[int, str]]:
-    """Restore an export; return the game id and a new token for each seat.
+    """Restore an export through the event store (one write transaction); return the game id
+    and a new token for each seat.
 
-    Tokens are not exported, so every seat gets a fresh one for the host to hand out. Refuses
-    an id that exists unless `as_new`, which gives the game a new id (the one change made to
-    the log: the id in its game_created event).
+    Tokens are not exported, so every seat gets a fresh one for the host to hand out; a free
+    seat 2 opens with the invite whose hash is `invite_hash` (none given: with no invite yet).
+    Refuses an id that exists unless `as_new`, which gives the game a new id (the one change
+    made to the log: the id in its game_created event).
     """
-    from sqlalchemy.exc import IntegrityError
+    from sqlalchemy.exc import SQLAlchemyError
 
     from server.games.service import new_token, token_hash
-    from server.store.tables import events as events_table
-    from server.store.tables import games, seats
+    from server.store import GameExists, GameRecord
 
     archive = read_export(doc)
     game_id, events = archive.id, list(archive.events)
@@ -481,32 +475,24 @@ def import_into_store(
         first = events[0]
         events[0] = Event(first.type, {**first.payload, "id": game_id}, first.actor,
                           first.visibility, first.seq)
-    elif store.load_game(game_id) is not None:
-        raise ArchiveError(f"a game {game_id!r} exists already; use --as-new to import it "
-                           "under a new id")
     tokens = {seat: new_token() for seat in archive.seats}
-    now = datetime.now(UTC)
+    record = GameRecord(
+        id=game_id,
+        system=archive.system,
+        name=archive.name,
+        dice_seed=archive.dice_seed,
+        dice_commitment=archive.dice_commitment,
+        created_at=archive.created_at,
+        # A free seat 2 opens only with an invite (migration 0002): the caller's, or else a
+        # secret nobody holds until the host runs `warfield invite`. Never NULL, which would
+        # let anyone claim it.
+        invite_hash=invite_hash or token_hash(new_token()),
+    )
     try:
-        with store.writer.begin() as conn:
-            conn.execute(games.insert().values(
-                id=game_id,
-                system=archive.system,
-                name=archive.name,
-                dice_seed=archive.dice_seed.hex(),
-                dice_commitment=archive.dice_commitment,
-                created_at=archive.created_at,
-            ))
-            if tokens:
-                conn.execute(seats.insert(), [
-                    {"game_id": game_id, "seat": s, "token_hash": token_hash(t),
-                     "created_at": now}
-                    for s, t in tokens.items()
-                ])
-            conn.execute(events_table.insert(), [
-                {"game_id": game_id, "seq": e.seq, "type": e.type, "actor": str(e.actor),
-                 "visibility": e.visibility, "payload": dict(e.payload), "created_at": now}
-                for e in events
-            ])
-    except IntegrityError as exc:
-        raise ArchiveError(f"could not import game {game_id!r}: {exc.orig}") from None
+        store.import_game(record, {s: token_hash(t) for s, t in tokens.items()}, events)
+    except GameExists:
+        raise ArchiveError(f"a game {game_id!r} exists already; use --as-new to import it "
+                           "under a new id") from None
+    except SQLAlchemyError as exc:  # a constraint of the database refused the log
+        raise ArchiveError(f"could not import game {game_id!r}: {exc}") from None
     return game_id, tokens

@@ -16,7 +16,6 @@ import asyncio
 import hashlib
 import hmac
 import json
-import os
 import random
 import secrets
 import time
@@ -58,10 +57,6 @@ T = TypeVar("T")
 MAX_APPEND_ATTEMPTS = 12
 APPEND_BACKOFF_S = 0.002  # after losing a race: a random pause up to this times the attempt
 LIVE_GAMES_CACHED = 2000
-# Test-only (tests/reliability/test_crash.py): a process started with this variable set to n
-# dies with exit status 137, as if `kill -9`ed, right after its n-th action commits and before
-# anything is folded, acknowledged or published. Unset (the default) it does nothing.
-CRASH_AFTER_COMMIT_ENV = "WARFIELD_TEST_CRASH_AFTER_COMMIT"
 
 
 def new_token() -> str:
@@ -129,8 +124,6 @@ class GameService:
         self._loading: dict[str, _Loading] = {}
         self.listeners: list[Callable[[str, str, Sequence[Event]], None]] = []
         self.metrics: Any = None  # server.metrics.Metrics, set by the app (metrics hook)
-        self._crash_after_commit = int(os.environ.get(CRASH_AFTER_COMMIT_ENV) or 0)  # test-only
-        self._commits = 0
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(fn, *args)
@@ -445,10 +438,6 @@ class GameService:
                     await asyncio.sleep(random.uniform(0, APPEND_BACKOFF_S * (attempt + 1)))
                     await self._catch_up(live)
                     continue
-                if self._crash_after_commit:  # test-only crash hook (CRASH_AFTER_COMMIT_ENV)
-                    self._commits += 1
-                    if self._commits == self._crash_after_commit:
-                        os._exit(137)
                 ack = stored[-1].seq if stored else live.state.seq
                 if record is not None:
                     live.refs[(record.seat, record.ref)] = ActionRecord(

@@ -361,7 +361,11 @@ def replay(events: Iterable[Event], state: GameState | None = None) -> GameState
     state = GameState() if state is None else state
     for event in log:
         if event.seq not in undone:
-            state = fold(state, event)
+            try:
+                state = fold(state, event)
+            except Exception as exc:
+                exc.add_note(f"event seq {event.seq} ({event.type}) does not fold")
+                raise
     return state
 
 

@@ -32,6 +32,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.flee import sheets_of
 from server.rules.markers import FLEEING
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.systems import RankedRules, has_model_moves, variant_of
@@ -143,6 +144,11 @@ def _check_mode(state: GameState, unit: Unit, wanted: str) -> str:
         raise RuleError(
             ILLEGAL_MOVE, f"{unit.name} is already making a {mode} move", rule="Move Manoeuvres"
         )
+    ranked = variant_of(state.system).ranked
+    if mode == "march" and ranked is not None:
+        no_march = ranked.march_refusal(unit.name, sheets_of(state, unit), unit.markers)
+        if no_march is not None:
+            raise RuleError(ILLEGAL_MOVE, no_march[1], rule=no_march[0])
     return mode
 
 

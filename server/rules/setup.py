@@ -231,6 +231,7 @@ class ArmyUnit(BaseModel):
     files: int | None = Field(default=None, ge=1, le=50)
     joined_characters: list[str] = Field(default_factory=list, max_length=6)
     standard: bool = False
+    battle_standard: bool = False
 
 
 class SubmitArmy(ActionModel):
@@ -266,7 +267,9 @@ def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStrea
         )
         name = sheet.name + "".join(f" + {c.name}" for c in characters)
         unit = Unit(f"u{state.next_id + i}", seat, sheet.id, name, entry.models, files)
-        markers = ("standard",) if entry.standard else ()
+        markers = (("standard",) if entry.standard else ()) + (
+            ("battle_standard",) if entry.battle_standard else ()
+        )
         units.append(dataclasses.replace(unit, characters=characters, markers=markers).to_json())
     events = [Event("army_submitted", {"seat": seat, "units": units}, actor=seat)]
     if other(seat) in state.extra.get("armies", ()):

@@ -94,6 +94,13 @@ class RankedRules(ABC):
         Reaction, else None."""
         return None
 
+    def march_refusal(
+        self, name: str, sheets: Sequence[Datasheet], markers: Sequence[str]
+    ) -> tuple[str, str] | None:
+        """(rule, why) when the unit called `name` (its models' `sheets`) may not make a March
+        Move at all, else None (whfb8: Undead without My Will Be Done or Sworn Bodyguard)."""
+        return None
+
     def manoeuvre_cost(self, manoeuvre: str, light: bool) -> float:
         """How many inches of the allowance one inch of `manoeuvre` costs: backward and
         sideways moves double (Light Troops: not)."""

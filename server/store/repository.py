@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -40,6 +40,10 @@ class SeatTaken(StoreError):
 
 class DuplicateRef(StoreError):
     """This seat already used this action `ref`."""
+
+
+class GameExists(StoreError):
+    """A game with this id is stored already (an import under an id in use)."""
 
 
 @dataclass(frozen=True)
@@ -168,23 +172,49 @@ class EventStore:
     ) -> list[Event]:
         """Create the game, seat 1 and its first events in one transaction."""
         with self._write() as conn:
-            conn.execute(
-                games.insert().values(
-                    id=record.id,
-                    system=record.system,
-                    name=record.name,
-                    dice_seed=record.dice_seed.hex(),
-                    dice_commitment=record.dice_commitment,
-                    created_at=record.created_at,
-                    invite_hash=record.invite_hash,
-                )
-            )
+            self._insert_game(conn, record)
             conn.execute(
                 seats.insert().values(
                     game_id=record.id, seat=1, token_hash=token_hash, created_at=_now()
                 )
             )
             return self._insert_events(conn, record.id, 0, first_events)
+
+    def import_game(
+        self, record: GameRecord, token_hashes: Mapping[int, str], log: Sequence[Event]
+    ) -> list[Event]:
+        """Restore a game whole (`warfield import`): the game with its invite hash, a seat for
+        each token hash and its log from seq 1, in one write transaction. `GameExists` if
+        the id is taken; nothing is stored then."""
+        try:
+            with self._write() as conn:
+                self._insert_game(conn, record)
+                if token_hashes:
+                    now = _now()
+                    conn.execute(seats.insert(), [
+                        {"game_id": record.id, "seat": seat, "token_hash": digest,
+                         "created_at": now}
+                        for seat, digest in sorted(token_hashes.items())
+                    ])
+                return self._insert_events(conn, record.id, 0, log)
+        except IntegrityError as exc:
+            if self.load_game(record.id) is not None:
+                raise GameExists(record.id) from exc
+            raise
+
+    @staticmethod
+    def _insert_game(conn: sa.Connection, record: GameRecord) -> None:
+        conn.execute(
+            games.insert().values(
+                id=record.id,
+                system=record.system,
+                name=record.name,
+                dice_seed=record.dice_seed.hex(),
+                dice_commitment=record.dice_commitment,
+                created_at=record.created_at,
+                invite_hash=record.invite_hash,
+            )
+        )
 
     def claim_seat(
         self, game_id: str, seat: int, token_hash: str, last_seq: int, new_events: Sequence[Event]

@@ -14,15 +14,17 @@ export function measureLabel(d) {
   return typeof d === 'number' ? `${d.toFixed(1)} in` : '';
 }
 
-/** Words for a preview verdict: the rule and obstacle when illegal, the distance used. @param {Verdict} res */
+/** Words for a preview verdict: "Legal · used 4.0 / 5.0 in", or "Not allowed: Move Distance · 14.0 in
+ * (10.0 allowed)" with the rule and obstacle (issue 24 item 3: in words, not only red). @param {Verdict} res */
 export function verdictText(res) {
   const parts = [];
   if (res.legal) parts.push(res.counts_as_march ? 'Legal, counts as a March' : 'Legal');
-  else parts.push(res.rule || res.message || 'Illegal');
+  else parts.push(`Not allowed: ${res.rule || res.message || 'illegal'}`);
   if (!res.legal && res.obstacle) parts.push(`(${res.obstacle})`);
-  const allowance = typeof res.allowance === 'number' ? ` / ${res.allowance.toFixed(1)}` : '';
-  if (typeof res.used === 'number') parts.push(`· used ${res.used.toFixed(1)}${allowance} in`);
-  else if (typeof res.distance === 'number') parts.push(`· ${res.distance.toFixed(1)}${allowance} in`);
+  const allowance = typeof res.allowance === 'number' ? res.allowance.toFixed(1) : '';
+  const used = typeof res.used === 'number' ? res.used : typeof res.distance === 'number' ? res.distance : null;
+  if (used !== null && res.legal) parts.push(`· ${typeof res.used === 'number' ? 'used ' : ''}${used.toFixed(1)}${allowance ? ` / ${allowance}` : ''} in`);
+  else if (used !== null) parts.push(`· ${used.toFixed(1)} in${allowance ? ` (${allowance} allowed)` : ''}`);
   return parts.join(' ');
 }
 

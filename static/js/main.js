@@ -11,6 +11,7 @@ import { showLobby, safeStorage } from './ui/lobby.js';
 import { h, replace } from './ui/dom.js';
 import { helpOverlay } from './ui/help.js';
 import { mountOrders } from './ui/orders.js';
+import { mountAnnouncer } from './ui/announce.js';
 import { showReplay } from './ui/replay-page.js';
 
 const root = /** @type {HTMLElement} */ (document.getElementById('app'));
@@ -38,19 +39,21 @@ async function showTable(gameId) {
     fetchState: () => getGame(gameId, token),
   });
 
-  const canvas = /** @type {HTMLCanvasElement} */ (h('canvas', { id: 'table', 'aria-label': 'Battlefield' }));
+  // The canvas takes the focus (its keys: see Help); the units list is its text view.
+  const canvas = /** @type {HTMLCanvasElement} */ (h('canvas', { id: 'table', tabindex: '0', role: 'img',
+    'aria-label': 'Battlefield. The Units list beside it describes every unit and selects it.' }));
   const toasts = h('div', { class: 'toasts', role: 'status' });
-  const board = h('div', { class: 'board' }, canvas, toasts);
+  const board = h('main', { class: 'board', id: 'main' }, canvas, toasts);
   const badge = h('span', { class: 'badge conn', id: 'conn' }, 'connecting');
   const seatBadge = h('span', { class: 'badge seat', id: 'seat' }, choice.seat ? `Player ${choice.seat}` : 'Spectator');
   const presence = h('span', { class: 'presence', id: 'presence' });
   const title = h('h1', null, 'Warfield');
-  const side = h('aside', { class: 'side' });
+  const side = h('aside', { class: 'side', 'aria-label': 'Game panels' });
   const help = helpOverlay();
   const replayLink = h('a', { href: `/games/${encodeURIComponent(gameId)}/replay`, class: 'badge replay-link', id: 'replay-link', title: 'Replay this game turn by turn, its battle report and dice luck' }, 'Replay');
-  const helpButton = h('button', { type: 'button', class: 'help-button', title: 'Help (?)', onclick: () => toggleHelp() }, '?');
+  const helpButton = h('button', { type: 'button', class: 'help-button', title: 'Help (?)', 'aria-label': 'Help', onclick: () => toggleHelp() }, '?');
   replace(root, h('div', { class: 'page' },
-    h('header', { class: 'top' }, h('a', { href: '/', class: 'home' }, '⚔'), title, seatBadge, badge, presence, replayLink, helpButton),
+    h('header', { class: 'top' }, h('a', { href: '/', class: 'home', 'aria-label': 'Lobby' }, '⚔'), title, seatBadge, badge, presence, replayLink, helpButton),
     board,
     side),
   help);
@@ -74,6 +77,7 @@ async function showTable(gameId) {
   const links = gameLinks(location.origin, gameId, '', choice.invite ?? null);
   const updatePanels = mountPanels({ root: side, store, conn, table, toast, links });
   mountOrders({ side, board, store, conn, table, toast });
+  mountAnnouncer(side, store);
 
   conn.onStatus((status) => {
     badge.textContent = status === 'online' ? 'online' : status;

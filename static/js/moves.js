@@ -26,8 +26,8 @@ import { basisOf } from './view/manoeuvre.js';
  */
 
 /** Spacing of the table's questions (previews, measures, ambush options): at most one a frame
- * and no closer than this, well inside the server's per-socket limit (30 messages a second by
- * default, WARFIELD_RATE_LIMIT_PER_S). */
+ * and no closer than this, well inside the server's per-socket limit (`welcome.limits`: 30
+ * messages a second by default, WARFIELD_RATE_LIMIT_PER_S). */
 export const QUESTION_INTERVAL_MS = 80;
 /** How long a refused move stays on the table in red with its reason. */
 const REFUSED_GHOST_MS = 2500;

@@ -89,6 +89,9 @@ export class Connection {
     this.stopped = true;
     this.welcomed = false;
     this.welcomedThisSocket = false;
+    /** The server's limits for this socket, from its `welcome` (null before one).
+     * @type {import('./types.js').ClientLimits|null} */
+    this.limits = null;
     /** @type {Map<string, {reply:string, resolve:(reply:unknown) => void, reject:(err:WireError) => void, timer:unknown}>} */
     this.inflight = new Map();
     /** @type {Promise<void>|null} */
@@ -194,6 +197,7 @@ export class Connection {
         this.attempt = 0;
         this.welcomedThisSocket = true;
         this.welcomed = true;
+        this.limits = msg.limits ?? null;
         this.store.welcome(msg);
         this.setStatus('online');
         this.afterEvents();
@@ -272,6 +276,16 @@ export class Connection {
   }
 
   /**
+   * Whether `obj` is over the server's frame limit (`welcome.limits.max_frame_bytes`): such a
+   * frame would be answered `too_large` and the socket closed with 1009, so it is not sent.
+   * @param {Record<string, unknown>} obj
+   */
+  tooLarge(obj) {
+    if (!this.limits) return false;
+    return new TextEncoder().encode(JSON.stringify(obj)).length > this.limits.max_frame_bytes;
+  }
+
+  /**
    * Send a request and wait for its reply by ref.
    * @param {'action'|'preview'|'measure'|'line_of_sight'|'ambush_options'} type
    * @param {Record<string, unknown>} body
@@ -282,12 +296,17 @@ export class Connection {
     if (this.status !== 'online') {
       return Promise.reject({ code: 'offline', message: 'not connected to the game server' });
     }
+    const frame = { type, ref, ...body };
+    if (this.tooLarge(frame)) {
+      const limit = this.limits?.max_frame_bytes ?? 0;
+      return Promise.reject({ code: 'too_large', message: `frames are limited to ${Math.floor(limit / 1024)} KiB`, details: { limit } });
+    }
     return new Promise((resolve, reject) => {
       const timer = this.timers.setTimeout(() => {
         this.settle(ref, null, { code: 'timeout', message: 'the server did not answer' });
       }, this.requestTimeoutMs);
       this.inflight.set(ref, { reply: REPLIES[type], resolve, reject, timer });
-      this.sendRaw({ type, ref, ...body });
+      this.sendRaw(frame);
     });
   }
 
@@ -362,7 +381,8 @@ function toError(msg) {
  * Keeps at most one request in flight, at most one every `minIntervalMs`, and skips inputs
  * that were superseded before they could be sent: while dragging, each animation frame offers
  * the ghost's position; the newest offer waits and replaces any older waiting one. (The server
- * allows 20 messages a second per socket, so previews cannot go out at a full 60 frames.)
+ * allows each socket `limits.messages_per_s` messages a second, sent in its `welcome`: 30 by
+ * default, WARFIELD_RATE_LIMIT_PER_S; so previews cannot go out at a full 60 frames.)
  * Answers arrive in order with the input they answer; after `cancel` nothing more is reported.
  * @template I, R
  */

@@ -192,8 +192,17 @@
  */
 
 /**
+ * What the server allows one socket, from its settings, sent in every `welcome`: frames of at
+ * most `max_frame_bytes`, `messages_per_s` messages a second in bursts of `burst`.
+ * @typedef {Object} ClientLimits
+ * @property {number} max_frame_bytes
+ * @property {number} messages_per_s
+ * @property {number} burst
+ */
+
+/**
  * A frame from the server; which fields it carries depends on its `type` (docs/protocol.md):
- * welcome (seat, seq, state), events (events, patch), presence (players, spectators), overlay
+ * welcome (seat, seq, state, limits), events (events, patch), presence (players, spectators), overlay
  * (kind, points, seat, distance), error (code, message, details, ref) and the replies to
  * requests (ref and the answer's fields).
  * @typedef {Object} ServerFrame
@@ -202,6 +211,7 @@
  * @property {1|2|null} [seat]
  * @property {number} [seq]
  * @property {GameState} [state]
+ * @property {ClientLimits} [limits]
  * @property {unknown[]} [events]
  * @property {StatePatch} [patch]
  * @property {number[]} [players]

@@ -177,3 +177,21 @@ test('charge reactions, flight, rallies and proposals in words', () => {
   assert.equal(describe({ seq: 10, type: 'proposal_declined', actor: 1, payload: { id: 'p1', by: 1, withdrawn: true } }, st), 'Player 1 withdrew proposal p1');
   assert.equal(describe({ seq: 11, type: 'events_undone', actor: 2, payload: { proposal: 'p1', seqs: [4, 5, 6] } }, st), 'Undone by agreement (p1): #4–#6, 3 events taken back');
 });
+
+test('combat report: a whfb8 round keeps its Fear test, 7+ second roll and ward save in the melee group', () => {
+  const roll = (/** @type {number[]} */ faces) => ({ expression: `${faces.length}D6`, dice: faces.map((face) => ({ face, kept: true })), total: faces.reduce((a, b) => a + b, 0) });
+  const history = [
+    { seq: 1, type: 'combat_round', actor: 1, payload: { units: ['u1', 'u2'], text: 'Combat: Tomb Swarm, Empire Halberdiers' } },
+    { seq: 2, type: 'fear_test', actor: 'system', payload: { unit: 'u2', cause: 'u1', leadership: 7, passed: false, roll: roll([4, 4]), rule: 'Fear', rules: [{ rule: 'Fear', text: 'Fear: Empire Halberdiers in base contact with Tomb Swarm: WS 1 this round' }], text: 'Empire Halberdiers take a Fear test (Tomb Swarm cause Fear): rolled 8 against Leadership 7: failed: WS 1 this round' } },
+    { seq: 3, type: 'attack_step', actor: 'system', payload: { step: 'to_hit', needed: 6, successes: 1, roll: roll([6, 2]), rules: [{ rule: 'To Hit 7+', text: 'To Hit 7+: 7+ is a 6, then 4+' }], text: 'a' } },
+    { seq: 4, type: 'attack_step', actor: 'system', payload: { step: 'to_hit', needed: 4, successes: 1, roll: roll([5]), rules: [], text: 'b' } },
+    { seq: 5, type: 'attack_step', actor: 'system', payload: { step: 'ward_save', needed: 6, successes: 0, roll: roll([3]), rules: [{ rule: 'Parry', text: 'Parry (6+): 0 saved' }], text: 'c' } },
+    { seq: 6, type: 'combat_score', actor: 'system', payload: { text: 'Combat result: player 1: 4 (3 Wounds, +1 charge); player 2: 3 (1 Wound, +2 ranks). Player 1 wins by 1' } },
+  ];
+  const groups = reportGroups(history, { units: {} });
+  assert.deepEqual(groups.map((g) => [g.kind, g.first, g.last]), [['melee', 1, 6]]);
+  assert.equal(groups[0].lines[0].type, 'fear_test');
+  assert.equal(groups[0].lines[0].rules[0].rule, 'Fear');
+  assert.deepEqual(groups[0].lines.slice(1, 4).map((l) => [l.step, l.needed]), [['to_hit', 6], ['to_hit', 4], ['ward_save', 6]]);
+  assert.match(groups[0].outcome, /^Combat result/);
+});

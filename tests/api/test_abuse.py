@@ -131,12 +131,26 @@ def test_cap_on_spectator_sockets_per_game(tmp_path: Any) -> None:
 # --- idle sockets: a real process, a raw socket that never answers pings ----------------------
 
 
-def _frame(text: str) -> bytes:
-    """A masked client text frame (RFC 6455 5.2)."""
-    data, mask = text.encode(), os.urandom(4)
-    head = bytes([0x81]) + (bytes([0x80 | len(data)]) if len(data) < 126
-                            else bytes([0x80 | 126]) + struct.pack("!H", len(data)))
+def _frame(text: str | bytes, opcode: int = 0x1) -> bytes:
+    """A masked client frame (RFC 6455 5.2): text by default, or a control frame (a pong)."""
+    data, mask = text.encode() if isinstance(text, str) else text, os.urandom(4)
+    head = bytes([0x80 | opcode]) + (bytes([0x80 | len(data)]) if len(data) < 126
+                                     else bytes([0x80 | 126]) + struct.pack("!H", len(data)))
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+
+
+def _raw_socket(server: Any, game_id: str) -> socket.socket:
+    """A websocket opened by hand on a raw TCP socket, past the handshake."""
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f"GET /ws/games/{game_id} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}"
+                  f"\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "
+                  f"{key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    response = b""
+    while b"\r\n\r\n" not in response:
+        response += sock.recv(1)
+    assert response.startswith(b"HTTP/1.1 101")
+    return sock
 
 
 def _read_frame(sock: socket.socket) -> tuple[int, bytes] | None:
@@ -155,15 +169,7 @@ def _read_frame(sock: socket.socket) -> tuple[int, bytes] | None:
 def test_idle_sockets_are_pinged_and_closed(serve: Any) -> None:
     server = serve({"WARFIELD_IDLE_PING_S": "0.3"})
     game = httpx.post(server.url + "/api/games", json={"system": "t9a"}).json()
-    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
-        key = base64.b64encode(os.urandom(16)).decode()
-        sock.sendall((f"GET /ws/games/{game['id']} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}"
-                      f"\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "
-                      f"{key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
-        response = b""
-        while b"\r\n\r\n" not in response:
-            response += sock.recv(1)
-        assert response.startswith(b"HTTP/1.1 101")
+    with _raw_socket(server, game["id"]) as sock:
         sock.sendall(_frame(json.dumps({"type": "hello", "token": None, "since": None})))
         opcodes = []
         while (frame := _read_frame(sock)) is not None:
@@ -177,20 +183,24 @@ def test_idle_sockets_are_pinged_and_closed(serve: Any) -> None:
 
 
 def test_sockets_that_answer_pings_stay_open(serve: Any) -> None:
-    import asyncio
-
-    import websockets
-
+    """A client that answers every ping is never closed: it waits for the server's fourth ping
+    (several ping intervals, each answered), then its own `ping` still gets its `pong`."""
     server = serve({"WARFIELD_IDLE_PING_S": "0.2"})
     game = httpx.post(server.url + "/api/games", json={"system": "t9a"}).json()
-
-    async def watch() -> None:
-        async with websockets.connect(f"{server.ws_url}/ws/games/{game['id']}") as ws:
-            await ws.send(json.dumps({"type": "hello", "token": None, "since": None}))
-            await asyncio.sleep(1.5)  # several ping intervals, answered by the client library
-            await ws.send(json.dumps({"type": "ping", "ref": "p"}))
-            while (frame := json.loads(await asyncio.wait_for(ws.recv(), 5)))["type"] != "pong":
-                pass
-            assert frame["ref"] == "p"
-
-    asyncio.run(watch())
+    with _raw_socket(server, game["id"]) as sock:
+        sock.sendall(_frame(json.dumps({"type": "hello", "token": None, "since": None})))
+        pings, asked, texts = 0, False, []
+        while (frame := _read_frame(sock)) is not None:
+            opcode, payload = frame
+            assert opcode != 0x8, f"the socket was closed: {payload!r}"
+            if opcode == 0x9:  # the server's ping: answer with a pong of the same payload
+                sock.sendall(_frame(payload, opcode=0xA))
+                pings += 1
+            elif opcode == 0x1:
+                texts.append(json.loads(payload))
+                if texts[-1].get("ref") == "p":
+                    break
+            if pings == 4 and not asked:
+                sock.sendall(_frame(json.dumps({"type": "ping", "ref": "p"})))
+                asked = True
+        assert pings >= 4 and texts and texts[-1]["type"] == "pong", texts

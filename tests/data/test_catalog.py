@@ -33,6 +33,7 @@ EXPECTED = {
         "night-goblin-fanatic",
         "skeleton-warriors",
         "empire-halberdiers",
+        "empire-handgunners",
         "tomb-king",
     },
     "wh40k10": {"wurrboy", "beast-snagga-boyz", "boyz", "intercessor-squad"},

@@ -6,9 +6,10 @@ the rebuilt state equal those read before the restart (and, for a kill between a
 the live server reported before the kill); both players resume from their last seq with no gap
 and no duplicate within 2 s; a retry of an action whose ack was lost is applied once.
 
-Kill points: (a) right after a commit, before the fold/ack/publish, via the test-only hook
-WARFIELD_TEST_CRASH_AFTER_COMMIT (server/games/service.py); (b) a `kill -9` at a random moment
-while both players have actions in flight; (c) a `kill -9` between actions. Runs on SQLite and
+Kill points: (a) right after a commit, before the fold/ack/publish, by a server started with
+an event store that ends the process there (tests/reliability/crash_server.py); (b) a
+`kill -9` at a random moment while both players have actions in flight; (c) a `kill -9`
+between actions. Runs on SQLite and
 PostgreSQL. The random choices come from WARFIELD_TEST_SEED (printed on failure) when set.
 """
 
@@ -26,7 +27,6 @@ from typing import Any
 import httpx
 import pytest
 
-from server.games.service import CRASH_AFTER_COMMIT_ENV
 from server.rules.core import Event, GameState, fold_all
 from server.store import EventStore, make_engine
 from tests.reliability.client import Player
@@ -56,9 +56,12 @@ class Game:
     def start(self, crash_after: int | None = None) -> None:
         self.runs += 1
         env = {"DATABASE_URL": self.database_url, "WARFIELD_LOG_LEVEL": "warning"}
+        data_dir = str(self.tmp_path / f"run{self.runs}")
         if crash_after:
-            env[CRASH_AFTER_COMMIT_ENV] = str(crash_after)
-        self.server = self.serve(env, str(self.tmp_path / f"run{self.runs}"))
+            command = ("-m", "tests.reliability.crash_server", "--after", str(crash_after))
+            self.server = self.serve(env, data_dir, command)
+        else:
+            self.server = self.serve(env, data_dir)
 
     def create(self) -> None:
         created = httpx.post(self.server.url + "/api/games", json={"system": "t9a"}).json()
@@ -163,6 +166,15 @@ def matches(event: Event, seat: int, ref: str, action: dict[str, Any]) -> bool:
     return event.type == "dice_rolled" and p["reason"] == ref
 
 
+async def answers(futures: list[asyncio.Future[Any]], count: int) -> None:
+    """Wait until `count` of `futures` are done (10 s without one: the server hangs)."""
+    waiting = set(futures)
+    while len(futures) - len(waiting) < count:
+        done, waiting = await asyncio.wait(waiting, timeout=10,
+                                           return_when=asyncio.FIRST_COMPLETED)
+        assert done, "no answer for 10 s"
+
+
 async def scenario(game: Game) -> None:
     rng = game.rng
     # --- (a) die right after the k-th commit, before the fold, the ack and the broadcast ----
@@ -201,7 +213,9 @@ async def scenario(game: Game) -> None:
         for seat in (1, 2):
             ref, action = game.next_action(seat)
             pending[ref] = await game.players[seat].send_action(ref, action)
-    await asyncio.sleep(rng.uniform(0.0, 0.15))
+    # The random moment is a random number of answers in (none to all but one), not a
+    # random sleep: the kill comes while the remaining actions are in flight or committing.
+    await answers(list(pending.values()), rng.randrange(len(pending)))
     game.kill()
     await asyncio.gather(*pending.values(), return_exceptions=True)
     for ref, future in pending.items():

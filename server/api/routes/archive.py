@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter
 from pydantic import BaseModel
 
-from server.api.deps import ServiceDep, TokenDep
+from server.api.deps import GameId, ServiceDep, ViewerDep
 from server.api.errors import error_responses
 from server.games import archive
 from server.rules.core import CONFLICT, RuleError
 
 router = APIRouter(prefix="/api/games", tags=["dice", "archive"])
-GameId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 
 
 class DiceFailure(BaseModel):
@@ -39,10 +38,9 @@ class DiceProof(BaseModel):
     response_model_exclude_none=True,
     responses=error_responses(400, 401, 404),
 )
-async def dice_proof(game_id: GameId, service: ServiceDep, token: TokenDep) -> dict[str, Any]:
+async def dice_proof(game_id: GameId, service: ServiceDep, viewer: ViewerDep) -> dict[str, Any]:
     """The dice commitment and roll count while the game runs; after its end also the seed and
     a verification of every roll in the log (docs/dice.md)."""
-    viewer = await service.authenticate(game_id, token)
     live = await service.live(game_id)
     events = await asyncio.to_thread(service.store.events, game_id)
     return archive.dice_proof(
@@ -51,10 +49,9 @@ async def dice_proof(game_id: GameId, service: ServiceDep, token: TokenDep) -> d
 
 
 @router.get("/{game_id}/export", responses=error_responses(400, 401, 404, 409))
-async def export_game(game_id: GameId, service: ServiceDep, token: TokenDep) -> dict[str, Any]:
+async def export_game(game_id: GameId, service: ServiceDep, viewer: ViewerDep) -> dict[str, Any]:
     """The finished game as a `warfield-game/1` file, as this viewer may see it (hidden events
     of the other seat are placeholders). 409 `conflict` while the game runs."""
-    viewer = await service.authenticate(game_id, token)
     live = await service.live(game_id)
     if not live.state.over:
         raise RuleError(CONFLICT, "the game is not over; it can be exported after its end")

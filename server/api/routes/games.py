@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Path, Query
+from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from server.api.deps import ServiceDep, TokenDep
+from server.api.deps import GameId, ServiceDep, ViewerDep
 from server.api.errors import error_responses
+from server.api.messages import MAX_SEQ, ActionIn
 from server.rules.core import Battlefield
 
 router = APIRouter(prefix="/api/games", tags=["games"])
-MAX_SEQ = 2**31 - 1  # the log's seq column is a 32-bit integer (SQLite and PostgreSQL)
-GameId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+__all__ = ["MAX_SEQ", "ActionIn", "GameId", "router"]
 
 
 class BattlefieldIn(BaseModel):
@@ -75,13 +75,6 @@ class EventList(BaseModel):
     events: list[WireEvent]
 
 
-class ActionIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    action: dict[str, Any]
-    ref: str | None = Field(default=None, min_length=1, max_length=64)
-    expected_seq: int | None = Field(default=None, ge=0, le=MAX_SEQ)
-
-
 class Ack(BaseModel):
     seq: int
 
@@ -120,9 +113,8 @@ async def claim_seat(
 
 
 @router.get("/{game_id}", response_model=GameView, responses=error_responses(400, 401, 404))
-async def read_game(game_id: GameId, service: ServiceDep, token: TokenDep) -> GameView:
+async def read_game(game_id: GameId, service: ServiceDep, viewer: ViewerDep) -> GameView:
     """The game as this viewer may see it (a seat's token shows that seat's secrets)."""
-    viewer = await service.authenticate(game_id, token)
     return GameView(**await service.view(game_id, viewer))
 
 
@@ -130,11 +122,10 @@ async def read_game(game_id: GameId, service: ServiceDep, token: TokenDep) -> Ga
 async def read_events(
     game_id: GameId,
     service: ServiceDep,
-    token: TokenDep,
+    viewer: ViewerDep,
     since: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0,
 ) -> EventList:
     """The game's events after `since`, as this viewer may see them."""
-    viewer = await service.authenticate(game_id, token)
     events = await service.events_since(game_id, since, viewer)
     return EventList(events=[WireEvent(**e) for e in events])
 
@@ -144,8 +135,9 @@ async def read_events(
     response_model=Ack,
     responses=error_responses(400, 401, 403, 404, 409, 422),
 )
-async def post_action(game_id: GameId, body: ActionIn, service: ServiceDep, token: TokenDep) -> Ack:
+async def post_action(
+    game_id: GameId, body: ActionIn, service: ServiceDep, viewer: ViewerDep
+) -> Ack:
     """Act as a seat (the same actions as the websocket's `action` message)."""
-    viewer = await service.authenticate(game_id, token)
     seq = await service.act(game_id, viewer, body.action, body.ref, body.expected_seq)
     return Ack(seq=seq)

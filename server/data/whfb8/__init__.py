@@ -36,4 +36,4 @@ class WarhammerData(SystemData):
         return found
 
 
-SYSTEM = WarhammerData(name="Warhammer Fantasy Battle (8th edition)")
+SYSTEM = WarhammerData(name="Warhammer Fantasy Battle (8th edition)", battle_standards=True)

@@ -8,9 +8,13 @@ allocated to). The shape is the same in The 9th Age and Warhammer Fantasy Battle
    (t9a: Offensive vs Defensive Skill or Aim; whfb8: WS vs WS or 7 - BS), with the modifiers
    the caller passes and the system's own named modifiers already counted. The face needed is
    clamped by `AttackSteps.hit_target` (default: a natural 1 always fails, a natural 6 always
-   succeeds, FACTS.md "Dice"). Faces the system names in `auto_wounds` (Poison Attacks) wound
-   automatically and skip step 2; a hit turned into several hits (`hits_per_hit`) wounds
-   automatically only once.
+   succeeds, FACTS.md "Dice"; None: the attacks cannot hit, no dice are rolled). A system whose
+   rolls needed past 6 take a second roll (whfb8: a 7+ is a 6, then 4+) names that roll's
+   target in `AttackSteps.hit_follow_up`: the 6s roll again, each success a hit, as a second
+   "to_hit" step (no automatic wounds then: the first roll's 6 is not yet a hit). Faces the
+   system names in `auto_wounds` (Poison Attacks) wound automatically and skip step 2; a hit
+   turned into several hits (`hits_per_hit`) wounds automatically only once. The system's
+   `wound_notes` and `save_notes` name the rules that changed steps 2 and 3.
 2. **To wound**: one D6 per remaining hit against `AttackSteps.to_wound` (None: cannot wound).
 3. **Armour save**: one D6 per wound against `AttackSteps.armour_save` (None: no save; a
    natural 1 always fails).
@@ -164,10 +168,16 @@ class AttackSteps(ABC):
         """The to-hit roll needed before the natural 1 / 6 rule, and the rules that shaped it
         (`modifiers` and the system's own, in the order they apply)."""
 
-    def hit_target(self, needed: int) -> int:
+    def hit_target(self, needed: int) -> int | None:
         """The face one D6 needs for `needed`: a natural 1 always fails and a natural 6 always
-        succeeds (FACTS.md "Dice"), so 2..6."""
+        succeeds (FACTS.md "Dice"), so 2..6; None: the attacks cannot hit at all."""
         return clamp_needed(needed)
+
+    def hit_follow_up(self, needed: int) -> int | None:
+        """For a roll `needed` past 6 that the system resolves in two rolls (whfb8: 7+ is a 6
+        then 4+, 8+ a 6 then 5+, 9+ a 6 then 6+), the second roll's target; None (the
+        default): one roll decides."""
+        return None
 
     def auto_wounds(self, strike: Any) -> AutoWounds | None:
         """To-hit faces that wound automatically (t9a Poison Attacks); none by default."""
@@ -181,6 +191,16 @@ class AttackSteps(ABC):
     @abstractmethod
     def armour_save(self, strike: Any, guard: Any) -> tuple[int | None, str]:
         """The armour save needed (None: no save) and its terms in words."""
+
+    def wound_notes(self, strike: Any, guard: Any) -> tuple[RuleNote, ...]:
+        """Named rules that changed the to-wound roll (whfb8 Poisoned Attacks +1); none by
+        default."""
+        return ()
+
+    def save_notes(self, strike: Any, guard: Any) -> tuple[RuleNote, ...]:
+        """Named rules that gave or changed the armour save (whfb8 Animated Construct, Armour
+        Piercing); none by default."""
+        return ()
 
     def special_save(self, strike: Any, guard: Any) -> SpecialSave | None:
         """The best special save that applies (or the ones that do not); none by default."""
@@ -218,8 +238,22 @@ def resolve(
     # -- 1. to hit
     raw_needed, notes = steps.to_hit(strike, guard, modifiers)
     needed = steps.hit_target(raw_needed)
+    if needed is None:
+        done.append(
+            Step(
+                "to_hit",
+                None,
+                0,
+                0,
+                f"{who}: {plural(strike.attacks, 'attack')} needing {raw_needed}+ to hit: "
+                "cannot hit",
+                tuple(notes),
+            )
+        )
+        return Outcome(strike, guard, tuple(done), 0, 0, 0, 0)
+    follow_up = steps.hit_follow_up(raw_needed)
     roll = roller.roll(f"{strike.attacks}D6")
-    auto_rule = steps.auto_wounds(strike)
+    auto_rule = steps.auto_wounds(strike) if follow_up is None else None
     auto_faces = auto_rule.faces if auto_rule is not None else frozenset()
     hits = auto = 0
     for face in roll.kept_faces:
@@ -227,6 +261,38 @@ def resolve(
             hits += strike.hits_per_hit
             if face in auto_faces:
                 auto += 1
+    if follow_up is not None:
+        sixes = hits // strike.hits_per_hit
+        done.append(
+            Step(
+                "to_hit",
+                needed,
+                strike.attacks,
+                sixes,
+                f"{who}: {plural(strike.attacks, 'attack')} needing {raw_needed}+ to hit "
+                f"(a 6, then {follow_up}+): {sixes} rolled a 6",
+                tuple(notes),
+                roll,
+            )
+        )
+        hits = 0
+        second: Roll | None = None
+        if sixes:
+            second = roller.roll(f"{sixes}D6")
+            hits = _count(second, follow_up) * strike.hits_per_hit
+        done.append(
+            Step(
+                "to_hit",
+                follow_up,
+                sixes,
+                hits,
+                f"{who}: {sixes} {'six' if sixes == 1 else 'sixes'} rolling again needing "
+                f"{follow_up}+: "
+                f"{plural(hits, 'hit')}",
+                (),
+                second,
+            )
+        )
     hit_notes = list(notes)
     if auto and auto_rule is not None:
         rule = auto_rule.rule
@@ -245,19 +311,20 @@ def resolve(
                     f"({plural(auto * (strike.hits_per_hit - 1), 'hit')} roll to wound)",
                 )
             )
-    shown = f"{needed}+" + (f" ({raw_needed}+ modified)" if raw_needed != needed else "")
-    done.append(
-        Step(
-            "to_hit",
-            needed,
-            strike.attacks,
-            hits,
-            f"{who}: {plural(strike.attacks, 'attack')} needing {shown} to hit: "
-            f"{plural(hits, 'hit')}",
-            tuple(hit_notes),
-            roll,
+    if follow_up is None:
+        shown = f"{needed}+" + (f" ({raw_needed}+ modified)" if raw_needed != needed else "")
+        done.append(
+            Step(
+                "to_hit",
+                needed,
+                strike.attacks,
+                hits,
+                f"{who}: {plural(strike.attacks, 'attack')} needing {shown} to hit: "
+                f"{plural(hits, 'hit')}",
+                tuple(hit_notes),
+                roll,
+            )
         )
-    )
 
     # -- 2. to wound (hits that did not wound automatically)
     wound_needed, terms = steps.to_wound(strike, guard)
@@ -266,6 +333,8 @@ def resolve(
     auto_name = auto_rule.rule if auto_rule is not None else ""
     if auto:
         wound_notes = (RuleNote(auto_name, f"{auto_name}: {plural(auto, 'automatic wound')}"),)
+    if rolled > 0:
+        wound_notes += steps.wound_notes(strike, guard)
     wounds = auto
     wound_roll: Roll | None = None
     if rolled > 0:
@@ -295,8 +364,11 @@ def resolve(
     unsaved = wounds
     if wounds:
         save, terms = steps.armour_save(strike, guard)
+        save_notes = steps.save_notes(strike, guard)
         if save is None:
-            done.append(Step("armour", None, 0, 0, f"{guard.name}: no armour save ({terms})"))
+            done.append(
+                Step("armour", None, 0, 0, f"{guard.name}: no armour save ({terms})", save_notes)
+            )
         else:
             save_roll = roller.roll(f"{wounds}D6")
             saved = _count(save_roll, save)
@@ -308,7 +380,7 @@ def resolve(
                     wounds,
                     saved,
                     f"{guard.name}: armour save {save}+ ({terms}): {saved} saved",
-                    (),
+                    save_notes,
                     save_roll,
                 )
             )

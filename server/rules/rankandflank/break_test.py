@@ -4,31 +4,63 @@
    fleeing, rolls 2D6 against its leadership (the system's `leadership` of every model: t9a
    Discipline, the highest) minus the difference; passed when `test_passes` (at most the
    number needed). A **Steadfast** unit (more counting ranks than every enemy unit of the
-   combat still fighting) tests against its unmodified leadership (`steadfast_note` says so).
+   combat still fighting) tests against its unmodified leadership (`steadfast_note` says so),
+   as does a unit with the system's `unmodified_leadership` rule (whfb8 Stubborn). The
+   system's `test_notes` name rules that decided the roll (whfb8 Insane Courage). A unit with
+   the system's `instead_of_break_test` rule (whfb8 Unbreakable, Unstable) takes no test: its
+   `break_test` has no roll and names the rule, and it loses the wounds the rule says (Unstable:
+   one per point lost by, fewer when Steadfast or an Animated Construct), no saves.
 2. **A failed test**: a unit with the system's `losses_instead_of_fleeing` rule (t9a Supernal,
    entirely) loses wounds equal to the difference instead, no saves, rank-and-file first, then
    attachable models as evenly as possible. Any other unit breaks and flees (`flee_unit`:
    server/rules/flee.py's flee move away from the winner), and every winning unit no longer
    Engaged with another enemy pursues (flee.py `pursue_events`: caught when its Pursuit
-   Distance reaches the Flee Distance).
+   Distance reaches the Flee Distance). In a system with a `restraint_rule` (whfb8), a winner
+   its owner ordered to hold back (`restrain_pursuit`) first tests its leadership
+   (`restraint_test`): passed, it stays.
 3. **Panic Tests**: when a unit breaks or is destroyed, every friendly unit on the table within
    the system's `panic_range_in` (6 in) of where it stood, not Engaged and not fleeing, rolls
    2D6 against its leadership; a unit with the system's `panic_immunity` rule (t9a Fearless)
-   passes without a roll; a failed test flees from the enemy.
+   passes without a roll; a failed test flees from the enemy. A system with
+   `heavy_casualties` (whfb8: 0.25) also has a unit that lost that fraction of the models it
+   had at the start of the phase test (`heavy_casualties`, after shooting); with
+   `panic_once_per_phase` (whfb8) a unit that passed a Panic Test does not test again that
+   phase; with `panic_through` (whfb8) a unit that breaks or flees from Panic makes the friends
+   it flees through test.
 """
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
+from pydantic import Field
+
+from server.dice import DiceStream
 from server.geometry.footprint import Footprint
 from server.geometry.measure import distance
-from server.rules.core import Event
+from server.rules.battle import BATTLE, require_stage
+from server.rules.core import (
+    ActionModel,
+    Event,
+    GameState,
+    register_action,
+    register_folder,
+    register_projector,
+)
 from server.rules.flee import pursue_events
 from server.rules.rankandflank.attacks import Roller
 from server.rules.rankandflank.combat_result import proper_ranks
 from server.rules.rankandflank.engagement import active, is_engaged, sheets_of
-from server.rules.rankandflank.events import Log, flee_unit, losses_events
+from server.rules.rankandflank.events import (
+    MODELS_AT_START,
+    MODELS_LOST,
+    Log,
+    flee_unit,
+    losses_events,
+)
 from server.rules.rankandflank.system import rank_and_flank_of
-from server.rules.units import Unit, table_of, units_of
+from server.rules.systems import find_system
+from server.rules.units import Unit, _set, _unit, phase_moves, table_of, units_of
 
 
 def panic_tests(
@@ -48,7 +80,6 @@ def panic_tests(
     table = table_of(state)
     if where is None:
         return
-    key = rules.leadership_name.lower()
     for unit in list(units_of(state).values()):
         if unit.owner != source.owner or unit.id == source_id or not active(unit):
             continue
@@ -57,49 +88,216 @@ def panic_tests(
         gap = distance(where, table.units[unit.id]).distance
         if gap > rules.panic_range_in + 1e-9:
             continue
-        sheets = sheets_of(log.state, unit)
-        immune = rules.panic_immunity(sheets)
-        if immune is not None:
-            text = f"{immune}: {unit.name} pass the Panic Test automatically ({cause})"
-            log.add(
-                Event(
-                    "panic_test",
-                    {
-                        "unit": unit.id,
-                        "cause": source_id,
-                        "passed": True,
-                        "rule": immune,
-                        "rules": [{"rule": immune, "text": text}],
-                        "text": text,
-                    },
-                )
-            )
-            continue
-        value = rules.leadership(sheets)
-        roll = dice.roll("2D6")
-        total = roll.total or 0
-        passed = rules.test_passes(total, value)
-        text = (
-            f"{unit.name} take a Panic Test ({cause}): rolled {total} against "
-            f"{rules.leadership_name} {value}: {'passed' if passed else 'failed'}"
-        )
+        panic_test(log, unit, source_id, enemy_id, dice, cause)
+
+
+def panic_test(
+    log: Log, unit: Unit, source_id: str, enemy_id: str, dice: Roller, cause: str
+) -> None:
+    """One unit's Panic Test (`cause` in words, `source_id` the unit that caused it); a failed
+    test flees from `enemy_id`. A system with `panic_once_per_phase` (whfb8) skips a unit that
+    passed one this phase."""
+    rules = rank_and_flank_of(log.state)
+    unit = log.unit(unit.id)  # as it stands now: an earlier test of this batch may have moved it
+    if not active(unit):
+        return
+    if rules.panic_once_per_phase and phase_moves(log.state).get(unit.id, {}).get(PANIC_PASSED):
+        return
+    key = rules.leadership_name.lower()
+    sheets = sheets_of(log.state, unit)
+    immune = rules.panic_immunity(sheets)
+    if immune is not None:
+        text = f"{immune}: {unit.name} pass the Panic Test automatically ({cause})"
         log.add(
             Event(
                 "panic_test",
                 {
                     "unit": unit.id,
                     "cause": source_id,
-                    key: value,
-                    "roll": roll.to_payload(),
-                    "passed": passed,
-                    "rule": None,
-                    "rules": [],
+                    "passed": True,
+                    "rule": immune,
+                    "rules": [{"rule": immune, "text": text}],
                     "text": text,
                 },
             )
         )
-        if not passed:
-            log.add(*flee_unit(log.state, unit.id, enemy_id, dice, "failed a Panic Test"))
+        return
+    value = rules.leadership(sheets)
+    roll = dice.roll("2D6")
+    total = roll.total or 0
+    passed = rules.test_passes(total, value)
+    notes = rules.test_notes(total, value)
+    text = (
+        f"{unit.name} take a Panic Test ({cause}): rolled {total} against "
+        f"{rules.leadership_name} {value}: {'passed' if passed else 'failed'}"
+    )
+    log.add(
+        Event(
+            "panic_test",
+            {
+                "unit": unit.id,
+                "cause": source_id,
+                key: value,
+                "roll": roll.to_payload(),
+                "passed": passed,
+                "rule": None,
+                "rules": notes,
+                "text": text,
+            },
+        )
+    )
+    if not passed:
+        flee_and_panic(log, unit.id, enemy_id, dice, "failed a Panic Test")
+
+
+def flee_and_panic(
+    log: Log, unit_id: str, enemy_id: str, dice: Roller, reason: str
+) -> list[Event]:
+    """`flee_unit`, then (a system with `panic_through`, whfb8) a Panic Test for each friendly
+    unit the flight passed through (flee.py's `passed_through`); the flee events."""
+    fled = flee_unit(log.state, unit_id, enemy_id, dice, reason)
+    log.add(*fled)
+    rules = rank_and_flank_of(log.state)
+    if not rules.panic_through:
+        return fled
+    crossed = [
+        uid for e in fled if e.type == "unit_fled" for uid in e.payload.get("passed_through", ())
+    ]
+    name = log.unit(unit_id).name
+    owner = log.unit(unit_id).owner
+    for uid in crossed:
+        friend = units_of(log.state).get(uid)
+        if friend is None or friend.owner != owner or not active(friend):
+            continue
+        if is_engaged(log.state, uid):
+            continue
+        panic_test(log, friend, unit_id, enemy_id, dice, f"{name} fled through them")
+    return fled
+
+
+def restrains(log: Log, winner_id: str, fled_id: str, dice: Roller) -> bool:
+    """A winner its owner ordered to hold back (`restrain_pursuit`) in a system with a
+    `restraint_rule` tests its leadership (`restraint_test`): passed, it does not pursue."""
+    rules = rank_and_flank_of(log.state)
+    rule = rules.restraint_rule
+    if rule is None or winner_id not in restrain_orders(log.state):
+        return False
+    winner = log.unit(winner_id)
+    value = rules.leadership(sheets_of(log.state, winner))
+    roll = dice.roll("2D6")
+    total = roll.total or 0
+    passed = rules.test_passes(total, value)
+    outcome = "passed: it holds" if passed else "failed: it pursues"
+    text = (
+        f"{winner.name} try to restrain their pursuit of {log.unit(fled_id).name}: rolled "
+        f"{total} against {rules.leadership_name} {value}: {outcome}"
+    )
+    log.add(
+        Event(
+            "restraint_test",
+            {
+                "unit": winner_id,
+                "fled": fled_id,
+                rules.leadership_name.lower(): value,
+                "roll": roll.to_payload(),
+                "passed": passed,
+                "rule": rule,
+                "rules": [{"rule": rule, "text": f"{rule}: {outcome}"}],
+                "text": text,
+            },
+        )
+    )
+    return passed
+
+
+RESTRAIN = "restrain_pursuit"
+
+
+def has_restraint(system_id: str) -> bool:
+    """For `register_action(systems=...)`: systems whose winners may be ordered to hold back
+    (a `restraint_rule`)."""
+    rules = find_system(system_id).rank_and_flank
+    return rules is not None and rules.restraint_rule is not None
+
+
+def restrain_orders(state: GameState) -> frozenset[str]:
+    """Units whose owner ordered them to hold back from pursuits."""
+    return frozenset(state.extra.get(RESTRAIN, ()))
+
+
+class RestrainPursuit(ActionModel):
+    type: Literal["restrain_pursuit"]
+    unit: str = Field(min_length=1, max_length=40)
+    restrain: bool = True
+
+
+@register_action("restrain_pursuit", RestrainPursuit, systems=has_restraint)
+def restrain_pursuit(
+    state: GameState, seat: int, action: RestrainPursuit, dice: DiceStream
+) -> list[Event]:
+    """Order one of your units to hold back from pursuing (a restraint test when its enemy
+    breaks) or to pursue again; any time in the battle, either player for their own units."""
+    require_stage(state, BATTLE)
+    unit = _unit(state, action.unit, seat)
+    rule = rank_and_flank_of(state).restraint_rule
+    text = (
+        f"{unit.name} will try to hold back from pursuits ({rule}: a Leadership test)"
+        if action.restrain
+        else f"{unit.name} will pursue fleeing enemies"
+    )
+    return [
+        Event(
+            "pursuit_order",
+            {"unit": unit.id, "restrain": action.restrain, "rule": rule, "text": text},
+            actor=seat,
+        )
+    ]
+
+
+@register_folder("pursuit_order")
+def _fold_pursuit_order(state: GameState, event: Event) -> GameState:
+    orders = set(restrain_orders(state))
+    unit = event.payload["unit"]
+    if event.payload["restrain"]:
+        orders.add(unit)
+    else:
+        orders.discard(unit)
+    return _set(state, **{RESTRAIN: sorted(orders)})
+
+
+@register_projector
+def _project_restrain(state: GameState, viewer: int | None, base: dict[str, Any]) -> None:
+    if state.extra.get(RESTRAIN):
+        base[RESTRAIN] = sorted(restrain_orders(state))
+
+
+def heavy_casualties(log: Log, unit_id: str, enemy_id: str, dice: Roller) -> None:
+    """The system's `heavy_casualties` Panic (whfb8: 25 % of the models the unit had at the
+    start of the phase lost in it, FACTS): the unit itself tests, if it is on the table, not
+    fleeing and not Engaged, once the losses of this phase reach the fraction (module text,
+    step 3)."""
+    rules = rank_and_flank_of(log.state)
+    fraction = rules.heavy_casualties
+    unit = log.unit(unit_id)
+    if fraction is None or not active(unit) or is_engaged(log.state, unit_id):
+        return
+    record = phase_moves(log.state).get(unit_id, {})
+    start, lost = record.get(MODELS_AT_START, 0), record.get(MODELS_LOST, 0)
+    if not start or lost < fraction * start - 1e-9 or record.get(HEAVY_CASUALTIES_TESTED):
+        return
+    log.add(
+        Event(
+            "heavy_casualties",
+            {
+                "unit": unit_id,
+                "lost": lost,
+                "of": start,
+                "text": f"{unit.name} lost {lost} of {start} models this phase "
+                f"({round(100 * lost / start)} %): a Panic Test",
+            },
+        )
+    )
+    panic_test(log, log.unit(unit_id), unit_id, enemy_id, dice, f"{lost} of {start} models lost")
 
 
 def break_test(
@@ -118,15 +316,30 @@ def break_test(
     value = rules.leadership(sheets)
     ranks = proper_ranks(state, unit)
     steadfast = ranks > enemy_ranks
-    needed = value if steadfast else value - difference
+    instead = rules.instead_of_break_test(sheets, difference=difference, steadfast=steadfast)
+    if instead is not None:
+        _no_break_test(log, unit, difference, instead, winners, dice)
+        return
+    stubborn = rules.unmodified_leadership(sheets)
+    unmodified = steadfast or stubborn is not None
+    needed = value if unmodified else value - difference
     roll = dice.roll("2D6")
     total = roll.total or 0
     passed = rules.test_passes(total, needed)
     notes = [rules.steadfast_note(ranks, enemy_ranks, value)] if steadfast else []
+    if stubborn is not None and not steadfast:
+        notes.append(
+            {
+                "rule": stubborn,
+                "text": f"{stubborn}: {unit.name} test on unmodified "
+                f"{rules.leadership_name} {value}",
+            }
+        )
+    notes += rules.test_notes(total, needed)
     text = (
         f"{unit.name} take a Break Test: rolled {total} against "
         f"{needed} ({rules.leadership_name} {value}"
-        + ("" if steadfast else f" - {difference}")
+        + ("" if unmodified else f" - {difference}")
         + f"): {'passed' if passed else 'failed'}"
     )
     log.add(
@@ -149,27 +362,97 @@ def break_test(
         return
     enemy = winners[0] if winners else unit.id
     where = table_of(log.state).units.get(unit.id)
-    instead = rules.losses_instead_of_fleeing(sheets)
-    if instead is not None:
+    losing = rules.losses_instead_of_fleeing(sheets)
+    if losing is not None:
         events, _ = losses_events(
             log.state,
             log.unit(unit.id),
             difference,
             evenly=True,
-            rule=instead,
+            rule=losing,
             cause=f"failed Break Test, combat lost by {difference}, no saves",
         )
         log.add(*events)
         if log.unit(unit.id).status == "destroyed":
             panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} destroyed")
         return
-    fled = flee_unit(log.state, unit.id, enemy, dice, "failed its Break Test")
-    log.add(*fled)
+    fled = flee_and_panic(log, unit.id, enemy, dice, "failed its Break Test")
     panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} broke")
     flee_distance = next(
         (float(e.payload["distance"]) for e in fled if e.type == "unit_fled"), 0.0
     )
     for winner in winners:
-        # A winner still fighting another enemy stays; the others pursue (flee.py).
+        # A winner still fighting another enemy stays; the others pursue (flee.py), unless
+        # ordered to hold back and they pass the system's restraint test.
         if log.unit(winner).status == "on_table" and not is_engaged(log.state, winner):
+            if restrains(log, winner, unit.id, dice):
+                continue
             log.add(*pursue_events(log.state, winner, unit.id, flee_distance, dice))  # type: ignore[arg-type]
+
+
+def _no_break_test(
+    log: Log,
+    unit: Unit,
+    difference: int,
+    instead: tuple[str, int, list[dict[str, str]]],
+    winners: list[str],
+    dice: Roller,
+) -> None:
+    """A unit that takes no Break Test (the system's `instead_of_break_test`: whfb8
+    Unbreakable, Unstable): `break_test` with no roll, passed, naming the rule; then the wounds
+    the rule costs, no saves, rank-and-file first and then characters as evenly as possible."""
+    rule, losses, notes = instead
+    text = f"{rule}: {unit.name} take no Break Test (combat lost by {difference})"
+    log.add(
+        Event(
+            "break_test",
+            {
+                "unit": unit.id,
+                "difference": difference,
+                "needed": None,
+                "steadfast": False,
+                "roll": None,
+                "passed": True,
+                "rule": rule,
+                "rules": [{"rule": rule, "text": text}, *notes],
+                "text": text,
+            },
+        )
+    )
+    if losses <= 0:
+        return
+    where = table_of(log.state).units.get(unit.id)
+    events, _ = losses_events(
+        log.state,
+        log.unit(unit.id),
+        losses,
+        evenly=True,
+        rule=rule,
+        cause=f"combat lost by {difference}, no saves",
+    )
+    log.add(*events)
+    if log.unit(unit.id).status == "destroyed":
+        enemy = winners[0] if winners else unit.id
+        panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} destroyed")
+
+
+PANIC_PASSED = "panic_passed"
+HEAVY_CASUALTIES_TESTED = "heavy_casualties_tested"
+
+
+@register_folder("panic_test")
+def _fold_panic_test(state: GameState, event: Event) -> GameState:
+    """A passed Panic Test is remembered for the phase where the system asks (whfb8)."""
+    rules = find_system(state.system).rank_and_flank
+    p = event.payload
+    if rules is None or not rules.panic_once_per_phase or not p["passed"]:
+        return state
+    record = {**phase_moves(state).get(p["unit"], {}), PANIC_PASSED: True}
+    return _set(state, phase_moves={**phase_moves(state), p["unit"]: record})
+
+
+@register_folder("heavy_casualties")
+def _fold_heavy_casualties(state: GameState, event: Event) -> GameState:
+    unit = event.payload["unit"]
+    record = {**phase_moves(state).get(unit, {}), HEAVY_CASUALTIES_TESTED: True}
+    return _set(state, phase_moves={**phase_moves(state), unit: record})

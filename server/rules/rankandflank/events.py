@@ -28,7 +28,16 @@ from server.rules.rankandflank.engagement import (
     sheet,
 )
 from server.rules.rankandflank.system import RankAndFlankRules, rank_and_flank_of
-from server.rules.units import JoinedCharacter, Unit, _set, _with_unit, unit_from_json, units_of
+from server.rules.systems import find_system
+from server.rules.units import (
+    JoinedCharacter,
+    Unit,
+    _set,
+    _with_unit,
+    phase_moves,
+    unit_from_json,
+    units_of,
+)
 
 
 class Log:
@@ -151,9 +160,24 @@ def flee_unit(
     return [broke, *flee_events(after, unit_id, away_from, dice, reason)]  # type: ignore[arg-type]
 
 
+MODELS_AT_START = "models_at_start"
+MODELS_LOST = "models_lost"
+
+
 @register_folder("hp_lost")
 def _fold_hp_lost(state: GameState, event: Event) -> GameState:
-    return _with_unit(state, unit_from_json(event.payload["unit_after"]))
+    """The unit as it now stands; for a system that Panics on heavy casualties (whfb8), the
+    models it had when this phase's first loss came and the models lost since (phase_moves)."""
+    after = unit_from_json(event.payload["unit_after"])
+    rules = find_system(state.system).rank_and_flank
+    if rules is not None and rules.heavy_casualties is not None:
+        before = units_of(state)[after.id]
+        record = dict(phase_moves(state).get(after.id, {}))
+        record.setdefault(MODELS_AT_START, before.model_count)
+        lost = before.model_count - (0 if after.status == "destroyed" else after.model_count)
+        record[MODELS_LOST] = record.get(MODELS_LOST, 0) + max(0, lost)
+        state = _set(state, phase_moves={**phase_moves(state), after.id: record})
+    return _with_unit(state, after)
 
 
 def _drop_engagements(state: GameState, unit_id: str) -> GameState:

@@ -6,13 +6,17 @@ per phase. Registered for every system with rank-and-flank rules.
 
 One round (each number or named rule is the system's, `RankAndFlankRules`):
 
+0. **Tests at the start of the round** the system takes (`round_start`: whfb8 Fear); what
+   they change in a unit's strikes this round is the system's `strike_in_round`.
+
 1. **Strike order**: every model part of every unit with an enemy to fight is a striker at its
    `strike_step` (t9a Agility, whfb8 Initiative), highest first. Strikers at equal steps strike
    simultaneously (against the state as the step began); models removed in a step do not
    strike in a later one.
 2. **Who fights** (`engagement.frontage`): rank-and-file in base contact, plus Supporting
    Attacks against an enemy in the Front arc from `supporting_ranks` ranks behind the first
-   (files whose first-rank model is in contact), each at most `support_limit` attacks;
+   (plus the formation's `formation_support`: whfb8 Horde) (files whose first-rank model is in
+   contact), each at most `support_limit` attacks;
    attachable models in contact fight with their own profile (alone, they are the unit). The
    "attacks" `attack_step` says who fights, with which weapon (`melee_weapon`) and the rules
    that counted (`attack_notes`).
@@ -146,8 +150,14 @@ def strike_for(
     part = rules.melee_parts(ds)[striker.part]
     weapon = rules.melee_weapon(ds, charged)
     support = 0
+    formation: dict[str, str] | None = None
     if striker.character is None:
-        support = sum(front.supporting[: rules.supporting_ranks(part, weapon)])
+        ranks = rules.supporting_ranks(part, weapon)
+        first_rank = sum(1 for r in fp.model_ranks if r == 0)
+        extra, formation = rules.formation_support(first_rank)
+        support = sum(front.supporting[: ranks + extra])
+        if support <= sum(front.supporting[:ranks]):
+            formation = None
     if fighting + support == 0:
         return None, None
     limit = rules.support_limit(part)
@@ -166,6 +176,8 @@ def strike_for(
     notes = rules.attack_notes(
         part, weapon, support=support, extra_rank=support > front.supporting[0], limit=limit
     )
+    if formation is not None:
+        notes.append(formation)
     text = f"{label} fight with {weapon.name}: {' + '.join(parts)} = {plural(attacks, 'attack')}"
     event = Event(
         "attack_step",
@@ -173,7 +185,7 @@ def strike_for(
             "unit": unit.id,
             "target": target.id,
             "attacks": label,
-            rules.strike_order_name.lower(): striker.step,
+            rules.strike_order_name.lower(): rules.strike_order_value(striker.step),
             "step": "attacks",
             "needed": None,
             "dice": 0 if roll is None else len(roll.dice),
@@ -186,7 +198,7 @@ def strike_for(
             "text": text,
         },
     )
-    strike = rules.melee_strike(part, weapon, attacks, label)
+    strike = rules.strike_in_round(state, unit, rules.melee_strike(part, weapon, attacks, label))
     return dataclasses.replace(strike, name=label), event
 
 
@@ -246,6 +258,9 @@ def resolve_combat(
         )
     )
 
+    # -- 0. tests at the start of the round (whfb8 Fear)
+    rules.round_start(log, combat, dice)
+
     # -- 1-4. strikes, step by step
     caused: dict[int, int] = {}
     where = {u: fp for u in combat if (fp := table_of(state).units.get(u)) is not None}
@@ -267,14 +282,19 @@ def resolve_combat(
             fp, efp = standing(snapshot, attacker), standing(snapshot, target)
             from_front = fp is not None and efp is not None and Arc.FRONT in arc_of_unit(efp, fp)
             charged = charged_this_round(snapshot, target.id)
-            against = guard(snapshot, target, parry=from_front, charged=charged)
+            against = rules.guard_in_round(
+                snapshot, target, guard(snapshot, target, parry=from_front, charged=charged)
+            )
             outcome = resolve(rules, strike, against, dice)
-            log.add(*step_events(outcome, attacker, target, **{order.lower(): step}))
+            shown = rules.strike_order_value(step)
+            log.add(*step_events(outcome, attacker, target, **{order.lower(): shown}))
             if outcome.unsaved:
                 pending[target.id] = pending.get(target.id, 0) + outcome.unsaved
         for target_id, losses in pending.items():
             target = log.unit(target_id)
-            events, applied = losses_events(log.state, target, losses, cause=f"{order} {step}")
+            events, applied = losses_events(
+                log.state, target, losses, cause=f"{order} {rules.strike_order_value(step)}"
+            )
             log.add(*events)
             enemy_side = other(target.owner)
             caused[enemy_side] = caused.get(enemy_side, 0) + applied
@@ -284,7 +304,7 @@ def resolve_combat(
     owners = sorted(scores)
     units_now = units_of(log.state)
     winner, difference = result(scores)
-    text = "Combat score: " + "; ".join(score_text(rules, s, scores[s]) for s in owners)
+    text = f"{rules.score_name}: " + "; ".join(score_text(rules, s, scores[s]) for s in owners)
     if winner is None:
         text += ". The combat is a draw"
     else:

@@ -14,14 +14,17 @@
 4. **Shots**: the weapon's shots for each rank-and-file model in the system's
    `shooting_ranks` front ranks (t9a: the first two, a **Decision**), rolled at once when
    they are dice.
-5. **Modifiers**: the system's `shooting_modifiers` (moving, range, cover); the target's own
-   rules (t9a Hard Target) are the to-hit step's.
+5. **Modifiers**: the system's `shooting_modifiers` (moving, range, cover) and
+   `shooting_target_modifiers` (the target unit as a whole: whfb8 Light Troops); the target's
+   own rules of a model (t9a Hard Target) are the to-hit step's.
 6. **The batch**: `shots_fired`, then the shared attack steps (`attacks.resolve` with the
-   system's tables), `hp_lost`, and Panic Tests when the target is destroyed.
+   system's tables), `hp_lost`, and Panic Tests when the target is destroyed, or (a system
+   with `heavy_casualties`, whfb8) the target's own when this phase's losses reach 25 %.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import Field
@@ -40,9 +43,14 @@ from server.rules.core import (
     register_folder,
 )
 from server.rules.orders import judge, offer, refused, register_offer
-from server.rules.rankandflank.attacks import Modifier, plural, resolve, times_models
-from server.rules.rankandflank.break_test import panic_tests
-from server.rules.rankandflank.engagement import active, is_engaged, rank_and_file_sheet
+from server.rules.rankandflank.attacks import Modifier, Roller, plural, resolve, times_models
+from server.rules.rankandflank.break_test import heavy_casualties, panic_tests
+from server.rules.rankandflank.engagement import (
+    active,
+    is_engaged,
+    rank_and_file_sheet,
+    sheets_of,
+)
 from server.rules.rankandflank.events import Log, losses_events, step_events
 from server.rules.rankandflank.melee import guard
 from server.rules.rankandflank.system import rank_and_flank_of, rank_and_flank_systems
@@ -96,18 +104,22 @@ def _check_shooter(state: GameState, unit: Unit) -> None:
         )
 
 
-def _check_shot(
-    state: GameState, unit: Unit, target: Unit, weapon_name: str | None
-) -> tuple[Any, float, Any]:
-    """A shot at `target` (an enemy) with the named weapon (default: the first): the weapon,
-    the distance and the line of sight, or the rule that refuses it."""
-    rules = rank_and_flank_of(state)
+def _check_target(state: GameState, target: Unit) -> None:
+    """A target on the table and not in a combat."""
     if target.status != "on_table":
         raise RuleError(ILLEGAL_MOVE, f"{target.name} is not on the table", rule="Shooting")
     if is_engaged(state, target.id):
         raise RuleError(
             ILLEGAL_MOVE, f"{target.name} is Engaged in Combat: no shooting at it", rule="Shooting"
         )
+
+
+def aim(
+    state: GameState, unit: Unit, target: Unit, weapon_name: str | None
+) -> tuple[Any, float, Any]:
+    """The weapon (by name; default the first), the distance and the line of sight of a shot
+    at `target`, or the rule that refuses it (no such weapon, out of range, not in sight)."""
+    rules = rank_and_flank_of(state)
     weapons = rules.shooting_weapons(rank_and_file_sheet(state, unit))
     if not weapons:
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} has no shooting weapon", rule="Shooting")
@@ -156,9 +168,9 @@ def _offer_shoot(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | No
         if enemy.owner == seat or enemy.status != "on_table":
             continue
         can: list[str] = []
-        why: RuleError | None = None
-        for w in weapons:
-            got = judge(lambda w=w, enemy=enemy: _check_shot(state, unit, enemy, w.name))
+        why = judge(lambda enemy=enemy: _check_target(state, enemy))
+        for w in weapons if why is None else ():
+            got = judge(lambda w=w, enemy=enemy: aim(state, unit, enemy, w.name))
             if got is None:
                 can.append(w.name)
             elif why is None:
@@ -187,12 +199,35 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
     if target.owner == seat:
         raise RuleError(ILLEGAL_MOVE, "shooting targets an enemy unit", rule="Shooting")
     _check_shooter(state, unit)
-    weapon, gap, sight = _check_shot(state, unit, target, action.weapon)
-    table = table_of(state)
+    _check_target(state, target)
     moved = turn_moves(state).get(unit.id, {})
+    return volley(state, unit, target, action.weapon, dice, moved=bool(moved.get("moved")),
+                  actor=seat)
+
+
+def volley(
+    state: GameState,
+    unit: Unit,
+    target: Unit,
+    weapon_name: str | None,
+    dice: Roller,
+    *,
+    moved: bool,
+    actor: int,
+    extra: Sequence[Modifier] = (),
+) -> list[Event]:
+    """`unit` shoots `weapon_name` (default its first weapon) at `target`: range, line of
+    sight, modifiers (the system's and `extra`), then module text step 6. `shoot` calls it
+    after its own checks; a charge reaction's Stand and Shoot calls it through
+    `stand_and_shoot`."""
+    rules = rank_and_flank_of(state)
+    weapon, gap, sight = aim(state, unit, target, weapon_name)
+    table = table_of(state)
     modifiers: list[Modifier] = rules.shooting_modifiers(
-        moved=bool(moved.get("moved")), distance=gap, weapon=weapon, cover=sight.cover
+        moved=moved, distance=gap, weapon=weapon, cover=sight.cover
     )
+    modifiers += list(extra)
+    modifiers += rules.shooting_target_modifiers(sheets_of(state, target), target.model_count)
 
     log = Log(state)
     models = shooters(table.units[unit.id], unit, rules.shooting_ranks)
@@ -222,7 +257,7 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
                 "text": text,
                 "rules": [],
             },
-            actor=seat,
+            actor=actor,
         )
     )
     outcome = resolve(rules, strike, guard(state, target, parry=False), dice, modifiers)
@@ -232,7 +267,23 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
     if log.unit(target.id).status == "destroyed":
         where = table.units[target.id]
         panic_tests(log, target.id, where, unit.id, dice, f"{target.name} destroyed")
+    else:
+        heavy_casualties(log, target.id, unit.id, dice)
     return log.events
+
+
+def stand_and_shoot(state: GameState, unit_id: str, charger_id: str, dice: Roller) -> list[Event]:
+    """A charged unit's Stand and Shoot: its default weapon at the charger as the charge is
+    declared (range and line of sight checked; the system's `stand_and_shoot_modifiers`, whfb8
+    -1), by the charged unit's owner. For the Charge Reaction (server/rules/charge.py) to call;
+    raises `RuleError` when it cannot shoot."""
+    units = units_of(state)
+    unit, charger = units[unit_id], units[charger_id]
+    if not active(unit) or unit.models == 0:
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} cannot shoot", rule="Stand and Shoot")
+    rules = rank_and_flank_of(state)
+    return volley(state, unit, charger, None, dice, moved=False, actor=unit.owner,
+                  extra=rules.stand_and_shoot_modifiers())
 
 
 @register_folder("shots_fired")

@@ -35,6 +35,8 @@ from server.rules.systems import SYSTEMS, find_system
 
 if TYPE_CHECKING:
     from server.rules.core import GameState
+    from server.rules.rankandflank.events import Log
+    from server.rules.units import Unit
 
 
 class MeleePart(Protocol):
@@ -75,6 +77,8 @@ class RankAndFlankRules(AttackSteps):
     """The phase `shoot` is taken in."""
     ranks_name: str = "ranks"
     """The ranks Steadfast compares, in words (t9a "Proper Ranks")."""
+    score_name: str = "Combat score"
+    """What the `combat_score` event's text calls the round's total (whfb8 "Combat result")."""
 
     # -- who fights and shoots ---------------------------------------------------------------------
     shooting_ranks: int = 1
@@ -93,6 +97,17 @@ class RankAndFlankRules(AttackSteps):
     # -- Panic -------------------------------------------------------------------------------------
     panic_range_in: float = 6.0
     """Friendly units within this distance of a unit that breaks or is destroyed test."""
+    heavy_casualties: float | None = None
+    """A unit that loses this fraction of the models it had at the start of a phase takes a
+    Panic Test (whfb8: 0.25); None: no such test."""
+    panic_once_per_phase: bool = False
+    """A unit that passed a Panic Test takes no other that phase (whfb8)."""
+    panic_through: bool = False
+    """A unit that breaks or flees from Panic makes the friendly units it flees through take a
+    Panic Test (whfb8)."""
+    restraint_rule: str | None = None
+    """The rule by which a winner ordered to hold back (`restrain_pursuit`) tests its
+    leadership instead of pursuing (whfb8 "Restrain Pursuit"); None: winners always pursue."""
 
     # -- phases and words (must provide) ---------------------------------------------------------
 
@@ -199,6 +214,44 @@ class RankAndFlankRules(AttackSteps):
     def rank_bonus(self, ranks: int) -> int:
         """The combat score bonus for `ranks` counting ranks."""
 
+    # -- hooks with defaults that change nothing (whfb8 uses them) --------------------------------
+
+    def strike_order_value(self, step: int) -> int:
+        """The characteristic shown for a strike order `step` (a system that folds Always
+        Strikes First / Last into the step shows the characteristic itself); the step by
+        default."""
+        return step
+
+    def formation_support(self, front_rank: int) -> tuple[int, dict[str, str] | None]:
+        """Extra ranks behind the first that make Supporting Attacks because of the unit's
+        formation, from the number of rank-and-file models in its first rank (whfb8 Horde:
+        10 or more wide, one more rank), and the note naming the rule; (0, None) by default."""
+        return 0, None
+
+    def stand_and_shoot_modifiers(self) -> list[Modifier]:
+        """The to-hit modifiers of a Stand and Shoot reaction (whfb8 -1); none by default."""
+        return []
+
+    def shooting_target_modifiers(self, sheets: Sequence[Datasheet], models: int) -> list[Modifier]:
+        """To-hit modifiers from the target unit as a whole (`models` models, these sheets:
+        whfb8 Light Troops, shots at two or more skirmishers); none by default."""
+        return []
+
+    def round_start(self, log: Log, combat: Sequence[str], dice: Any) -> None:
+        """Tests at the start of a round of close combat (whfb8 Fear), added to `log` before
+        anyone strikes; none by default."""
+        return None
+
+    def strike_in_round(self, state: GameState, unit: Unit, strike: Any) -> Any:
+        """The strike as this round changes it (whfb8: WS 1 after a failed Fear test); the
+        strike by default."""
+        return strike
+
+    def guard_in_round(self, state: GameState, unit: Unit, guard: Any) -> Any:
+        """The guard as this round changes it (whfb8: WS 1 after a failed Fear test); the
+        guard by default."""
+        return guard
+
     def rank_notes(
         self, unit_name: str, ranks: int, sheets: Sequence[Datasheet], rank_and_file: bool
     ) -> list[dict[str, str]]:
@@ -226,6 +279,24 @@ class RankAndFlankRules(AttackSteps):
     def test_passes(self, total: int, needed: int) -> bool:
         """A Break or Panic Test of 2D6 totalling `total` against `needed`."""
         return total <= needed
+
+    def test_notes(self, total: int, needed: int) -> list[dict[str, str]]:
+        """Named rules that decided a 2D6 test of `total` against `needed` (whfb8 Insane
+        Courage: a double 1 passes); none by default."""
+        return []
+
+    def unmodified_leadership(self, sheets: Sequence[Datasheet]) -> str | None:
+        """The rule by which the unit's Break Test uses its unmodified leadership whatever its
+        ranks (whfb8 Stubborn); None by default."""
+        return None
+
+    def instead_of_break_test(
+        self, sheets: Sequence[Datasheet], *, difference: int, steadfast: bool
+    ) -> tuple[str, int, list[dict[str, str]]] | None:
+        """A unit that takes no Break Test (whfb8 Unbreakable; Unstable, which loses wounds
+        instead): the rule, the wounds it loses with no saves (rank-and-file first, then
+        characters as evenly as possible) and the notes; None (the default): it tests."""
+        return None
 
     def losses_instead_of_fleeing(self, sheets: Sequence[Datasheet]) -> str | None:
         """The rule (t9a Supernal) by which a unit that fails its Break Test loses wounds equal

@@ -1,11 +1,13 @@
 """Warhammer Fantasy Battle 8th edition: 6 turns; Start, Movement (charges, compulsory moves,
-remaining moves), Magic, Shooting, Close Combat."""
+remaining moves), Magic, Shooting, Close Combat. Shooting and close combat are the shared
+rank-and-flank battle with whfb8's rules (server/rules/whfb8/combat.py)."""
 
 from __future__ import annotations
 
 from server.rules.core import Battlefield
 from server.rules.systems import GameSystem, register_system
 from server.rules.whfb8 import tables
+from server.rules.whfb8.combat import WHFB8
 from server.rules.whfb8.variant import VARIANT
 
 SYSTEM = register_system(
@@ -19,6 +21,7 @@ SYSTEM = register_system(
         charge_phases=("Movement",),
         movement_phase="Movement",
         tables=tables,
+        rank_and_flank=WHFB8,
         variant=VARIANT,
     )
 )

@@ -48,6 +48,16 @@ class WarhammerRanked(RankedRules):
         )
 
 
+    def march_refusal(
+        self, name: str, sheets: Sequence[Datasheet], markers: Sequence[str]
+    ) -> tuple[str, str] | None:
+        """Undead units march only when joined by a character with My Will Be Done or Sworn
+        Bodyguard (the Tomb Swarm page; server/rules/whfb8/undead.py)."""
+        from server.rules.whfb8.undead import march_refusal
+
+        return march_refusal(name, sheets, markers)
+
+
 @dataclass(frozen=True)
 class Warhammer(Variant):
     def allowance(self, sheet: Datasheet, mode: str) -> float:

@@ -22,6 +22,13 @@ export class ChargeTool extends Tool {
     return true;
   }
 
+  /** The same as a click on the piece, from the units list. @param {string} id */
+  pickPiece(id) {
+    void this.click(id);
+    this.table.onChange();
+    return true;
+  }
+
   /** @param {string|null} hit */
   async click(hit) {
     const t = this.table;
@@ -31,7 +38,7 @@ export class ChargeTool extends Tool {
     // The server's order lists the units this one may be given as targets (each with why not).
     const offered = unitOffer(t.store.state, unit.id, 'declare_charge');
     const listed = Array.isArray(offered?.targets) && offered.targets.some((/** @type {any} */ x) => x.unit === target?.id);
-    if (!target || !listed) return t.toast('Charge: click an enemy unit.', 'info');
+    if (!target || (offered && !listed)) return t.toast('Charge: click an enemy unit.', 'info');
     t.setMode('idle');
     try {
       const ack = await t.conn.act({ type: 'declare_charge', unit: unit.id, target: target.id });

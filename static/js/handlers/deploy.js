@@ -40,13 +40,14 @@ export class DeployTool extends Tool {
     return true;
   }
 
-  /** @param {Pt} w */
-  async deployAt(w) {
+  /** Deploy the picked unit with its front centre at `w` (facing away from its owner's edge
+   * unless typed). @param {Pt} w @param {number} [facing] */
+  async deployAt(w, facing) {
     const t = this.table;
     const id = this.unit;
     if (!id) return t.setMode('idle');
     const name = t.store.state?.units?.[id]?.name || id;
-    const action = { type: 'deploy_unit', unit: id, x: round2(w.x), y: round2(w.y), facing: t.store.seat === 2 ? 180 : 0 };
+    const action = { type: 'deploy_unit', unit: id, x: round2(w.x), y: round2(w.y), facing: facing ?? (t.store.seat === 2 ? 180 : 0) };
     try {
       await t.conn.act(action);
       t.setMode('idle');

@@ -69,6 +69,12 @@ export class Handler {
 
   dragCancel() {}
 
+  /** A piece picked in the units list (ui/units.js) instead of clicked on the table.
+   * @param {string} _id @returns {boolean} true: handled (false: the list selects it) */
+  pickPiece(_id) {
+    return false;
+  }
+
   // --- keyboard hooks --------------------------------------------------------------------------
 
   /** A key command ('rotate', 'confirm', 'remove'…). @param {string} _cmd @param {{shiftKey?:boolean}} [_e] @returns {boolean} true: handled */

@@ -193,6 +193,32 @@ export class HandleDrag extends Handler {
     return true;
   }
 
+  /** Stage a reform of the selected unit to `files` wide, turned `turn`°, for Confirm (a typed
+   * order, ui/typed.js; the server says whether it may). @param {number} files @param {number} [turn]
+   * @returns {boolean} false: no unit to reform */
+  stageReform(files, turn = 0) {
+    const m = this.manoeuvrable();
+    if (!m) return false;
+    const t = this.table;
+    const u = m.unit;
+    const models = (u.models || 1) + (Array.isArray(u.characters) ? u.characters.length : 0);
+    const filesNow = u.files || 1;
+    const facing = (((m.frame.facing + turn) % 360) + 360) % 360;
+    const [cx, cy] = m.frame.centre;
+    if (files === filesNow && turn % 360 === 0) {
+      t.moves.clearGhost();
+      t.onChange();
+      return true;
+    }
+    t.moves.setGhost({
+      id: u.id, x: cx, y: cy, facing, width: m.frame.width, depth: m.frame.depth,
+      geometry: reformOutline(m.frame, filesNow, models, files, facing), verdict: 'unknown', phase: 'staged',
+      basis: basisOf(u), label: `Reform: ${files} wide${turn % 360 ? `, turned ${turn}°` : ''}`,
+    }, { type: 'move_unit', unit: u.id, manoeuvre: 'reform', mode: t.moves.mode, files, facing });
+    t.onChange();
+    return true;
+  }
+
   /** Wheel the selected unit by `deg` (positive: to the left) at once. @param {number} deg */
   wheelSelected(deg) {
     const t = this.table;

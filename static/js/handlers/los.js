@@ -71,6 +71,13 @@ export class LosTool extends Tool {
     return true;
   }
 
+  /** The same as a click on the piece, from the units list. @param {string} id */
+  pickPiece(id) {
+    void this.click(id);
+    this.table.onChange();
+    return true;
+  }
+
   /** @param {string|null} hit */
   async click(hit) {
     const t = this.table;

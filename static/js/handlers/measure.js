@@ -90,6 +90,13 @@ export class MeasureTool extends Tool {
     return true;
   }
 
+  /** From or to a piece picked in the units list, as if clicked. @param {string} id */
+  pickPiece(id) {
+    this.tap({ x: 0, y: 0 }, id);
+    this.table.onChange();
+    return true;
+  }
+
   /** The line follows the pointer (not shared: only the final click is). @param {Pt} w @param {string|null} hit */
   hover(w, hit) {
     const m = this.measure;

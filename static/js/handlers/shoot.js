@@ -30,6 +30,13 @@ export class ShootTool extends Tool {
     return true;
   }
 
+  /** The same as a click on the piece, from the units list. @param {string} id */
+  pickPiece(id) {
+    void this.shootAt(id);
+    this.table.onChange();
+    return true;
+  }
+
   /** @param {string|null} hit */
   async shootAt(hit) {
     const t = this.table;
@@ -39,7 +46,7 @@ export class ShootTool extends Tool {
     // The server's order lists the units this one may be given as targets (each with why not).
     const offered = unitOffer(t.store.state, unit.id, 'shoot');
     const listed = Array.isArray(offered?.targets) && offered.targets.some((/** @type {any} */ x) => x.unit === target?.id);
-    if (!target || !listed) return t.toast('Shoot: click an enemy unit.', 'info');
+    if (!target || (offered && !listed)) return t.toast('Shoot: click an enemy unit.', 'info');
     t.setMode('idle');
     /** @type {Action} */
     const action = { type: 'shoot', unit: unit.id, target: target.id };

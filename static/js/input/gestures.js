@@ -151,7 +151,7 @@ export function attachKeys(target, run) {
     const t = /** @type {HTMLElement|null} */ (e.target);
     const typing = t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t.isContentEditable);
     if (typing && e.key !== 'Escape') return;
-    if (e.key === 'Enter' && t && (t.tagName === 'BUTTON' || t.tagName === 'A')) return;
+    if (e.key === 'Enter' && t && (t.tagName === 'BUTTON' || t.tagName === 'A' || t.tagName === 'SUMMARY')) return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const key = e.key.length === 1 && e.key !== 'R' ? e.key.toLowerCase() : e.key;
     const command = /** @type {Record<string,string>} */ (KEYS)[key];

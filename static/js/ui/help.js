@@ -18,23 +18,56 @@ const SHORTCUTS = [
   ['Draw (setup)', 'Terrain: pick kind and height, Draw, click its corners; Enter or a click on the first corner places it; Backspace takes a corner back'],
   ['Delete', 'Remove the selected token'],
   ['Esc', 'Cancel the current tool, drag or staged move'],
+  ['Units list', 'Every unit with its place, facing, models and status; a click (or Enter) selects it on the table, or picks it for Charge, Shoot, Measure and Line of sight'],
+  ['Typed orders', 'Your selected unit’s card: move a typed distance (Show move, then Confirm), wheel or pivot typed degrees, reform to typed files, charge or shoot a target from the list; deploy at typed x, y and facing'],
   ['?', 'This help'],
 ];
 
+/**
+ * The help dialog: modal (aria-modal, the focus kept inside while it is open, Esc closes), and
+ * the focus goes back where it was when it closes (issue 24 item 1). Shown and hidden through
+ * its `hidden` property.
+ * @returns {HTMLElement}
+ */
 export function helpOverlay() {
+  const close = h('button', { type: 'button', id: 'help-close', onclick: () => (overlay.hidden = true) }, 'Close');
   const overlay = h('div', {
     class: 'overlay',
     hidden: true,
     role: 'dialog',
+    'aria-modal': 'true',
     'aria-label': 'Help',
     onclick: (/** @type {Event} */ e) => {
       if (e.target === overlay) overlay.hidden = true;
+    },
+    onkeydown: (/** @type {KeyboardEvent} */ e) => {
+      if (e.key === 'Escape' || e.key === '?') {
+        e.preventDefault();
+        e.stopPropagation();
+        overlay.hidden = true;
+      } else if (e.key === 'Tab') {
+        // The only control is Close: Tab and Shift+Tab stay on it.
+        e.preventDefault();
+        close.focus();
+      }
     },
   },
   h('div', { class: 'dialog' },
     h('h2', null, 'Shortcuts'),
     h('dl', null, SHORTCUTS.map(([k, v]) => [h('dt', null, k), h('dd', null, v)])),
     h('p', null, 'The server decides every rule: the client only shows what it answers.'),
-    h('button', { type: 'button', onclick: () => (overlay.hidden = true) }, 'Close')));
+    close));
+  /** @type {Element|null} */
+  let returnTo = null;
+  new MutationObserver(() => {
+    if (!overlay.hidden) {
+      if (!overlay.contains(document.activeElement)) returnTo = document.activeElement;
+      close.focus();
+    } else if (overlay.contains(document.activeElement) || document.activeElement === document.body) {
+      const back = /** @type {HTMLElement|null} */ (returnTo);
+      returnTo = null;
+      if (back && back.isConnected && typeof back.focus === 'function') back.focus();
+    }
+  }).observe(overlay, { attributes: true, attributeFilter: ['hidden'] });
   return overlay;
 }

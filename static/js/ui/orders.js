@@ -220,21 +220,37 @@ export function unitActions(unit, table) {
  */
 export function mountOrders(o) {
   const { side, board, store, table } = o;
-  const banner = h('div', { class: 'order-banner', id: 'order-banner', role: 'status', 'aria-live': 'polite', hidden: true });
-  board.append(banner);
+  const banner = h('div', { class: 'order-banner', id: 'order-banner', role: 'region', 'aria-label': 'Waiting for an answer', 'aria-live': 'polite', hidden: true });
+  // Over the table; on a phone at the top of the panel sheet under it, so it covers none of
+  // the table (issue 24 item 5).
+  const phone = typeof window.matchMedia === 'function' ? window.matchMedia('(max-width: 600px)') : null;
+  const placeBanner = () => {
+    const parent = phone?.matches ? side : board;
+    if (banner.parentElement !== parent) {
+      if (parent === side) side.prepend(banner);
+      else board.append(banner);
+    }
+  };
+  placeBanner();
+  phone?.addEventListener('change', placeBanner);
   const agreement = h('section', { class: 'panel agreement', id: 'agreement', hidden: true });
   const report = h('section', { class: 'panel report', id: 'combat-report', hidden: true });
   const phase = side.querySelector('.panel.phase');
   if (phase?.nextSibling) side.insertBefore(agreement, phase.nextSibling);
   else side.prepend(agreement);
-  // Under the selected unit's card (and its Shoot / Fight buttons), above the dice.
-  const dice = side.querySelector('.panel.dice');
-  if (dice) side.insertBefore(report, dice);
+  // Right under the selected unit's card (and its Shoot / Fight buttons): the latest report
+  // stays in view above the folded lists.
+  const info = side.querySelector('.panel.info');
+  if (info?.nextSibling) side.insertBefore(report, info.nextSibling);
   else side.append(report);
   /** @type {Map<string, boolean>} */
   const opened = new Map();
   let busy = false;
   let reportKey = '';
+  /** The charge or proposal whose banner last took the focus. */
+  let focusedFor = '';
+  /** Where the focus was before the banner took it. @type {HTMLElement|null} */
+  let focusBefore = null;
 
   /** @param {() => Promise<any>} fn */
   const once = async (fn) => {
@@ -283,6 +299,28 @@ export function mountOrders(o) {
     }
     banner.hidden = rows.length === 0;
     replace(banner, rows);
+    takeFocus(charge?.role === 'react' ? `charge:${charge.unit}:${charge.target}` : prop?.role === 'answer' ? `proposal:${prop.id}` : '');
+  }
+
+  /** A banner that asks this player for an answer takes the focus (its first enabled button)
+   * once; when it goes, the focus goes back where it was (issue 24 item 1). @param {string} key */
+  function takeFocus(key) {
+    if (key && key !== focusedFor) {
+      const first = /** @type {HTMLElement|null} */ (banner.querySelector('button:not([disabled])'));
+      if (first) {
+        focusedFor = key;
+        const active = /** @type {HTMLElement|null} */ (document.activeElement);
+        if (!banner.contains(active)) focusBefore = active;
+        first.focus();
+      }
+    } else if (!key && focusedFor) {
+      focusedFor = '';
+      const back = focusBefore;
+      focusBefore = null;
+      if (document.activeElement === document.body || !document.activeElement) {
+        (back && back !== document.body && back.isConnected ? back : table.canvas).focus({ preventScroll: true });
+      }
+    }
   }
 
   function renderAgreement() {

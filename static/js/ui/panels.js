@@ -10,6 +10,9 @@ import { setupPanel, renderTray, unitOrders } from './battle.js';
 import { unitActions } from './orders.js';
 import { undoneSeqs } from './report.js';
 import { magicPanel } from './magic.js';
+import { renderUnits } from './units.js';
+import { terrainLegend } from './legend.js';
+import { deployForm, typedMoves, targetPicker } from './typed.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -43,23 +46,30 @@ export function rollsOf(payload) {
 export function mountPanels(o) {
   const { store, conn, table, toast } = o;
 
-  const phase = h('section', { class: 'panel phase', hidden: true });
-  const setup = h('section', { class: 'panel setup', id: 'setup', hidden: true });
-  const tools = h('section', { class: 'panel tools' });
-  const info = h('section', { class: 'panel info' });
-  const tray = h('section', { class: 'panel tray', hidden: true });
+  // The turn bar stays at the top of the panel (sticky); the selected unit and the latest
+  // combat report come right under it; the long lists (units, dice, notes, log, share) are
+  // collapsible sections below (issue 24 item 4).
+  const phase = h('section', { class: 'panel phase', 'aria-label': 'Turn', hidden: true });
+  const setup = h('section', { class: 'panel setup', id: 'setup', 'aria-label': 'Setup', hidden: true });
+  const info = h('section', { class: 'panel info', id: 'info', 'aria-label': 'Selected' });
+  const tray = h('section', { class: 'panel tray', 'aria-label': 'Off the table', hidden: true });
   const magic = h('section', { class: 'panel magic', id: 'magic', hidden: true });
-  const dice = h('section', { class: 'panel dice' });
-  const notes = h('section', { class: 'panel notes' });
-  const share = h('section', { class: 'panel share' });
-  const gameLog = h('ol', { class: 'log game-log' });
-  const logPanel = h('section', { class: 'panel events' }, h('h2', null, 'Game log'), gameLog);
-  o.root.append(phase, setup, tools, info, magic, tray, dice, notes, logPanel, share);
+  const units = collapsible('units', 'Units', true);
+  const legend = collapsible('legend', 'Terrain legend', false);
+  const tools = collapsible('tools', 'Tools', true);
+  const dice = collapsible('dice', 'Dice', true);
+  const notes = collapsible('notes', 'Notes', true);
+  const share = collapsible('share', 'Share', false);
+  const gameLog = h('ol', { class: 'log game-log', tabindex: '0', 'aria-label': 'Game log' });
+  const logPanel = collapsible('events', 'Game log', true);
+  logPanel.body.append(gameLog);
+  o.root.append(phase, setup, info, magic, tray, units.el, legend.el, tools.el, dice.el, notes.el, logPanel.el, share.el);
+  legend.body.append(terrainLegend());
 
   // --- tools -----------------------------------------------------------------------------------
-  const label = /** @type {HTMLInputElement} */ (h('input', { name: 'label', placeholder: 'Label', maxlength: 80, size: 8 }));
-  const width = /** @type {HTMLInputElement} */ (h('input', { name: 'width', type: 'number', min: 0.1, max: 48, step: 0.1, value: '2', title: 'Width (in)' }));
-  const depth = /** @type {HTMLInputElement} */ (h('input', { name: 'depth', type: 'number', min: 0.1, max: 48, step: 0.1, value: '1', title: 'Depth (in)' }));
+  const label = /** @type {HTMLInputElement} */ (h('input', { name: 'label', placeholder: 'Label', maxlength: 80, size: 8, 'aria-label': 'Token label' }));
+  const width = /** @type {HTMLInputElement} */ (h('input', { name: 'width', type: 'number', min: 0.1, max: 48, step: 0.1, value: '2', title: 'Width (in)', 'aria-label': 'Token width (in)' }));
+  const depth = /** @type {HTMLInputElement} */ (h('input', { name: 'depth', type: 'number', min: 0.1, max: 48, step: 0.1, value: '1', title: 'Depth (in)', 'aria-label': 'Token depth (in)' }));
   /** @param {string} text @param {string} cmd @param {string} key */
   const toolButton = (text, cmd, key) =>
     h('button', { type: 'button', dataset: { cmd }, title: `${text} (${key})`, onclick: () => table.command(cmd, /** @type {any} */ ({})) }, text, h('kbd', null, key));
@@ -77,7 +87,7 @@ export function mountPanels(o) {
     },
   }, 'Place token');
   const placeRow = h('form', { class: 'row place', onsubmit: (/** @type {Event} */ e) => e.preventDefault() }, label, width, '×', depth, 'in', placeButton);
-  replace(tools, h('h2', null, 'Tools'),
+  replace(tools.body,
     h('div', { class: 'buttons' },
       toolButton('Measure', 'measure', 'M'), toolButton('Line of sight', 'los', 'L'),
       toolButton('Rotate', 'rotate', 'R'), toolButton('Fit', 'fit', 'F'), toolButton('Help', 'help', '?')),
@@ -85,8 +95,10 @@ export function mountPanels(o) {
 
   // --- dice ------------------------------------------------------------------------------------
   const diceExpr = /** @type {HTMLInputElement} */ (h('input', { name: 'dice', value: '2D6', maxlength: 32, size: 6, 'aria-label': 'Dice' }));
-  const diceReason = /** @type {HTMLInputElement} */ (h('input', { name: 'reason', placeholder: 'Reason', maxlength: 200, size: 10 }));
-  const diceLog = h('ol', { class: 'log dice-log', 'aria-live': 'polite' });
+  const diceReason = /** @type {HTMLInputElement} */ (h('input', { name: 'reason', placeholder: 'Reason', maxlength: 200, size: 10, 'aria-label': 'Reason for the roll' }));
+  // Not a live region: it is rebuilt from the history; new rolls are said once by the
+  // announcer (ui/announce.js).
+  const diceLog = h('ol', { class: 'log dice-log', tabindex: '0', 'aria-label': 'Dice rolled' });
   const diceForm = h('form', {
     class: 'row roll',
     onsubmit: async (/** @type {Event} */ e) => {
@@ -99,11 +111,11 @@ export function mountPanels(o) {
       }
     },
   }, diceExpr, diceReason, h('button', { type: 'submit' }, 'Roll'));
-  replace(dice, h('h2', null, 'Dice'), diceForm, diceLog);
+  replace(dice.body, diceForm, diceLog);
 
   // --- notes -----------------------------------------------------------------------------------
-  const noteText = /** @type {HTMLInputElement} */ (h('input', { name: 'note', placeholder: 'Write a note…', maxlength: 500 }));
-  const noteLog = h('ol', { class: 'log note-log' });
+  const noteText = /** @type {HTMLInputElement} */ (h('input', { name: 'note', placeholder: 'Write a note…', maxlength: 500, 'aria-label': 'Note' }));
+  const noteLog = h('ol', { class: 'log note-log', tabindex: '0', 'aria-label': 'Notes' });
   const noteForm = h('form', {
     class: 'row note',
     onsubmit: async (/** @type {Event} */ e) => {
@@ -118,7 +130,7 @@ export function mountPanels(o) {
       }
     },
   }, noteText, h('button', { type: 'submit' }, 'Add'));
-  replace(notes, h('h2', null, 'Notes'), noteForm, noteLog);
+  replace(notes.body, noteForm, noteLog);
 
   const renderSetup = setupPanel(setup, store, conn, toast, table);
   const renderMagic = magicPanel(magic, store, conn, toast);
@@ -129,16 +141,25 @@ export function mountPanels(o) {
   let renderedState = null;
   /** @type {number|null|undefined} */
   let renderedSeat;
+  /** @type {unknown[]} */
+  let unitsKey = [];
+  let shareOpened = false;
 
   function update() {
     const st = store.state || {};
     const seated = store.seat !== null;
-    for (const el of [placeRow, diceForm, noteForm, tools.querySelector('[data-cmd=rotate]')]) {
+    for (const el of [placeRow, diceForm, noteForm, tools.body.querySelector('[data-cmd=rotate]')]) {
       if (el) /** @type {HTMLElement} */ (el).hidden = !seated;
     }
-    for (const b of tools.querySelectorAll('button[data-cmd]')) {
+    for (const b of tools.body.querySelectorAll('button[data-cmd]')) {
       const cmd = /** @type {HTMLElement} */ (b).dataset.cmd;
       b.classList.toggle('active', cmd === table.mode);
+      if (cmd === 'measure' || cmd === 'los') b.setAttribute('aria-pressed', String(cmd === table.mode));
+    }
+    const nextUnitsKey = [store.state, store.seat, table.selected, table.mode];
+    if (nextUnitsKey.some((v, i) => v !== unitsKey[i])) {
+      unitsKey = nextUnitsKey;
+      renderUnits(units.body, table);
     }
     if (store.state !== renderedState || store.seat !== renderedSeat || table.tools.deploy.unit !== renderedDeploy) {
       const stateChanged = store.state !== renderedState || store.seat !== renderedSeat;
@@ -148,7 +169,12 @@ export function mountPanels(o) {
       renderPhase(phase, st, store.seat, conn, toast);
       if (stateChanged) renderSetup();
       renderTray(tray, table, store, conn, toast);
-      renderShare(share, st, store.seat, o.links);
+      renderShare(share.body, st, store.seat, o.links);
+      // The invite link is wanted until seat 2 is taken: the section opens for it, once.
+      if (!shareOpened && store.seat !== null && o.links.invite && st.seats && !st.seats['2']) {
+        shareOpened = true;
+        /** @type {HTMLDetailsElement} */ (share.el).open = true;
+      }
     }
     renderMagic();
     renderInfo(info, table, store);
@@ -246,7 +272,15 @@ function renderInfo(el, table, store) {
   }
   const unit = table.selected ? store.state?.units?.[table.selected] : null;
   const sel = table.selected ? store.state?.tokens?.[table.selected] : null;
-  if (unit) rows.push(unitCard(unit, store.state), unitOrders(unit, table, store), unitActions(unit, table));
+  if (unit) {
+    const ordered = unitOrders(unit, table, store);
+    const actions = unitActions(unit, table);
+    rows.push(unitCard(unit, store.state), ordered, actions);
+    // Typed values for the same orders (keyboard): a distance, degrees, a target from a list.
+    if (ordered && unit.placement) rows.push(typedMoves(unit, table));
+    const shooting = Boolean(actions?.querySelector('#shoot'));
+    if (ordered || shooting) rows.push(targetPicker(unit, table, { charge: Boolean(ordered), shoot: shooting }));
+  }
   if (sel) {
     const own = store.seat !== null && sel.owner === store.seat;
     rows.push(h('div', { class: `selected owner-${sel.owner}` },
@@ -261,8 +295,10 @@ function renderInfo(el, table, store) {
         : null));
   }
   if (table.mode !== 'idle') rows.push(h('p', { class: 'hint' }, modeHint(table)));
-  el.hidden = rows.length === 0;
-  replace(el, rows);
+  rows.push(deployForm(table));
+  const shown = rows.filter(Boolean);
+  el.hidden = shown.length === 0;
+  replace(el, shown);
 }
 
 /** What a player needs to know about a unit: its entry, state and rules (with the ones the
@@ -352,7 +388,7 @@ function renderNotes(list, store) {
 /** @param {HTMLElement} el @param {any} st @param {number|null} seat @param {{invite:string|null, spectate:string}} links */
 function renderShare(el, st, seat, links) {
   const open = !st.seats?.['2'];
-  replace(el, h('h2', null, 'Share'),
+  replace(el,
     seat !== null && open && links.invite ? copyRow('Invite (seat 2)', links.invite, 'invite') : null,
     copyRow('Spectators', links.spectate, 'spectate'));
 }
@@ -376,6 +412,19 @@ export function copyRow(title, url, name) {
 }
 
 export { humanize };
+
+/**
+ * A panel section that folds: a `<details>` whose summary is the heading; `body` is what the
+ * panel renders into (the open/closed state survives the re-renders).
+ * @param {string} name @param {string} title @param {boolean} open
+ * @returns {{el:HTMLElement, body:HTMLElement}}
+ */
+function collapsible(name, title, open) {
+  const body = h('div', { class: 'section-body' });
+  const el = h('details', { class: `panel fold ${name}`, id: `section-${name}`, open },
+    h('summary', null, h('h2', null, title)), body);
+  return { el, body };
+}
 
 /** @param {string} v @param {number} lo @param {number} hi @param {number} dflt */
 function clampNum(v, lo, hi, dflt) {

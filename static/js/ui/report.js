@@ -17,8 +17,8 @@ const STARTERS = /** @type {Record<string, 'shooting'|'melee'|'charge'>} */ ({
 
 /** Events that belong to a group of each kind (after its starter). */
 const MEMBERS = {
-  shooting: new Set(['attack_step', 'hp_lost', 'unit_destroyed', 'panic_test', 'unit_fled', 'unit_broke']),
-  melee: new Set(['attack_step', 'hp_lost', 'unit_destroyed', 'combat_score', 'break_test', 'unit_broke', 'unit_fled', 'panic_test', 'combat_fought']),
+  shooting: new Set(['attack_step', 'hp_lost', 'unit_destroyed', 'heavy_casualties', 'panic_test', 'unit_fled', 'unit_broke']),
+  melee: new Set(['fear_test', 'attack_step', 'hp_lost', 'unit_destroyed', 'combat_score', 'break_test', 'unit_broke', 'unit_fled', 'restraint_test', 'unit_pursued', 'panic_test', 'combat_fought']),
   charge: new Set(['charge_reaction', 'unit_fled', 'charge_succeeded', 'charge_failed', 'fleeing_unit_caught']),
 };
 
@@ -37,7 +37,7 @@ const ORPHANS = /** @type {Record<string, 'shooting'|'melee'|'charge'>} */ ({
  * @property {number} seq
  * @property {string} type
  * @property {string} text
- * @property {string} [step]          attack_step: attacks | to_hit | to_wound | armour | aegis
+ * @property {string} [step]          attack_step: attacks | to_hit | to_wound | armour | aegis | ward_save
  * @property {number|null} [needed]
  * @property {number|null} [successes]
  * @property {{face:number, kept:boolean, met:boolean}[]} dice
@@ -182,7 +182,7 @@ function outcomeOf(ev, state) {
 }
 
 /** What a step is called in the report. */
-const STEP_NAMES = /** @type {Record<string, string>} */ ({ attacks: 'Attacks', to_hit: 'To hit', to_wound: 'To wound', armour: 'Armour', aegis: 'Aegis' });
+const STEP_NAMES = /** @type {Record<string, string>} */ ({ attacks: 'Attacks', to_hit: 'To hit', to_wound: 'To wound', armour: 'Armour', aegis: 'Aegis', ward_save: 'Ward save' });
 
 /**
  * The report panel: the last `limit` groups, newest first; the newest is open unless the
@@ -215,10 +215,13 @@ function lineItem(l) {
     l.dice.length
       ? h('div', { class: 'faces' },
         l.expression ? h('span', { class: 'expr' }, l.expression) : null,
+        // A success is marked by a tick and a heavy outline as well as the green (issue 24
+        // item 3: nothing said by colour alone), and in words for screen readers.
         l.dice.map((d) => h('span', {
           class: `die ${d.kept ? 'kept' : 'discarded'}${d.met ? ' met' : ''}`,
-          title: `${d.kept ? 'kept' : 'discarded'}${l.needed !== null ? `, needed ${l.needed}+` : ''}`,
-        }, String(d.face))),
+          title: `${d.met ? 'success, ' : ''}${d.kept ? 'kept' : 'discarded'}${l.needed !== null ? `, needed ${l.needed}+` : ''}`,
+        }, String(d.face), d.met ? h('span', { class: 'tick', 'aria-hidden': 'true' }, '✓') : null,
+        h('span', { class: 'sr-only' }, d.met ? ' (success)' : d.kept ? '' : ' (discarded)'))),
         l.needed !== null ? h('span', { class: 'needed' }, `needed ${l.needed}+`) : null,
         l.successes !== null ? h('span', { class: 'total' }, `→ ${l.successes}`) : null)
       : null,

@@ -5,6 +5,7 @@
 
 import { toScreen, visibleWorld } from './transform.js';
 import { rectCorners, geometryRings, axes, bbox } from './hit.js';
+import { terrainStyle, terrainPattern, rgba, TABLE_COLOR } from './terrain-style.js';
 
 /** @typedef {import('./transform.js').View} View */
 /** @typedef {import('./scene.js').Piece} Piece */
@@ -14,7 +15,7 @@ import { rectCorners, geometryRings, axes, bbox } from './hit.js';
 
 export const COLORS = {
   background: '#1d2127',
-  table: '#3f5a36',
+  table: TABLE_COLOR,
   tableEdge: '#c9b98b',
   grid: 'rgba(255,255,255,0.07)',
   gridMajor: 'rgba(255,255,255,0.18)',
@@ -29,13 +30,7 @@ export const COLORS = {
   measure: '#ffe14d',
   los: '#7fe7ff',
   blocked: '#ff5d5d',
-  terrain: {
-    impassable: 'rgba(40, 40, 40, 0.75)',
-    blocks_los: 'rgba(90, 70, 50, 0.7)',
-    cover: 'rgba(40, 110, 40, 0.6)',
-    dangerous: 'rgba(150, 40, 90, 0.55)',
-    open: 'rgba(160, 150, 100, 0.35)',
-  },
+
 };
 
 /**
@@ -193,22 +188,31 @@ function drawZones(ctx, v, zones) {
   }
 }
 
-/** @param {CanvasRenderingContext2D} ctx @param {View} v @param {import('./scene.js').TerrainPiece[]} terrain */
+/** Terrain: each kind's light fill and its pattern of dark marks (view/terrain-style.js), so
+ * the kind shows without colour. @param {CanvasRenderingContext2D} ctx @param {View} v @param {import('./scene.js').TerrainPiece[]} terrain */
 function drawTerrain(ctx, v, terrain) {
   for (const t of terrain) {
+    const style = terrainStyle(t.kind);
     ctx.beginPath();
     for (const ring of geometryRings(t.geometry)) traceRing(ctx, v, ring);
-    ctx.fillStyle = /** @type {Record<string, string>} */ (COLORS.terrain)[t.kind] || COLORS.terrain.open;
+    ctx.fillStyle = rgba(style.fill, style.alpha);
     ctx.fill('evenodd');
-    ctx.strokeStyle = 'rgba(0,0,0,0.5)';
-    ctx.lineWidth = 1;
+    const pattern = terrainPattern(ctx, t.kind);
+    if (pattern) {
+      ctx.fillStyle = pattern;
+      ctx.fill('evenodd');
+    }
+    ctx.strokeStyle = 'rgba(0,0,0,0.7)';
+    ctx.lineWidth = 1.5;
     ctx.stroke();
   }
-  // Names, small, where there is room for them.
-  ctx.font = '11px system-ui, sans-serif';
+  // Names, small, where there is room for them: dark on a light halo over the light fills.
+  ctx.font = '600 11px system-ui, sans-serif';
   ctx.textAlign = 'center';
   ctx.textBaseline = 'middle';
-  ctx.fillStyle = 'rgba(255,255,255,0.6)';
+  ctx.lineWidth = 3;
+  ctx.strokeStyle = 'rgba(255,255,255,0.85)';
+  ctx.fillStyle = '#111';
   for (const t of terrain) {
     if (!t.label) continue;
     const ring = geometryRings(t.geometry)[0];
@@ -216,6 +220,7 @@ function drawTerrain(ctx, v, terrain) {
     const b = bbox(ring);
     if ((b.maxX - b.minX) * v.scale < 40) continue;
     const c = toScreen(v, (b.minX + b.maxX) / 2, (b.minY + b.maxY) / 2);
+    ctx.strokeText(t.label, c.x, c.y);
     ctx.fillText(t.label, c.x, c.y);
   }
 }
@@ -306,7 +311,7 @@ function drawPieces(ctx, f) {
     ctx.lineWidth = id === f.selected ? 3 : 1.5;
     ctx.stroke();
   }
-  drawLabels(ctx, v, visible);
+  drawLabels(ctx, v, visible, f.selected);
 }
 
 /** A short bar along each piece's front edge. @param {CanvasRenderingContext2D} ctx @param {View} v @param {Piece[]} pieces */
@@ -353,28 +358,91 @@ function frontMarker(ctx, v, f) {
   ctx.closePath();
 }
 
-/** @param {CanvasRenderingContext2D} ctx @param {View} v @param {Piece[]} pieces */
-function drawLabels(ctx, v, pieces) {
+/**
+ * A label that fits `max` px at full size (never squeezed, issue 24 item 5): the name; else
+ * the name cut with an ellipsis (at least 4 letters); else its initials ("Citizen Spears" →
+ * "CS"); else nothing. Pure apart from `measure`.
+ * @param {string} text @param {number} max @param {(s:string) => number} measure @returns {string}
+ */
+export function fitLabel(text, max, measure) {
+  if (measure(text) <= max) return text;
+  for (let n = text.length - 1; n >= 4; n -= 1) {
+    const cut = `${text.slice(0, n).trimEnd()}…`;
+    if (measure(cut) <= max) return cut;
+  }
+  const initials = text.split(/\s+/).filter(Boolean).map((w) => (/^\d+$/.test(w) ? w : w[0].toUpperCase())).join('');
+  return initials && measure(initials) <= max ? initials : '';
+}
+
+/** @typedef {{x0:number, y0:number, x1:number, y1:number}} Box */
+
+/** A piece's box on the screen. @param {View} v @param {Piece} p @returns {Box} */
+function screenBox(v, p) {
+  /** @type {number[][]} */
+  let pts;
+  if (p.rect) pts = rectCorners(p.rect);
+  else if (p.circle) pts = [[p.circle.x - p.circle.r, p.circle.y - p.circle.r], [p.circle.x + p.circle.r, p.circle.y + p.circle.r]];
+  else pts = geometryRings(p.geometry).flat();
+  const box = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+  for (const [x, y] of pts) {
+    const q = toScreen(v, x, y);
+    box.x0 = Math.min(box.x0, q.x); box.x1 = Math.max(box.x1, q.x);
+    box.y0 = Math.min(box.y0, q.y); box.y1 = Math.max(box.y1, q.y);
+  }
+  return box;
+}
+
+/** @param {Box} a @param {Box} b */
+function overlaps(a, b) {
+  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+/**
+ * Unit names under (or, when that is taken, over) each unit, readable at full size and never
+ * over another unit (one in contact), nor over the selected unit and its handles: a label
+ * with no free place is left out (the units list names every unit). Wounds on the models.
+ * @param {CanvasRenderingContext2D} ctx @param {View} v @param {Piece[]} pieces @param {string|null} [selected]
+ */
+function drawLabels(ctx, v, pieces, selected = null) {
   ctx.textAlign = 'center';
   ctx.textBaseline = 'middle';
   ctx.font = '600 11px system-ui, sans-serif';
+  // The screen box of every labelled piece (a unit's boundary, a token); the selected one
+  // grown by its handles' reach.
+  /** @type {{id:string, box:Box}[]} */
+  const boxes = [];
+  for (const p of pieces) {
+    if (!p.labelHere) continue;
+    const b = screenBox(v, p);
+    const grow = p.id === selected ? 22 : 0;
+    boxes.push({ id: p.id, box: { x0: b.x0 - grow, y0: b.y0 - grow, x1: b.x1 + grow, y1: b.y1 + grow } });
+  }
+  const measure = (/** @type {string} */ t) => ctx.measureText(t).width;
   for (const p of pieces) {
     const c = pieceCentre(p);
     const px = c.span * v.scale;
-    if ((p.labelHere && px >= 24) || p.wounds) {
-      const s = toScreen(v, c.x, c.y);
-      const text = p.labelHere ? p.label : '';
-      if (text && px >= 24) {
+    if (!((p.labelHere && px >= 24) || p.wounds)) continue;
+    const s = toScreen(v, c.x, c.y);
+    if (p.labelHere && p.label && px >= 24 && p.id !== selected) {
+      const own = screenBox(v, p);
+      const text = fitLabel(p.label, Math.max(48, px * 1.6), measure);
+      const w = measure(text) + 6;
+      const cx = (own.x0 + own.x1) / 2;
+      const at = [own.y1 + 9, own.y0 - 9].find((y) => {
+        const box = { x0: cx - w / 2, y0: y - 8, x1: cx + w / 2, y1: y + 8 };
+        return !boxes.some((b) => b.id !== p.id && overlaps(box, b.box));
+      });
+      if (text && at !== undefined) {
         ctx.lineWidth = 3;
-        ctx.strokeStyle = 'rgba(0,0,0,0.65)';
-        ctx.strokeText(text, s.x, s.y + c.size * v.scale * 0.5 + 9, Math.max(40, px * 1.6));
+        ctx.strokeStyle = 'rgba(0,0,0,0.75)';
+        ctx.strokeText(text, cx, at);
         ctx.fillStyle = '#fff';
-        ctx.fillText(text, s.x, s.y + c.size * v.scale * 0.5 + 9, Math.max(40, px * 1.6));
+        ctx.fillText(text, cx, at);
       }
-      if (p.wounds && c.size * v.scale >= 14) {
-        ctx.fillStyle = '#fff';
-        ctx.fillText(p.wounds, s.x, s.y);
-      }
+    }
+    if (p.wounds && c.size * v.scale >= 14) {
+      ctx.fillStyle = '#fff';
+      ctx.fillText(p.wounds, s.x, s.y);
     }
   }
 }
@@ -394,18 +462,51 @@ export function drawGhost(ctx, v, g) {
   else traceRing(ctx, v, rectCorners(g));
   ctx.fillStyle = fill;
   ctx.fill('evenodd');
-  ctx.setLineDash([6, 4]);
-  ctx.strokeStyle = line;
-  ctx.lineWidth = 2;
-  ctx.stroke();
+  if (g.verdict === 'illegal') {
+    // Not by colour alone (issue 24 item 3): a heavy black-and-white dotted outline and a
+    // "not allowed" sign, which read under any colour vision.
+    ctx.lineWidth = 5;
+    ctx.strokeStyle = '#000';
+    ctx.stroke();
+    ctx.setLineDash([3, 3]);
+    ctx.lineWidth = 3;
+    ctx.strokeStyle = '#fff';
+    ctx.stroke();
+  } else {
+    ctx.setLineDash([6, 4]);
+    ctx.strokeStyle = line;
+    ctx.lineWidth = 2;
+    ctx.stroke();
+  }
   ctx.setLineDash([]);
   if (!g.geometry) drawFacingMarkers(ctx, v, [{ id: '', kind: 'token', owner: 0, label: '', rect: g, facing: g.facing }]);
+  if (g.verdict === 'illegal') {
+    // On the ghost's far edge, next to its words, leaving the ghost's middle to show its fill.
+    const c = toScreen(v, g.x, g.y);
+    notAllowedSign(ctx, c.x, c.y - (Math.max(g.width, g.depth) * v.scale) / 2, 10);
+  }
   const text = g.text || g.label;
   if (text) {
     const s = toScreen(v, g.x, g.y);
     const dy = (Math.max(g.width, g.depth) * v.scale) / 2 + 16;
     callout(ctx, text, s.x, s.y - dy, line);
   }
+}
+
+/** A "not allowed" sign: a white disc with a black ring and bar. @param {CanvasRenderingContext2D} ctx @param {number} x @param {number} y @param {number} r */
+function notAllowedSign(ctx, x, y, r) {
+  ctx.beginPath();
+  ctx.arc(x, y, r, 0, Math.PI * 2);
+  ctx.fillStyle = '#fff';
+  ctx.fill();
+  ctx.lineWidth = Math.max(2, r / 4);
+  ctx.strokeStyle = '#000';
+  ctx.stroke();
+  ctx.beginPath();
+  const d = r * 0.62;
+  ctx.moveTo(x - d, y - d);
+  ctx.lineTo(x + d, y + d);
+  ctx.stroke();
 }
 
 /** A text box with a coloured border. @param {CanvasRenderingContext2D} ctx @param {string} text @param {number} x @param {number} y @param {string} color */

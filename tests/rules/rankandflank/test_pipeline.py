@@ -34,7 +34,7 @@ def test_shared_actions_are_registered_for_the_systems_with_rank_and_flank_rules
     """`shoot` and `fight_combat` exist exactly for the systems whose `GameSystem` declares
     `rank_and_flank` (t9a today; whfb8 once it declares its rules)."""
     declaring = {s.id for s in SYSTEMS.values() if s.rank_and_flank is not None}
-    assert declaring == set(rank_and_flank_systems()) == {"t9a"}
+    assert declaring == set(rank_and_flank_systems()) == {"t9a", "whfb8"}
     for action in ("shoot", "fight_combat"):
         assert ACTIONS[action].systems == declaring
     assert find_system("t9a").rank_and_flank is T9A

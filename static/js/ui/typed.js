@@ -1,0 +1,190 @@
+// Orders with typed values, for the keyboard (issue 24 item 1): deploy at a typed spot, move
+// forward or back a typed distance, wheel or pivot by typed degrees, charge or shoot at a unit
+// picked from a list. They ask the server exactly what a drag or click asks: a typed move is
+// staged as a ghost with the server's verdict ("Not allowed: Move Distance · 14.0 in") and sent
+// with Confirm; a refusal comes back as the server's words. Nothing here decides a rule.
+
+import { h } from './dom.js';
+import { geometryRings, bbox } from '../view/hit.js';
+import { boundaryOf, translateGeometry, basisOf } from '../view/manoeuvre.js';
+import { round2 } from '../view/transform.js';
+
+/** @typedef {import('../table.js').Table} Table */
+/** @typedef {import('../types.js').Unit} Unit */
+
+/** What was typed, kept across the panel's re-renders (per table). */
+const typedValues = new WeakMap();
+
+/** @param {Table} table @returns {Record<string, string>} */
+function values(table) {
+  let v = typedValues.get(table);
+  if (!v) typedValues.set(table, (v = { distance: '4', direction: 'forward', degrees: '15', target: '', x: '', y: '', facing: '', deployUnit: '', open: '', files: '', filesFor: '', turn: '0' }));
+  return v;
+}
+
+/**
+ * The middle of a seat's deployment zone, as the server drew it (the starting value of the
+ * typed deploy spot; the server says whether the unit fits there). Pure.
+ * @param {import('../view/scene.js').Zone[]} zones @param {number|null} seat
+ * @returns {{x:number, y:number}|null}
+ */
+export function zoneMiddle(zones, seat) {
+  const z = zones.find((q) => q.owner === seat);
+  const ring = z ? geometryRings(z.geometry)[0] : null;
+  if (!ring?.length) return null;
+  const b = bbox(ring);
+  return { x: round2((b.minX + b.maxX) / 2), y: round2((b.minY + b.maxY) / 2) };
+}
+
+/**
+ * A labelled input (every input has a visible label). @param {string} text
+ * @param {Record<string, any>} attrs @param {string} key @param {Record<string, string>} v
+ */
+function field(text, attrs, key, v) {
+  const input = h('input', { ...attrs, name: `typed-${key}`, value: v[key],
+    oninput: (/** @type {Event} */ e) => { v[key] = /** @type {HTMLInputElement} */ (e.target).value; } });
+  return h('label', { class: 'typed-field' }, h('span', null, text), input);
+}
+
+/** @param {string} s @returns {number|null} */
+function num(s) {
+  const n = Number(String(s).trim());
+  return String(s).trim() !== '' && Number.isFinite(n) ? n : null;
+}
+
+/**
+ * Deploy the unit picked in the tray at a typed spot and facing (the deploy tool's click,
+ * from the keyboard).
+ * @param {Table} table @returns {HTMLElement|null}
+ */
+export function deployForm(table) {
+  const tool = table.tools.deploy;
+  const id = tool.unit;
+  if (table.mode !== 'deploy' || !id) return null;
+  const v = values(table);
+  if (v.deployUnit !== id) {
+    const mid = zoneMiddle(table.currentScene().zones, table.store.seat);
+    v.deployUnit = id;
+    v.x = mid ? String(mid.x) : '';
+    v.y = mid ? String(mid.y) : '';
+    v.facing = table.store.seat === 2 ? '180' : '0';
+  }
+  const name = table.store.state?.units?.[id]?.name || id;
+  return h('form', {
+    class: 'typed deploy-form', id: 'deploy-form', 'aria-label': `Deploy ${name}`,
+    onsubmit: (/** @type {Event} */ e) => {
+      e.preventDefault();
+      const x = num(v.x);
+      const y = num(v.y);
+      const facing = num(v.facing);
+      if (x === null || y === null) return table.toast('Deploy: type where the front of the unit goes (x and y in inches).', 'info');
+      void tool.deployAt({ x, y }, facing ?? undefined);
+    },
+  },
+  h('p', { class: 'hint' }, `Deploy ${name}: the front centre at x, y (inches from your table corner) and its facing.`),
+  h('div', { class: 'row' },
+    field('x (in)', { type: 'number', step: 0.5, size: 4 }, 'x', v),
+    field('y (in)', { type: 'number', step: 0.5, size: 4 }, 'y', v),
+    field('Facing (°)', { type: 'number', step: 15, size: 4 }, 'facing', v)),
+  h('div', { class: 'buttons' },
+    h('button', { type: 'submit', class: 'primary', id: 'deploy-here' }, 'Deploy here'),
+    h('button', { type: 'button', onclick: () => table.setMode('idle') }, 'Cancel')));
+}
+
+/**
+ * Stage a straight move of a typed distance as a ghost: the server's verdict shows, Confirm
+ * (or Enter) sends it. @param {Table} table @param {Unit} unit @param {'forward'|'backward'} dir @param {number} distance
+ */
+export function stageStraightMove(table, unit, dir, distance) {
+  const b = boundaryOf(unit);
+  if (!b) return false;
+  const a = (b.facing * Math.PI) / 180;
+  const along = dir === 'forward' ? distance : -distance;
+  const dx = along * -Math.sin(a);
+  const dy = along * Math.cos(a);
+  const moves = table.moves;
+  moves.setGhost({
+    id: unit.id, x: b.centre[0] + dx, y: b.centre[1] + dy, facing: b.facing, width: 4, depth: 4,
+    geometry: translateGeometry(b.geometry, dx, dy), verdict: 'unknown', phase: 'staged', basis: basisOf(unit),
+    label: `Move ${dir === 'forward' ? '' : 'back '}${distance.toFixed(1)} in`,
+  }, { type: 'move_unit', unit: unit.id, manoeuvre: dir, mode: moves.mode, distance });
+  table.onChange();
+  return true;
+}
+
+/**
+ * Typed moves for the selected own ranked unit: a distance forward or back (staged, then
+ * Confirm), a wheel or a pivot by typed degrees. @param {Unit} unit @param {Table} table
+ */
+export function typedMoves(unit, table) {
+  const v = values(table);
+  if (v.filesFor !== unit.id) {
+    v.filesFor = unit.id;
+    v.files = String(unit.files || 1);
+  }
+  const degrees = () => num(v.degrees);
+  const direction = h('select', {
+    name: 'typed-direction',
+    onchange: (/** @type {Event} */ e) => { v.direction = /** @type {HTMLSelectElement} */ (e.target).value; },
+  }, h('option', { value: 'forward', selected: v.direction === 'forward' }, 'forward'),
+  h('option', { value: 'backward', selected: v.direction === 'backward' }, 'back'));
+  const move = h('form', {
+    class: 'row typed move-form', id: 'move-form',
+    onsubmit: (/** @type {Event} */ e) => {
+      e.preventDefault();
+      const d = num(v.distance);
+      if (d === null || d <= 0) return table.toast('Move: type a distance in inches.', 'info');
+      stageStraightMove(table, unit, v.direction === 'backward' ? 'backward' : 'forward', d);
+    },
+  },
+  h('label', { class: 'typed-field' }, h('span', null, 'Direction'), direction),
+  field('Distance (in)', { type: 'number', min: 0, step: 0.5, size: 4 }, 'distance', v),
+  h('button', { type: 'submit', id: 'stage-move' }, 'Show move'));
+  const turn = h('div', { class: 'row typed turn-form' },
+    field('Degrees', { type: 'number', min: 0, max: 360, step: 5, size: 4 }, 'degrees', v),
+    h('button', { type: 'button', id: 'typed-wheel-left', onclick: () => { const d = degrees(); if (d) table.handlers.handles.wheelSelected(d); } }, 'Wheel left'),
+    h('button', { type: 'button', id: 'typed-wheel-right', onclick: () => { const d = degrees(); if (d) table.handlers.handles.wheelSelected(-d); } }, 'Wheel right'),
+    h('button', { type: 'button', id: 'typed-pivot', onclick: () => {
+      const d = degrees();
+      if (!d) return;
+      if (table.moves.ghost?.phase === 'staged') table.moves.clearGhost();
+      table.handlers.handles.nudgePivot(d);
+    } }, 'Pivot'));
+  const reform = h('form', {
+    class: 'row typed reform-form', id: 'reform-form',
+    onsubmit: (/** @type {Event} */ e) => {
+      e.preventDefault();
+      const files = num(v.files);
+      if (files === null || files < 1 || !Number.isInteger(files)) return table.toast('Reform: type how many models wide.', 'info');
+      table.handlers.handles.stageReform(files, num(v.turn) ?? 0);
+    },
+  },
+  field('Files (wide)', { type: 'number', min: 1, step: 1, size: 3 }, 'files', v),
+  field('Turn (°)', { type: 'number', step: 90, size: 4 }, 'turn', v),
+  h('button', { type: 'submit', id: 'stage-reform' }, 'Show reform'));
+  return h('details', {
+    class: 'typed-orders', id: 'typed-orders', open: v.open === '1',
+    ontoggle: (/** @type {Event} */ e) => { v.open = /** @type {HTMLDetailsElement} */ (e.target).open ? '1' : ''; },
+  }, h('summary', null, 'Typed orders (distance, degrees, files)'), move, turn, reform);
+}
+
+/**
+ * An enemy unit picked from a list, then Charge or Shoot at it (the same intents as clicking
+ * it on the table with the tool). @param {Unit} unit @param {Table} table @param {{shoot:boolean, charge:boolean}} offer
+ */
+export function targetPicker(unit, table, offer) {
+  if (!offer.shoot && !offer.charge) return null;
+  const st = table.store.state;
+  const enemies = Object.values(st?.units || {}).filter((u) => u.owner !== unit.owner && (u.status || 'on_table') === 'on_table');
+  if (!enemies.length) return null;
+  const v = values(table);
+  if (!enemies.some((u) => u.id === v.target)) v.target = enemies[0].id;
+  const select = h('select', {
+    name: 'typed-target', id: 'typed-target',
+    onchange: (/** @type {Event} */ e) => { v.target = /** @type {HTMLSelectElement} */ (e.target).value; },
+  }, enemies.map((u) => h('option', { value: u.id, selected: u.id === v.target }, u.name || u.id)));
+  return h('div', { class: 'row typed target-form' },
+    h('label', { class: 'typed-field' }, h('span', null, 'Target'), select),
+    offer.charge ? h('button', { type: 'button', id: 'charge-target', onclick: () => void table.tools.charge.click(v.target) }, 'Charge it') : null,
+    offer.shoot ? h('button', { type: 'button', id: 'shoot-target', onclick: () => void table.tools.shoot.shootAt(v.target) }, 'Shoot it') : null);
+}

@@ -1,0 +1,71 @@
+"""`warfield serve` with a crash switch, for tests/reliability/test_crash.py only.
+
+    python -m tests.reliability.crash_server --after N --host H --port P
+
+serves the same app as `warfield serve` (same settings from the environment, same uvicorn
+setup, `server.cli.serve`), built with an event store that ends the process with exit status
+137, as if `kill -9`ed, right after its N-th action commits: the transaction is durable, and
+nothing has been folded, acknowledged or published. The switch lives here, in the tests, so
+the server's own code has none.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import threading
+from collections.abc import Sequence
+
+from sqlalchemy.engine import Engine
+
+from server.api.app import create_app
+from server.cli import serve
+from server.config import Settings
+from server.rules.core import Event
+from server.store import ActionRecord, EventStore
+
+EXIT_KILLED = 137  # what a shell reports for a process ended by SIGKILL
+
+
+class CrashAfterCommit(EventStore):
+    """An event store whose `after`-th successful `append` (an action's commit: the service
+    appends nothing else) ends the process before it returns."""
+
+    def __init__(self, engine: Engine, after: int) -> None:
+        super().__init__(engine)
+        self.after = after
+        self.commits = 0
+        self._count = threading.Lock()  # appends run in worker threads
+
+    def append(
+        self,
+        game_id: str,
+        last_seq: int,
+        new_events: Sequence[Event],
+        action: ActionRecord | None = None,
+    ) -> list[Event]:
+        stored = super().append(game_id, last_seq, new_events, action)
+        with self._count:
+            self.commits += 1
+            if self.commits == self.after:
+                os._exit(EXIT_KILLED)
+        return stored
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.reliability.crash_server")
+    parser.add_argument("--after", type=int, required=True, help="die after this many commits")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    settings = Settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+
+    def store(engine: Engine) -> EventStore:
+        return CrashAfterCommit(engine, args.after)
+
+    return serve(create_app(settings, store_factory=store), settings, args.host, args.port)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -14,7 +14,8 @@ Shooting Phase, no Charge for the player waiting for their turn): it is not show
 it is a dict with `action` (the action type to send), `available` and `reason` (None when
 available), plus what the order needs (allowances in inches, targets, weapons, reactions).
 
-Only the seat whose turn or reaction it is gets unit orders; spectators get none. The answer
+Only the seat whose turn or reaction it is gets unit orders (and either seat the few orders
+registered `anytime`, for its own units); spectators get none. The answer
 is computed once per state object and viewer (like `units.table_of`), and is pure: no I/O.
 """
 
@@ -32,21 +33,29 @@ GameOffer = Callable[[GameState, int], "Offer | None"]
 ActingSeats = Callable[[GameState], frozenset[int]]
 
 UNIT_OFFERS: dict[str, tuple[str, UnitOffer]] = {}
-"""Order key (e.g. "move", "charge") -> (action type, offer)."""
+"""Order key (e.g. "move_unit", "declare_charge") -> (action type, offer)."""
+ANYTIME: set[str] = set()
+"""Unit orders either player may give their own units at any time of the battle (e.g. an
+order to hold back from pursuits): asked for every seat, not only the one acting."""
 GAME_OFFERS: dict[str, tuple[str, GameOffer]] = {}
 """Order key (e.g. "end_phase", "undo") -> (action type, offer)."""
 _ACTING: list[ActingSeats] = []
 
 
-def register_offer(action: str, key: str | None = None) -> Callable[[UnitOffer], UnitOffer]:
+def register_offer(
+    action: str, key: str | None = None, *, anytime: bool = False
+) -> Callable[[UnitOffer], UnitOffer]:
     """Register `offer(state, seat, unit) -> Offer | None` for the unit order `key` (default:
-    the action's name), sent as action type `action`. Registering a key twice is an error."""
+    the action's name), sent as action type `action`; `anytime`: either player may give it to
+    their own units out of turn. Registering a key twice is an error."""
 
     def wrap(fn: UnitOffer) -> UnitOffer:
         name = key or action
         if name in UNIT_OFFERS:
             raise ValueError(f"unit order {name!r} registered twice")
         UNIT_OFFERS[name] = (action, fn)
+        if anytime:
+            ANYTIME.add(name)
         return fn
 
     return wrap
@@ -123,13 +132,12 @@ def orders_for(state: GameState, viewer: int | None) -> dict[str, Any]:
         for key, (action, game_fn) in GAME_OFFERS.items():
             if _exists(state, action) and (got := game_fn(state, viewer)) is not None:
                 out["game"][key] = got
-        if viewer in acting_seats(state):
-            from server.rules.units import units_of
+        acting = viewer in acting_seats(state)
+        from server.rules.units import units_of
 
-            units = units_of(state)
-            for key, (action, unit_fn) in UNIT_OFFERS.items():
-                if not _exists(state, action):
-                    continue
+        units = units_of(state)
+        for key, (action, unit_fn) in UNIT_OFFERS.items():
+            if (acting or key in ANYTIME) and _exists(state, action):
                 for unit in units.values():
                     got = unit_fn(state, viewer, unit)
                     if got is not None:

@@ -18,7 +18,7 @@ from typing import Any
 from server.dice import DiceStream
 from server.rules import core
 from server.rules.core import GameState, RuleError
-from server.rules.orders import acting_seats, orders_for
+from server.rules.orders import ANYTIME, acting_seats, orders_for
 from server.rules.units import units_of
 from tests.rules.helpers import Game
 
@@ -60,6 +60,7 @@ def probes(state: GameState, seat: int) -> Iterator[tuple[str, str | None, dict[
                     action["weapon"] = weapon
                 yield "shoot", uid, action, ("target_weapon", eid, weapon)
         yield "fight_combat", uid, {"type": "fight_combat", "unit": uid}, ()
+        yield "restrain_pursuit", uid, {"type": "restrain_pursuit", "unit": uid}, ()
     pending = state.extra.get("pending_charge")
     if pending:
         for r in ("hold", "flee", "stand_and_shoot"):
@@ -104,11 +105,12 @@ def check_orders(state: GameState) -> int:
     acting = acting_seats(state)
     for seat in (1, 2):
         orders = orders_for(state, seat)
-        if seat not in acting:
-            assert orders["units"] == {}, (seat, orders["units"])
+        if seat not in acting:  # only the orders either player may give any time
+            assert all(set(u) <= ANYTIME for u in orders["units"].values()), orders["units"]
         for key, uid, action, where in probes(state, seat):
             if uid is not None and key not in ("declare_charge", "shoot", "move_unit",
-                                               "fight_combat", "charge_reaction"):
+                                               "fight_combat", "charge_reaction",
+                                               "restrain_pursuit"):
                 continue
             err = accepted(state, seat, action)
             shown = offered(orders, key, uid, where)
@@ -307,3 +309,52 @@ def test_40k_orders_advance_then_move_models_against_move_plus_the_die() -> None
         err = accepted(game.state, 1, {"type": "declare_charge", "unit": boyz,
                                        "target": target["unit"]})
         assert (err is None) == target["available"], (target, err)
+
+
+def test_whfb8_orders_agree_with_decide_including_an_order_given_out_of_turn() -> None:
+    """whfb8 (docs/combat-pipeline.md, restraint: a winner its owner ordered to hold back tests
+    its Leadership before pursuing): either player may give `restrain_pursuit` to their own
+    units at any time of the battle, so it is the one unit order the waiting player sees; every
+    other order agrees with `decide` as in t9a, through a Game Turn with a move and a charge."""
+    game = Game("whfb8")
+    game.act(1, type="submit_army", units=[{"datasheet": "empire-halberdiers", "models": 20,
+                                            "files": 5}])
+    game.act(2, type="submit_army", units=[{"datasheet": "skeleton-warriors", "models": 20,
+                                            "files": 5}])
+    mine = next(u.id for u in units_of(game.state).values() if u.owner == 1)
+    theirs = next(u.id for u in units_of(game.state).values() if u.owner == 2)
+    deploy(game, {mine: (30, 10, 0), theirs: (30, 38, 180)})
+    checked = 0
+    moved = restrained = False
+    for _ in range(40):
+        checked += check_orders(game.state)
+        st = game.state.extra
+        if game.state.over or st.get("turn", 0) > 1:
+            break
+        seat = int(st["active_player"])
+        waiting = 2 if seat == 1 else 1
+        out_of_turn = orders_for(game.state, waiting)["units"]
+        assert set(out_of_turn) == {theirs if waiting == 2 else mine}
+        assert set(next(iter(out_of_turn.values()))) == {"restrain_pursuit"}
+        if not restrained:
+            game.act(waiting, type="restrain_pursuit", unit=next(iter(out_of_turn)))
+            restrained = True
+            order = orders_for(game.state, waiting)["units"][next(iter(out_of_turn))]
+            assert order["restrain_pursuit"]["restrained"] is True
+            continue
+        units = orders_for(game.state, seat)["units"]
+        move = units.get(mine, {}).get("move_unit")
+        if move and move["available"] and move["mode"] is None and not moved:
+            game.act(1, type="move_unit", unit=mine, manoeuvre="forward", distance=2)
+            moved = True
+            continue
+        charge = units.get(mine, {}).get("declare_charge")
+        if charge and charge["available"]:
+            game.act(1, type="declare_charge", unit=mine, target=theirs)
+            checked += check_orders(game.state)
+            react = orders_for(game.state, 2)["units"][theirs]["charge_reaction"]
+            choice = next(r for r in react["reactions"] if r["available"])
+            game.act(2, type="charge_reaction", reaction=choice["reaction"])
+            continue
+        game.act(seat, type="end_phase")
+    assert moved and restrained and checked > 100

@@ -22,6 +22,7 @@
  * @property {number} [move]       the Move (40k Advance) that the die is added to
  * @property {number} [allowance]  a model-by-model move's allowance, inches
  * @property {boolean} [advance]
+ * @property {boolean} [restrained]  restrain_pursuit: the order to hold back stands
  */
 
 /** @param {any} state @returns {{seat:number|null, units:Record<string, Record<string, Offer>>, game:Record<string, Offer>}} */

@@ -196,6 +196,15 @@ export function unitActions(unit, table) {
   if (fightOrder) {
     buttons.push(h('button', { type: 'button', id: 'fight', class: 'primary', ...controlAttrs(fightOrder, 'Fight this combat'), onclick: () => fight(table, unit.id) }, 'Fight'));
   }
+  const restrain = unitOffer(st, unit.id, 'restrain_pursuit');
+  if (restrain) {
+    const held = Boolean(restrain.restrained);
+    buttons.push(h('button', {
+      type: 'button', id: 'restrain', 'aria-pressed': held ? 'true' : 'false', class: held ? 'active' : '',
+      ...controlAttrs(restrain, held ? 'This unit will test to hold back from pursuits; click to pursue' : `Hold back from pursuits (${restrain.rule || 'a Leadership test'})`),
+      onclick: () => send(table, { type: 'restrain_pursuit', unit: unit.id, restrain: !held }, held ? 'Pursue' : 'Hold back'),
+    }, held ? 'Holding back' : 'Hold back'));
+  }
   if (unit.status === 'on_table' && freeMove) {
     if (staged) {
       buttons.push(h('button', { type: 'button', id: 'propose-free-move', class: 'primary', ...controlAttrs(freeMove, 'Propose free move'), onclick: () => table.tools.free_move.propose() }, 'Propose free move', h('kbd', null, 'Enter')));

@@ -5,8 +5,11 @@ Battlefield Edge, are shot at by Citizen Archers and charge Citizen Spears; the 
 and march; the Magic Phase logs a spell) is walked step by step. At every step, for both seats
 and a spectator, each order the projection offers as available is accepted by `decide` on a
 throwaway copy with a representative payload, and each representative action `decide` refuses
-was not offered as available (the two agree both ways). Only the seat whose turn or reaction it
-is gets unit orders; spectators get none.
+was not offered as available (the two agree both ways). A representative move goes 0 in, so
+the geometry's verdict on that one destination (which `preview` answers while dragging) is not
+the offer's question: such a refusal (it carries the swept area) is not held against an offered
+move. Only the seat whose turn or reaction it is gets unit orders (besides those either player
+may give any time); spectators get none.
 """
 
 from __future__ import annotations

@@ -229,6 +229,9 @@ export function unitOrders(unit, table, store) {
   const g = table.moves.ghost;
   const staged = g?.phase === 'staged' && g.id === unit.id && !(/** @type {any} */ (g).proposal);
   if (!move && !models && !advance && !charge && !staged) return null;
+  // The March toggle belongs to the unit: once it has begun a move, the server's order says
+  // which kind, and the toggle follows it.
+  if (move?.mode && (move.mode === 'march') !== table.moves.march) table.moves.march = move.mode === 'march';
   const mode = table.moves.march ? 'march' : 'advance';
   const modeOffer = move?.modes?.[mode];
   const march = move?.modes?.march;

@@ -204,12 +204,10 @@ def _offer_charge(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | N
     for enemy in units_of(state).values():
         if enemy.owner == seat or enemy.status != "on_table":
             continue
-        gap: list[float] = []
-        why = judge(
-            lambda enemy=enemy, gap=gap: gap.append(
-                _check_charge_target(state, seat, unit, enemy)
-            )
-        )
+        try:
+            gap, why = [_check_charge_target(state, seat, unit, enemy)], None
+        except RuleError as err:
+            gap, why = [], err
         targets.append({
             "unit": enemy.id,
             "available": why is None,

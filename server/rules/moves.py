@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from functools import partial
 from typing import Any, Literal
 
 import numpy as np
@@ -188,12 +189,10 @@ def _offer_move_unit(state: GameState, seat: int, unit: Unit) -> dict[str, Any] 
     modes: dict[str, Any] = {}
     for mode in MODES:
         limit = allowance(state, unit, mode)
-        mode_err = judge(lambda mode=mode: _check_mode(state, unit, mode))
+        mode_err = judge(partial(_check_mode, state, unit, mode))
         manoeuvres: dict[str, Any] = {}
         for m in MANOEUVRES:
-            m_err = mode_err or judge(
-                lambda m=m, mode=mode: _check_manoeuvre(state, unit, ranked, mode, m)
-            )
+            m_err = mode_err or judge(partial(_check_manoeuvre, state, unit, ranked, mode, m))
             entry: dict[str, Any] = {"available": m_err is None,
                                      "reason": None if m_err is None else m_err.message}
             if m in ("backward", "sideways"):

@@ -241,7 +241,7 @@ def _proposal_checks(state: GameState) -> None:
 @register_game_offer("propose", "undo")
 def _offer_undo(state: GameState, seat: int) -> dict[str, Any] | None:
     """Propose undo: the last undoable event by default (the opponent must agree)."""
-    err = judge(lambda: (_proposal_checks(state), _undo_plan(state, None)))
+    err = judge(lambda: _proposal_checks(state)) or judge(lambda: _undo_plan(state, None))
     if err is not None:
         return refused("propose", err, kind="undo")
     return offer("propose", kind="undo")

@@ -25,6 +25,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, Literal
 
 from pydantic import Field
@@ -168,9 +169,9 @@ def _offer_shoot(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | No
         if enemy.owner == seat or enemy.status != "on_table":
             continue
         can: list[str] = []
-        why = judge(lambda enemy=enemy: _check_target(state, enemy))
+        why = judge(partial(_check_target, state, enemy))
         for w in weapons if why is None else ():
-            got = judge(lambda w=w, enemy=enemy: aim(state, unit, enemy, w.name))
+            got = judge(partial(aim, state, unit, enemy, w.name))
             if got is None:
                 can.append(w.name)
             elif why is None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Mapping
+from functools import partial
 from typing import Any, Literal
 
 from pydantic import Field
@@ -174,7 +175,7 @@ def _offer_host(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | Non
         for u in units_of(state).values()
         if u.owner == seat and u.status == "ambush" and u.id != unit.id
         and not datasheet_of(state, u).can_join
-        for why in [judge(lambda u=u: _check_host(state, unit, u))]
+        for why in [judge(partial(_check_host, state, unit, u))]
     ]
     return offer("choose_ambush_host", host=_hosts(state).get(unit.id), hosts=hosts)
 

@@ -361,3 +361,41 @@ def test_whfb8_orders_agree_with_decide_including_an_order_given_out_of_turn() -
             continue
         game.act(seat, type="end_phase")
     assert moved and restrained and checked > 100
+
+
+def test_an_ambushing_character_is_offered_the_units_it_may_arrive_with() -> None:
+    """Seed 000, Ambush: an Attachable Model in Ambush may arrive with an ambushing unit of the
+    same Ambush value, chosen at deployment (either player for their own, whoever deploys
+    next) or in its owner's Charge Phase; the hosts offered are those `decide` accepts."""
+    game = Game("t9a")
+    game.act(1, type="submit_army", units=[GREMLINS, {"datasheet": "daemon-stalker", "models": 1},
+                                           SPEARS])
+    game.act(2, type="submit_army", units=[SPEARS])
+    ids = {(u.owner, u.datasheet): u.id for u in units_of(game.state).values()}
+    gremlins, stalker = ids[(1, "mageblight-gremlin")], ids[(1, "daemon-stalker")]
+    spears = ids[(1, "citizen-spears")]
+    while game.unit(stalker).status == "undeployed" or game.unit(gremlins).status == "undeployed":
+        seat = int(game.state.extra["deploying"])
+        if seat == 2:
+            game.act(2, type="deploy_unit", unit=ids[(2, "citizen-spears")], x=30, y=40,
+                     facing=180)
+            continue
+        unit = gremlins if game.unit(gremlins).status == "undeployed" else stalker
+        game.act(1, type="declare_reserve", unit=unit)
+    for seat in (1, 2):
+        offered = orders_for(game.state, seat)["units"]
+        if seat == 2:
+            assert stalker not in offered
+            continue
+        host = offered[stalker]["choose_ambush_host"]
+        assert host["host"] is None
+        hosts = {h["unit"]: h for h in host["hosts"]}
+        assert set(hosts) == {gremlins}
+        for uid, h in hosts.items():
+            err = accepted(game.state, 1, {"type": "choose_ambush_host", "character": stalker,
+                                           "host": uid})
+            assert (err is None) == h["available"], (h, err)
+    assert accepted(game.state, 1, {"type": "choose_ambush_host", "character": stalker,
+                                    "host": spears}) is not None
+    game.act(1, type="choose_ambush_host", character=stalker, host=gremlins)
+    assert orders_for(game.state, 1)["units"][stalker]["choose_ambush_host"]["host"] == gremlins

@@ -163,9 +163,10 @@ def _check_host(state: GameState, character: Unit, host: Unit) -> None:
         raise RuleError(ILLEGAL_MOVE, message, rule=AMBUSH, reason=code)
 
 
-@register_offer("choose_ambush_host")
+@register_offer("choose_ambush_host", anytime=True)
 def _offer_host(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
-    """Arrive with…: an ambushing character's choice of unit, with the units it may join."""
+    """Arrive with…: an ambushing character's choice of unit, with the units it may join (in
+    deployment either player chooses for their own, whoever deploys next)."""
     if unit.owner != seat or unit.status != "ambush":
         return None
     if judge(lambda: _check_ambushing_character(state, seat, unit)):

@@ -27,17 +27,16 @@ from server.geometry.footprint import Footprint, footprint
 from server.geometry.frame import Placement
 from server.geometry.kinds import Arc
 from server.geometry.measure import distance
-from server.rules.battle import (
-    require_phase,
-    require_reaction_window,
-)
 from server.rules.core import (
+    ACTIVE,
+    BATTLE,
     ILLEGAL_MOVE,
-    OUT_OF_PHASE,
+    REACTING,
     ActionModel,
     Event,
     GameState,
     RuleError,
+    When,
     fold_all,
     register_action,
     register_folder,
@@ -49,7 +48,12 @@ from server.rules.flee import (
     sheets_of,
 )
 from server.rules.orders import judge, offer, refused, register_offer
-from server.rules.systems import REACTION_NAMES, find_system, has_charge_reactions, variant_of
+from server.rules.systems import (
+    CHARGE_PHASES,
+    REACTION_NAMES,
+    has_charge_reactions,
+    variant_of,
+)
 from server.rules.units import (
     Unit,
     _set,
@@ -163,6 +167,9 @@ def _check_charger(state: GameState, unit: Unit) -> None:
         raise RuleError(
             ILLEGAL_MOVE, f"{unit.name} has already moved or charged this phase", rule="Charge"
         )
+    refusal = variant_of(state.system).charge_refusal(state, unit.id)
+    if refusal is not None:
+        raise RuleError(ILLEGAL_MOVE, refusal[1], rule=refusal[0])
 
 
 def _check_charge_target(state: GameState, seat: int, unit: Unit, target: Unit) -> float:
@@ -194,9 +201,6 @@ def _offer_charge(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | N
     units it may charge (in arc, sight or range, as the server judges), each with why not."""
     if unit.owner != seat or unit.status != "on_table":
         return None
-    phases = find_system(state.system).charge_phases
-    if judge(lambda: require_phase(state, seat, phases, "charging")) is not None:
-        return None
     err = judge(lambda: _check_charger(state, unit))
     if err is not None:
         return refused("declare_charge", err, targets=[])
@@ -226,9 +230,6 @@ def _offer_reaction(state: GameState, seat: int, unit: Unit) -> dict[str, Any] |
     pending = state.extra.get("pending_charge")
     if not pending or pending.get("target") != unit.id or unit.owner != seat:
         return None
-    phases = find_system(state.system).charge_phases
-    if judge(lambda: require_reaction_window(state, seat, phases, "a Charge Reaction")):
-        return None
     options, refusals = reaction_options(state, unit)
     ranked = variant_of(state.system).ranked
     offered = ranked.reactions if ranked is not None else ()
@@ -246,7 +247,13 @@ def _offer_reaction(state: GameState, seat: int, unit: Unit) -> dict[str, Any] |
     return offer("charge_reaction", charger=pending.get("unit"), reactions=reactions)
 
 
-@register_action("declare_charge", DeclareCharge)
+@register_action(
+    "declare_charge",
+    DeclareCharge,
+    when=[When(BATTLE, ACTIVE, CHARGE_PHASES)],
+    doing="charging",
+    sweeps=False,
+)
 def declare_charge(
     state: GameState, seat: int, action: DeclareCharge, dice: DiceStream
 ) -> list[Event]:
@@ -256,7 +263,6 @@ def declare_charge(
     charge waits (`charge_declared`, state `pending_charge`) for the charged player's
     `charge_reaction`; a unit already fleeing has no choice and flees at once.
     """
-    require_phase(state, seat, find_system(state.system).charge_phases, "charging")
     unit = _unit(state, action.unit, seat)
     target = _unit(state, action.target)
     _check_charger(state, unit)
@@ -287,17 +293,21 @@ class ChargeReaction(ActionModel):
     reaction: Literal["hold", "flee", "stand_and_shoot"]
 
 
-@register_action("charge_reaction", ChargeReaction, systems=has_charge_reactions)
+@register_action(
+    "charge_reaction",
+    ChargeReaction,
+    systems=has_charge_reactions,
+    when=[When(BATTLE, REACTING, CHARGE_PHASES)],
+    doing="a Charge Reaction",
+    rolls_distance=True,
+    sweeps=False,
+)
 def charge_reaction(
     state: GameState, seat: int, action: ChargeReaction, dice: DiceStream
 ) -> list[Event]:
     """The charged player's answer to a declared charge: Hold, Flee! or Stand and Shoot (taken
     as Hold; the shots are not automated). Then the charge range is rolled and resolved."""
-    require_reaction_window(state, seat, find_system(state.system).charge_phases,
-                            "a Charge Reaction")
-    pending = state.extra.get("pending_charge")
-    if not pending:
-        raise RuleError(OUT_OF_PHASE, "no charge is waiting for a Charge Reaction")
+    pending = state.extra["pending_charge"]
     target = _unit(state, pending["target"], seat)
     options, refused = reaction_options(state, target)
     if action.reaction not in options:

@@ -25,7 +25,15 @@ from collections.abc import Callable
 from typing import Any
 
 from server.dice import SEED_BYTES, DiceStream
-from server.rules.core import ACTIONS, SEATS, GameState, RuleError, register_projector
+from server.rules.core import (
+    ACTIONS,
+    SEATS,
+    GameState,
+    RuleError,
+    allowed_now,
+    check_when,
+    register_projector,
+)
 
 Offer = dict[str, Any]
 UnitOffer = Callable[[GameState, int, Any], "Offer | None"]
@@ -117,6 +125,19 @@ def acting_seats(state: GameState) -> frozenset[int]:
     return frozenset(seats)
 
 
+def in_window(state: GameState, seat: int, action: str) -> bool:
+    """Is the game in one of the action's windows for `seat` (its declared stage, actor and
+    phases: `core.check_when`)? An order outside them is not shown at all."""
+    spec = ACTIONS.get(action)
+    return spec is not None and allowed_now(spec, state, seat)
+
+
+def window_refusal(state: GameState, seat: int, action: str) -> RuleError | None:
+    """Why `seat` may not take `action` now as far as its windows go (stage, seats, actor,
+    phase), or None."""
+    return judge(lambda: check_when(ACTIONS[action], state, seat))
+
+
 def _exists(state: GameState, action: str) -> bool:
     spec = ACTIONS.get(action)
     return spec is not None and spec.available(state.system)
@@ -137,7 +158,7 @@ def orders_for(state: GameState, viewer: int | None) -> dict[str, Any]:
 
         units = units_of(state)
         for key, (action, unit_fn) in UNIT_OFFERS.items():
-            if (acting or key in ANYTIME) and _exists(state, action):
+            if (acting or key in ANYTIME) and in_window(state, viewer, action):
                 for unit in units.values():
                     got = unit_fn(state, viewer, unit)
                     if got is not None:
@@ -155,6 +176,7 @@ __all__ = [
     "GAME_OFFERS",
     "UNIT_OFFERS",
     "acting_seats",
+    "in_window",
     "judge",
     "offer",
     "orders_for",
@@ -163,4 +185,5 @@ __all__ = [
     "register_game_offer",
     "register_offer",
     "throwaway_dice",
+    "window_refusal",
 ]

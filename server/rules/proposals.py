@@ -44,6 +44,7 @@ from server.geometry.formation import ModelPlacement
 from server.geometry.frame import Placement
 from server.rules.battle import other
 from server.rules.core import (
+    ANY_TIME,
     BAD_REQUEST,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
@@ -58,7 +59,7 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
-from server.rules.orders import judge, offer, refused, register_game_offer
+from server.rules.orders import judge, offer, refused, register_game_offer, window_refusal
 from server.rules.units import (
     Coord,
     Facing,
@@ -83,11 +84,6 @@ def open_proposal(state: GameState) -> dict[str, Any] | None:
 def head(state: GameState) -> int:
     """The seq of the last event that changed the game (not proposal bookkeeping)."""
     return state.undoable[-1][0] if state.undoable else 0
-
-
-def _require_players(state: GameState) -> None:
-    if len(state.seats) < 2:
-        raise RuleError(OUT_OF_PHASE, "proposals need an opponent: both seats must be taken")
 
 
 # --- propose ------------------------------------------------------------------------------------
@@ -192,10 +188,17 @@ def placed(state: GameState, unit: Unit, action: Propose) -> Unit:
     return after
 
 
-@register_action("propose", Propose)
+@register_action(
+    "propose",
+    Propose,
+    when=ANY_TIME,
+    doing="a proposal",
+    needs_opponent=True,
+    # the swept region of a proposed free move is agreed between the players, not measured
+    sweeps=False,
+)
 def propose(state: GameState, seat: int, action: Propose, dice: DiceStream) -> list[Event]:
     """Propose an undo or a free move; it waits for the opponent's answer."""
-    _require_players(state)
     events: list[Event] = []
     current = open_proposal(state)
     if current is not None:
@@ -225,8 +228,10 @@ def propose(state: GameState, seat: int, action: Propose, dice: DiceStream) -> l
     return [*events, Event("proposal_made", payload, actor=seat)]
 
 
-def _proposal_checks(state: GameState) -> None:
-    _require_players(state)
+def _proposal_checks(state: GameState, seat: int) -> None:
+    err = window_refusal(state, seat, "propose")
+    if err is not None:
+        raise err
     current = open_proposal(state)
     if current is not None and current["head"] == head(state):
         raise RuleError(
@@ -241,7 +246,7 @@ def _proposal_checks(state: GameState) -> None:
 @register_game_offer("propose", "undo")
 def _offer_undo(state: GameState, seat: int) -> dict[str, Any] | None:
     """Propose undo: the last undoable event by default (the opponent must agree)."""
-    err = judge(lambda: _proposal_checks(state)) or judge(lambda: _undo_plan(state, None))
+    err = judge(lambda: _proposal_checks(state, seat)) or judge(lambda: _undo_plan(state, None))
     if err is not None:
         return refused("propose", err, kind="undo")
     return offer("propose", kind="undo")
@@ -252,7 +257,7 @@ def _offer_free_move(state: GameState, seat: int) -> dict[str, Any] | None:
     """Free move…: put a unit anywhere if the opponent agrees (shown from the battle on)."""
     if str(state.extra.get("stage", "setup")) in ("setup", "deployment"):
         return None
-    err = judge(lambda: _proposal_checks(state))
+    err = judge(lambda: _proposal_checks(state, seat))
     if err is not None:
         return refused("propose", err, kind="free_move")
     return offer("propose", kind="free_move")
@@ -293,7 +298,6 @@ class Answer(ActionModel):
 
 
 def _answering(state: GameState, action: Answer) -> dict[str, Any]:
-    _require_players(state)
     current = open_proposal(state)
     if current is None:
         raise RuleError(OUT_OF_PHASE, "no proposal is open")
@@ -306,7 +310,14 @@ def _answering(state: GameState, action: Answer) -> dict[str, Any]:
     return current
 
 
-@register_action("accept_proposal", Answer)
+@register_action(
+    "accept_proposal",
+    Answer,
+    when=ANY_TIME,
+    doing="answering a proposal",
+    needs_opponent=True,
+    sweeps=False,
+)
 def accept_proposal(state: GameState, seat: int, action: Answer, dice: DiceStream) -> list[Event]:
     """The opponent accepts: the undo or free move happens now (or the proposal lapses if the
     game moved on since it was made)."""
@@ -352,7 +363,9 @@ def accept_proposal(state: GameState, seat: int, action: Answer, dice: DiceStrea
     ]
 
 
-@register_action("decline_proposal", Answer)
+@register_action(
+    "decline_proposal", Answer, when=ANY_TIME, doing="answering a proposal", needs_opponent=True
+)
 def decline_proposal(
     state: GameState, seat: int, action: Answer, dice: DiceStream
 ) -> list[Event]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from server.data import Datasheet
 from server.geometry.frame import Placement
-from server.rules.core import Battlefield, GameState
+from server.rules.core import Battlefield, GameState, Phases
 
 if TYPE_CHECKING:
     from server.rules.rankandflank.system import RankAndFlankRules
@@ -135,6 +135,11 @@ class Variant(ABC):
     def charge_roll(self, sheet: Datasheet) -> tuple[str, int]:
         """The dice of a charge range and what is added to them."""
 
+    def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
+        """(rule, why) when the unit may not declare a charge now for a rule of the system's
+        own (whfb8: a Vanguard move before a first turn its side takes); None: it may."""
+        return None
+
     def ambush_options(
         self,
         state: GameState,
@@ -162,6 +167,14 @@ def has_charge_reactions(system_id: str) -> bool:
     """For `register_action(systems=...)`: systems where the charged unit reacts."""
     ranked = find_system(system_id).variant.ranked
     return ranked is not None and bool(ranked.reactions)
+
+
+MOVEMENT_PHASE = Phases(
+    "the movement phase", lambda system_id: (find_system(system_id).movement_phase,)
+)
+"""For `register_action(when=...)`: the phase in which the system's units move."""
+CHARGE_PHASES = Phases("a charge phase", lambda system_id: find_system(system_id).charge_phases)
+"""For `register_action(when=...)`: the phases in which the system's charges are declared."""
 
 
 # --- end of the variants block -----------------------------------------------------------------

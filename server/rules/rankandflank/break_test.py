@@ -38,17 +38,18 @@ from pydantic import Field
 from server.dice import DiceStream
 from server.geometry.footprint import Footprint
 from server.geometry.measure import distance
-from server.rules.battle import BATTLE, require_stage
 from server.rules.core import (
+    BATTLE,
     ActionModel,
     Event,
     GameState,
+    When,
     register_action,
     register_folder,
     register_projector,
 )
 from server.rules.flee import pursue_events
-from server.rules.orders import judge, offer, register_offer
+from server.rules.orders import offer, register_offer
 from server.rules.rankandflank.attacks import Roller
 from server.rules.rankandflank.combat_result import proper_ranks
 from server.rules.rankandflank.engagement import active, is_engaged, sheets_of
@@ -238,19 +239,22 @@ def _offer_restrain(state: GameState, seat: int, unit: Unit) -> dict[str, Any] |
     the battle (`restrained`: the order stands now)."""
     if unit.owner != seat or unit.status != "on_table":
         return None
-    if judge(lambda: require_stage(state, BATTLE)):
-        return None
     return offer("restrain_pursuit", restrained=unit.id in restrain_orders(state),
                  rule=rank_and_flank_of(state).restraint_rule)
 
 
-@register_action("restrain_pursuit", RestrainPursuit, systems=has_restraint)
+@register_action(
+    "restrain_pursuit",
+    RestrainPursuit,
+    systems=has_restraint,
+    when=[When(BATTLE)],
+    doing="ordering a unit to hold back from pursuits",
+)
 def restrain_pursuit(
     state: GameState, seat: int, action: RestrainPursuit, dice: DiceStream
 ) -> list[Event]:
     """Order one of your units to hold back from pursuing (a restraint test when its enemy
     breaks) or to pursue again; any time in the battle, either player for their own units."""
-    require_stage(state, BATTLE)
     unit = _unit(state, action.unit, seat)
     rule = rank_and_flank_of(state).restraint_rule
     text = (

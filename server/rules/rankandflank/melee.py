@@ -44,13 +44,16 @@ from pydantic import Field
 from server.dice import DiceStream
 from server.geometry.arcs import arc_of_unit
 from server.geometry.kinds import Arc
-from server.rules.battle import other, require_phase
+from server.rules.battle import other
 from server.rules.core import (
+    ACTIVE,
+    BATTLE,
     ILLEGAL_MOVE,
     ActionModel,
     Event,
     GameState,
     RuleError,
+    When,
     register_action,
     register_folder,
 )
@@ -71,7 +74,11 @@ from server.rules.rankandflank.engagement import (
     standing,
 )
 from server.rules.rankandflank.events import Log, losses_events, step_events
-from server.rules.rankandflank.system import rank_and_flank_of, rank_and_flank_systems
+from server.rules.rankandflank.system import (
+    MELEE_PHASE,
+    rank_and_flank_of,
+    rank_and_flank_systems,
+)
 from server.rules.units import Unit, _set, _unit, phase_moves, table_of, units_of
 
 
@@ -202,11 +209,15 @@ def strike_for(
     return dataclasses.replace(strike, name=label), event
 
 
-@register_action("fight_combat", FightCombat, systems=rank_and_flank_systems())
+@register_action(
+    "fight_combat",
+    FightCombat,
+    systems=rank_and_flank_systems(),
+    when=[When(BATTLE, ACTIVE, MELEE_PHASE)],
+    doing="fighting a combat",
+)
 def fight_combat(state: GameState, seat: int, action: FightCombat, dice: DiceStream) -> list[Event]:
     """Fight one round of the combat `action.unit` is in (module text)."""
-    rules = rank_and_flank_of(state)
-    require_phase(state, seat, (rules.melee_phase,), "fighting a combat")
     unit = _unit(state, action.unit)
     return resolve_combat(state, _check_fight(state, unit), dice, actor=seat)
 
@@ -226,9 +237,6 @@ def _check_fight(state: GameState, unit: Unit) -> list[str]:
 def _offer_fight(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
     """Fight: in the active player's Melee phase, for every unit in a combat (either side's),
     with the units of that combat; refused once the combat was fought this phase."""
-    rules = rank_and_flank_of(state)
-    if judge(lambda: require_phase(state, seat, (rules.melee_phase,), "fighting a combat")):
-        return None
     combat = combat_of(state, unit.id)
     if not combat:
         return None

@@ -6,14 +6,16 @@
 1. **Who may shoot**: a unit of the active player, on the table and not fleeing, with
    rank-and-file left, that has not shot this phase, is not Engaged and did not March this
    turn (a t9a Light Troops Reform beyond Mobility counts as a March only for march-triggered
-   rules: "for the purpose of shooting, this is still a Reform Move", seed 000).
+   rules: "for the purpose of shooting, this is still a Reform Move", seed 000), unless the
+   system's `marched_shooting_rule` lets it (whfb8 Skirmishers: Fire on the March, still
+   counting as moving).
 2. **At what**: an enemy unit on the table, not Engaged, within the weapon's range (closest
    points of the Unit Boundaries) and in line of sight from the front arc
    (units.require_in_sight, which also gives the target's cover).
 3. **The weapon**: the one named, else the system's first (`shooting_weapons`).
 4. **Shots**: the weapon's shots for each rank-and-file model in the system's
-   `shooting_ranks` front ranks (t9a: the first two, a **Decision**), rolled at once when
-   they are dice.
+   `ranks_that_shoot` front ranks (its `shooting_ranks`: t9a the first two, a **Decision**,
+   whfb8 one; whfb8 Skirmishers every rank, seed 002), rolled at once when they are dice.
 5. **Modifiers**: the system's `shooting_modifiers` (moving, range, cover) and
    `shooting_target_modifiers` (the target unit as a whole: whfb8 Light Troops); the target's
    own rules of a model (t9a Hard Target) are the to-hit step's.
@@ -33,13 +35,15 @@ from pydantic import Field
 from server.dice import DiceStream
 from server.geometry.footprint import Footprint
 from server.geometry.measure import distance
-from server.rules.battle import require_phase
 from server.rules.core import (
+    ACTIVE,
+    BATTLE,
     ILLEGAL_MOVE,
     ActionModel,
     Event,
     GameState,
     RuleError,
+    When,
     register_action,
     register_folder,
 )
@@ -54,7 +58,11 @@ from server.rules.rankandflank.engagement import (
 )
 from server.rules.rankandflank.events import Log, losses_events, step_events
 from server.rules.rankandflank.melee import guard
-from server.rules.rankandflank.system import rank_and_flank_of, rank_and_flank_systems
+from server.rules.rankandflank.system import (
+    SHOOTING_PHASE,
+    rank_and_flank_of,
+    rank_and_flank_systems,
+)
 from server.rules.units import (
     Unit,
     _set,
@@ -98,7 +106,9 @@ def _check_shooter(state: GameState, unit: Unit) -> None:
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} has already shot this phase", rule="Shooting")
     if is_engaged(state, unit.id):
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} is Engaged in Combat", rule="Shooting")
-    if turn_moves(state).get(unit.id, {}).get("marched"):
+    if turn_moves(state).get(unit.id, {}).get("marched") and rank_and_flank_of(
+        state
+    ).marched_shooting_rule(rank_and_file_sheet(state, unit)) is None:
         raise RuleError(
             ILLEGAL_MOVE, f"{unit.name} made a March Move this turn and cannot shoot",
             rule="Shooting: Marched",
@@ -155,8 +165,6 @@ def _offer_shoot(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | No
     if unit.owner != seat or unit.status != "on_table":
         return None
     rules = rank_and_flank_of(state)
-    if judge(lambda: require_phase(state, seat, (rules.shooting_phase,), "shooting")):
-        return None
     weapons = rules.shooting_weapons(rank_and_file_sheet(state, unit))
     if not weapons:
         return None
@@ -190,11 +198,15 @@ def _offer_shoot(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | No
     return offer("shoot", weapons=arms, targets=targets)
 
 
-@register_action("shoot", Shoot, systems=rank_and_flank_systems())
+@register_action(
+    "shoot",
+    Shoot,
+    systems=rank_and_flank_systems(),
+    when=[When(BATTLE, ACTIVE, SHOOTING_PHASE)],
+    doing="shooting",
+)
 def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[Event]:
     """Shoot with a unit's weapon at an enemy unit in range and line of sight (module text)."""
-    rules = rank_and_flank_of(state)
-    require_phase(state, seat, (rules.shooting_phase,), "shooting")
     unit = _unit(state, action.unit, seat)
     target = _unit(state, action.target)
     if target.owner == seat:
@@ -231,7 +243,9 @@ def volley(
     modifiers += rules.shooting_target_modifiers(sheets_of(state, target), target.model_count)
 
     log = Log(state)
-    models = shooters(table.units[unit.id], unit, rules.shooting_ranks)
+    models = shooters(
+        table.units[unit.id], unit, rules.ranks_that_shoot(rank_and_file_sheet(state, unit))
+    )
     shots_value = times_models(weapon.shots, models)
     shots_roll = None
     if isinstance(shots_value, int):

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from server.data import Datasheet
 from server.geometry.kinds import Cover
+from server.rules.core import Phases
 from server.rules.rankandflank.attacks import AttackSteps, Modifier
 from server.rules.systems import SYSTEMS, find_system
 
@@ -184,6 +185,17 @@ class RankAndFlankRules(AttackSteps):
         attacks are melee attacks from the front (Parry may apply); `charged`: the defender
         charged this round."""
 
+    def ranks_that_shoot(self, sheet: Datasheet) -> int:
+        """How many front ranks of the unit's rank-and-file (`sheet`) shoot when the unit sees
+        its target from its front (whfb8 Skirmishers: every rank)."""
+        return self.shooting_ranks
+
+    def marched_shooting_rule(self, sheet: Datasheet) -> str | None:
+        """The rule letting a unit of `sheet` shoot after a March Move, with the usual penalty
+        for moving (whfb8 Skirmishers: Fire on the March); None: a unit that marched may not
+        shoot."""
+        return None
+
     @abstractmethod
     def shooting_weapons(self, sheet: Datasheet) -> Sequence[RangedWeapon]:
         """The shooting weapons of `sheet`, the default (first) one first."""
@@ -311,10 +323,7 @@ class RankAndFlankRules(AttackSteps):
 def rank_and_flank_of(state: GameState) -> RankAndFlankRules:
     """The rank-and-flank rules of the game's system (the shared actions are registered only
     for systems that have them, so this finds them)."""
-    rules = find_system(state.system).rank_and_flank
-    if rules is None:
-        raise LookupError(f"{state.system!r} declares no rank-and-flank rules")
-    return rules
+    return _of(state.system)
 
 
 def rank_and_flank_systems() -> list[str]:
@@ -322,3 +331,22 @@ def rank_and_flank_systems() -> list[str]:
     these, so every system package registers before they are imported (server/rules/
     __init__.py imports the system packages first)."""
     return sorted(s.id for s in SYSTEMS.values() if s.rank_and_flank is not None)
+
+
+def _of(system_id: str) -> RankAndFlankRules:
+    rules = find_system(system_id).rank_and_flank
+    if rules is None:
+        raise LookupError(f"{system_id!r} declares no rank-and-flank rules")
+    return rules
+
+
+SHOOTING_PHASE = Phases(
+    "the shooting phase of a rank-and-flank system",
+    lambda system_id: (_of(system_id).shooting_phase,),
+)
+"""For `register_action(when=...)`: the phase in which the system's units shoot."""
+MELEE_PHASE = Phases(
+    "the melee phase of a rank-and-flank system",
+    lambda system_id: (_of(system_id).melee_phase,),
+)
+"""For `register_action(when=...)`: the phase in which the system's combats are fought."""

@@ -35,28 +35,26 @@ from server.dice import DiceStream
 from server.geometry.ambush import ambush_zone, check_ambush, edge_facing, find_ambush_placement
 from server.geometry.formation import RankedFormation, layout
 from server.geometry.frame import Placement, forward_vector
-from server.rules.battle import (
+from server.rules.battle import on_game_end, on_phase_end, on_phase_start
+from server.rules.core import (
+    ACTIVE,
+    BAD_REQUEST,
     BATTLE,
     DEPLOYMENT,
-    on_game_end,
-    on_phase_end,
-    on_phase_start,
-    require_phase,
-    stage,
-)
-from server.rules.core import (
-    BAD_REQUEST,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
     ActionModel,
     Event,
     GameState,
+    Phases,
     RuleError,
+    When,
     register_action,
     register_folder,
     register_projector,
 )
 from server.rules.orders import judge, offer, refused, register_offer
+from server.rules.systems import MOVEMENT_PHASE
 from server.rules.t9a.magic import opponent_spells_last_magic_phase
 from server.rules.units import (
     Coord,
@@ -121,25 +119,12 @@ class ChooseAmbushHost(ActionModel):
     host: str | None = None
 
 
-def _check_ambushing_character(state: GameState, seat: int, character: Unit) -> None:
-    """An Attachable Model in Ambush, at deployment or in its owner's Charge Phase."""
+def _check_ambushing_character(state: GameState, character: Unit) -> None:
+    """An Attachable Model in Ambush (the stage and phase are the action's window)."""
     if not datasheet_of(state, character).can_join or character.status != "ambush":
         raise RuleError(
             ILLEGAL_MOVE, f"{character.name} is not an Attachable Model in Ambush", rule=AMBUSH
         )
-    now = stage(state)
-    if now == BATTLE:
-        phase = state.extra.get("phase")
-        if state.extra.get("active_player") != seat or phase != "Charge":
-            raise RuleError(
-                OUT_OF_PHASE,
-                "a character in Ambush chooses its unit in your Player Turn, before the ambush "
-                "rolls at the start of your Movement Phase",
-                rule=AMBUSH,
-                phase=phase,
-            )
-    elif now != DEPLOYMENT:
-        raise RuleError(OUT_OF_PHASE, "ambushing characters choose a unit from deployment on")
 
 
 def _check_host(state: GameState, character: Unit, host: Unit) -> None:
@@ -167,9 +152,7 @@ def _check_host(state: GameState, character: Unit, host: Unit) -> None:
 def _offer_host(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
     """Arrive with…: an ambushing character's choice of unit, with the units it may join (in
     deployment either player chooses for their own, whoever deploys next)."""
-    if unit.owner != seat or unit.status != "ambush":
-        return None
-    if judge(lambda: _check_ambushing_character(state, seat, unit)):
+    if unit.owner != seat or judge(lambda: _check_ambushing_character(state, unit)):
         return None
     hosts = [
         {"unit": u.id, "available": why is None, "reason": None if why is None else why.message}
@@ -181,14 +164,21 @@ def _offer_host(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | Non
     return offer("choose_ambush_host", host=_hosts(state).get(unit.id), hosts=hosts)
 
 
-@register_action("choose_ambush_host", ChooseAmbushHost, systems=["t9a"])
+@register_action(
+    "choose_ambush_host",
+    ChooseAmbushHost,
+    systems=["t9a"],
+    # At deployment, or in the owner's Player Turn before the Movement Phase's ambush rolls.
+    when=[When(DEPLOYMENT), When(BATTLE, ACTIVE, Phases.named("Charge"))],
+    doing="choosing the unit a character in Ambush arrives with",
+)
 def choose_ambush_host(
     state: GameState, seat: int, action: ChooseAmbushHost, dice: DiceStream
 ) -> list[Event]:
     """An Attachable Model in Ambush picks the ambushing unit it arrives with (or none), at
     deployment or in its owner's Player Turn before the Movement Phase's ambush rolls."""
     character = _unit(state, action.character, seat)
-    _check_ambushing_character(state, seat, character)
+    _check_ambushing_character(state, character)
     if action.host is not None:
         host = _unit(state, action.host, seat)
         _check_host(state, character, host)
@@ -338,8 +328,6 @@ def _offer_arrive(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | N
     arrival the server found (edge point and placement) to start from."""
     if unit.owner != seat or unit.status != "ambush":
         return None
-    if judge(lambda: require_phase(state, seat, ("Movement",), "arriving from Ambush")):
-        return None
     err = judge(lambda: _check_ready(unit))
     if err is not None:
         return refused("arrive_from_ambush", err)
@@ -358,12 +346,17 @@ def _offer_arrive(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | N
     )
 
 
-@register_action("arrive_from_ambush", ArriveFromAmbush, systems=["t9a"])
+@register_action(
+    "arrive_from_ambush",
+    ArriveFromAmbush,
+    systems=["t9a"],
+    when=[When(BATTLE, ACTIVE, MOVEMENT_PHASE)],
+    doing="arriving from Ambush",
+)
 def arrive_from_ambush(
     state: GameState, seat: int, action: ArriveFromAmbush, dice: DiceStream
 ) -> list[Event]:
     """Place a unit that rolled to arrive, checked by the geometry core's ambush judgement."""
-    require_phase(state, seat, ("Movement",), "arriving from Ambush")
     unit = _unit(state, action.unit, seat)
     _check_ready(unit)
     point = (float(action.point[0]), float(action.point[1]))

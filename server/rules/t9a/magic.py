@@ -14,18 +14,22 @@ from typing import Any, Literal
 from pydantic import Field
 
 from server.dice import DiceStream
-from server.rules.battle import other, require_phase
+from server.rules.battle import other
 from server.rules.core import (
+    ACTIVE,
+    BATTLE,
     NOT_FOUND,
     ActionModel,
     Event,
     GameState,
+    Phases,
     RuleError,
+    When,
     register_action,
     register_folder,
     register_projector,
 )
-from server.rules.orders import judge, offer, register_game_offer
+from server.rules.orders import in_window, offer, register_game_offer
 from server.rules.units import _set, units_of
 
 
@@ -40,17 +44,22 @@ class CastSpell(ActionModel):
 def _offer_cast(state: GameState, seat: int) -> dict[str, Any] | None:
     """Log a spell: the active player in their Magic Phase, naming one of their units on the
     table as the caster if they like."""
-    if judge(lambda: require_phase(state, seat, ("Magic",), "casting spells")):
+    if not in_window(state, seat, "cast_spell"):
         return None
     casters = [u.id for u in units_of(state).values()
                if u.owner == seat and u.status == "on_table"]
     return offer("cast_spell", casters=casters)
 
 
-@register_action("cast_spell", CastSpell, systems=["t9a"])
+@register_action(
+    "cast_spell",
+    CastSpell,
+    systems=["t9a"],
+    when=[When(BATTLE, ACTIVE, Phases.named("Magic"))],
+    doing="casting spells",
+)
 def cast_spell(state: GameState, seat: int, action: CastSpell, dice: DiceStream) -> list[Event]:
     """Log one casting attempt of the active player in their Magic Phase."""
-    require_phase(state, seat, ("Magic",), "casting spells")
     caster_name = None
     if action.caster is not None:
         unit = units_of(state).get(action.caster)

@@ -10,6 +10,7 @@ from typing import Any
 
 from server.data import Datasheet
 from server.geometry.constants import SKIRMISH_GAP_WHFB8_IN
+from server.rules.core import GameState
 from server.rules.systems import RankedRules, Variant
 
 CANNOT_FLEE = ("Undead", "Unstable", "Unbreakable")
@@ -69,6 +70,13 @@ class Warhammer(Variant):
         """M + 2D6 (FACTS.md); Swiftstride: 3D6 keep the highest two."""
         swift = sheet.has_rule("Swiftstride")
         return ("2D6 maximised x1" if swift else "2D6"), _movement(sheet)
+
+    def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
+        """Vanguard (FACTS.md): units that made a Vanguard move may not charge in the first
+        turn if their side goes first (server/rules/whfb8/vanguard.py)."""
+        from server.rules.whfb8.vanguard import vanguard_charge_refusal
+
+        return vanguard_charge_refusal(state, unit_id)
 
 
 VARIANT = Warhammer(

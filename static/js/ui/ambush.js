@@ -27,6 +27,7 @@ export function ambushTrayItem(unitId, o) {
   // ambushing character, the units it may arrive with.
   const arrive = unitOffer(st, unitId, 'arrive_from_ambush');
   const choose = unitOffer(st, unitId, 'choose_ambush_host');
+  const emerge = unitOffer(st, unitId, 'emerge');
   let host = null;
   if (choose) {
     const options = (Array.isArray(choose.hosts) ? choose.hosts : []).map((/** @type {any} */ o) => ({ ...o, unit: st.units?.[o.unit] }))
@@ -52,8 +53,11 @@ export function ambushTrayItem(unitId, o) {
     h('small', { class: `ambush-status${entry.ready ? ' ready' : ''}` }, entry.status),
     entry.detail && !host ? h('small', { class: 'ambush-roll' }, ` · ${entry.detail}`) : null,
     entry.riders.length ? h('small', { class: 'ambush-riders' }, ` · with ${entry.riders.join(', ')}`) : null,
-    arrive
-      ? h('button', { type: 'button', class: 'arrive primary', ...controlAttrs(arrive, 'Pick a point on the Battlefield Edge'), onclick: () => table.tools.ambush.start(unitId) }, 'Arrive')
+    emerge?.entombed
+      ? h('button', { type: 'button', class: 'arrive emerge primary', ...controlAttrs(emerge, 'Place the marker, then the unit'), onclick: () => table.tools.entombed.start(unitId) }, 'Emerge')
+      : null,
+    arrive || (emerge && !emerge.entombed)
+      ? h('button', { type: 'button', class: 'arrive primary', ...controlAttrs(arrive || emerge, 'Pick a point on the Battlefield Edge'), onclick: () => table.tools.ambush.start(unitId) }, 'Arrive')
       : null,
     host);
 }

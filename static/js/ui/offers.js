@@ -23,6 +23,7 @@
  * @property {number} [allowance]  a model-by-model move's allowance, inches
  * @property {boolean} [advance]
  * @property {boolean} [restrained]  restrain_pursuit: the order to hold back stands
+ * @property {boolean} [entombed]    emerge (whfb8): Entombed Beneath the Sands, marker first
  */
 
 /** @param {any} state @returns {{seat:number|null, units:Record<string, Record<string, Offer>>, game:Record<string, Offer>}} */

@@ -205,6 +205,16 @@ export function unitActions(unit, table) {
       onclick: () => send(table, { type: 'restrain_pursuit', unit: unit.id, restrain: !held }, held ? 'Pursue' : 'Hold back'),
     }, held ? 'Holding back' : 'Hold back'));
   }
+  // whfb8 Skirmishers move model by model; Vanguard before the first turn (the server's orders).
+  const skirmish = unitOffer(st, unit.id, 'skirmish_move') || unitOffer(st, unit.id, 'vanguard_move');
+  if (skirmish) {
+    const vanguard = skirmish.action === 'vanguard_move';
+    buttons.push(h('button', {
+      type: 'button', id: 'skirmish-move', class: table.mode === 'skirmish' ? 'active' : '',
+      ...controlAttrs(skirmish, vanguard ? 'Vanguard: up to 12 in per model, not within 12 in of an enemy' : 'Move model by model: each within its allowance around what is in the way'),
+      onclick: () => table.setMode(table.mode === 'skirmish' ? 'idle' : 'skirmish'),
+    }, vanguard ? 'Vanguard…' : 'Skirmish move…'));
+  }
   if (unit.status === 'on_table' && freeMove) {
     if (staged) {
       buttons.push(h('button', { type: 'button', id: 'propose-free-move', class: 'primary', ...controlAttrs(freeMove, 'Propose free move'), onclick: () => table.tools.free_move.propose() }, 'Propose free move', h('kbd', null, 'Enter')));

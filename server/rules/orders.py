@@ -9,7 +9,9 @@ Game-level actions (end the phase, concede, propose an undo, log a spell) regist
 `register_game_offer`. This module asks every registered offer and puts the answers in each
 viewer's projection as `orders`; the client shows exactly those and decides nothing itself.
 
-An offer answers `None` when the order does not belong to the moment at all (no Wheel in the
+A unit offer is asked only when the game is inside one of its action's declared windows
+(`ActionSpec.when`: stage, actor, phases; `core.allowed_now`), so the offers judge the unit,
+not the phase. An offer answers `None` when the order does not belong to the moment at all (no Wheel in the
 Shooting Phase, no Charge for the player waiting for their turn): it is not shown. Otherwise
 it is a dict with `action` (the action type to send), `available` and `reason` (None when
 available), plus what the order needs (allowances in inches, targets, weapons, reactions).

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 
 from server.api.errors import error_responses
+from server.rules.automation import rule_marks
 from server.rules.core import NOT_FOUND, RuleError
 from server.rules.systems import SYSTEMS, find_system
 
@@ -28,6 +29,11 @@ async def list_systems() -> dict[str, Any]:
             for s in SYSTEMS.values()
         ]
     }
+
+
+def _marks(mark: dict[str, Any]) -> dict[str, Any]:
+    return {"automated": mark["automated"], "automation": mark["automation"],
+            "notes": mark["notes"]}
 
 
 @router.get("/{system_id}/datasheets", responses=error_responses(404))
@@ -55,10 +61,15 @@ async def list_datasheets(system_id: str) -> dict[str, Any]:
         for host in sheets
         if not host.character
     }
+    marks = rule_marks(system_id)
     return {
         "system": system_id,
         "datasheets": [d.model_dump(mode="json") for d in sheets],
-        "rules": [r.model_dump(mode="json") for r in catalog.rules(system_id)],
+        # automated / partly / not as the code's handlers declare (server/rules/automation.py).
+        "rules": [
+            {**r.model_dump(mode="json"), **_marks(marks[r.name])}
+            for r in catalog.rules(system_id)
+        ],
         "army": {"ranked": data.ranked, "standards": data.standards, "leaders": data.leaders},
         "joinable": joinable,
     }

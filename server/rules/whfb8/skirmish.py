@@ -37,15 +37,18 @@ from server.geometry.paths import (
     shortest_lengths,
     shortest_path,
 )
-from server.rules.battle import TURN_START_HOOKS, on_phase_end, require_phase
+from server.rules.battle import TURN_START_HOOKS, on_phase_end
 from server.rules.core import (
+    ACTIVE,
     BAD_REQUEST,
+    BATTLE,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
     ActionModel,
     Event,
     GameState,
     RuleError,
+    When,
     fold_all,
     register_action,
     register_folder,
@@ -54,7 +57,7 @@ from server.rules.flee import sheets_of
 from server.rules.markers import FEIGNED_FLIGHT, FLEEING, TIGHTENED
 from server.rules.moves import allowance
 from server.rules.orders import judge, offer, refused, register_offer
-from server.rules.systems import variant_of
+from server.rules.systems import MOVEMENT_PHASE, variant_of
 from server.rules.units import (
     Coord,
     Facing,
@@ -123,13 +126,11 @@ def _check_skirmisher(state: GameState, unit: Unit) -> None:
 
 @register_offer("skirmish_move")
 def _offer_skirmish(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
-    """Skirmish move…: a Skirmishers unit of the active player in its Movement phase, with
-    its allowances (advance, march) in inches."""
+    """Skirmish move…: a Skirmishers unit of the active player in its Movement phase (the
+    action's window), with its allowances (advance, march) in inches."""
     if unit.owner != seat or unit.status != "on_table":
         return None
     if not datasheet_of(state, unit).has_rule(SKIRMISHERS):
-        return None
-    if judge(lambda: require_phase(state, seat, ("Movement",), "moving")):
         return None
     err = judge(lambda: _check_skirmisher(state, unit))
     if err is not None:
@@ -138,13 +139,18 @@ def _offer_skirmish(state: GameState, seat: int, unit: Unit) -> dict[str, Any] |
                                              for m in ("advance", "march")})
 
 
-@register_action("skirmish_move", SkirmishMove, systems=[SYSTEM])
+@register_action(
+    "skirmish_move",
+    SkirmishMove,
+    systems=[SYSTEM],
+    when=[When(BATTLE, ACTIVE, MOVEMENT_PHASE)],
+    doing="moving",
+)
 def skirmish_move(
     state: GameState, seat: int, action: SkirmishMove, dice: DiceStream
 ) -> list[Event]:
     """A whfb8 Skirmishers unit's whole move: any loose formation every model reaches within
     its allowance, around units and Impassable Terrain."""
-    require_phase(state, seat, ("Movement",), "moving")
     unit = _unit(state, action.unit, seat)
     _check_skirmisher(state, unit)
     ranked = variant_of(state.system).ranked

@@ -1,0 +1,74 @@
+"""Warhammer Fantasy Battle 8th edition rules the engine applies, and the handlers that apply
+them (issue 17 item 4; server/rules/automation.py). server/data/whfb8/rules.yaml states the same
+marks as an expectation the tests compare."""
+
+from __future__ import annotations
+
+from server.rules.automation import handled_by
+from server.rules.flee import flee_events
+from server.rules.setup import declare_reserve
+from server.rules.units import _formation
+from server.rules.whfb8 import combat, entombed, profiles, skirmish, undead, vanguard
+from server.rules.whfb8.variant import WarhammerRanked
+
+WHFB8 = "whfb8"
+
+handled_by(WHFB8, "Undead", profiles.has, "carries Animated Construct, Fear and Unstable")
+handled_by(WHFB8, "Undead", undead.march_refusal,
+           "no March unless joined by My Will Be Done or Sworn Bodyguard")
+handled_by(WHFB8, "Undead", WarhammerRanked.flee_refusal, "no Flee! reaction")
+handled_by(WHFB8, "Unstable", combat.unstable_losses, "extra Wounds instead of breaking")
+handled_by(WHFB8, "Unstable", WarhammerRanked.flee_refusal, "no Flee! reaction")
+handled_by(
+    WHFB8,
+    "Animated Construct",
+    profiles.armour_save,
+    "the 5+ armour save and one Wound less from Unstable",
+    lacks="the fewer Wounds when the army's Hierophant dies (no Hierophant in the catalogue)",
+)
+handled_by(WHFB8, "Fear", combat.fear_tests, "Fear tests of enemies in base contact")
+handled_by(WHFB8, "Poisoned Attacks", profiles.poisoned, "the poisoned wound rule")
+handled_by(WHFB8, "Armour Piercing", profiles.armour_piercing, "-1 to the armour save")
+handled_by(WHFB8, "Hand Weapon", profiles.parries, "Parry with a shield")
+handled_by(WHFB8, "Shield", profiles.armour_save, "+1 armour save")
+handled_by(WHFB8, "Light Armour", profiles.armour_save, "+1 armour save")
+handled_by(WHFB8, "Halberd", profiles.melee_weapon, "+1 Strength")
+handled_by(WHFB8, "Great Weapon", profiles.melee_weapon, "+2 Strength, strikes last")
+handled_by(WHFB8, "Spear", profiles.melee_weapon, "fights in an extra rank")
+handled_by(WHFB8, "Stubborn", combat.WHFB8RankAndFlank.unmodified_leadership,
+           "Break Tests on unmodified Leadership")
+handled_by(WHFB8, "Unbreakable", profiles.unbreakable_rule, "never breaks")
+handled_by(WHFB8, "Always Strikes First", profiles.melee_parts, "strike order")
+handled_by(WHFB8, "Always Strikes Last", profiles.melee_parts, "strike order")
+handled_by(WHFB8, "Multiple Shots", profiles.multiple_shots, "several shots, -1 to hit")
+handled_by(
+    WHFB8,
+    "Immunity",
+    combat.immunity,
+    "Immunity (Psychology): Panic and Fear passed, no Flee! reaction",
+    lacks="Immunity to other named rules",
+)
+handled_by(WHFB8, "Immunity", WarhammerRanked.flee_refusal, "Immunity (Psychology): no Flee!")
+handled_by(WHFB8, "Skirmishers", _formation, "half-inch gaps")
+handled_by(WHFB8, "Skirmishers", flee_events, "Feigned Flight: rallies after fleeing from a charge")
+handled_by(WHFB8, "Skirmishers", combat.light_troops, "Light Troops: zero ranks, -1 to hit shots")
+handled_by(WHFB8, "Skirmishers", skirmish.skirmish_move, "each model moves up to M, reforms free")
+handled_by(WHFB8, "Skirmishers", skirmish.close_up_and_spread_out,
+           "closing up in base contact and spreading out again")
+handled_by(WHFB8, "Vanguard", vanguard.vanguard_move, "the 12 in move before the first turn")
+handled_by(WHFB8, "Vanguard", vanguard.vanguard_charge_refusal, "no charge in turn 1 going first")
+for _rule in ("Ambushers", "Entombed Beneath the Sands"):
+    handled_by(WHFB8, _rule, declare_reserve, "the unit stays off the table at deployment")
+    handled_by(WHFB8, _rule, entombed.roll_for_ambushers, "the arrival rolls from turn 2")
+    handled_by(WHFB8, _rule, entombed.never_arrived_counts_as_fled, "never arrived: fled")
+handled_by(WHFB8, "Entombed Beneath the Sands", entombed.place_entombed_marker,
+           "the marker, scatter and artillery dice, the Mishap table")
+handled_by(WHFB8, "Entombed Beneath the Sands", entombed.emerge, "the unit emerges at the marker")
+handled_by(WHFB8, "Ambushers", entombed.arrivals_must_happen, "arrivals in the Movement phase")
+handled_by(
+    WHFB8,
+    "My Will Be Done",
+    undead.march_refusal,
+    "the joined Undead unit may march",
+    lacks="using the character's Weapon Skill",
+)

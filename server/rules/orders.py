@@ -14,7 +14,8 @@ A unit offer is asked only when the game is inside one of its action's declared 
 not the phase. An offer answers `None` when the order does not belong to the moment at all
 (no Wheel in the Shooting Phase, no Charge for the player waiting for their turn): it is not
 shown. Otherwise it is a dict with `action` (the action type to send), `available` and
-`reason` (None when available), plus what the order needs (allowances in inches, targets, weapons, reactions).
+`reason` (None when available), plus what the order needs (allowances in inches, targets,
+weapons, reactions).
 
 Only the seat whose turn or reaction it is gets unit orders (and either seat the few orders
 registered `anytime`, for its own units); spectators get none. The answer

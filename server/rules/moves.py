@@ -242,12 +242,13 @@ def _offer_move_unit(state: GameState, seat: int, unit: Unit) -> dict[str, Any] 
             "left": round(max(limit - used, 0.0), 4) if mode_err is None else 0.0,
             "manoeuvres": manoeuvres,
         }
-    mobility = allowance(state, unit, "advance")
     return offer(
         "move_unit",
         mode=done.get("mode"),
         modes=modes,
-        reform_centre=light or ranked.reform_centre_limit(mobility, light) is not None,
+        # The ✥ handle: a unit entirely of Light Troops reforms around a new centre, up to
+        # twice its Mobility (seed 000).
+        reform_centre=light,
     )
 
 

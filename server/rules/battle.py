@@ -26,6 +26,7 @@ from server.rules.core import (
     Phases,
     When,
     check_when,
+    decide,
     fold_all,
     register_action,
     register_folder,
@@ -33,6 +34,14 @@ from server.rules.core import (
 )
 from server.rules.core import DEPLOYMENT as DEPLOYMENT
 from server.rules.endgame import result_events
+from server.rules.orders import (
+    judge,
+    offer,
+    refused,
+    register_acting,
+    register_game_offer,
+    throwaway_dice,
+)
 from server.rules.systems import find_system
 
 TurnStartHook = Callable[[GameState, DiceStream], list[Event]]
@@ -207,6 +216,31 @@ def end_phase(state: GameState, seat: int, action: EndPhase, dice: DiceStream) -
         began = fold_all(began, new)
         events += new
     return [*events, *phase_start_events(began, dice)]
+
+
+@register_acting
+def _acting(state: GameState) -> frozenset[int]:
+    """In the battle, the active player acts, or the player a declared charge waits for."""
+    if stage(state) != BATTLE:
+        return frozenset()
+    pending = state.extra.get("pending_charge")
+    if pending:
+        return frozenset({int(pending["reacting_player"])})
+    active = state.extra.get("active_player")
+    return frozenset({int(active)}) if active in (1, 2) else frozenset()
+
+
+@register_game_offer("end_phase")
+def _offer_end_phase(state: GameState, seat: int) -> dict[str, Any] | None:
+    """The active player's "End phase": refused while a charge waits for its reaction, or
+    while a rule of the phase must be played first (asked of the action itself)."""
+    if stage(state) != BATTLE or state.extra.get("active_player") != seat:
+        return None
+    phase = state.extra.get("phase")
+    err = judge(lambda: decide(state, seat, {"type": "end_phase"}, throwaway_dice(state)))
+    if err is not None:
+        return refused("end_phase", err, phase=phase)
+    return offer("end_phase", phase=phase)
 
 
 def _set(state: GameState, **values: object) -> GameState:

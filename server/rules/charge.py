@@ -48,6 +48,7 @@ from server.rules.flee import (
     flee_events,
     sheets_of,
 )
+from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.systems import (
     CHARGE_PHASES,
     REACTION_NAMES,
@@ -156,6 +157,96 @@ def reaction_options(state: GameState, target: Unit) -> tuple[list[str], dict[st
     return [r for r in offered if r not in refused], refused
 
 
+def _check_charger(state: GameState, unit: Unit) -> None:
+    """The charger's own checks: on the table, not fleeing, not yet moved this phase."""
+    if unit.status != "on_table":
+        raise RuleError(ILLEGAL_MOVE, "both units must be on the table", rule="Charge")
+    if FLEEING in unit.markers:
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} is fleeing and cannot charge", rule="Fleeing")
+    if phase_moves(state).get(unit.id):
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} has already moved or charged this phase", rule="Charge"
+        )
+    refusal = variant_of(state.system).charge_refusal(state, unit.id)
+    if refusal is not None:
+        raise RuleError(ILLEGAL_MOVE, refusal[1], rule=refusal[0])
+
+
+def _check_charge_target(state: GameState, seat: int, unit: Unit, target: Unit) -> float:
+    """May `unit` declare a charge on `target`: an enemy on the table, in the front arc and
+    line of sight (or within the system's declaration range). The distance between them."""
+    if target.owner == seat:
+        raise RuleError(ILLEGAL_MOVE, "a charge targets an enemy unit", rule="Charge")
+    if unit.status != "on_table" or target.status != "on_table":
+        raise RuleError(ILLEGAL_MOVE, "both units must be on the table", rule="Charge")
+    declare_within = variant_of(state.system).charge_declare_range_in
+    table = table_of(state)
+    start, aim = table.units[unit.id], table.units[target.id]
+    gap = float(distance(start, aim).distance)
+    if declare_within is None:
+        require_in_sight(state, unit, target, "Charge: Line of Sight")
+    elif gap > declare_within:
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{target.name} is {gap:.1f} in away; charges are "
+            f"declared within {declare_within:g} in",
+            rule="Charge",
+        )
+    return gap
+
+
+@register_offer("declare_charge")
+def _offer_charge(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """Charge…: in the charge phase, for the active player's units on the table, the enemy
+    units it may charge (in arc, sight or range, as the server judges), each with why not."""
+    if unit.owner != seat or unit.status != "on_table":
+        return None
+    err = judge(lambda: _check_charger(state, unit))
+    if err is not None:
+        return refused("declare_charge", err, targets=[])
+    targets: list[dict[str, Any]] = []
+    for enemy in units_of(state).values():
+        if enemy.owner == seat or enemy.status != "on_table":
+            continue
+        try:
+            gap, why = [_check_charge_target(state, seat, unit, enemy)], None
+        except RuleError as err:
+            gap, why = [], err
+        targets.append({
+            "unit": enemy.id,
+            "available": why is None,
+            "reason": None if why is None else why.message,
+            "distance": round(gap[0], 3) if gap else None,
+        })
+    if not any(t["available"] for t in targets):
+        return offer("declare_charge", False, "no enemy unit can be charged from here",
+                     targets=targets)
+    return offer("declare_charge", targets=targets)
+
+
+@register_offer("charge_reaction")
+def _offer_reaction(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """The charged unit's Charge Reactions, for its owner while the charge waits."""
+    pending = state.extra.get("pending_charge")
+    if not pending or pending.get("target") != unit.id or unit.owner != seat:
+        return None
+    options, refusals = reaction_options(state, unit)
+    ranked = variant_of(state.system).ranked
+    offered = ranked.reactions if ranked is not None else ()
+    reactions = [
+        {
+            "reaction": r,
+            "name": REACTION_NAMES[r],
+            "available": r in options,
+            "reason": None if r in options else refusals.get(r, {}).get("message"),
+            "rule": None if r in options else refusals.get(r, {}).get("rule"),
+        }
+        for r in offered
+        if r in options or r in refusals
+    ]
+    return offer("charge_reaction", charger=pending.get("unit"), reactions=reactions)
+
+
 @register_action(
     "declare_charge",
     DeclareCharge,
@@ -172,34 +263,10 @@ def declare_charge(
     charge waits (`charge_declared`, state `pending_charge`) for the charged player's
     `charge_reaction`; a unit already fleeing has no choice and flees at once.
     """
-    declare_within = variant_of(state.system).charge_declare_range_in
     unit = _unit(state, action.unit, seat)
     target = _unit(state, action.target)
-    if target.owner == seat:
-        raise RuleError(ILLEGAL_MOVE, "a charge targets an enemy unit", rule="Charge")
-    if unit.status != "on_table" or target.status != "on_table":
-        raise RuleError(ILLEGAL_MOVE, "both units must be on the table", rule="Charge")
-    if FLEEING in unit.markers:
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} is fleeing and cannot charge", rule="Fleeing")
-    if phase_moves(state).get(unit.id):
-        raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} has already moved or charged this phase", rule="Charge"
-        )
-    refusal = variant_of(state.system).charge_refusal(state, unit.id)
-    if refusal is not None:
-        raise RuleError(ILLEGAL_MOVE, refusal[1], rule=refusal[0])
-    table = table_of(state)
-    start, aim = table.units[unit.id], table.units[target.id]
-    gap = distance(start, aim).distance
-    if declare_within is None:
-        require_in_sight(state, unit, target, "Charge: Line of Sight")
-    elif gap > declare_within:
-        raise RuleError(
-            ILLEGAL_MOVE,
-            f"{target.name} is {gap:.1f} in away; charges are "
-            f"declared within {declare_within:g} in",
-            rule="Charge",
-        )
+    _check_charger(state, unit)
+    gap = _check_charge_target(state, seat, unit, target)
     if not has_charge_reactions(state.system):
         return charge_result(state, seat, unit, target, dice)
     options, refused = reaction_options(state, target)

@@ -45,6 +45,7 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
+from server.rules.orders import offer, register_game_offer
 from server.rules.systems import find_system
 
 GAME_ENDED = "game_ended"
@@ -171,3 +172,9 @@ def _fold_game_result(state: GameState, event: Event) -> GameState:
 @register_projector
 def _project_result(state: GameState, viewer: int | None, out: dict[str, Any]) -> None:
     out["game_result"] = state.extra.get("game_result")
+
+
+@register_game_offer("concede")
+def _offer_concede(state: GameState, seat: int) -> dict[str, Any] | None:
+    """Concede: either player, until the game is over (the result its rules give)."""
+    return offer("concede")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from functools import partial
 from typing import Any, Literal
 
 import numpy as np
@@ -33,6 +34,8 @@ from server.rules.core import (
     register_folder,
 )
 from server.rules.flee import sheets_of
+from server.rules.markers import FLEEING
+from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.systems import MOVEMENT_PHASE, RankedRules, has_model_moves, variant_of
 from server.rules.units import (
     Coord,
@@ -130,6 +133,125 @@ def _require_reform_centre(
         )
 
 
+def engaged_in_combat(state: GameState, unit: Unit) -> bool:
+    """Is `unit` in base contact with an enemy it charged or that charged it (and still
+    standing, not fleeing)?"""
+    units = units_of(state)
+    for a, b in state.extra.get("engaged", {}).items():
+        if unit.id in (a, b):
+            enemy = units.get(b if a == unit.id else a)
+            if enemy is not None and enemy.status == "on_table" and FLEEING not in enemy.markers:
+                return True
+    return False
+
+
+def _ranked_mover(state: GameState, unit: Unit) -> RankedRules:
+    """The checks on a ranked unit before any manoeuvre (the phase and owner checked)."""
+    if unit.status != "on_table":
+        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
+    ranked = variant_of(state.system).ranked
+    if ranked is None:
+        raise RuleError(BAD_REQUEST, "40k units move model by model: use move_models")
+    if FLEEING in unit.markers:
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} is fleeing: it moves only when it flees", rule="Fleeing"
+        )
+    if engaged_in_combat(state, unit):
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} is engaged in combat and cannot move",
+            rule="Engaged in Combat",
+        )
+    done = phase_moves(state).get(unit.id, {})
+    if done.get("arrived") or done.get("charged"):
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} cannot move again this phase", rule="One Move per Phase"
+        )
+    if done.get("reformed"):
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} has reformed; that was its whole move", rule="Reform"
+        )
+    return ranked
+
+
+def _check_mode(state: GameState, unit: Unit, wanted: str) -> str:
+    """The mode of this phase's move: a unit that began an Advance Move cannot march, and the
+    other way round."""
+    done = phase_moves(state).get(unit.id, {})
+    mode = str(done.get("mode", wanted))
+    if done and mode != wanted:
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} is already making a {mode} move", rule="Move Manoeuvres"
+        )
+    ranked = variant_of(state.system).ranked
+    if mode == "march" and ranked is not None:
+        no_march = ranked.march_refusal(unit.name, sheets_of(state, unit), unit.markers)
+        if no_march is not None:
+            raise RuleError(ILLEGAL_MOVE, no_march[1], rule=no_march[0])
+    return mode
+
+
+def _check_manoeuvre(
+    state: GameState, unit: Unit, ranked: RankedRules, mode: str, manoeuvre: str
+) -> None:
+    """The checks on one manoeuvre that need no geometry: a Reform is the whole move; a March
+    allows only some manoeuvres."""
+    if manoeuvre == "reform" and phase_moves(state).get(unit.id, {}).get("used"):
+        raise RuleError(ILLEGAL_MOVE, "a Reform is the whole move", rule="Reform")
+    if mode == "march" and manoeuvre in ranked.march_forbids:
+        raise RuleError(
+            ILLEGAL_MOVE, f"a March Move allows no {manoeuvre} manoeuvre", rule="March Move"
+        )
+
+
+MANOEUVRES: tuple[str, ...] = ("forward", "backward", "sideways", "wheel", "pivot", "reform")
+MODES: tuple[str, ...] = ("advance", "march")
+
+
+@register_offer("move_unit")
+def _offer_move_unit(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """A ranked unit's move in its owner's Movement phase: per mode (Advance, March) the
+    allowance in inches, what is used, and which manoeuvres are allowed (with why not)."""
+    ranked = variant_of(state.system).ranked
+    if ranked is None or unit.owner != seat or unit.status != "on_table":
+        return None
+    err = judge(lambda: _ranked_mover(state, unit))
+    if err is not None:
+        return refused("move_unit", err)
+    done = phase_moves(state).get(unit.id, {})
+    light = ranked.light_reform(sheets_of(state, unit))
+    used = float(done.get("used", 0.0))
+    modes: dict[str, Any] = {}
+    for mode in MODES:
+        limit = allowance(state, unit, mode)
+        mode_err = judge(partial(_check_mode, state, unit, mode))
+        manoeuvres: dict[str, Any] = {}
+        for m in MANOEUVRES:
+            m_err = mode_err or judge(partial(_check_manoeuvre, state, unit, ranked, mode, m))
+            entry: dict[str, Any] = {"available": m_err is None,
+                                     "reason": None if m_err is None else m_err.message}
+            if m in ("backward", "sideways"):
+                entry["cost"] = ranked.manoeuvre_cost(m)
+            if m == "reform":
+                entry["allowance"] = ranked.reform_allowance(limit, light)
+            manoeuvres[m] = entry
+        modes[mode] = {
+            "available": mode_err is None,
+            "reason": None if mode_err is None else mode_err.message,
+            "allowance": limit,
+            "used": round(used, 4) if mode_err is None else 0.0,
+            "left": round(max(limit - used, 0.0), 4) if mode_err is None else 0.0,
+            "manoeuvres": manoeuvres,
+        }
+    return offer(
+        "move_unit",
+        mode=done.get("mode"),
+        modes=modes,
+        # The ✥ handle: a unit entirely of Light Troops reforms around a new centre, up to
+        # twice its Mobility (seed 000).
+        reform_centre=light,
+    )
+
+
 def check_unit_move(
     state: GameState, seat: int, action: MoveUnit
 ) -> tuple[Unit, movement.MoveResult, dict[str, Any]]:
@@ -140,25 +262,9 @@ def check_unit_move(
     wheels; a Reform is the whole move (Light Troops: up to twice the allowance). The stage,
     player and phase are `decide`'s to check (`MOVING`)."""
     unit = _unit(state, action.unit, seat)
-    if unit.status != "on_table":
-        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
-    ranked = variant_of(state.system).ranked
-    if ranked is None:
-        raise RuleError(BAD_REQUEST, "40k units move model by model: use move_models")
+    ranked = _ranked_mover(state, unit)
     done = phase_moves(state).get(unit.id, {})
-    if done.get("arrived") or done.get("charged"):
-        raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} cannot move again this phase", rule="One Move per Phase"
-        )
-    mode = str(done.get("mode", action.mode))
-    if done and mode != action.mode:
-        raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} is already making a {mode} move", rule="Move Manoeuvres"
-        )
-    if done.get("reformed"):
-        raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} has reformed; that was its whole move", rule="Reform"
-        )
+    mode = _check_mode(state, unit, action.mode)
     light = ranked.light_reform(sheets_of(state, unit))  # entirely (issue 17 item 1)
     limit = allowance(state, unit, mode)
     used = float(done.get("used", 0.0))
@@ -180,8 +286,7 @@ def check_unit_move(
     elif action.manoeuvre == "pivot":
         result = movement.pivot(table, unit.id, action.degrees)
     else:
-        if used:
-            raise RuleError(ILLEGAL_MOVE, "a Reform is the whole move", rule="Reform")
+        _check_manoeuvre(state, unit, ranked, mode, "reform")
         start = table.units[unit.id]
         assert start.placement is not None
         files = action.files or unit.files or 1
@@ -198,14 +303,7 @@ def check_unit_move(
         else:
             result = movement.reform(table, unit.id, files, facing)
         limit = ranked.reform_allowance(limit, light)
-    if mode == "march":
-        no_march = ranked.march_refusal(unit.name, sheets_of(state, unit), unit.markers)
-        if no_march is not None:
-            raise RuleError(ILLEGAL_MOVE, no_march[1], rule=no_march[0])
-    if mode == "march" and action.manoeuvre in ranked.march_forbids:
-        raise RuleError(
-            ILLEGAL_MOVE, f"a March Move allows no {action.manoeuvre} manoeuvre", rule="March Move"
-        )
+    _check_manoeuvre(state, unit, ranked, mode, action.manoeuvre)
     spent = used + result.distance * cost
     info: dict[str, Any] = {"used": round(spent, 4), "allowance": limit, "mode": mode}
     if reform_march is not None:
@@ -273,13 +371,7 @@ class Advance(ActionModel):
     unit: str
 
 
-@register_action("advance", Advance, systems=has_model_moves, when=MOVING, doing="moving")
-def advance(state: GameState, seat: int, action: Advance, dice: DiceStream) -> list[Event]:
-    """40k: declare that a unit Advances this Movement phase. The D6 is rolled and committed
-    here (`advance_rolled`), before the unit moves: its `move_models` is then judged against
-    Move + that die. A roll is an event; a refused action never rolls, so no die is seen before
-    it counts (issue 12)."""
-    unit = _unit(state, action.unit, seat)
+def _check_advance(state: GameState, unit: Unit) -> None:
     if unit.status != "on_table":
         raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
     done = phase_moves(state).get(unit.id)
@@ -288,6 +380,33 @@ def advance(state: GameState, seat: int, action: Advance, dice: DiceStream) -> l
         raise RuleError(
             ILLEGAL_MOVE, f"{unit.name} {what} this phase", rule="One Move per Phase"
         )
+
+
+def _model_mover(state: GameState, seat: int, unit: Unit) -> bool:
+    """Is `unit` seat's own unit on the table (model moves; the phase is the window's)?"""
+    return unit.owner == seat and unit.status == "on_table"
+
+
+@register_offer("advance")
+def _offer_advance(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """40k Advance: roll the D6 before moving; Move in inches (the die is added)."""
+    if not _model_mover(state, seat, unit):
+        return None
+    if "advanced" in phase_moves(state).get(unit.id, {}):
+        return None  # given: its die now counts in the move's allowance (`move_models`)
+    err = judge(lambda: _check_advance(state, unit))
+    move = allowance(state, unit, "advance")
+    return offer("advance", move=move) if err is None else refused("advance", err, move=move)
+
+
+@register_action("advance", Advance, systems=has_model_moves, when=MOVING, doing="moving")
+def advance(state: GameState, seat: int, action: Advance, dice: DiceStream) -> list[Event]:
+    """40k: declare that a unit Advances this Movement phase. The D6 is rolled and committed
+    here (`advance_rolled`), before the unit moves: its `move_models` is then judged against
+    Move + that die. A roll is an event; a refused action never rolls, so no die is seen before
+    it counts (issue 12)."""
+    unit = _unit(state, action.unit, seat)
+    _check_advance(state, unit)
     move = allowance(state, unit, "advance")
     roll = dice.roll("D6")
     die = roll.total or 0
@@ -314,6 +433,31 @@ class MoveModels(ActionModel):
     advance: bool = False
 
 
+def _check_model_move(state: GameState, unit: Unit) -> None:
+    if unit.status != "on_table":
+        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
+    done = phase_moves(state).get(unit.id, {})
+    if done and ("advanced" not in done or "used" in done):
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} has already moved this phase", rule="One Move per Phase"
+        )
+
+
+@register_offer("move_models")
+def _offer_move_models(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """A model-by-model move (40k): the allowance in inches (Move, or Move + the Advance
+    die once rolled) and whether this move is the Advance (`advance` in the payload)."""
+    if not _model_mover(state, seat, unit):
+        return None
+    err = judge(lambda: _check_model_move(state, unit))
+    if err is not None:
+        return refused("move_models", err)
+    done = phase_moves(state).get(unit.id, {})
+    advanced = "advanced" in done
+    limit = float(done["allowance"]) if advanced else allowance(state, unit, "advance")
+    return offer("move_models", allowance=limit, advance=advanced)
+
+
 @register_action(
     "move_models", MoveModels, systems=has_model_moves, when=MOVING, doing="moving"
 )
@@ -321,14 +465,9 @@ def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStrea
     """40k: move each model up to its Move (or, after an `advance`, Move + the committed
     Advance roll), ending in coherency and out of Engagement Range of enemies. Rolls nothing."""
     unit = _unit(state, action.unit, seat)
-    if unit.status != "on_table":
-        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
+    _check_model_move(state, unit)
     done = phase_moves(state).get(unit.id, {})
     advanced = "advanced" in done
-    if done and (not advanced or "used" in done):
-        raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} has already moved this phase", rule="One Move per Phase"
-        )
     if action.advance and not advanced:
         raise RuleError(
             ILLEGAL_MOVE,

@@ -59,6 +59,7 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
+from server.rules.orders import judge, offer, refused, register_game_offer, window_refusal
 from server.rules.units import (
     Coord,
     Facing,
@@ -225,6 +226,60 @@ def propose(state: GameState, seat: int, action: Propose, dice: DiceStream) -> l
         payload["free_move"] = plan
         payload["description"] = f"free move of {plan['unit']}"
     return [*events, Event("proposal_made", payload, actor=seat)]
+
+
+def _proposal_checks(state: GameState, seat: int) -> None:
+    err = window_refusal(state, seat, "propose")
+    if err is not None:
+        raise err
+    current = open_proposal(state)
+    if current is not None and current["head"] == head(state):
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"proposal {current['id']} by player {current['by']} is still open: accept, "
+            "decline or withdraw it first",
+            rule="One Proposal at a Time",
+            proposal=current["id"],
+        )
+
+
+@register_game_offer("propose", "undo")
+def _offer_undo(state: GameState, seat: int) -> dict[str, Any] | None:
+    """Propose undo: the last undoable event by default (the opponent must agree)."""
+    err = judge(lambda: _proposal_checks(state, seat)) or judge(lambda: _undo_plan(state, None))
+    if err is not None:
+        return refused("propose", err, kind="undo")
+    return offer("propose", kind="undo")
+
+
+@register_game_offer("propose", "free_move")
+def _offer_free_move(state: GameState, seat: int) -> dict[str, Any] | None:
+    """Free move…: put a unit anywhere if the opponent agrees (shown from the battle on)."""
+    if str(state.extra.get("stage", "setup")) in ("setup", "deployment"):
+        return None
+    err = judge(lambda: _proposal_checks(state, seat))
+    if err is not None:
+        return refused("propose", err, kind="free_move")
+    return offer("propose", kind="free_move")
+
+
+@register_game_offer("accept_proposal")
+def _offer_accept(state: GameState, seat: int) -> dict[str, Any] | None:
+    """Accept / Decline: for the opponent of the open proposal's author."""
+    current = open_proposal(state)
+    if current is None or current["by"] == seat:
+        return None
+    return offer("accept_proposal", proposal=current["id"])
+
+
+@register_game_offer("decline_proposal")
+def _offer_decline(state: GameState, seat: int) -> dict[str, Any] | None:
+    """Decline (the opponent) or withdraw (the author) the open proposal."""
+    current = open_proposal(state)
+    if current is None:
+        return None
+    return offer("decline_proposal", proposal=current["id"],
+                 withdraw=current["by"] == seat)
 
 
 def _lapsed(current: dict[str, Any]) -> Event:

@@ -15,7 +15,7 @@ from server.geometry import movement
 from server.geometry.kinds import Height, TerrainKind
 from server.geometry.table import Battlefield as GeoBattlefield
 from server.geometry.table import Terrain, outline_problem
-from server.rules.battle import battle_started_event, other, phase_start_events
+from server.rules.battle import battle_started_event, other, phase_start_events, stage
 from server.rules.core import (
     ACTIVE,
     BAD_REQUEST,
@@ -32,6 +32,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.orders import judge, offer, register_acting, register_offer
 from server.rules.table import check_limit
 from server.rules.units import (
     DEPLOYMENT_DEPTH_IN,
@@ -362,6 +363,34 @@ def deployed_unit(
     return dataclasses.replace(
         unit, status="on_table", positions=grid_positions(sheet, unit.model_count, x, y, facing)
     )
+
+
+@register_acting
+def _deploying(state: GameState) -> frozenset[int]:
+    """In deployment, the player whose turn it is to deploy acts."""
+    who = state.extra.get("deploying")
+    return frozenset({int(who)}) if stage(state) == DEPLOYMENT and who in (1, 2) else frozenset()
+
+
+@register_offer("deploy_unit")
+def _offer_deploy(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """Deploy: the deploying player's units not yet deployed (placed in their zone)."""
+    if unit.owner != seat or judge(lambda: _undeployed(state, seat, unit.id)):
+        return None
+    return offer("deploy_unit", zone=seat)
+
+
+@register_offer("declare_reserve")
+def _offer_reserve(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """Keep off the table: for units whose special rules allow it (Ambush, Ambushers,
+    Entombed Beneath the Sands, Deep Strike), naming the rule."""
+    if unit.owner != seat or judge(lambda: _undeployed(state, seat, unit.id)):
+        return None
+    sheet = datasheet_of(state, unit)
+    allowed = [r for r in reserve_rules(state.system) if sheet.has_rule(r)]
+    if not allowed:
+        return None
+    return offer("declare_reserve", rule=allowed[0], mode="ambush")
 
 
 @register_action("deploy_unit", DeployUnit, when=DEPLOYING, doing="deploying")

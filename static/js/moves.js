@@ -139,17 +139,20 @@ export class Moves {
    */
   async commit(action, what) {
     const t = this.table;
-    if (this.ghost) {
+    // The ghost this action was sent from: only it waits for the action's event. A ghost
+    // made meanwhile (the events came before the ack: the next step of a tool) is not this one.
+    const sent = this.ghost;
+    if (sent) {
       this.previewer.cancel();
-      this.ghost.phase = 'committing';
-      this.ghost.verdict = this.ghost.verdict === 'illegal' ? 'illegal' : 'pending';
+      sent.phase = 'committing';
+      sent.verdict = sent.verdict === 'illegal' ? 'illegal' : 'pending';
     }
     t.redraw();
     try {
       const ack = await t.conn.act(action);
-      if (this.ghost) {
+      if (sent && this.ghost === sent) {
         if ((t.store.seq ?? 0) >= ack.seq) this.clearGhost();
-        else this.ghost.waitSeq = ack.seq;
+        else sent.waitSeq = ack.seq;
       }
       return ack;
     } catch (err) {

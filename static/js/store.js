@@ -6,6 +6,8 @@
 // missing ones are fetched. Event types this client does not know how to fold are kept in the
 // history and flag the state for a refresh from the server instead of guessing.
 
+import { ordersOf, unitOffers } from './ui/offers.js';
+
 /**
  * @typedef {Object} GameEvent
  * @property {number} seq
@@ -246,6 +248,17 @@ export class Store {
       }
     }
     return true;
+  }
+
+  /** The orders the server offers this viewer for one unit (key -> offer; see ui/offers.js).
+   * @param {string} unitId @returns {Record<string, import('./ui/offers.js').Offer>} */
+  unitOrders(unitId) {
+    return unitOffers(this.state, unitId);
+  }
+
+  /** This viewer's game-level orders (end_phase, concede, undo…). @returns {Record<string, import('./ui/offers.js').Offer>} */
+  gameOrders() {
+    return ordersOf(this.state).game;
   }
 
   /** History events of some types, oldest first. @param {...string} types */

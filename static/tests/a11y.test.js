@@ -133,6 +133,8 @@ const ranked = () => {
   const corners = [[17.5, 10], [22.5, 10], [17.5, 6], [22.5, 6]];
   return {
     battlefield: { width: 72, depth: 48 }, stage: 'battle', active_player: 1, tokens: {},
+    // The server's orders for player 1 in their Movement Phase (server/rules/orders.py).
+    orders: { seat: 1, game: {}, units: { u1: { move_unit: { action: 'move_unit', available: true, reason: null, mode: null, reform_centre: false } } } },
     units: {
       u1: {
         id: 'u1', owner: 1, name: 'Spears', status: 'on_table', models: 20, files: 5, placement: { x: 20, y: 10, facing: 0 },

@@ -4,7 +4,7 @@ import {
   snapToEdge, toTable, placeOutline, outlineBox, turnPlacement, ambushVerdict, ambushEntries,
   spellTally, ambushOverlay, ambushRollWords,
 } from '../js/view/ambush.js';
-import { isLightTroops, centreHandle, lightReform } from '../js/view/light.js';
+import { centreHandle, lightReform } from '../js/view/light.js';
 import { AmbushTool } from '../js/handlers/ambush.js';
 import { verdictText } from '../js/format.js';
 
@@ -147,9 +147,6 @@ test('this Magic Phase\'s tally: successes from the state record, attempts from 
 });
 
 test('Light Troops: the centre handle, and a reform with a moved centre', () => {
-  assert.equal(isLightTroops({ rules: ['Skirmisher', 'Light Troops'] }), true);
-  assert.equal(isLightTroops({ rules: ['Light Troops (Mounted)'] }), false);
-  assert.equal(isLightTroops({}), false);
   const ring = [[0, 0], [6, 0], [6, 2], [0, 2], [0, 0]];
   const frame = { fl: [0, 2], fr: [6, 2], rl: [0, 0], rr: [6, 0], centre: [3, 1], facing: 0, width: 6, depth: 2, geometry: { type: 'Polygon', coordinates: [ring] } };
   const h = centreHandle(/** @type {any} */ (frame));

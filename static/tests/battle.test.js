@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { describe } from '../js/ui/describe.js';
 import { boundaryOf, translateGeometry } from '../js/view/manoeuvre.js';
 import { verdictText } from '../js/format.js';
-import { canAmbush } from '../js/ui/battle.js';
 
 const units = { u1: { name: 'Knights' }, u2: { name: 'Goblins' } };
 const roll = { expression: '2D6', dice: [{ face: 2, kept: true }, { face: 2, kept: true }], total: 4 };
@@ -29,11 +28,8 @@ test('a unit outline from its footprint, moved', () => {
   assert.equal(boundaryOf({ footprint: null }), null);
 });
 
-test('used and allowance in the verdict; ambush rules', () => {
+test('used and allowance in the verdict', () => {
   assert.equal(verdictText({ legal: true, distance: 4, used: 4, allowance: 5 }), 'Legal · used 4.0 / 5.0 in');
-  assert.ok(canAmbush({ rules: ['Ambushers'] }));
-  assert.ok(canAmbush({ rules: ['Entombed Beneath the Sands'] }));
-  assert.ok(!canAmbush({ rules: ['Light Troops'] }));
 });
 
 test('joined characters: who may join whom, and the army entry sent', async () => {
@@ -44,10 +40,12 @@ test('joined characters: who may join whom, and the army entry sent', async () =
     { id: 'wurrboy', character: true, can_join: true, leads: ['snaggas'] },
     { id: 'herald', character: true, can_join: true, leads: [] },
   ];
-  assert.deepEqual(joinable('wh40k10', sheets, sheets[1]).map((s) => s.id), ['wurrboy']);
-  assert.deepEqual(joinable('wh40k10', sheets, sheets[0]), []);
-  assert.deepEqual(joinable('t9a', sheets, sheets[0]).map((s) => s.id), ['wurrboy', 'herald']);
-  assert.deepEqual(joinable('t9a', sheets, sheets[3]), []);
+  // The server's army rules (GET /api/systems/{id}/datasheets: `joinable`), read as they are.
+  const rules = { snaggas: ['wurrboy'], boyz: [] };
+  assert.deepEqual(joinable(rules, sheets, sheets[1]).map((s) => s.id), ['wurrboy']);
+  assert.deepEqual(joinable(rules, sheets, sheets[0]), []);
+  assert.deepEqual(joinable({ boyz: ['wurrboy', 'herald'] }, sheets, sheets[0]).map((s) => s.id), ['wurrboy', 'herald']);
+  assert.deepEqual(joinable(rules, sheets, sheets[3]), []);
   assert.deepEqual(armyEntry({ datasheet: 'snaggas', models: 10, joined: [{ id: 'wurrboy' }] }), { datasheet: 'snaggas', models: 10, joined_characters: ['wurrboy'] });
   assert.deepEqual(armyEntry({ datasheet: 'boyz', models: 10, joined: [] }), { datasheet: 'boyz', models: 10 });
   assert.deepEqual(armyEntry({ datasheet: 'spears', models: 20, joined: [], standard: true }), { datasheet: 'spears', models: 20, standard: true });

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chargePrompt, proposalBanner, undoPlan, engagedIds, combatOrders } from '../js/ui/orders.js';
+import { chargePrompt, proposalBanner, undoPlan } from '../js/ui/orders.js';
+import { controlAttrs, gameOffer, movesModelByModel, ordersOf, targetIds, unitOffer } from '../js/ui/offers.js';
 import { chargeAckToast, markerBadges } from '../js/format.js';
 import { reportGroups, undoneSeqs } from '../js/ui/report.js';
 import { freeMoveAction, turnPoint } from '../js/handlers/free-move.js';
@@ -61,25 +62,45 @@ test('undo plan: the first undoable event of the frame of my last acked action',
   assert.equal(undoPlan(state, frames, [12], null), null);
 });
 
-test('combat orders: Shoot in the Shooting Phase with a weapon, Fight for units in a combat', () => {
-  const st = { system: 't9a', stage: 'battle', active_player: 1, phase: 'Shooting', units: { ...units, u1: { ...units.u1, engaged_with: 'u2' } } };
-  assert.deepEqual([...engagedIds(st)].sort(), ['u1', 'u2']);
-  const bow = { profile: { shooting: [{ name: 'Longbow' }] } };
-  assert.deepEqual(combatOrders(units.u1, st, 1, bow), { shoot: true, fight: false, weapons: ['Longbow'] });
-  assert.equal(combatOrders(units.u1, st, 1, { profile: {} }).shoot, false);
-  assert.equal(combatOrders(units.u1, st, 1, undefined).shoot, true, 'offered until the datasheets are here');
-  assert.equal(combatOrders(units.u2, st, 1, bow).shoot, false, 'not the enemy');
-  assert.equal(combatOrders(units.u1, st, 2, bow).shoot, false, 'not in the other player\'s turn');
-  const melee = { ...st, phase: 'Melee' };
-  assert.equal(combatOrders(units.u2, melee, 1).fight, true, 'either side of the combat');
-  assert.equal(combatOrders({ ...units.u2, id: 'u9' }, melee, 1).fight, false);
-  assert.equal(combatOrders(units.u1, { ...melee, system: 'wh40k10' }, 1).fight, false);
-  // whfb8 fights in its Close Combat Phase and shoots with its missile weapons.
-  const closeCombat = { ...st, system: 'whfb8', phase: 'Close Combat' };
-  assert.equal(combatOrders(units.u2, closeCombat, 1).fight, true);
-  assert.equal(combatOrders(units.u2, { ...closeCombat, phase: 'Melee' }, 1).fight, false);
-  const handgun = { profile: { shooting: [{ name: 'Handgun' }] } };
-  assert.deepEqual(combatOrders(units.u1, { ...st, system: 'whfb8' }, 1, handgun).weapons, ['Handgun']);
+test('the client reads the orders the server offers: shown, disabled with its reason, or absent', () => {
+  const st = {
+    units,
+    orders: {
+      seat: 1,
+      units: {
+        u1: {
+          shoot: { action: 'shoot', available: true, reason: null, weapons: [{ name: 'Longbow', range: 30 }], targets: [{ unit: 'u2', available: true, reason: null, weapons: ['Longbow'] }, { unit: 'u9', available: false, reason: 'not in sight', weapons: [] }] },
+          move_unit: { action: 'move_unit', available: false, reason: 'Spears are engaged in combat and cannot move' },
+        },
+      },
+      game: { end_phase: { action: 'end_phase', available: true, reason: null } },
+    },
+  };
+  assert.equal(unitOffer(st, 'u1', 'shoot')?.action, 'shoot');
+  assert.equal(unitOffer(st, 'u1', 'declare_charge'), null, 'not offered: not shown');
+  assert.equal(unitOffer(st, 'u2', 'shoot'), null, "the enemy's units have no orders");
+  assert.deepEqual(targetIds(unitOffer(st, 'u1', 'shoot')), ['u2']);
+  assert.deepEqual(controlAttrs(unitOffer(st, 'u1', 'move_unit'), 'Move'), { disabled: true, title: 'Spears are engaged in combat and cannot move', 'aria-disabled': 'true' });
+  assert.deepEqual(controlAttrs(unitOffer(st, 'u1', 'shoot'), 'Shoot'), { disabled: false, title: 'Shoot' });
+  assert.equal(controlAttrs({ action: 'move_unit', available: true, reason: null }, 'Wheel', { available: false, reason: 'a March Move allows no sideways manoeuvre' }).title, 'a March Move allows no sideways manoeuvre');
+  assert.equal(gameOffer(st, 'end_phase')?.available, true);
+  assert.equal(gameOffer({ units }, 'end_phase'), null, 'a spectator (no orders) gets none');
+  assert.deepEqual(ordersOf(null), { seat: null, units: {}, game: {} });
+  assert.equal(movesModelByModel({ placement: [1, 2, 0], positions: [] }), false);
+  assert.equal(movesModelByModel({ placement: null, positions: [[1, 2]] }), true);
+});
+
+test('a Charge Reaction offered by the server is what the banner offers', () => {
+  const st = {
+    units,
+    pending_charge: { unit: 'u2', target: 'u1', reacting_player: 1, reactions: ['hold', 'flee'] },
+    orders: { seat: 1, game: {}, units: { u1: { charge_reaction: { action: 'charge_reaction', available: true, reason: null, reactions: [
+      { reaction: 'hold', name: 'Hold', available: true, reason: null, rule: null },
+      { reaction: 'flee', name: 'Flee!', available: false, reason: 'Fearless', rule: 'Fearless' },
+    ] } } } },
+  };
+  const p = chargePrompt(st, [], 1);
+  assert.deepEqual(p?.reactions.map((r) => [r.id, r.allowed, r.reason]), [['hold', true, null], ['flee', false, 'Fearless']]);
 });
 
 test('the charge toast waits for a reaction instead of calling the charge failed', () => {

@@ -44,17 +44,34 @@ async def list_datasheets(system_id: str) -> dict[str, Any]:
     except KeyError:
         raise RuleError(NOT_FOUND, f"no game system {system_id!r}", known=sorted(SYSTEMS)) from None
     from server.data import load_catalog
+    from server.data.army import join_problems
+    from server.data.systems import system_data
 
     catalog = load_catalog()
+    sheets = list(catalog.datasheets(system_id))
+    data = system_data(system_id)
+    # Which characters may join which unit, as the army rules say (the client's army builder
+    # offers exactly these; `submit_army` checks the finer rules again).
+    joinable = {
+        host.id: [
+            c.id
+            for c in sheets
+            if c.can_join and c.id != host.id and not join_problems(system_id, host, c)
+        ]
+        for host in sheets
+        if not host.character
+    }
     marks = rule_marks(system_id)
     return {
         "system": system_id,
-        "datasheets": [d.model_dump(mode="json") for d in catalog.datasheets(system_id)],
+        "datasheets": [d.model_dump(mode="json") for d in sheets],
         # automated / partly / not as the code's handlers declare (server/rules/automation.py).
         "rules": [
             {**r.model_dump(mode="json"), **_marks(marks[r.name])}
             for r in catalog.rules(system_id)
         ],
+        "army": {"ranked": data.ranked, "standards": data.standards, "leaders": data.leaders},
+        "joinable": joinable,
     }
 
 

@@ -49,6 +49,7 @@ from server.rules.core import (
     register_projector,
 )
 from server.rules.flee import pursue_events
+from server.rules.orders import offer, register_offer
 from server.rules.rankandflank.attacks import Roller
 from server.rules.rankandflank.combat_result import proper_ranks
 from server.rules.rankandflank.engagement import active, is_engaged, sheets_of
@@ -230,6 +231,16 @@ class RestrainPursuit(ActionModel):
     type: Literal["restrain_pursuit"]
     unit: str = Field(min_length=1, max_length=40)
     restrain: bool = True
+
+
+@register_offer("restrain_pursuit", anytime=True)
+def _offer_restrain(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """Hold back / Pursue: either player's order to their own units on the table, any time in
+    the battle (`restrained`: the order stands now)."""
+    if unit.owner != seat or unit.status != "on_table":
+        return None
+    return offer("restrain_pursuit", restrained=unit.id in restrain_orders(state),
+                 rule=rank_and_flank_of(state).restraint_rule)
 
 
 @register_action(

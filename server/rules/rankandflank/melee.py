@@ -59,6 +59,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.rankandflank.attacks import Roller, plural, times_models
 from server.rules.rankandflank.break_test import break_test, panic_tests
 from server.rules.rankandflank.combat_result import combat_score, proper_ranks, result, score_text
@@ -228,15 +229,32 @@ def strike_for(
 )
 def fight_combat(state: GameState, seat: int, action: FightCombat, dice: DiceStream) -> list[Event]:
     """Fight one round of the combat `action.unit` is in (module text)."""
-    rules = rank_and_flank_of(state)
     unit = _unit(state, action.unit)
+    return resolve_combat(state, _check_fight(state, unit), dice, actor=seat)
+
+
+def _check_fight(state: GameState, unit: Unit) -> list[str]:
+    """The combat `unit` is in, not yet fought this phase, or the rule that refuses it."""
+    rule = rank_and_flank_of(state).melee_phase
     combat = combat_of(state, unit.id)
-    rule = rules.melee_phase
     if not combat:
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} is not Engaged in Combat", rule=rule)
     if any(phase_moves(state).get(u, {}).get("fought") for u in combat):
         raise RuleError(ILLEGAL_MOVE, "this combat has already been fought this phase", rule=rule)
-    return resolve_combat(state, combat, dice, actor=seat)
+    return combat
+
+
+@register_offer("fight_combat")
+def _offer_fight(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """Fight: in the active player's Melee phase, for every unit in a combat (either side's),
+    with the units of that combat; refused once the combat was fought this phase."""
+    combat = combat_of(state, unit.id)
+    if not combat:
+        return None
+    err = judge(lambda: _check_fight(state, unit))
+    if err is not None:
+        return refused("fight_combat", err, combat=combat)
+    return offer("fight_combat", combat=combat)
 
 
 def resolve_combat(

@@ -27,7 +27,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from functools import partial
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -46,6 +47,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.rankandflank.attacks import Modifier, Roller, plural, times_models
 from server.rules.rankandflank.break_test import heavy_casualties, panic_tests
 from server.rules.rankandflank.engagement import (
@@ -92,6 +94,109 @@ def shooters(fp: Footprint, unit: Unit, ranks: int) -> int:
     )
 
 
+def _check_shooter(state: GameState, unit: Unit) -> None:
+    """The shooter's own checks: on the table, not fleeing, not yet shot, not engaged, not
+    marched this turn."""
+    if not active(unit) or unit.models == 0:
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} cannot shoot (not on the table or fleeing)", rule="Shooting"
+        )
+    if phase_moves(state).get(unit.id, {}).get("shot"):
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has already shot this phase", rule="Shooting")
+    if is_engaged(state, unit.id):
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} is Engaged in Combat", rule="Shooting")
+    if turn_moves(state).get(unit.id, {}).get("marched") and rank_and_flank_of(
+        state
+    ).marched_shooting_rule(rank_and_file_sheet(state, unit)) is None:
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} made a March Move this turn and cannot shoot",
+            rule="Shooting: Marched",
+        )
+
+
+def _check_target(state: GameState, target: Unit) -> None:
+    """A target on the table and not in a combat."""
+    if target.status != "on_table":
+        raise RuleError(ILLEGAL_MOVE, f"{target.name} is not on the table", rule="Shooting")
+    if is_engaged(state, target.id):
+        raise RuleError(
+            ILLEGAL_MOVE, f"{target.name} is Engaged in Combat: no shooting at it", rule="Shooting"
+        )
+
+
+def aim(
+    state: GameState, unit: Unit, target: Unit, weapon_name: str | None
+) -> tuple[Any, float, Any]:
+    """The weapon (by name; default the first), the distance and the line of sight of a shot
+    at `target`, or the rule that refuses it (no such weapon, out of range, not in sight)."""
+    rules = rank_and_flank_of(state)
+    weapons = rules.shooting_weapons(rank_and_file_sheet(state, unit))
+    if not weapons:
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has no shooting weapon", rule="Shooting")
+    weapon = (
+        next((w for w in weapons if w.name == weapon_name), None)
+        if weapon_name
+        else (weapons[0])
+    )
+    if weapon is None:
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{unit.name} has no {weapon_name!r}; it has {', '.join(w.name for w in weapons)}",
+            rule="Shooting",
+        )
+    table = table_of(state)
+    gap = float(distance(table.units[unit.id], table.units[target.id]).distance)
+    if gap > weapon.range_in + 1e-9:
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{target.name} is {gap:.1f} in away; {weapon.name} reaches {weapon.range_in} in",
+            rule="Shooting: Range",
+            distance=round(gap, 3),
+        )
+    sight = require_in_sight(state, unit, target, "Shooting: Line of Sight")
+    return weapon, gap, sight
+
+
+@register_offer("shoot")
+def _offer_shoot(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """Shoot…: in the Shooting phase, for the active player's units with a shooting weapon,
+    the weapons (name, range) and per enemy unit the weapons that may shoot at it now."""
+    if unit.owner != seat or unit.status != "on_table":
+        return None
+    rules = rank_and_flank_of(state)
+    weapons = rules.shooting_weapons(rank_and_file_sheet(state, unit))
+    if not weapons:
+        return None
+    arms = [{"name": w.name, "range": w.range_in} for w in weapons]
+    err = judge(lambda: _check_shooter(state, unit))
+    if err is not None:
+        return refused("shoot", err, weapons=arms, targets=[])
+    targets: list[dict[str, Any]] = []
+    for enemy in units_of(state).values():
+        if enemy.owner == seat or enemy.status != "on_table":
+            continue
+        can: list[str] = []
+        why = judge(partial(_check_target, state, enemy))
+        for w in weapons if why is None else ():
+            got = judge(partial(aim, state, unit, enemy, w.name))
+            if got is None:
+                can.append(w.name)
+            elif why is None:
+                why = got
+            if got is not None and got.details.get("rule") != "Shooting: Range":
+                break  # not a question of this weapon's range: the others fare no better
+        targets.append({
+            "unit": enemy.id,
+            "available": bool(can),
+            "reason": None if can or why is None else why.message,
+            "weapons": can,
+        })
+    if not any(t["available"] for t in targets):
+        return offer("shoot", False, f"no enemy unit is in range and sight of {unit.name}",
+                     weapons=arms, targets=targets)
+    return offer("shoot", weapons=arms, targets=targets)
+
+
 @register_action(
     "shoot",
     Shoot,
@@ -105,28 +210,9 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
     target = _unit(state, action.target)
     if target.owner == seat:
         raise RuleError(ILLEGAL_MOVE, "shooting targets an enemy unit", rule="Shooting")
-    if not active(unit) or unit.models == 0:
-        raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} cannot shoot (not on the table or fleeing)", rule="Shooting"
-        )
-    if target.status != "on_table":
-        raise RuleError(ILLEGAL_MOVE, f"{target.name} is not on the table", rule="Shooting")
-    if phase_moves(state).get(unit.id, {}).get("shot"):
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has already shot this phase", rule="Shooting")
-    if is_engaged(state, unit.id):
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} is Engaged in Combat", rule="Shooting")
+    _check_shooter(state, unit)
+    _check_target(state, target)
     moved = turn_moves(state).get(unit.id, {})
-    if moved.get("marched") and rank_and_flank_of(state).marched_shooting_rule(
-        rank_and_file_sheet(state, unit)
-    ) is None:
-        raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} made a March Move this turn and cannot shoot",
-            rule="Shooting: Marched",
-        )
-    if is_engaged(state, target.id):
-        raise RuleError(
-            ILLEGAL_MOVE, f"{target.name} is Engaged in Combat: no shooting at it", rule="Shooting"
-        )
     return volley(state, unit, target, action.weapon, dice, moved=bool(moved.get("moved")),
                   actor=seat)
 
@@ -147,30 +233,8 @@ def volley(
     after its own checks; a charge reaction's Stand and Shoot calls it through
     `stand_and_shoot`."""
     rules = rank_and_flank_of(state)
-    weapons = rules.shooting_weapons(rank_and_file_sheet(state, unit))
-    if not weapons:
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has no shooting weapon", rule="Shooting")
-    weapon = (
-        next((w for w in weapons if w.name == weapon_name), None)
-        if weapon_name
-        else (weapons[0])
-    )
-    if weapon is None:
-        raise RuleError(
-            ILLEGAL_MOVE,
-            f"{unit.name} has no {weapon_name!r}; it has {', '.join(w.name for w in weapons)}",
-            rule="Shooting",
-        )
+    weapon, gap, sight = aim(state, unit, target, weapon_name)
     table = table_of(state)
-    gap = distance(table.units[unit.id], table.units[target.id]).distance
-    if gap > weapon.range_in + 1e-9:
-        raise RuleError(
-            ILLEGAL_MOVE,
-            f"{target.name} is {gap:.1f} in away; {weapon.name} reaches {weapon.range_in} in",
-            rule="Shooting: Range",
-            distance=round(gap, 3),
-        )
-    sight = require_in_sight(state, unit, target, "Shooting: Line of Sight")
     modifiers: list[Modifier] = rules.shooting_modifiers(
         moved=moved, distance=gap, weapon=weapon, cover=sight.cover
     )

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Mapping
+from functools import partial
 from typing import Any, Literal
 
 from pydantic import Field
@@ -52,6 +53,7 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
+from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.systems import MOVEMENT_PHASE
 from server.rules.t9a.magic import opponent_spells_last_magic_phase
 from server.rules.units import (
@@ -117,6 +119,51 @@ class ChooseAmbushHost(ActionModel):
     host: str | None = None
 
 
+def _check_ambushing_character(state: GameState, character: Unit) -> None:
+    """An Attachable Model in Ambush (the stage and phase are the action's window)."""
+    if not datasheet_of(state, character).can_join or character.status != "ambush":
+        raise RuleError(
+            ILLEGAL_MOVE, f"{character.name} is not an Attachable Model in Ambush", rule=AMBUSH
+        )
+
+
+def _check_host(state: GameState, character: Unit, host: Unit) -> None:
+    """May `character` arrive from Ambush with `host` (its owner's unit)?"""
+    if host.status != "ambush" or host.id == character.id or host.id in _hosts(state):
+        raise RuleError(ILLEGAL_MOVE, f"{host.name} is not a unit in Ambush", rule=AMBUSH)
+    if datasheet_of(state, host).can_join:
+        raise RuleError(ILLEGAL_MOVE, "characters join units, not other characters")
+    if ambush_value(state, host) != ambush_value(state, character):
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{character.name} has Ambush ({ambush_value(state, character)}); "
+            f"{host.name} has Ambush ({ambush_value(state, host)}): the values must match",
+            rule=AMBUSH,
+        )
+    problems = join_problems(
+        state.system, datasheet_of(state, host), datasheet_of(state, character)
+    )
+    if problems:
+        code, message = problems[0]
+        raise RuleError(ILLEGAL_MOVE, message, rule=AMBUSH, reason=code)
+
+
+@register_offer("choose_ambush_host", anytime=True)
+def _offer_host(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """Arrive with…: an ambushing character's choice of unit, with the units it may join (in
+    deployment either player chooses for their own, whoever deploys next)."""
+    if unit.owner != seat or judge(lambda: _check_ambushing_character(state, unit)):
+        return None
+    hosts = [
+        {"unit": u.id, "available": why is None, "reason": None if why is None else why.message}
+        for u in units_of(state).values()
+        if u.owner == seat and u.status == "ambush" and u.id != unit.id
+        and not datasheet_of(state, u).can_join
+        for why in [judge(partial(_check_host, state, unit, u))]
+    ]
+    return offer("choose_ambush_host", host=_hosts(state).get(unit.id), hosts=hosts)
+
+
 @register_action(
     "choose_ambush_host",
     ChooseAmbushHost,
@@ -131,29 +178,10 @@ def choose_ambush_host(
     """An Attachable Model in Ambush picks the ambushing unit it arrives with (or none), at
     deployment or in its owner's Player Turn before the Movement Phase's ambush rolls."""
     character = _unit(state, action.character, seat)
-    if not datasheet_of(state, character).can_join or character.status != "ambush":
-        raise RuleError(
-            ILLEGAL_MOVE, f"{character.name} is not an Attachable Model in Ambush", rule=AMBUSH
-        )
+    _check_ambushing_character(state, character)
     if action.host is not None:
         host = _unit(state, action.host, seat)
-        if host.status != "ambush" or host.id == character.id or host.id in _hosts(state):
-            raise RuleError(ILLEGAL_MOVE, f"{host.name} is not a unit in Ambush", rule=AMBUSH)
-        if datasheet_of(state, host).can_join:
-            raise RuleError(ILLEGAL_MOVE, "characters join units, not other characters")
-        if ambush_value(state, host) != ambush_value(state, character):
-            raise RuleError(
-                ILLEGAL_MOVE,
-                f"{character.name} has Ambush ({ambush_value(state, character)}); "
-                f"{host.name} has Ambush ({ambush_value(state, host)}): the values must match",
-                rule=AMBUSH,
-            )
-        problems = join_problems(
-            state.system, datasheet_of(state, host), datasheet_of(state, character)
-        )
-        if problems:
-            code, message = problems[0]
-            raise RuleError(ILLEGAL_MOVE, message, rule=AMBUSH, reason=code)
+        _check_host(state, character, host)
         text = f"{character.name} will arrive from Ambush with {host.name}"
     else:
         text = f"{character.name} will arrive from Ambush on its own"
@@ -285,6 +313,39 @@ def _require_edge_point(state: GameState, unit: Unit, point: tuple[float, float]
         )
 
 
+def _check_ready(unit: Unit) -> None:
+    if unit.status != "ambush" or READY not in unit.markers:
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"{unit.name} has not rolled to arrive from Ambush this turn",
+            rule=AMBUSH,
+        )
+
+
+@register_offer("arrive_from_ambush")
+def _offer_arrive(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """Arrive: an ambusher that rolled to arrive, in its owner's Movement Phase, with a valid
+    arrival the server found (edge point and placement) to start from."""
+    if unit.owner != seat or unit.status != "ambush":
+        return None
+    err = judge(lambda: _check_ready(unit))
+    if err is not None:
+        return refused("arrive_from_ambush", err)
+    value = ambush_value(state, unit)
+    if value != "Battlefield Edge":
+        return offer("arrive_from_ambush", False,
+                     f"Ambush ({value}) is not automated: place the unit by agreement")
+    found = find_arrival(state, unit)
+    if found is None:
+        return offer("arrive_from_ambush", False,
+                     f"{unit.name}: no suitable point on the Battlefield Edge this turn")
+    (px, py), where = found
+    return offer(
+        "arrive_from_ambush",
+        suggested={"point": [px, py], "x": where.x, "y": where.y, "facing": where.facing},
+    )
+
+
 @register_action(
     "arrive_from_ambush",
     ArriveFromAmbush,
@@ -297,12 +358,7 @@ def arrive_from_ambush(
 ) -> list[Event]:
     """Place a unit that rolled to arrive, checked by the geometry core's ambush judgement."""
     unit = _unit(state, action.unit, seat)
-    if unit.status != "ambush" or READY not in unit.markers:
-        raise RuleError(
-            OUT_OF_PHASE,
-            f"{unit.name} has not rolled to arrive from Ambush this turn",
-            rule=AMBUSH,
-        )
+    _check_ready(unit)
     point = (float(action.point[0]), float(action.point[1]))
     _require_edge_point(state, unit, point)
     formation = arrival_formation(state, unit, action.files)

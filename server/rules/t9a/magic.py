@@ -29,6 +29,7 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
+from server.rules.orders import in_window, offer, register_game_offer
 from server.rules.units import _set, units_of
 
 
@@ -37,6 +38,17 @@ class CastSpell(ActionModel):
     spell: str = Field(min_length=1, max_length=80)
     caster: str | None = Field(default=None, max_length=40)
     outcome: Literal["success", "failure"]
+
+
+@register_game_offer("cast_spell")
+def _offer_cast(state: GameState, seat: int) -> dict[str, Any] | None:
+    """Log a spell: the active player in their Magic Phase, naming one of their units on the
+    table as the caster if they like."""
+    if not in_window(state, seat, "cast_spell"):
+        return None
+    casters = [u.id for u in units_of(state).values()
+               if u.owner == seat and u.status == "on_table"]
+    return offer("cast_spell", casters=casters)
 
 
 @register_action(

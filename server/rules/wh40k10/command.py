@@ -61,6 +61,14 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
+from server.rules.orders import (
+    in_window,
+    judge,
+    offer,
+    refused,
+    register_game_offer,
+    throwaway_dice,
+)
 from server.rules.units import Unit, _unit, table_of, units_of
 from server.rules.wh40k10.army import (
     SYSTEM_ID,
@@ -334,6 +342,22 @@ def _fold_result(state: GameState, event: Event) -> GameState:
 
 class CallWaaagh(ActionModel):
     type: Literal["call_waaagh"]
+
+
+@register_game_offer("call_waaagh")
+def _offer_waaagh(state: GameState, seat: int) -> dict[str, Any] | None:
+    """Call a Waaagh!: the active player's Command phase, for an army with the ability; shown
+    with the reason once called (it is called once per battle)."""
+    if not in_window(state, seat, "call_waaagh"):
+        return None
+    if not any(
+        u.owner == seat and any(has_waaagh(s) for s in sheets(u))
+        for u in units_of(state).values()
+    ):
+        return None
+    err = judge(lambda: call_waaagh(state, seat, CallWaaagh(type="call_waaagh"),
+                                    throwaway_dice(state)))
+    return offer("call_waaagh") if err is None else refused("call_waaagh", err)
 
 
 @register_action(

@@ -73,6 +73,7 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
+from server.rules.orders import judge, offer, register_offer
 from server.rules.systems import MOVEMENT_PHASE
 from server.rules.units import (
     Coord,
@@ -475,6 +476,18 @@ class Emerge(ActionModel):
     facing: Facing
     files: int | None = Field(default=None, ge=1, le=50)
     edge: Literal["south", "east", "north", "west"] | None = None
+
+
+@register_offer("emerge")
+def _offer_emerge(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """Emerge / Arrive: a unit that rolled to arrive (Entombed Beneath the Sands: place the
+    marker first, `entombed`; Ambushers: from a table edge), in its owner's Movement phase."""
+    if unit.owner != seat or unit.status != "ambush":
+        return None
+    if judge(lambda: _ready_unit(state, seat, unit.id, "emerging")):
+        return None
+    return offer("emerge", entombed=reserve_rule(state, unit) == ENTOMBED,
+                 marker=unit.id in pending(state))
 
 
 @register_action(

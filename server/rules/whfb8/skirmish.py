@@ -17,7 +17,7 @@ centre keeps half its base width clear of them). The end position is checked as 
 from __future__ import annotations
 
 import dataclasses
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import shapely
@@ -56,6 +56,7 @@ from server.rules.core import (
 from server.rules.flee import sheets_of
 from server.rules.markers import FEIGNED_FLIGHT, FLEEING, TIGHTENED
 from server.rules.moves import allowance
+from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.systems import MOVEMENT_PHASE, variant_of
 from server.rules.units import (
     Coord,
@@ -108,6 +109,36 @@ def model_paths(
     return model_assignment(lengths, limit), lengths, grown, end_fp
 
 
+def _check_skirmisher(state: GameState, unit: Unit) -> None:
+    """A Skirmishers unit on the table that has not moved this phase and is not in combat."""
+    if unit.status != "on_table":
+        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
+    if not datasheet_of(state, unit).has_rule(SKIRMISHERS):
+        raise RuleError(BAD_REQUEST, f"{unit.name} are not Skirmishers: use move_unit",
+                        rule=SKIRMISHERS)
+    if phase_moves(state).get(unit.id):
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has already moved this phase",
+                        rule="One Move per Phase")
+    engaged = state.extra.get("engaged", {})
+    if unit.id in engaged or unit.id in engaged.values():
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} is engaged in combat", rule=SKIRMISHERS)
+
+
+@register_offer("skirmish_move")
+def _offer_skirmish(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """Skirmish move…: a Skirmishers unit of the active player in its Movement phase (the
+    action's window), with its allowances (advance, march) in inches."""
+    if unit.owner != seat or unit.status != "on_table":
+        return None
+    if not datasheet_of(state, unit).has_rule(SKIRMISHERS):
+        return None
+    err = judge(lambda: _check_skirmisher(state, unit))
+    if err is not None:
+        return refused("skirmish_move", err)
+    return offer("skirmish_move", allowance={m: allowance(state, unit, m)
+                                             for m in ("advance", "march")})
+
+
 @register_action(
     "skirmish_move",
     SkirmishMove,
@@ -121,17 +152,7 @@ def skirmish_move(
     """A whfb8 Skirmishers unit's whole move: any loose formation every model reaches within
     its allowance, around units and Impassable Terrain."""
     unit = _unit(state, action.unit, seat)
-    if unit.status != "on_table":
-        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
-    if not datasheet_of(state, unit).has_rule(SKIRMISHERS):
-        raise RuleError(BAD_REQUEST, f"{unit.name} are not Skirmishers: use move_unit",
-                        rule=SKIRMISHERS)
-    if phase_moves(state).get(unit.id):
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has already moved this phase",
-                        rule="One Move per Phase")
-    engaged = state.extra.get("engaged", {})
-    if unit.id in engaged or unit.id in engaged.values():
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} is engaged in combat", rule=SKIRMISHERS)
+    _check_skirmisher(state, unit)
     ranked = variant_of(state.system).ranked
     if action.mode == "march" and ranked is not None:
         no_march = ranked.march_refusal(unit.name, sheets_of(state, unit), unit.markers)

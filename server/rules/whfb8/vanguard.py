@@ -16,7 +16,7 @@ shared charge declaration through the system's `charge_refusal`).
 from __future__ import annotations
 
 import dataclasses
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -39,6 +39,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.units import (
     Coord,
     Facing,
@@ -94,6 +95,43 @@ class VanguardMove(ActionModel):
     files: int | None = Field(default=None, ge=1, le=50)
 
 
+def _check_vanguard_window(state: GameState) -> None:
+    x = state.extra
+    first = int(x.get("first_player", 1))
+    if (x.get("turn"), x.get("active_player"), x.get("phase"), x.get("player_turn")) != (
+        1, first, "Start", 1
+    ):
+        raise RuleError(
+            OUT_OF_PHASE,
+            "Vanguard moves are made before the first turn: in the first player's Start phase "
+            "of turn 1",
+            rule=VANGUARD,
+        )
+
+
+def _check_vanguard_unit(state: GameState, unit: Unit) -> None:
+    if unit.status != "on_table":
+        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table", rule=VANGUARD)
+    if not has_vanguard(state, unit):
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has no Vanguard", rule=VANGUARD)
+    if MARKER in unit.markers:
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has made its Vanguard move", rule=VANGUARD)
+
+
+@register_offer("vanguard_move", anytime=True)
+def _offer_vanguard(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """Vanguard…: before the first turn (the first player's Start phase of turn 1), either
+    player's units with Vanguard, until each has made its move."""
+    if unit.owner != seat or unit.status != "on_table" or not has_vanguard(state, unit):
+        return None
+    if judge(lambda: _check_vanguard_window(state)):
+        return None
+    err = judge(lambda: _check_vanguard_unit(state, unit))
+    if err is not None:
+        return refused("vanguard_move", err)
+    return offer("vanguard_move", allowance=VANGUARD_IN)
+
+
 @register_action(
     "vanguard_move",
     VanguardMove,
@@ -106,24 +144,9 @@ def vanguard_move(
     state: GameState, seat: int, action: VanguardMove, dice: DiceStream
 ) -> list[Event]:
     """A Vanguard move before the first turn (see the module text)."""
-    x = state.extra
-    first = int(x.get("first_player", 1))
-    if (x.get("turn"), x.get("active_player"), x.get("phase"), x.get("player_turn")) != (
-        1, first, "Start", 1
-    ):
-        raise RuleError(
-            OUT_OF_PHASE,
-            "Vanguard moves are made before the first turn: in the first player's Start phase "
-            "of turn 1",
-            rule=VANGUARD,
-        )
+    _check_vanguard_window(state)
     unit = _unit(state, action.unit, seat)
-    if unit.status != "on_table":
-        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table", rule=VANGUARD)
-    if not has_vanguard(state, unit):
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has no Vanguard", rule=VANGUARD)
-    if MARKER in unit.markers:
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has made its Vanguard move", rule=VANGUARD)
+    _check_vanguard_unit(state, unit)
     end = Placement(action.x, action.y, action.facing)
     assignment, lengths, _, end_fp = model_paths(state, unit.id, end, action.files, VANGUARD_IN)
     table = table_of(state)

@@ -3,6 +3,7 @@
 
 import { Tool } from './handler.js';
 import { chargeAckToast, errorText } from '../format.js';
+import { unitOffer } from '../ui/offers.js';
 
 /** @typedef {import('../types.js').Pt} Pt */
 
@@ -34,7 +35,10 @@ export class ChargeTool extends Tool {
     const unit = t.ownUnit(t.selected);
     if (!unit) return t.setMode('idle');
     const target = hit ? t.store.state?.units?.[hit] : null;
-    if (!target || target.owner === t.store.seat) return t.toast('Charge: click an enemy unit.', 'info');
+    // The server's order lists the units this one may be given as targets (each with why not).
+    const offered = unitOffer(t.store.state, unit.id, 'declare_charge');
+    const listed = Array.isArray(offered?.targets) && offered.targets.some((/** @type {any} */ x) => x.unit === target?.id);
+    if (!target || (offered && !listed)) return t.toast('Charge: click an enemy unit.', 'info');
     t.setMode('idle');
     try {
       const ack = await t.conn.act({ type: 'declare_charge', unit: unit.id, target: target.id });

@@ -8,7 +8,8 @@ import {
   unitFrame, handlesOf, handleAt, wheelDegrees, pivotDegrees, reformFiles, rotateGeometry,
   reformOutline, basisOf,
 } from '../view/manoeuvre.js';
-import { isLightTroops, centreHandle, lightReform } from '../view/light.js';
+import { centreHandle, lightReform } from '../view/light.js';
+import { unitOffer } from '../ui/offers.js';
 import { isModelUnit } from './models.js';
 
 /** @typedef {import('../types.js').Pt} Pt */
@@ -46,8 +47,13 @@ export class HandleDrag extends Handler {
     if (st?.stage !== 'battle' || st.active_player !== t.store.seat) return null;
     const unit = t.ownUnit(t.selected);
     if (!unit || isModelUnit(st, unit)) return null;
+    // Only where the server shows the move order (its Movement phase, its own unit). When the
+    // order is shown but not possible (already reformed, engaged), a drag still previews and
+    // the ghost names the server's rule.
+    const move = unitOffer(st, unit.id, 'move_unit');
+    if (!move) return null;
     const frame = unitFrame(unit);
-    return frame ? { unit, frame } : null;
+    return frame ? { unit, frame, move } : null;
   }
 
   /** Wheel, pivot and reform handles of the selected unit (none while a move is staged or sent).
@@ -60,7 +66,7 @@ export class HandleDrag extends Handler {
     if (!m || !t.view) return null;
     /** @type {AnyHandle[]} */
     const hs = handlesOf(m.frame, t.view.scale);
-    return isLightTroops(m.unit) ? [...hs, centreHandle(m.frame)] : hs;
+    return m.move.reform_centre ? [...hs, centreHandle(m.frame)] : hs;
   }
 
   /** @param {Pt} w */

@@ -4,16 +4,18 @@
 
 import { Handler } from './handler.js';
 import { round2 } from '../view/transform.js';
+import { movesModelByModel, unitOffer } from '../ui/offers.js';
 import { modelIndexAt, stagedModels, basisOf } from '../view/manoeuvre.js';
 
 /** @typedef {import('../types.js').Pt} Pt */
 /** @typedef {import('../types.js').Unit} Unit */
 /** @typedef {import('../types.js').GameState} GameState */
 
-/** A unit placed model by model (40k): its models move one by one.
+/** A unit placed model by model (40k): its models move one by one. Read from the unit's
+ * projected shape (model positions, no ranked block) and the server's orders (`move_models`).
  * @param {GameState|null} state @param {Unit|null} unit */
 export function isModelUnit(state, unit) {
-  return state?.system === 'wh40k10' || !unit?.placement;
+  return Boolean(unit && unitOffer(state, unit.id, 'move_models')) || movesModelByModel(unit);
 }
 
 /**

@@ -4,6 +4,7 @@
 import { Tool } from './handler.js';
 import { errorText } from '../format.js';
 import { isForty, shootAction } from '../ui/forty.js';
+import { unitOffer } from '../ui/offers.js';
 
 /** @typedef {import('../types.js').Pt} Pt */
 /** @typedef {import('../types.js').Action} Action */
@@ -43,7 +44,10 @@ export class ShootTool extends Tool {
     const unit = t.ownUnit(t.selected);
     if (!unit) return t.setMode('idle');
     const target = hit ? t.store.state?.units?.[hit] : null;
-    if (!target || target.owner === t.store.seat) return t.toast('Shoot: click an enemy unit.', 'info');
+    // The server's order lists the units this one may be given as targets (each with why not).
+    const offered = unitOffer(t.store.state, unit.id, 'shoot');
+    const listed = Array.isArray(offered?.targets) && offered.targets.some((/** @type {any} */ x) => x.unit === target?.id);
+    if (!target || (offered && !listed)) return t.toast('Shoot: click an enemy unit.', 'info');
     t.setMode('idle');
     /** @type {Action} */
     let action = { type: 'shoot', unit: unit.id, target: target.id };

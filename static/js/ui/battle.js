@@ -3,10 +3,10 @@
 // march, charge). Intents only: the server checks every rule and says why when it refuses.
 
 import { h, replace } from './dom.js';
-import { errorText } from '../format.js';
+import { errorText, unitName } from '../format.js';
 import { humanize } from './describe.js';
 import { ambushTrayItem } from './ambush.js';
-import { isLightTroops } from '../view/light.js';
+import { controlAttrs, targetIds, unitOffer } from './offers.js';
 import { terrainForm } from './terrain.js';
 import { reportView, rosterButtons } from './rosters.js';
 
@@ -14,20 +14,15 @@ import { reportView, rosterButtons } from './rosters.js';
 /** @typedef {import('../net.js').Connection} Connection */
 /** @typedef {import('../table.js').Table} Table */
 
-/** Rules that let a unit stay off the table at deployment. */
-export const AMBUSH_RULE = /\b(Ambush|Ambushers|Entombed Beneath the Sands)\b/;
-
 /**
- * The characters that may join an army entry, as the datasheets say (the server checks the
- * finer rules, Supernal and the like, on submit and says why): t9a/whfb8 characters that can
- * join any unit; a 40k Leader only the Bodyguard units it `leads`. Characters join no one.
- * @param {string} system @param {any[]} sheets @param {any} host the entry's datasheet
+ * The characters that may join an army entry, as the server's army rules say (the datasheets
+ * answer's `joinable`: host id -> character ids; `submit_army` checks again and says why).
+ * @param {Record<string, string[]>} rules @param {any[]} sheets @param {any} host the entry's datasheet
  * @returns {any[]}
  */
-export function joinable(system, sheets, host) {
-  if (!host || host.character) return [];
-  return sheets.filter((c) => c.can_join && c.id !== host.id
-    && (system !== 'wh40k10' || (Array.isArray(c.leads) && c.leads.includes(host.id))));
+export function joinable(rules, sheets, host) {
+  const ids = host && Array.isArray(rules?.[host.id]) ? rules[host.id] : [];
+  return sheets.filter((c) => ids.includes(c.id));
 }
 
 /**
@@ -62,11 +57,6 @@ export function builderEntry(entry, sheets) {
   };
 }
 
-/** @param {any} unit @returns {boolean} */
-export function canAmbush(unit) {
-  return Array.isArray(unit?.rules) && unit.rules.some((/** @type {string} */ r) => AMBUSH_RULE.test(String(r)));
-}
-
 /**
  * The setup panel: only while the stage is `setup` and for a seated player.
  * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {Function} toast @param {Table} table
@@ -78,6 +68,10 @@ export function setupPanel(el, store, conn, toast, table) {
   let importReport = null;
   /** @type {any[]|null} */
   let sheets = null;
+  /** @type {Record<string, string[]>} */
+  let joins = {};
+  /** @type {{standards?:boolean, leaders?:boolean}} */
+  let armyRules = {};
   let loadingFor = '';
   let submitting = false;
 
@@ -98,6 +92,8 @@ export function setupPanel(el, store, conn, toast, table) {
       .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`HTTP ${r.status}`))))
       .then((body) => {
         sheets = Array.isArray(body?.datasheets) ? body.datasheets : [];
+        joins = body?.joinable && typeof body.joinable === 'object' ? body.joinable : {};
+        armyRules = body?.army && typeof body.army === 'object' ? body.army : {};
         render();
       })
       .catch((err) => toast(`Datasheets: ${err.message}`, 'error'));
@@ -152,7 +148,7 @@ export function setupPanel(el, store, conn, toast, table) {
     }, pick, count, add);
     const list = h('ol', { class: 'army-list' }, army.map((u, i) => {
       const host = (sheets || []).find((d) => d.id === u.datasheet);
-      const chars = joinable(String(st.system), sheets || [], host).filter((c) => !u.joined.some((j) => j.id === c.id));
+      const chars = joinable(joins, sheets || [], host).filter((c) => !u.joined.some((j) => j.id === c.id));
       const join = chars.length
         ? h('select', {
           class: 'join', 'aria-label': `Join a character to ${u.name}`,
@@ -162,7 +158,7 @@ export function setupPanel(el, store, conn, toast, table) {
             if (c) u.joined.push({ id: c.id, name: c.name || c.id });
             render();
           },
-        }, h('option', { value: '' }, st.system === 'wh40k10' ? '+ Leader…' : '+ Character…'),
+        }, h('option', { value: '' }, armyRules.leaders ? '+ Leader…' : '+ Character…'),
         chars.map((c) => h('option', { value: c.id }, c.name || c.id)))
         : null;
       return h('li', { dataset: { datasheet: u.datasheet } },
@@ -172,8 +168,8 @@ export function setupPanel(el, store, conn, toast, table) {
         ' ',
         h('button', { type: 'button', title: 'Remove', onclick: () => { army.splice(i, 1); render(); } }, '✕'),
         join,
-        // A Standard Bearer (+1 combat score in t9a): ranked systems, units that are not characters.
-        st.system !== 'wh40k10' && host && !host.character
+        // A Standard Bearer (+1 combat score in t9a): where the army rules allow one.
+        armyRules.standards && host && !host.character
           ? h('label', { class: 'standard' },
             h('input', { type: 'checkbox', name: 'standard', checked: Boolean(u.standard),
               onchange: (/** @type {Event} */ e) => { u.standard = /** @type {HTMLInputElement} */ (e.target).checked; } }),
@@ -228,7 +224,7 @@ export function renderTray(el, table, store, conn, toast) {
   replace(el, h('h2', null, 'Off the table'), head,
     h('ul', { class: 'tray-list' }, entries.map((t) => {
       const mine = myTurn && t.owner === store.seat && t.status === 'undeployed';
-      const unit = st.units?.[t.id];
+      const reserve = unitOffer(st, t.id, 'declare_reserve');
       return h('li', { class: `owner-${t.owner}${table.tools.deploy.unit === t.id ? ' picked' : ''}`, dataset: { unit: t.id } },
         mine
           ? h('button', { type: 'button', class: 'deploy', onclick: () => table.tools.deploy.start(t.id) }, t.label)
@@ -236,12 +232,12 @@ export function renderTray(el, table, store, conn, toast) {
         ' ', t.status === 'ambush'
           ? ambushTrayItem(t.id, { table, store, conn, toast, rerender: () => renderTray(el, table, store, conn, toast) })
           : h('small', null, humanize(t.status)),
-        mine && canAmbush(unit)
+        mine && reserve
           ? h('button', {
-            type: 'button', class: 'ambush',
+            type: 'button', class: 'ambush', ...controlAttrs(reserve, `Keep off the table (${reserve.rule || 'reserve'})`),
             onclick: async () => {
               try {
-                await conn.act({ type: 'declare_reserve', unit: t.id, mode: 'ambush' });
+                await conn.act({ type: 'declare_reserve', unit: t.id, mode: reserve.mode || 'ambush' });
               } catch (err) {
                 toast(`Keep in Ambush: ${errorText(err)}`, 'error');
               }
@@ -252,37 +248,53 @@ export function renderTray(el, table, store, conn, toast) {
 }
 
 /**
- * Orders for the selected own unit in the battle: wheels, the March toggle and Charge….
+ * Orders for the selected own unit in the battle, exactly as the server offers them: the
+ * move (wheels, the March toggle, each with the allowance left), Advance (D6) and Charge….
+ * A control shown but not possible is disabled with the server's reason on hover.
  * @param {any} unit @param {Table} table @param {Store} store
  */
 export function unitOrders(unit, table, store) {
   const st = store.state || {};
-  if (!unit || st.stage !== 'battle' || store.seat === null || unit.owner !== store.seat || unit.status !== 'on_table') return null;
-  if (st.active_player !== store.seat) return null;
-  const ranked = unit.placement && !(Array.isArray(unit.positions) && unit.positions.length && st.system === 'wh40k10');
+  if (!unit || store.seat === null) return null;
+  const move = unitOffer(st, unit.id, 'move_unit');
+  const models = unitOffer(st, unit.id, 'move_models');
+  const advance = unitOffer(st, unit.id, 'advance');
+  const charge = unitOffer(st, unit.id, 'declare_charge');
   const g = table.moves.ghost;
   const staged = g?.phase === 'staged' && g.id === unit.id && !(/** @type {any} */ (g).proposal);
+  if (!move && !models && !advance && !charge && !staged) return null;
+  // The March toggle belongs to the unit: once it has begun a move, the server's order says
+  // which kind, and the toggle follows it.
+  if (move?.mode && (move.mode === 'march') !== table.moves.march) table.moves.march = move.mode === 'march';
+  const mode = table.moves.march ? 'march' : 'advance';
+  const modeOffer = move?.modes?.[mode];
+  const march = move?.modes?.march;
+  const wheel = modeOffer?.manoeuvres?.wheel;
+  const left = modeOffer && modeOffer.available ? ` (${Number(modeOffer.left).toFixed(1)} of ${Number(modeOffer.allowance).toFixed(1)} in left)` : '';
+  const targets = targetIds(charge).map((id) => unitName(st, id));
   return h('div', { class: 'buttons orders' },
     staged ? h('button', { type: 'button', id: 'confirm-move', class: 'primary', onclick: () => table.moves.confirmStaged() }, 'Confirm move', h('kbd', null, 'Enter')) : null,
     staged ? h('button', { type: 'button', id: 'reset-move', onclick: () => table.cancel() }, 'Reset', h('kbd', null, 'Esc')) : null,
-    ranked ? h('button', { type: 'button', id: 'wheel-left', onclick: () => table.handlers.handles.wheelSelected(15) }, 'Wheel left 15°') : null,
-    ranked ? h('button', { type: 'button', id: 'wheel-right', onclick: () => table.handlers.handles.wheelSelected(-15) }, 'Wheel right 15°') : null,
-    ranked ? h('button', {
+    move ? h('button', { type: 'button', id: 'wheel-left', ...controlAttrs(move, `Wheel left 15°${left}`, wheel), onclick: () => table.handlers.handles.wheelSelected(15) }, 'Wheel left 15°') : null,
+    move ? h('button', { type: 'button', id: 'wheel-right', ...controlAttrs(move, `Wheel right 15°${left}`, wheel), onclick: () => table.handlers.handles.wheelSelected(-15) }, 'Wheel right 15°') : null,
+    move ? h('button', {
       type: 'button', id: 'march', class: table.moves.march ? 'active' : '', 'aria-pressed': table.moves.march ? 'true' : 'false',
+      ...controlAttrs(move, march ? `March: up to ${Number(march.allowance).toFixed(1)} in` : 'March', table.moves.march ? undefined : march),
       onclick: () => { table.moves.march = !table.moves.march; table.onChange(); },
     }, table.moves.march ? 'March: on' : 'March: off') : null,
     // 40k Advance: the D6 is rolled and committed first; the move is then judged against it.
-    !ranked && st.phase === 'Movement' && !Object.keys(unit.moved || {}).length ? h('button', {
-      type: 'button', id: 'advance', title: 'Roll the Advance D6 now, then move up to Move + the die',
+    advance ? h('button', {
+      type: 'button', id: 'advance', ...controlAttrs(advance, `Roll the Advance D6 now, then move up to Move ${advance.move ?? ''} in + the die`),
       onclick: () => table.conn.act({ type: 'advance', unit: unit.id })
         .catch((/** @type {any} */ err) => table.toast(`Advance: ${errorText(err)}`, 'error')),
     }, 'Advance (D6)') : null,
-    h('button', {
+    charge ? h('button', {
       type: 'button', id: 'charge', class: table.mode === 'charge' ? 'active' : '',
+      ...controlAttrs(charge, targets.length ? `Charge: ${targets.join(', ')}` : 'Charge…'),
       onclick: () => table.setMode(table.mode === 'charge' ? 'idle' : 'charge'),
-    }, 'Charge…'),
-    h('small', { class: 'hint' }, ranked
-      ? 'Drag the unit forward or back; drag a corner (W) to wheel, the knob (↻) to pivot, the rear corner (⇔) to reform (R turns it 90°). R stages a 15° pivot.'
-      : 'Drag a model to move it, Shift+drag (or between models) to move them all; then Confirm.'),
-    ranked && isLightTroops(unit) ? h('small', { class: 'hint light-troops' }, 'Light Troops: drag ✥ at the centre to reform and move the unit (up to twice its Mobility; R turns it 90°).') : null);
+    }, 'Charge…') : null,
+    move && move.available ? h('small', { class: 'hint' }, 'Drag the unit forward or back; drag a corner (W) to wheel, the knob (↻) to pivot, the rear corner (⇔) to reform (R turns it 90°). R stages a 15° pivot.') : null,
+    models && models.available ? h('small', { class: 'hint' }, `Drag a model to move it (up to ${Number(models.allowance).toFixed(1)} in), Shift+drag (or between models) to move them all; then Confirm.`) : null,
+    (move && !move.available) || (models && !models.available) ? h('small', { class: 'hint unavailable' }, String((move || models)?.reason || '')) : null,
+    move?.reform_centre && move.available ? h('small', { class: 'hint light-troops' }, 'Light Troops: drag ✥ at the centre to reform and move the unit (up to twice its Mobility; R turns it 90°).') : null);
 }

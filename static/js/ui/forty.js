@@ -8,11 +8,10 @@
 import { h } from './dom.js';
 import { errorText } from '../format.js';
 
-export const FORTY = 'wh40k10';
-
-/** @param {any} st @returns {boolean} */
+/** A 40k game: its state carries the `forty` part (CP, VP, objectives) that only that system
+ * projects (server/rules/wh40k10). @param {any} st @returns {boolean} */
 export function isForty(st) {
-  return Boolean(st && st.system === FORTY && st.forty);
+  return Boolean(st && st.forty);
 }
 
 /**

@@ -6,12 +6,6 @@ import { createGame, getSystems } from '../api.js';
 import { gameLinks, saveSeat } from '../session.js';
 import { copyRow } from './panels.js';
 
-const FALLBACK_SYSTEMS = [
-  { id: 't9a', name: 'The 9th Age' },
-  { id: 'whfb8', name: 'Warhammer Fantasy Battle (8th edition)' },
-  { id: 'wh40k10', name: 'Warhammer 40,000 (10th edition)' },
-];
-
 /** @param {any} body @returns {{id:string, name:string}[]} */
 export function systemsFrom(body) {
   /** @type {(string|{id?:unknown, name?:unknown})[]} */
@@ -19,14 +13,15 @@ export function systemsFrom(body) {
   const out = list
     .map((s) => (typeof s === 'string' ? { id: s, name: s } : { id: String(s?.id ?? ''), name: String(s?.name ?? s?.id ?? '') }))
     .filter((s) => s.id);
-  return out.length ? out : FALLBACK_SYSTEMS;
+  return out;
 }
 
 /** @param {HTMLElement} root */
 export async function showLobby(root) {
   document.title = 'Warfield';
+  // The systems come from the server (`GET /api/systems`); until they do, nothing to pick.
   const system = /** @type {HTMLSelectElement} */ (h('select', { name: 'system', required: true },
-    FALLBACK_SYSTEMS.map((s) => h('option', { value: s.id }, s.name))));
+    h('option', { value: '', disabled: true, selected: true }, 'Loading game systems…')));
   const name = /** @type {HTMLInputElement} */ (h('input', { name: 'name', placeholder: 'Friday night battle', maxlength: 200 }));
   // Spectators watch this far behind the players (the server holds their events back).
   const delay = /** @type {HTMLSelectElement} */ (h('select', { name: 'spectator_delay_s' },

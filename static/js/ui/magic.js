@@ -6,6 +6,7 @@
 
 import { h, replace } from './dom.js';
 import { spellTally } from '../view/ambush.js';
+import { gameOffer } from './offers.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -55,11 +56,15 @@ export function magicPanel(el, store, conn, toast) {
 
   return function render() {
     const st = store.state || {};
-    el.hidden = !(st.system === 't9a' && st.stage === 'battle' && st.phase === 'Magic');
+    // The server offers `cast_spell` to the active player in the Magic Phase of a system with
+    // one; everyone else sees the tally of that phase.
+    const cast = gameOffer(st, 'cast_spell');
+    el.hidden = !cast && !(st.stage === 'battle' && st.phase === 'Magic' && Array.isArray(st.phases) && st.phases.includes('Magic'));
     if (el.hidden) return;
     const active = Number(st.active_player);
-    form.hidden = store.seat === null || store.seat !== active;
-    const own = Object.values(st.units || {}).filter((/** @type {any} */ u) => u.owner === active && u.status === 'on_table');
+    form.hidden = !cast;
+    const casters = new Set(Array.isArray(cast?.casters) ? cast.casters : []);
+    const own = Object.values(st.units || {}).filter((/** @type {any} */ u) => casters.has(u.id));
     const key = own.map((/** @type {any} */ u) => `${u.id}:${u.name}`).join('|');
     if (key !== casterKey) {
       casterKey = key;

@@ -8,6 +8,7 @@ import { REACTION_NAMES, proposalWords } from './order-words.js';
 import { errorText, unitName } from '../format.js';
 import { reportGroups, renderReport } from './report.js';
 import { fortyOrders, isForty } from './forty.js';
+import { controlAttrs, gameOffer, targetIds, unitOffer } from './offers.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -41,6 +42,19 @@ export function chargePrompt(state, history, seat) {
   const reacting = Number(pc.reacting_player ?? declared?.reacting_player);
   const role = seat === null || seat === undefined ? 'watch' : seat === reacting ? 'react' : 'wait';
   const text = `${unitName(state, pc.unit)} declares a charge on ${unitName(state, pc.target)}${distance !== null ? ` (${distance.toFixed(1)} in)` : ''}`;
+  const offered = unitOffer(state, pc.target, 'charge_reaction');
+  if (offered && Array.isArray(offered.reactions)) {
+    return {
+      unit: pc.unit, target: pc.target, text, distance, reacting, role,
+      reactions: offered.reactions.map((/** @type {any} */ r) => ({
+        id: String(r.reaction),
+        name: String(r.name || REACTION_NAMES[r.reaction] || r.reaction),
+        allowed: Boolean(r.available),
+        rule: r.available ? null : String(r.rule || ''),
+        reason: r.available ? null : String(r.reason || 'not allowed'),
+      })),
+    };
+  }
   return {
     unit: pc.unit,
     target: pc.target,
@@ -124,44 +138,6 @@ export function undoPlan(state, frames, ownAcks, seat, history = []) {
   return { seq: null, events: [{ seq: last.seq, type: last.type }] };
 }
 
-/** Ids of the units in a combat: `engaged_with` names the unit charged, so both sides.
- * @param {any} state @returns {Set<string>} */
-export function engagedIds(state) {
-  const out = new Set();
-  for (const u of Object.values(state?.units || {})) {
-    const other = /** @type {any} */ (u).engaged_with;
-    if (other && /** @type {any} */ (u).status === 'on_table') {
-      out.add(/** @type {any} */ (u).id);
-      out.add(other);
-    }
-  }
-  return out;
-}
-
-/** The rank-and-flank systems (server/rules/rankandflank/) and their close combat phase. */
-const MELEE_PHASES = /** @type {Record<string, string>} */ ({ t9a: 'Melee', whfb8: 'Close Combat' });
-
-/**
- * Which combat orders a selected unit gets: Shoot (Shooting Phase, own unit with a shooting
- * weapon on its datasheet, when known) and Fight (t9a Melee / whfb8 Close Combat Phase, any
- * unit in a combat, for the active player). Offers only: the server says why when it refuses.
- * @param {any} unit @param {any} state @param {number|null} seat @param {any} [sheet] the unit's datasheet, if loaded
- */
-export function combatOrders(unit, state, seat, sheet) {
-  const out = { shoot: false, fight: false, weapons: /** @type {string[]} */ ([]) };
-  if (!unit || !state || state.stage !== 'battle' || seat === null || unit.status !== 'on_table') return out;
-  if (!(String(state.system) in MELEE_PHASES) || state.active_player !== seat) return out;
-  const phase = String(state.phase || '');
-  // Unknown until the datasheets are loaded: offered, and the server answers.
-  const shooting = sheet === undefined ? null : Array.isArray(sheet?.profile?.shooting) ? sheet.profile.shooting : [];
-  if (phase === 'Shooting' && unit.owner === seat && (shooting === null || shooting.length > 0)) {
-    out.shoot = true;
-    out.weapons = (shooting || []).map((/** @type {any} */ w) => String(w.name));
-  }
-  if (phase === MELEE_PHASES[String(state.system)] && engagedIds(state).has(unit.id)) out.fight = true;
-  return out;
-}
-
 // --- intents ---------------------------------------------------------------------------------
 
 /**
@@ -183,39 +159,7 @@ export function fight(table, unitId) {
   return send(table, { type: 'fight_combat', unit: unitId }, `Fight ${name}`);
 }
 
-// --- datasheets (which units carry a shooting weapon) -----------------------------------------
-
-/** @type {Map<string, Promise<any[]>|any[]>} */
-const sheetCache = new Map();
-
-/** The system's datasheets once loaded (null until then); asks once. @param {string} system @param {() => void} onLoad */
-export function sheetsOf(system, onLoad) {
-  const have = sheetCache.get(system);
-  if (Array.isArray(have)) return have;
-  if (!have && typeof fetch === 'function') {
-    const p = fetch(`/api/systems/${encodeURIComponent(system)}/datasheets`, { headers: { Accept: 'application/json' } })
-      .then((r) => (r.ok ? r.json() : { datasheets: [] }))
-      .then((body) => {
-        const list = Array.isArray(body?.datasheets) ? body.datasheets : [];
-        sheetCache.set(system, list);
-        onLoad();
-        return list;
-      })
-      .catch(() => {
-        sheetCache.set(system, []);
-        return [];
-      });
-    sheetCache.set(system, p);
-  }
-  return null;
-}
-
 // --- the selected unit's combat and agreement orders (rendered in the info panel) -----------
-
-/** whfb8 Skirmishers (seed 002) move model by model (handlers/skirmish.js). @param {any} unit */
-function skirmishes(unit) {
-  return Array.isArray(unit?.rules) && unit.rules.some((/** @type {unknown} */ r) => String(r) === 'Skirmishers');
-}
 
 /**
  * Buttons for the selected unit: Shoot…, Fight, Free move… (and, while a free move is
@@ -225,10 +169,11 @@ function skirmishes(unit) {
 export function unitActions(unit, table) {
   const store = table.store;
   const st = store.state || {};
-  if (!unit || store.seat === null || st.stage !== 'battle') return null;
-  const sheets = st.system ? sheetsOf(st.system, () => table.onChange()) : null;
-  const sheet = sheets ? sheets.find((s) => s.id === unit.datasheet) : undefined;
-  const orders = combatOrders(unit, st, store.seat, sheets ? sheet || { profile: { shooting: [] } } : undefined);
+  if (!unit || store.seat === null) return null;
+  const shootOrder = unitOffer(st, unit.id, 'shoot');
+  const fightOrder = unitOffer(st, unit.id, 'fight_combat');
+  const freeMove = gameOffer(st, 'free_move');
+  const weapons = Array.isArray(shootOrder?.weapons) ? shootOrder.weapons.map((/** @type {any} */ w) => String(w.name)) : [];
   const g = table.moves.ghost;
   const staged = g?.proposal && g.id === unit.id && g.phase === 'staged';
   const shoot = table.tools.shoot;
@@ -251,39 +196,52 @@ export function unitActions(unit, table) {
       onclick: () => send(table, { type: 'fight', unit: unit.id, target: f.target }, `Fight ${f.name}`),
     }, `Fight ${f.name}`));
   }
-  if (orders.shoot) {
-    if (orders.weapons.length > 1) {
+  if (shootOrder) {
+    if (weapons.length > 1) {
       buttons.push(h('select', {
-        class: 'weapon', 'aria-label': 'Weapon',
+        class: 'weapon', 'aria-label': 'Weapon', disabled: !shootOrder.available,
         onchange: (/** @type {Event} */ e) => { shoot.weapon = /** @type {HTMLSelectElement} */ (e.target).value; },
-      }, orders.weapons.map((w) => h('option', { value: w, selected: w === shoot.weapon }, w))));
+      }, weapons.map((w) => h('option', { value: w, selected: w === shoot.weapon }, w))));
     }
     buttons.push(h('button', {
       type: 'button', id: 'shoot', class: table.mode === 'shoot' ? 'active' : '',
+      ...controlAttrs(shootOrder, `Shoot at: ${targetIds(shootOrder).map((id) => unitName(st, id)).join(', ')}`),
       onclick: () => {
-        if (orders.weapons.length && !orders.weapons.includes(shoot.weapon || '')) shoot.weapon = orders.weapons[0];
+        if (weapons.length && !weapons.includes(shoot.weapon || '')) shoot.weapon = weapons[0];
         table.setMode(table.mode === 'shoot' ? 'idle' : 'shoot');
       },
     }, 'Shoot…'));
   }
-  if (orders.fight) buttons.push(h('button', { type: 'button', id: 'fight', class: 'primary', onclick: () => fight(table, unit.id) }, 'Fight'));
-  if (unit.status === 'on_table' && unit.owner === store.seat && skirmishes(unit) && (
-    (st.phase === 'Movement' && st.active_player === store.seat) || (st.turn === 1 && st.phase === 'Start'))) {
-    const vanguard = st.phase === 'Start';
+  if (fightOrder) {
+    buttons.push(h('button', { type: 'button', id: 'fight', class: 'primary', ...controlAttrs(fightOrder, 'Fight this combat'), onclick: () => fight(table, unit.id) }, 'Fight'));
+  }
+  const restrain = unitOffer(st, unit.id, 'restrain_pursuit');
+  if (restrain) {
+    const held = Boolean(restrain.restrained);
+    buttons.push(h('button', {
+      type: 'button', id: 'restrain', 'aria-pressed': held ? 'true' : 'false', class: held ? 'active' : '',
+      ...controlAttrs(restrain, held ? 'This unit will test to hold back from pursuits; click to pursue' : `Hold back from pursuits (${restrain.rule || 'a Leadership test'})`),
+      onclick: () => send(table, { type: 'restrain_pursuit', unit: unit.id, restrain: !held }, held ? 'Pursue' : 'Hold back'),
+    }, held ? 'Holding back' : 'Hold back'));
+  }
+  // whfb8 Skirmishers move model by model; Vanguard before the first turn (the server's orders).
+  const skirmish = unitOffer(st, unit.id, 'skirmish_move') || unitOffer(st, unit.id, 'vanguard_move');
+  if (skirmish) {
+    const vanguard = skirmish.action === 'vanguard_move';
     buttons.push(h('button', {
       type: 'button', id: 'skirmish-move', class: table.mode === 'skirmish' ? 'active' : '',
-      title: vanguard ? 'Vanguard: up to 12 in per model, not within 12 in of an enemy' : 'Move model by model: each within its allowance around what is in the way',
+      ...controlAttrs(skirmish, vanguard ? 'Vanguard: up to 12 in per model, not within 12 in of an enemy' : 'Move model by model: each within its allowance around what is in the way'),
       onclick: () => table.setMode(table.mode === 'skirmish' ? 'idle' : 'skirmish'),
     }, vanguard ? 'Vanguard…' : 'Skirmish move…'));
   }
-  if (unit.status === 'on_table') {
+  if (unit.status === 'on_table' && freeMove) {
     if (staged) {
-      buttons.push(h('button', { type: 'button', id: 'propose-free-move', class: 'primary', onclick: () => table.tools.free_move.propose() }, 'Propose free move', h('kbd', null, 'Enter')));
+      buttons.push(h('button', { type: 'button', id: 'propose-free-move', class: 'primary', ...controlAttrs(freeMove, 'Propose free move'), onclick: () => table.tools.free_move.propose() }, 'Propose free move', h('kbd', null, 'Enter')));
       buttons.push(h('button', { type: 'button', id: 'reset-free-move', onclick: () => table.cancel() }, 'Reset', h('kbd', null, 'Esc')));
     } else {
       buttons.push(h('button', {
         type: 'button', id: 'free-move', class: table.mode === 'free_move' ? 'active' : '',
-        title: 'Put the unit anywhere if your opponent agrees (no movement rules)',
+        ...controlAttrs(freeMove, 'Put the unit anywhere if your opponent agrees (no movement rules)'),
         onclick: () => table.setMode(table.mode === 'free_move' ? 'idle' : 'free_move'),
       }, 'Free move…'));
     }
@@ -416,7 +374,12 @@ export function mountOrders(o) {
       title: plan ? `Undo ${words.join(', ')}` : 'Nothing to undo',
       onclick: () => plan && once(() => send(table, plan.seq === null ? { type: 'propose', kind: 'undo' } : { type: 'propose', kind: 'undo', seq: plan.seq }, 'Propose undo')),
     }, 'Propose undo'));
-    undo.disabled = !plan || blocked || busy;
+    const undoOffer = gameOffer(st, 'undo');
+    undo.disabled = !plan || blocked || busy || !undoOffer?.available;
+    if (undoOffer && !undoOffer.available) {
+      undo.title = String(undoOffer.reason || 'not possible now');
+      undo.setAttribute('aria-disabled', 'true');
+    }
     replace(agreement, h('h2', null, 'By agreement'),
       h('div', { class: 'buttons' }, undo),
       h('small', { class: 'hint undo-what' }, plan

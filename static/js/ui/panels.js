@@ -4,6 +4,7 @@
 
 import { fortyBar } from './forty.js';
 import { h, replace } from './dom.js';
+import { gameOffer } from './offers.js';
 import { errorText, markerBadges, unitName } from '../format.js';
 import { describe, humanize } from './describe.js';
 import { setupPanel, renderTray, unitOrders } from './battle.js';
@@ -215,10 +216,17 @@ function renderPhase(el, st, seat, conn, toast) {
       }
     },
   }, 'End phase'));
+  // The server offers End phase to the active player, refused (with why) while something
+  // must happen first: a charge waiting for its reaction, ambushers that must arrive.
+  const offer = gameOffer(st, 'end_phase');
   end.hidden = seat === null || !hasPhase;
-  if (hasPhase && active !== seat) {
+  if (hasPhase && !offer) {
     end.disabled = true;
     end.title = `Player ${active} ends this phase`;
+  } else if (offer && !offer.available) {
+    end.disabled = true;
+    end.title = String(offer.reason || 'not possible now');
+    end.setAttribute('aria-disabled', 'true');
   }
   const line = [];
   if (st.over || st.stage === 'over') {

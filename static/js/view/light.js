@@ -1,6 +1,7 @@
 // Light Troops (The 9th Age, seed 000): a Reform that also moves the unit's centre. The
 // selected Light Troops unit gets one more handle, ✥ at its centre; dragging it asks the
-// server for a `move_unit` reform with `centre` (files kept, R turns it 90°). Whether that is
+// server for a `move_unit` reform with `centre` (files kept, R turns it 90°); the handle is shown
+// when the server's move order says the unit may reform around a new centre (`reform_centre`). Whether that is
 // within twice the Mobility, and whether it counts as a March, is the server's answer. Pure.
 
 import { rotateGeometry, translateGeometry } from './manoeuvre.js';
@@ -8,13 +9,6 @@ import { round2 } from './transform.js';
 
 /** @typedef {import('./manoeuvre.js').UnitFrame} UnitFrame */
 /** @typedef {[number, number]} Pos */
-
-export const LIGHT_TROOPS = 'Light Troops';
-
-/** Does the unit's rules list carry Light Troops (the server checks it again)? @param {{rules?:unknown[]}|null|undefined} unit */
-export function isLightTroops(unit) {
-  return Array.isArray(unit?.rules) && unit.rules.some((r) => String(r).trim() === LIGHT_TROOPS);
-}
 
 /** The ✥ handle at the unit's centre. @param {UnitFrame} f */
 export function centreHandle(f) {

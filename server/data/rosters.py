@@ -48,6 +48,7 @@ from pydantic import ValidationError
 from server.data.army import ArmyEntry, validate_army
 from server.data.catalog import Catalog, load_catalog
 from server.data.schema import SYSTEM_IDS
+from server.data.systems import system_data
 
 MAX_INPUT_BYTES = 256 * 1024  # the REST body limit: a roster file as uploaded (.ros, .rosz, JSON)
 MAX_XML_BYTES = 4 * 1024 * 1024  # a .rosz's roster once decompressed
@@ -59,12 +60,6 @@ EXPORT_FORMAT = "warfield-army"
 EXPORT_VERSION = 1
 ALIASES_FILE = "aliases.yaml"
 
-# Words in a roster's game system name that say which of our systems it is for.
-_SYSTEM_WORDS: dict[str, tuple[str, ...]] = {
-    "wh40k10": ("40,000", "40000", "40k"),
-    "t9a": ("9th age", "ninth age", "t9a"),
-    "whfb8": ("fantasy battle", "warhammer fantasy", "whfb"),
-}
 
 
 class RosterError(ValueError):
@@ -406,8 +401,8 @@ def _check_system(system: str, tree: _Tree) -> None:
     declared = tree.game_system.lower()
     if not declared:
         return
-    for other, words in _SYSTEM_WORDS.items():
-        if any(w in declared for w in words):
+    for other in SYSTEM_IDS:
+        if any(w in declared for w in system_data(other).roster_words):
             if other != system:
                 raise RosterError(
                     f"this roster is for {tree.game_system!r}, not {system}; import it into a "
@@ -475,8 +470,8 @@ def _map_unit(
     entry = ArmyEntry(
         datasheet=sheet.id,
         models=models,
-        standard=standard and not sheet.character and system != "wh40k10",
-        battle_standard=bsb and system == "whfb8",
+        standard=standard and not sheet.character and system_data(system).standards,
+        battle_standard=bsb and system_data(system).battle_standards,
         concealed=concealed,
     )
     result.army.append(entry)

@@ -36,6 +36,9 @@ class SystemData(ABC):
     character (whfb8)."""
     leaders: bool = False
     """Characters join a unit by leading it (a 40k Leader and its Bodyguard): one per unit."""
+    roster_words: tuple[str, ...] = ()
+    """Words in a BattleScribe / New Recruit roster's game system name that say a roster is
+    for this system (server/data/rosters.py), lower case."""
 
     @abstractmethod
     def join_problems(self, unit: Datasheet, character: Datasheet) -> list[JoinProblem]:

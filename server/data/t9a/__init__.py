@@ -44,4 +44,4 @@ class NinthAgeData(SystemData):
         return found
 
 
-SYSTEM = NinthAgeData(name="The 9th Age")
+SYSTEM = NinthAgeData(name="The 9th Age", roster_words=("9th age", "ninth age", "t9a"))

@@ -26,5 +26,9 @@ class Warhammer40kData(SystemData):
 
 
 SYSTEM = Warhammer40kData(
-    name="Warhammer 40,000 (10th edition)", ranked=False, standards=False, leaders=True
+    name="Warhammer 40,000 (10th edition)",
+    ranked=False,
+    standards=False,
+    leaders=True,
+    roster_words=("40,000", "40000", "40k"),
 )

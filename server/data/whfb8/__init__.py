@@ -36,4 +36,8 @@ class WarhammerData(SystemData):
         return found
 
 
-SYSTEM = WarhammerData(name="Warhammer Fantasy Battle (8th edition)", battle_standards=True)
+SYSTEM = WarhammerData(
+    name="Warhammer Fantasy Battle (8th edition)",
+    battle_standards=True,
+    roster_words=("fantasy battle", "warhammer fantasy", "whfb"),
+)

@@ -48,6 +48,7 @@ from server.rules.flee import (
     flee_events,
     sheets_of,
 )
+from server.rules.naming import in_the_way
 from server.rules.systems import (
     CHARGE_PHASES,
     REACTION_NAMES,
@@ -344,10 +345,9 @@ def charge_result(
                     "charge_failed",
                     {
                         **payload,
-                        "reason": f"{rule}{f' ({obstacle} is in the way)' if obstacle else ''}",
+                        "reason": f"{rule}{in_the_way(state, obstacle)}",
                         "blocked_by": obstacle,
-                        "text": f"{failed_text}: {rule}"
-                        + (f" ({obstacle} is in the way)" if obstacle else ""),
+                        "text": f"{failed_text}: {rule}{in_the_way(state, obstacle)}",
                     },
                     actor=seat,
                 )

@@ -57,6 +57,7 @@ from server.rules.core import (
     register_folder,
 )
 from server.rules.markers import FEIGNED_FLIGHT, FLED_OFF, FLEEING, SHAKEN
+from server.rules.naming import display_names
 from server.rules.systems import RankedRules, variant_of
 from server.rules.units import (
     Unit,
@@ -203,8 +204,8 @@ def flee_events(
         + (" (Swiftstride: Maximised)" if rule else "")
         + (f" from {source.name}" if source is not None and source.id != unit.id else "")
         + (": off the table, destroyed" if path.off_table else "")
-        + (f"; passed through {', '.join(path.passed_through)} (Dangerous Terrain tests not "
-           "automated)" if path.passed_through else "")
+        + (f"; passed through {display_names(state, path.passed_through)} "
+           "(Dangerous Terrain tests not automated)" if path.passed_through else "")
     )
     return [
         Event(

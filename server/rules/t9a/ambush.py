@@ -52,6 +52,7 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
+from server.rules.naming import display_name, in_the_way
 from server.rules.systems import MOVEMENT_PHASE
 from server.rules.t9a.magic import opponent_spells_last_magic_phase
 from server.rules.units import (
@@ -311,8 +312,8 @@ def arrive_from_ambush(
     if not check.legal:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{unit.name} cannot arrive there: {check.rule}"
-            + (f" ({check.obstacle})" if check.obstacle else ""),
+            f"{display_name(state, unit.id)} cannot arrive there: {check.rule}"
+            + in_the_way(state, check.obstacle),
             rule=str(check.rule),
             obstacle=check.obstacle,
             corners_within=check.corners_within,

@@ -473,6 +473,7 @@ def _illegal(
         f"{what}: {rule}{where}",
         rule=rule,
         obstacle=result.obstacle,
+        obstacle_name=display_name(state, result.obstacle) if result.obstacle else None,
         distance=round(result.distance, 3),
         swept=geo.to_geojson(result.swept),
         **details,

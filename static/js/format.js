@@ -20,7 +20,8 @@ export function verdictText(res) {
   const parts = [];
   if (res.legal) parts.push(res.counts_as_march ? 'Legal, counts as a March' : 'Legal');
   else parts.push(`Not allowed: ${res.rule || res.message || 'illegal'}`);
-  if (!res.legal && res.obstacle) parts.push(`(${res.obstacle})`);
+  // The server names the obstacle for people; its id (`obstacle`) only marks it on the table.
+  if (!res.legal && res.obstacle_name) parts.push(`(${res.obstacle_name} is in the way)`);
   const allowance = typeof res.allowance === 'number' ? res.allowance.toFixed(1) : '';
   const used = typeof res.used === 'number' ? res.used : typeof res.distance === 'number' ? res.distance : null;
   if (used !== null && res.legal) parts.push(`· ${typeof res.used === 'number' ? 'used ' : ''}${used.toFixed(1)}${allowance ? ` / ${allowance}` : ''} in`);

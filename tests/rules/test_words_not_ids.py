@@ -96,3 +96,20 @@ def test_a_blocked_charge_names_the_terrain() -> None:
     assert "Farmhouse is in the way" in failed[0].payload["text"]
     for text in texts(events):
         assert not ID.search(text), text
+
+
+def test_a_refused_preview_names_the_obstacle_for_people() -> None:
+    """The preview verdict the client shows while dragging carries `obstacle_name` (words)
+    beside `obstacle` (the id the table marks)."""
+    from server.dice import DiceStream
+    from server.rules.questions import preview
+
+    game = Game()
+    armies(game, ones=2, twos=1)
+    game.act(1, type="deploy_unit", unit="u1", x=20, y=10)
+    game.act(2, type="deploy_unit", unit="u3", x=36, y=40, facing=180)
+    verdict = preview(game.state, 1, {"type": "deploy_unit", "unit": "u2", "x": 24.5, "y": 10},
+                      DiceStream(bytes(32), 0))
+    assert (verdict["legal"], verdict["obstacle"]) == (False, "u1")
+    assert verdict["obstacle_name"] == "Citizen Spears (1)"
+    assert not ID.search(verdict["message"]), verdict["message"]

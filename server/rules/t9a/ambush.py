@@ -520,7 +520,10 @@ def ambush_options(
         # The Unit Boundary in the unit's own frame (front-edge centre at the origin, facing
         # 0): the client draws the ghost at any placement without working out the formation.
         "outline": [[round(float(x), 4), round(float(y), 4)] for x, y in layout(formation).outline],
-        "requested": check.to_dict(),
+        "requested": {
+            **check.to_dict(),
+            "obstacle_name": display_name(state, check.obstacle) if check.obstacle else None,
+        },
         "nearest": None if nearest is None else nearest.to_dict(),
         "ready": READY in unit.markers,
     }

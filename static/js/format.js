@@ -134,3 +134,10 @@ export function presenceText(presence, status, seats = [1, 2]) {
   const watching = Number(presence?.spectators ?? 0);
   return `${players} · ${watching} watching`;
 }
+
+/** Whose a unit is, for the off-table tray: "yours", "Player 2's". Issue 19 item 9.
+ * @param {number|undefined|null} owner @param {number|null|undefined} seat this page's seat */
+export function ownerWords(owner, seat) {
+  if (owner !== 1 && owner !== 2) return '';
+  return owner === seat ? 'yours' : `Player ${owner}'s`;
+}

@@ -2,7 +2,8 @@
 // the dice log sums a roll up ("100D6: 312, 17 sixes").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { presenceText, rollSummary } from '../js/format.js';
+import { ownerWords, presenceText, rollSummary } from '../js/format.js';
+import { buildScene } from '../js/view/scene.js';
 
 const dice = (faces) => faces.map((face) => ({ face, kept: true }));
 
@@ -27,4 +28,29 @@ test('the presence line names each seat online or offline, and this page offline
   assert.equal(presenceText({ players: [2], spectators: 0 }, 'online'), 'Player 1 offline, Player 2 online · 0 watching');
   assert.equal(presenceText({ players: [1, 2], spectators: 0 }, 'reconnecting'), 'You are offline · reconnecting…');
   assert.equal(presenceText(null, 'connecting'), 'Connecting…');
+});
+
+test('the off-table tray says whose units are whose', () => {
+  assert.equal(ownerWords(1, 1), 'yours');
+  assert.equal(ownerWords(2, 1), "Player 2's");
+  assert.equal(ownerWords(1, null), "Player 1's"); // a spectator
+  assert.equal(ownerWords(undefined, 1), '');
+});
+
+test('a joined character is marked on the table, the first one (index 0) too', () => {
+  const square = (x, y) => ({ type: 'Polygon', coordinates: [[[x, y], [x + 1, y], [x + 1, y + 1], [x, y + 1], [x, y]]] });
+  const unit = {
+    id: 'u1', owner: 1, name: 'Spears', status: 'on_table',
+    footprint: {
+      type: 'FeatureCollection',
+      features: [
+        { type: 'Feature', geometry: square(0, 0), properties: { role: 'boundary', front_centre: [1, 1], facing: 0 } },
+        { type: 'Feature', geometry: square(0, 0), properties: { role: 'model', index: 0, character: 0 } },
+        { type: 'Feature', geometry: square(1, 0), properties: { role: 'model', index: 1, character: null } },
+        { type: 'Feature', geometry: square(2, 0), properties: { role: 'model', index: 2, character: 1 } },
+      ],
+    },
+  };
+  const sc = buildScene({ units: { u1: unit } });
+  assert.deepEqual(sc.pieces.filter((p) => p.kind === 'model').map((p) => p.character), [true, false, true]);
 });

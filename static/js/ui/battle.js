@@ -3,7 +3,7 @@
 // march, charge). Intents only: the server checks every rule and says why when it refuses.
 
 import { h, replace } from './dom.js';
-import { errorText } from '../format.js';
+import { errorText, ownerWords } from '../format.js';
 import { humanize } from './describe.js';
 import { ambushTrayItem } from './ambush.js';
 import { isLightTroops } from '../view/light.js';
@@ -199,6 +199,7 @@ export function renderTray(el, table, store, conn, toast) {
         mine
           ? h('button', { type: 'button', class: 'deploy', onclick: () => table.tools.deploy.start(t.id) }, t.label)
           : h('b', null, t.label),
+        ' ', h('span', { class: 'tray-owner' }, `(${ownerWords(t.owner, store.seat)})`),
         ' ', t.status === 'ambush'
           ? ambushTrayItem(t.id, { table, store, conn, toast, rerender: () => renderTray(el, table, store, conn, toast) })
           : h('small', null, humanize(t.status)),

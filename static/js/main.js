@@ -23,6 +23,12 @@ else if (route.page === 'table') showTable(route.gameId);
 else if (route.page === 'replay') showReplay(root, route.gameId);
 else replace(root, h('main', { class: 'lobby' }, h('h1', null, 'Not found'), h('a', { href: '/' }, 'Back to the lobby')));
 
+/** The moment a toast belongs to: the stage, the turn, whose it is and the phase.
+ * @param {any} st @returns {string} */
+function momentOf(st) {
+  return st ? [st.stage, st.turn, st.active_player, st.phase, st.over].map((x) => String(x ?? '')).join('|') : '';
+}
+
 /** @param {string} gameId */
 async function showTable(gameId) {
   const storage = safeStorage();
@@ -78,7 +84,7 @@ async function showTable(gameId) {
   /** @param {string} msg @param {'info'|'error'|'ok'} [kind] */
   function toast(msg, kind = 'info') {
     for (const old of toasts.children) if (old.textContent === msg) old.remove();
-    const el = h('div', { class: `toast ${kind}` }, msg);
+    const el = h('div', { class: `toast ${kind}`, dataset: { moment: momentOf(store.state) } }, msg);
     toasts.append(el);
     while (toasts.childElementCount > 4) toasts.firstElementChild?.remove();
     setTimeout(() => el.remove(), kind === 'error' ? 6000 : 3500);
@@ -169,8 +175,16 @@ async function showTable(gameId) {
     toast(err.code === 'not_found' ? 'There is no such game.' : `Server: ${err.message}`, 'error');
   });
   let backfilled = false;
+  let moment = '';
   store.subscribe((change) => {
     const st = store.state;
+    // A toast belongs to its moment (stage, turn, player, phase): when that passes, the
+    // toasts said in it go (issue 19 item 9), errors included — they were about that moment.
+    const now = momentOf(st);
+    if (now !== moment) {
+      if (moment) for (const old of [...toasts.children]) if (/** @type {HTMLElement} */ (old).dataset.moment !== now) old.remove();
+      moment = now;
+    }
     if (st) {
       title.textContent = `${st.name || 'Game'} · ${st.system || ''}`;
       document.title = `${st.name || 'Game'} — Warfield`;

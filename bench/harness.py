@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -239,6 +240,110 @@ def create_game(base: str) -> dict[str, Any]:
     game = http_json("POST", base + "/api/games", {"system": "t9a"})
     seat = http_json("POST", base + f"/api/games/{game['id']}/seats", {"invite": game["invite"]})
     return {"id": game["id"], "p1": game["token"], "p2": seat["token"]}
+
+
+RUNTIME_GAUGES = {
+    "warfield_event_loop_lag_worst_seconds": "loop_lag_worst_ms",
+    "warfield_event_loop_lag_max_seconds": "loop_lag_max_ms",
+    "warfield_gc_pause_worst_seconds": "gc_pause_worst_ms",
+    "warfield_gc_pause_max_seconds": "gc_pause_max_ms",
+    "warfield_gc_cpu_worst_seconds": "gc_cpu_worst_ms",
+    "warfield_gc_cpu_max_seconds": "gc_cpu_max_ms",
+}
+
+
+def runtime_figures(server: Server) -> dict[str, float]:
+    """The server's event-loop lag and GC pause gauges (server/metrics.py), in ms: the worst
+    in its last completed 5 s interval and the worst since it started (a pause on the wall
+    clock, and the CPU time of the longest collection), and the collections by generation."""
+    with urllib.request.urlopen(server.url + "/metrics", timeout=10) as r:
+        text = r.read().decode()
+    figures: dict[str, float] = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name in RUNTIME_GAUGES:
+            figures[RUNTIME_GAUGES[name]] = round(float(value) * 1000.0, 2)
+        elif match := GC_SERIES.fullmatch(name):
+            kind, generation = match.groups()
+            figures[f"gc{generation}_{kind}"] = float(value)
+    return figures
+
+
+GC_SERIES = re.compile(r'warfield_gc_pause_seconds_(count|sum)\{generation="(\d)"\}')
+
+
+def gc_by_generation(
+    before: Sequence[dict[str, float]], after: Sequence[dict[str, float]]
+) -> dict[str, dict[str, float]]:
+    """Collections per generation between two `runtime_figures` of each server: how many, and
+    their mean duration in ms (summed over the servers)."""
+    out: dict[str, dict[str, float]] = {}
+    for generation in "012":
+        count = sum(a.get(f"gc{generation}_count", 0.0) - b.get(f"gc{generation}_count", 0.0)
+                    for b, a in zip(before, after, strict=True))
+        total = sum(a.get(f"gc{generation}_sum", 0.0) - b.get(f"gc{generation}_sum", 0.0)
+                    for b, a in zip(before, after, strict=True))
+        out[generation] = {"count": int(count),
+                           "mean_ms": round(total / count * 1000.0, 2) if count else 0.0}
+    return out
+
+
+def worst_of(figures: Sequence[dict[str, float]], key: str) -> float | None:
+    """The largest `key` over several servers' figures; None when no server reports it."""
+    return max((f[key] for f in figures if key in f), default=None)
+
+
+class RuntimePoller:
+    """Scrapes every server's runtime gauges twice per interval (so no 5 s interval is missed)
+    until stopped; `worst(start, end)` is the worst of each figure seen in that time span."""
+
+    def __init__(self, servers: Sequence[Server], every_s: float = 2.5) -> None:
+        self.servers, self.every_s = servers, every_s
+        self.samples: list[tuple[float, int, dict[str, float]]] = []
+        self._stop = False
+
+    async def run(self) -> None:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        while not self._stop:
+            for i, server in enumerate(self.servers):
+                try:
+                    figures = await asyncio.to_thread(runtime_figures, server)
+                except OSError:
+                    continue
+                self.samples.append((loop.time(), i, figures))
+            await asyncio.sleep(self.every_s)
+
+    def stop(self) -> None:
+        self._stop = True
+
+    def worst(self, start: float = -math.inf, end: float = math.inf) -> dict[str, float | None]:
+        """The worst of each figure sampled in [start, end): the 5 s interval gauges, and a
+        new high of the since-start gauge (which no late scrape can miss)."""
+        out: dict[str, float | None] = {}
+        for key, since_start in (("loop_lag_worst_ms", "loop_lag_max_ms"),
+                                 ("gc_pause_worst_ms", "gc_pause_max_ms"),
+                                 ("gc_cpu_worst_ms", "gc_cpu_max_ms")):
+            seen: list[float] = []
+            high: dict[int, float] = {}  # per server (index in `servers`)
+            for t, i, f in self.samples:
+                new_high = since_start in f and f[since_start] > high.get(i, math.inf)
+                if since_start in f:
+                    high[i] = max(high.get(i, -math.inf), f[since_start])
+                if not start <= t < end:
+                    continue
+                if key in f:
+                    seen.append(f[key])
+                if new_high:
+                    seen.append(f[since_start])
+            out[key] = max(seen) if seen else None
+        return out
+
+
+def load_average() -> list[float]:
+    """The machine's 1, 5 and 15 minute load averages (it is shared: say how busy it was)."""
+    return [round(v, 2) for v in os.getloadavg()]
 
 
 def nearest_rank(sorted_values: Sequence[float], p: float) -> float:

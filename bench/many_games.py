@@ -2,14 +2,23 @@
 moves one of its tokens every 2 s for S seconds (issue 7 item 5).
 
     python -m bench.many_games [--games 200] [--seconds 60] [--config sqlite|postgres|redis2]
+                               [--period 2] [--per-game]
     warfield bench many-games --games 50 --seconds 20
+
+`--period P`: each player acts every P seconds; with `--per-game` the game (not each player)
+acts every P seconds, its two players taking turns (`--games 1000 --period 5 --per-game` is
+one action per 5 s per game).
 
 Prints one JSON line: action latency (send -> ack) p50/p99 in ms, errors (error frames,
 timeouts, dropped sockets, and spectators that did not end on their game's last seq: must be
 0), the server's CPU over the acting period (percent of one core, and ms per game per second)
-and its memory (VmHWM, and the growth of VmRSS from before the games were created, per game).
+and its memory (VmHWM, and the growth of VmRSS from before the games were created, per game),
+the server's event-loop lag and garbage-collection pauses (its /metrics gauges, scraped every
+2.5 s: the worst over the acting period, and since start), and per minute of the acting period
+the actions, p99 and the worst loop lag and GC pause; plus the machine's load average.
 Players start at random offsets within the first period so the load is spread, as with real
-players. The load generator is one asyncio loop on the same machine.
+players. The load generator is one asyncio loop on the same machine; it freezes its objects
+(`gc.freeze()`) after setting up, so its own garbage collections do not add to the latency.
 """
 
 from __future__ import annotations
@@ -17,7 +26,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
+import math
 import random
 import time
 from collections.abc import Sequence
@@ -28,9 +39,14 @@ import websockets
 from bench.harness import (
     WARFIELD_CONFIGS,
     Deployment,
+    RuntimePoller,
     create_game,
+    gc_by_generation,
     http_json,
+    load_average,
     nearest_rank,
+    runtime_figures,
+    worst_of,
 )
 
 PERIOD_S = 2.0
@@ -90,9 +106,18 @@ class Game:
 
 
 class ManyGames:
-    def __init__(self, deployment: Deployment, games: int, seconds: float) -> None:
+    def __init__(
+        self,
+        deployment: Deployment,
+        games: int,
+        seconds: float,
+        period: float = PERIOD_S,
+        per_game: bool = False,
+    ) -> None:
         self.deployment, self.games, self.seconds = deployment, games, seconds
+        self.period, self.per_game = period, per_game
         self.latencies: list[float] = []
+        self.timed: list[tuple[float, float]] = []  # (loop time sent, latency ms)
         self.errors: dict[str, int] = {}
 
     def error(self, kind: str) -> None:
@@ -135,45 +160,69 @@ class ManyGames:
                 player.token = by_owner[seat]
         return games
 
-    async def play(self, game: Game, seat: int, ends_at: float) -> None:
+    async def play(self, game: Game, seats: Sequence[int], ends_at: float) -> None:
+        """`seats` take turns acting, one action every period."""
         loop = asyncio.get_running_loop()
-        player = game.players[seat - 1]
-        due = loop.time() + random.uniform(0, PERIOD_S)
+        due = loop.time() + random.uniform(0, self.period)
         n = 0
         while True:
             await asyncio.sleep(max(0.0, due - loop.time()))
             if loop.time() >= ends_at:
                 return
+            player = game.players[seats[n % len(seats)] - 1]
             n += 1
             action = {"type": "move_token", "id": player.token,
                       "x": float(random.randint(1, 71)), "y": float(random.randint(1, 47))}
             started = time.perf_counter()
+            sent_at = loop.time()
             try:
                 reply = await player.request(f"m{n}", action)
             except TimeoutError:
                 self.error("timeout")
             else:
                 if reply["type"] == "ack":
-                    self.latencies.append((time.perf_counter() - started) * 1000.0)
+                    latency = (time.perf_counter() - started) * 1000.0
+                    self.latencies.append(latency)
+                    self.timed.append((sent_at, latency))
                     game.last_ack = max(game.last_ack, reply["seq"])
                 else:
                     self.error(reply.get("code", "error"))
-            due += PERIOD_S
+            due += self.period
 
     async def run(self) -> dict[str, Any]:
         baseline_rss = self.deployment.rss_now_mb()
         setup_started = time.perf_counter()
         games = await self.setup()
         setup_s = time.perf_counter() - setup_started
+        # The load generator's own sockets are long-lived too: keep its collector off them, so
+        # that its full collections do not show up as server latency.
+        gc.collect()
+        gc.freeze()
         sockets = [s for g in games for s in (*g.players, *g.spectators)]
+        # Let the server's 5 s runtime intervals roll past the setup before measuring.
+        await asyncio.sleep(6.0)
+        poller = RuntimePoller(self.deployment.servers)
+        polling = asyncio.create_task(poller.run())
         try:
             loop = asyncio.get_running_loop()
+            load_before = load_average()
+            runtime_before = [await asyncio.to_thread(runtime_figures, s)
+                              for s in self.deployment.servers]
             cpu_before = self.deployment.cpu_ms()
             started = loop.time()
             ends_at = started + self.seconds
-            await asyncio.gather(*(self.play(g, seat, ends_at) for g in games for seat in (1, 2)))
+            turns = [(1, 2)] if self.per_game else [(1,), (2,)]
+            await asyncio.gather(*(self.play(g, seats, ends_at) for g in games
+                                   for seats in turns))
             elapsed = loop.time() - started
             cpu = self.deployment.cpu_ms() - cpu_before
+            load_after = load_average()
+            # The last interval's gauges roll within 5 s of the end: wait for one more scrape.
+            await asyncio.sleep(poller.every_s * 2 + 5.0)
+            poller.stop()
+            await polling
+            runtime_now = [await asyncio.to_thread(runtime_figures, s)
+                           for s in self.deployment.servers]
             # Every socket ends on its game's last seq (nothing lost).
             deadline = loop.time() + 5
             while loop.time() < deadline and any(
@@ -190,12 +239,27 @@ class ManyGames:
             rss_now = self.deployment.rss_now_mb()
             rss_hwm = self.deployment.rss_mb()
         finally:
+            poller.stop()
             for sock in sockets:
                 with contextlib.suppress(Exception):
                     await sock.ws.close()
                 if sock.task is not None:
                     sock.task.cancel()
         lat = sorted(self.latencies)
+        during = poller.worst(started, ends_at + 7.5)
+        per_minute = []
+        for minute in range(max(1, math.ceil(self.seconds / 60.0))):
+            start = started + 60.0 * minute
+            window = sorted(ms for t, ms in self.timed if start <= t < start + 60.0)
+            worst = poller.worst(start, start + 60.0 + 7.5)  # a gauge reports the 5 s before
+            per_minute.append({
+                "minute": minute,
+                "actions": len(window),
+                "p50_ms": round(nearest_rank(window, 50), 2) if window else None,
+                "p99_ms": round(nearest_rank(window, 99), 2) if window else None,
+                "max_ms": round(window[-1], 2) if window else None,
+                **worst,
+            })
         return {
             "system": "warfield",
             "bench": "many_games",
@@ -216,6 +280,18 @@ class ManyGames:
             "server_rss_mb": round(rss_hwm, 1),
             "server_rss_mb_per_game": round((rss_now - baseline_rss) / self.games, 3),
             "setup_s": round(setup_s, 1),
+            "period_s": self.period,
+            "acting": "per game, players alternating" if self.per_game else "per player",
+            "loop_lag_worst_ms": during["loop_lag_worst_ms"],
+            "gc_pause_worst_ms": during["gc_pause_worst_ms"],
+            "gc_cpu_worst_ms": during["gc_cpu_worst_ms"],
+            "loop_lag_max_ms_since_start": worst_of(runtime_now, "loop_lag_max_ms"),
+            "gc_pause_max_ms_since_start": worst_of(runtime_now, "gc_pause_max_ms"),
+            "gc_cpu_max_ms_since_start": worst_of(runtime_now, "gc_cpu_max_ms"),
+            "gc_by_generation": gc_by_generation(runtime_before, runtime_now),
+            "per_minute": per_minute,
+            "load_avg_before": load_before,
+            "load_avg_after": load_after,
         }
 
 
@@ -225,10 +301,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--config", choices=WARFIELD_CONFIGS, default="sqlite")
+    parser.add_argument("--period", type=float, default=PERIOD_S,
+                        help="seconds between two actions of a player (of a game: --per-game)")
+    parser.add_argument("--per-game", action="store_true",
+                        help="the period is per game, its two players taking turns")
     args = parser.parse_args(argv)
     deployment = Deployment(args.config)
     try:
-        result = asyncio.run(ManyGames(deployment, args.games, args.seconds).run())
+        result = asyncio.run(ManyGames(deployment, args.games, args.seconds, args.period,
+                                       args.per_game).run())
     except BaseException:
         deployment.print_logs()
         raise

@@ -27,16 +27,24 @@ def serve(app: Any, settings: Settings, host: str, port: int) -> int:
     import uvicorn
 
     from server.api.ws import drain
+    from server.gcpolicy import GcPolicy
+
+    gc_policy = GcPolicy(settings.gc_freeze, settings.gc_reclaim_s)
 
     class Server(uvicorn.Server):
         """uvicorn, but on SIGTERM/SIGINT our sockets are drained first: the actions in flight
         finish (committed, acknowledged), then each socket closes with 1012 so its client
         reconnects; only then does uvicorn close what is left and run the lifespan shutdown."""
 
+        async def startup(self, sockets: list[Any] | None = None) -> None:
+            await super().startup(sockets)
+            gc_policy.start()  # after the lifespan start-up: migrations run, app built
+
         async def shutdown(self, sockets: list[Any] | None = None) -> None:
             for listener in self.servers:
                 listener.close()  # no new connections while draining
             await drain(app.state.connections, timeout=GRACEFUL_SHUTDOWN_S - 2)
+            await gc_policy.stop()
             await super().shutdown(sockets)
 
     config = uvicorn.Config(

@@ -76,6 +76,12 @@ class Settings(BaseSettings):
     # With a retention period, each process prunes expired games this often.
     prune_interval_s: float = Field(default=3600.0, gt=0, alias="WARFIELD_PRUNE_INTERVAL_S")
 
+    # `warfield serve` keeps long-lived objects out of the garbage collector's way
+    # (server/gcpolicy.py): it freezes what survives each collection of the middle generation
+    # (off: CPython's defaults), and does one full collection this often (0: never).
+    gc_freeze: bool = Field(default=True, alias="WARFIELD_GC_FREEZE")
+    gc_reclaim_s: float = Field(default=3600.0, ge=0, alias="WARFIELD_GC_RECLAIM_S")
+
     @field_validator("retention_days", mode="before")
     @classmethod
     def _empty_is_off(cls, value: object) -> object:

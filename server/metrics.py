@@ -13,15 +13,31 @@ reports when it opens, closes and has written a batch.
 - `warfield_commit_delivered_seconds`      a batch handed to a socket's queue (right after its
                                            commit, or on arrival from another process) -> the
                                            frame written to that socket
+- `warfield_event_loop_lag_seconds`        how late each of the event loop's 50 ms ticks ran
+- `warfield_event_loop_lag_worst_seconds`  the worst tick lag in the last completed interval
+                                           (`RUNTIME_INTERVAL_S`); `..._max_seconds` since start
+- `warfield_gc_pause_seconds{generation}`  each garbage collection's duration (gc.callbacks)
+- `warfield_gc_pause_worst_seconds`        the worst collection in the last completed interval;
+                                           `..._max_seconds` since start
+- `warfield_gc_cpu_worst_seconds`          the same, in CPU time of the collecting thread (on
+                                           a busy machine a pause is longer than its CPU time:
+                                           the process waits for a core); `..._max_seconds`
+
+The runtime figures come from `Metrics.start_runtime()` (the app's lifespan): a task on the
+event loop and a `gc.callbacks` hook, both removed by `stop_runtime()`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import gc
 import json
 import logging
 import os
 import re
 import time
+from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -41,6 +57,8 @@ LATENCY_BUCKETS = (
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
 )
 OTHER = "other"
+RUNTIME_TICK_S = 0.05  # the event-loop lag probe's period
+RUNTIME_INTERVAL_S = 5.0  # the interval of the `..._worst_seconds` gauges
 
 
 def role(viewer: int | None) -> str:
@@ -79,6 +97,51 @@ class Metrics:
             buckets=LATENCY_BUCKETS, registry=r,
         )
         self._observe_delivery = self.delivery_latency.observe
+        self.loop_lag = Histogram(
+            "warfield_event_loop_lag_seconds",
+            f"How late the event loop ran a callback due every {RUNTIME_TICK_S} s",
+            buckets=LATENCY_BUCKETS, registry=r,
+        )
+        self.loop_lag_worst = Gauge(
+            "warfield_event_loop_lag_worst_seconds",
+            f"Worst event-loop lag in the last completed {RUNTIME_INTERVAL_S:g} s interval",
+            registry=r,
+        )
+        self.loop_lag_max = Gauge(
+            "warfield_event_loop_lag_max_seconds", "Worst event-loop lag since start",
+            registry=r,
+        )
+        self.gc_pause = Histogram(
+            "warfield_gc_pause_seconds", "Garbage collections by generation, by duration",
+            ["generation"], buckets=LATENCY_BUCKETS, registry=r,
+        )
+        for generation in ("0", "1", "2"):
+            self.gc_pause.labels(generation)
+        self.gc_pause_worst = Gauge(
+            "warfield_gc_pause_worst_seconds",
+            f"Longest garbage collection in the last completed {RUNTIME_INTERVAL_S:g} s interval",
+            registry=r,
+        )
+        self.gc_pause_max = Gauge(
+            "warfield_gc_pause_max_seconds", "Longest garbage collection since start",
+            registry=r,
+        )
+        self.gc_cpu_worst = Gauge(
+            "warfield_gc_cpu_worst_seconds",
+            "CPU time of the longest garbage collection (by CPU) in the last completed "
+            f"{RUNTIME_INTERVAL_S:g} s interval",
+            registry=r,
+        )
+        self.gc_cpu_max = Gauge(
+            "warfield_gc_cpu_max_seconds",
+            "CPU time of the longest garbage collection (by CPU) since start", registry=r,
+        )
+        # Filled by the gc callback without taking a lock (a collection may start while this
+        # thread holds a metric's lock); drained into the metrics by the runtime task.
+        self._gc_started = self._gc_cpu_started = 0.0
+        self._gc_max = self._gc_cpu_max = self._lag_max = 0.0
+        self._gc_done: deque[tuple[int, float, float]] = deque(maxlen=10_000)
+        self._runtime: asyncio.Task[None] | None = None
 
     def bind(self, service: Any) -> Metrics:
         """Feed from `service`: its live games, its commits and its actions."""
@@ -111,7 +174,77 @@ class Metrics:
         self._observe_delivery(time.perf_counter() - offered_at)
 
     def render(self) -> bytes:
+        self._drain_gc()
         return generate_latest(self.registry)
+
+    # --- runtime: event-loop lag and garbage-collection pauses ---------------------------------
+
+    def _on_gc(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+            self._gc_cpu_started = time.thread_time()
+        elif self._gc_started:
+            self._gc_done.append((
+                info["generation"],
+                time.perf_counter() - self._gc_started,
+                time.thread_time() - self._gc_cpu_started,
+            ))
+            self._gc_started = 0.0
+
+    def _drain_gc(self) -> tuple[float, float]:
+        """Move the collections timed since the last call into the metrics; the longest
+        (wall clock) and the longest in CPU time."""
+        worst = worst_cpu = 0.0
+        while self._gc_done:
+            generation, seconds, cpu = self._gc_done.popleft()
+            self.gc_pause.labels(str(generation)).observe(seconds)
+            worst, worst_cpu = max(worst, seconds), max(worst_cpu, cpu)
+        if worst > self._gc_max:
+            self._gc_max = worst
+            self.gc_pause_max.set(worst)
+        if worst_cpu > self._gc_cpu_max:
+            self._gc_cpu_max = worst_cpu
+            self.gc_cpu_max.set(worst_cpu)
+        return worst, worst_cpu
+
+    async def _watch_runtime(self) -> None:
+        loop = asyncio.get_running_loop()
+        interval_ends = loop.time() + RUNTIME_INTERVAL_S
+        worst_lag = worst_gc = worst_gc_cpu = 0.0
+        while True:
+            due = loop.time() + RUNTIME_TICK_S
+            await asyncio.sleep(RUNTIME_TICK_S)
+            now = loop.time()
+            lag = max(0.0, now - due)
+            self.loop_lag.observe(lag)
+            worst_lag = max(worst_lag, lag)
+            gc_wall, gc_cpu = self._drain_gc()
+            worst_gc, worst_gc_cpu = max(worst_gc, gc_wall), max(worst_gc_cpu, gc_cpu)
+            if lag > self._lag_max:
+                self._lag_max = lag
+                self.loop_lag_max.set(lag)
+            if now >= interval_ends:
+                self.loop_lag_worst.set(worst_lag)
+                self.gc_pause_worst.set(worst_gc)
+                self.gc_cpu_worst.set(worst_gc_cpu)
+                worst_lag = worst_gc = worst_gc_cpu = 0.0
+                interval_ends = now + RUNTIME_INTERVAL_S
+
+    def start_runtime(self) -> None:
+        """Start timing garbage collections and probing the running event loop's lag."""
+        if self._runtime is None:
+            gc.callbacks.append(self._on_gc)
+            self._runtime = asyncio.get_running_loop().create_task(self._watch_runtime())
+
+    async def stop_runtime(self) -> None:
+        if self._runtime is None:
+            return
+        with contextlib.suppress(ValueError):
+            gc.callbacks.remove(self._on_gc)
+        self._runtime.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._runtime
+        self._runtime = None
 
 
 # --- logs --------------------------------------------------------------------------------------

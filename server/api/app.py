@@ -86,6 +86,7 @@ def create_app(
         app.state.metrics = Metrics().bind(service)
         configure_logging()
         await hub.start()
+        app.state.metrics.start_runtime()
         pruning = (
             asyncio.create_task(prune_periodically(service, settings))
             if settings.retention_on else None
@@ -99,6 +100,7 @@ def create_app(
                 with contextlib.suppress(asyncio.CancelledError):
                     await pruning
             await ws.drain(app.state.connections)  # (a no-op after `warfield serve` drained)
+            await app.state.metrics.stop_runtime()
             await hub.stop()
             engine.dispose()
 

@@ -23,6 +23,7 @@ from server.data.schema import SYSTEM_IDS, Datasheet, RuleInfo, RuleRegistry
 from server.data.systems import system_data
 
 RULES_FILE = "rules.yaml"
+ALIASES_FILE = "aliases.yaml"  # roster names -> datasheet ids (server/data/rosters.py)
 
 
 class CatalogError(ValueError):
@@ -188,7 +189,7 @@ def load_catalog_from(root: Traversable | Path | str) -> Catalog:
             key=lambda entry: entry.name,
         )
         for entry in files:
-            if entry.name == RULES_FILE:
+            if entry.name in (RULES_FILE, ALIASES_FILE):
                 continue
             label = f"{system}/{entry.name}"
             sheet = _load_datasheet(entry, label, system, registry, problems)

@@ -6,6 +6,11 @@ a player, the action is not a retry of one already applied (`ref`), it is not st
 `seq = last + 1`, folded into the live state, and only then published. Nobody hears of an event
 before it is durable.
 
+A retried `ref` is answered with its first ack and applied once, however old: the store's
+`actions` table holds every acknowledged ref (its key refuses a second use in the same
+transaction as the events), and each cached game keeps only its last `REFS_REMEMBERED` refs in
+memory, so a long game's memory does not grow with its moves.
+
 One writer per game in a process (an asyncio lock); across processes the database's unique
 `(game_id, seq)` key decides, and the loser re-reads the log and tries again.
 """
@@ -58,6 +63,9 @@ T = TypeVar("T")
 MAX_APPEND_ATTEMPTS = 12
 APPEND_BACKOFF_S = 0.002  # after losing a race: a random pause up to this times the attempt
 LIVE_GAMES_CACHED = 2000
+# Action refs each cached game remembers (the most recently used): a client's retry after a
+# reconnect is answered from memory. An older ref is found in the store's `actions` table.
+REFS_REMEMBERED = 32
 
 
 def new_token() -> str:
@@ -84,11 +92,26 @@ class LiveGame:
     record: GameRecord
     state: GameState
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    refs: dict[tuple[int, str], ActionRecord] = field(default_factory=dict)
+    # The last REFS_REMEMBERED acknowledged refs, least recently used first (`remember_ref`).
+    refs: OrderedDict[tuple[int, str], ActionRecord] = field(default_factory=OrderedDict)
     projections: Projections = field(default_factory=Projections)
 
     def dice(self) -> dice.DiceStream:
         return dice.DiceStream(self.record.dice_seed, self.state.dice_position)
+
+    def recent_ref(self, seat: int, ref: str) -> ActionRecord | None:
+        done = self.refs.get((seat, ref))
+        if done is not None:
+            self.refs.move_to_end((seat, ref))
+        return done
+
+    def remember_ref(self, done: ActionRecord) -> None:
+        """Keep `done` among the recent refs; past REFS_REMEMBERED, forget the oldest (the
+        store still has it: `GameService._act` looks there when memory has no answer)."""
+        self.refs[(done.seat, done.ref)] = done
+        self.refs.move_to_end((done.seat, done.ref))
+        while len(self.refs) > REFS_REMEMBERED:
+            self.refs.popitem(last=False)
 
 
 @dataclass
@@ -304,8 +327,8 @@ class GameService:
         if record is None:
             raise RuleError(NOT_FOUND, f"no game {game_id!r}", game_id=game_id)
         state = core.replay(self.store.events(game_id))
-        refs = {(a.seat, a.ref): a for a in self.store.actions(game_id)}
-        return LiveGame(record, state, refs=refs)
+        # No refs are loaded: a retried ref memory does not know is looked up in the store.
+        return LiveGame(record, state)
 
     async def _catch_up(self, live: LiveGame) -> list[Event]:
         """Fold in events other processes appended since our state (caller holds the lock).
@@ -416,16 +439,30 @@ class GameService:
         digest = action_digest(action) if ref else ""
         async with live.lock:
             for attempt in range(MAX_APPEND_ATTEMPTS):
-                if ref and seat is not None and (seat, ref) in live.refs:
-                    return self._replayed_ack(live.refs[(seat, ref)], digest, ref)
-                if expected_seq is not None and expected_seq != live.state.seq:
-                    raise RuleError(
-                        STALE,
-                        f"you have seen seq {expected_seq} but the game is at {live.state.seq}",
-                        seq=live.state.seq,
-                        expected_seq=expected_seq,
-                    )
-                events = core.decide(live.state, seat, action, live.dice())
+                if ref and seat is not None and (done := live.recent_ref(seat, ref)):
+                    return self._replayed_ack(done, digest, ref)
+                try:
+                    if expected_seq is not None and expected_seq != live.state.seq:
+                        raise RuleError(
+                            STALE,
+                            f"you have seen seq {expected_seq} but the game is at "
+                            f"{live.state.seq}",
+                            seq=live.state.seq,
+                            expected_seq=expected_seq,
+                        )
+                    events = core.decide(live.state, seat, action, live.dice())
+                except RuleError:
+                    # A retry of a ref memory has forgotten (or from before a restart) is
+                    # answered with its first ack even though it would now be stale or
+                    # illegal: the store's `actions` table has every acknowledged ref. A
+                    # retry that is still legal needs no look-up: the store refuses its
+                    # second use of the ref (`DuplicateRef` below) and nothing is applied.
+                    if ref and seat is not None:
+                        done = await self._db(self.store.find_action, game_id, seat, ref)
+                        if done is not None:
+                            live.remember_ref(done)
+                            return self._replayed_ack(done, digest, ref)
+                    raise
                 # Commit-reveal: a batch that ends the game also reveals the dice seed, in the
                 # same transaction (server/games/archive.py); nothing else sends the seed.
                 events = archive.with_dice_reveal(events, live.record.dice_seed)
@@ -439,7 +476,7 @@ class GameService:
                     await self._catch_up(live)
                     done = await self._db(self.store.find_action, game_id, seat, ref)
                     assert done is not None
-                    live.refs[(done.seat, done.ref)] = done
+                    live.remember_ref(done)
                     return self._replayed_ack(done, digest, ref or "")
                 except ConcurrentAppend:
                     # Another process wrote first: after a short random pause (two busy
@@ -449,9 +486,7 @@ class GameService:
                     continue
                 ack = stored[-1].seq if stored else live.state.seq
                 if record is not None:
-                    live.refs[(record.seat, record.ref)] = ActionRecord(
-                        record.seat, record.ref, digest, ack
-                    )
+                    live.remember_ref(ActionRecord(record.seat, record.ref, digest, ack))
                 await self._commit(live, stored)
                 return ack
         raise RuleError(

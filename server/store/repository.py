@@ -61,7 +61,7 @@ class GameRecord:
     spectator_delay_s: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ActionRecord:
     seat: int
     ref: str

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import logging
@@ -79,6 +80,46 @@ def test_each_app_has_its_own_registry(client: TestClient, settings: object) -> 
                      outcome="ok") == 0
         assert value(scrape(other), "warfield_active_games") == 0
     assert value(scrape(client), "warfield_active_games") >= 1
+
+
+def scrape_until(client: TestClient, ready: object, seconds: float = 30.0) -> dict:
+    """Scrape until `ready(samples)` holds (the runtime gauges roll every 5 s)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        samples = scrape(client)
+        if ready(samples) or time.monotonic() > deadline:  # type: ignore[operator]
+            return samples
+        time.sleep(0.1)
+
+
+def test_metrics_report_event_loop_lag_and_gc_pauses(client: TestClient) -> None:
+    """Issue 21 item 3: a loop blocked for 0.3 s shows as lag (histogram, worst in the last
+    interval, worst since start), and a full collection as a generation-2 GC pause."""
+    client.portal.call(time.sleep, 0.3)  # type: ignore[union-attr] - blocks the app's loop
+    gc.collect()  # timed by the app's gc.callbacks hook, whichever thread collects
+
+    def ready(s: dict) -> bool:
+        return value(s, "warfield_event_loop_lag_worst_seconds") >= 0.2 and value(
+            s, "warfield_gc_pause_seconds_count", generation="2") >= 1
+
+    samples = scrape_until(client, ready)
+    assert value(samples, "warfield_event_loop_lag_worst_seconds") >= 0.2
+    assert value(samples, "warfield_event_loop_lag_max_seconds") >= 0.2
+    assert value(samples, "warfield_event_loop_lag_seconds_bucket", le="0.1") < value(
+        samples, "warfield_event_loop_lag_seconds_count")
+    assert value(samples, "warfield_gc_pause_seconds_count", generation="2") >= 1
+    assert value(samples, "warfield_gc_pause_max_seconds") > 0
+    assert ("warfield_gc_cpu_max_seconds", ()) in samples
+    assert ("warfield_gc_cpu_worst_seconds", ()) in samples
+
+
+def test_runtime_hooks_are_removed_when_the_app_stops(settings: object) -> None:
+    from server.api.app import create_app
+
+    hooks = len(gc.callbacks)
+    with TestClient(create_app(settings)):  # type: ignore[arg-type]
+        assert len(gc.callbacks) == hooks + 1
+    assert len(gc.callbacks) == hooks
 
 
 def test_tokens_and_bearer_headers_are_masked() -> None:

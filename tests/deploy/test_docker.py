@@ -10,6 +10,7 @@ import fnmatch
 import json
 import re
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -175,6 +176,53 @@ def nginx_directives(text: str) -> list[list[str]]:
     """Each `name args...;` of an nginx config as a token list (comments stripped)."""
     text = re.sub(r"#[^\n]*", "", text)
     return [stmt.split() for stmt in re.split(r"[;{}]", text) if stmt.strip()]
+
+
+def nginx_upstreams(text: str) -> dict[str, list[list[str]]]:
+    """Each `upstream NAME { ... }` block's directives, by name."""
+    text = re.sub(r"#[^\n]*", "", text)
+    return {
+        m.group(1): nginx_directives(m.group(2))
+        for m in re.finditer(r"upstream\s+(\S+)\s*\{([^}]*)\}", text)
+    }
+
+
+def nginx_map(text: str, source: str, variable: str) -> Callable[[str], str]:
+    """The `map SOURCE VARIABLE { ... }` block as a function of the source value, evaluated as
+    nginx does: an exact string first, then the regular expressions (`~`, `~*`) in order, the
+    first that matches giving the value (with `$1`.. captures), else `default`."""
+    text = re.sub(r"#[^\n]*", "", text)
+    m = re.search(
+        r"map\s+" + re.escape(source) + r"\s+" + re.escape(variable) + r"\s*\{([^}]*)\}", text
+    )
+    assert m, f"no `map {source} {variable}` block"
+    exact: dict[str, str] = {}
+    regexes: list[tuple[re.Pattern[str], str]] = []
+    default = ""
+    for entry in m.group(1).split(";"):
+        if not entry.strip():
+            continue
+        key, value = shlex.split(entry)
+        if key == "default":
+            default = value
+        elif key.startswith("~*"):
+            regexes.append((re.compile(key[2:], re.IGNORECASE), value))
+        elif key.startswith("~"):
+            regexes.append((re.compile(key[1:]), value))
+        else:
+            exact[key] = value
+
+    def lookup(value: str) -> str:
+        if value in exact:
+            return exact[value]
+        for pattern, result in regexes:
+            found = pattern.search(value)
+            if found:
+                return re.sub(r"\$(\d)", lambda g, f=found: f.group(int(g.group(1))) or "",
+                              result)
+        return default
+
+    return lookup
 
 
 # --- docker-compose.yml -------------------------------------------------------------------
@@ -377,16 +425,81 @@ def test_proxy_forwards_websockets_to_every_app_replica(services: dict) -> None:
         r"map\s+\$http_upgrade\s+\$connection_upgrade\s*\{[^}]*default\s+upgrade", text
     )
 
-    # Load balancing over `--scale app=N`: resolve `app` through Docker's DNS at request time.
+    # Load balancing over `--scale app=N`: resolve `app` through Docker's DNS while running,
+    # either at request time (proxy_pass via a variable) or in an upstream with `resolve`.
     assert any(d[0] == "resolver" and d[1] == "127.0.0.11" for d in directives)
     targets = [d[1] for d in directives if d[0] == "proxy_pass"]
-    assert targets and all(t.startswith("$") for t in targets), "proxy_pass via a variable"
-    assert {variables.get(t) for t in targets} == {"http://app:8000"}
+    assert targets
+    upstreams = nginx_upstreams(text)
+    for target in targets:
+        if target.startswith("$"):
+            assert variables.get(target) == "http://app:8000"
+            continue
+        name = target.removeprefix("http://")
+        assert name in upstreams, f"proxy_pass {target}: no such upstream"
+        block = upstreams[name]
+        assert [d[1:] for d in block if d[0] == "server"] == [["app:8000", "resolve"]], (
+            "the upstream must re-resolve `app` while running to see replicas come and go"
+        )
+        assert any(d[0] == "zone" for d in block), "`resolve` needs a shared memory zone"
 
     assert headers.get("host") == "$http_host", "keep the port for the app's Origin check"
     assert "x-forwarded-for" in headers and "x-forwarded-proto" in headers
     timeout = next(d[1] for d in directives if d[0] == "proxy_read_timeout")
     assert timeout.endswith(("h", "m")), "idle game sockets outlive nginx's 60 s default"
+
+
+GAME_ID = "0123456789abcdef"  # what `POST /api/games` returns: 16 hex digits
+
+
+def app_game_paths() -> list[str]:
+    """Every path of the app (REST, page and websocket routes) that names a game, filled in."""
+    from server.api.app import create_app
+
+    def walk(routes: list) -> list[str]:
+        found = []
+        for route in routes:
+            path = getattr(route, "path", None)
+            if isinstance(path, str):
+                found.append(path)
+            # An included router (FastAPI >= 0.165 keeps it whole; its routers carry their
+            # own `/api/...` prefixes and are included without one).
+            inner = getattr(route, "original_router", None)
+            if inner is not None:
+                found += walk(inner.routes)
+        return found
+
+    paths = walk(create_app().routes)
+    return [
+        re.sub(r"\{[^}]+\}", "x", path.replace("{game_id}", GAME_ID))
+        for path in sorted(set(paths))
+        if "{game_id}" in path
+    ]
+
+
+def test_proxy_sends_every_request_of_a_game_to_one_replica(services: dict) -> None:
+    """Issue 21 item 5: the upstream hashes on the game id, consistently (replicas added or
+    removed move only their share of games), and the id is taken from every path of the app
+    that names a game: REST, the table page and the websocket."""
+    _, text = nginx_config(services)
+    upstream = nginx_upstreams(text)
+    targets = {d[1].removeprefix("http://") for d in nginx_directives(text) if d[0] == "proxy_pass"}
+    assert len(targets) == 1
+    (block,) = [upstream[t] for t in targets]
+    (hash_rule,) = [d for d in block if d[0] == "hash"]
+    assert hash_rule[2:] == ["consistent"], "consistent hashing: scaling moves ~1/N games"
+    key = hash_rule[1]
+    game_of = nginx_map(text, "$uri", key)
+
+    paths = app_game_paths()
+    for must in ("/ws/games/", "/games/", "/api/games/"):
+        assert any(p.startswith(must) for p in paths), f"the app has no {must} route any more"
+    for path in paths:
+        assert game_of(path) == GAME_ID, f"{path} is not routed by its game id"
+    for other in ("/", "/api/games", "/api/systems", "/static/app.js", "/healthz", "/docs"):
+        assert game_of(other) == "", f"{other} names no game: spread it round-robin"
+    # Another game's requests have their own key.
+    assert game_of("/ws/games/fedcba9876543210") == "fedcba9876543210"
 
 
 # --- docs -----------------------------------------------------------------------------------

@@ -51,7 +51,7 @@ def test_the_fearless_card_says_panic_tests_are_automated() -> None:
 def test_a_rule_no_handler_names_is_not_automated_whatever_the_yaml_says() -> None:
     """The mark is the code's: a rule flagged automated in YAML without a handler is caught."""
     assert mark("whfb8", "Hatred") == "not"
-    assert mark("wh40k10", "Deadly Demise") == "not"
+    assert mark("wh40k10", "Oath of Moment") == "not"
 
 
 def test_declaring_a_handler_marks_the_rule_and_checks_the_name() -> None:

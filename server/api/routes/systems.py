@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from server.api.errors import error_responses
 from server.rules.automation import rule_marks
-from server.rules.core import NOT_FOUND, RuleError
+from server.rules.core import BAD_REQUEST, NOT_FOUND, RuleError
 from server.rules.systems import SYSTEMS, find_system
 
 router = APIRouter(prefix="/api/systems", tags=["systems"])
@@ -56,3 +56,39 @@ async def list_datasheets(system_id: str) -> dict[str, Any]:
             for r in catalog.rules(system_id)
         ],
     }
+
+
+@router.post(
+    "/{system_id}/rosters/import",
+    responses=error_responses(400, 404, 413),
+    openapi_extra={
+        "requestBody": {
+            "description": "the roster file's bytes as the body (at most the REST body "
+            "limit, 256 KiB by default): BattleScribe .ros or .rosz, New Recruit JSON, or a "
+            "Warfield army file",
+            "required": True,
+            "content": {
+                "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+                "application/xml": {"schema": {"type": "string"}},
+                "application/json": {"schema": {"type": "object"}},
+            },
+        }
+    },
+)
+async def import_roster(system_id: str, request: Request) -> dict[str, Any]:
+    """Read a roster into army entries and a mapping report; submits nothing (the client
+    sends `submit_army` with the entries it keeps)."""
+    from server.data import load_catalog
+    from server.data.rosters import RosterError
+    from server.data.rosters import import_roster as read_roster
+
+    try:
+        find_system(system_id)
+    except KeyError:
+        raise RuleError(NOT_FOUND, f"no game system {system_id!r}", known=sorted(SYSTEMS)) from None
+    body = await request.body()
+    try:
+        result = read_roster(system_id, body, load_catalog())
+    except RosterError as exc:
+        raise RuleError(BAD_REQUEST, f"roster import: {exc}") from None
+    return result.to_json(system_id)

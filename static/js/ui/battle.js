@@ -8,6 +8,7 @@ import { humanize } from './describe.js';
 import { ambushTrayItem } from './ambush.js';
 import { isLightTroops } from '../view/light.js';
 import { terrainForm } from './terrain.js';
+import { reportView, rosterButtons } from './rosters.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -30,15 +31,35 @@ export function joinable(system, sheets, host) {
 }
 
 /**
- * An army entry as `submit_army` takes it.
- * @param {{datasheet:string, models:number, joined:{id:string}[], standard?:boolean}} e
+ * An army entry as `submit_army` takes it (what an imported roster brought, files, hidden
+ * models and the Battle Standard, is kept).
+ * @param {{datasheet:string, models:number, joined:{id:string}[], standard?:boolean, files?:number, concealed?:Record<string, number>, battle_standard?:boolean}} e
  */
 export function armyEntry(e) {
   /** @type {Record<string, any>} */
   const out = { datasheet: e.datasheet, models: e.models };
+  if (typeof e.files === 'number') out.files = e.files;
   if (e.joined.length) out.joined_characters = e.joined.map((c) => c.id);
+  if (e.concealed && Object.keys(e.concealed).length) out.concealed = { ...e.concealed };
   if (e.standard) out.standard = true;
+  if (e.battle_standard) out.battle_standard = true;
   return out;
+}
+
+/**
+ * A builder entry from an imported one (`{datasheet, models, joined_characters?, ...}`).
+ * @param {any} entry @param {any[]} sheets
+ */
+export function builderEntry(entry, sheets) {
+  const name = (/** @type {string} */ id) => sheets.find((d) => d.id === id)?.name || id;
+  const joined = Array.isArray(entry.joined_characters) ? entry.joined_characters : [];
+  return {
+    datasheet: String(entry.datasheet), name: name(entry.datasheet), models: Number(entry.models),
+    joined: joined.map((/** @type {string} */ id) => ({ id, name: name(id) })),
+    standard: Boolean(entry.standard), battle_standard: Boolean(entry.battle_standard),
+    files: typeof entry.files === 'number' ? entry.files : undefined,
+    concealed: entry.concealed && typeof entry.concealed === 'object' ? { ...entry.concealed } : undefined,
+  };
 }
 
 /** @param {any} unit @returns {boolean} */
@@ -51,8 +72,10 @@ export function canAmbush(unit) {
  * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {Function} toast @param {Table} table
  */
 export function setupPanel(el, store, conn, toast, table) {
-  /** @type {{datasheet:string, name:string, models:number, joined:{id:string, name:string}[], standard?:boolean}[]} */
+  /** @type {{datasheet:string, name:string, models:number, joined:{id:string, name:string}[], standard?:boolean, files?:number, concealed?:Record<string, number>, battle_standard?:boolean}[]} */
   const army = [];
+  /** The last roster import's mapping report, shown until the army is submitted. @type {any} */
+  let importReport = null;
   /** @type {any[]|null} */
   let sheets = null;
   let loadingFor = '';
@@ -164,13 +187,24 @@ export function setupPanel(el, store, conn, toast, table) {
         submitting = true;
         const ok = await act({ type: 'submit_army', units: army.map(armyEntry) }, 'Submit army');
         submitting = false;
-        if (ok) army.length = 0;
+        if (ok) { army.length = 0; importReport = null; }
         render();
       },
     }, 'Submit army'));
     submit.disabled = army.length === 0;
+    const rosters = rosterButtons({
+      system: String(st.system),
+      units: () => army.map(armyEntry),
+      toast,
+      onImported: (body) => {
+        army.splice(0, army.length, ...(Array.isArray(body?.army) ? body.army : []).map((/** @type {any} */ e) => builderEntry(e, sheets || [])));
+        importReport = body?.report || null;
+        render();
+      },
+    });
     replace(el, h('h2', null, 'Setup'), preset,
-      h('h3', null, 'Army'), sheets ? form : h('p', null, 'Loading datasheets…'), list, submit);
+      h('h3', null, 'Army'), rosters, importReport ? reportView(importReport) : null,
+      sheets ? form : h('p', null, 'Loading datasheets…'), list, submit);
   }
 
   return render;

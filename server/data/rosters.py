@@ -1,0 +1,556 @@
+"""Roster import and army export (issue 18 items 3 and 4). Pure: parses the bytes it is given.
+
+Formats read by :func:`import_roster` (detected from the bytes, not from a file name):
+
+- **BattleScribe** ``.ros`` (XML: ``roster > forces > force > selections > selection``, each
+  selection with ``type`` ``unit``/``model``/``upgrade``, ``number`` and ``costs``) and
+  ``.rosz`` (the same XML in a zip archive);
+- **New Recruit** JSON export (``{"roster": {"forces": [{"selections": [...]}]}}``, the same tree
+  as BattleScribe's with lists for children);
+- **Warfield** army JSON, what :func:`export_army` writes:
+  ``{"format": "warfield-army", "version": 1, "system": id, "units": [entries]}``, the
+  ``units`` list of ``submit_army``.
+
+Each top-level roster unit is mapped to one of our datasheets by name (case, punctuation and the
+system's alias table ``server/data/<system>/aliases.yaml`` tolerated) and becomes an
+:class:`~server.data.army.ArmyEntry`; the report lists what was mapped and what was skipped and
+why. BattleScribe and New Recruit rosters do not record which character joins which unit, so a
+roster's characters come in as entries of their own (join them in the army builder); our own
+export keeps the joins.
+
+Malformed input raises :class:`RosterError` (API code ``bad_request``) and returns nothing: input
+over :data:`MAX_INPUT_BYTES`; a zip that is not one, holds no ``.ros`` or too many members, or
+whose roster would inflate past :data:`MAX_XML_BYTES` (checked while decompressing, never
+trusting the zip's own sizes); XML that is not well formed or declares a DTD or entities (XML
+bombs, external entities: defusedxml); JSON that is not, or nests deeper than
+:data:`MAX_DEPTH`; more than :data:`MAX_SELECTIONS` selections.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import re
+import unicodedata
+import zipfile
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+from xml.etree.ElementTree import Element
+
+import defusedxml.ElementTree as SafeET
+import yaml
+from defusedxml import DefusedXmlException
+from pydantic import ValidationError
+
+from server.data.army import ArmyEntry, validate_army
+from server.data.catalog import Catalog, load_catalog
+from server.data.schema import SYSTEM_IDS
+
+MAX_INPUT_BYTES = 256 * 1024  # the REST body limit: a roster file as uploaded (.ros, .rosz, JSON)
+MAX_XML_BYTES = 4 * 1024 * 1024  # a .rosz's roster once decompressed
+MAX_ZIP_MEMBERS = 16
+MAX_DEPTH = 48  # nesting of selections (XML elements / JSON containers)
+MAX_SELECTIONS = 5000
+
+EXPORT_FORMAT = "warfield-army"
+EXPORT_VERSION = 1
+ALIASES_FILE = "aliases.yaml"
+
+# Words in a roster's game system name that say which of our systems it is for.
+_SYSTEM_WORDS: dict[str, tuple[str, ...]] = {
+    "wh40k10": ("40,000", "40000", "40k"),
+    "t9a": ("9th age", "ninth age", "t9a"),
+    "whfb8": ("fantasy battle", "warhammer fantasy", "whfb"),
+}
+
+
+class RosterError(ValueError):
+    """The file cannot be read as a roster; ``code`` is the API error code."""
+
+    code = "bad_request"
+
+
+@dataclass
+class ImportResult:
+    """What an import found: the army entries and the mapping report."""
+
+    format: str
+    army: list[ArmyEntry] = field(default_factory=list)
+    mapped: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    roster_points: int | None = None
+
+    def to_json(self, system: str, catalog: Catalog | None = None) -> dict[str, Any]:
+        army = [entry.model_dump(mode="json", exclude_defaults=True) for entry in self.army]
+        for raw, entry in zip(army, self.army, strict=True):
+            raw["datasheet"], raw["models"] = entry.datasheet, entry.models
+        problems = validate_army(system, self.army, catalog)
+        return {
+            "format": self.format,
+            "army": army,
+            "report": {
+                "mapped": self.mapped,
+                "skipped": self.skipped,
+                "roster_points": self.roster_points,
+                # What submit_army would refuse, so the player sees it before submitting.
+                "problems": [p.model_dump(mode="json") for p in problems],
+            },
+        }
+
+
+# --------------------------------------------------------------------------- names
+
+
+def normalize_name(name: str) -> str:
+    """Case, accents, punctuation and spacing folded: ``"Knights  of Ryma!"`` ->
+    ``"knights of ryma"``; ``&`` reads as ``and``."""
+    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+    text = text.replace("&", " and ")
+    text = re.sub(r"[^a-z0-9]+", " ", text)
+    return " ".join(text.split())
+
+
+def _singular(key: str) -> str:
+    words = key.split()
+    if words and len(words[-1]) > 3 and words[-1].endswith("s") and not words[-1].endswith("ss"):
+        words[-1] = words[-1][:-1]
+    return " ".join(words)
+
+
+@functools.cache
+def aliases(system: str) -> dict[str, str]:
+    """The system's alias table (normalized roster name -> datasheet id), from
+    ``server/data/<system>/aliases.yaml``; ``{}`` when the system has none."""
+    path = resources.files("server.data") / system / ALIASES_FILE
+    if not path.is_file():
+        return {}
+    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{system}/{ALIASES_FILE}: expected a mapping of name: datasheet id")
+    return {normalize_name(str(name)): str(target) for name, target in raw.items()}
+
+
+def name_index(system: str, catalog: Catalog) -> dict[str, str]:
+    """Every name a roster may use for one of the system's datasheets (normalized) -> its id:
+    the datasheet's name, its id, their singular forms and the alias table."""
+    index: dict[str, str] = {}
+    for sheet in catalog.datasheets(system):
+        for key in (normalize_name(sheet.name), normalize_name(sheet.id.replace("-", " "))):
+            index.setdefault(key, sheet.id)
+            index.setdefault(_singular(key), sheet.id)
+    known = {sheet.id for sheet in catalog.datasheets(system)}
+    for key, target in aliases(system).items():
+        if target in known:
+            index[key] = target
+            index.setdefault(_singular(key), target)
+    return index
+
+
+def match_datasheet(system: str, name: str, catalog: Catalog | None = None) -> str | None:
+    """Our datasheet id for a roster entry's name, or ``None``."""
+    index = name_index(system, catalog or load_catalog())
+    key = normalize_name(name)
+    return index.get(key) or index.get(_singular(key))
+
+
+# --------------------------------------------------------------------------- export
+
+
+def export_army(system: str, units: Iterable[Mapping[str, Any] | ArmyEntry]) -> bytes:
+    """Our army file: the ``submit_army`` units list with a format name and version."""
+    entries = [u if isinstance(u, ArmyEntry) else ArmyEntry.model_validate(u) for u in units]
+    body = {
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_VERSION,
+        "system": system,
+        "units": [_entry_json(e) for e in entries],
+    }
+    return json.dumps(body, indent=2, sort_keys=False).encode("utf-8")
+
+
+def _entry_json(entry: ArmyEntry) -> dict[str, Any]:
+    out = entry.model_dump(mode="json", exclude_defaults=True)
+    out["datasheet"], out["models"] = entry.datasheet, entry.models
+    return out
+
+
+# --------------------------------------------------------------------------- import
+
+
+def import_roster(system: str, data: bytes, catalog: Catalog | None = None) -> ImportResult:
+    """Read ``data`` (any supported format) as an army for ``system``.
+
+    Raises :class:`RosterError` for input that is not a readable roster, is too large, or is
+    for another game system; raises :class:`~server.data.catalog.UnknownSystem` for a system
+    that does not exist.
+    """
+    catalog = catalog or load_catalog()
+    catalog.datasheets(system)  # UnknownSystem early
+    if len(data) > MAX_INPUT_BYTES:
+        raise RosterError(
+            f"the file is {len(data):,} bytes; a roster may be at most {MAX_INPUT_BYTES:,} bytes"
+        )
+    if not data.strip():
+        raise RosterError("the file is empty")
+    if data.startswith(b"PK"):
+        return _from_tree(system, _xml_tree(_unzip(data)), "battlescribe-rosz", catalog)
+    text = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"<"):
+        return _from_tree(system, _xml_tree(data), "battlescribe-ros", catalog)
+    if text.startswith((b"{", b"[")):
+        body = _json(data)
+        if isinstance(body, Mapping) and body.get("format") == EXPORT_FORMAT:
+            return _from_export(system, body, catalog)
+        if isinstance(body, Mapping) and isinstance(body.get("roster"), Mapping):
+            return _from_tree(system, _json_tree(body["roster"]), "newrecruit-json", catalog)
+        if isinstance(body, Mapping) and isinstance(body.get("forces"), list):
+            return _from_tree(system, _json_tree(body), "newrecruit-json", catalog)
+        raise RosterError(
+            "this JSON is neither a Warfield army file (\"format\": \"warfield-army\") nor a "
+            "New Recruit roster (a \"roster\" with \"forces\")"
+        )
+    raise RosterError(
+        "not a roster: expected BattleScribe XML (.ros), a zipped roster (.rosz) or JSON "
+        "(New Recruit, Warfield)"
+    )
+
+
+def _unzip(data: bytes) -> bytes:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        members = archive.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
+        raise RosterError(f"not a readable .rosz (zip) file: {exc}") from None
+    if len(members) > MAX_ZIP_MEMBERS:
+        raise RosterError(f"the zip holds {len(members)} files; a .rosz holds one roster")
+    rosters = [m for m in members if m.filename.lower().endswith(".ros") and not m.is_dir()]
+    if not rosters:
+        raise RosterError("the zip holds no .ros roster")
+    member = rosters[0]
+    if member.file_size > MAX_XML_BYTES:
+        raise RosterError(
+            f"the roster inside the zip is {member.file_size:,} bytes; at most "
+            f"{MAX_XML_BYTES:,} are read"
+        )
+    out = bytearray()
+    try:
+        with archive.open(member) as stream:  # the declared size is not trusted: count as we go
+            while chunk := stream.read(64 * 1024):
+                out += chunk
+                if len(out) > MAX_XML_BYTES:
+                    raise RosterError(
+                        f"the roster inside the zip inflates past {MAX_XML_BYTES:,} bytes"
+                    )
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
+        raise RosterError(f"the .rosz is damaged: {exc}") from None
+    return bytes(out)
+
+
+def _json(data: bytes) -> Any:
+    try:
+        return json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RosterError(f"not valid JSON: {exc}") from None
+    except RecursionError:
+        raise RosterError("the JSON nests too deeply") from None
+
+
+# A roster tree, whatever it was read from: one node per selection.
+@dataclass
+class _Node:
+    name: str
+    type: str
+    number: int
+    points: float
+    children: list[_Node]
+
+
+@dataclass
+class _Tree:
+    game_system: str
+    forces: list[tuple[str, list[_Node]]]  # (catalogue name, top-level selections)
+    points: float | None
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def _kids(element: Element, name: str) -> list[Element]:
+    return [child for child in element if _local(child.tag) == name]
+
+
+def _xml_tree(data: bytes) -> _Tree:
+    try:
+        root = SafeET.fromstring(data, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+    except DefusedXmlException as exc:
+        raise RosterError(
+            f"the XML declares a DTD or entities ({type(exc).__name__}); rosters never do, "
+            "and such files can expand without bound"
+        ) from None
+    except SafeET.ParseError as exc:
+        raise RosterError(f"not well-formed XML: {exc}") from None
+    if _local(root.tag) != "roster":
+        raise RosterError(f"not a BattleScribe roster: the XML root is <{_local(root.tag)}>")
+    counter = [0]
+    forces = []
+    for forces_el in _kids(root, "forces"):
+        for force in _kids(forces_el, "force"):
+            forces.append((force.get("catalogueName", ""), _xml_selections(force, 0, counter)))
+    return _Tree(root.get("gameSystemName", ""), forces, _xml_points(root))
+
+
+def _xml_points(element: Element) -> float | None:
+    for costs in _kids(element, "costs"):
+        for cost in _kids(costs, "cost"):
+            if _is_points(cost.get("name", "")):
+                return _number(cost.get("value"))
+    return None
+
+
+def _xml_selections(parent: Element, depth: int, counter: list[int]) -> list[_Node]:
+    if depth > MAX_DEPTH:
+        raise RosterError(f"selections nest more than {MAX_DEPTH} deep")
+    nodes = []
+    for group in _kids(parent, "selections"):
+        for sel in _kids(group, "selection"):
+            counter[0] += 1
+            if counter[0] > MAX_SELECTIONS:
+                raise RosterError(f"more than {MAX_SELECTIONS} selections in one roster")
+            nodes.append(
+                _Node(
+                    name=sel.get("name", ""),
+                    type=sel.get("type", ""),
+                    number=max(0, int(_number(sel.get("number", "1")) or 0)),
+                    points=_xml_points(sel) or 0.0,
+                    children=_xml_selections(sel, depth + 1, counter),
+                )
+            )
+    return nodes
+
+
+def _json_tree(roster: Mapping[str, Any]) -> _Tree:
+    counter = [0]
+    forces_raw = roster.get("forces")
+    if not isinstance(forces_raw, list):
+        raise RosterError('the New Recruit roster has no "forces" list')
+    forces = []
+    for force in forces_raw:
+        if isinstance(force, Mapping):
+            forces.append(
+                (str(force.get("catalogueName", "")), _json_selections(force, 0, counter))
+            )
+    return _Tree(str(roster.get("gameSystemName", "")), forces, _json_points(roster))
+
+
+def _json_points(obj: Mapping[str, Any]) -> float | None:
+    costs = obj.get("costs")
+    if isinstance(costs, list):
+        for cost in costs:
+            if isinstance(cost, Mapping) and _is_points(str(cost.get("name", ""))):
+                return _number(cost.get("value"))
+    return None
+
+
+def _json_selections(parent: Mapping[str, Any], depth: int, counter: list[int]) -> list[_Node]:
+    if depth > MAX_DEPTH:
+        raise RosterError(f"selections nest more than {MAX_DEPTH} deep")
+    raw = parent.get("selections")
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise RosterError('"selections" must be a list')
+    nodes = []
+    for sel in raw:
+        if not isinstance(sel, Mapping):
+            raise RosterError("each selection must be an object")
+        counter[0] += 1
+        if counter[0] > MAX_SELECTIONS:
+            raise RosterError(f"more than {MAX_SELECTIONS} selections in one roster")
+        nodes.append(
+            _Node(
+                name=str(sel.get("name", "")),
+                type=str(sel.get("type", "")),
+                number=max(0, int(_number(sel.get("number", 1)) or 0)),
+                points=_json_points(sel) or 0.0,
+                children=_json_selections(sel, depth + 1, counter),
+            )
+        )
+    return nodes
+
+
+def _is_points(name: str) -> bool:
+    return name.strip().lower() in {"pts", "points", "pts.", "point"}
+
+
+def _number(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number == number and abs(number) < 1e9 else None  # NaN, absurd
+
+
+def _walk(node: _Node) -> Iterator[_Node]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
+
+
+def _check_system(system: str, tree: _Tree) -> None:
+    declared = tree.game_system.lower()
+    if not declared:
+        return
+    for other, words in _SYSTEM_WORDS.items():
+        if any(w in declared for w in words):
+            if other != system:
+                raise RosterError(
+                    f"this roster is for {tree.game_system!r}, not {system}; import it into a "
+                    f"{other} game"
+                )
+            return
+
+
+def _from_tree(system: str, tree: _Tree, fmt: str, catalog: Catalog) -> ImportResult:
+    _check_system(system, tree)
+    result = ImportResult(format=fmt)
+    if tree.points is not None:
+        result.roster_points = round(tree.points)
+    index = name_index(system, catalog)
+    for faction, top in tree.forces:
+        for node in _units(top):
+            _map_unit(system, node, faction, index, catalog, result)
+    return result
+
+
+def _units(top: list[_Node]) -> Iterator[_Node]:
+    """The roster's units: top-level ``unit``/``model`` selections. A top-level upgrade (a
+    detachment, battle size or army rule choice) is not a unit, unless it has model children."""
+    for node in top:
+        if node.type in {"unit", "model"} or any(c.type == "model" for c in node.children):
+            yield node
+
+
+def _map_unit(
+    system: str,
+    node: _Node,
+    faction: str,
+    index: Mapping[str, str],
+    catalog: Catalog,
+    result: ImportResult,
+) -> None:
+    key = normalize_name(node.name)
+    sheet_id = index.get(key) or index.get(_singular(key))
+    sheet = catalog.get(system, sheet_id) if sheet_id else None
+    # Hidden models the unit conceals (Night Goblin Fanatics, seed 003) come as its children.
+    hidden_ids = {hidden.datasheet for hidden in sheet.conceals} if sheet else set()
+    concealed: dict[str, int] = {}
+    for child in _walk(node):
+        if child is node:
+            continue
+        child_key = normalize_name(child.name)
+        child_id = index.get(child_key) or index.get(_singular(child_key))
+        if child_id in hidden_ids:
+            concealed[child_id] = concealed.get(child_id, 0) + max(child.number, 1)
+            child.type = "concealed"  # not counted among the unit's models
+    models = _model_count(node)
+    points = round(sum(n.points for n in _walk(node)))
+    seen: dict[str, Any] = {"name": node.name, "models": models, "points": points}
+    if faction:
+        seen["faction"] = faction
+    if sheet is None:
+        result.skipped.append({**seen, "reason": "not in the catalog"})
+        return
+    if models < 1:
+        result.skipped.append({**seen, "reason": "the roster gives it no models"})
+        return
+    names = [normalize_name(n.name) for n in _walk(node)]
+    standard = any("standard bearer" in n and "battle standard" not in n for n in names)
+    bsb = any("battle standard" in n for n in names)
+    entry = ArmyEntry(
+        datasheet=sheet.id,
+        models=models,
+        standard=standard and not sheet.character and system != "wh40k10",
+        battle_standard=bsb and system == "whfb8",
+        concealed=concealed,
+    )
+    result.army.append(entry)
+    mapped = {**seen, "datasheet": sheet.id, "datasheet_name": sheet.name}
+    if concealed:
+        mapped["concealed"] = concealed
+    if sheet.points is not None:
+        mapped["catalog_points"] = sheet.points.cost(models)
+    result.mapped.append(mapped)
+
+
+def _model_count(node: _Node) -> int:
+    """Models in a unit: the ``number`` of its ``model`` selections (at any depth, not
+    counting inside another model), else the selection's own ``number`` when it is a model,
+    else 1 for a unit that lists no models (a single-model unit)."""
+    if node.type == "model" and not any(c.type == "model" for c in node.children):
+        return max(node.number, 1)
+
+    def count(children: list[_Node], times: int) -> int:
+        total = 0
+        for child in children:
+            if child.type == "model":
+                total += child.number * times
+            elif child.children:
+                total += count(child.children, times * max(child.number, 1))
+        return total
+
+    models = count(node.children, 1)
+    return models or 1
+
+
+def _from_export(system: str, body: Mapping[str, Any], catalog: Catalog) -> ImportResult:
+    version = body.get("version")
+    if version != EXPORT_VERSION:
+        raise RosterError(
+            f"Warfield army file version {version!r} is not one this server reads "
+            f"({EXPORT_VERSION})"
+        )
+    declared = body.get("system")
+    if declared != system:
+        if declared in SYSTEM_IDS:
+            raise RosterError(
+                f"this army is for {declared}, not {system}; import it into a {declared} game"
+            )
+        raise RosterError(f"the army file's system {declared!r} is not one we know")
+    units = body.get("units")
+    if not isinstance(units, list):
+        raise RosterError('the army file has no "units" list')
+    if len(units) > MAX_SELECTIONS:
+        raise RosterError(f"more than {MAX_SELECTIONS} units")
+    result = ImportResult(format=EXPORT_FORMAT)
+    known = {sheet.id for sheet in catalog.datasheets(system)}
+    for position, raw in enumerate(units):
+        try:
+            entry = ArmyEntry.model_validate(raw)
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            where = ".".join(str(p) for p in problem["loc"]) or "entry"
+            raise RosterError(f"unit {position}: {where}: {problem['msg']}") from None
+        name = entry.datasheet
+        missing = [d for d in (entry.datasheet, *entry.joined_characters) if d not in known]
+        if missing:
+            result.skipped.append(
+                {"name": name, "models": entry.models, "reason": "not in the catalog",
+                 "datasheets": missing}
+            )
+            continue
+        sheet = catalog.get(system, entry.datasheet)
+        result.army.append(entry)
+        mapped: dict[str, Any] = {
+            "name": sheet.name, "models": entry.models, "datasheet": sheet.id,
+            "datasheet_name": sheet.name,
+        }
+        if sheet.points is not None:
+            mapped["catalog_points"] = sheet.points.cost(entry.models)
+        result.mapped.append(mapped)
+    return result

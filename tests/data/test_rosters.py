@@ -1,0 +1,341 @@
+"""Roster import and army export (issue 18 items 3 and 4): BattleScribe .ros/.rosz, New Recruit
+JSON and our own army file, for each system; malformed files are refused with a message.
+
+Fixtures under tests/data/fixtures/rosters/ are hand-made after the shapes of public
+BattleScribe rosters (BSData wh40k-10e, The-9th-Age, warhammer-fantasy-8th) and New Recruit's
+JSON export, which carries the same selection tree.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from server.data import load_catalog
+from server.data.army import ArmyEntry, validate_army
+from server.data.catalog import UnknownSystem
+from server.data.rosters import (
+    MAX_INPUT_BYTES,
+    MAX_XML_BYTES,
+    RosterError,
+    export_army,
+    import_roster,
+    match_datasheet,
+    normalize_name,
+)
+from server.data.schema import SYSTEM_IDS
+
+FIXTURES = Path(__file__).parent / "fixtures" / "rosters"
+
+
+def fixture(name: str) -> bytes:
+    return (FIXTURES / name).read_bytes()
+
+
+def rosz(xml: bytes, name: str = "roster.ros") -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(name, xml)
+    return buffer.getvalue()
+
+
+def entries(result: Any) -> list[dict[str, Any]]:
+    return [e.model_dump(exclude_defaults=True) | {"datasheet": e.datasheet, "models": e.models}
+            for e in result.army]
+
+
+# ----------------------------------------------------------------------- rosters that map fully
+
+
+def test_battlescribe_40k_roster_maps_fully_with_model_counts_and_points() -> None:
+    result = import_roster("wh40k10", fixture("wh40k10-orks-full.ros"))
+    assert result.format == "battlescribe-ros"
+    assert entries(result) == [
+        {"datasheet": "boyz", "models": 10},
+        {"datasheet": "beast-snagga-boyz", "models": 10},
+        {"datasheet": "wurrboy", "models": 1},
+        {"datasheet": "boyz", "models": 20},
+    ]
+    assert result.skipped == []  # the "Battle Size" upgrade is not a unit
+    assert [m["points"] for m in result.mapped] == [80, 95, 60, 110]
+    assert result.roster_points == 345
+    assert result.mapped[0]["faction"] == "Xenos - Orks"
+    assert validate_army("wh40k10", result.army) == []
+
+
+def test_zipped_rosz_reads_like_its_ros() -> None:
+    xml = fixture("wh40k10-orks-full.ros")
+    zipped = import_roster("wh40k10", rosz(xml))
+    assert zipped.format == "battlescribe-rosz"
+    assert zipped.army == import_roster("wh40k10", xml).army
+
+
+def test_battlescribe_t9a_roster_maps_fully_with_command_group_standard() -> None:
+    result = import_roster("t9a", fixture("t9a-highborn-full.ros"))
+    assert entries(result) == [
+        {"datasheet": "highborn-commander", "models": 1},
+        {"datasheet": "citizen-spears", "models": 25, "standard": True},
+        {"datasheet": "citizen-archers", "models": 10},
+        {"datasheet": "knights-of-ryma", "models": 5},
+    ]
+    assert result.skipped == []
+    # Points sum the unit and every upgrade under it: 25 + 275 + 10 + 10.
+    assert result.mapped[1]["points"] == 320
+    assert validate_army("t9a", result.army) == []
+
+
+def test_battlescribe_whfb8_roster_maps_fully_through_aliases() -> None:
+    result = import_roster("whfb8", fixture("whfb8-empire-full.ros"))
+    assert entries(result) == [
+        {"datasheet": "empire-halberdiers", "models": 30, "standard": True},
+        {"datasheet": "empire-handgunners", "models": 15},
+    ]
+    assert result.mapped[0]["name"] == "Halberdiers"
+    assert result.skipped == []
+
+
+def test_new_recruit_40k_export_maps_fully() -> None:
+    result = import_roster("wh40k10", fixture("wh40k10-orks-newrecruit.json"))
+    assert result.format == "newrecruit-json"
+    assert entries(result) == [
+        {"datasheet": "boyz", "models": 10},
+        {"datasheet": "wurrboy", "models": 1},
+    ]
+    assert result.skipped == [] and result.roster_points == 140
+
+
+# ----------------------------------------------------------------------- rosters that map partly
+
+
+def test_battlescribe_40k_roster_maps_partly_and_reports_what_it_skipped() -> None:
+    result = import_roster("wh40k10", fixture("wh40k10-mixed-partial.ros"))
+    assert entries(result) == [
+        {"datasheet": "intercessor-squad", "models": 5},
+        {"datasheet": "intercessor-squad", "models": 5},  # "INTERCESSOR SQUAD": case folded
+    ]
+    assert [(s["name"], s["reason"], s["points"]) for s in result.skipped] == [
+        ("Captain in Terminator Armour", "not in the catalog", 95),
+        ("Redemptor Dreadnought", "not in the catalog", 210),
+    ]
+
+
+def test_new_recruit_t9a_export_maps_partly() -> None:
+    result = import_roster("t9a", fixture("t9a-daemons-newrecruit.json"))
+    assert entries(result) == [
+        {"datasheet": "daemon-herald", "models": 1},
+        {"datasheet": "mageblight-gremlin", "models": 4},  # "Mageblight Gremlins": plural
+    ]
+    assert [(s["name"], s["models"], s["reason"]) for s in result.skipped] == [
+        ("Kuulima's Deceivers", 6, "not in the catalog")
+    ]
+
+
+def test_new_recruit_whfb8_fanatics_in_the_unit_become_concealed_models() -> None:
+    """Night Goblin Fanatics hide in their unit (seed 003): roster model children under the
+    unit are its concealed models, not rank-and-file."""
+    result = import_roster("whfb8", fixture("whfb8-goblins-newrecruit.json"))
+    assert entries(result) == [
+        {"datasheet": "night-goblins", "models": 30, "standard": True,
+         "concealed": {"night-goblin-fanatic": 2}},
+    ]
+    assert [s["name"] for s in result.skipped] == ["Orc Warboss"]
+    assert validate_army("whfb8", result.army) == []
+
+
+def test_report_lists_what_submit_army_would_refuse() -> None:
+    roster = fixture("t9a-daemons-newrecruit.json").replace(b'"number": 4', b'"number": 9')
+    body = import_roster("t9a", roster).to_json("t9a")
+    assert [p["code"] for p in body["report"]["problems"]] == ["model_count"]
+
+
+def test_names_fold_case_punctuation_plurals_and_aliases() -> None:
+    assert normalize_name("  Knights-of  RYMA! ") == "knights of ryma"
+    assert match_datasheet("t9a", "knights of ryma") == "knights-of-ryma"
+    assert match_datasheet("t9a", "Citizen Spearmen") == "citizen-spears"
+    assert match_datasheet("wh40k10", "Intercessors") == "intercessor-squad"
+    assert match_datasheet("whfb8", "Tomb Swarms") == "tomb-swarm"
+    assert match_datasheet("whfb8", "Orc Warboss") is None
+
+
+def test_roster_for_another_system_is_refused() -> None:
+    with pytest.raises(RosterError, match="not t9a"):
+        import_roster("t9a", fixture("wh40k10-orks-full.ros"))
+
+
+def test_unknown_system_raises() -> None:
+    with pytest.raises(UnknownSystem):
+        import_roster("chess", fixture("wh40k10-orks-full.ros"))
+
+
+# ----------------------------------------------------------------------- malformed files
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"<roster><forces><force>", "not well-formed XML"),
+        (b"<army/>", "XML root is <army>"),
+        (b"", "empty"),
+        (b"hello", "not a roster"),
+        (b"{not json", "not valid JSON"),
+        (b'{"something": 1}', "neither a Warfield army file"),
+        (b"[" * 100_000 + b"]" * 100_000, "too deeply"),
+    ],
+    ids=["bad-xml", "wrong-root", "empty", "garbage", "bad-json", "unknown-json", "deep-json"],
+)
+def test_malformed_file_is_refused_with_a_message(data: bytes, message: str) -> None:
+    with pytest.raises(RosterError, match=message) as caught:
+        import_roster("wh40k10", data)
+    assert caught.value.code == "bad_request"
+
+
+def test_bad_zip_is_refused() -> None:
+    with pytest.raises(RosterError, match="not a readable .rosz"):
+        import_roster("wh40k10", b"PK\x03\x04" + b"\x00" * 200)
+
+
+def test_zip_without_a_roster_is_refused() -> None:
+    with pytest.raises(RosterError, match="no .ros roster"):
+        import_roster("wh40k10", rosz(b"hello", name="readme.txt"))
+
+
+def test_file_over_the_size_cap_is_refused_before_reading() -> None:
+    big = b"<roster>" + b" " * (50 * 1024 * 1024) + b"</roster>"  # a 50 MB file
+    with pytest.raises(RosterError, match="at most"):
+        import_roster("wh40k10", big)
+    assert len(fixture("wh40k10-orks-full.ros")) < MAX_INPUT_BYTES
+
+
+def test_zip_bomb_is_refused_while_inflating() -> None:
+    """A small .rosz whose roster inflates past the cap: refused, whatever its header says."""
+    bomb = rosz(b"<roster>" + b" " * (MAX_XML_BYTES + 1) + b"</roster>")
+    assert len(bomb) < MAX_INPUT_BYTES
+    with pytest.raises(RosterError, match="bytes"):
+        import_roster("wh40k10", bomb)
+
+
+XML_BOMB = b"""<?xml version="1.0"?>
+<!DOCTYPE lolz [
+ <!ENTITY lol "lol">
+ <!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+ <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+ <!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+]>
+<roster name="&lol4;"><forces/></roster>"""
+
+XXE = b"""<?xml version="1.0"?>
+<!DOCTYPE roster [<!ENTITY x SYSTEM "file:///etc/passwd">]>
+<roster name="&x;"><forces/></roster>"""
+
+
+@pytest.mark.parametrize("data", [XML_BOMB, XXE], ids=["entity-expansion", "external-entity"])
+def test_xml_bomb_and_external_entities_are_refused(data: bytes) -> None:
+    with pytest.raises(RosterError, match="DTD or entities"):
+        import_roster("wh40k10", data)
+    with pytest.raises(RosterError, match="DTD or entities"):
+        import_roster("wh40k10", rosz(data))
+
+
+def test_selections_nested_too_deep_are_refused() -> None:
+    deep = b"<roster><forces><force>" + b"<selections><selection>" * 60
+    deep += b"</selection></selections>" * 60 + b"</force></forces></roster>"
+    with pytest.raises(RosterError, match="nest more than"):
+        import_roster("wh40k10", deep)
+
+
+# ----------------------------------------------------------------------- our army file
+
+
+def test_export_then_import_keeps_joins_and_concealed_models() -> None:
+    army = [
+        {"datasheet": "night-goblins", "models": 30, "concealed": {"night-goblin-fanatic": 2},
+         "standard": True},
+        {"datasheet": "skeleton-warriors", "models": 20, "joined_characters": ["tomb-king"],
+         "battle_standard": True},
+    ]
+    data = export_army("whfb8", army)
+    assert json.loads(data)["format"] == "warfield-army" and json.loads(data)["version"] == 1
+    result = import_roster("whfb8", data)
+    assert result.format == "warfield-army"
+    assert result.army == [ArmyEntry.model_validate(u) for u in army]
+
+
+def test_army_file_for_another_system_or_version_is_refused() -> None:
+    data = export_army("t9a", [{"datasheet": "citizen-spears", "models": 20}])
+    with pytest.raises(RosterError, match="for t9a, not whfb8"):
+        import_roster("whfb8", data)
+    body = json.loads(data) | {"version": 99}
+    with pytest.raises(RosterError, match="version 99"):
+        import_roster("t9a", json.dumps(body).encode())
+
+
+def test_army_file_unit_not_in_the_catalog_is_skipped() -> None:
+    body = {"format": "warfield-army", "version": 1, "system": "t9a",
+            "units": [{"datasheet": "citizen-spears", "models": 20},
+                      {"datasheet": "dragon", "models": 1}]}
+    result = import_roster("t9a", json.dumps(body).encode())
+    assert [e.datasheet for e in result.army] == ["citizen-spears"]
+    assert result.skipped == [{"name": "dragon", "models": 1, "reason": "not in the catalog",
+                               "datasheets": ["dragon"]}]
+
+
+def test_army_file_with_a_malformed_unit_is_refused() -> None:
+    body = {"format": "warfield-army", "version": 1, "system": "t9a",
+            "units": [{"datasheet": "citizen-spears", "models": "many"}]}
+    with pytest.raises(RosterError, match="unit 0: models"):
+        import_roster("t9a", json.dumps(body).encode())
+
+
+@st.composite
+def valid_armies(draw: st.DrawFn) -> tuple[str, list[ArmyEntry]]:
+    """Armies that pass validate_army: random units of a system, each with a legal model
+    count, a joinable character where the datasheets allow one, a standard where allowed."""
+    system = draw(st.sampled_from(SYSTEM_IDS))
+    catalog = load_catalog()
+    sheets = catalog.datasheets(system)
+    army: list[ArmyEntry] = []
+    for _ in range(draw(st.integers(0, 5))):
+        sheet = draw(st.sampled_from(sheets))
+        models = draw(st.integers(sheet.models.min, sheet.models.max))
+        fields: dict[str, Any] = {"datasheet": sheet.id, "models": models}
+        if system != "wh40k10" and not sheet.character and draw(st.booleans()):
+            fields["standard"] = True
+        if sheet.conceals and draw(st.booleans()):
+            hidden = sheet.conceals[0]
+            fields["concealed"] = {hidden.datasheet: draw(st.integers(0, hidden.max))}
+        candidates = [c for c in sheets if c.can_join and c.id != sheet.id]
+        if candidates and not sheet.character and draw(st.booleans()):
+            fields["joined_characters"] = [draw(st.sampled_from(candidates)).id]
+        entry = ArmyEntry.model_validate(fields)
+        if not validate_army(system, [entry], catalog):
+            army.append(entry)
+    return system, army
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(valid_armies())
+def test_any_valid_army_exported_and_imported_is_the_same_army(
+    case: tuple[str, list[ArmyEntry]],
+) -> None:
+    system, army = case
+    assert validate_army(system, army) == []
+    result = import_roster(system, export_army(system, army))
+    assert result.army == army
+    assert result.skipped == []
+
+
+@pytest.mark.parametrize("system", SYSTEM_IDS)
+def test_every_alias_names_a_datasheet_of_its_system(system: str) -> None:
+    from server.data.rosters import aliases
+
+    known = {sheet.id for sheet in load_catalog().datasheets(system)}
+    table = aliases(system)
+    assert table, f"{system} has an alias table"
+    assert set(table.values()) <= known, set(table.values()) - known

@@ -48,7 +48,7 @@ from server.rules.flee import (
     flee_events,
     sheets_of,
 )
-from server.rules.naming import in_the_way
+from server.rules.naming import display_name, in_the_way
 from server.rules.systems import (
     CHARGE_PHASES,
     REACTION_NAMES,
@@ -181,10 +181,15 @@ def declare_charge(
     if unit.status != "on_table" or target.status != "on_table":
         raise RuleError(ILLEGAL_MOVE, "both units must be on the table", rule="Charge")
     if FLEEING in unit.markers:
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} is fleeing and cannot charge", rule="Fleeing")
+        raise RuleError(
+            ILLEGAL_MOVE, f"{display_name(state, unit.id)} is fleeing and cannot charge",
+            rule="Fleeing",
+        )
     if phase_moves(state).get(unit.id):
         raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} has already moved or charged this phase", rule="Charge"
+            ILLEGAL_MOVE,
+            f"{display_name(state, unit.id)} has already moved or charged this phase",
+            rule="Charge",
         )
     refusal = variant_of(state.system).charge_refusal(state, unit.id)
     if refusal is not None:
@@ -197,7 +202,7 @@ def declare_charge(
     elif gap > declare_within:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{target.name} is {gap:.1f} in away; charges are "
+            f"{display_name(state, target.id)} is {gap:.1f} in away; charges are "
             f"declared within {declare_within:g} in",
             rule="Charge",
         )
@@ -213,7 +218,8 @@ def declare_charge(
             "reacting_player": target.owner,
             "reactions": options,
             "refused": refused,
-            "text": f"{unit.name} declare a charge against {target.name} ({gap:.1f} in away)",
+            "text": f"{display_name(state, unit.id)} declare a charge against "
+            f"{display_name(state, target.id)} ({gap:.1f} in away)",
         },
         actor=seat,
     )
@@ -268,7 +274,7 @@ def react(state: GameState, reaction: str, dice: DiceStream, *, forced: bool) ->
         "reaction": reaction,
         "name": REACTION_NAMES[reaction],
         "forced": forced,
-        "text": f"{target.name}: {REACTION_NAMES[reaction]}"
+        "text": f"{display_name(state, target.id)}: {REACTION_NAMES[reaction]}"
         + (" (already fleeing, they must flee again)" if forced else ""),
     }
     if reaction == "stand_and_shoot":
@@ -299,7 +305,7 @@ def charge_result(
     gap = distance(start, aim).distance if aim is not None else None
     swift = "maximised" in expression
     rolled = (
-        f"{unit.name} roll {roll.total} for the charge"
+        f"{display_name(state, unit.id)} roll {roll.total} for the charge"
         + (" (Swiftstride: Maximised)" if swift else "")
         + (f" + {bonus} = {reach} in" if bonus else " in")
         + ("" if gap is None else f", needing {gap:.1f} in")
@@ -312,15 +318,15 @@ def charge_result(
         "bonus": bonus,
         "range": reach,
         "rule": "Swiftstride" if swift else None,
-        "text": f"{rolled}: the charge reaches {target.name}",
+        "text": f"{rolled}: the charge reaches {display_name(state, target.id)}",
     }
     failed_text = f"{rolled}: the charge fails"
     if aim is None or gap is None:
         return [
             Event(
                 "charge_failed",
-                {**payload, "reason": f"{target.name} fled off the table",
-                 "text": f"{failed_text} ({target.name} fled off the table)"},
+                {**payload, "reason": f"{display_name(state, target.id)} fled off the table",
+                 "text": f"{failed_text} ({display_name(state, target.id)} fled off the table)"},
                 actor=seat,
             )
         ]
@@ -377,7 +383,8 @@ def charge_result(
                 {
                     "unit": target.id,
                     "by": unit.id,
-                    "text": f"{unit.name} catch the fleeing {target.name}: destroyed",
+                    "text": f"{display_name(state, unit.id)} catch the fleeing "
+                    f"{display_name(state, target.id)}: destroyed",
                 },
                 actor=seat,
             ),

@@ -113,3 +113,20 @@ def test_a_refused_preview_names_the_obstacle_for_people() -> None:
     assert (verdict["legal"], verdict["obstacle"]) == (False, "u1")
     assert verdict["obstacle_name"] == "Citizen Spears (1)"
     assert not ID.search(verdict["message"]), verdict["message"]
+
+
+def test_a_charge_between_units_of_one_name_numbers_them() -> None:
+    """Two Citizen Spears units: the charge's texts say which is which ("Citizen Spears (1)
+    declare a charge against Citizen Spears (2)"), never "u1"."""
+    game = Game()
+    armies(game, ones=1, twos=1)
+    game.act(1, type="deploy_unit", unit="u1", x=20, y=6)
+    game.act(2, type="deploy_unit", unit="u2", x=20, y=42, facing=180)
+    game.put("u1", 36, 27, 0)
+    game.put("u2", 36, 30, 180)
+    (declared,) = game.act(1, type="declare_charge", unit="u1", target="u2")
+    assert declared.payload["text"].startswith(
+        "Citizen Spears (1) declare a charge against Citizen Spears (2)")
+    events = game.act(2, type="charge_reaction", reaction="hold")
+    for text in texts([declared, *events]):
+        assert not ID.search(text), text

@@ -48,6 +48,7 @@ from server.rules.flee import (
     flee_events,
     sheets_of,
 )
+from server.rules.naming import display_name, in_the_way
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.systems import (
     CHARGE_PHASES,
@@ -162,10 +163,15 @@ def _check_charger(state: GameState, unit: Unit) -> None:
     if unit.status != "on_table":
         raise RuleError(ILLEGAL_MOVE, "both units must be on the table", rule="Charge")
     if FLEEING in unit.markers:
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} is fleeing and cannot charge", rule="Fleeing")
+        raise RuleError(
+            ILLEGAL_MOVE, f"{display_name(state, unit.id)} is fleeing and cannot charge",
+            rule="Fleeing",
+        )
     if phase_moves(state).get(unit.id):
         raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} has already moved or charged this phase", rule="Charge"
+            ILLEGAL_MOVE,
+            f"{display_name(state, unit.id)} has already moved or charged this phase",
+            rule="Charge",
         )
     refusal = variant_of(state.system).charge_refusal(state, unit.id)
     if refusal is not None:
@@ -188,7 +194,7 @@ def _check_charge_target(state: GameState, seat: int, unit: Unit, target: Unit) 
     elif gap > declare_within:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{target.name} is {gap:.1f} in away; charges are "
+            f"{display_name(state, target.id)} is {gap:.1f} in away; charges are "
             f"declared within {declare_within:g} in",
             rule="Charge",
         )
@@ -279,7 +285,8 @@ def declare_charge(
             "reacting_player": target.owner,
             "reactions": options,
             "refused": refused,
-            "text": f"{unit.name} declare a charge against {target.name} ({gap:.1f} in away)",
+            "text": f"{display_name(state, unit.id)} declare a charge against "
+            f"{display_name(state, target.id)} ({gap:.1f} in away)",
         },
         actor=seat,
     )
@@ -334,7 +341,7 @@ def react(state: GameState, reaction: str, dice: DiceStream, *, forced: bool) ->
         "reaction": reaction,
         "name": REACTION_NAMES[reaction],
         "forced": forced,
-        "text": f"{target.name}: {REACTION_NAMES[reaction]}"
+        "text": f"{display_name(state, target.id)}: {REACTION_NAMES[reaction]}"
         + (" (already fleeing, they must flee again)" if forced else ""),
     }
     if reaction == "stand_and_shoot":
@@ -365,7 +372,7 @@ def charge_result(
     gap = distance(start, aim).distance if aim is not None else None
     swift = "maximised" in expression
     rolled = (
-        f"{unit.name} roll {roll.total} for the charge"
+        f"{display_name(state, unit.id)} roll {roll.total} for the charge"
         + (" (Swiftstride: Maximised)" if swift else "")
         + (f" + {bonus} = {reach} in" if bonus else " in")
         + ("" if gap is None else f", needing {gap:.1f} in")
@@ -378,15 +385,15 @@ def charge_result(
         "bonus": bonus,
         "range": reach,
         "rule": "Swiftstride" if swift else None,
-        "text": f"{rolled}: the charge reaches {target.name}",
+        "text": f"{rolled}: the charge reaches {display_name(state, target.id)}",
     }
     failed_text = f"{rolled}: the charge fails"
     if aim is None or gap is None:
         return [
             Event(
                 "charge_failed",
-                {**payload, "reason": f"{target.name} fled off the table",
-                 "text": f"{failed_text} ({target.name} fled off the table)"},
+                {**payload, "reason": f"{display_name(state, target.id)} fled off the table",
+                 "text": f"{failed_text} ({display_name(state, target.id)} fled off the table)"},
                 actor=seat,
             )
         ]
@@ -411,10 +418,9 @@ def charge_result(
                     "charge_failed",
                     {
                         **payload,
-                        "reason": f"{rule}{f' ({obstacle} is in the way)' if obstacle else ''}",
+                        "reason": f"{rule}{in_the_way(state, obstacle)}",
                         "blocked_by": obstacle,
-                        "text": f"{failed_text}: {rule}"
-                        + (f" ({obstacle} is in the way)" if obstacle else ""),
+                        "text": f"{failed_text}: {rule}{in_the_way(state, obstacle)}",
                     },
                     actor=seat,
                 )
@@ -444,7 +450,8 @@ def charge_result(
                 {
                     "unit": target.id,
                     "by": unit.id,
-                    "text": f"{unit.name} catch the fleeing {target.name}: destroyed",
+                    "text": f"{display_name(state, unit.id)} catch the fleeing "
+                    f"{display_name(state, target.id)}: destroyed",
                 },
                 actor=seat,
             ),

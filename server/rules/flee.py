@@ -57,6 +57,7 @@ from server.rules.core import (
     register_folder,
 )
 from server.rules.markers import FEIGNED_FLIGHT, FLED_OFF, FLEEING, SHAKEN
+from server.rules.naming import display_name, display_names
 from server.rules.systems import RankedRules, variant_of
 from server.rules.units import (
     Unit,
@@ -174,7 +175,7 @@ def flee_events(
     """
     unit = _unit(state, unit_id)
     if unit.status != "on_table" or not is_ranked(state.system):
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} cannot flee", rule="Flee")
+        raise RuleError(ILLEGAL_MOVE, f"{display_name(state, unit.id)} cannot flee", rule="Flee")
     expression, rule = flee_expression(state, unit)
     roll = dice.roll(expression)
     distance = float(roll.total or 0)
@@ -199,12 +200,12 @@ def flee_events(
         )
     source = units_of(state).get(away_from)
     text = (
-        f"{unit.name} flee ({reason}) {distance:g} in"
+        f"{display_name(state, unit.id)} flee ({reason}) {distance:g} in"
         + (" (Swiftstride: Maximised)" if rule else "")
         + (f" from {source.name}" if source is not None and source.id != unit.id else "")
         + (": off the table, destroyed" if path.off_table else "")
-        + (f"; passed through {', '.join(path.passed_through)} (Dangerous Terrain tests not "
-           "automated)" if path.passed_through else "")
+        + (f"; passed through {display_names(state, path.passed_through)} "
+           "(Dangerous Terrain tests not automated)" if path.passed_through else "")
     )
     return [
         Event(
@@ -300,7 +301,8 @@ def rally_events(state: GameState, dice: DiceStream) -> list[Event]:
                 Event(
                     "unit_rallied",
                     {"unit": unit.id, "rule": "Feigned Flight", "unit_after": after.to_json(),
-                     "text": f"{unit.name} rally automatically (Feigned Flight)"},
+                     "text": f"{display_name(state, unit.id)} rally automatically "
+                     "(Feigned Flight)"},
                     actor=unit.owner,
                 )
             )
@@ -313,7 +315,8 @@ def rally_events(state: GameState, dice: DiceStream) -> list[Event]:
                 "roll": roll.to_payload(),
                 "discipline": need,
                 "rule": "Rally Test",
-                "text": f"{unit.name} take a Rally Test: rolled {roll.total} against {need}: "
+                "text": f"{display_name(state, unit.id)} take a Rally Test: rolled {roll.total} "
+                f"against {need}: "
                 + ("they rally" + (" and are Shaken" if shaken else "") if rallied
                    else "they flee on"),
             }

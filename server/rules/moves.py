@@ -35,6 +35,7 @@ from server.rules.core import (
 )
 from server.rules.flee import sheets_of
 from server.rules.markers import FLEEING
+from server.rules.naming import display_name
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.systems import MOVEMENT_PHASE, RankedRules, has_model_moves, variant_of
 from server.rules.units import (
@@ -338,7 +339,9 @@ def move_unit(state: GameState, seat: int, action: MoveUnit, dice: DiceStream) -
     """One manoeuvre of a ranked unit in the Movement phase, checked by the geometry core."""
     unit, result, info = check_unit_move(state, seat, action)
     if not result.legal:
-        raise _illegal(result, f"{unit.name} cannot {action.manoeuvre} there")
+        raise _illegal(
+            state, result, f"{display_name(state, unit.id)} cannot {action.manoeuvre} there"
+        )
     end = result.footprint
     assert end.placement is not None
     moved = dataclasses.replace(
@@ -494,8 +497,9 @@ def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStrea
     )
     if not result.legal:
         raise _illegal(
+            state,
             result,
-            f"{unit.name} cannot move there",
+            f"{display_name(state, unit.id)} cannot move there",
             allowance=limit,
             incoherent=list(result.incoherent),
         )

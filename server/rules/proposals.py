@@ -59,6 +59,7 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
+from server.rules.naming import display_name, in_the_way
 from server.rules.orders import judge, offer, refused, register_game_offer, window_refusal
 from server.rules.units import (
     Coord,
@@ -179,8 +180,8 @@ def placed(state: GameState, unit: Unit, action: Propose) -> Unit:
     if rule is not None:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{unit.name} cannot be put there: {rule}"
-            + (f" ({obstacle} is in the way)" if obstacle else ""),
+            f"{display_name(state, unit.id)} cannot be put there: {rule}"
+            + in_the_way(state, obstacle),
             rule=str(rule),
             obstacle=obstacle,
             swept=geo.to_geojson(fp.boundary),

@@ -16,6 +16,7 @@ from server.dice import DiceStream
 from server.geometry.los import line_of_sight as geo_line_of_sight
 from server.geometry.measure import distance, distance_to_point
 from server.rules.core import ACTIONS, BAD_REQUEST, NOT_FOUND, GameState, RuleError, decide
+from server.rules.naming import display_name
 from server.rules.systems import find_system
 from server.rules.units import check_in_reach, footprint_of, table_of, units_of
 
@@ -36,6 +37,11 @@ def preview(state: GameState, seat: int | None, action: Any, dice: DiceStream) -
             "message": exc.message,
             "rule": exc.details.get("rule"),
             "obstacle": exc.details.get("obstacle"),
+            # What a person reads for the obstacle (the id above is for the table to mark it).
+            "obstacle_name": (
+                display_name(state, exc.details["obstacle"])
+                if exc.details.get("obstacle") else None
+            ),
             "distance": exc.details.get("distance"),
             "swept": exc.details.get("swept"),
         }
@@ -46,6 +52,7 @@ def preview(state: GameState, seat: int | None, action: Any, dice: DiceStream) -
         "legal": True,
         "rule": None,
         "obstacle": None,
+        "obstacle_name": None,
         "distance": None if spec.rolls_distance else first.get("distance"),
         "swept": first.get("swept") if spec.sweeps else None,
         "used": first.get("used"),

@@ -32,6 +32,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.naming import display_name
 from server.rules.orders import judge, offer, register_acting, register_offer
 from server.rules.table import check_limit
 from server.rules.units import (
@@ -109,7 +110,7 @@ def place_terrain(
         if other_piece.polygon.intersection(polygon).area > 1e-9:
             raise RuleError(
                 ILLEGAL_MOVE,
-                f"terrain overlaps {other_piece.id}",
+                f"terrain overlaps {display_name(state, other_piece.id)}",
                 rule="Terrain Overlap",
                 obstacle=other_piece.id,
             )
@@ -403,7 +404,7 @@ def deploy_unit(state: GameState, seat: int, action: DeployUnit, dice: DiceStrea
     assert fp is not None
     result = movement.place(table_of(state), unit.id, fp)
     if not result.legal:
-        raise _illegal(result, f"{unit.name} cannot deploy there")
+        raise _illegal(state, result, f"{display_name(state, unit.id)} cannot deploy there")
     zone = deployment_zone(state, seat)
     if not zone.buffer(1e-6).covers(fp.boundary):
         raise RuleError(

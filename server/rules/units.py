@@ -48,6 +48,7 @@ from server.rules.core import (
     register_projector,
 )
 from server.rules.markers import TIGHTENED
+from server.rules.naming import display_name, in_the_way
 from server.rules.systems import containing_rule, entirely_with, find_system, variant_of
 
 MAX_BATTLEFIELD_IN = 240.0
@@ -454,19 +455,25 @@ def _unit(state: GameState, unit_id: str, seat: int | None = None) -> Unit:
         raise RuleError(NOT_FOUND, f"no unit {unit_id!r} in this game", unit=unit_id)
     if seat is not None and unit.owner != seat:
         raise RuleError(
-            FORBIDDEN, f"{unit.name} ({unit_id}) belongs to player {unit.owner}", unit=unit_id
+            FORBIDDEN,
+            f"{display_name(state, unit_id)} belongs to player {unit.owner}",
+            unit=unit_id,
         )
     return unit
 
 
-def _illegal(result: movement.MoveResult, what: str, **details: Any) -> RuleError:
+def _illegal(
+    state: GameState, result: movement.MoveResult, what: str, **details: Any
+) -> RuleError:
+    """`illegal_move` naming the rule and, in words, the obstacle (its id stays in `obstacle`)."""
     rule = str(result.rule) if result.rule else "Illegal Move"
-    where = f" ({result.obstacle} is in the way)" if result.obstacle else ""
+    where = in_the_way(state, result.obstacle)
     return RuleError(
         ILLEGAL_MOVE,
         f"{what}: {rule}{where}",
         rule=rule,
         obstacle=result.obstacle,
+        obstacle_name=display_name(state, result.obstacle) if result.obstacle else None,
         distance=round(result.distance, 3),
         swept=geo.to_geojson(result.swept),
         **details,

@@ -98,3 +98,9 @@ export function socketUrl(gameId) {
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
   return `${scheme}://${location.host}/ws/games/${encodeURIComponent(gameId)}`;
 }
+
+/** The dice proof: the commitment while the game runs, the verified seed after it. @param {string} gameId @param {string|null} token */
+export const getDiceProof = (gameId, token) => call(`${game(gameId)}/dice-proof`, { token });
+
+/** The finished game as a `warfield-game/1` file (409 while it runs). @param {string} gameId @param {string|null} token */
+export const getExport = (gameId, token) => call(`${game(gameId)}/export`, { token });

@@ -20,7 +20,8 @@ export function verdictText(res) {
   const parts = [];
   if (res.legal) parts.push(res.counts_as_march ? 'Legal, counts as a March' : 'Legal');
   else parts.push(`Not allowed: ${res.rule || res.message || 'illegal'}`);
-  if (!res.legal && res.obstacle) parts.push(`(${res.obstacle})`);
+  // The server names the obstacle for people; its id (`obstacle`) only marks it on the table.
+  if (!res.legal && res.obstacle_name) parts.push(`(${res.obstacle_name} is in the way)`);
   const allowance = typeof res.allowance === 'number' ? res.allowance.toFixed(1) : '';
   const used = typeof res.used === 'number' ? res.used : typeof res.distance === 'number' ? res.distance : null;
   if (used !== null && res.legal) parts.push(`· ${typeof res.used === 'number' ? 'used ' : ''}${used.toFixed(1)}${allowance ? ` / ${allowance}` : ''} in`);
@@ -91,4 +92,52 @@ export function chargeAckToast(history, ackSeq, state) {
     if (ackSeq - ev.seq > 8) break;
   }
   return null;
+}
+
+/**
+ * A roll summed up for the dice log: "100D6: 312, 17 sixes" — the total of the kept dice and,
+ * for D6 rolls, the sixes; with a target (`extra.target`/`extra.needed` or a "4+" style
+ * expression) the successes: "10D6 4+: 6 successes (total 38)". Issue 19 item 9.
+ * @param {{expression?:string, dice?:{face:number, kept?:boolean}[], total?:number|null, extra?:Record<string, unknown>|null}|null|undefined} roll
+ */
+export function rollSummary(roll) {
+  if (!roll || typeof roll !== 'object') return '';
+  const kept = (Array.isArray(roll.dice) ? roll.dice : []).filter((d) => d && d.kept !== false).map((d) => Number(d.face));
+  const expr = String(roll.expression ?? `${kept.length}D6`);
+  const total = typeof roll.total === 'number' ? roll.total : kept.reduce((a, b) => a + b, 0);
+  const extra = roll.extra && typeof roll.extra === 'object' ? roll.extra : {};
+  const fromExpr = /(\d)\+/.exec(expr);
+  const target = Number(extra.target ?? extra.needed ?? (fromExpr ? fromExpr[1] : NaN));
+  const d6 = /D6\b/i.test(expr) || /^\d*D\b/i.test(expr);
+  if (Number.isFinite(target) && target > 0 && kept.length) {
+    const hits = kept.filter((f) => f >= target).length;
+    return `${expr}: ${hits} ${hits === 1 ? 'success' : 'successes'} (total ${total})`;
+  }
+  if (d6 && kept.length > 1) {
+    const sixes = kept.filter((f) => f === 6).length;
+    return `${expr}: ${total}, ${sixes} ${sixes === 1 ? 'six' : 'sixes'}`;
+  }
+  return `${expr}: ${total}`;
+}
+
+/**
+ * The presence line: each seat online or offline, and the watchers; while this page's own
+ * connection is down it says so instead (the list it last heard is stale). Issue 19 item 8.
+ * @param {{players?:number[], spectators?:number}|null|undefined} presence
+ * @param {string} status  the connection's status ('online', 'reconnecting', ...)
+ * @param {number[]} [seats] the seats of the game (default 1 and 2)
+ */
+export function presenceText(presence, status, seats = [1, 2]) {
+  if (status !== 'online') return status === 'connecting' ? 'Connecting…' : 'You are offline · reconnecting…';
+  const on = new Set(Array.isArray(presence?.players) ? presence.players.map(Number) : []);
+  const players = seats.map((s) => `Player ${s} ${on.has(s) ? 'online' : 'offline'}`).join(', ');
+  const watching = Number(presence?.spectators ?? 0);
+  return `${players} · ${watching} watching`;
+}
+
+/** Whose a unit is, for the off-table tray: "yours", "Player 2's". Issue 19 item 9.
+ * @param {number|undefined|null} owner @param {number|null|undefined} seat this page's seat */
+export function ownerWords(owner, seat) {
+  if (owner !== 1 && owner !== 2) return '';
+  return owner === seat ? 'yours' : `Player ${owner}'s`;
 }

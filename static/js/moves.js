@@ -124,7 +124,7 @@ export class Moves {
    */
   onPreviewError(err, action) {
     if (['illegal_move', 'forbidden', 'out_of_phase', 'not_found'].includes(err?.code)) {
-      return this.onPreview({ legal: false, rule: err.details?.rule || null, obstacle: err.details?.obstacle || null, message: err.message }, action);
+      return this.onPreview({ legal: false, rule: err.details?.rule || null, obstacle: err.details?.obstacle || null, obstacle_name: err.details?.obstacle_name || null, message: err.message }, action);
     }
     if (err?.code === 'bad_request' && /unknown message type/.test(err.message || '') && this.ghost) {
       this.ghost.text = 'No preview from this server: the move is checked on release';
@@ -163,7 +163,7 @@ export class Moves {
         // Leave the refused spot in red with the rule for a moment, then let it go.
         g.verdict = 'illegal';
         g.refused = true;
-        g.text = verdictText({ legal: false, rule: e.details?.rule, obstacle: e.details?.obstacle, message: e.message, distance: e.details?.distance });
+        g.text = verdictText({ legal: false, rule: e.details?.rule, obstacle: e.details?.obstacle, obstacle_name: e.details?.obstacle_name, message: e.message, distance: e.details?.distance });
         t.redraw();
         setTimeout(() => this.ghost === g && this.clearGhost(), REFUSED_GHOST_MS);
       } else this.clearGhost();

@@ -129,7 +129,7 @@
 
 /**
  * A refusal as the connection rejects with it (net.js WireError).
- * @typedef {{code:string, message:string, details?:{rule?:string, obstacle?:string, distance?:number} & Record<string, unknown>}} WireError
+ * @typedef {{code:string, message:string, details?:{rule?:string, obstacle?:string, obstacle_name?:string|null, distance?:number} & Record<string, unknown>}} WireError
  */
 
 /**
@@ -138,6 +138,7 @@
  * @property {boolean} legal
  * @property {string|null} [rule]
  * @property {string|null} [obstacle]
+ * @property {string|null} [obstacle_name] what a person reads for the obstacle (never its id)
  * @property {string} [message]
  * @property {boolean} [counts_as_march]
  * @property {number} [used]
@@ -174,7 +175,7 @@
  * @typedef {Object} AmbushAnswer
  * @property {Geometry|null} [zone]
  * @property {number[][]} [outline]
- * @property {{placement?:unknown, legal?:boolean, rule?:string|null, obstacle?:string|null, corners_within?:number, region?:Geometry|null}} [requested]
+ * @property {{placement?:unknown, legal?:boolean, rule?:string|null, obstacle?:string|null, obstacle_name?:string|null, corners_within?:number, region?:Geometry|null}} [requested]
  * @property {unknown} [nearest]
  */
 

@@ -72,11 +72,11 @@ test('the server verdict in words: legal, snapped to the nearest, or no placemen
   assert.deepEqual(snapped.requested, { x: 20, y: 9, facing: 0 });
   assert.match(snapped.text, /nearest valid placement \(Ambush: 3 of 4 corners within 6 in\)/);
 
-  const none = ambushVerdict({ requested: { legal: false, rule: 'Ambush: nothing between the Unit Boundary and the chosen point', obstacle: 'u7', placement: { x: 40, y: 2, facing: 0 } }, nearest: null });
+  const none = ambushVerdict({ requested: { legal: false, rule: 'Ambush: nothing between the Unit Boundary and the chosen point', obstacle: 'u7', obstacle_name: 'Citizen Spears (2)', placement: { x: 40, y: 2, facing: 0 } }, nearest: null });
   assert.equal(none.verdict, 'illegal');
   assert.equal(none.placement, null);
   assert.deepEqual(none.shown, { x: 40, y: 2, facing: 0 });
-  assert.equal(none.text, 'Ambush: nothing between the Unit Boundary and the chosen point (u7): no valid placement from this point');
+  assert.equal(none.text, 'Ambush: nothing between the Unit Boundary and the chosen point (Citizen Spears (2) is in the way): no valid placement from this point');
 });
 
 test('the overlay shows the asked-for outline only when the ghost snapped away from it', () => {

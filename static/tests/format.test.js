@@ -15,13 +15,15 @@ test('a verdict names the rule and obstacle when illegal and the distance agains
   assert.equal(verdictText({ legal: true }), 'Legal');
   assert.equal(verdictText({ legal: true, counts_as_march: true, used: 6, allowance: 10 }), 'Legal, counts as a March · used 6.0 / 10.0 in');
   assert.equal(verdictText({ legal: true, distance: 3.25 }), 'Legal · 3.3 in');
-  assert.equal(verdictText({ legal: false, rule: 'Unit Spacing', obstacle: 'Spearmen', distance: 4, allowance: 5 }), 'Not allowed: Unit Spacing (Spearmen) · 4.0 in (5.0 allowed)');
+  assert.equal(verdictText({ legal: false, rule: 'Unit Spacing', obstacle: 'u5', obstacle_name: 'Spearmen (2)', distance: 4, allowance: 5 }), 'Not allowed: Unit Spacing (Spearmen (2) is in the way) · 4.0 in (5.0 allowed)');
+  // Issue 19 item 3: words, not ids — the obstacle's id alone is never shown.
+  assert.equal(verdictText({ legal: false, rule: 'Unit Spacing', obstacle: 'ter1' }), 'Not allowed: Unit Spacing');
   assert.equal(verdictText({ legal: false, message: 'off the table' }), 'Not allowed: off the table');
   assert.equal(verdictText({ legal: false }), 'Not allowed: illegal');
   // Issue 24 item 3: the refusal is said in words, not only by the red ghost.
   assert.equal(verdictText({ legal: false, rule: 'Move Distance', used: 14 }), 'Not allowed: Move Distance · 14.0 in');
   // An obstacle is only named for an illegal move.
-  assert.equal(verdictText({ legal: true, obstacle: 'Wood' }), 'Legal');
+  assert.equal(verdictText({ legal: true, obstacle: 'ter2', obstacle_name: 'Wood' }), 'Legal');
 });
 
 test('line of sight in words: visibility, the fraction seen and cover other than none', () => {

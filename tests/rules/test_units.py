@@ -88,7 +88,7 @@ def test_a_unit_reference_says_what_is_wrong_with_it() -> None:
     with pytest.raises(RuleError) as err:
         _unit(game.state, "u1", 2)
     assert (err.value.code, err.value.message) == (
-        "forbidden", "Citizen Spears (u1) belongs to player 1"
+        "forbidden", "Citizen Spears belongs to player 1"
     )
 
 

@@ -53,6 +53,7 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
+from server.rules.naming import display_name, in_the_way
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.systems import MOVEMENT_PHASE
 from server.rules.t9a.magic import opponent_spells_last_magic_phase
@@ -367,8 +368,8 @@ def arrive_from_ambush(
     if not check.legal:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{unit.name} cannot arrive there: {check.rule}"
-            + (f" ({check.obstacle})" if check.obstacle else ""),
+            f"{display_name(state, unit.id)} cannot arrive there: {check.rule}"
+            + in_the_way(state, check.obstacle),
             rule=str(check.rule),
             obstacle=check.obstacle,
             corners_within=check.corners_within,
@@ -575,7 +576,10 @@ def ambush_options(
         # The Unit Boundary in the unit's own frame (front-edge centre at the origin, facing
         # 0): the client draws the ghost at any placement without working out the formation.
         "outline": [[round(float(x), 4), round(float(y), 4)] for x, y in layout(formation).outline],
-        "requested": check.to_dict(),
+        "requested": {
+            **check.to_dict(),
+            "obstacle_name": display_name(state, check.obstacle) if check.obstacle else None,
+        },
         "nearest": None if nearest is None else nearest.to_dict(),
         "ready": READY in unit.markers,
     }

@@ -53,6 +53,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.naming import display_name
 from server.rules.units import (
     Coord,
     Unit,
@@ -408,7 +409,9 @@ def close_in(
         charging=enemies,
     )
     if not result.legal:
-        raise _illegal(result, f"{unit.name} cannot {what.replace('_', ' ')} there")
+        raise _illegal(
+            state, result, f"{display_name(state, unit.id)} cannot {what.replace('_', ' ')} there"
+        )
     moved = dataclasses.replace(
         unit, positions=tuple((round(x, 4), round(y, 4)) for x, y in positions)
     )

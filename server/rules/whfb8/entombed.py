@@ -73,6 +73,7 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
+from server.rules.naming import display_name, in_the_way
 from server.rules.orders import judge, offer, register_offer
 from server.rules.systems import MOVEMENT_PHASE
 from server.rules.units import (
@@ -529,8 +530,8 @@ def emerge(state: GameState, seat: int, action: Emerge, dice: DiceStream) -> lis
     if not check.legal:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{unit.name} cannot emerge there: {check.rule}"
-            + (f" ({check.obstacle})" if check.obstacle else ""),
+            f"{display_name(state, unit.id)} cannot emerge there: {check.rule}"
+            + in_the_way(state, check.obstacle),
             rule=str(check.rule),
             obstacle=check.obstacle,
         )

@@ -56,6 +56,7 @@ from server.rules.core import (
 from server.rules.flee import sheets_of
 from server.rules.markers import FEIGNED_FLIGHT, FLEEING, TIGHTENED
 from server.rules.moves import allowance
+from server.rules.naming import display_name, in_the_way
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.systems import MOVEMENT_PHASE, variant_of
 from server.rules.units import (
@@ -186,7 +187,7 @@ def skirmish_move(
         )
     result = movement.place(table, unit.id, end_fp)
     if not result.legal:
-        raise _illegal(result, f"{unit.name} cannot end there")
+        raise _illegal(state, result, f"{display_name(state, unit.id)} cannot end there")
     used = float(max(lengths[i, j] for i, j in enumerate(assignment)))
     starts = start.model_centres
     ends = end_fp.model_centres
@@ -319,7 +320,7 @@ def loosen(state: GameState, unit: Unit) -> Event:
                     "their loose formation",
                 },
             )
-        problem = f"{result.rule}" + (f" ({result.obstacle})" if result.obstacle else "")
+        problem = f"{result.rule}" + in_the_way(state, result.obstacle)
     return Event(
         "skirmishers_loosened",
         {

@@ -39,6 +39,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.naming import display_name
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.units import (
     Coord,
@@ -175,7 +176,9 @@ def vanguard_move(
             )
     result = movement.place(table, unit.id, end_fp)
     if not result.legal:
-        raise _illegal(result, f"{unit.name} cannot end its Vanguard move there")
+        raise _illegal(
+            state, result, f"{display_name(state, unit.id)} cannot end its Vanguard move there"
+        )
     used = float(max(lengths[i, j] for i, j in enumerate(assignment)))
     moved = dataclasses.replace(
         unit,

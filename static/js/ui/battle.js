@@ -3,7 +3,7 @@
 // march, charge). Intents only: the server checks every rule and says why when it refuses.
 
 import { h, replace } from './dom.js';
-import { errorText, unitName } from '../format.js';
+import { errorText, ownerWords, unitName } from '../format.js';
 import { humanize } from './describe.js';
 import { ambushTrayItem } from './ambush.js';
 import { controlAttrs, targetIds, unitOffer } from './offers.js';
@@ -229,6 +229,7 @@ export function renderTray(el, table, store, conn, toast) {
         mine
           ? h('button', { type: 'button', class: 'deploy', onclick: () => table.tools.deploy.start(t.id) }, t.label)
           : h('b', null, t.label),
+        ' ', h('span', { class: 'tray-owner' }, `(${ownerWords(t.owner, store.seat)})`),
         ' ', t.status === 'ambush'
           ? ambushTrayItem(t.id, { table, store, conn, toast, rerender: () => renderTray(el, table, store, conn, toast) })
           : h('small', null, humanize(t.status)),

@@ -5,7 +5,7 @@
 import { fortyBar } from './forty.js';
 import { h, replace } from './dom.js';
 import { gameOffer } from './offers.js';
-import { errorText, markerBadges, unitName } from '../format.js';
+import { errorText, markerBadges, rollSummary, unitName } from '../format.js';
 import { describe, humanize } from './describe.js';
 import { setupPanel, renderTray, unitOrders } from './battle.js';
 import { unitActions } from './orders.js';
@@ -377,6 +377,7 @@ function diceItem(ev, roll) {
         title: `${d.kept ? 'kept' : 'discarded'}${d.rerolled ? ', re-rolled' : ''}`,
       }, String(d.face))),
       roll.total !== null && roll.total !== undefined ? h('span', { class: 'total' }, `= ${roll.total}`) : null),
+    dice.length > 1 ? h('div', { class: 'roll-summary' }, rollSummary(roll)) : null,
     roll.extra && typeof roll.extra === 'object' && Object.keys(roll.extra).length
       ? h('div', { class: 'extra' }, Object.entries(roll.extra).map(([k, v]) => `${humanize(k)}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(' · '))
       : null);

@@ -115,7 +115,7 @@ function round3(v) {
 export function ambushVerdict(res) {
   const req = res?.requested || {};
   const asked = isPlacement(req.placement) ? req.placement : null;
-  const why = `${req.rule || 'Not allowed'}${req.obstacle ? ` (${req.obstacle})` : ''}`;
+  const why = `${req.rule || 'Not allowed'}${req.obstacle_name ? ` (${req.obstacle_name} is in the way)` : ''}`;
   if (req.legal && asked) {
     const corners = typeof req.corners_within === 'number' ? ` · ${req.corners_within} of 4 corners within 6 in` : '';
     return { verdict: 'legal', placement: asked, shown: asked, requested: asked, snapped: false, swept: req.region || null, text: `Arrive here${corners}` };

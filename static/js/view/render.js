@@ -21,6 +21,7 @@ export const COLORS = {
   gridMajor: 'rgba(255,255,255,0.18)',
   owner: { 1: '#3d7be0', 2: '#e0902c', 0: '#8a8f98' },
   ownerLine: { 1: '#cfe0ff', 2: '#ffe3bd', 0: '#e5e5e5' },
+  character: '#f2c94c', // joined characters' ring (issue 19 item 9)
   selected: '#ffffff',
   legal: 'rgba(60, 200, 90, 0.45)',
   legalLine: '#48e070',
@@ -320,6 +321,15 @@ function drawPieces(ctx, f) {
     ctx.fill();
     ctx.strokeStyle = /** @type {Record<number, string>} */ (COLORS.ownerLine)[owner];
     ctx.lineWidth = 1;
+    ctx.stroke();
+  }
+  // Joined characters stand out from the rank and file: a gold ring inside their base.
+  const characters = visible.filter((p) => p.character);
+  if (characters.length) {
+    ctx.beginPath();
+    for (const p of characters) tracePiece(ctx, v, p);
+    ctx.strokeStyle = COLORS.character;
+    ctx.lineWidth = 2.5;
     ctx.stroke();
   }
   drawFacingMarkers(ctx, v, visible);

@@ -139,7 +139,8 @@ function addFootprint(unit, label, pieces) {
         owner: unit.owner,
         label,
         geometry: f.geometry,
-        character: Boolean(props.character),
+        // The server gives the joined character's index (0 for the first one), or null.
+        character: props.character !== null && props.character !== undefined && props.character !== false,
       });
     }
   }

@@ -296,7 +296,7 @@ def test_a_winner_ordered_to_hold_back_tests_leadership_before_pursuing(
         "u2",
     )
     refused = pytest.raises(RuleError, run, state, 2, [], type="restrain_pursuit", unit="u1")
-    assert refused.value.message == "Tomb Swarm (u1) belongs to player 1"
+    assert refused.value.message == "Tomb Swarm belongs to player 1"
     state, events = run(state, 1, [], type="restrain_pursuit", unit="u1")
     assert events[0].type == "pursuit_order" and state.extra["restrain_pursuit"] == ["u1"]
     assert state.to_json(1)["restrain_pursuit"] == ["u1"]

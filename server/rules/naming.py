@@ -1,0 +1,81 @@
+"""What people read a piece as: units, terrain and tokens by name, never by internal id.
+
+Every message a person reads (an error's `message`, an event's `text`) names pieces through
+`display_name`; the ids stay in the machine fields (`unit`, `obstacle`, `blocked_by`, ...).
+Two pieces with the same name are numbered in a stable order (by id, numerically: `u5` before
+`u12`), so two "Citizen Spears" read "Citizen Spears (1)" and "Citizen Spears (2)" in every
+message. Terrain without a label is named by its kind ("Impassable terrain", "Cover terrain (2)").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from server.rules.core import GameState
+
+KIND_NAMES: Mapping[str, str] = {
+    "impassable": "Impassable terrain",
+    "blocks_los": "Sight-blocking terrain",
+    "cover": "Cover terrain",
+    "dangerous": "Dangerous terrain",
+    "open": "Open terrain",
+}
+"""The name a terrain piece without a label goes by, by kind."""
+
+UNKNOWN = "another piece"
+"""What an id the state does not know reads as (a piece since removed)."""
+
+
+def _id_key(piece_id: str) -> tuple[str, int, str]:
+    """Numeric order of ids: the prefix, then the number (`u5` before `u12`)."""
+    match = re.fullmatch(r"([^\d]*)(\d+)(.*)", piece_id)
+    if match is None:
+        return (piece_id, -1, "")
+    return (match[1], int(match[2]), match[3])
+
+
+def _numbered(piece_id: str, names: Mapping[str, str]) -> str:
+    """`names[piece_id]`, numbered among the pieces that share that name."""
+    name = names[piece_id]
+    same = sorted((pid for pid, n in names.items() if n == name), key=_id_key)
+    return name if len(same) == 1 else f"{name} ({same.index(piece_id) + 1})"
+
+
+def unit_names(state: GameState) -> dict[str, str]:
+    units: Mapping[str, Any] = state.extra.get("units", {})
+    return {uid: str(u.name) for uid, u in units.items()}
+
+
+def terrain_names(state: GameState) -> dict[str, str]:
+    labels: Mapping[str, str] = state.extra.get("terrain_labels", {})
+    out: dict[str, str] = {}
+    for piece in state.extra.get("terrain", ()):
+        label = (labels.get(piece.id) or "").strip()
+        out[piece.id] = label or KIND_NAMES.get(str(piece.kind), "Terrain")
+    return out
+
+
+def display_name(state: GameState, piece_id: str | None) -> str:
+    """The name a person reads for a unit, terrain piece or token (numbered among duplicates)."""
+    if piece_id is None:
+        return UNKNOWN
+    for names in (unit_names(state), terrain_names(state)):
+        if piece_id in names:
+            return _numbered(piece_id, names)
+    token = state.tokens.get(piece_id)
+    if token is not None:
+        labels = {tid: t.label or "Token" for tid, t in state.tokens.items()}
+        return _numbered(piece_id, labels)
+    return UNKNOWN
+
+
+def display_names(state: GameState, piece_ids: Iterable[str]) -> str:
+    """Several pieces in words: "Farmhouse, Citizen Spears (2)"."""
+    return ", ".join(display_name(state, pid) for pid in piece_ids)
+
+
+def in_the_way(state: GameState, obstacle: str | None) -> str:
+    """The ` (X is in the way)` tail of a blocked-move message, or nothing."""
+    return f" ({display_name(state, obstacle)} is in the way)" if obstacle else ""

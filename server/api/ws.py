@@ -190,10 +190,12 @@ def origin_allowed(ws: WebSocket, settings: Settings) -> bool:
 
 
 def _echoable_ref(ref: Any) -> str | None:
-    """The `ref` an answer may echo: the client's string as sent (a malformed one is refused
-    by the message models with `bad_request`), never a raw value the JSON encoder cannot
-    write back (a non-finite number, a nested object)."""
-    return ref if isinstance(ref, str) else None
+    """The `ref` an answer may echo: the client's string (or integer) as sent (a malformed
+    one is refused by the message models with `bad_request`), never a raw value the JSON
+    encoder cannot write back (a non-finite number) or a nested object."""
+    if isinstance(ref, str) or (isinstance(ref, int) and not isinstance(ref, bool)):
+        return ref
+    return None
 
 
 class Connections(set["Connection"]):

@@ -206,6 +206,17 @@ def move_unit(state: GameState, seat: int, action: MoveUnit, dice: DiceStream) -
     unit, result, info = check_unit_move(state, seat, action)
     if not result.legal:
         raise _illegal(result, f"{unit.name} cannot {action.manoeuvre} there")
+    after: list[Event] = []
+    stop = _move_stop(state, unit.id, action)
+    if stop is not None:
+        # A rule stops the move part-way (whfb8 Fanatics, seed 003): the unit moves to the
+        # stopping point; its player may carry on with the rest of the allowance later.
+        fraction, after = stop
+        action = action.model_copy(
+            update={"distance": action.distance * fraction, "degrees": action.degrees * fraction}
+        )
+        unit, result, info = check_unit_move(state, seat, action)
+        info["stopped"] = True
     end = result.footprint
     assert end.placement is not None
     moved = dataclasses.replace(
@@ -229,8 +240,31 @@ def move_unit(state: GameState, seat: int, action: MoveUnit, dice: DiceStream) -
                 **info,
             },
             actor=seat,
-        )
+        ),
+        *after,
     ]
+
+
+def _move_stop(
+    state: GameState, unit_id: str, action: MoveUnit
+) -> tuple[float, list[Event]] | None:
+    """Ask the system whether a rule stops this straight move or wheel part-way."""
+    if action.manoeuvre not in ("forward", "backward", "sideways", "wheel"):
+        return None
+    start = table_of(state).units[unit_id]
+    placement, formation = start.placement, start.formation
+    assert placement is not None and formation is not None
+    forward = {"forward": action.distance, "backward": -abs(action.distance)}.get(
+        action.manoeuvre, 0.0
+    )
+    sideways = action.distance if action.manoeuvre == "sideways" else 0.0
+
+    def path(t: float) -> geo.Footprint:
+        if action.manoeuvre == "wheel":
+            return footprint(formation, movement.wheel_placement(start, action.degrees * t)[0])
+        return footprint(formation, placement.moved(forward * t, sideways * t))
+
+    return variant_of(state.system).move_stop(state, unit_id, path)
 
 
 class Advance(ActionModel):

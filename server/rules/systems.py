@@ -11,15 +11,16 @@ asks its variant subclass). A system overrides a method by subclassing `Variant`
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from server.data import Datasheet
 from server.geometry.frame import Placement
-from server.rules.core import Battlefield, GameState
+from server.rules.core import Battlefield, Event, GameState
 
 if TYPE_CHECKING:
+    from server.geometry.footprint import Footprint
     from server.rules.rankandflank.system import RankAndFlankRules
 
 
@@ -134,6 +135,24 @@ class Variant(ABC):
     @abstractmethod
     def charge_roll(self, sheet: Datasheet) -> tuple[str, int]:
         """The dice of a charge range and what is added to them."""
+
+    def army_secrets(
+        self, state: GameState, seat: int, concealed: Mapping[str, Mapping[str, int]]
+    ) -> list[Event]:
+        """Events only `seat` sees, written down with its army (`concealed`: unit id to the
+        hidden models it holds, validated by the army list). A system that keeps a secret
+        emits the same number of events of the same wire form whether or not there is one
+        (whfb8: the Night Goblin Fanatics' written note, seed 003). Default: none."""
+        return []
+
+    def move_stop(
+        self, state: GameState, unit_id: str, path: Callable[[float], Footprint]
+    ) -> tuple[float, list[Event]] | None:
+        """Whether a rule stops a legal move part-way: `path(t)` is the unit's footprint a
+        fraction `t` (0..1) along the move. Returns the fraction where it stops and the events
+        that stopping makes (after the truncated move), or None (whfb8: Fanatics released at
+        8 in, seed 003). Default: never stopped."""
+        return None
 
     def ambush_options(
         self,

@@ -4,12 +4,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from server.data import Datasheet
 from server.geometry.constants import SKIRMISH_GAP_WHFB8_IN
+from server.geometry.footprint import Footprint
+from server.rules.core import Event, GameState
 from server.rules.systems import RankedRules, Variant
 
 CANNOT_FLEE = ("Undead", "Unstable", "Unbreakable")
@@ -69,6 +71,24 @@ class Warhammer(Variant):
         """M + 2D6 (FACTS.md); Swiftstride: 3D6 keep the highest two."""
         swift = sheet.has_rule("Swiftstride")
         return ("2D6 maximised x1" if swift else "2D6"), _movement(sheet)
+
+    def army_secrets(
+        self, state: GameState, seat: int, concealed: Mapping[str, Mapping[str, int]]
+    ) -> list[Event]:
+        """The Night Goblin Fanatics' written note (seed 003; server/rules/whfb8/fanatics.py):
+        one owner-only event with every army, empty when it conceals none."""
+        from server.rules.whfb8.fanatics import army_secrets
+
+        return army_secrets(state, seat, concealed)
+
+    def move_stop(
+        self, state: GameState, unit_id: str, path: Callable[[float], Footprint]
+    ) -> tuple[float, list[Event]] | None:
+        """Fanatics are released when a concealing unit and an enemy come within 8 in: the
+        move stops there (seed 003; server/rules/whfb8/fanatics.py)."""
+        from server.rules.whfb8.fanatics import move_stop
+
+        return move_stop(state, unit_id, path)
 
 
 VARIANT = Warhammer(

@@ -1,0 +1,236 @@
+"""Night Goblin Fanatics (issue 15): concealment, release at 8 in mid-move, the whirl, the
+hits and the removals, as the Fanatic page (../shared/seeds/003_39e99837749f8d9d.txt) and
+FACTS.md ("whfb8": Random Movement; the Fanatic profile; Night Goblins) write them."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from itertools import product
+from typing import Any
+
+import pytest
+
+from server.rules import core
+from server.rules.core import Event, GameState, RuleError
+from server.rules.units import table_of, units_of
+from tests.rules.t9a.scripted import ScriptedDice
+from tests.rules.test_battle import act, fold, new_game
+from tests.rules.whfb8.positions import GOBLINS, HALBERDIERS, position, run
+
+HIDING = {**GOBLINS, "concealed": {"night-goblin-fanatic": 2}}
+
+
+def _wire(events: list[Event], viewer: int | None) -> str:
+    return json.dumps([e.to_wire(viewer) for e in events], sort_keys=True)
+
+
+def _submitted(goblins: dict[str, Any]) -> tuple[GameState, list[Event]]:
+    state = new_game("whfb8")
+    log: list[Event] = []
+    for seat, army in ((1, [goblins]), (2, [HALBERDIERS])):
+        before = state.seq
+        state, events = act(state, seat, type="submit_army", units=army)
+        log += [e.__class__(e.type, e.payload, e.actor, e.visibility, before + i + 1)
+                for i, e in enumerate(events)]
+    return state, log
+
+
+def test_concealment_is_an_owner_only_event_and_the_opponent_sees_a_game_without_fanatics() -> None:
+    """Seed 003: "make a written note of any Night Goblin units that include Fanatics". The
+    note is an event only its owner sees; the opponent's and a spectator's events and state
+    are byte for byte those of a game whose goblins conceal nothing."""
+    hiding, hiding_log = _submitted(HIDING)
+    plain, plain_log = _submitted(GOBLINS)
+    assert [e.type for e in hiding_log] == [e.type for e in plain_log]
+    secret = [e for e in hiding_log if e.type == "fanatics_concealed"]
+    assert [(e.visibility, e.payload["units"]) for e in secret] == [
+        ("player:1", {"u1": 2}), ("player:2", {})
+    ]
+    assert secret[0].to_wire(1)["payload"]["units"] == {"u1": 2}
+    for viewer in (2, None):
+        assert _wire(hiding_log, viewer) == _wire(plain_log, viewer)
+        assert json.dumps(hiding.to_json(viewer), sort_keys=True) == json.dumps(
+            plain.to_json(viewer), sort_keys=True
+        )
+    assert hiding.to_json(1)["concealed"] == {"u1": 2}
+    assert plain.to_json(1)["concealed"] == {}
+    assert units_of(hiding)["u1"] == units_of(plain)["u1"]  # models, strength: unchanged
+
+
+def test_more_than_three_fanatics_are_refused_without_an_event() -> None:
+    """FACTS.md: up to 3 Fanatics per Night Goblin unit."""
+    state = new_game("whfb8")
+    with pytest.raises(RuleError) as err:
+        act(state, 1, type="submit_army",
+            units=[{**GOBLINS, "concealed": {"night-goblin-fanatic": 4}}])
+    assert err.value.code == "bad_request"
+    assert err.value.details["errors"][0]["code"] == "too_many_concealed"
+
+
+def marching() -> GameState:
+    """Night Goblins (player 1, u1, 2 Fanatics) 14 in from Empire Halberdiers (u2), player
+    1's Movement phase."""
+    return position(
+        [HIDING], [HALBERDIERS],
+        {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 24.0, 180.0)},
+        phase="Movement",
+    )
+
+
+def _hiding(state: GameState) -> GameState:
+    return fold(state, [Event("fanatics_concealed", {"seat": 1, "units": {"u1": 2}}, 1,
+                              core.seat_visibility(1))])
+
+
+def _gap(state: GameState) -> float:
+    table = table_of(state)
+    from server import geometry as geo
+
+    return geo.distance(table.units["u1"], table.units["u2"]).distance
+
+
+def test_a_march_stops_at_exactly_8_in_and_the_release_is_public() -> None:
+    """Seed 003: "Fanatics must be released when a concealing unit comes to within 8" of the
+    enemy ... The moving unit stops immediately"; the unit may then carry on."""
+    state = marching()
+    assert state.extra["concealed"] == {"u1": 2}
+    state, events = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
+                        distance=8.0, mode="march")
+    assert [e.type for e in events] == ["unit_moved", "fanatics_revealed"]
+    assert events[0].payload["distance"] == pytest.approx(6.0, abs=1e-3)
+    assert _gap(state) == pytest.approx(8.0, abs=1e-3)
+    assert all(e.visibility == core.PUBLIC for e in events)
+    assert state.to_json(2)["fanatic_releases"][0]["left"] == 2
+    with pytest.raises(RuleError) as err:
+        run(state, 1, [], type="end_phase")
+    assert err.value.code == "out_of_phase"
+
+
+def test_an_unconcealed_march_is_not_stopped() -> None:
+    """Without Fanatics nothing stops: the same march goes its whole 8 in."""
+    state = position([GOBLINS], [HALBERDIERS],
+                     {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 24.0, 180.0)}, phase="Movement")
+    _, events = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
+                    distance=8.0, mode="march")
+    assert [e.type for e in events] == ["unit_moved"]
+    assert events[0].payload["distance"] == pytest.approx(8.0)
+
+
+def test_scripted_game_two_fanatics_whirl_one_bounces_through_one_rolls_a_double() -> None:
+    """Issue 15 "Show": Night Goblins march towards Halberdiers, the move stops at 8 in, two
+    Fanatics whirl out, one bounces through the Halberdiers and inflicts hits (D6 S5 Armour
+    Piercing (1), seed 003), one rolls a double next turn and is removed."""
+    state = marching()
+    state, _ = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
+                   distance=8.0, mode="march")
+    # Fanatic 1: from the middle of the goblins' front edge straight at the Halberdiers,
+    # 5 + 4 = 9 in: it would end inside them, so it bounces 1 in beyond their rear.
+    # Hits D6 = 4; to wound S5 vs T3 2+: 2, 3, 1, 6 = 3 wounds; light armour 6+ -2 (S5)
+    # -1 (Armour Piercing): no save.
+    front = 16.0
+    state, events = run(state, 1, [5, 4, 4, 2, 3, 1, 6], type="release_fanatic", unit="u1",
+                        start=[36.0, front], facing=0.0)
+    released = events[0]
+    assert released.type == "fanatic_released"
+    assert released.payload["through"] == ["u2"]
+    rear = table_of(state).units["u2"].boundary.bounds[3]
+    radius = 12.5 / 25.4
+    assert released.payload["end"][1] == pytest.approx(rear + 1.0 + radius, abs=1e-3)
+    hits = next(e for e in events if e.type == "fanatic_hits")
+    assert hits.payload["hits"] == 4
+    steps = [e.payload for e in events if e.type == "attack_step"]
+    assert [s["step"] for s in steps] == ["to_wound", "armour"]
+    assert steps[0]["successes"] == 3 and steps[1]["needed"] is None
+    lost = next(e for e in events if e.type == "hp_lost")
+    assert lost.payload["losses"] == 3 and units_of(state)["u2"].models == 17
+    # Fanatic 2: sideways from the goblins' left front corner, 3 + 1 = 4 in, into the open.
+    state, events = run(state, 1, [3, 1], type="release_fanatic", unit="u1",
+                        start=[34.5, front], facing=90.0)
+    assert events[0].payload["through"] == [] and events[0].payload["removed"] is None
+    assert state.to_json(2)["fanatic_releases"] == []
+    second = events[0].payload["unit"]["id"]
+    # Not in the turn of release...
+    with pytest.raises(RuleError):
+        run(state, 1, [], type="random_move", unit=second)
+    # ...but in player 1's next turn: scatter HIT (face 1: keeps its direction), 3 + 3.
+    state = fold(state, [Event("phase_ended", {"ended": "Close Combat", "turn": 2,
+                                               "active_player": 1, "phase": "Movement"})])
+    state, events = run(state, 1, [1, 3, 3], type="random_move", unit=second)
+    assert [e.type for e in events] == ["fanatic_moved", "fanatic_removed"]
+    assert events[1].payload["reason"] == "double"
+    assert units_of(state)[second].status == "destroyed"
+
+
+def _release_outcomes(gap: float) -> Fraction:
+    """Over every 2D6, the chance a Fanatic released straight at a unit whose front is `gap`
+    in from the edge of the Fanatic's base passes through it (extra faces of 1 feed its
+    hits: 1 hit, a 1 to wound)."""
+    radius = 12.5 / 25.4
+    state = position([HIDING], [HALBERDIERS],
+                     {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 10.0 + radius + gap, 180.0)},
+                     phase="Movement")
+    state = fold(state, [Event("fanatics_revealed", {"unit": "u1", "owner": 1, "count": 2,
+                                                     "interrupted": "u2"})])
+    reached = 0
+    for a, b in product(range(1, 7), repeat=2):
+        dice = ScriptedDice([a, b] + [1] * 4, state.dice_position)
+        events = core.decide(state, 1, {"type": "release_fanatic", "unit": "u1",
+                                        "start": [36.0, 10.0], "facing": 0.0},
+                             dice)  # type: ignore[arg-type]
+        reached += "u2" in events[0].payload["through"]
+    return Fraction(reached, 36)
+
+
+def test_a_fanatic_reaches_a_unit_8_in_away_with_probability_5_12_by_enumeration() -> None:
+    """Seed 003: Fanatics move 2D6 in; a unit 8 in away in a straight line (edge of the
+    Fanatic's base to the unit) is reached when 2D6 >= 8: 15/36 = 5/12."""
+    assert _release_outcomes(8.0) == Fraction(15, 36) == Fraction(5, 12)
+
+
+def test_a_fanatic_is_removed_by_a_double_on_its_first_later_move_one_time_in_six() -> None:
+    """Seed 003: removed when "it rolls a double for movement" (not in the turn of release):
+    6 of the 36 2D6 results, 1/6, enumerated through the action."""
+    state = marching()
+    state, _ = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
+                   distance=8.0, mode="march")
+    state, events = run(state, 1, [3, 1], type="release_fanatic", unit="u1",
+                        start=[34.5, 16.0], facing=90.0)
+    fanatic = events[0].payload["unit"]["id"]
+    state = fold(state, [Event("phase_ended", {"ended": "Close Combat", "turn": 2,
+                                               "active_player": 1, "phase": "Movement"})])
+    removed = 0
+    for a, b in product(range(1, 7), repeat=2):
+        dice = ScriptedDice([1, a, b], state.dice_position)
+        out = core.decide(state, 1, {"type": "random_move", "unit": fanatic},
+                          dice)  # type: ignore[arg-type]
+        removed += any(e.type == "fanatic_removed" for e in out)
+    assert Fraction(removed, 36) == Fraction(1, 6)
+
+
+def test_a_fanatic_start_point_must_be_on_its_concealing_unit() -> None:
+    """Seed 003: "the point on the concealing unit from which it starts"."""
+    state = marching()
+    state, _ = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
+                   distance=8.0, mode="march")
+    with pytest.raises(RuleError) as err:
+        run(state, 1, [], type="release_fanatic", unit="u1", start=[10.0, 10.0], facing=0.0)
+    assert err.value.code == "illegal_move"
+    with pytest.raises(RuleError) as err:
+        run(state, 2, [], type="release_fanatic", unit="u1", start=[36.0, 16.0], facing=0.0)
+    assert err.value.code == "forbidden"
+
+
+def test_an_enemy_march_towards_a_concealing_unit_is_stopped_too() -> None:
+    """Seed 003: "... or vice versa": the enemy's move stops at 8 in, and the release is the
+    owner's (player 1) although it is player 2's turn."""
+    state = position([HIDING], [HALBERDIERS],
+                     {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 24.0, 180.0)},
+                     phase="Movement", active=2)
+    state, events = run(state, 2, [], type="move_unit", unit="u2", manoeuvre="forward",
+                        distance=8.0, mode="march")
+    assert [e.type for e in events] == ["unit_moved", "fanatics_revealed"]
+    assert _gap(state) == pytest.approx(8.0, abs=1e-3)
+    state, events = run(state, 1, [2, 1], type="release_fanatic", unit="u1",
+                        start=[34.5, 10.0], facing=90.0)
+    assert events[0].type == "fanatic_released"

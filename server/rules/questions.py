@@ -16,7 +16,7 @@ from server.dice import DiceStream
 from server.geometry.los import line_of_sight as geo_line_of_sight
 from server.geometry.measure import distance, distance_to_point
 from server.rules.core import BAD_REQUEST, NOT_FOUND, GameState, RuleError, decide
-from server.rules.systems import find_system
+from server.rules.systems import find_system, variant_of
 from server.rules.units import check_in_reach, footprint_of, table_of, units_of
 
 NO_SWEEP_ACTIONS = {"declare_charge", "charge_reaction", "propose", "accept_proposal"}
@@ -27,6 +27,8 @@ ROLLING_ACTIONS = {"charge_reaction"}
 def preview(state: GameState, seat: int | None, action: Any, dice: DiceStream) -> dict[str, Any]:
     """Would `seat`'s action be legal now? `dice` must be a throwaway stream (never the game's),
     and no roll is reported, so a preview tells nothing about the dice to come."""
+    # Judged on what `seat` knows: another seat's secrets (whfb8 Fanatics) cannot shape it.
+    state = variant_of(state.system).without_secrets(state, seat) if state.system else state
     try:
         events = decide(state, seat, action, dice)
     except RuleError as exc:

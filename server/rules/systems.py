@@ -145,6 +145,12 @@ class Variant(ABC):
         (whfb8: the Night Goblin Fanatics' written note, seed 003). Default: none."""
         return []
 
+    def without_secrets(self, state: GameState, seat: int | None) -> GameState:
+        """`state` as `seat` knows it: the other seat's secrets taken out (a preview is judged
+        on this, so its answer cannot depend on what `seat` may not know). Default: no
+        secrets."""
+        return state
+
     def move_stop(
         self, state: GameState, unit_id: str, path: Callable[[float], Footprint]
     ) -> tuple[float, list[Event]] | None:

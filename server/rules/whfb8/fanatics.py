@@ -119,6 +119,19 @@ def army_secrets(
     ]
 
 
+def without_secrets(state: GameState, seat: int | None) -> GameState:
+    """`state` with only `seat`'s own concealed Fanatics (what a preview is judged on)."""
+    units = units_of(state)
+    mine = {
+        uid: n
+        for uid, n in concealed_of(state).items()
+        if seat is not None and uid in units and units[uid].owner == seat
+    }
+    if mine == dict(concealed_of(state)):
+        return state
+    return _set(state, **{CONCEALED: mine})
+
+
 @register_folder("fanatics_concealed")
 def _fold_concealed(state: GameState, event: Event) -> GameState:
     return _set(state, **{CONCEALED: {**concealed_of(state), **event.payload["units"]}})

@@ -81,6 +81,12 @@ class Warhammer(Variant):
 
         return army_secrets(state, seat, concealed)
 
+    def without_secrets(self, state: GameState, seat: int | None) -> GameState:
+        """The other seat's concealed Fanatics taken out (server/rules/whfb8/fanatics.py)."""
+        from server.rules.whfb8.fanatics import without_secrets
+
+        return without_secrets(state, seat)
+
     def move_stop(
         self, state: GameState, unit_id: str, path: Callable[[float], Footprint]
     ) -> tuple[float, list[Event]] | None:

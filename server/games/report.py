@@ -44,6 +44,9 @@ NARRATED: frozenset[str] = frozenset({
     "shots_fired", "hp_lost", "combat_score", "break_test", "panic_test", "unit_broke",
     "unit_fled", "unit_pursued", "fleeing_unit_caught", "unit_rallied", "rally_failed",
     "unit_destroyed", "free_move", "terrain_placed", "game_ended",
+    # whfb8 Entombed Beneath the Sands and Skirmishers (server/rules/whfb8/): each has a text.
+    "entombed_marker", "entombed_mishap", "entombed_emerged", "ambushers_never_arrived",
+    "vanguard_moved", "skirmishers_tightened", "skirmishers_loosened", "feigned_flight_moved",
 })
 """Events told in the report's words (dice steps are in the combat report and the luck
 chart; phase changes are the report's structure)."""

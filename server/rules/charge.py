@@ -176,6 +176,11 @@ def declare_charge(
         raise RuleError(
             ILLEGAL_MOVE, f"{unit.name} has already moved or charged this phase", rule="Charge"
         )
+    refusal = variant_of(state.system).charge_refusal(
+        state, unit.id
+    ) or variant_of(state.system).charge_target_refusal(state, target.id)
+    if refusal is not None:
+        raise RuleError(ILLEGAL_MOVE, refusal[1], rule=refusal[0])
     table = table_of(state)
     start, aim = table.units[unit.id], table.units[target.id]
     gap = distance(start, aim).distance

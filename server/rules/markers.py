@@ -10,3 +10,6 @@ FLEEING = "fleeing"
 SHAKEN = "shaken"
 FEIGNED_FLIGHT = "feigned_flight"
 FLED_OFF = "fled_off_table"
+TIGHTENED = "tightened"
+"""A skirmishing unit drawn into a normal formation, its models in base contact (whfb8
+Skirmishers charging or contacted, seed 002): its footprint has no skirmish gaps."""

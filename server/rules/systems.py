@@ -160,6 +160,16 @@ class Variant(ABC):
         8 in, seed 003). Default: never stopped."""
         return None
 
+    def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
+        """(rule, why) when the unit may not declare a charge now for a rule of the system's
+        own (whfb8: a Vanguard move before a first turn its side takes); None: it may."""
+        return None
+
+    def charge_target_refusal(self, state: GameState, target_id: str) -> tuple[str, str] | None:
+        """(rule, why) when the unit may not be charged at all (whfb8: Night Goblin Fanatics,
+        seed 003); None: it may."""
+        return None
+
     def ambush_options(
         self,
         state: GameState,

@@ -46,6 +46,7 @@ from server.rules.core import (
     RuleError,
     register_projector,
 )
+from server.rules.markers import TIGHTENED
 from server.rules.systems import find_system, variant_of
 
 MAX_BATTLEFIELD_IN = 240.0
@@ -287,10 +288,16 @@ def _rect_base(sheet: Datasheet) -> RectBase:
 
 @lru_cache(maxsize=4096)
 def _formation(
-    system: str, datasheet: str, models: int, files: int, characters: tuple[str, ...] = ()
+    system: str,
+    datasheet: str,
+    models: int,
+    files: int,
+    characters: tuple[str, ...] = (),
+    tight: bool = False,
 ) -> RankedFormation:
     """The unit's ranked formation: rank-and-file in `files` files, joined characters in the
-    front rank (mismatched bases take a block of the grid), skirmish gaps when it skirmishes."""
+    front rank (mismatched bases take a block of the grid), skirmish gaps when it skirmishes
+    (none when `tight`: skirmishers drawn into base contact, marker TIGHTENED)."""
     catalog = load_catalog()
     sheet = catalog.get(system, datasheet)
     # The gaps belong to the skirmishing rank-and-file: when the last of them is removed, the
@@ -299,7 +306,7 @@ def _formation(
     ranked = variant_of(system).ranked
     gap = (
         ranked.skirmish_gap_in
-        if ranked is not None and skirmishes(system, sheet) and models > 0
+        if ranked is not None and skirmishes(system, sheet) and models > 0 and not tight
         else 0.0
     )
     joined = tuple(Character(_rect_base(catalog.get(system, c))) for c in characters)
@@ -321,8 +328,9 @@ def _ranked_footprint(
     files: int,
     placement: tuple[float, float, float],
     characters: tuple[str, ...] = (),
+    tight: bool = False,
 ) -> Footprint:
-    formation = _formation(system, datasheet, models, files, characters)
+    formation = _formation(system, datasheet, models, files, characters, tight)
     return footprint(formation, Placement(*placement))
 
 
@@ -357,6 +365,7 @@ def footprint_of(state: GameState, unit: Unit) -> Footprint | None:
             unit.files or 1,
             unit.placement,
             tuple(c.datasheet for c in unit.characters),
+            TIGHTENED in unit.markers,
         )
     if unit.positions:
         joined = tuple(c.datasheet for c in unit.characters)

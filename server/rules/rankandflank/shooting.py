@@ -6,14 +6,16 @@
 1. **Who may shoot**: a unit of the active player, on the table and not fleeing, with
    rank-and-file left, that has not shot this phase, is not Engaged and did not March this
    turn (a t9a Light Troops Reform beyond Mobility counts as a March only for march-triggered
-   rules: "for the purpose of shooting, this is still a Reform Move", seed 000).
+   rules: "for the purpose of shooting, this is still a Reform Move", seed 000), unless the
+   system's `marched_shooting_rule` lets it (whfb8 Skirmishers: Fire on the March, still
+   counting as moving).
 2. **At what**: an enemy unit on the table, not Engaged, within the weapon's range (closest
    points of the Unit Boundaries) and in line of sight from the front arc
    (units.require_in_sight, which also gives the target's cover).
 3. **The weapon**: the one named, else the system's first (`shooting_weapons`).
 4. **Shots**: the weapon's shots for each rank-and-file model in the system's
-   `shooting_ranks` front ranks (t9a: the first two, a **Decision**), rolled at once when
-   they are dice.
+   `ranks_that_shoot` front ranks (its `shooting_ranks`: t9a the first two, a **Decision**,
+   whfb8 one; whfb8 Skirmishers every rank, seed 002), rolled at once when they are dice.
 5. **Modifiers**: the system's `shooting_modifiers` (moving, range, cover) and
    `shooting_target_modifiers` (the target unit as a whole: whfb8 Light Troops); the target's
    own rules of a model (t9a Hard Target) are the to-hit step's.
@@ -105,7 +107,9 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
     if is_engaged(state, unit.id):
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} is Engaged in Combat", rule="Shooting")
     moved = turn_moves(state).get(unit.id, {})
-    if moved.get("marched"):
+    if moved.get("marched") and rank_and_flank_of(state).marched_shooting_rule(
+        rank_and_file_sheet(state, unit)
+    ) is None:
         raise RuleError(
             ILLEGAL_MOVE, f"{unit.name} made a March Move this turn and cannot shoot",
             rule="Shooting: Marched",
@@ -165,7 +169,9 @@ def volley(
     modifiers += rules.shooting_target_modifiers(sheets_of(state, target), target.model_count)
 
     log = Log(state)
-    models = shooters(table.units[unit.id], unit, rules.shooting_ranks)
+    models = shooters(
+        table.units[unit.id], unit, rules.ranks_that_shoot(rank_and_file_sheet(state, unit))
+    )
     shots_value = times_models(weapon.shots, models)
     shots_roll = None
     if isinstance(shots_value, int):

@@ -184,6 +184,17 @@ class RankAndFlankRules(AttackSteps):
         attacks are melee attacks from the front (Parry may apply); `charged`: the defender
         charged this round."""
 
+    def ranks_that_shoot(self, sheet: Datasheet) -> int:
+        """How many front ranks of the unit's rank-and-file (`sheet`) shoot when the unit sees
+        its target from its front (whfb8 Skirmishers: every rank)."""
+        return self.shooting_ranks
+
+    def marched_shooting_rule(self, sheet: Datasheet) -> str | None:
+        """The rule letting a unit of `sheet` shoot after a March Move, with the usual penalty
+        for moving (whfb8 Skirmishers: Fire on the March); None: a unit that marched may not
+        shoot."""
+        return None
+
     @abstractmethod
     def shooting_weapons(self, sheet: Datasheet) -> Sequence[RangedWeapon]:
         """The shooting weapons of `sheet`, the default (first) one first."""

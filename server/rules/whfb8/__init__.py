@@ -25,3 +25,7 @@ SYSTEM = register_system(
         variant=VARIANT,
     )
 )
+
+# Registers Ambushers and Entombed Beneath the Sands, Skirmishers' model-by-model moves and
+# Vanguard.
+from server.rules.whfb8 import entombed, skirmish, vanguard  # noqa: E402, F401

@@ -101,6 +101,11 @@ def insane_courage(total: int) -> bool:
     return total == 2
 
 
+EVERY_RANK = 1_000
+"""More ranks than any unit has: every rank shoots."""
+FIRE_ON_THE_MARCH = "Fire on the March"
+
+
 class WHFB8RankAndFlank(WHFB8AttackSteps, RankAndFlankRules):
     """Warhammer Fantasy Battle 8th edition in the shared rank-and-flank battle (module text)."""
 
@@ -245,6 +250,17 @@ class WHFB8RankAndFlank(WHFB8AttackSteps, RankAndFlankRules):
     def stand_and_shoot_modifiers(self) -> list[Modifier]:
         """Stand and Shoot -1 (FACTS)."""
         return [STAND_AND_SHOOT]
+
+    def ranks_that_shoot(self, sheet: Datasheet) -> int:
+        """Skirmishers (seed 002): "As long as you can draw a Line of Sight from the front rank
+        to the target, the second and subsequent ranks may fire too" (line of sight is drawn
+        from the front); other units: the front rank."""
+        return EVERY_RANK if profiles.skirmishers([sheet]) else self.shooting_ranks
+
+    def marched_shooting_rule(self, sheet: Datasheet) -> str | None:
+        """Skirmishers (seed 002), Fire on the March: they "can shoot even if they marched ...
+        the normal -1 To Hit penalty for moving and shooting still applies"."""
+        return FIRE_ON_THE_MARCH if profiles.skirmishers([sheet]) else None
 
     def shooting_target_modifiers(self, sheets: Sequence[Datasheet], models: int) -> list[Modifier]:
         """Light Troops (the page): -1 for shots at two or more Skirmishers of individual

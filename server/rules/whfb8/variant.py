@@ -54,10 +54,14 @@ class WarhammerRanked(RankedRules):
         self, name: str, sheets: Sequence[Datasheet], markers: Sequence[str]
     ) -> tuple[str, str] | None:
         """Undead units march only when joined by a character with My Will Be Done or Sworn
-        Bodyguard (the Tomb Swarm page; server/rules/whfb8/undead.py)."""
+        Bodyguard (the Tomb Swarm page; server/rules/whfb8/undead.py); models with Random
+        Movement never march (seed 003; server/rules/whfb8/random_movement.py)."""
+        from server.rules.whfb8.random_movement import random_movement_march_refusal
         from server.rules.whfb8.undead import march_refusal
 
-        return march_refusal(name, sheets, markers)
+        return random_movement_march_refusal(name, sheets) or march_refusal(
+            name, sheets, markers
+        )
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,23 @@ class Warhammer(Variant):
         from server.rules.whfb8.fanatics import move_stop
 
         return move_stop(state, unit_id, path)
+
+    def charge_target_refusal(self, state: GameState, target_id: str) -> tuple[str, str] | None:
+        """Fanatics cannot be charged (seed 003; server/rules/whfb8/random_movement.py)."""
+        from server.rules.whfb8.random_movement import charge_target_refusal
+
+        return charge_target_refusal(state, target_id)
+
+    def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
+        """Random Movement (FACTS.md, seed 003): such units never declare charges; Vanguard
+        (FACTS.md): units that made a Vanguard move may not charge in the first turn if their
+        side goes first (server/rules/whfb8/vanguard.py)."""
+        from server.rules.whfb8.random_movement import random_movement_charge_refusal
+        from server.rules.whfb8.vanguard import vanguard_charge_refusal
+
+        return random_movement_charge_refusal(state, unit_id) or vanguard_charge_refusal(
+            state, unit_id
+        )
 
 
 VARIANT = Warhammer(

@@ -58,6 +58,7 @@ export class FreeMoveTool extends Tool {
     return 'Free move: click where the unit goes (R turns it), then Propose.';
   }
 
+  /** @returns {string} */
   hint() {
     return this.table.moves.ghost?.phase === 'staged'
       ? 'Propose free move (Enter), click elsewhere to put it there instead, R turns it, Esc resets.'

@@ -16,6 +16,8 @@ import { ChargeTool } from './charge.js';
 import { ShootTool } from './shoot.js';
 import { FreeMoveTool } from './free-move.js';
 import { AmbushTool } from './ambush.js';
+import { EntombedTool } from './entombed.js';
+import { SkirmishMoveTool } from './skirmish.js';
 import { TerrainTool } from './terrain.js';
 
 /** @typedef {import('../table.js').Table} Table */
@@ -42,6 +44,8 @@ export function toolHandlers(table) {
     shoot: new ShootTool(table),
     free_move: new FreeMoveTool(table),
     ambush: new AmbushTool(table),
+    entombed: new EntombedTool(table),
+    skirmish: new SkirmishMoveTool(table),
     terrain: new TerrainTool(table),
   };
 }

@@ -47,7 +47,9 @@ export function ambushTrayItem(unitId, o) {
   const canArrive = mine && myTurn && st.phase === 'Movement' && Array.isArray(unit.markers) && unit.markers.includes(READY);
   if (st.system) loadSheets(String(st.system), o.rerender);
   const isCharacter = Boolean(sheets.byId?.get(String(unit.datasheet))?.can_join);
-  const chooseNow = mine && isCharacter && (st.stage === 'deployment' || (myTurn && st.phase === 'Charge'));
+  // whfb8 Entombed units emerge on their own (characters are deployed inside them with the army).
+  const entombed = (unit.rules || []).some((/** @type {unknown} */ r) => /Entombed Beneath the Sands/.test(String(r)));
+  const chooseNow = mine && isCharacter && !entombed && (st.stage === 'deployment' || (myTurn && st.phase === 'Charge'));
   let host = null;
   if (chooseNow) {
     const options = Object.values(st.units || {}).filter((/** @type {any} */ u) => u.owner === unit.owner && u.status === 'ambush'
@@ -72,7 +74,9 @@ export function ambushTrayItem(unitId, o) {
     entry.detail && !host ? h('small', { class: 'ambush-roll' }, ` · ${entry.detail}`) : null,
     entry.riders.length ? h('small', { class: 'ambush-riders' }, ` · with ${entry.riders.join(', ')}`) : null,
     canArrive
-      ? h('button', { type: 'button', class: 'arrive primary', onclick: () => table.tools.ambush.start(unitId) }, 'Arrive')
+      ? entombed
+        ? h('button', { type: 'button', class: 'arrive emerge primary', onclick: () => table.tools.entombed.start(unitId) }, 'Emerge')
+        : h('button', { type: 'button', class: 'arrive primary', onclick: () => table.tools.ambush.start(unitId) }, 'Arrive')
       : null,
     host);
 }

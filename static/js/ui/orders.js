@@ -211,6 +211,11 @@ export function sheetsOf(system, onLoad) {
 
 // --- the selected unit's combat and agreement orders (rendered in the info panel) -----------
 
+/** whfb8 Skirmishers (seed 002) move model by model (handlers/skirmish.js). @param {any} unit */
+function skirmishes(unit) {
+  return Array.isArray(unit?.rules) && unit.rules.some((/** @type {unknown} */ r) => String(r) === 'Skirmishers');
+}
+
 /**
  * Buttons for the selected unit: Shoot…, Fight, Free move… (and, while a free move is
  * staged, Propose free move / Reset).
@@ -243,6 +248,15 @@ export function unitActions(unit, table) {
     }, 'Shoot…'));
   }
   if (orders.fight) buttons.push(h('button', { type: 'button', id: 'fight', class: 'primary', onclick: () => fight(table, unit.id) }, 'Fight'));
+  if (unit.status === 'on_table' && unit.owner === store.seat && skirmishes(unit) && (
+    (st.phase === 'Movement' && st.active_player === store.seat) || (st.turn === 1 && st.phase === 'Start'))) {
+    const vanguard = st.phase === 'Start';
+    buttons.push(h('button', {
+      type: 'button', id: 'skirmish-move', class: table.mode === 'skirmish' ? 'active' : '',
+      title: vanguard ? 'Vanguard: up to 12 in per model, not within 12 in of an enemy' : 'Move model by model: each within its allowance around what is in the way',
+      onclick: () => table.setMode(table.mode === 'skirmish' ? 'idle' : 'skirmish'),
+    }, vanguard ? 'Vanguard…' : 'Skirmish move…'));
+  }
   if (unit.status === 'on_table') {
     if (staged) {
       buttons.push(h('button', { type: 'button', id: 'propose-free-move', class: 'primary', onclick: () => table.tools.free_move.propose() }, 'Propose free move', h('kbd', null, 'Enter')));

@@ -40,13 +40,15 @@ def test_undead_carries_animated_construct_fear_and_unstable() -> None:
 
 def test_the_tomb_swarm_card_marks_the_rules_this_battle_automates() -> None:
     """`GET /api/systems/whfb8/datasheets` serves the registry's `automated` flags: the rules
-    the whfb8 battle applies (server/rules/whfb8/) are marked, the ones of issue 14 items 4-5
-    (Entombed Beneath the Sands, Skirmishers) are not yet; Undead is wholly automated (its
-    march restriction is enforced by movement)."""
+    the whfb8 battle applies (server/rules/whfb8/) are marked, and with issue 14 items 4-5
+    (Entombed Beneath the Sands: entombed.py; Skirmishers: skirmish.py, vanguard.py) every rule
+    on the Tomb Swarm card is; Undead is wholly automated (its march restriction is enforced
+    by movement)."""
     cat = load_catalog()
     automated = {r.name for r in cat.rules("whfb8") if r.automated}
-    assert {"Undead", "Unstable", "Animated Construct", "Fear", "Poisoned Attacks"} <= automated
-    assert cat.not_automated("whfb8", "tomb-swarm") == ["Entombed Beneath the Sands", "Skirmishers"]
+    assert {"Undead", "Unstable", "Animated Construct", "Fear", "Poisoned Attacks",
+            "Entombed Beneath the Sands", "Skirmishers"} <= automated
+    assert cat.not_automated("whfb8", "tomb-swarm") == []
     assert "Undead" not in cat.partly_automated("whfb8", "tomb-swarm")
     assert cat.get("whfb8", "tomb-swarm").model_dump(mode="json")["rule_texts"]["Poisoned Attacks"]
 

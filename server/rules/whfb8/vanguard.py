@@ -1,0 +1,172 @@
+"""WFB 8th Vanguard (seed 002: "Skirmishers (except models with Fly) automatically have
+Vanguard"; FACTS.md: "after deployment, before the first turn, a move of up to 12 in (no march)
+that does not end within 12 in of an enemy").
+
+When: Warfield has no stage between deployment and the first turn, so Vanguard moves are made
+in the first player's Start phase of game turn 1, before that phase ends (nothing else happens
+in it); both players may make them then, each unit once (docs/rules-decisions.md). A Vanguard
+move is measured like a Skirmishers' move (server/rules/whfb8/skirmish.py): every model's path
+around units and Impassable Terrain at most 12 in, the unit in any loose formation at its end,
+more than 12 in from every enemy unit and following Unit Spacing. It is no move of the first
+turn (the unit may still move then); the unit carries the marker `vanguard`, and may not
+declare a charge in turn 1 when its side goes first (`vanguard_charge_refusal`, asked by the
+shared charge declaration through the system's `charge_refusal`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+from pydantic import Field
+
+from server import geometry as geo
+from server.dice import DiceStream
+from server.geometry import movement
+from server.geometry.frame import Placement
+from server.geometry.measure import distance
+from server.rules.battle import BATTLE, require_stage
+from server.rules.core import (
+    ILLEGAL_MOVE,
+    OUT_OF_PHASE,
+    ActionModel,
+    Event,
+    GameState,
+    RuleError,
+    register_action,
+    register_folder,
+)
+from server.rules.units import (
+    Coord,
+    Facing,
+    Unit,
+    _illegal,
+    _unit,
+    _with_unit,
+    datasheet_of,
+    table_of,
+    unit_from_json,
+    units_of,
+)
+from server.rules.whfb8.skirmish import model_paths
+
+VANGUARD = "Vanguard"
+VANGUARD_IN = 12.0
+"""FACTS.md: a move of up to 12 in, not ending within 12 in of an enemy."""
+MARKER = "vanguard"
+
+
+def has_vanguard(state: GameState, unit: Unit) -> bool:
+    """Vanguard, or Skirmishers without Fly (seed 002)."""
+    sheet = datasheet_of(state, unit)
+    if sheet.has_rule(VANGUARD):
+        return True
+    return sheet.has_rule("Skirmishers") and not sheet.has_rule("Fly")
+
+
+def vanguard_charge_refusal(state: GameState, unit_id: str) -> tuple[str, str] | None:
+    """FACTS.md: "units that used it may not charge in the first turn if their side goes
+    first"."""
+    unit = units_of(state).get(unit_id)
+    if (
+        unit is None
+        or MARKER not in unit.markers
+        or state.extra.get("turn") != 1
+        or unit.owner != int(state.extra.get("first_player", 1))
+    ):
+        return None
+    return (
+        VANGUARD,
+        f"{unit.name} made a Vanguard move and its side has the first turn: it may not charge "
+        "in turn 1",
+    )
+
+
+class VanguardMove(ActionModel):
+    type: Literal["vanguard_move"]
+    unit: str
+    x: Coord
+    y: Coord
+    facing: Facing
+    files: int | None = Field(default=None, ge=1, le=50)
+
+
+@register_action("vanguard_move", VanguardMove, systems=["whfb8"])
+def vanguard_move(
+    state: GameState, seat: int, action: VanguardMove, dice: DiceStream
+) -> list[Event]:
+    """A Vanguard move before the first turn (see the module text)."""
+    require_stage(state, BATTLE)
+    x = state.extra
+    first = int(x.get("first_player", 1))
+    if (x.get("turn"), x.get("active_player"), x.get("phase"), x.get("player_turn")) != (
+        1, first, "Start", 1
+    ):
+        raise RuleError(
+            OUT_OF_PHASE,
+            "Vanguard moves are made before the first turn: in the first player's Start phase "
+            "of turn 1",
+            rule=VANGUARD,
+        )
+    unit = _unit(state, action.unit, seat)
+    if unit.status != "on_table":
+        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table", rule=VANGUARD)
+    if not has_vanguard(state, unit):
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has no Vanguard", rule=VANGUARD)
+    if MARKER in unit.markers:
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has made its Vanguard move", rule=VANGUARD)
+    end = Placement(action.x, action.y, action.facing)
+    assignment, lengths, _, end_fp = model_paths(state, unit.id, end, action.files, VANGUARD_IN)
+    table = table_of(state)
+    if assignment is None:
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{unit.name}: some model would move more than {VANGUARD_IN:g} in (around units "
+            "and Impassable Terrain)",
+            rule="Vanguard: 12 in",
+            obstacle=None,
+            allowance=VANGUARD_IN,
+        )
+    for other in units_of(state).values():
+        fp = table.units.get(other.id)
+        if other.owner == seat or fp is None:
+            continue
+        gap = distance(end_fp, fp).distance
+        if gap <= VANGUARD_IN + 1e-9:
+            raise RuleError(
+                ILLEGAL_MOVE,
+                f"{unit.name} would end {gap:.1f} in from {other.name}: a Vanguard move may not "
+                f"end within {VANGUARD_IN:g} in of an enemy",
+                rule="Vanguard: 12 in from enemies",
+                obstacle=other.id,
+                distance=round(gap, 3),
+            )
+    result = movement.place(table, unit.id, end_fp)
+    if not result.legal:
+        raise _illegal(result, f"{unit.name} cannot end its Vanguard move there")
+    used = float(max(lengths[i, j] for i, j in enumerate(assignment)))
+    moved = dataclasses.replace(
+        unit,
+        placement=(round(end.x, 4), round(end.y, 4), round(end.facing, 4)),
+        files=end_fp.formation.files if end_fp.formation is not None else unit.files,
+        markers=(*unit.markers, MARKER),
+    )
+    return [
+        Event(
+            "vanguard_moved",
+            {
+                "unit": moved.to_json(),
+                "distance": round(used, 4),
+                "footprint": geo.to_geojson(end_fp.boundary),
+                "rule": VANGUARD,
+                "text": f"{unit.name} make a Vanguard move: the farthest model goes {used:.2f} "
+                f"in of {VANGUARD_IN:g} in",
+            },
+            actor=seat,
+        )
+    ]
+
+
+@register_folder("vanguard_moved")
+def _fold_vanguard_moved(state: GameState, event: Event) -> GameState:
+    return _with_unit(state, unit_from_json(event.payload["unit"]))

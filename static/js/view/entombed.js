@@ -1,0 +1,84 @@
+// Entombed Beneath the Sands (whfb8, seed 002) as the client shows it: the marker, the path the
+// scatter and artillery dice moved it, and where the unit waits to be placed. Pure, no DOM,
+// tested under node. The server decides every rule (where the marker lands, whether the unit
+// may emerge at a placement); this module only turns its events and state into shapes and words.
+
+/** @typedef {{x:number, y:number}} Pt */
+/** @typedef {{x:number, y:number, facing:number}} Placement */
+
+/** Half the width of the drawn scatter path, inches. */
+export const PATH_HALF_WIDTH_IN = 0.12;
+
+/**
+ * The unit's pending emergence from the state (`entombed`), or null: `mode` "marker" (touch
+ * the marker), "enemy" (flush against that enemy's front, charging) or "edge" (from a table
+ * edge after a Mishap), with the suggested placement and the unit's outline.
+ * @param {any} state @param {string} unitId
+ * @returns {{mode:string, marker:number[]|null, enemy:string|null, edge:string|null, suggested:Placement|null, outline:number[][]|null}|null}
+ */
+export function pendingEmergence(state, unitId) {
+  const e = state?.entombed?.[unitId];
+  if (!e || typeof e !== 'object') return null;
+  return {
+    mode: String(e.mode), marker: Array.isArray(e.marker) ? e.marker : null, enemy: e.enemy ?? null,
+    edge: e.edge ?? null, suggested: e.suggested ?? null, outline: Array.isArray(e.outline) ? e.outline : null,
+  };
+}
+
+/**
+ * The newest `entombed_marker` payload of a unit in the log, or null.
+ * @param {{type:string, payload:any}[]} history @param {string} unitId
+ */
+export function lastMarker(history, unitId) {
+  let found = null;
+  for (const ev of history || []) if (ev.type === 'entombed_marker' && ev.payload?.unit === unitId) found = ev.payload;
+  return found;
+}
+
+/**
+ * A thin polygon along the path chosen point -> where the dice put it -> where it was put clear
+ * (GeoJSON MultiPolygon), or null when the marker never moved.
+ * @param {any} p an `entombed_marker` payload
+ */
+export function scatterPath(p) {
+  if (!p || !Array.isArray(p.chosen)) return null;
+  const pts = [p.chosen, p.landed, p.marker].filter((q) => Array.isArray(q));
+  /** @type {number[][][][]} */
+  const polys = [];
+  for (let i = 0; i + 1 < pts.length; i++) {
+    const [ax, ay] = pts[i];
+    const [bx, by] = pts[i + 1];
+    const len = Math.hypot(bx - ax, by - ay);
+    if (len < 1e-6) continue;
+    const nx = (-(by - ay) / len) * PATH_HALF_WIDTH_IN;
+    const ny = ((bx - ax) / len) * PATH_HALF_WIDTH_IN;
+    polys.push([[[ax + nx, ay + ny], [bx + nx, by + ny], [bx - nx, by - ny], [ax - nx, ay - ny], [ax + nx, ay + ny]]]);
+  }
+  return polys.length ? { type: 'MultiPolygon', coordinates: polys } : null;
+}
+
+/**
+ * The dice of a marker in words.
+ * @param {any} p an `entombed_marker` payload
+ */
+export function markerWords(p) {
+  if (!p) return '';
+  if (p.misfire) return 'Misfire: no emergence, Mishap';
+  const moved = p.hit ? 'Hit: the marker stays' : `arrow ${Math.round(p.direction ?? 0)}°, ${p.scattered} in`;
+  const clear = Array.isArray(p.moved_off) && p.moved_off.length ? `; put 1 in clear of ${p.moved_off.join(', ')}` : '';
+  const where = p.outcome === 'enemy' ? '; under an enemy: emerge against its front, charging' : p.outcome === 'mishap' ? '; no room: Mishap' : '';
+  return `${moved}${clear}${where}`;
+}
+
+/**
+ * What the tool's hint says for a pending emergence.
+ * @param {{mode:string, edge:string|null}|null} pending @param {string} name
+ */
+export function placingHint(pending, name) {
+  const who = name ? `${name}: ` : '';
+  if (!pending) return `${who}click the table to place the marker (not in Impassable Terrain, more than 1 in from any unit); the dice scatter it (Esc cancels).`;
+  const where = pending.mode === 'enemy' ? 'flush against the enemy\'s front (it counts as charging)'
+    : pending.mode === 'edge' ? `with its rear edge on the ${pending.edge} table edge, facing in`
+      : 'touching the marker, facing any way';
+  return `${who}drag the ghost ${where}; R turns it; click it or press Enter to emerge (Esc leaves it for later).`;
+}

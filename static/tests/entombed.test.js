@@ -1,0 +1,45 @@
+// Entombed Beneath the Sands in the client (whfb8, seed 002): the pure helpers of view/entombed.js.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { pendingEmergence, lastMarker, scatterPath, markerWords, placingHint } from '../js/view/entombed.js';
+
+const MARKER = {
+  unit: 'u1', chosen: [36, 24], landed: [30, 24], marker: [30, 24], hit: false, misfire: false,
+  direction: 90, scattered: 6, moved_off: [], outcome: 'marker',
+};
+
+test('the pending emergence is read from the state, null without one', () => {
+  const state = { entombed: { u1: { mode: 'marker', marker: [30, 24], enemy: null, edge: null, suggested: { x: 30, y: 24.4, facing: 0 }, outline: [[0, 0], [1, 0], [1, -1]] } } };
+  assert.deepEqual(pendingEmergence(state, 'u1')?.marker, [30, 24]);
+  assert.equal(pendingEmergence(state, 'u2'), null);
+  assert.equal(pendingEmergence({}, 'u1'), null);
+});
+
+test('the newest marker of the unit wins', () => {
+  const history = [
+    { type: 'entombed_marker', payload: { ...MARKER, scattered: 2 } },
+    { type: 'entombed_marker', payload: { ...MARKER, unit: 'u2' } },
+    { type: 'entombed_marker', payload: MARKER },
+  ];
+  assert.equal(lastMarker(history, 'u1')?.scattered, 6);
+  assert.equal(lastMarker(history, 'u3'), null);
+});
+
+test('the scatter path is a thin band from the chosen point to the marker', () => {
+  const path = scatterPath(MARKER);
+  assert.equal(path?.type, 'MultiPolygon');
+  const ring = path.coordinates[0][0];
+  assert.deepEqual(ring[0].map((v) => Math.round(v * 100) / 100), [36, 23.88]);
+  assert.deepEqual(ring[1].map((v) => Math.round(v * 100) / 100), [30, 23.88]);
+  assert.equal(scatterPath({ ...MARKER, landed: [36, 24], marker: [36, 24], hit: true }), null);
+});
+
+test('the dice and the task in words', () => {
+  assert.equal(markerWords(MARKER), 'arrow 90°, 6 in');
+  assert.equal(markerWords({ ...MARKER, hit: true }), 'Hit: the marker stays');
+  assert.match(markerWords({ ...MARKER, misfire: true }), /Misfire/);
+  assert.match(markerWords({ ...MARKER, moved_off: ['ter1'] }), /1 in clear of ter1/);
+  assert.match(placingHint(null, 'Swarm'), /place the marker/);
+  assert.match(placingHint({ mode: 'enemy', edge: null }, ''), /charging/);
+  assert.match(placingHint({ mode: 'edge', edge: 'east' }, ''), /east table edge/);
+});

@@ -19,9 +19,22 @@ CANNOT_FLEE = ("Undead", "Unstable", "Unbreakable")
 Unbreakable; in the 8th-edition rules units immune to psychology may only Hold)."""
 
 
-def _immune_to_psychology(sheet: Datasheet) -> bool:
-    rule = sheet.rule("Immunity")
-    return rule is not None and str(rule.param).strip().lower() == "psychology"
+FLEE_EXCEPTIONS = ("Feigned Flight", "Fire and Flee", "Fire & Flee")
+
+
+def _immune_to_psychology_flee(sheets: Sequence[Datasheet], feigned: str | None) -> bool:
+    """Seed 003: a unit with Immunity (Psychology) (the majority of its models) "may never
+    choose Flee! as a charge reaction (except when using Feigned Flight or Fire & Flee, unless
+    they also have Frenzy)"."""
+    from server.rules.whfb8.combat import immunity
+
+    if immunity(sheets, "Psychology") != "Immunity (Psychology)":
+        return False
+    may_flee = any(
+        s.has_rule(r) for s in sheets for r in (*FLEE_EXCEPTIONS, *((feigned,) if feigned else ()))
+    )
+    frenzied = any(s.has_rule("Frenzy") for s in sheets)
+    return not may_flee or frenzied
 
 
 def _movement(sheet: Datasheet) -> int:
@@ -39,7 +52,7 @@ class WarhammerRanked(RankedRules):
         self, name: str, sheets: Sequence[Datasheet], markers: Sequence[str]
     ) -> tuple[str, str] | None:
         rule = next((r for r in CANNOT_FLEE if any(s.has_rule(r) for s in sheets)), None)
-        if rule is None and any(_immune_to_psychology(s) for s in sheets):
+        if rule is None and _immune_to_psychology_flee(sheets, self.feigned_flight_rule):
             rule = "Immunity (Psychology)"
         if rule is None:
             return None

@@ -234,3 +234,124 @@ def test_an_enemy_march_towards_a_concealing_unit_is_stopped_too() -> None:
     state, events = run(state, 1, [2, 1], type="release_fanatic", unit="u1",
                         start=[34.5, 10.0], facing=90.0)
     assert events[0].type == "fanatic_released"
+
+
+def _released() -> tuple[GameState, str]:
+    """Fanatic (u3) released 4 in to the side of the goblins, towards the table's left."""
+    state = marching()
+    state, _ = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
+                   distance=8.0, mode="march")
+    state, events = run(state, 1, [3, 1], type="release_fanatic", unit="u1",
+                        start=[34.5, 16.0], facing=90.0)
+    return state, events[0].payload["unit"]["id"]
+
+
+def test_a_random_movement_unit_cannot_declare_a_charge_or_march() -> None:
+    """Seed 003 (Random Movement): "Models with Random Movement cannot declare charges" and
+    "they cannot march"."""
+    state, fanatic = _released()
+    state = fold(state, [Event("phase_ended", {"ended": "Close Combat", "turn": 2,
+                                               "active_player": 1, "phase": "Movement"})])
+    with pytest.raises(RuleError) as err:
+        run(state, 1, [], type="declare_charge", unit=fanatic, target="u2")
+    assert err.value.code == "illegal_move" and err.value.details["rule"] == "Random Movement"
+    with pytest.raises(RuleError) as err:
+        run(state, 1, [], type="move_unit", unit=fanatic, manoeuvre="forward", distance=1.0,
+            mode="march")
+    assert err.value.details["rule"] == "Random Movement"
+
+
+def test_fanatics_cannot_be_charged() -> None:
+    """Seed 003: "Fanatics cannot be charged"."""
+    state, fanatic = _released()
+    state = fold(state, [Event("phase_ended", {"ended": "Close Combat", "turn": 1,
+                                               "active_player": 2, "phase": "Movement"})])
+    with pytest.raises(RuleError) as err:
+        run(state, 2, [], type="declare_charge", unit="u2", target=fanatic)
+    assert err.value.code == "illegal_move" and err.value.details["rule"] == "Fanatic Impacts"
+
+
+def test_several_random_movement_rolls_use_the_slowest() -> None:
+    """FACTS.md / seed 003: "If models in the unit have a different Random Movement value,
+    use the slowest for the entire unit"."""
+    from server.data import load_catalog
+    from server.data.schema import Datasheet
+    from server.rules.whfb8.random_movement import movement_dice
+
+    fanatic = load_catalog().get("whfb8", "night-goblin-fanatic")
+    faster = Datasheet.model_validate(
+        {**fanatic.model_dump(mode="json"),
+         "special_rules": ["Random Movement (3D6)"]}
+    )
+    assert movement_dice([fanatic]) == "2D6"
+    assert movement_dice([faster, fanatic]) == "2D6"
+    assert movement_dice([load_catalog().get("whfb8", "night-goblins")]) is None
+
+
+def test_a_concealing_unit_that_flees_loses_its_fanatics_publicly() -> None:
+    """Seed 003: "If a concealing unit flees or is destroyed, any Fanatics yet to be released
+    are lost" - announced to everyone when the phase ends."""
+    import dataclasses
+
+    state = marching()
+    units = dict(units_of(state))
+    units["u1"] = dataclasses.replace(units["u1"], markers=("fleeing",))
+    state = dataclasses.replace(state, extra={**state.extra, "units": units})
+    state, events = run(state, 1, [], type="end_phase")
+    lost = [e for e in events if e.type == "fanatics_lost"]
+    assert [e.payload["count"] for e in lost] == [2] and lost[0].visibility == core.PUBLIC
+    assert state.extra["concealed"] == {}
+
+
+def test_the_fanatic_page_rules_are_marked_automated() -> None:
+    """GET /api/systems/whfb8/datasheets: the page's rules this module applies are marked
+    automated (each proved by a test in this module: the test_immunity_* ones for Immunity)."""
+    from server.data import load_catalog
+
+    catalog = load_catalog()
+    for rule in ("Random Movement", "Concealed Fanatic", "Fanatic Impacts", "Armour Piercing",
+                 "Ball and Chain", "Immunity"):
+        assert catalog.rule("whfb8", rule).automated, rule
+    assert catalog.not_automated("whfb8", "night-goblin-fanatic") == []
+
+
+def _sheet(base: str, rules: list[str]) -> Any:
+    from server.data import load_catalog
+    from server.data.schema import Datasheet
+
+    raw = load_catalog().get("whfb8", base).model_dump(mode="json")
+    return Datasheet.model_validate({**raw, "special_rules": rules})
+
+
+def test_immunity_panic_fear_follows_the_majority_of_the_models() -> None:
+    """Seed 003: "If the majority of the models in a unit have the Immunity (Panic, Fear or
+    Terror) rule, the unit ignores the effects of Panic, Fear or Terror"; Immunity
+    (Psychology) covers all three; Immunity (X) ignores only X."""
+    from server.rules.whfb8.combat import immunity
+
+    fanatic = _sheet("night-goblin-fanatic", ["Immunity (Psychology)"])
+    goblins = _sheet("night-goblins", [])
+    fearless = _sheet("night-goblins", ["Immunity (Fear)"])
+    assert immunity([fanatic], "Panic") == "Immunity (Psychology)"
+    assert immunity([fanatic], "Fear") == "Immunity (Psychology)"
+    assert immunity([goblins, fanatic], "Panic", [20, 1]) is None
+    assert immunity([goblins, fanatic], "Panic", [1, 2]) == "Immunity (Psychology)"
+    assert immunity([fearless], "Fear") == "Immunity (Fear)"
+    assert immunity([fearless], "Panic") is None
+
+
+def test_immunity_psychology_forbids_flee_except_feigned_flight_unless_frenzied() -> None:
+    """Seed 003: Immunity (Psychology) "may never choose Flee! as a charge reaction (except when
+    using Feigned Flight or Fire & Flee, unless they also have Frenzy)"."""
+    from server.rules.whfb8.variant import VARIANT
+
+    ranked = VARIANT.ranked
+    assert ranked is not None
+    immune = _sheet("night-goblins", ["Immunity (Psychology)"])
+    feigning = _sheet("night-goblins", ["Immunity (Psychology)", "Feigned Flight"])
+    frenzied = _sheet("night-goblins", ["Immunity (Psychology)", "Feigned Flight", "Frenzy"])
+    refusal = ranked.flee_refusal("Goblins", [immune], [])
+    assert refusal is not None and refusal[0] == "Immunity (Psychology)"
+    assert ranked.flee_refusal("Goblins", [feigning], []) is None
+    assert ranked.flee_refusal("Goblins", [frenzied], []) is not None
+    assert ranked.flee_refusal("Goblins", [_sheet("night-goblins", [])], []) is None

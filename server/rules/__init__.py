@@ -23,19 +23,19 @@ def _system_packages() -> list[str]:
     )
 
 
-# Registration side effects, in this order: the systems register first; the shared modules;
-# the shared rank-and-flank actions (for the systems that declare its rules); each system's own
-# modules; `endgame` last (its registrations are fallbacks).
+# Registration side effects. Every action and folder is registered exactly once (twice is an
+# error), so among the modules below the order does not matter, except that the systems
+# register first: the shared rank-and-flank actions exist for the systems that declare its
+# rules when they are registered.
 for _package in _system_packages():
     importlib.import_module(_package)
-from server.rules import battle, systems, table, units  # noqa: E402, F401, I001
+from server.rules import battle, endgame, systems, table, units  # noqa: E402, F401, I001
 from server.rules import charge, flee, moves, proposals, setup  # noqa: E402, F401, I001
 from server.rules.rankandflank import melee, shooting  # noqa: E402, F401, I001
 for _package in _system_packages():
     _modules = pkgutil.iter_modules(importlib.import_module(_package).__path__)
     for _name in sorted(m.name for m in _modules):
         importlib.import_module(f"{_package}.{_name}")
-from server.rules import endgame  # noqa: E402, F401, I001
 from server.rules.core import (  # noqa: E402
     Event,
     GameState,

@@ -2,7 +2,8 @@
 
 A game goes setup (terrain, armies) -> deployment (alternating) -> battle (turns of two player
 turns, each a fixed list of phases) -> over. The active player ends each phase explicitly; the
-state shows the turn, the active player and the phase, and every action checks them.
+state shows the turn, the active player and the phase. Every action declares the stages,
+phases and player it belongs to (`core.When`), and `core.decide` checks them before it runs.
 """
 
 from __future__ import annotations
@@ -13,19 +14,25 @@ from typing import Any, Literal
 
 from server.dice import DiceStream
 from server.rules.core import (
-    OUT_OF_PHASE,
+    ACTIVE,
+    BATTLE,
+    OVER,
+    REACTING,
+    SETUP,
     ActionModel,
+    ActionSpec,
     Event,
     GameState,
-    RuleError,
+    Phases,
+    When,
+    check_when,
     fold_all,
     register_action,
     register_folder,
     register_projector,
 )
+from server.rules.core import DEPLOYMENT as DEPLOYMENT
 from server.rules.systems import find_system
-
-SETUP, DEPLOYMENT, BATTLE, OVER = "setup", "deployment", "battle", "over"
 
 TurnStartHook = Callable[[GameState, DiceStream], list[Event]]
 TURN_START_HOOKS: list[TurnStartHook] = []
@@ -49,77 +56,39 @@ def other(seat: int) -> int:
 
 
 def stage(state: GameState) -> str:
+    """The game's stage (setup, deployment, battle, over)."""
     return str(state.extra.get("stage", SETUP))
 
 
 def require_stage(state: GameState, *allowed: str) -> None:
-    current = stage(state)
-    if current not in allowed:
-        raise RuleError(
-            OUT_OF_PHASE,
-            f"this is done during {' or '.join(allowed)}, and the game is in {current}",
-            stage=current,
-            allowed=list(allowed),
-        )
-
-
-def waiting_for_reaction(state: GameState) -> None:
-    """While a declared charge waits for the charged player's Charge Reaction, the active
-    player waits too (out_of_phase naming who is to answer)."""
-    pending = state.extra.get("pending_charge")
-    if pending:
-        raise RuleError(
-            OUT_OF_PHASE,
-            f"waiting for player {pending['reacting_player']}'s Charge Reaction to the charge "
-            f"of {pending['unit']} on {pending['target']}",
-            waiting_for=pending["reacting_player"],
-            pending_charge=dict(pending),
-        )
+    """For an action registered without `when`: the stage check `decide` makes of a declared
+    one (`core.check_when`). Declare `when=` instead (see `ActionSpec`)."""
+    check_when(_adhoc(tuple(When(s) for s in allowed), "this"), state, 0)
 
 
 def require_phase(state: GameState, seat: int, phases: Iterable[str], what: str) -> None:
-    """`seat` must be the active player and the phase one of `phases`, else out_of_phase.
-    Nothing the active player does goes ahead while a charge waits for its reaction."""
-    require_stage(state, BATTLE)
-    wanted = list(phases)
-    active, phase = state.extra.get("active_player"), state.extra.get("phase")
-    if active != seat:
-        raise RuleError(
-            OUT_OF_PHASE,
-            f"it is player {active}'s turn; {what} waits for yours",
-            active_player=active,
-            phase=phase,
-        )
-    _require_phase_in(state, wanted, what)
-    waiting_for_reaction(state)
+    """For an action registered without `when`: the check `decide` makes of one declared
+    `When(BATTLE, ACTIVE, Phases.named(*phases))` (stage, active player, phase, no Charge
+    Reaction awaited). Declare `when=` instead (see `ActionSpec`)."""
+    window = When(BATTLE, ACTIVE, Phases.named(*phases))
+    check_when(_adhoc((window,), what), state, seat)
 
 
-def _require_phase_in(state: GameState, wanted: list[str], what: str) -> None:
-    active, phase = state.extra.get("active_player"), state.extra.get("phase")
-    if phase not in wanted:
-        raise RuleError(
-            OUT_OF_PHASE,
-            f"{what} happens in the {' or '.join(wanted)} phase, not {phase}",
-            active_player=active,
-            phase=phase,
-            allowed=wanted,
-        )
+def require_reaction_window(
+    state: GameState, seat: int, phases: Iterable[str], what: str
+) -> None:
+    """For an action registered without `when`: the check `decide` makes of one declared
+    `When(BATTLE, REACTING, Phases.named(*phases))` (stage, the player who is not active,
+    phase, a charge awaiting its reaction). Declare `when=` instead (see `ActionSpec`)."""
+    window = When(BATTLE, REACTING, Phases.named(*phases))
+    check_when(_adhoc((window,), what), state, seat)
 
 
-def require_reaction_window(state: GameState, seat: int, phases: Iterable[str], what: str) -> None:
-    """A reaction (e.g. a Charge Reaction) is the NON-active player's action, taken in the
-    active player's `phases`; anything else is out_of_phase."""
-    require_stage(state, BATTLE)
-    wanted = list(phases)
-    active, phase = state.extra.get("active_player"), state.extra.get("phase")
-    if active == seat:
-        raise RuleError(
-            OUT_OF_PHASE,
-            f"{what} is your opponent's answer to your action, not yours",
-            active_player=active,
-            phase=phase,
-        )
-    _require_phase_in(state, wanted, what)
+def _adhoc(when: tuple[When, ...], doing: str) -> ActionSpec:
+    def never(state: GameState, seat: int, action: ActionModel, dice: DiceStream) -> list[Event]:
+        raise AssertionError("only checked, never run")
+
+    return ActionSpec("", ActionModel, never, None, when=when, doing=doing)
 
 
 def battle_started_event(state: GameState) -> Event:
@@ -196,20 +165,11 @@ class EndPhase(ActionModel):
     type: Literal["end_phase"]
 
 
-@register_action("end_phase", EndPhase)
+@register_action("end_phase", EndPhase, when=[When(BATTLE, ACTIVE)], doing="ending the phase")
 def end_phase(state: GameState, seat: int, action: EndPhase, dice: DiceStream) -> list[Event]:
     """The active player ends the phase; the last phase ends the player turn, and the second
     player turn ends the game turn. After the system's last turn the game ends."""
-    require_stage(state, BATTLE)
-    active, phase = state.extra.get("active_player"), state.extra.get("phase")
-    if active != seat:
-        raise RuleError(
-            OUT_OF_PHASE,
-            f"only player {active} can end the {phase} phase",
-            active_player=active,
-            phase=phase,
-        )
-    waiting_for_reaction(state)
+    phase = state.extra.get("phase")
     closing = _run_hooks(
         state, [h for s, p, h in _PHASE_END if s == state.system and p in (None, phase)], dice
     )

@@ -27,17 +27,16 @@ from server.geometry.footprint import Footprint, footprint
 from server.geometry.frame import Placement
 from server.geometry.kinds import Arc
 from server.geometry.measure import distance
-from server.rules.battle import (
-    require_phase,
-    require_reaction_window,
-)
 from server.rules.core import (
+    ACTIVE,
+    BATTLE,
     ILLEGAL_MOVE,
-    OUT_OF_PHASE,
+    REACTING,
     ActionModel,
     Event,
     GameState,
     RuleError,
+    When,
     fold_all,
     register_action,
     register_folder,
@@ -48,7 +47,12 @@ from server.rules.flee import (
     flee_events,
     sheets_of,
 )
-from server.rules.systems import REACTION_NAMES, find_system, has_charge_reactions, variant_of
+from server.rules.systems import (
+    CHARGE_PHASES,
+    REACTION_NAMES,
+    has_charge_reactions,
+    variant_of,
+)
 from server.rules.units import (
     Unit,
     _set,
@@ -152,7 +156,13 @@ def reaction_options(state: GameState, target: Unit) -> tuple[list[str], dict[st
     return [r for r in offered if r not in refused], refused
 
 
-@register_action("declare_charge", DeclareCharge)
+@register_action(
+    "declare_charge",
+    DeclareCharge,
+    when=[When(BATTLE, ACTIVE, CHARGE_PHASES)],
+    doing="charging",
+    sweeps=False,
+)
 def declare_charge(
     state: GameState, seat: int, action: DeclareCharge, dice: DiceStream
 ) -> list[Event]:
@@ -162,7 +172,6 @@ def declare_charge(
     charge waits (`charge_declared`, state `pending_charge`) for the charged player's
     `charge_reaction`; a unit already fleeing has no choice and flees at once.
     """
-    require_phase(state, seat, find_system(state.system).charge_phases, "charging")
     declare_within = variant_of(state.system).charge_declare_range_in
     unit = _unit(state, action.unit, seat)
     target = _unit(state, action.target)
@@ -219,17 +228,21 @@ class ChargeReaction(ActionModel):
     reaction: Literal["hold", "flee", "stand_and_shoot"]
 
 
-@register_action("charge_reaction", ChargeReaction, systems=has_charge_reactions)
+@register_action(
+    "charge_reaction",
+    ChargeReaction,
+    systems=has_charge_reactions,
+    when=[When(BATTLE, REACTING, CHARGE_PHASES)],
+    doing="a Charge Reaction",
+    rolls_distance=True,
+    sweeps=False,
+)
 def charge_reaction(
     state: GameState, seat: int, action: ChargeReaction, dice: DiceStream
 ) -> list[Event]:
     """The charged player's answer to a declared charge: Hold, Flee! or Stand and Shoot (taken
     as Hold; the shots are not automated). Then the charge range is rolled and resolved."""
-    require_reaction_window(state, seat, find_system(state.system).charge_phases,
-                            "a Charge Reaction")
-    pending = state.extra.get("pending_charge")
-    if not pending:
-        raise RuleError(OUT_OF_PHASE, "no charge is waiting for a Charge Reaction")
+    pending = state.extra["pending_charge"]
     target = _unit(state, pending["target"], seat)
     options, refused = reaction_options(state, target)
     if action.reaction not in options:

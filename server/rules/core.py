@@ -190,12 +190,110 @@ SystemFilter = Callable[[str], bool]
 """Which game systems (by id) an action exists in: e.g. `systems.has_model_moves`."""
 
 
+# --- when an action is legal (issue 23 item 1) --------------------------------------------------
+
+SETUP, DEPLOYMENT, BATTLE, OVER = "setup", "deployment", "battle", "over"
+STAGES: tuple[str, ...] = (SETUP, DEPLOYMENT, BATTLE, OVER)
+"""A game's stages in order: terrain and armies, alternating deployment, the turns, the end."""
+PLAYING: tuple[str, ...] = (SETUP, DEPLOYMENT, BATTLE)
+"""The stages in which players act (nothing is done once the game is over)."""
+
+ACTIVE = "active"
+"""The player whose move it is: in battle the active player (and not while a Charge Reaction
+is awaited from the other one); in deployment the player who deploys now."""
+REACTING = "reacting"
+"""In battle, the player who is not active, answering the active player's action while it
+waits for the answer (the charged player's Charge Reaction to a pending charge)."""
+EITHER = "either"
+"""Either seated player, whoever's turn it is."""
+SYSTEM = "system"
+"""Nobody: only the engine produces it; both seats are refused (`forbidden`)."""
+ACTORS: tuple[str, ...] = (ACTIVE, REACTING, EITHER, SYSTEM)
+
+
+@dataclass(frozen=True)
+class Phases:
+    """The phases of a Player Turn an action belongs to, asked of the game system (never by
+    system id): `of(system_id)` gives their names in that system. Make one with `named(...)`
+    (a system's own action naming its own phases) or with a predicate asking the system
+    (`systems.MOVEMENT_PHASE`, `systems.CHARGE_PHASES`, the rank-and-flank shooting and melee
+    phases)."""
+
+    label: str
+    """What they are, for people and for the client: "the movement phase", "Magic"."""
+    of: Callable[[str], tuple[str, ...]]
+
+    @staticmethod
+    def named(*names: str) -> Phases:
+        """The phases called `names` (the same in every system the action exists in)."""
+        return Phases(" or ".join(names), lambda system: names)
+
+
+@dataclass(frozen=True)
+class When:
+    """One window in which an action is legal: a stage, who may act then, and (in battle) in
+    which phases (None: any)."""
+
+    stage: str
+    actor: str = EITHER
+    phases: Phases | None = None
+
+    def __post_init__(self) -> None:
+        if self.stage not in STAGES:
+            raise ValueError(f"unknown stage {self.stage!r}; stages are {STAGES}")
+        if self.actor not in ACTORS:
+            raise ValueError(f"unknown actor {self.actor!r}; actors are {ACTORS}")
+        if self.phases is not None and self.stage != BATTLE:
+            raise ValueError("phases belong to the battle stage")
+        if self.actor == REACTING and self.stage != BATTLE:
+            raise ValueError("a reacting player exists only in battle")
+        if self.actor == ACTIVE and self.stage not in (DEPLOYMENT, BATTLE):
+            raise ValueError("an active player exists only in deployment and battle")
+
+
+ANY_TIME: tuple[When, ...] = tuple(When(s) for s in PLAYING)
+"""Either player, in every stage in which players act (tokens, dice, notes, conceding)."""
+
+
 @dataclass(frozen=True)
 class ActionSpec:
+    """A registered action: its schema, its handler, where and when it is legal.
+
+    `when` is the windows in which it may be taken, at most one per stage (`When`: stage,
+    actor, phases); `decide` checks them before the handler runs, in this order, each with its
+    own refusal (`check_when`):
+
+    1. the stage has no window: `out_of_phase`, `details.stage` and `details.allowed` (stages);
+    2. `needs_opponent` and a seat is empty: `out_of_phase`, `details.seats`;
+    3. the window's actor is `SYSTEM`: `forbidden`; another player: `out_of_phase`, with
+       `details.active_player` and `details.phase` (battle) or `details.deploying`
+       (deployment);
+    4. the phase is not one of the window's: `out_of_phase`, `details.phase` and
+       `details.allowed` (the phase names in this game's system);
+    5. an `ACTIVE` action while the other player's Charge Reaction is awaited: `out_of_phase`,
+       `details.waiting_for` and `details.pending_charge`; a `REACTING` action when nothing
+       awaits an answer: `out_of_phase`.
+
+    `doing` says what the action is in those refusals ("moving": "moving happens in the
+    Movement phase, not Charge"). `rolls_distance` and `sweeps` tell `preview` what it may show
+    of the events (a preview decides on throwaway dice): `rolls_distance`, the `distance` the
+    events report is rolled (a Flee! or charge range), so a preview reports none; `sweeps`
+    False, the `swept` region is not the acting player's measured move (it comes from dice, or
+    from a proposal between the players), so a preview shows none. `declared`: registered with
+    an explicit `when` (every action of the engine is; actions registered without one are
+    legal `ANY_TIME` for either player and check everything else themselves).
+    """
+
     name: str
     model: type[ActionModel]
     handler: Handler
     systems: frozenset[str] | SystemFilter | None  # None: every system
+    when: tuple[When, ...] = ANY_TIME
+    doing: str = ""
+    needs_opponent: bool = False
+    rolls_distance: bool = False
+    sweeps: bool = True
+    declared: bool = False
 
     def available(self, system: str) -> bool:
         """Does this action exist in the game system `system`?"""
@@ -205,6 +303,15 @@ class ActionSpec:
             return system in self.systems
         return self.systems(system)
 
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """The stages in which the action may be taken."""
+        return tuple(w.stage for w in self.when)
+
+    def window(self, stage: str) -> When | None:
+        """The action's window in `stage`, if it has one."""
+        return next((w for w in self.when if w.stage == stage), None)
+
 
 ACTIONS: dict[str, ActionSpec] = {}
 FOLDERS: dict[str, Folder] = {}
@@ -212,19 +319,45 @@ STATE_PROJECTORS: list[Projector] = []
 
 
 def register_action(
-    name: str, model: type[A], *, systems: Iterable[str] | SystemFilter | None = None
+    name: str,
+    model: type[A],
+    *,
+    systems: Iterable[str] | SystemFilter | None = None,
+    when: Iterable[When] | None = None,
+    doing: str | None = None,
+    needs_opponent: bool = False,
+    rolls_distance: bool = False,
+    sweeps: bool = True,
 ) -> Callable[[Callable[[GameState, int, A, DiceStream], list[Event]]], Any]:
     """Register `handler(state, seat, action, dice) -> events` for action type `name`.
 
     `systems`: None (every system), the ids of a system's own actions (in its package), or a
     filter asking the system registry (shared actions: e.g. only where units move model by
-    model), so that a new system gets the shared actions that fit it without a change here."""
+    model), so that a new system gets the shared actions that fit it without a change here.
+    `when`, `doing`, `needs_opponent`, `rolls_distance`, `sweeps`: see `ActionSpec`; without
+    `when` the action is legal for either player in every stage in which players act.
+    Registering a name twice is an error, whatever the order of the imports."""
+    windows = ANY_TIME if when is None else tuple(when)
+    stages = [w.stage for w in windows]
+    if not windows or len(set(stages)) != len(stages):
+        raise ValueError(f"action {name!r}: give one window per stage, at least one")
 
     def wrap(handler: Callable[[GameState, int, A, DiceStream], list[Event]]) -> Any:
         if name in ACTIONS:
             raise ValueError(f"action {name!r} registered twice")
         which = systems if systems is None or callable(systems) else frozenset(systems)
-        ACTIONS[name] = ActionSpec(name, model, handler, which)
+        ACTIONS[name] = ActionSpec(
+            name,
+            model,
+            handler,
+            which,
+            when=windows,
+            doing=doing or name.replace("_", " "),
+            needs_opponent=needs_opponent,
+            rolls_distance=rolls_distance,
+            sweeps=sweeps,
+            declared=when is not None,
+        )
         return handler
 
     return wrap
@@ -276,9 +409,117 @@ def parse_action(state: GameState, raw: Any) -> tuple[ActionSpec, ActionModel]:
         ) from None
 
 
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """Where the game stands, as far as who may act is concerned (folded by server/rules/
+    battle.py, setup.py and charge.py into `state.extra`)."""
+
+    stage: str
+    active_player: int | None
+    phase: str | None
+    deploying: int | None
+    pending_charge: Mapping[str, Any] | None
+
+
+def turn_of(state: GameState) -> Turn:
+    """The stage, the active player and phase, the deploying player and any charge waiting
+    for its reaction."""
+    extra = state.extra
+    stage = OVER if state.over else str(extra.get("stage", SETUP))
+    return Turn(
+        stage,
+        extra.get("active_player"),
+        extra.get("phase"),
+        extra.get("deploying"),
+        extra.get("pending_charge") or None,
+    )
+
+
+def check_when(spec: ActionSpec, state: GameState, seat: int) -> None:
+    """Refuse `seat`'s `spec` action unless the game is in one of its windows: the checks of
+    `ActionSpec`, in that order, one error each. Changes nothing."""
+    turn = turn_of(state)
+    window = spec.window(turn.stage)
+    what = spec.doing
+    if window is None:
+        allowed = list(spec.stages)
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"{what}: this is done during {' or '.join(allowed)}, and the game is in "
+            f"{turn.stage}",
+            stage=turn.stage,
+            allowed=allowed,
+        )
+    if spec.needs_opponent and len(state.seats) < 2:
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"{what} needs an opponent: both seats must be taken",
+            seats=sorted(state.seats),
+        )
+    active, phase = turn.active_player, turn.phase
+    if window.actor == SYSTEM:
+        raise RuleError(FORBIDDEN, f"{what} is done by the game, not by a player")
+    if window.actor == ACTIVE and turn.stage == DEPLOYMENT and turn.deploying != seat:
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"player {turn.deploying} deploys now",
+            deploying=turn.deploying,
+        )
+    if window.actor == ACTIVE and turn.stage == BATTLE and active != seat:
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"it is player {active}'s turn; {what} waits for yours",
+            active_player=active,
+            phase=phase,
+        )
+    if window.actor == REACTING and active == seat:
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"{what} is your opponent's answer to your action, not yours",
+            active_player=active,
+            phase=phase,
+        )
+    if window.phases is not None:
+        wanted = list(window.phases.of(state.system))
+        if phase not in wanted:
+            raise RuleError(
+                OUT_OF_PHASE,
+                f"{what} happens in the {' or '.join(wanted)} phase, not {phase}",
+                active_player=active,
+                phase=phase,
+                allowed=wanted,
+            )
+    pending = turn.pending_charge
+    if window.actor == ACTIVE and turn.stage == BATTLE and pending:
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"waiting for player {pending['reacting_player']}'s Charge Reaction to the charge "
+            f"of {pending['unit']} on {pending['target']}",
+            waiting_for=pending["reacting_player"],
+            pending_charge=dict(pending),
+        )
+    if window.actor == REACTING and not pending:
+        raise RuleError(OUT_OF_PHASE, f"no charge is waiting for {what}")
+
+
+def allowed_now(spec: ActionSpec, state: GameState, seat: int) -> bool:
+    """May `seat` take the `spec` action now, as far as stage, turn and phase go? (Whether
+    the action's own rules then allow it is the handler's judgement.)"""
+    if state.over or seat not in SEATS or not spec.available(state.system):
+        return False
+    try:
+        check_when(spec, state, seat)
+    except RuleError:
+        return False
+    return True
+
+
 def decide(state: GameState, seat: int | None, raw_action: Any, dice: DiceStream) -> list[Event]:
     """The events `seat`'s action produces in `state`, or a `RuleError`. Changes nothing.
 
+    In order: a spectator is refused (`forbidden`), an ended game refuses everything
+    (`out_of_phase`), the action is parsed (`bad_request`), its stage, actor and phase are
+    checked (`check_when`), and only then does its handler judge it.
     `dice` must be the game's stream at `state.dice_position`; it is advanced by any roll.
     """
     if seat not in SEATS:
@@ -286,6 +527,7 @@ def decide(state: GameState, seat: int | None, raw_action: Any, dice: DiceStream
     if state.over:
         raise RuleError(OUT_OF_PHASE, "the game is over")
     spec, action = parse_action(state, raw_action)
+    check_when(spec, state, seat)
     if dice.position != state.dice_position:
         raise ValueError("dice stream is not at the state's position")
     events = spec.handler(state, seat, action, dice)

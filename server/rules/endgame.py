@@ -1,28 +1,27 @@
 """The end of a game: a player concedes, and the `game_ended` event closes the game.
 
-`game_ended` ({"reason": str, "winner": 1 | 2 | null}) sets `state.over`; after it `decide`
-refuses every action. The service appends a `dice_revealed` event in the same batch (see
-server/games/archive.py), so the dice seed becomes public exactly when the game ends.
+`game_ended` ({"reason": str, "winner": 1 | 2 | null}) sets `state.over` (its folder is in
+server/rules/battle.py, with the other events of a game's course: the stage becomes `over`, the
+winner and the reason are kept); after it `decide` refuses every action. The service appends a
+`dice_revealed` event in the same batch (see server/games/archive.py), so the dice seed becomes
+public exactly when the game ends.
 
-The systems' own end conditions (last turn played, army wiped out) emit the same event. This
-module only registers what is not registered already, so a fuller end-of-game module imported
-before it takes precedence.
+The systems' own end conditions (last turn played, army wiped out) emit the same event. Each
+action and each folder is registered once, here or in its own module: registering a name twice
+is an error, so no module's registration depends on which was imported first.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Literal
 
 from server.dice import DiceStream
 from server.rules.core import (
-    ACTIONS,
-    FOLDERS,
+    ANY_TIME,
     ActionModel,
     Event,
     GameState,
     register_action,
-    register_folder,
 )
 
 GAME_ENDED = "game_ended"
@@ -37,16 +36,7 @@ class Concede(ActionModel):
     type: Literal["concede"]
 
 
+@register_action("concede", Concede, when=ANY_TIME, doing="conceding")
 def concede(state: GameState, seat: int, action: Concede, dice: DiceStream) -> list[Event]:
     """The player gives up; the opponent wins."""
     return [game_ended("concede", 2 if seat == 1 else 1, actor=seat)]
-
-
-def _fold_game_ended(state: GameState, event: Event) -> GameState:
-    return dataclasses.replace(state, over=True)
-
-
-if "concede" not in ACTIONS:
-    register_action("concede", Concede)(concede)
-if GAME_ENDED not in FOLDERS:
-    register_folder(GAME_ENDED)(_fold_game_ended)

@@ -18,22 +18,22 @@ from server.geometry import movement
 from server.geometry.footprint import footprint, placement_for_centre
 from server.geometry.formation import ModelPlacement
 from server.geometry.table import Table
-from server.rules.battle import (
-    require_phase,
-)
 from server.rules.core import (
+    ACTIVE,
     BAD_REQUEST,
+    BATTLE,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
     ActionModel,
     Event,
     GameState,
     RuleError,
+    When,
     register_action,
     register_folder,
 )
 from server.rules.flee import sheets_of
-from server.rules.systems import has_model_moves, variant_of
+from server.rules.systems import MOVEMENT_PHASE, has_model_moves, variant_of
 from server.rules.units import (
     Coord,
     Facing,
@@ -45,7 +45,6 @@ from server.rules.units import (
     _unit,
     _with_unit,
     datasheet_of,
-    move_phases,
     phase_moves,
     record_turn_move,
     table_of,
@@ -100,8 +99,8 @@ def check_unit_move(
 
     Several manoeuvres make one Advance or March Move; their distances add up against the
     allowance. Backward and sideways moves cost double; a March allows only forward moves and
-    wheels; a Reform is the whole move (Light Troops: up to twice the allowance)."""
-    require_phase(state, seat, move_phases(state.system), "moving")
+    wheels; a Reform is the whole move (Light Troops: up to twice the allowance). The stage,
+    player and phase are `decide`'s to check (`MOVING`)."""
     unit = _unit(state, action.unit, seat)
     if unit.status != "on_table":
         raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
@@ -200,7 +199,11 @@ def check_unit_move(
     return unit, result, info
 
 
-@register_action("move_unit", MoveUnit)
+MOVING = [When(BATTLE, ACTIVE, MOVEMENT_PHASE)]
+"""Every move: the active player, in the system's movement phase."""
+
+
+@register_action("move_unit", MoveUnit, when=MOVING, doing="moving")
 def move_unit(state: GameState, seat: int, action: MoveUnit, dice: DiceStream) -> list[Event]:
     """One manoeuvre of a ranked unit in the Movement phase, checked by the geometry core."""
     unit, result, info = check_unit_move(state, seat, action)
@@ -272,13 +275,12 @@ class Advance(ActionModel):
     unit: str
 
 
-@register_action("advance", Advance, systems=has_model_moves)
+@register_action("advance", Advance, systems=has_model_moves, when=MOVING, doing="moving")
 def advance(state: GameState, seat: int, action: Advance, dice: DiceStream) -> list[Event]:
     """40k: declare that a unit Advances this Movement phase. The D6 is rolled and committed
     here (`advance_rolled`), before the unit moves: its `move_models` is then judged against
     Move + that die. A roll is an event; a refused action never rolls, so no die is seen before
     it counts (issue 12)."""
-    require_phase(state, seat, move_phases(state.system), "moving")
     unit = _unit(state, action.unit, seat)
     if unit.status != "on_table":
         raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
@@ -314,11 +316,12 @@ class MoveModels(ActionModel):
     advance: bool = False
 
 
-@register_action("move_models", MoveModels, systems=has_model_moves)
+@register_action(
+    "move_models", MoveModels, systems=has_model_moves, when=MOVING, doing="moving"
+)
 def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStream) -> list[Event]:
     """40k: move each model up to its Move (or, after an `advance`, Move + the committed
     Advance roll), ending in coherency and out of Engagement Range of enemies. Rolls nothing."""
-    require_phase(state, seat, move_phases(state.system), "moving")
     unit = _unit(state, action.unit, seat)
     if unit.status != "on_table":
         raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")

@@ -44,6 +44,7 @@ from server.geometry.formation import ModelPlacement
 from server.geometry.frame import Placement
 from server.rules.battle import other
 from server.rules.core import (
+    ANY_TIME,
     BAD_REQUEST,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
@@ -82,11 +83,6 @@ def open_proposal(state: GameState) -> dict[str, Any] | None:
 def head(state: GameState) -> int:
     """The seq of the last event that changed the game (not proposal bookkeeping)."""
     return state.undoable[-1][0] if state.undoable else 0
-
-
-def _require_players(state: GameState) -> None:
-    if len(state.seats) < 2:
-        raise RuleError(OUT_OF_PHASE, "proposals need an opponent: both seats must be taken")
 
 
 # --- propose ------------------------------------------------------------------------------------
@@ -191,10 +187,17 @@ def placed(state: GameState, unit: Unit, action: Propose) -> Unit:
     return after
 
 
-@register_action("propose", Propose)
+@register_action(
+    "propose",
+    Propose,
+    when=ANY_TIME,
+    doing="a proposal",
+    needs_opponent=True,
+    # the swept region of a proposed free move is agreed between the players, not measured
+    sweeps=False,
+)
 def propose(state: GameState, seat: int, action: Propose, dice: DiceStream) -> list[Event]:
     """Propose an undo or a free move; it waits for the opponent's answer."""
-    _require_players(state)
     events: list[Event] = []
     current = open_proposal(state)
     if current is not None:
@@ -240,7 +243,6 @@ class Answer(ActionModel):
 
 
 def _answering(state: GameState, action: Answer) -> dict[str, Any]:
-    _require_players(state)
     current = open_proposal(state)
     if current is None:
         raise RuleError(OUT_OF_PHASE, "no proposal is open")
@@ -253,7 +255,14 @@ def _answering(state: GameState, action: Answer) -> dict[str, Any]:
     return current
 
 
-@register_action("accept_proposal", Answer)
+@register_action(
+    "accept_proposal",
+    Answer,
+    when=ANY_TIME,
+    doing="answering a proposal",
+    needs_opponent=True,
+    sweeps=False,
+)
 def accept_proposal(state: GameState, seat: int, action: Answer, dice: DiceStream) -> list[Event]:
     """The opponent accepts: the undo or free move happens now (or the proposal lapses if the
     game moved on since it was made)."""
@@ -299,7 +308,9 @@ def accept_proposal(state: GameState, seat: int, action: Answer, dice: DiceStrea
     ]
 
 
-@register_action("decline_proposal", Answer)
+@register_action(
+    "decline_proposal", Answer, when=ANY_TIME, doing="answering a proposal", needs_opponent=True
+)
 def decline_proposal(
     state: GameState, seat: int, action: Answer, dice: DiceStream
 ) -> list[Event]:

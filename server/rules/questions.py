@@ -15,19 +15,17 @@ from server import geometry as geo
 from server.dice import DiceStream
 from server.geometry.los import line_of_sight as geo_line_of_sight
 from server.geometry.measure import distance, distance_to_point
-from server.rules.core import BAD_REQUEST, NOT_FOUND, GameState, RuleError, decide
+from server.rules.core import ACTIONS, BAD_REQUEST, NOT_FOUND, GameState, RuleError, decide
 from server.rules.systems import find_system, variant_of
 from server.rules.units import check_in_reach, footprint_of, table_of, units_of
-
-NO_SWEEP_ACTIONS = {"declare_charge", "charge_reaction", "propose", "accept_proposal"}
-ROLLING_ACTIONS = {"charge_reaction"}
-"""Actions whose distances come from dice: a preview reports none (its dice are throwaway)."""
 
 
 def preview(state: GameState, seat: int | None, action: Any, dice: DiceStream) -> dict[str, Any]:
     """Would `seat`'s action be legal now? `dice` must be a throwaway stream (never the game's),
-    and no roll is reported, so a preview tells nothing about the dice to come."""
-    # Judged on what `seat` knows: another seat's secrets (whfb8 Fanatics) cannot shape it.
+    and no roll is reported, so a preview tells nothing about the dice to come: an action
+    declared `rolls_distance` reports no distance, one declared not to `sweep` no swept region
+    (`core.ActionSpec`). It is judged on what `seat` knows: another seat's secrets (whfb8
+    Fanatics) cannot shape it."""
     state = variant_of(state.system).without_secrets(state, seat) if state.system else state
     try:
         events = decide(state, seat, action, dice)
@@ -45,13 +43,13 @@ def preview(state: GameState, seat: int | None, action: Any, dice: DiceStream) -
         }
     first = next((e.payload for e in events if "swept" in e.payload or "distance" in e.payload),
                  {})
-    kind = action.get("type") if isinstance(action, dict) else None
+    spec = ACTIONS[action["type"]]  # decide has parsed it: a registered action
     return {
         "legal": True,
         "rule": None,
         "obstacle": None,
-        "distance": None if kind in ROLLING_ACTIONS else first.get("distance"),
-        "swept": None if kind in NO_SWEEP_ACTIONS else first.get("swept"),
+        "distance": None if spec.rolls_distance else first.get("distance"),
+        "swept": first.get("swept") if spec.sweeps else None,
         "used": first.get("used"),
         "allowance": first.get("allowance"),
         # Light Troops (t9a): a Reform whose centre moves further than Mobility counts as a March.

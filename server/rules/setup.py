@@ -15,21 +15,19 @@ from server.geometry import movement
 from server.geometry.kinds import Height, TerrainKind
 from server.geometry.table import Battlefield as GeoBattlefield
 from server.geometry.table import Terrain, outline_problem
-from server.rules.battle import (
-    DEPLOYMENT,
-    SETUP,
-    battle_started_event,
-    other,
-    require_stage,
-)
+from server.rules.battle import battle_started_event, other
 from server.rules.core import (
+    ACTIVE,
     BAD_REQUEST,
+    DEPLOYMENT,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
+    SETUP,
     ActionModel,
     Event,
     GameState,
     RuleError,
+    When,
     register_action,
     register_folder,
 )
@@ -74,13 +72,18 @@ class PlaceTerrain(ActionModel):
     label: str = Field(default="", max_length=80)
 
 
-@register_action("place_terrain", PlaceTerrain)
+SETTING_UP = [When(SETUP)]
+"""Terrain and armies: either player, before deployment."""
+DEPLOYING = [When(DEPLOYMENT, ACTIVE)]
+"""Setting a unit down (or keeping it off the table): the player who deploys now."""
+
+
+@register_action("place_terrain", PlaceTerrain, when=SETTING_UP, doing="placing terrain")
 def place_terrain(
     state: GameState, seat: int, action: PlaceTerrain, dice: DiceStream
 ) -> list[Event]:
     """Either player places a terrain feature before the armies are set down: it must lie on
     the table and not overlap another feature."""
-    require_stage(state, SETUP)
     check_limit(
         len(terrain_of(state)),
         MAX_TERRAIN_PIECES,
@@ -198,10 +201,11 @@ class UsePreset(ActionModel):
     preset: Literal["open-field", "village", "ruins"]
 
 
-@register_action("use_preset_table", UsePreset)
+@register_action(
+    "use_preset_table", UsePreset, when=SETTING_UP, doing="laying out a preset table"
+)
 def use_preset(state: GameState, seat: int, action: UsePreset, dice: DiceStream) -> list[Event]:
     """Lay out one of the preset tables (scaled to this battlefield)."""
-    require_stage(state, SETUP)
     if terrain_of(state):
         raise RuleError(ILLEGAL_MOVE, "the table already has terrain", rule="Preset Table")
     sx, sy = state.battlefield.width / 72.0, state.battlefield.depth / 48.0
@@ -241,11 +245,10 @@ class SubmitArmy(ActionModel):
     units: list[ArmyUnit] = Field(min_length=1, max_length=40)
 
 
-@register_action("submit_army", SubmitArmy)
+@register_action("submit_army", SubmitArmy, when=SETTING_UP, doing="submitting an army")
 def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStream) -> list[Event]:
     """A player's army list, validated against the datasheets; when both are in, deployment
     begins with player 1."""
-    require_stage(state, SETUP)
     if seat in state.extra.get("armies", ()):
         raise RuleError(OUT_OF_PHASE, "you have already submitted your army")
     entries = [u.model_dump(exclude_none=True) for u in action.units]
@@ -317,16 +320,12 @@ def _after_deploying(state: GameState, seat: int, unit_id: str) -> list[Event]:
     return [battle_started_event(state)]
 
 
-def _require_deploying(state: GameState, seat: int, unit: Unit) -> None:
-    require_stage(state, DEPLOYMENT)
-    if state.extra.get("deploying") != seat:
-        raise RuleError(
-            OUT_OF_PHASE,
-            f"player {state.extra.get('deploying')} deploys now",
-            deploying=state.extra.get("deploying"),
-        )
+def _undeployed(state: GameState, seat: int, unit_id: str) -> Unit:
+    """`seat`'s unit `unit_id`, not yet deployed (else out_of_phase)."""
+    unit = _unit(state, unit_id, seat)
     if unit.status != "undeployed":
         raise RuleError(OUT_OF_PHASE, f"{unit.name} is already {unit.status}")
+    return unit
 
 
 class DeployUnit(ActionModel):
@@ -358,12 +357,11 @@ def deployed_unit(
     )
 
 
-@register_action("deploy_unit", DeployUnit)
+@register_action("deploy_unit", DeployUnit, when=DEPLOYING, doing="deploying")
 def deploy_unit(state: GameState, seat: int, action: DeployUnit, dice: DiceStream) -> list[Event]:
     """Set a unit down wholly inside your deployment zone, keeping the unit spacing. Ranked
     units are placed by the centre of their front edge; 40k units around the point."""
-    unit = _unit(state, action.unit, seat)
-    _require_deploying(state, seat, unit)
+    unit = _undeployed(state, seat, action.unit)
     placed = deployed_unit(state, seat, unit, action.x, action.y, action.facing, action.files)
     fp = footprint_of(state, placed)
     assert fp is not None
@@ -391,13 +389,14 @@ class DeclareReserve(ActionModel):
     mode: Literal["ambush", "reserve"] = "ambush"
 
 
-@register_action("declare_reserve", DeclareReserve)
+@register_action(
+    "declare_reserve", DeclareReserve, when=DEPLOYING, doing="keeping a unit in reserve"
+)
 def declare_reserve(
     state: GameState, seat: int, action: DeclareReserve, dice: DiceStream
 ) -> list[Event]:
     """Keep a unit off the table (Ambush, Ambushers, Entombed); its arrival follows its rule."""
-    unit = _unit(state, action.unit, seat)
-    _require_deploying(state, seat, unit)
+    unit = _undeployed(state, seat, action.unit)
     sheet = datasheet_of(state, unit)
     allowed = [r for r in reserve_rules(state.system) if sheet.has_rule(r)]
     if not allowed:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from server.data import Datasheet
 from server.geometry.frame import Placement
-from server.rules.core import Battlefield, Event, GameState
+from server.rules.core import Battlefield, Event, GameState, Phases
 
 if TYPE_CHECKING:
     from server.geometry.footprint import Footprint
@@ -197,6 +197,14 @@ def has_charge_reactions(system_id: str) -> bool:
     """For `register_action(systems=...)`: systems where the charged unit reacts."""
     ranked = find_system(system_id).variant.ranked
     return ranked is not None and bool(ranked.reactions)
+
+
+MOVEMENT_PHASE = Phases(
+    "the movement phase", lambda system_id: (find_system(system_id).movement_phase,)
+)
+"""For `register_action(when=...)`: the phase in which the system's units move."""
+CHARGE_PHASES = Phases("a charge phase", lambda system_id: find_system(system_id).charge_phases)
+"""For `register_action(when=...)`: the phases in which the system's charges are declared."""
 
 
 # --- end of the variants block -----------------------------------------------------------------

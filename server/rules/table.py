@@ -14,6 +14,7 @@ from pydantic import Field, field_validator
 
 from server.dice import DiceError, DiceStream
 from server.rules.core import (
+    ANY_TIME,
     BAD_REQUEST,
     FORBIDDEN,
     ILLEGAL_MOVE,
@@ -131,7 +132,7 @@ class PlaceToken(ActionModel):
     depth: Finite = Field(default=1.0, gt=0, le=MAX_TOKEN_SIZE_IN)
 
 
-@register_action("place_token", PlaceToken)
+@register_action("place_token", PlaceToken, when=ANY_TIME, doing="placing a token")
 def place_token(state: GameState, seat: int, action: PlaceToken, dice: DiceStream) -> list[Event]:
     """Put a token on the table; its centre must lie on the battlefield."""
     check_limit(
@@ -170,7 +171,7 @@ class MoveToken(ActionModel):
     facing: Facing | None = None
 
 
-@register_action("move_token", MoveToken)
+@register_action("move_token", MoveToken, when=ANY_TIME, doing="moving a token")
 def move_token(state: GameState, seat: int, action: MoveToken, dice: DiceStream) -> list[Event]:
     """Move one of your own tokens anywhere on the battlefield."""
     token = _own_token(state, seat, action.id)
@@ -206,7 +207,7 @@ class RemoveToken(ActionModel):
     id: str = Field(min_length=1, max_length=64)
 
 
-@register_action("remove_token", RemoveToken)
+@register_action("remove_token", RemoveToken, when=ANY_TIME, doing="removing a token")
 def remove_token(state: GameState, seat: int, action: RemoveToken, dice: DiceStream) -> list[Event]:
     token = _own_token(state, seat, action.id)
     return [Event("token_removed", {"id": token.id, "label": token.label}, actor=seat)]
@@ -233,7 +234,7 @@ class RollDice(ActionModel):
         return value.strip()
 
 
-@register_action("roll_dice", RollDice)
+@register_action("roll_dice", RollDice, when=ANY_TIME, doing="rolling dice")
 def roll_dice(state: GameState, seat: int, action: RollDice, dice: DiceStream) -> list[Event]:
     """Roll dice on the server from the game's seeded stream; everyone sees every face."""
     try:
@@ -249,7 +250,7 @@ class Note(ActionModel):
     text: str = Field(min_length=1, max_length=MAX_NOTE_CHARS)
 
 
-@register_action("note", Note)
+@register_action("note", Note, when=ANY_TIME, doing="writing a note")
 def note(state: GameState, seat: int, action: Note, dice: DiceStream) -> list[Event]:
     """A line in the game's log for both players (and spectators) to read."""
     check_limit(

@@ -4,6 +4,7 @@ charges — the pure engine driven action by action."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 import pytest
@@ -151,9 +152,21 @@ def test_moves_are_checked_against_allowance_and_phase() -> None:
     assert units_of(state)["u1"].placement == (36, 13, 0)
     err = refused(state, 1, type="move_unit", unit="u1", manoeuvre="forward", distance=2.5)
     assert err.details["rule"] == "Move Distance"  # Advance Rate 5: 3 + 2.5 > 5
-    state, _ = act(state, 1, type="move_unit", unit="u1", manoeuvre="wheel", degrees=10)
-    assert units_of(state)["u1"].placement[0] + 100 > 3 and state.to_json()["units"]["u1"][
-        "moved"]["used"] > 3
+    # A wheel of 10 degrees left (FACTS.md "Move Manoeuvres": Wheel) pivots on the inner (left)
+    # front corner; the distance is the outer corner's arc, added to the 3 in already moved.
+    state, events = act(state, 1, type="move_unit", unit="u1", manoeuvre="wheel", degrees=10)
+    gap = 12.5 / 25.4  # Skirmisher (seed 000): 12.5 mm between bases
+    frontage = 3 * 40 / 25.4 + 2 * gap  # three 40 mm bases, two gaps
+    arc = frontage * math.radians(10)
+    assert events[0].payload["distance"] == pytest.approx(arc, abs=1e-3)
+    assert state.to_json()["units"]["u1"]["moved"]["used"] == pytest.approx(3 + arc, abs=1e-3)
+    half = frontage / 2
+    x, y, facing = units_of(state)["u1"].placement
+    assert facing == 10
+    assert (x, y) == pytest.approx(
+        (36 - half + half * math.cos(math.radians(10)), 13 + half * math.sin(math.radians(10))),
+        abs=1e-3,
+    )
 
 
 def test_moving_into_another_unit_names_the_rule_and_obstacle() -> None:

@@ -38,11 +38,12 @@ from pydantic import Field
 from server.dice import DiceStream
 from server.geometry.footprint import Footprint
 from server.geometry.measure import distance
-from server.rules.battle import BATTLE, require_stage
 from server.rules.core import (
+    BATTLE,
     ActionModel,
     Event,
     GameState,
+    When,
     register_action,
     register_folder,
     register_projector,
@@ -231,13 +232,18 @@ class RestrainPursuit(ActionModel):
     restrain: bool = True
 
 
-@register_action("restrain_pursuit", RestrainPursuit, systems=has_restraint)
+@register_action(
+    "restrain_pursuit",
+    RestrainPursuit,
+    systems=has_restraint,
+    when=[When(BATTLE)],
+    doing="ordering a unit to hold back from pursuits",
+)
 def restrain_pursuit(
     state: GameState, seat: int, action: RestrainPursuit, dice: DiceStream
 ) -> list[Event]:
     """Order one of your units to hold back from pursuing (a restraint test when its enemy
     breaks) or to pursue again; any time in the battle, either player for their own units."""
-    require_stage(state, BATTLE)
     unit = _unit(state, action.unit, seat)
     rule = rank_and_flank_of(state).restraint_rule
     text = (

@@ -44,13 +44,16 @@ from pydantic import Field
 from server.dice import DiceStream
 from server.geometry.arcs import arc_of_unit
 from server.geometry.kinds import Arc
-from server.rules.battle import other, require_phase
+from server.rules.battle import other
 from server.rules.core import (
+    ACTIVE,
+    BATTLE,
     ILLEGAL_MOVE,
     ActionModel,
     Event,
     GameState,
     RuleError,
+    When,
     register_action,
     register_folder,
 )
@@ -70,7 +73,11 @@ from server.rules.rankandflank.engagement import (
     standing,
 )
 from server.rules.rankandflank.events import Log, losses_events, step_events
-from server.rules.rankandflank.system import rank_and_flank_of, rank_and_flank_systems
+from server.rules.rankandflank.system import (
+    MELEE_PHASE,
+    rank_and_flank_of,
+    rank_and_flank_systems,
+)
 from server.rules.units import Unit, _set, _unit, phase_moves, table_of, units_of
 
 
@@ -201,11 +208,16 @@ def strike_for(
     return dataclasses.replace(strike, name=label), event
 
 
-@register_action("fight_combat", FightCombat, systems=rank_and_flank_systems())
+@register_action(
+    "fight_combat",
+    FightCombat,
+    systems=rank_and_flank_systems(),
+    when=[When(BATTLE, ACTIVE, MELEE_PHASE)],
+    doing="fighting a combat",
+)
 def fight_combat(state: GameState, seat: int, action: FightCombat, dice: DiceStream) -> list[Event]:
     """Fight one round of the combat `action.unit` is in (module text)."""
     rules = rank_and_flank_of(state)
-    require_phase(state, seat, (rules.melee_phase,), "fighting a combat")
     unit = _unit(state, action.unit)
     combat = combat_of(state, unit.id)
     rule = rules.melee_phase

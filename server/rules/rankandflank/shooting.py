@@ -34,13 +34,15 @@ from pydantic import Field
 from server.dice import DiceStream
 from server.geometry.footprint import Footprint
 from server.geometry.measure import distance
-from server.rules.battle import require_phase
 from server.rules.core import (
+    ACTIVE,
+    BATTLE,
     ILLEGAL_MOVE,
     ActionModel,
     Event,
     GameState,
     RuleError,
+    When,
     register_action,
     register_folder,
 )
@@ -54,7 +56,11 @@ from server.rules.rankandflank.engagement import (
 )
 from server.rules.rankandflank.events import Log, losses_events, step_events
 from server.rules.rankandflank.melee import guard
-from server.rules.rankandflank.system import rank_and_flank_of, rank_and_flank_systems
+from server.rules.rankandflank.system import (
+    SHOOTING_PHASE,
+    rank_and_flank_of,
+    rank_and_flank_systems,
+)
 from server.rules.units import (
     Unit,
     _set,
@@ -87,11 +93,15 @@ def shooters(fp: Footprint, unit: Unit, ranks: int) -> int:
     )
 
 
-@register_action("shoot", Shoot, systems=rank_and_flank_systems())
+@register_action(
+    "shoot",
+    Shoot,
+    systems=rank_and_flank_systems(),
+    when=[When(BATTLE, ACTIVE, SHOOTING_PHASE)],
+    doing="shooting",
+)
 def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[Event]:
     """Shoot with a unit's weapon at an enemy unit in range and line of sight (module text)."""
-    rules = rank_and_flank_of(state)
-    require_phase(state, seat, (rules.shooting_phase,), "shooting")
     unit = _unit(state, action.unit, seat)
     target = _unit(state, action.target)
     if target.owner == seat:

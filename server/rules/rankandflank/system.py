@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from server.data import Datasheet
 from server.geometry.kinds import Cover
+from server.rules.core import Phases
 from server.rules.rankandflank.attacks import AttackSteps, Modifier
 from server.rules.systems import SYSTEMS, find_system
 
@@ -322,10 +323,7 @@ class RankAndFlankRules(AttackSteps):
 def rank_and_flank_of(state: GameState) -> RankAndFlankRules:
     """The rank-and-flank rules of the game's system (the shared actions are registered only
     for systems that have them, so this finds them)."""
-    rules = find_system(state.system).rank_and_flank
-    if rules is None:
-        raise LookupError(f"{state.system!r} declares no rank-and-flank rules")
-    return rules
+    return _of(state.system)
 
 
 def rank_and_flank_systems() -> list[str]:
@@ -333,3 +331,22 @@ def rank_and_flank_systems() -> list[str]:
     these, so every system package registers before they are imported (server/rules/
     __init__.py imports the system packages first)."""
     return sorted(s.id for s in SYSTEMS.values() if s.rank_and_flank is not None)
+
+
+def _of(system_id: str) -> RankAndFlankRules:
+    rules = find_system(system_id).rank_and_flank
+    if rules is None:
+        raise LookupError(f"{system_id!r} declares no rank-and-flank rules")
+    return rules
+
+
+SHOOTING_PHASE = Phases(
+    "the shooting phase of a rank-and-flank system",
+    lambda system_id: (_of(system_id).shooting_phase,),
+)
+"""For `register_action(when=...)`: the phase in which the system's units shoot."""
+MELEE_PHASE = Phases(
+    "the melee phase of a rank-and-flank system",
+    lambda system_id: (_of(system_id).melee_phase,),
+)
+"""For `register_action(when=...)`: the phase in which the system's combats are fought."""

@@ -34,27 +34,25 @@ from server.dice import DiceStream
 from server.geometry.ambush import ambush_zone, check_ambush, edge_facing, find_ambush_placement
 from server.geometry.formation import RankedFormation, layout
 from server.geometry.frame import Placement, forward_vector
-from server.rules.battle import (
+from server.rules.battle import on_game_end, on_phase_end, on_phase_start
+from server.rules.core import (
+    ACTIVE,
+    BAD_REQUEST,
     BATTLE,
     DEPLOYMENT,
-    on_game_end,
-    on_phase_end,
-    on_phase_start,
-    require_phase,
-    stage,
-)
-from server.rules.core import (
-    BAD_REQUEST,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
     ActionModel,
     Event,
     GameState,
+    Phases,
     RuleError,
+    When,
     register_action,
     register_folder,
     register_projector,
 )
+from server.rules.systems import MOVEMENT_PHASE
 from server.rules.t9a.magic import opponent_spells_last_magic_phase
 from server.rules.units import (
     Coord,
@@ -119,7 +117,14 @@ class ChooseAmbushHost(ActionModel):
     host: str | None = None
 
 
-@register_action("choose_ambush_host", ChooseAmbushHost, systems=["t9a"])
+@register_action(
+    "choose_ambush_host",
+    ChooseAmbushHost,
+    systems=["t9a"],
+    # At deployment, or in the owner's Player Turn before the Movement Phase's ambush rolls.
+    when=[When(DEPLOYMENT), When(BATTLE, ACTIVE, Phases.named("Charge"))],
+    doing="choosing the unit a character in Ambush arrives with",
+)
 def choose_ambush_host(
     state: GameState, seat: int, action: ChooseAmbushHost, dice: DiceStream
 ) -> list[Event]:
@@ -130,19 +135,6 @@ def choose_ambush_host(
         raise RuleError(
             ILLEGAL_MOVE, f"{character.name} is not an Attachable Model in Ambush", rule=AMBUSH
         )
-    now = stage(state)
-    if now == BATTLE:
-        phase = state.extra.get("phase")
-        if state.extra.get("active_player") != seat or phase != "Charge":
-            raise RuleError(
-                OUT_OF_PHASE,
-                "a character in Ambush chooses its unit in your Player Turn, before the ambush "
-                "rolls at the start of your Movement Phase",
-                rule=AMBUSH,
-                phase=phase,
-            )
-    elif now != DEPLOYMENT:
-        raise RuleError(OUT_OF_PHASE, "ambushing characters choose a unit from deployment on")
     if action.host is not None:
         host = _unit(state, action.host, seat)
         if host.status != "ambush" or host.id == character.id or host.id in _hosts(state):
@@ -293,12 +285,17 @@ def _require_edge_point(state: GameState, unit: Unit, point: tuple[float, float]
         )
 
 
-@register_action("arrive_from_ambush", ArriveFromAmbush, systems=["t9a"])
+@register_action(
+    "arrive_from_ambush",
+    ArriveFromAmbush,
+    systems=["t9a"],
+    when=[When(BATTLE, ACTIVE, MOVEMENT_PHASE)],
+    doing="arriving from Ambush",
+)
 def arrive_from_ambush(
     state: GameState, seat: int, action: ArriveFromAmbush, dice: DiceStream
 ) -> list[Event]:
     """Place a unit that rolled to arrive, checked by the geometry core's ambush judgement."""
-    require_phase(state, seat, ("Movement",), "arriving from Ambush")
     unit = _unit(state, action.unit, seat)
     if unit.status != "ambush" or READY not in unit.markers:
         raise RuleError(

@@ -14,13 +14,17 @@ from typing import Any, Literal
 from pydantic import Field
 
 from server.dice import DiceStream
-from server.rules.battle import other, require_phase
+from server.rules.battle import other
 from server.rules.core import (
+    ACTIVE,
+    BATTLE,
     NOT_FOUND,
     ActionModel,
     Event,
     GameState,
+    Phases,
     RuleError,
+    When,
     register_action,
     register_folder,
     register_projector,
@@ -35,10 +39,15 @@ class CastSpell(ActionModel):
     outcome: Literal["success", "failure"]
 
 
-@register_action("cast_spell", CastSpell, systems=["t9a"])
+@register_action(
+    "cast_spell",
+    CastSpell,
+    systems=["t9a"],
+    when=[When(BATTLE, ACTIVE, Phases.named("Magic"))],
+    doing="casting spells",
+)
 def cast_spell(state: GameState, seat: int, action: CastSpell, dice: DiceStream) -> list[Event]:
     """Log one casting attempt of the active player in their Magic Phase."""
-    require_phase(state, seat, ("Magic",), "casting spells")
     caster_name = None
     if action.caster is not None:
         unit = units_of(state).get(action.caster)

@@ -41,15 +41,19 @@ from server.geometry.constants import CONTACT_TOLERANCE_IN
 from server.geometry.footprint import Footprint
 from server.geometry.frame import forward_vector
 from server.geometry.kinds import TerrainKind
-from server.rules.battle import BATTLE, on_phase_end, require_phase, require_stage
+from server.rules.battle import on_phase_end
 from server.rules.core import (
+    ACTIVE,
     BAD_REQUEST,
+    BATTLE,
+    EITHER,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
     ActionModel,
     Event,
     GameState,
     RuleError,
+    When,
     fold_all,
     register_action,
     register_folder,
@@ -60,6 +64,7 @@ from server.rules.rankandflank.attacks import resolve
 from server.rules.rankandflank.engagement import FLEEING, rank_and_file_sheet
 from server.rules.rankandflank.events import Log, losses_events, step_events
 from server.rules.rankandflank.system import rank_and_flank_of
+from server.rules.systems import MOVEMENT_PHASE
 from server.rules.units import (
     Coord,
     Facing,
@@ -542,18 +547,23 @@ def _fold_lost(state: GameState, event: Event) -> GameState:
 class ReleaseFanatic(ActionModel):
     type: Literal["release_fanatic"]
     unit: str
-    start: tuple[Coord, Coord]
+    point: tuple[Coord, Coord]
     facing: Facing
 
 
-@register_action("release_fanatic", ReleaseFanatic, systems=[SYSTEM])
+@register_action(
+    "release_fanatic",
+    ReleaseFanatic,
+    systems=[SYSTEM],
+    when=[When(BATTLE, EITHER)],
+    doing="releasing a Night Goblin Fanatic",
+)
 def release_fanatic(
     state: GameState, seat: int, action: ReleaseFanatic, dice: DiceStream
 ) -> list[Event]:
     """Release one Fanatic of a concealing unit stopped at 8 in (seed 003): its owner picks
     the point on the unit it starts from and its direction; it moves 2D6 in (Random
     Movement). The owner acts even in the opponent's turn."""
-    require_stage(state, BATTLE)
     pending = next((r for r in pending_release(state) if r["unit"] == action.unit), None)
     if pending is None:
         raise RuleError(
@@ -564,7 +574,7 @@ def release_fanatic(
     fp = table_of(state).units.get(hider.id)
     if fp is None:
         raise RuleError(OUT_OF_PHASE, f"{hider.name} is not on the table")
-    start = (float(action.start[0]), float(action.start[1]))
+    start = (float(action.point[0]), float(action.point[1]))
     if geo.distance_to_point(fp, start).distance > CONTACT_TOLERANCE_IN:
         raise RuleError(
             ILLEGAL_MOVE,
@@ -618,10 +628,15 @@ def fanatic_move(state: GameState, unit: Unit, dice: DiceStream, actor: int) -> 
     )
 
 
-@register_action("random_move", RandomMove, systems=[SYSTEM])
+@register_action(
+    "random_move",
+    RandomMove,
+    systems=[SYSTEM],
+    when=[When(BATTLE, ACTIVE, MOVEMENT_PHASE)],
+    doing="a Random Movement move",
+)
 def random_move(state: GameState, seat: int, action: RandomMove, dice: DiceStream) -> list[Event]:
     """Move a released Fanatic in its player's Movement phase (Compulsory Moves)."""
-    require_phase(state, seat, ("Movement",), "a Random Movement move")
     unit = _unit(state, action.unit, seat)
     if unit.id not in state.extra.get(FANATICS, {}):
         raise RuleError(BAD_REQUEST, f"{unit.name} has no Random Movement", rule="Random Movement")

@@ -130,7 +130,7 @@ def test_scripted_game_two_fanatics_whirl_one_bounces_through_one_rolls_a_double
     # -1 (Armour Piercing): no save.
     front = 16.0
     state, events = run(state, 1, [5, 4, 4, 2, 3, 1, 6], type="release_fanatic", unit="u1",
-                        start=[36.0, front], facing=0.0)
+                        point=[36.0, front], facing=0.0)
     released = events[0]
     assert released.type == "fanatic_released"
     assert released.payload["through"] == ["u2"]
@@ -146,7 +146,7 @@ def test_scripted_game_two_fanatics_whirl_one_bounces_through_one_rolls_a_double
     assert lost.payload["losses"] == 3 and units_of(state)["u2"].models == 17
     # Fanatic 2: sideways from the goblins' left front corner, 3 + 1 = 4 in, into the open.
     state, events = run(state, 1, [3, 1], type="release_fanatic", unit="u1",
-                        start=[34.5, front], facing=90.0)
+                        point=[34.5, front], facing=90.0)
     assert events[0].payload["through"] == [] and events[0].payload["removed"] is None
     assert state.to_json(2)["fanatic_releases"] == []
     second = events[0].payload["unit"]["id"]
@@ -176,7 +176,7 @@ def _release_outcomes(gap: float) -> Fraction:
     for a, b in product(range(1, 7), repeat=2):
         dice = ScriptedDice([a, b] + [1] * 4, state.dice_position)
         events = core.decide(state, 1, {"type": "release_fanatic", "unit": "u1",
-                                        "start": [36.0, 10.0], "facing": 0.0},
+                                        "point": [36.0, 10.0], "facing": 0.0},
                              dice)  # type: ignore[arg-type]
         reached += "u2" in events[0].payload["through"]
     return Fraction(reached, 36)
@@ -195,7 +195,7 @@ def test_a_fanatic_is_removed_by_a_double_on_its_first_later_move_one_time_in_si
     state, _ = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
                    distance=8.0, mode="march")
     state, events = run(state, 1, [3, 1], type="release_fanatic", unit="u1",
-                        start=[34.5, 16.0], facing=90.0)
+                        point=[34.5, 16.0], facing=90.0)
     fanatic = events[0].payload["unit"]["id"]
     state = fold(state, [Event("phase_ended", {"ended": "Close Combat", "turn": 2,
                                                "active_player": 1, "phase": "Movement"})])
@@ -214,10 +214,10 @@ def test_a_fanatic_start_point_must_be_on_its_concealing_unit() -> None:
     state, _ = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
                    distance=8.0, mode="march")
     with pytest.raises(RuleError) as err:
-        run(state, 1, [], type="release_fanatic", unit="u1", start=[10.0, 10.0], facing=0.0)
+        run(state, 1, [], type="release_fanatic", unit="u1", point=[10.0, 10.0], facing=0.0)
     assert err.value.code == "illegal_move"
     with pytest.raises(RuleError) as err:
-        run(state, 2, [], type="release_fanatic", unit="u1", start=[36.0, 16.0], facing=0.0)
+        run(state, 2, [], type="release_fanatic", unit="u1", point=[36.0, 16.0], facing=0.0)
     assert err.value.code == "forbidden"
 
 
@@ -232,7 +232,7 @@ def test_an_enemy_march_towards_a_concealing_unit_is_stopped_too() -> None:
     assert [e.type for e in events] == ["unit_moved", "fanatics_revealed"]
     assert _gap(state) == pytest.approx(8.0, abs=1e-3)
     state, events = run(state, 1, [2, 1], type="release_fanatic", unit="u1",
-                        start=[34.5, 10.0], facing=90.0)
+                        point=[34.5, 10.0], facing=90.0)
     assert events[0].type == "fanatic_released"
 
 
@@ -242,7 +242,7 @@ def _released() -> tuple[GameState, str]:
     state, _ = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
                    distance=8.0, mode="march")
     state, events = run(state, 1, [3, 1], type="release_fanatic", unit="u1",
-                        start=[34.5, 16.0], facing=90.0)
+                        point=[34.5, 16.0], facing=90.0)
     return state, events[0].payload["unit"]["id"]
 
 

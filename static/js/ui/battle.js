@@ -31,13 +31,15 @@ export function joinable(system, sheets, host) {
 
 /**
  * An army entry as `submit_army` takes it.
- * @param {{datasheet:string, models:number, joined:{id:string}[], standard?:boolean}} e
+ * @param {{datasheet:string, models:number, joined:{id:string}[], standard?:boolean, concealed?:Record<string, number>}} e
  */
 export function armyEntry(e) {
   /** @type {Record<string, any>} */
   const out = { datasheet: e.datasheet, models: e.models };
   if (e.joined.length) out.joined_characters = e.joined.map((c) => c.id);
   if (e.standard) out.standard = true;
+  // whfb8 Night Goblin Fanatics (seed 003): written down with the army, seen by nobody else.
+  if (e.concealed && Object.values(e.concealed).some((n) => n > 0)) out.concealed = e.concealed;
   return out;
 }
 
@@ -51,7 +53,7 @@ export function canAmbush(unit) {
  * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {Function} toast @param {Table} table
  */
 export function setupPanel(el, store, conn, toast, table) {
-  /** @type {{datasheet:string, name:string, models:number, joined:{id:string, name:string}[], standard?:boolean}[]} */
+  /** @type {{datasheet:string, name:string, models:number, joined:{id:string, name:string}[], standard?:boolean, concealed?:Record<string, number>}[]} */
   const army = [];
   /** @type {any[]|null} */
   let sheets = null;
@@ -155,7 +157,14 @@ export function setupPanel(el, store, conn, toast, table) {
             h('input', { type: 'checkbox', name: 'standard', checked: Boolean(u.standard),
               onchange: (/** @type {Event} */ e) => { u.standard = /** @type {HTMLInputElement} */ (e.target).checked; } }),
             ' Standard')
-          : null);
+          : null,
+        // Hidden models the unit may conceal (whfb8 Night Goblin Fanatics, seed 003).
+        (Array.isArray(host?.conceals) ? host.conceals : []).map((/** @type {any} */ c) => h('label', { class: 'concealed' },
+          ` Hidden ${c.datasheet} (0-${c.max}) `,
+          h('input', { type: 'number', min: 0, max: c.max, step: 1, size: 2, name: 'concealed', value: String(u.concealed?.[c.datasheet] ?? 0),
+            onchange: (/** @type {Event} */ e) => {
+              u.concealed = { ...(u.concealed || {}), [c.datasheet]: Math.max(0, Math.round(Number(/** @type {HTMLInputElement} */ (e.target).value) || 0)) };
+            } }))));
     }));
     const submit = /** @type {HTMLButtonElement} */ (h('button', {
       type: 'button', class: 'primary', id: 'submit-army',

@@ -1,7 +1,7 @@
 // Night Goblin Fanatics in the client (whfb8, seed 003): the pure helpers of view/fanatics.js.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { concealedCount, releasesFor, defaultRelease, whirlPath, whirlWords, hitWords } from '../js/view/fanatics.js';
+import { concealedCount, releasesFor, defaultRelease, whirlPath, whirlWords, hitWords, whirlOverlays } from '../js/view/fanatics.js';
 
 test('the mark comes from the owner-only `concealed` state, nothing otherwise', () => {
   assert.equal(concealedCount({ concealed: { u1: 2 } }, 'u1'), 2);
@@ -26,4 +26,17 @@ test('the whirl is a band from start to end, in words with its hits', () => {
   assert.equal(whirlWords(p, (id) => (id === 'u2' ? 'Halberdiers' : id)), 'Fanatic 5 + 4: 13 in through Halberdiers');
   assert.match(whirlWords({ ...p, removed: 'double', through: [] }), /double/);
   assert.equal(hitWords({ hits: 4, target: 'u2' }), '4 S5 Armour Piercing (1) hits on u2');
+});
+
+test('every viewer gets the newest whirls as table overlays', () => {
+  const history = [
+    { type: 'unit_moved', payload: {} },
+    { type: 'fanatic_released', payload: { start: [36, 16], end: [36, 29], distance: 13, removed: null, unit: { owner: 1 } } },
+    { type: 'fanatic_moved', payload: { start: [30, 16], end: [30, 16], distance: 0, removed: 'double', unit: { owner: 1 } } },
+  ];
+  const out = whirlOverlays(history);
+  assert.equal(out.length, 2);
+  assert.deepEqual(out[0].points, [[36, 16], [36, 29]]);
+  assert.equal(out[0].seat, 1);
+  assert.match(out[1].label, /removed/);
 });

@@ -81,3 +81,23 @@ export function hitWords(p, name = (id) => id) {
   if (!p) return '';
   return `${p.hits} S5 Armour Piercing (1) hit${p.hits === 1 ? '' : 's'} on ${name(String(p.target))}`;
 }
+
+/** How many of the newest events are searched for whirls to draw. */
+export const WHIRLS_SHOWN_WITHIN = 30;
+
+/**
+ * The newest whirls as the table's line overlays (start to end, labelled, owner's colour),
+ * drawn for every viewer.
+ * @param {{type:string, payload:any}[]} history
+ * @returns {{points:number[][], label:string, seat:number, alpha:number}[]}
+ */
+export function whirlOverlays(history) {
+  const out = [];
+  for (const ev of (history || []).slice(-WHIRLS_SHOWN_WITHIN)) {
+    if (ev.type !== 'fanatic_released' && ev.type !== 'fanatic_moved') continue;
+    const p = ev.payload;
+    if (!Array.isArray(p?.start) || !Array.isArray(p?.end)) continue;
+    out.push({ points: [p.start, p.end], label: `Fanatic ${p.distance} in${p.removed ? ' (removed)' : ''}`, seat: Number(p.unit?.owner) || 0, alpha: 0.9 });
+  }
+  return out;
+}

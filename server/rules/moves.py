@@ -29,6 +29,7 @@ from server.rules.core import (
     GameState,
     RuleError,
     When,
+    fold_all,
     register_action,
     register_folder,
 )
@@ -130,16 +131,18 @@ def check_unit_move(
     reform_march: float | None = None
     if action.manoeuvre != "reform" and action.centre is not None:
         raise RuleError(BAD_REQUEST, "`centre` belongs to a reform")
+    # Units a move may run into (whfb8 Fanatics); the system says what then happens.
+    passable = variant_of(state.system).passable(state, unit.id)
     if action.manoeuvre == "forward":
-        result = movement.move_straight(table, unit.id, action.distance)
+        result = movement.move_straight(table, unit.id, action.distance, ignore=passable)
     elif action.manoeuvre == "backward":
-        result = movement.move_straight(table, unit.id, -abs(action.distance))
+        result = movement.move_straight(table, unit.id, -abs(action.distance), ignore=passable)
         cost = ranked.manoeuvre_cost(action.manoeuvre, light)
     elif action.manoeuvre == "sideways":
-        result = movement.move_straight(table, unit.id, 0.0, action.distance)
+        result = movement.move_straight(table, unit.id, 0.0, action.distance, ignore=passable)
         cost = ranked.manoeuvre_cost(action.manoeuvre, light)
     elif action.manoeuvre == "wheel":
-        result = movement.wheel(table, unit.id, action.degrees)
+        result = movement.wheel(table, unit.id, action.degrees, ignore=passable)
     elif action.manoeuvre == "pivot":
         result = movement.pivot(table, unit.id, action.degrees)
     else:
@@ -231,21 +234,22 @@ def move_unit(state: GameState, seat: int, action: MoveUnit, dice: DiceStream) -
         ),
         files=end.formation.files if end.formation is not None else unit.files,
     )
-    return [
-        Event(
-            "unit_moved",
-            {
-                "unit": moved.to_json(),
-                "manoeuvre": action.manoeuvre,
-                "distance": round(result.distance, 4),
-                "swept": geo.to_geojson(result.swept),
-                "reformed": action.manoeuvre == "reform",
-                **info,
-            },
-            actor=seat,
-        ),
-        *after,
-    ]
+    done = Event(
+        "unit_moved",
+        {
+            "unit": moved.to_json(),
+            "manoeuvre": action.manoeuvre,
+            "distance": round(result.distance, 4),
+            "swept": geo.to_geojson(result.swept),
+            "reformed": action.manoeuvre == "reform",
+            **info,
+        },
+        actor=seat,
+    )
+    contacts = variant_of(state.system).move_contacts(
+        fold_all(state, [done]), unit.id, result.swept, dice
+    )
+    return [done, *contacts, *after]
 
 
 def _move_stop(

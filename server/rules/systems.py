@@ -160,6 +160,20 @@ class Variant(ABC):
         8 in, seed 003). Default: never stopped."""
         return None
 
+    def passable(self, state: GameState, unit_id: str) -> tuple[str, ...]:
+        """Units the moving unit's move may run into instead of being refused by Moving
+        Through Units (whfb8: released Fanatics, seed 003; what then happens is
+        `move_contacts`). Default: none."""
+        return ()
+
+    def move_contacts(
+        self, state: GameState, unit_id: str, swept: Any, dice: Any
+    ) -> list[Event]:
+        """Events when a move (already folded into `state`) swept `swept` into `passable`
+        units (whfb8: 2D6 S5 Armour Piercing (1) hits on the mover, the Fanatic removed).
+        Default: none."""
+        return []
+
     def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
         """(rule, why) when the unit may not declare a charge now for a rule of the system's
         own (whfb8: a Vanguard move before a first turn its side takes); None: it may."""

@@ -400,6 +400,7 @@ REMOVAL_TEXT = {
     "fanatic": "contacts another Fanatic (both are removed)",
     "table_edge": "moves off the table edge",
     "double": "rolled a double for its move",
+    "contacted": "was moved into by a unit",
 }
 
 
@@ -474,6 +475,53 @@ def hit_batch(log: Log, source: Unit, target: Unit, hits: int, dice: Any, label:
     log.add(*step_events(outcome, source, target))
     losses, _ = losses_events(log.state, target, outcome.unsaved)
     log.add(*losses)
+
+
+def _on_table_fanatics(state: GameState) -> list[Unit]:
+    return [
+        u for u in units_of(state).values() if u.datasheet == FANATIC and u.status == "on_table"
+    ]
+
+
+def passable(state: GameState, unit_id: str) -> tuple[str, ...]:
+    """Fanatics cannot be charged, but models can move into contact with them (seed 003)."""
+    if units_of(state)[unit_id].datasheet == FANATIC:
+        return ()
+    return tuple(u.id for u in _on_table_fanatics(state))
+
+
+def move_contacts(state: GameState, unit_id: str, swept: Any, dice: Any) -> list[Event]:
+    """Seed 003: "Any unit that does so takes 2D6 S 5 Armour Piercing (1) hits. The Fanatic
+    model is then removed, and the unit may carry on with its move" (seed 003)."""
+    if units_of(state)[unit_id].datasheet == FANATIC:
+        return []
+    table = table_of(state)
+    log = Log(state)
+    for fanatic in _on_table_fanatics(state):
+        fp = table.units.get(fanatic.id)
+        if fp is None or not geo.in_base_contact(fp.boundary, swept):
+            continue
+        mover = log.unit(unit_id)
+        if mover.status != "on_table":
+            break
+        roll = dice.roll("2D6")
+        n = roll.total or 0
+        log.add(
+            Event(
+                "fanatic_hits",
+                {
+                    "unit": fanatic.id,
+                    "target": unit_id,
+                    "hits": n,
+                    "roll": roll.to_payload(),
+                    "text": f"{mover.name} moves into a Night Goblin Fanatic: {n} Strength "
+                    f"{HIT_STRENGTH} Armour Piercing ({ARMOUR_PIERCING}) hits (2D6, seed 003)",
+                },
+            )
+        )
+        hit_batch(log, fanatic, mover, n, dice, "Fanatic Impacts")
+        log.add(*removal(log.state, fanatic.id, "contacted"))
+    return log.events
 
 
 def removal(state: GameState, fanatic_id: str, reason: str) -> list[Event]:

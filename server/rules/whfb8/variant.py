@@ -113,6 +113,21 @@ class Warhammer(Variant):
 
         return move_stop(state, unit_id, path)
 
+    def passable(self, state: GameState, unit_id: str) -> tuple[str, ...]:
+        """Released Fanatics: units may move into them (seed 003; whfb8/fanatics.py)."""
+        from server.rules.whfb8.fanatics import passable
+
+        return passable(state, unit_id)
+
+    def move_contacts(
+        self, state: GameState, unit_id: str, swept: Any, dice: Any
+    ) -> list[Event]:
+        """A unit that moved into a Fanatic takes 2D6 S5 Armour Piercing (1) hits and the
+        Fanatic is removed (seed 003; whfb8/fanatics.py)."""
+        from server.rules.whfb8.fanatics import move_contacts
+
+        return move_contacts(state, unit_id, swept, dice)
+
     def charge_target_refusal(self, state: GameState, target_id: str) -> tuple[str, str] | None:
         """Fanatics cannot be charged (seed 003; server/rules/whfb8/random_movement.py)."""
         from server.rules.whfb8.random_movement import charge_target_refusal

@@ -355,3 +355,31 @@ def test_immunity_psychology_forbids_flee_except_feigned_flight_unless_frenzied(
     assert ranked.flee_refusal("Goblins", [feigning], []) is None
     assert ranked.flee_refusal("Goblins", [frenzied], []) is not None
     assert ranked.flee_refusal("Goblins", [_sheet("night-goblins", [])], []) is None
+
+
+def test_a_unit_moving_into_a_fanatic_takes_2d6_hits_and_removes_it() -> None:
+    """Seed 003: "models can move into contact with them. Any unit that does so takes 2D6 S 5
+    Armour Piercing (1) hits. The Fanatic model is then removed, and the unit may carry on with
+    its move." The Halberdiers step back 2 in into the Fanatic that bounced out behind them:
+    2D6 = 3 + 2 = 5 hits; to wound S5 vs T3 2+: 2, 2, 1, 6, 5 = 4 wounds; no armour save."""
+    state = marching()
+    state, _ = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
+                   distance=8.0, mode="march")
+    state, events = run(state, 1, [5, 4, 1, 1], type="release_fanatic", unit="u1",
+                        point=[36.0, 16.0], facing=0.0)
+    fanatic = events[0].payload["unit"]["id"]
+    state, _ = run(state, 1, [3, 1], type="release_fanatic", unit="u1",
+                   point=[34.5, 16.0], facing=90.0)
+    state = fold(state, [Event("phase_ended", {"ended": "Close Combat", "turn": 1,
+                                               "active_player": 2, "phase": "Movement"})])
+    before = units_of(state)["u2"].models
+    state, events = run(state, 2, [3, 2, 2, 2, 1, 6, 5], type="move_unit", unit="u2",
+                        manoeuvre="backward", distance=2.0)
+    kinds = [e.type for e in events]
+    assert kinds[0] == "unit_moved" and "fanatic_removed" in kinds
+    hits = next(e for e in events if e.type == "fanatic_hits")
+    assert (hits.payload["target"], hits.payload["hits"]) == ("u2", 5)
+    assert units_of(state)["u2"].models == before - 4
+    assert units_of(state)[fanatic].status == "destroyed"
+    assert units_of(state)["u2"].placement is not None
+    assert units_of(state)["u2"].placement[1] == pytest.approx(24.0 + 2.0, abs=1e-3)

@@ -42,6 +42,7 @@ from server.geometry.footprint import Footprint
 from server.geometry.frame import forward_vector
 from server.geometry.kinds import TerrainKind
 from server.rules.battle import on_phase_end
+from server.rules.charge import complete_interrupted_charge
 from server.rules.core import (
     ACTIVE,
     BAD_REQUEST,
@@ -634,10 +635,15 @@ def release_fanatic(
     fanatic = Unit(state.new_id("u"), seat, FANATIC, "Night Goblin Fanatic", 1, 1)
     path = whirl(state, None, start, float(action.facing), float(roll.total or 0),
                  ignore=(hider.id,))
-    return whirl_events(
+    events = whirl_events(
         state, fanatic, path, roll, dice, kind="fanatic_released", actor=seat,
         extra={"from": hider.id},
     )
+    after = fold_all(state, events)
+    if not pending_release(after):
+        # Seed 003: "chargers must complete their charge" once the Fanatics have moved.
+        events += complete_interrupted_charge(after)
+    return events
 
 
 class RandomMove(ActionModel):

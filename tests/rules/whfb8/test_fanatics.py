@@ -383,3 +383,28 @@ def test_a_unit_moving_into_a_fanatic_takes_2d6_hits_and_removes_it() -> None:
     assert units_of(state)[fanatic].status == "destroyed"
     assert units_of(state)["u2"].placement is not None
     assert units_of(state)["u2"].placement[1] == pytest.approx(24.0 + 2.0, abs=1e-3)
+
+
+def test_an_enemy_charge_stops_at_8_in_for_the_release_then_completes() -> None:
+    """Seed 003: the moving unit stops when it comes within 8 in of a concealing unit; "Once
+    the Fanatic's movement has been resolved ... chargers must complete their charge". The
+    Halberdiers (M4) charge the goblins 11 in away with 4 + 4: they stop 8 in away, the two
+    Fanatics whirl off to the side, and the charge then ends in contact."""
+    state = position([HIDING], [HALBERDIERS],
+                     {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 21.0, 180.0)},
+                     phase="Movement", active=2)
+    state, _ = run(state, 2, [], type="declare_charge", unit="u2", target="u1")
+    state, events = run(state, 1, [4, 4], type="charge_reaction", reaction="hold")
+    kinds = [e.type for e in events]
+    assert kinds[-2:] == ["charge_interrupted", "fanatics_revealed"], kinds
+    assert _gap(state) == pytest.approx(8.0, abs=1e-3)
+    with pytest.raises(RuleError):
+        run(state, 2, [], type="end_phase")
+    state, events = run(state, 1, [1, 2], type="release_fanatic", unit="u1",
+                        point=[34.5, 10.0], facing=90.0)
+    assert "charge_succeeded" not in [e.type for e in events]
+    state, events = run(state, 1, [2, 1], type="release_fanatic", unit="u1",
+                        point=[37.5, 10.0], facing=270.0)
+    assert [e.type for e in events][-1] == "charge_succeeded"
+    assert _gap(state) == pytest.approx(0.0, abs=0.02)
+    assert state.extra["engaged"]["u2"] == "u1"

@@ -649,6 +649,8 @@ def release_fanatic(
 class RandomMove(ActionModel):
     type: Literal["random_move"]
     unit: str
+    # The direction a unit with Random Movement pivots to (not a Fanatic: random direction).
+    facing: Facing | None = None
 
 
 def _due(state: GameState, unit: Unit) -> bool:
@@ -693,13 +695,38 @@ def random_move(state: GameState, seat: int, action: RandomMove, dice: DiceStrea
     """Move a released Fanatic in its player's Movement phase (Compulsory Moves)."""
     unit = _unit(state, action.unit, seat)
     if unit.id not in state.extra.get(FANATICS, {}):
-        raise RuleError(BAD_REQUEST, f"{unit.name} has no Random Movement", rule="Random Movement")
+        return _other_random_move(state, seat, unit, action, dice)
+    if action.facing is not None:
+        raise RuleError(
+            BAD_REQUEST, "a Fanatic always moves in a random direction: give no facing",
+            field="facing", rule="Random Movement",
+        )
     if not _due(state, unit):
         raise RuleError(
             ILLEGAL_MOVE, f"{unit.name} has already moved this turn (or was released in it)",
             rule="Random Movement",
         )
     return fanatic_move(state, unit, dice, seat)
+
+
+def _other_random_move(
+    state: GameState, seat: int, unit: Unit, action: RandomMove, dice: DiceStream
+) -> list[Event]:
+    """A unit with Random Movement that is not a Fanatic (random_movement.py)."""
+    from server.data import load_catalog
+    from server.rules.units import phase_moves
+    from server.rules.whfb8.random_movement import has_random_movement, random_move_events
+
+    if not has_random_movement(load_catalog().get(state.system, unit.datasheet)):
+        raise RuleError(BAD_REQUEST, f"{unit.name} has no Random Movement", rule="Random Movement")
+    if unit.status != "on_table":
+        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
+    if action.facing is None:
+        raise RuleError(BAD_REQUEST, "give the facing the unit pivots to", field="facing")
+    if phase_moves(state).get(unit.id):
+        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has already moved this phase",
+                        rule="Random Movement")
+    return random_move_events(state, seat, unit.id, float(action.facing), dice)
 
 
 @on_phase_end(SYSTEM, "Movement")

@@ -408,3 +408,56 @@ def test_an_enemy_charge_stops_at_8_in_for_the_release_then_completes() -> None:
     assert [e.type for e in events][-1] == "charge_succeeded"
     assert _gap(state) == pytest.approx(0.0, abs=0.02)
     assert state.extra["engaged"]["u2"] == "u1"
+
+
+@pytest.fixture
+def random_goblins(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Night Goblins given Random Movement (2D6) for these tests (no such unit in the
+    catalogue besides the Fanatic, which always moves in a random direction)."""
+    from server.data.catalog import Catalog
+
+    real = Catalog.get
+    changed = _sheet("night-goblins", ["Random Movement (2D6)"])
+
+    def get(self: Catalog, system: str, datasheet: str) -> Any:
+        if (system, datasheet) == ("whfb8", "night-goblins"):
+            return changed
+        return real(self, system, datasheet)
+
+    monkeypatch.setattr(Catalog, "get", get)
+
+
+@pytest.mark.usefixtures("random_goblins")
+def test_a_random_move_goes_straight_the_rolled_distance() -> None:
+    """FACTS.md / seed 003: pivot about its centre, roll, move straight ahead: 5 + 4 = 9 in."""
+    state = position([GOBLINS], [HALBERDIERS],
+                     {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 21.0, 180.0)}, phase="Movement")
+    state, events = run(state, 1, [5, 4], type="random_move", unit="u1", facing=0.0)
+    assert events[0].type == "unit_moved" and events[0].payload["distance"] == pytest.approx(9.0)
+    assert units_of(state)["u1"].placement[1] == pytest.approx(19.0, abs=1e-3)
+
+
+@pytest.mark.usefixtures("random_goblins")
+def test_a_random_move_reaching_an_enemy_is_a_charge_without_reaction() -> None:
+    """Seed 003: "If the move is found to take the unit's front arc into contact with an enemy,
+    then it counts as charging ... using the distance rolled as its charge range. Charge
+    reactions cannot be declared": 6 + 6 = 12 in against 11 in."""
+    state = position([GOBLINS], [HALBERDIERS],
+                     {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 21.0, 180.0)}, phase="Movement")
+    state, events = run(state, 1, [6, 6], type="random_move", unit="u1", facing=0.0)
+    assert [e.type for e in events] == ["charge_succeeded"]
+    assert state.extra["engaged"]["u1"] == "u2" and not state.extra.get("pending_charge")
+    assert _gap(state) == pytest.approx(0.0, abs=0.02)
+
+
+@pytest.mark.usefixtures("random_goblins")
+def test_a_random_move_stops_within_1_in_of_a_friend() -> None:
+    """FACTS.md: "coming within 1 in of a friendly unit or impassable terrain stops the move":
+    5 + 4 = 9 in rolled, a friend 8 in ahead: it stops after 7 in."""
+    state = position([GOBLINS, GOBLINS], [HALBERDIERS],
+                     {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 18.0, 180.0),
+                      "u3": (10.0, 40.0, 180.0)}, phase="Movement")
+    state, events = run(state, 1, [5, 4], type="random_move", unit="u1", facing=0.0)
+    assert events[0].payload["stopped"] is True
+    assert events[0].payload["distance"] == pytest.approx(7.0, abs=1e-3)
+    assert _gap(state) == pytest.approx(1.0, abs=1e-3)

@@ -190,18 +190,22 @@ def move_stop(
     if not pairs:
         return None
     table = table_of(state)
+    start = path(0.0)
+    # Pairs already within 8 in when the move began do not "come within" 8 in.
+    pairs = [
+        (hider, enemy)
+        for hider, enemy in pairs
+        if geo.distance(
+            start, table.units[enemy if hider == unit_id else hider]
+        ).distance > RELEASE_RANGE_IN
+    ]
+    if not pairs:
+        return None
+    others = {enemy if hider == unit_id else hider for hider, enemy in pairs}
 
     def nearest(t: float) -> float:
         here = path(t)
-        return min(
-            geo.distance(here, table.units[other]).distance
-            for pair in pairs
-            for other in pair
-            if other != unit_id and other in table.units
-        )
-
-    if nearest(0.0) <= RELEASE_RANGE_IN:
-        return None  # already within 8 in when the move began: not "comes within"
+        return min(geo.distance(here, table.units[other]).distance for other in others)
     length = max(path(0.0).boundary.hausdorff_distance(path(1.0).boundary), SAMPLE_IN)
     steps = max(1, math.ceil(length / SAMPLE_IN))
     lo, hi = 0.0, None

@@ -183,6 +183,14 @@ def random_move_events(
                 mid = (lo + hi) / 2
                 lo, hi = (lo, mid) if blocked(mid) else (mid, hi)
             stop = lo
+    # Fanatics (seed 003): a random move that brings the unit and a concealing unit within 8 in
+    # stops there too; the Fanatics are released and the random move ends (**Decision**).
+    from server.rules.whfb8.fanatics import move_stop
+
+    released = move_stop(state, unit_id, lambda t: path(t * stop)) if stop > 0 else None
+    after: list[Event] = []
+    if released is not None:
+        stop, after = stop * released[0], released[1]
     end = path(stop)
     assert end.placement is not None
     moved = dataclasses.replace(unit, placement=(
@@ -194,5 +202,5 @@ def random_move_events(
         "stopped": stop < 1.0,
         "text": f"{unit.name} (Random Movement) roll {rolled:g} in"
         + (f" and stop after {rolled * stop:.1f} in (1 in from a friend, impassable terrain "
-           "or another unit, or the table edge)" if stop < 1.0 else ""),
-    }, actor=seat)]
+           "or another unit, the table edge, or to release Fanatics)" if stop < 1.0 else ""),
+    }, actor=seat), *after]

@@ -461,3 +461,30 @@ def test_a_random_move_stops_within_1_in_of_a_friend() -> None:
     assert events[0].payload["stopped"] is True
     assert events[0].payload["distance"] == pytest.approx(7.0, abs=1e-3)
     assert _gap(state) == pytest.approx(1.0, abs=1e-3)
+
+
+def test_an_enemy_already_within_8_in_does_not_hide_another_that_comes_within() -> None:
+    """Seed 003: released "when a concealing unit comes to within 8" of the enemy": each
+    enemy counts on its own; one already within 8 in when the move began (4 in to the side)
+    does not stop it, the Halberdiers ahead (14 in) do, after 6 in."""
+    state = position([HIDING], [HALBERDIERS, HALBERDIERS],
+                     {"u1": (36.0, 10.0, 0.0), "u2": (28.0, 10.0, 0.0),
+                      "u3": (36.0, 24.0, 180.0)}, phase="Movement")
+    state, events = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
+                        distance=8.0, mode="march")
+    assert [e.type for e in events] == ["unit_moved", "fanatics_revealed"]
+    assert events[0].payload["distance"] == pytest.approx(6.0, abs=1e-3)
+
+
+@pytest.mark.usefixtures("random_goblins")
+def test_a_random_move_towards_a_concealing_unit_stops_at_8_in() -> None:
+    """Seed 003: "in any move" - a unit with Random Movement (here the Halberdiers' enemy,
+    goblins given the rule) that comes within 8 in of concealing goblins stops there:
+    5 + 4 = 9 in rolled, 14 in away: it stops after 6 in."""
+    state = position([GOBLINS], [GOBLINS],
+                     {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 24.0, 180.0)}, phase="Movement")
+    state = fold(state, [Event("fanatics_concealed", {"seat": 2, "units": {"u2": 1}}, 2,
+                               core.seat_visibility(2))])
+    state, events = run(state, 1, [5, 4], type="random_move", unit="u1", facing=0.0)
+    assert [e.type for e in events] == ["unit_moved", "fanatics_revealed"]
+    assert events[0].payload["distance"] == pytest.approx(6.0, abs=1e-3)

@@ -190,3 +190,16 @@ def test_nothing_of_the_concealed_fanatics_reaches_the_opponent_or_a_spectator(
         if e["type"] == "fanatics_concealed"
     ]
     assert [e["payload"] for e in theirs] == [{"seat": 2, "units": {}}]  # their own, empty
+
+
+def test_the_datasheets_endpoint_marks_the_fanatic_page_automated(client: TestClient) -> None:
+    """Issue 15 "Show": GET /api/systems/whfb8/datasheets marks the Fanatic page's rules
+    automated (each proved in tests/rules/whfb8/test_fanatics.py)."""
+    body = client.get("/api/systems/whfb8/datasheets").json()
+    rules = {r["name"]: r for r in body["rules"]}
+    fanatic = next(d for d in body["datasheets"] if d["id"] == "night-goblin-fanatic")
+    for entry in fanatic["special_rules"]:
+        name = entry if isinstance(entry, str) else entry.get("name", "")
+        base = name.split(" (")[0]
+        assert rules[base]["automated"], base
+    assert rules["Ball and Chain"]["automated"]

@@ -184,7 +184,9 @@ def _watched(state: GameState, mover: Unit) -> list[tuple[str, str]]:
 def move_stop(
     state: GameState, unit_id: str, path: Callable[[float], Footprint]
 ) -> tuple[float, list[Event]] | None:
-    """Where the move must stop to release Fanatics (seed 003), and the release events."""
+    """Where the move must stop to release Fanatics (seed 003), and the release events.
+    While Fanatics wait to be released nothing else moves (they are released at once)."""
+    refuse_while_releasing(state)
     mover = units_of(state)[unit_id]
     pairs = _watched(state, mover)
     if not pairs:
@@ -254,6 +256,28 @@ def move_stop(
         for hider in releasing
     ]
     return stop, events
+
+
+def refuse_while_releasing(state: GameState) -> None:
+    """`out_of_phase` while Fanatics wait to be released (seed 003: the moving unit stops and
+    the Fanatics move before anything else does)."""
+    pending = pending_release(state)
+    if pending:
+        names = ", ".join(units_of(state)[r["unit"]].name for r in pending)
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"Night Goblin Fanatics wait to be released from {names}: their owner releases "
+            "them first (release_fanatic)",
+            rule="Concealed Fanatic",
+            units=[r["unit"] for r in pending],
+        )
+
+
+def releasing_charge_refusal(state: GameState) -> tuple[str, str] | None:
+    """No charge is declared while Fanatics wait to be released."""
+    if pending_release(state):
+        return "Concealed Fanatic", "Night Goblin Fanatics wait to be released first"
+    return None
 
 
 @register_folder("fanatics_revealed")
@@ -698,6 +722,7 @@ def fanatic_move(state: GameState, unit: Unit, dice: DiceStream, actor: int) -> 
 def random_move(state: GameState, seat: int, action: RandomMove, dice: DiceStream) -> list[Event]:
     """Move a released Fanatic in its player's Movement phase (Compulsory Moves)."""
     unit = _unit(state, action.unit, seat)
+    refuse_while_releasing(state)
     if unit.id not in state.extra.get(FANATICS, {}):
         return _other_random_move(state, seat, unit, action, dice)
     if action.facing is not None:
@@ -749,16 +774,7 @@ def _compulsory(state: GameState, dice: DiceStream) -> list[Event]:
 @on_phase_end(SYSTEM)
 def _releases_first(state: GameState, dice: DiceStream) -> list[Event]:
     """No phase ends while Fanatics wait to be released (seed 003: released at once)."""
-    pending = pending_release(state)
-    if pending:
-        names = ", ".join(units_of(state)[r["unit"]].name for r in pending)
-        raise RuleError(
-            OUT_OF_PHASE,
-            f"Night Goblin Fanatics wait to be released from {names}: their owner releases "
-            "them first (release_fanatic)",
-            rule="Concealed Fanatic",
-            units=[r["unit"] for r in pending],
-        )
+    refuse_while_releasing(state)
     return []
 
 

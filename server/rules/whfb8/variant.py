@@ -138,11 +138,14 @@ class Warhammer(Variant):
         """Random Movement (FACTS.md, seed 003): such units never declare charges; Vanguard
         (FACTS.md): units that made a Vanguard move may not charge in the first turn if their
         side goes first (server/rules/whfb8/vanguard.py)."""
+        from server.rules.whfb8.fanatics import releasing_charge_refusal
         from server.rules.whfb8.random_movement import random_movement_charge_refusal
         from server.rules.whfb8.vanguard import vanguard_charge_refusal
 
-        return random_movement_charge_refusal(state, unit_id) or vanguard_charge_refusal(
-            state, unit_id
+        return (
+            releasing_charge_refusal(state)
+            or random_movement_charge_refusal(state, unit_id)
+            or vanguard_charge_refusal(state, unit_id)
         )
 
 

@@ -105,6 +105,11 @@ def test_a_march_stops_at_exactly_8_in_and_the_release_is_public() -> None:
     with pytest.raises(RuleError) as err:
         run(state, 1, [], type="end_phase")
     assert err.value.code == "out_of_phase"
+    # The unit carries on only once the Fanatics have moved.
+    with pytest.raises(RuleError) as err:
+        run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward", distance=1.0,
+            mode="march")
+    assert err.value.code == "out_of_phase" and err.value.details["rule"] == "Concealed Fanatic"
 
 
 def test_an_unconcealed_march_is_not_stopped() -> None:
@@ -150,6 +155,10 @@ def test_scripted_game_two_fanatics_whirl_one_bounces_through_one_rolls_a_double
     assert events[0].payload["through"] == [] and events[0].payload["removed"] is None
     assert state.to_json(2)["fanatic_releases"] == []
     second = events[0].payload["unit"]["id"]
+    # Then the goblins may carry on with the 2 in left of their march.
+    state, moved = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
+                       distance=2.0, mode="march")
+    assert moved[0].payload["used"] == pytest.approx(8.0, abs=1e-3)
     # Not in the turn of release...
     with pytest.raises(RuleError):
         run(state, 1, [], type="random_move", unit=second)
@@ -197,6 +206,8 @@ def test_a_fanatic_is_removed_by_a_double_on_its_first_later_move_one_time_in_si
     state, events = run(state, 1, [3, 1], type="release_fanatic", unit="u1",
                         point=[34.5, 16.0], facing=90.0)
     fanatic = events[0].payload["unit"]["id"]
+    state, _ = run(state, 1, [2, 1], type="release_fanatic", unit="u1",
+                   point=[37.5, 16.0], facing=270.0)
     state = fold(state, [Event("phase_ended", {"ended": "Close Combat", "turn": 2,
                                                "active_player": 1, "phase": "Movement"})])
     removed = 0
@@ -237,12 +248,15 @@ def test_an_enemy_march_towards_a_concealing_unit_is_stopped_too() -> None:
 
 
 def _released() -> tuple[GameState, str]:
-    """Fanatic (u3) released 4 in to the side of the goblins, towards the table's left."""
+    """Both Fanatics released to the sides of the goblins (3 + 1 to the left, 2 + 1 to the
+    right); returns the left one."""
     state = marching()
     state, _ = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
                    distance=8.0, mode="march")
     state, events = run(state, 1, [3, 1], type="release_fanatic", unit="u1",
                         point=[34.5, 16.0], facing=90.0)
+    state, _ = run(state, 1, [2, 1], type="release_fanatic", unit="u1",
+                   point=[37.5, 16.0], facing=270.0)
     return state, events[0].payload["unit"]["id"]
 
 

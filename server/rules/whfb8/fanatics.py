@@ -280,6 +280,39 @@ def releasing_charge_refusal(state: GameState) -> tuple[str, str] | None:
     return None
 
 
+def arrival_release(state: GameState, unit_id: str) -> list[Event]:
+    """A unit that arrives (Ambushers, Entombed) within 8 in of an enemy concealing unit, or a
+    concealing unit that arrives within 8 in of an enemy, releases the Fanatics where it
+    stands (seed 003: "or vice versa"; an arrival has no path to stop on)."""
+    mover = units_of(state)[unit_id]
+    table = table_of(state)
+    here = table.units.get(unit_id)
+    if here is None:
+        return []
+    hiders = []
+    for hider, enemy in _watched(state, mover):
+        other = enemy if hider == unit_id else hider
+        if other in table.units and hider not in hiders and (
+            geo.distance(here, table.units[other]).distance <= RELEASE_RANGE_IN
+        ):
+            hiders.append(hider)
+    units = units_of(state)
+    return [
+        Event(
+            "fanatics_revealed",
+            {
+                "unit": hider,
+                "owner": units[hider].owner,
+                "count": concealed_of(state)[hider],
+                "interrupted": unit_id,
+                "text": f"{units[unit_id].name} arrive within 8 in: {units[hider].name} "
+                f"release {concealed_of(state)[hider]} Night Goblin Fanatic(s) (seed 003)",
+            },
+        )
+        for hider in hiders
+    ]
+
+
 @register_folder("fanatics_revealed")
 def _fold_revealed(state: GameState, event: Event) -> GameState:
     p = event.payload

@@ -502,3 +502,27 @@ def test_a_random_move_towards_a_concealing_unit_stops_at_8_in() -> None:
     state, events = run(state, 1, [5, 4], type="random_move", unit="u1", facing=0.0)
     assert [e.type for e in events] == ["unit_moved", "fanatics_revealed"]
     assert events[0].payload["distance"] == pytest.approx(6.0, abs=1e-3)
+
+
+def test_an_arrival_within_8_in_releases_the_fanatics() -> None:
+    """Seed 003: released when "a concealing unit comes to within 8" of the enemy or vice
+    versa" - in any move, an arrival too: a Tomb Swarm emerging (seed 002, a HIT leaves the
+    marker where it was put) within 8 in of concealing goblins releases their Fanatics."""
+    from tests.rules.helpers import Game
+    from tests.rules.whfb8.test_entombed import SWARM, act, of, ready, swarm
+
+    game = Game("whfb8")
+    game.act(1, type="submit_army", units=[SWARM])
+    game.act(2, type="submit_army", units=[HIDING])
+    mine = next(u.id for u in units_of(game.state).values() if u.owner == 1)
+    gob = next(u.id for u in units_of(game.state).values() if u.owner == 2)
+    game.act(1, type="declare_reserve", unit=mine)
+    game.act(2, type="deploy_unit", unit=gob, x=36, y=40, facing=180)
+    ready(game, 3)
+    events = act(game, 1, [1, 2], type="place_entombed_marker", unit=mine, x=36, y=34)
+    placement = of(events, "entombed_marker")["suggested"]
+    events = act(game, 1, type="emerge", unit=swarm(game).id, **placement)
+    assert [e.type for e in events] == ["entombed_emerged", "fanatics_revealed"]
+    assert game.state.extra["fanatic_releases"][0] == {
+        "unit": gob, "left": 2, "owner": 2, "interrupted": mine
+    }

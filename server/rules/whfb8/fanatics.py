@@ -185,47 +185,51 @@ def move_stop(
     state: GameState, unit_id: str, path: Callable[[float], Footprint]
 ) -> tuple[float, list[Event]] | None:
     """Where the move must stop to release Fanatics (seed 003), and the release events.
-    While Fanatics wait to be released nothing else moves (they are released at once)."""
+    While Fanatics wait to be released nothing else moves (they are released at once).
+
+    The same work is done for every move whether or not anything is concealed (every enemy on
+    the table is sampled and every crossing bisected), so not even the time an opponent's
+    move takes depends on the secret; only which crossings count does."""
     refuse_while_releasing(state)
     mover = units_of(state)[unit_id]
-    pairs = _watched(state, mover)
-    if not pairs:
-        return None
     table = table_of(state)
+    units = units_of(state)
+    enemies = [
+        uid for uid, u in units.items()
+        if u.status == "on_table" and u.owner != mover.owner and uid in table.units
+    ]
+    if not enemies:
+        return None
     start = path(0.0)
-    # Pairs already within 8 in when the move began do not "come within" 8 in.
+    # Enemies already within 8 in when the move began do not "come within" 8 in.
+    open_ = [e for e in enemies if geo.distance(start, table.units[e]).distance > RELEASE_RANGE_IN]
+    length = max(start.boundary.hausdorff_distance(path(1.0).boundary), SAMPLE_IN)
+    steps = max(1, math.ceil(length / SAMPLE_IN))
+    brackets: dict[str, tuple[float, float]] = {}
+    for i in range(1, steps + 1):
+        here = path(i / steps)
+        for e in open_:
+            if e not in brackets and geo.distance(here, table.units[e]).distance <= (
+                RELEASE_RANGE_IN
+            ):
+                brackets[e] = ((i - 1) / steps, i / steps)
+    crossings: dict[str, float] = {}
+    for e, (lo, hi) in brackets.items():
+        for _ in range(BISECT_STEPS):
+            mid = (lo + hi) / 2
+            if geo.distance(path(mid), table.units[e]).distance <= RELEASE_RANGE_IN:
+                hi = mid
+            else:
+                lo = mid
+        crossings[e] = hi
     pairs = [
         (hider, enemy)
-        for hider, enemy in pairs
-        if geo.distance(
-            start, table.units[enemy if hider == unit_id else hider]
-        ).distance > RELEASE_RANGE_IN
+        for hider, enemy in _watched(state, mover)
+        if (enemy if hider == unit_id else hider) in crossings
     ]
     if not pairs:
         return None
-    others = {enemy if hider == unit_id else hider for hider, enemy in pairs}
-
-    def nearest(t: float) -> float:
-        here = path(t)
-        return min(geo.distance(here, table.units[other]).distance for other in others)
-    length = max(path(0.0).boundary.hausdorff_distance(path(1.0).boundary), SAMPLE_IN)
-    steps = max(1, math.ceil(length / SAMPLE_IN))
-    lo, hi = 0.0, None
-    for i in range(1, steps + 1):
-        t = i / steps
-        if nearest(t) <= RELEASE_RANGE_IN:
-            hi = t
-            break
-        lo = t
-    if hi is None:
-        return None
-    for _ in range(BISECT_STEPS):
-        mid = (lo + hi) / 2
-        if nearest(mid) <= RELEASE_RANGE_IN:
-            hi = mid
-        else:
-            lo = mid
-    stop = hi
+    stop = min(crossings[enemy if hider == unit_id else hider] for hider, enemy in pairs)
     here = path(stop)
     units = units_of(state)
     releasing: list[str] = []

@@ -527,6 +527,10 @@ def whirl_events(
         log.add(*removal(log.state, moved.id, path.removed))
         if path.other_fanatic is not None and log.unit(path.other_fanatic).status == "on_table":
             log.add(*removal(log.state, path.other_fanatic, "fanatic"))
+    else:
+        # A Fanatic is an enemy unit too: ending within 8 in of the other side's concealing
+        # units releases theirs, where it stands (its whirl is not stopped part-way).
+        log.add(*arrival_release(log.state, moved.id))
     return log.events
 
 

@@ -526,3 +526,20 @@ def test_an_arrival_within_8_in_releases_the_fanatics() -> None:
     assert game.state.extra["fanatic_releases"][0] == {
         "unit": gob, "left": 2, "owner": 2, "interrupted": mine
     }
+
+
+def test_a_fanatic_ending_within_8_in_of_enemy_concealing_goblins_releases_theirs() -> None:
+    """Seed 003 ("or vice versa"): a released Fanatic is an enemy unit of the other side's
+    concealing goblins; 6 + 6 = 12 in brings it within 8 in of them: theirs are released."""
+    state = position([HIDING], [GOBLINS],
+                     {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 30.0, 180.0)}, phase="Movement")
+    state = fold(state, [
+        Event("fanatics_concealed", {"seat": 2, "units": {"u2": 1}}, 2, core.seat_visibility(2)),
+        Event("fanatics_revealed", {"unit": "u1", "owner": 1, "count": 2, "interrupted": "u2"}),
+    ])
+    state, events = run(state, 1, [6, 6], type="release_fanatic", unit="u1",
+                        point=[36.0, 10.0], facing=0.0)
+    assert [e.type for e in events] == ["fanatic_released", "fanatics_revealed"]
+    assert events[1].payload["unit"] == "u2" and events[1].payload["owner"] == 2
+    pending = {r["unit"]: r["left"] for r in state.extra["fanatic_releases"]}
+    assert pending == {"u1": 1, "u2": 1}

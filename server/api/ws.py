@@ -8,6 +8,11 @@ checks seq continuity: it drops batches already sent, and fills a gap from the l
 Every open socket is in the app's `Connections` registry, so a shutdown can `drain` them: let
 the messages being handled finish (an action commits and its `ack` is queued), then close each
 socket with 1012 after the frames queued before it; clients reconnect and resume from their seq.
+
+A spectator of a game with a spectator delay (server/games/delay.py) is welcomed with the state
+at the game's delayed horizon, resumes (`since`) only up to it, then gets each batch when the
+hub's delay queue releases it; its measures and lines of sight are answered on the table as it
+was shown them (previews and ambush options are refused), and it sees no shared measures.
 """
 
 from __future__ import annotations
@@ -34,8 +39,10 @@ from server.api.messages import (
     parse_client_message,
     point_of,
 )
+from server.api.routes.replay import replay_cache, state_at_seq
 from server.config import Settings
-from server.games.service import GameService
+from server.games import delay
+from server.games.service import GameService, LiveGame
 from server.hub import dumps, events_frame
 from server.rules.core import (
     BAD_REQUEST,
@@ -44,6 +51,7 @@ from server.rules.core import (
     RATE_LIMITED,
     TOO_LARGE,
     Event,
+    GameState,
     RuleError,
 )
 
@@ -181,6 +189,13 @@ def origin_allowed(ws: WebSocket, settings: Settings) -> bool:
     return urlsplit(origin).netloc == host
 
 
+def _echoable_ref(ref: Any) -> str | None:
+    """The `ref` an answer may echo: the client's string as sent (a malformed one is refused
+    by the message models with `bad_request`), never a raw value the JSON encoder cannot
+    write back (a non-finite number, a nested object)."""
+    return ref if isinstance(ref, str) else None
+
+
 class Connections(set["Connection"]):
     """The app's open sockets (past the handshake); `draining` once a shutdown has begun."""
 
@@ -221,6 +236,7 @@ class Connection:
         self.settings = settings
         self.game_id = game_id
         self.viewer: int | None = None
+        self.delay_s = 0  # the game's spectator delay, when this socket is a spectator's
         self.sent = -1  # highest seq this socket has been sent (welcome included)
         self.subscribed = False
         self.queue = Outbox()
@@ -419,6 +435,10 @@ class Connection:
         if refused is not None:
             await self._refuse(refused, CLOSE_TRY_LATER)
             return False
+        if self.viewer is None and delay.delay_of(live) > 0:
+            await self._welcome_delayed(live, since)
+            self._presence_changed()
+            return True
         async with live.lock:
             state = live.state
             missed: list[dict[str, Any]] = []
@@ -444,6 +464,58 @@ class Connection:
                 self.send({"type": "events", "events": missed})
         self._presence_changed()
         return True
+
+    async def _welcome_delayed(self, live: LiveGame, since: int | None) -> None:
+        """A spectator of a delayed game: the state at the delay queue's released seq, the
+        events after `since` up to it, then what the queue releases (module text)."""
+        self.delay_s = delay.delay_of(live)
+        async with live.lock:  # (no batch of this game is delivered while the queue starts)
+            feed = await delay.feed_for(self.service, live)
+            feed.joining += 1  # (a spectator leaving meanwhile must not end the queue)
+        seq = feed.released
+        try:
+            state = await state_at_seq(self.service, replay_cache(self.ws.app), live, seq)
+            missed: list[dict[str, Any]] = []
+            if since is not None and since < seq:
+                missed = await self.service.events_since(self.game_id, since, None, until=seq)
+            self.service.hub.subscribe(self.game_id, self)
+            self.subscribed = True
+        finally:
+            feed.joining -= 1
+            if not self.subscribed and not any(
+                w.viewer is None for w in self.service.hub.watchers(self.game_id)
+            ):
+                self.service.hub.delay.untrack(self.game_id)  # (no spectator to feed here)
+        if self.service.metrics is not None:  # metrics hook: open sockets by role
+            self.service.metrics.socket_opened(self.viewer)
+        self.sent = seq
+        self.send(
+            {
+                "type": "welcome",
+                "seat": None,
+                "seq": seq,
+                "state": state.to_json(None),
+                "limits": self.settings.client_limits(),
+                "spectator_delay_s": self.delay_s,
+            }
+        )
+        if missed:
+            self.send({"type": "events", "events": missed})
+        released = feed.released
+        if released > seq:  # released while the state was folded: from the log, in order
+            events = await asyncio.to_thread(
+                self.service.store.events, self.game_id, seq, released
+            )
+            if events:
+                self.offer(events, events_frame(events, None))
+
+    async def delayed_state(self) -> GameState | None:
+        """The table as this socket has been shown it, for a spectator of a delayed game;
+        None for everyone else (who see the live state)."""
+        if self.delay_s <= 0:
+            return None
+        live = await self.service.live(self.game_id)
+        return await state_at_seq(self.service, replay_cache(self.ws.app), live, self.sent)
 
     def _admission(self) -> RuleError | None:
         """Seats and spectators are counted apart: each seat may have a few sockets of its own
@@ -491,7 +563,7 @@ class Connection:
                 return
             if data is None or self.connections.draining:
                 continue  # (draining: not handled; the client retries after it reconnects)
-            kind, ref = data["type"], data.get("ref")
+            kind, ref = data["type"], _echoable_ref(data.get("ref"))
             wait = self.bucket.take()
             if wait:
                 self.error(ref, RuleError(RATE_LIMITED, "slow down", retry_after=round(wait, 3)))
@@ -527,6 +599,7 @@ class Connection:
             raise RuleError(BAD_REQUEST, "already said hello")
         elif msg.type not in QUESTIONS:  # (server/api/routes/questions.py not loaded)
             raise RuleError(BAD_REQUEST, f"{msg.type!r} is not answered by this server")
+
         else:
             answer = await QUESTIONS[msg.type](self, msg)
             if isinstance(msg, MeasureMessage) and msg.share:
@@ -550,8 +623,11 @@ class Connection:
                 "distance": answer.get("distance"),
             }
         )
+        delayed = self.service.hub.delay.feed(self.game_id) is not None
         for watcher in self.service.hub.watchers(self.game_id):
             if isinstance(watcher, Connection) and watcher is not self:
+                if delayed and watcher.viewer is None:
+                    continue  # (a delayed game's spectators see no live measures)
                 watcher.queue.put_nowait(frame)
         return True
 

@@ -313,6 +313,23 @@ class Base(_Model):
         return (width / MM_PER_INCH, depth / MM_PER_INCH)
 
 
+class Points(_Model):
+    """What the unit costs in an army list (issue 17 item 6: Victory Points are counted from
+    it). A ranked unit costs ``unit + per_model x models``; a 40k unit costs its ``tiers``
+    entry for the largest size it reaches (``{5: 80, 6: 160}``: 5 models 80, 6 or more 160).
+    Each datasheet names where its figures come from in ``sources["points"]``."""
+
+    unit: int = Field(default=0, ge=0)
+    per_model: int = Field(default=0, ge=0)
+    tiers: dict[int, int] = Field(default_factory=dict)
+
+    def cost(self, models: int) -> int:
+        if self.tiers:
+            reached = [n for n in self.tiers if n <= models]
+            return self.tiers[max(reached)] if reached else self.tiers[min(self.tiers)]
+        return self.unit + self.per_model * models
+
+
 class ModelCount(_Model):
     """How many models the unit may field: ``min <= default <= max``."""
 
@@ -566,6 +583,9 @@ class Datasheet(_Model):
         description="the unit's own wording of a rule, by rule name, where its page words the "
         "rule differently from the system's rulebook (whfb8 Poisoned Attacks); the rules engine "
         "applies the wording given here",
+    )
+    points: Points | None = Field(
+        default=None, description="the unit's cost; its source in sources['points']"
     )
     sources: dict[str, str] = Field(
         default_factory=dict,

@@ -156,6 +156,45 @@ def _kept_int_faces(roll: Mapping[str, Any]) -> list[int]:
     ]
 
 
+SEQUENCE_EVENT = "attacks_resolved"
+"""An attack sequence recorded as one event (40k): `steps` name their roll by index into
+`rolls` and say what each die needed."""
+SEQUENCE_STEPS = {"hit": "to_hit", "wound": "to_wound", "save": "armour"}
+
+
+def _sequence_luck(
+    e: Event, owners: Mapping[str, int], rows: Mapping[int, Mapping[str, LuckRow]]
+) -> None:
+    """The hit, wound and save rolls of an attack sequence: hits and wounds for the attacker's
+    player, saves for the target's."""
+    p = e.payload
+    rolls = p.get("rolls")
+    if not isinstance(rolls, list):
+        return
+    for step in p.get("steps") or ():
+        if not isinstance(step, Mapping):
+            continue
+        key = SEQUENCE_STEPS.get(str(step.get("step")))
+        index, needed = step.get("roll"), step.get("needed")
+        if key is None or not isinstance(index, int) or not isinstance(needed, int):
+            continue
+        if not 0 <= index < len(rolls) or not isinstance(rolls[index], Mapping):
+            continue
+        roll = rolls[index]
+        try:
+            spec = parse_expression(str(roll.get("expression")))
+        except DiceError:
+            continue
+        if spec.kind != "dice" or spec.net or spec.sides != 6:
+            continue
+        who = owners.get(str(p.get("attacker" if key != "armour" else "target")))
+        if who not in rows:
+            continue
+        faces = _kept_int_faces(roll)
+        hits = sum(1 for f in faces if roll_succeeds(f, needed))
+        rows[who][key].add(e.seq, len(faces), hits, die_success_chance(needed, spec))
+
+
 def dice_luck(
     events: Sequence[Event], state: GameState, viewer: int | None | str = "host"
 ) -> dict[int, list[LuckRow]]:
@@ -169,6 +208,9 @@ def dice_luck(
         if e.seq in undone or (viewer != "host" and not e.visible_to(viewer)):  # type: ignore[arg-type]
             continue
         p = e.payload
+        if e.type == SEQUENCE_EVENT:
+            _sequence_luck(e, owners, rows)
+            continue
         roll = p.get("roll")
         if not isinstance(roll, Mapping) or not isinstance(roll.get("expression"), str):
             continue
@@ -485,6 +527,9 @@ def build_report(
         reason = str(ended.payload.get("reason") or "").replace("_", " ")
         result = (f"Player {winner} wins" if winner in (1, 2) else "A draw") + (
             f" ({reason})." if reason else ".")
+        scored = next((e for e in replay.events if e.type == "game_result"), None)
+        if scored is not None:  # Victory Points and objectives (server/rules/endgame.py)
+            result = f"{scored.payload.get('text')}" + (f" ({reason})." if reason else ".")
     return Report(
         game_id=game_id,
         name=str(final_view.get("name") or ""),

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 from server import dice
 from server.games import archive
+from server.games.delay import MAX_DELAY_S
 from server.games.views import Projections
 from server.hub import LocalHub
 from server.rules import core, questions, table
@@ -131,12 +132,19 @@ class GameService:
     # --- games and seats -----------------------------------------------------------------------
 
     async def create_game(
-        self, system: str, name: str = "", battlefield: Battlefield | None = None
+        self,
+        system: str,
+        name: str = "",
+        battlefield: Battlefield | None = None,
+        spectator_delay_s: int = 0,
     ) -> CreatedGame:
         try:
             game_system = find_system(system)
         except KeyError as exc:
             raise RuleError(BAD_REQUEST, str(exc.args[0]), field="system") from None
+        if not 0 <= spectator_delay_s <= MAX_DELAY_S:
+            raise RuleError(BAD_REQUEST, f"spectator_delay_s is 0..{MAX_DELAY_S} seconds",
+                            field="spectator_delay_s")
         game_id = secrets.token_hex(8)
         seed = secrets.token_bytes(dice.SEED_BYTES)
         invite = new_token()
@@ -148,6 +156,7 @@ class GameService:
             dice_commitment=dice.commitment(seed),
             created_at=datetime.now(UTC),
             invite_hash=token_hash(invite),
+            spectator_delay_s=spectator_delay_s,  # (server/games/delay.py)
         )
         token = new_token()
         first = table.genesis(

@@ -5,6 +5,10 @@ batch to Redis so the other `warfield serve` processes deliver it to their own s
 
 Each batch is encoded once per visibility class (seat 1, seat 2, spectators), and the same
 string is handed to every subscriber of that class: no per-socket JSON encoding.
+
+The spectators of a game with a spectator delay get their frames later: while such a game is
+tracked here (`delay`, server/games/delay.py), its spectator frame goes to the delay queue,
+which releases it to this process's spectators when it is due.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
+from server.games.delay import SpectatorDelay
 from server.rules.core import Event
 
 RemoteHandler = Callable[[str, list[Event]], Awaitable[None]]
@@ -53,6 +58,7 @@ class LocalHub:
     def __init__(self) -> None:
         self._subscribers: dict[str, set[Subscriber]] = defaultdict(set)
         self.on_remote: RemoteHandler | None = None
+        self.delay = SpectatorDelay(self._release_delayed)
 
     def subscribe(self, game_id: str, subscriber: Subscriber) -> None:
         self._subscribers[game_id].add(subscriber)
@@ -63,6 +69,8 @@ class LocalHub:
             subs.discard(subscriber)
             if not subs:
                 del self._subscribers[game_id]
+            if not any(s.viewer is None for s in subs):
+                self.delay.untrack(game_id)  # (no spectator here any more)
 
     def watchers(self, game_id: str) -> list[Subscriber]:
         return list(self._subscribers.get(game_id, ()))
@@ -78,13 +86,28 @@ class LocalHub:
         subs = self._subscribers.get(game_id)
         if not subs or not events:
             return
+        delayed = self.delay.feed(game_id) is not None
         frames: dict[int | None, str] = {}
         for sub in list(subs):
+            if sub.viewer is None and (delayed or getattr(sub, "delay_s", 0) > 0):
+                continue  # (their frame goes through the delay queue below)
             frame = frames.get(sub.viewer)
             if frame is None:
                 patch = patches(sub.viewer) if patches is not None else None
                 frame = frames[sub.viewer] = events_frame(events, sub.viewer, patch)
             sub.offer(events, frame)
+        if delayed:
+            patch = patches(None) if patches is not None else None
+            self.delay.push(game_id, events, events_frame(events, None, patch))
+
+    def _release_delayed(
+        self, game_id: str, events: Sequence[Event], frame: str | None
+    ) -> None:
+        """A delayed batch came due: hand it to this process's spectators of the game."""
+        text = frame if frame is not None else events_frame(events, None)
+        for sub in list(self._subscribers.get(game_id, ())):
+            if sub.viewer is None:
+                sub.offer(events, text)
 
     async def publish(
         self, game_id: str, events: Sequence[Event], patches: PatchSource | None = None
@@ -96,7 +119,7 @@ class LocalHub:
         return None
 
     async def stop(self) -> None:
-        return None
+        await self.delay.stop()
 
     async def ping(self) -> None:
         return None

@@ -290,6 +290,7 @@ class RedisHub(LocalHub):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks = []
+        await self.delay.stop()
         self.connected.clear()
         if self._client is not None:
             with contextlib.suppress(Exception):

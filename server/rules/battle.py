@@ -32,6 +32,7 @@ from server.rules.core import (
     register_projector,
 )
 from server.rules.core import DEPLOYMENT as DEPLOYMENT
+from server.rules.endgame import result_events
 from server.rules.systems import find_system
 
 TurnStartHook = Callable[[GameState, DiceStream], list[Event]]
@@ -193,12 +194,10 @@ def end_phase(state: GameState, seat: int, action: EndPhase, dice: DiceStream) -
         )
         after = fold_all(state, [ended])
         hooks = [h for s, h in _GAME_END if s == state.system]
-        return [
-            *closing,
-            ended,
-            *_run_hooks(after, hooks, dice),
-            Event("game_ended", {"reason": "last turn played", "winner": None}),
-        ]
+        last = _run_hooks(after, hooks, dice)
+        # The result (Victory Points, objectives; a game-end hook may declare the winner, 40k:
+        # most VP) and `game_ended`: server/rules/endgame.py.
+        return [*closing, ended, *last, *result_events(fold_all(after, last), "last turn played")]
     ended = Event("phase_ended", {"ended": phase, **nxt}, actor=seat)
     events = [*closing, ended]
     began = fold_all(state, [ended])

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import shapely
@@ -58,7 +59,6 @@ from server.rules.units import (
     _set,
     _unit,
     _with_unit,
-    datasheet_of,
     is_ranked,
     phase_moves,
     require_in_sight,
@@ -76,11 +76,11 @@ class DeclareCharge(ActionModel):
     target: str
 
 
-def charge_roll_expression(state: GameState, sheet: Datasheet) -> tuple[str, int]:
+def charge_roll_expression(state: GameState, sheets: Sequence[Datasheet]) -> tuple[str, int]:
     """The dice of a charge and what is added to them, as the system says (t9a 2D6 + Advance
-    Rate, FACTS.md decision; whfb8 M + 2D6; 40k 2D6; Swiftstride in t9a and whfb8 rolls
-    Maximised, 3D6 keep 2)."""
-    return variant_of(state.system).charge_roll(sheet)
+    Rate, FACTS.md decision; whfb8 M + 2D6; 40k 2D6; a unit entirely with Swiftstride in t9a
+    and whfb8 rolls Maximised, 3D6 keep 2). `sheets`: every model kind of the unit."""
+    return variant_of(state.system).unit_charge_roll(sheets)
 
 
 def contact_placement(charger: Footprint, target: Footprint) -> tuple[Placement, Arc]:
@@ -291,8 +291,7 @@ def charge_result(
     aligned to the target's facing, else the charge fails and the unit stays. A fleeing target
     reached by the charge is destroyed (`fleeing_unit_caught`); one that fled off the table
     cannot be reached (the range is still rolled, as the rules roll every charge)."""
-    sheet = datasheet_of(state, unit)
-    expression, bonus = charge_roll_expression(state, sheet)
+    expression, bonus = charge_roll_expression(state, sheets_of(state, unit))
     roll = dice.roll(expression)
     reach = (roll.total or 0) + bonus
     table = table_of(state)

@@ -43,7 +43,6 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from server import geometry as geo
-from server.data import Datasheet
 from server.dice import DiceStream
 from server.geometry import movement
 from server.geometry.footprint import Footprint, footprint, placement_for_centre
@@ -64,9 +63,10 @@ from server.rules.units import (
     _set,
     _unit,
     _with_unit,
-    datasheet_of,
+    containing,
+    entirely,
     is_ranked,
-    load_catalog,
+    sheets_of,
     table_of,
     unit_from_json,
     units_of,
@@ -80,24 +80,6 @@ CHARGE_REACTION = "Flee! (Charge Reaction)"
 
 
 # --- which rules the unit has -------------------------------------------------------------------
-
-
-def sheets_of(state: GameState, unit: Unit) -> list[Datasheet]:
-    """The datasheets of every model kind in the unit: its own and its joined characters'."""
-    catalog = load_catalog()
-    return [datasheet_of(state, unit)] + [
-        catalog.get(state.system, c.datasheet) for c in unit.characters
-    ]
-
-
-def containing(state: GameState, unit: Unit, rule: str) -> bool:
-    """"A unit containing <rule>": some model of it has the rule."""
-    return any(s.has_rule(rule) for s in sheets_of(state, unit))
-
-
-def entirely(state: GameState, unit: Unit, rule: str) -> bool:
-    """"A unit entirely with <rule>": every model of it has the rule."""
-    return all(s.has_rule(rule) for s in sheets_of(state, unit))
 
 
 def ranked_rules(state: GameState) -> RankedRules:

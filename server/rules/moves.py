@@ -34,7 +34,7 @@ from server.rules.core import (
     register_folder,
 )
 from server.rules.flee import sheets_of
-from server.rules.systems import MOVEMENT_PHASE, has_model_moves, variant_of
+from server.rules.systems import MOVEMENT_PHASE, RankedRules, has_model_moves, variant_of
 from server.rules.units import (
     Coord,
     Facing,
@@ -93,6 +93,44 @@ def _reform_to(
     return dataclasses.replace(placed, swept=swept, distance=moved)
 
 
+def _require_reform_files(ranked: RankedRules, unit: Unit, files: int) -> None:
+    """A Reform changes the number of files by at most the system's limit (t9a: 3)."""
+    most = ranked.reform_files_change()
+    before = unit.files or 1
+    if most is not None and abs(files - before) > most:
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{unit.name} has {before} files; a Reform changes that by at most {most}",
+            rule="Reform",
+            files=files,
+        )
+
+
+def _require_reform_centre(
+    ranked: RankedRules, unit: Unit, light: bool, shift: float, mobility: float
+) -> None:
+    """The unit's centre may travel only as far as the system allows in a Reform (t9a: half
+    Mobility; a unit entirely with Light Troops twice its Mobility, seed 000)."""
+    most = ranked.reform_centre_limit(mobility, light)
+    if most is None:
+        if not light:
+            raise RuleError(
+                ILLEGAL_MOVE,
+                f"{unit.name} reforms around its centre; only Light Troops move it",
+                rule="Reform",
+            )
+        most = ranked.reform_allowance(mobility, light)
+    if shift > most + 1e-9:
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{unit.name}'s centre would travel {shift:.2f} in; a Reform allows {most:g} in",
+            # Light Troops: the centre's limit is the models' own (twice Mobility).
+            rule="Move Distance" if light else "Reform",
+            distance=round(shift, 3),
+            allowance=most,
+        )
+
+
 def check_unit_move(
     state: GameState, seat: int, action: MoveUnit
 ) -> tuple[Unit, movement.MoveResult, dict[str, Any]]:
@@ -122,8 +160,7 @@ def check_unit_move(
         raise RuleError(
             ILLEGAL_MOVE, f"{unit.name} has reformed; that was its whole move", rule="Reform"
         )
-    sheet = datasheet_of(state, unit)
-    light = sheet.has_rule("Light Troops")
+    light = ranked.light_reform(sheets_of(state, unit))  # entirely (issue 17 item 1)
     limit = allowance(state, unit, mode)
     used = float(done.get("used", 0.0))
     table = table_of(state)
@@ -137,10 +174,10 @@ def check_unit_move(
         result = movement.move_straight(table, unit.id, action.distance, ignore=passable)
     elif action.manoeuvre == "backward":
         result = movement.move_straight(table, unit.id, -abs(action.distance), ignore=passable)
-        cost = ranked.manoeuvre_cost(action.manoeuvre, light)
+        cost = ranked.manoeuvre_cost(action.manoeuvre)
     elif action.manoeuvre == "sideways":
         result = movement.move_straight(table, unit.id, 0.0, action.distance, ignore=passable)
-        cost = ranked.manoeuvre_cost(action.manoeuvre, light)
+        cost = ranked.manoeuvre_cost(action.manoeuvre)
     elif action.manoeuvre == "wheel":
         result = movement.wheel(table, unit.id, action.degrees, ignore=passable)
     elif action.manoeuvre == "pivot":
@@ -151,20 +188,15 @@ def check_unit_move(
         start = table.units[unit.id]
         assert start.placement is not None
         files = action.files or unit.files or 1
+        _require_reform_files(ranked, unit, files)
         facing = start.placement.facing if action.facing is None else action.facing
         if action.centre is not None:
-            centre_rule = ranked.centre_reform_rule
-            if centre_rule is None or not sheet.has_rule(centre_rule):
-                raise RuleError(
-                    ILLEGAL_MOVE,
-                    f"{unit.name} reforms around its centre; only Light Troops move it",
-                    rule="Reform",
-                )
-            centre = (float(action.centre[0]), float(action.centre[1]))
-            result = _reform_to(table, unit.id, files, facing, centre)
-            shift = math.dist(centre, start.centre)
             mobility = allowance(state, unit, "advance")
-            if shift > mobility + 1e-9:
+            centre = (float(action.centre[0]), float(action.centre[1]))
+            shift = math.dist(centre, start.centre)
+            _require_reform_centre(ranked, unit, light, shift, mobility)
+            result = _reform_to(table, unit.id, files, facing, centre)
+            if light and shift > mobility + 1e-9:
                 reform_march = round(shift, 3)
         else:
             result = movement.reform(table, unit.id, files, facing)

@@ -15,7 +15,7 @@ from server.geometry import movement
 from server.geometry.kinds import Height, TerrainKind
 from server.geometry.table import Battlefield as GeoBattlefield
 from server.geometry.table import Terrain, outline_problem
-from server.rules.battle import battle_started_event, other
+from server.rules.battle import battle_started_event, other, phase_start_events
 from server.rules.core import (
     ACTIVE,
     BAD_REQUEST,
@@ -28,6 +28,7 @@ from server.rules.core import (
     GameState,
     RuleError,
     When,
+    fold_all,
     register_action,
     register_folder,
 )
@@ -43,8 +44,10 @@ from server.rules.units import (
     _set,
     _unit,
     _with_unit,
+    containing,
     datasheet_of,
     deployment_zone,
+    entirely,
     footprint_of,
     grid_positions,
     is_ranked,
@@ -289,9 +292,16 @@ def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStrea
 @register_folder("army_submitted")
 def _fold_army_submitted(state: GameState, event: Event) -> GameState:
     units = dict(units_of(state))
+    # What each unit was mustered with (Victory Points are counted from it: endgame.py).
+    mustered = dict(state.extra.get("mustered", {}))
     for raw in event.payload["units"]:
         units[raw["id"]] = unit_from_json({**raw, "status": "undeployed"})
-    state = _set(state, units=units, armies=(*state.extra.get("armies", ()), event.payload["seat"]))
+        mustered[raw["id"]] = {
+            "models": raw["models"],
+            "characters": [c["datasheet"] for c in raw.get("characters", ())],
+        }
+    state = _set(state, units=units, armies=(*state.extra.get("armies", ()), event.payload["seat"]),
+                 mustered=mustered)
     return dataclasses.replace(state, next_id=state.next_id + len(event.payload["units"]))
 
 
@@ -303,8 +313,12 @@ def _fold_deployment_started(state: GameState, event: Event) -> GameState:
 # --- deployment ---------------------------------------------------------------------------------
 
 
-def _after_deploying(state: GameState, seat: int, unit_id: str) -> list[Event]:
-    """Whose turn it is to deploy next, or the start of the battle when nobody has units left."""
+def _after_deploying(
+    state: GameState, seat: int, unit_id: str, dice: DiceStream
+) -> list[Event]:
+    """Whose turn it is to deploy next, or the start of the battle when nobody has units left
+    (with whatever the system's rules do as its first phase starts: 40k's first Command
+    phase). `state` already holds the unit just deployed."""
     left = {
         s: [
             u
@@ -317,7 +331,8 @@ def _after_deploying(state: GameState, seat: int, unit_id: str) -> list[Event]:
         return [Event("deploying", {"deploying": other(seat)})]
     if left[seat]:
         return [Event("deploying", {"deploying": seat})]
-    return [battle_started_event(state)]
+    started = battle_started_event(state)
+    return [started, *phase_start_events(fold_all(state, [started]), dice)]
 
 
 def _undeployed(state: GameState, seat: int, unit_id: str) -> Unit:
@@ -377,10 +392,8 @@ def deploy_unit(state: GameState, seat: int, action: DeployUnit, dice: DiceStrea
             rule="Deployment Zone",
             obstacle=None,
         )
-    return [
-        Event("unit_deployed", {"unit": placed.to_json()}, actor=seat),
-        *_after_deploying(state, seat, unit.id),
-    ]
+    deployed = Event("unit_deployed", {"unit": placed.to_json()}, actor=seat)
+    return [deployed, *_after_deploying(fold_all(state, [deployed]), seat, unit.id, dice)]
 
 
 class DeclareReserve(ActionModel):
@@ -398,29 +411,32 @@ def declare_reserve(
     """Keep a unit off the table (Ambush, Ambushers, Entombed); its arrival follows its rule."""
     unit = _undeployed(state, seat, action.unit)
     sheet = datasheet_of(state, unit)
-    allowed = [r for r in reserve_rules(state.system) if sheet.has_rule(r)]
+    # Seed 000, Ambush: "any unit entirely with Ambush": every model, joined characters too.
+    allowed = [r for r in reserve_rules(state.system) if entirely(state, unit, r)]
     if not allowed:
+        partly = [r for r in reserve_rules(state.system) if containing(state, unit, r)]
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{unit.name} has no rule that lets it stay off the table",
-            rule="Deployment",
+            f"{unit.name} is not entirely with {partly[0]}: every model, joined characters "
+            "included, must have it to stay off the table"
+            if partly
+            else f"{unit.name} has no rule that lets it stay off the table",
+            rule=partly[0] if partly else "Deployment",
             needs=list(reserve_rules(state.system)),
         )
     placed = dataclasses.replace(unit, status=action.mode)
-    return [
-        Event(
-            "unit_deployed",
-            {
-                "unit": placed.to_json(),
-                "rule": allowed[0],
-                "text": f"{unit.name} stays off the table, in "
-                + ("Ambush" if action.mode == "ambush" else "reserve")
-                + f" ({sheet.rule(allowed[0]).printed})",  # type: ignore[union-attr]
-            },
-            actor=seat,
-        ),
-        *_after_deploying(state, seat, unit.id),
-    ]
+    deployed = Event(
+        "unit_deployed",
+        {
+            "unit": placed.to_json(),
+            "rule": allowed[0],
+            "text": f"{unit.name} stays off the table, in "
+            + ("Ambush" if action.mode == "ambush" else "reserve")
+            + f" ({sheet.rule(allowed[0]).printed})",  # type: ignore[union-attr]
+        },
+        actor=seat,
+    )
+    return [deployed, *_after_deploying(fold_all(state, [deployed]), seat, unit.id, dice)]
 
 
 @register_folder("unit_deployed")

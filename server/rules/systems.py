@@ -21,6 +21,7 @@ from server.rules.core import Battlefield, Event, GameState, Phases
 
 if TYPE_CHECKING:
     from server.geometry.footprint import Footprint
+    from server.rules.endgame import GameResult
     from server.rules.rankandflank.system import RankAndFlankRules
 
 
@@ -45,10 +46,21 @@ REACTION_NAMES = {"hold": "Hold", "flee": "Flee!", "stand_and_shoot": "Stand and
 """Every Charge Reaction the engine knows, in the order they are offered."""
 
 
-def _swiftstride(sheets: Sequence[Datasheet]) -> tuple[str, str | None]:
+def entirely_with(sheets: Sequence[Datasheet], rule: str) -> bool:
+    """"Entirely with <rule>" (seed 000): every model kind of the unit (`sheets`, joined
+    characters included) has the rule. The one judgement; `units.entirely` reads a unit's."""
+    return bool(sheets) and all(s.has_rule(rule) for s in sheets)
+
+
+def containing_rule(sheets: Sequence[Datasheet], rule: str) -> bool:
+    """"Containing <rule>" (seed 000): some model kind of the unit has the rule."""
+    return any(s.has_rule(rule) for s in sheets)
+
+
+def swiftstride_roll(sheets: Sequence[Datasheet]) -> tuple[str, str | None]:
     """2D6; a unit entirely with Swiftstride rolls Maximised (t9a seed 000; whfb8 3D6 keep the
     highest two, FACTS.md: the same dice expression)."""
-    if sheets and all(s.has_rule("Swiftstride") for s in sheets):
+    if entirely_with(sheets, "Swiftstride"):
         return "2D6 maximised x1", "Swiftstride"
     return "2D6", None
 
@@ -82,11 +94,11 @@ class RankedRules(ABC):
 
     def flee_roll(self, sheets: Sequence[Datasheet]) -> tuple[str, str | None]:
         """The Flee Distance dice and the rule that changed them."""
-        return _swiftstride(sheets)
+        return swiftstride_roll(sheets)
 
     def pursue_roll(self, sheets: Sequence[Datasheet]) -> tuple[str, str | None]:
         """The Pursue Distance dice and the rule that changed them."""
-        return _swiftstride(sheets)
+        return swiftstride_roll(sheets)
 
     def flee_refusal(
         self, name: str, sheets: Sequence[Datasheet], markers: Sequence[str]
@@ -102,14 +114,30 @@ class RankedRules(ABC):
         Move at all, else None (whfb8: Undead without My Will Be Done or Sworn Bodyguard)."""
         return None
 
-    def manoeuvre_cost(self, manoeuvre: str, light: bool) -> float:
+    def manoeuvre_cost(self, manoeuvre: str) -> float:
         """How many inches of the allowance one inch of `manoeuvre` costs: backward and
-        sideways moves double (Light Troops: not)."""
-        return 1.0 if light or manoeuvre not in ("backward", "sideways") else 2.0
+        sideways moves double, for every unit (t9a seed 000, Light Troops: "this rule has no
+        effect on other Move Manoeuvres"; the page wins over FACTS.md's older summary)."""
+        return 2.0 if manoeuvre in ("backward", "sideways") else 1.0
+
+    def light_reform(self, sheets: Sequence[Datasheet]) -> bool:
+        """Does the unit (every model kind, `sheets`) reform as `centre_reform_rule` says? Only
+        a unit entirely with the rule (seed 000, Light Troops)."""
+        rule = self.centre_reform_rule
+        return rule is not None and entirely_with(sheets, rule)
 
     def reform_allowance(self, allowance: float, light: bool) -> float:
-        """How far the models of a Reform may move, from the unit's move allowance."""
+        """How far any one model of a Reform may move, from the unit's move allowance."""
         return allowance
+
+    def reform_centre_limit(self, allowance: float, light: bool) -> float | None:
+        """How far the unit's centre may travel in a Reform (None: it stays where it is, unless
+        the unit is `light`, when it may go as far as `reform_allowance`)."""
+        return None
+
+    def reform_files_change(self) -> int | None:
+        """How many files a Reform may add or remove (None: any number)."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -134,7 +162,18 @@ class Variant(ABC):
 
     @abstractmethod
     def charge_roll(self, sheet: Datasheet) -> tuple[str, int]:
-        """The dice of a charge range and what is added to them."""
+        """The dice of a charge range and what is added to them, for one model kind."""
+
+    def unit_charge_roll(self, sheets: Sequence[Datasheet]) -> tuple[str, int]:
+        """The charge roll of a unit whose model kinds are `sheets` (rank-and-file first):
+        by default its first model kind's."""
+        return self.charge_roll(sheets[0])
+
+    def game_result(self, state: GameState, conceded_by: int | None) -> GameResult | None:
+        """The finished game's result (Victory Points, objectives, winner), or None when the
+        system does not score its games (server/rules/endgame.py); `conceded_by`: the seat
+        that conceded, if the game ends that way."""
+        return None
 
     def army_secrets(
         self, state: GameState, seat: int, concealed: Mapping[str, Mapping[str, int]]
@@ -176,7 +215,8 @@ class Variant(ABC):
 
     def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
         """(rule, why) when the unit may not declare a charge now for a rule of the system's
-        own (whfb8: a Vanguard move before a first turn its side takes); None: it may."""
+        own (whfb8: a Vanguard move before a first turn its side takes; 40k: it Advanced without
+        a rule letting it charge, or it is in Engagement Range); None: it may."""
         return None
 
     def charge_target_refusal(self, state: GameState, target_id: str) -> tuple[str, str] | None:

@@ -30,6 +30,7 @@ from server.geometry.kinds import Height
 from server.geometry.los import LineOfSight, line_of_sight
 from server.geometry.table import Battlefield as GeoBattlefield
 from server.geometry.table import Table, Terrain
+from server.rules import automation
 from server.rules.battle import (
     BATTLE,
     DEPLOYMENT,
@@ -47,7 +48,7 @@ from server.rules.core import (
     register_projector,
 )
 from server.rules.markers import TIGHTENED
-from server.rules.systems import find_system, variant_of
+from server.rules.systems import containing_rule, entirely_with, find_system, variant_of
 
 MAX_BATTLEFIELD_IN = 240.0
 """The longest table side a game may be created with (`POST /api/games`, `battlefield`)."""
@@ -180,6 +181,30 @@ def _with_unit(state: GameState, unit: Unit) -> GameState:
 
 def datasheet_of(state: GameState, unit: Unit) -> Datasheet:
     return load_catalog().get(state.system, unit.datasheet)
+
+
+# --- which rules the unit has (issue 17 item 1: one judgement for every rule) ---------------------
+
+
+def sheets_of(state: GameState, unit: Unit) -> list[Datasheet]:
+    """The datasheets of every model of the unit: its rank-and-file (while any remain, or when
+    it has nothing else) then its joined characters'. The one list every "containing" and
+    "entirely" judgement reads (flee, charge, moves, reserves, the rank-and-flank battle)."""
+    catalog = load_catalog()
+    keep = unit.models > 0 or not unit.characters
+    found = [catalog.get(state.system, unit.datasheet)] if keep else []
+    return found + [catalog.get(state.system, c.datasheet) for c in unit.characters]
+
+
+def containing(state: GameState, unit: Unit, rule: str) -> bool:
+    """"A unit containing <rule>" (seed 000, e.g. Fearless): some model of it has the rule."""
+    return containing_rule(sheets_of(state, unit), rule)
+
+
+def entirely(state: GameState, unit: Unit, rule: str) -> bool:
+    """"A unit entirely with <rule>" (seed 000: Ambush, Light Troops, Swiftstride, Supernal):
+    every model of it, joined characters included, has the rule."""
+    return entirely_with(sheets_of(state, unit), rule)
 
 
 def unit_from_json(raw: Mapping[str, Any]) -> Unit:
@@ -457,8 +482,9 @@ def unit_view(state: GameState, unit: Unit) -> dict[str, Any]:
     fp = footprint_of(state, unit)
     out["footprint"] = None if fp is None else fp.to_geojson()
     out["rules"] = [r.printed for r in sheet.special_rules]
-    out["not_automated"] = load_catalog().not_automated(state.system, unit.datasheet)
-    out["partly_automated"] = load_catalog().partly_automated(state.system, unit.datasheet)
+    # The marks come from the handlers the code declares (server/rules/automation.py).
+    out["not_automated"] = automation.not_automated(state.system, unit.datasheet)
+    out["partly_automated"] = automation.partly_automated(state.system, unit.datasheet)
     out["moved"] = dict(phase_moves(state).get(unit.id, {}))
     out["engaged_with"] = state.extra.get("engaged", {}).get(unit.id)
     return out

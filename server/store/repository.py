@@ -57,6 +57,8 @@ class GameRecord:
     # SHA-256 of the invite secret that claims seat 2; None for a game made before migration
     # 0002 (or imported without one), whose free seat needs no invite.
     invite_hash: str | None = field(default=None, repr=False)
+    # Seconds spectators are kept behind the players (0: none); see server/games/delay.py.
+    spectator_delay_s: int = 0
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,11 @@ GAME_ENDED = "game_ended"  # server/rules/endgame.py (the store does not import 
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def _utc(moment: datetime) -> datetime:
+    """A stored time in UTC (SQLite gives it back without its zone)."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def _actor_to_db(actor: int | str) -> str:
@@ -213,6 +220,7 @@ class EventStore:
                 dice_commitment=record.dice_commitment,
                 created_at=record.created_at,
                 invite_hash=record.invite_hash,
+                spectator_delay_s=record.spectator_delay_s,
             )
         )
 
@@ -314,6 +322,7 @@ class EventStore:
             dice_commitment=row.dice_commitment,
             created_at=row.created_at,
             invite_hash=row.invite_hash,
+            spectator_delay_s=int(row.spectator_delay_s or 0),
         )
 
     def list_games(self, limit: int = 100) -> list[GameRecord]:
@@ -330,6 +339,7 @@ class EventStore:
                 r.dice_commitment,
                 r.created_at,
                 r.invite_hash,
+                int(r.spectator_delay_s or 0),
             )
             for r in rows
         ]
@@ -350,6 +360,47 @@ class EventStore:
         return [
             Event(r.type, r.payload, _actor_from_db(r.actor), r.visibility, r.seq) for r in rows
         ]
+
+    def timed_events(
+        self, game_id: str, since: int = 0, until: int | None = None
+    ) -> list[tuple[Event, datetime]]:
+        """`events` with each one's commit time (`created_at`, in UTC)."""
+        query = (
+            sa.select(
+                events.c.seq, events.c.type, events.c.actor, events.c.visibility,
+                events.c.payload, events.c.created_at,
+            )
+            .where(events.c.game_id == game_id, events.c.seq > since)
+            .order_by(events.c.seq)
+        )
+        if until is not None:
+            query = query.where(events.c.seq <= until)
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).all()
+        return [
+            (
+                Event(r.type, r.payload, _actor_from_db(r.actor), r.visibility, r.seq),
+                _utc(r.created_at),
+            )
+            for r in rows
+        ]
+
+    def visible_seq(self, game_id: str, cutoff: datetime) -> int:
+        """The last seq committed at or before `cutoff`, and never less than the events the
+        game was created with (one transaction: they share the first `created_at`); 0 for a
+        game without events. What a delayed spectator may see (server/games/delay.py)."""
+        first = (
+            sa.select(sa.func.min(events.c.created_at))
+            .where(events.c.game_id == game_id)
+            .scalar_subquery()
+        )
+        query = sa.select(sa.func.max(events.c.seq)).where(
+            events.c.game_id == game_id,
+            sa.or_(events.c.created_at <= cutoff, events.c.created_at <= first),
+        )
+        with self.engine.connect() as conn:
+            value = conn.execute(query).scalar()
+        return int(value or 0)
 
     def last_seq(self, game_id: str) -> int:
         with self.engine.connect() as conn:

@@ -19,6 +19,8 @@ games = sa.Table(
     # SHA-256 of the invite secret that claims seat 2 (migration 0002); NULL for games made
     # before it, whose seat 2 anyone may claim (see the migration's docstring).
     sa.Column("invite_hash", sa.String(64), nullable=True),
+    # Seconds spectators are kept behind the game (migration 0003; 0: none).
+    sa.Column("spectator_delay_s", sa.Integer, nullable=False, server_default="0"),
 )
 
 seats = sa.Table(

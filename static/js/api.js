@@ -40,9 +40,12 @@ async function call(path, opts = {}) {
 /** @param {string} id */
 const game = (id) => `/api/games/${encodeURIComponent(id)}`;
 
-/** @param {string} system @param {string} [name] */
-export const createGame = (system, name) =>
-  call('/api/games', { method: 'POST', body: name ? { system, name } : { system } });
+/** @param {string} system @param {string} [name] @param {number} [spectatorDelay] seconds */
+export const createGame = (system, name, spectatorDelay) =>
+  call('/api/games', {
+    method: 'POST',
+    body: { system, ...(name ? { name } : {}), ...(spectatorDelay ? { spectator_delay_s: spectatorDelay } : {}) },
+  });
 
 /**
  * Claim seat 2 with the game's invite secret (from the invite link's fragment).

@@ -116,6 +116,23 @@ def test_an_unknown_message_type_is_refused_naming_the_known_ones(client: TestCl
         )
 
 
+@pytest.mark.parametrize("ref", ["NaN", "Infinity", "1e400", "[1, {}]", "{\"a\": 1}"])
+def test_a_ref_that_is_not_a_string_is_refused_and_never_echoed(
+    client: TestClient, ref: str
+) -> None:
+    """A `ref` the JSON decoder reads as a non-finite number, a list or an object is refused
+    with `bad_request` naming `ref`, and the answer does not echo it (the encoder writes no
+    NaN); the socket carries on."""
+    game = new_game(client)
+    with client.websocket_connect(f"/ws/games/{game['id']}") as ws:
+        _hello(ws, game["token"])
+        ws.send_text('{"type": "ping", "ref": ' + ref + '}')
+        error = receive_until(ws, "error")
+        assert error["code"] == "bad_request" and error["details"]["field"] == "ref"
+        assert error["ref"] is None
+        assert _answer(ws, {"type": "ping"})["type"] == "pong"
+
+
 @pytest.mark.parametrize(
     ("question", "body"),
     [

@@ -125,3 +125,21 @@ def test_a_report_has_one_picture_per_turn_played() -> None:
 def test_no_dice_means_no_luck_rows_filled() -> None:
     rows = dice_luck([], GameState())
     assert all(r.trials == 0 for seat in rows.values() for r in seat)
+
+
+def test_40k_attack_sequences_count_in_the_luck_chart() -> None:
+    """Issue 16 with issue 20: the hit, wound and save rolls of a 40k attack sequence
+    (`attacks_resolved`) count like the rank-and-flank attack steps: hits and wounds for the
+    shooter's player, saves for the target's."""
+    from server.games.report import dice_luck
+    from tests.rules.wh40k10.game import deployed, scripted, to_phase
+
+    state = to_phase(deployed(), 2, "Shooting")
+    faces = [6] * 4 + [1] * 6 + [5] * 4 + [1] * 4  # 4 hits of 10, 4 wounds of 4, 4 failed saves
+    state, events, _ = scripted(state, 2, faces, type="shoot_weapons", unit="u2",
+                                weapons=[{"weapon": "Bolt rifle", "target": "u1"}])
+    luck = {seat: {r.category: r for r in rows} for seat, rows in dice_luck(events, state).items()}
+    assert (luck[2]["to_hit"].trials, luck[2]["to_hit"].successes) == (10, 4)
+    assert (luck[2]["to_wound"].trials, luck[2]["to_wound"].successes) == (4, 4)
+    assert (luck[1]["armour"].trials, luck[1]["armour"].successes) == (4, 0)
+    assert abs(luck[2]["to_hit"].expected - 10 * 5 / 6) < 1e-9  # Heavy: 2+

@@ -79,6 +79,7 @@ KNOWN: dict[str, Any] = {
     "facing": 0.0, "point": [0.0, 10.0], "positions": [[10.0, 10.0]],
     "points": [[1.0, 1.0], [5.0, 1.0], [3.0, 4.0]], "dice": "D6", "text": "a note",
     "spell": "Fireball", "units": [{"datasheet": "citizen-spears", "models": 10}],
+    "weapons": [{"weapon": "Bolt rifle", "target": "u2"}],
 }
 
 

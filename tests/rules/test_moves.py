@@ -40,13 +40,15 @@ def test_backward_and_sideways_moves_cost_double() -> None:
     )
 
 
-def test_light_troops_move_backward_and_sideways_at_full_rate() -> None:
-    """t9a Light Troops (seed 000, the Mageblight Gremlins): no double cost."""
+def test_light_troops_move_backward_and_sideways_at_double_cost() -> None:
+    """t9a Light Troops (seed 000, the Mageblight Gremlins): "this rule has no effect on other
+    Move Manoeuvres", so backward and sideways cost double as for any unit (issue 17 item 2;
+    this test read the older FACTS.md summary, full rate, before)."""
     game = battle("t9a", [{"datasheet": "mageblight-gremlin", "models": 3}],
                   [{"datasheet": "citizen-spears", "models": 20, "files": 5}])
     game.to_phase(1, "Movement")
-    assert _move(game, "backward", distance=2)["used"] == 2.0
-    assert _move(game, "sideways", distance=2)["used"] == 4.0
+    assert _move(game, "backward", distance=1)["used"] == 2.0
+    assert _move(game, "sideways", distance=1)["used"] == 4.0
 
 
 def test_a_march_is_twice_the_rate_and_only_forward_and_wheels() -> None:
@@ -89,7 +91,7 @@ def test_a_reform_is_the_whole_move() -> None:
 
 
 @pytest.mark.parametrize(("system", "sheet", "allowance"), [
-    ("t9a", "citizen-spears", 2.5),  # t9a/variant.py: half the Advance Rate (not Light Troops)
+    ("t9a", "citizen-spears", 10.0),  # t9a/variant.py: a model moves up to twice its Mobility
     ("whfb8", "empire-halberdiers", 4.0),  # whfb8: up to M
 ])
 def test_the_reform_allowance_is_the_systems(system: str, sheet: str, allowance: float) -> None:
@@ -100,17 +102,18 @@ def test_the_reform_allowance_is_the_systems(system: str, sheet: str, allowance:
     assert (moved["used"], moved["allowance"]) == (0.0, allowance)
 
 
-def test_a_t9a_about_face_reform_is_beyond_half_the_advance_rate() -> None:
-    """Citizen Spears (Advance Rate 5) turning round by a Reform move their models 3.9 in: more
-    than the 2.5 in a t9a Reform allows; the refusal says both."""
+def test_a_t9a_about_face_reform_is_within_twice_the_advance_rate() -> None:
+    """Citizen Spears (Advance Rate 5) turning round by a Reform move their models 3.9 in:
+    within the 10 in a 2nd-edition Reform allows a model (issue 17 item 3; this test encoded the
+    old half-Advance-Rate cap, 2.5 in, before); 12 files is more than 3 files' change."""
     block = [{"datasheet": "citizen-spears", "models": 20, "files": 5}]
     game = battle("t9a", block, block)
     game.to_phase(1, "Movement")
-    err = game.refused(1, type="move_unit", unit="u1", manoeuvre="reform", files=5, facing=180)
-    assert (err.code, err.details["rule"], err.details["allowance"]) == (
-        "illegal_move", "Move Distance", 2.5
-    )
-    assert err.details["distance"] == pytest.approx(3.937, abs=1e-3)
+    err = game.refused(1, type="move_unit", unit="u1", manoeuvre="reform", files=9, facing=180)
+    assert (err.code, err.details["rule"]) == ("illegal_move", "Reform")
+    moved = _move(game, "reform", files=5, facing=180)
+    assert moved["allowance"] == 10.0
+    assert moved["used"] == pytest.approx(3.937, abs=1e-3)
 
 
 def _boyz() -> Game:

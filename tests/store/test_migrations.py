@@ -72,3 +72,18 @@ def test_games_made_before_invites_survive_migration_0002_without_an_invite(
     assert store.load_game("old").invite_hash == "cd" * 32  # type: ignore[union-attr]
     assert store.set_invite_hash("missing", "cd" * 32) is False
     engine.dispose()
+
+
+def test_games_made_before_migration_0003_have_no_spectator_delay(empty_database: str) -> None:
+    """Issue 20 item 4: `games.spectator_delay_s` arrives with 0 for the games already there."""
+    engine = make_engine(empty_database)
+    _migrate_to(engine, "0002")
+    with engine.begin() as conn:
+        conn.execute(sa.text(
+            "INSERT INTO games (id, system, name, dice_seed, dice_commitment, created_at) "
+            "VALUES ('old', 't9a', 'Old game', :seed, :commitment, :now)"),
+            {"seed": "01" * 32, "commitment": "ab" * 32, "now": datetime.now(UTC)})
+    upgrade(engine)
+    record = EventStore(engine).load_game("old")
+    assert record is not None and record.spectator_delay_s == 0
+    engine.dispose()

@@ -1,4 +1,8 @@
-"""REST: create and join games, read a game as a viewer may see it, read its events."""
+"""REST: create and join games, read a game as a viewer may see it, read its events.
+
+A spectator (no token) of a game with a spectator delay reads the game as it was `delay`
+seconds ago: the state and events up to its horizon (server/games/delay.py), never newer.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from server.api.deps import GameId, ServiceDep, ViewerDep
 from server.api.errors import error_responses
 from server.api.messages import MAX_SEQ, ActionIn
+from server.api.routes.replay import ReplaysDep, state_at_seq
+from server.games import delay
+from server.games.delay import MAX_DELAY_S
 from server.rules.core import Battlefield
 
 router = APIRouter(prefix="/api/games", tags=["games"])
@@ -27,6 +34,13 @@ class GameCreate(BaseModel):
     system: Literal["t9a", "whfb8", "wh40k10"]
     name: str | None = Field(default=None, max_length=200)
     battlefield: BattlefieldIn | None = None
+    spectator_delay_s: int = Field(
+        default=0,
+        ge=0,
+        le=MAX_DELAY_S,
+        description="Seconds spectators are kept behind the players (0..3600; 0: live). "
+        "Players are unaffected.",
+    )
 
 
 class GameCreated(BaseModel):
@@ -62,6 +76,9 @@ class GameView(BaseModel):
     system: str
     seq: int
     state: dict[str, Any]
+    spectator_delay_s: int = Field(
+        default=0, description="Seconds spectators are kept behind (0: live)"
+    )
 
 
 class WireEvent(BaseModel):
@@ -86,7 +103,9 @@ async def create_game(body: GameCreate, service: ServiceDep) -> GameCreated:
     battlefield = (
         Battlefield(body.battlefield.width, body.battlefield.depth) if body.battlefield else None
     )
-    created = await service.create_game(body.system, body.name or "", battlefield)
+    created = await service.create_game(
+        body.system, body.name or "", battlefield, body.spectator_delay_s
+    )
     return GameCreated(
         id=created.id,
         system=created.system,
@@ -113,9 +132,21 @@ async def claim_seat(
 
 
 @router.get("/{game_id}", response_model=GameView, responses=error_responses(400, 401, 404))
-async def read_game(game_id: GameId, service: ServiceDep, viewer: ViewerDep) -> GameView:
-    """The game as this viewer may see it (a seat's token shows that seat's secrets)."""
-    return GameView(**await service.view(game_id, viewer))
+async def read_game(
+    game_id: GameId, service: ServiceDep, viewer: ViewerDep, cache: ReplaysDep
+) -> GameView:
+    """The game as this viewer may see it (a seat's token shows that seat's secrets); a
+    spectator of a delayed game sees it as it was `spectator_delay_s` ago."""
+    live = await service.live(game_id)
+    delay_s = delay.delay_of(live)
+    if viewer is None and delay_s > 0:
+        seq = await delay.horizon(service, live)
+        state = await state_at_seq(service, cache, live, seq)
+        return GameView(
+            id=game_id, system=live.state.system, seq=seq,
+            state=state.to_json(None), spectator_delay_s=delay_s,
+        )
+    return GameView(**await service.view(game_id, viewer), spectator_delay_s=delay_s)
 
 
 @router.get("/{game_id}/events", response_model=EventList, responses=error_responses(400, 401, 404))
@@ -125,8 +156,16 @@ async def read_events(
     viewer: ViewerDep,
     since: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0,
 ) -> EventList:
-    """The game's events after `since`, as this viewer may see them."""
-    events = await service.events_since(game_id, since, viewer)
+    """The game's events after `since`, as this viewer may see them (a spectator of a
+    delayed game: only those committed `spectator_delay_s` ago)."""
+    until = None
+    if viewer is None:
+        live = await service.live(game_id)
+        if delay.delay_of(live) > 0:
+            until = await delay.horizon(service, live)
+            if since >= until:
+                return EventList(events=[])
+    events = await service.events_since(game_id, since, viewer, until)
     return EventList(events=[WireEvent(**e) for e in events])
 
 

@@ -15,12 +15,14 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel
+from starlette.types import ASGIApp
 
 from server.api.deps import ServiceDep, TokenDep
 from server.api.errors import error_responses
+from server.games import delay
 from server.games.replay import Replay, timeline
 from server.games.service import GameService, LiveGame
-from server.rules.core import BAD_REQUEST, FORBIDDEN, RuleError
+from server.rules.core import BAD_REQUEST, FORBIDDEN, GameState, RuleError
 
 router = APIRouter(prefix="/api/games", tags=["replay"])
 GameId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
@@ -66,11 +68,25 @@ def _same_game(replay: Replay, live: LiveGame) -> bool:
     )
 
 
-def replays(request: Request) -> ReplayCache:
-    cache: ReplayCache | None = getattr(request.app.state, "replays", None)
+def replay_cache(app: ASGIApp) -> ReplayCache:
+    """The app's `ReplayCache` (REST and the websocket share it)."""
+    state: Any = app.state  # type: ignore[attr-defined]
+    cache: ReplayCache | None = getattr(state, "replays", None)
     if cache is None:
-        cache = request.app.state.replays = ReplayCache()
+        cache = state.replays = ReplayCache()
     return cache
+
+
+def replays(request: Request) -> ReplayCache:
+    return replay_cache(request.app)
+
+
+async def state_at_seq(
+    service: GameService, cache: ReplayCache, live: LiveGame, seq: int
+) -> GameState:
+    """`core.replay(log[:seq])` from the game's replay checkpoints (a spectator's delayed view)."""
+    replay = await cache.of(service, live)
+    return await asyncio.to_thread(replay.state_at, min(seq, replay.seq))
 
 
 ReplaysDep = Annotated[ReplayCache, Depends(replays)]
@@ -79,7 +95,8 @@ ReplaysDep = Annotated[ReplayCache, Depends(replays)]
 async def replay_for(
     service: GameService, cache: ReplayCache, game_id: str, token: str | None
 ) -> tuple[int | None, LiveGame, Replay]:
-    """The viewer, the live game and its replay up to now; a spectator only once it is over."""
+    """The viewer, the live game and its replay up to now; a spectator only once it is over
+    (and, in a game with a spectator delay, once its whole log is older than the delay)."""
     viewer = await service.authenticate(game_id, token)
     live = await service.live(game_id)
     if viewer is None and not live.state.over:
@@ -88,7 +105,16 @@ async def replay_for(
             "a running game can be replayed by its players only; spectators can replay it "
             "once it is over",
         )
-    return viewer, live, await cache.of(service, live)
+    visible = await delay.horizon(service, live) if viewer is None else None
+    replay = await cache.of(service, live)
+    if visible is not None and visible < replay.seq:
+        raise RuleError(
+            FORBIDDEN,
+            f"this game keeps spectators {delay.delay_of(live)} s behind; its end can be "
+            "replayed by spectators once the delay has passed",
+            delay_s=delay.delay_of(live),
+        )
+    return viewer, live, replay
 
 
 class ReplayState(BaseModel):

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 
 from server.api.errors import error_responses
+from server.rules.automation import rule_marks
 from server.rules.core import NOT_FOUND, RuleError
 from server.rules.systems import SYSTEMS, find_system
 
@@ -30,6 +31,11 @@ async def list_systems() -> dict[str, Any]:
     }
 
 
+def _marks(mark: dict[str, Any]) -> dict[str, Any]:
+    return {"automated": mark["automated"], "automation": mark["automation"],
+            "notes": mark["notes"]}
+
+
 @router.get("/{system_id}/datasheets", responses=error_responses(404))
 async def list_datasheets(system_id: str) -> dict[str, Any]:
     """The system's datasheets and its special rules (each marked automated or not)."""
@@ -40,8 +46,13 @@ async def list_datasheets(system_id: str) -> dict[str, Any]:
     from server.data import load_catalog
 
     catalog = load_catalog()
+    marks = rule_marks(system_id)
     return {
         "system": system_id,
         "datasheets": [d.model_dump(mode="json") for d in catalog.datasheets(system_id)],
-        "rules": [r.model_dump(mode="json") for r in catalog.rules(system_id)],
+        # automated / partly / not as the code's handlers declare (server/rules/automation.py).
+        "rules": [
+            {**r.model_dump(mode="json"), **_marks(marks[r.name])}
+            for r in catalog.rules(system_id)
+        ],
     }

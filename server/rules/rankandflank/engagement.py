@@ -30,6 +30,7 @@ from server.geometry.footprint import Footprint
 from server.geometry.kinds import Arc
 from server.rules.core import GameState
 from server.rules.units import Unit, footprint_of, units_of
+from server.rules.units import sheets_of as sheets_of  # the one list (units.py), re-exported
 
 FLEEING = "fleeing"
 STANDARD = "standard"
@@ -67,12 +68,6 @@ def sheet(state: GameState, datasheet: str) -> Datasheet:
 
 def rank_and_file_sheet(state: GameState, unit: Unit) -> Datasheet:
     return sheet(state, unit.datasheet)
-
-
-def sheets_of(state: GameState, unit: Unit) -> list[Datasheet]:
-    """The datasheets of every model of the unit: rank-and-file (if any) then attachable."""
-    found = [sheet(state, unit.datasheet)] if unit.models > 0 else []
-    return found + [sheet(state, c.datasheet) for c in unit.characters]
 
 
 def standing(state: GameState, unit: Unit) -> Footprint | None:

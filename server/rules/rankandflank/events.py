@@ -15,11 +15,21 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from server.data import Datasheet
 from server.rules.core import Event, GameState, fold, fold_all, register_folder
 from server.rules.flee import flee_events
-from server.rules.rankandflank.attacks import Outcome, Pool, Roller, allocate, plural
+from server.rules.rankandflank.attacks import (
+    Modifier,
+    Outcome,
+    Pool,
+    Roller,
+    allocate,
+    plural,
+    resolve,
+)
 from server.rules.rankandflank.engagement import (
     FLEEING,
     engaged_map,
@@ -71,6 +81,59 @@ def step_events(outcome: Outcome, unit: Unit, target: Unit, **extra: Any) -> lis
         )
         for step in outcome.steps
     ]
+
+
+def health_pools(state: GameState, unit: Unit) -> list[tuple[Datasheet, int]]:
+    """The Health Pools attacks on `unit` go to, in order, each with the Health Points it has
+    left: the rank-and-file (while any remain), then each attachable model."""
+    rules = rank_and_flank_of(state)
+    out: list[tuple[Datasheet, int]] = []
+    if unit.models > 0:
+        rf = rank_and_file_sheet(state, unit)
+        out.append((rf, unit.models * rules.wounds(rf) - unit.damage))
+    for c in unit.characters:
+        ds = sheet(state, c.datasheet)
+        out.append((ds, rules.wounds(ds) - c.damage))
+    return out
+
+
+def resolve_on_pools(
+    state: GameState,
+    target: Unit,
+    strike: Any,
+    guard_for: Callable[[Datasheet], Any],
+    dice: Roller,
+    modifiers: Iterable[Modifier] = (),
+    taken: int = 0,
+) -> tuple[list[Outcome], int]:
+    """Roll `strike` against the first Health Pool of `target` (its rank-and-file) with that
+    pool's own profile (`guard_for(sheet)`); the attacks whose unsaved wounds the pool cannot
+    take (less `taken`, losses already due this step) spill onto the next pool, a joined
+    character, and are rolled against that character's own profile (Defensive Skill,
+    Resilience, armour, Aegis, Health Points), and so on (issue 17 item 5; seed 000,
+    Supernal: losses go to the rank-and-file until none remain, then to Attachable Models;
+    docs/rules-decisions.md "Attacks spilling onto a joined character"). Returns the outcomes
+    and the losses they cause on the unit."""
+    mods = list(modifiers)
+    pools = health_pools(state, target)
+    outcomes: list[Outcome] = []
+    losses = 0
+    for i, (ds, left) in enumerate(pools):
+        if taken >= left and i < len(pools) - 1:
+            taken -= left
+            continue
+        left = max(0, left - taken)
+        taken = 0
+        outcome = resolve(rank_and_flank_of(state), strike, guard_for(ds), dice, mods)
+        outcomes.append(outcome)
+        last = i == len(pools) - 1
+        spill = outcome.unsaved - left
+        if spill <= 0 or last:
+            losses += outcome.unsaved
+            break
+        losses += left
+        strike = dataclasses.replace(strike, attacks=min(spill, strike.attacks))
+    return outcomes, losses
 
 
 def pool_of(state: GameState, unit: Unit, rules: RankAndFlankRules) -> Pool:

@@ -36,11 +36,13 @@ every event carries a `text` the client shows as it is.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import Field
 
+from server.data import Datasheet
 from server.dice import DiceStream
 from server.geometry.arcs import arc_of_unit
 from server.geometry.kinds import Arc
@@ -57,7 +59,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
-from server.rules.rankandflank.attacks import Roller, plural, resolve, times_models
+from server.rules.rankandflank.attacks import Roller, plural, times_models
 from server.rules.rankandflank.break_test import break_test, panic_tests
 from server.rules.rankandflank.combat_result import combat_score, proper_ranks, result, score_text
 from server.rules.rankandflank.engagement import (
@@ -72,7 +74,7 @@ from server.rules.rankandflank.engagement import (
     sheet,
     standing,
 )
-from server.rules.rankandflank.events import Log, losses_events, step_events
+from server.rules.rankandflank.events import Log, losses_events, resolve_on_pools, step_events
 from server.rules.rankandflank.system import (
     MELEE_PHASE,
     rank_and_flank_of,
@@ -105,6 +107,15 @@ def guard(state: GameState, target: Unit, *, parry: bool, charged: bool = False)
     else:
         ds = sheet(state, target.characters[0].datasheet)
     return rank_and_flank_of(state).guard(ds, parry=parry, charged=charged)
+
+
+def _pool_guard(
+    state: GameState, target: Unit, ds: Datasheet, *, parry: bool, charged: bool
+) -> Any:
+    """The guard of one Health Pool of `target` (its rank-and-file or a joined character,
+    `ds`) in this round: `parry` for melee attacks from the front."""
+    rules = rank_and_flank_of(state)
+    return rules.guard_in_round(state, target, rules.guard(ds, parry=parry, charged=charged))
 
 
 def strikers(state: GameState, combat: list[str]) -> list[Striker]:
@@ -272,14 +283,19 @@ def resolve_combat(
             fp, efp = standing(snapshot, attacker), standing(snapshot, target)
             from_front = fp is not None and efp is not None and Arc.FRONT in arc_of_unit(efp, fp)
             charged = charged_this_round(snapshot, target.id)
-            against = rules.guard_in_round(
-                snapshot, target, guard(snapshot, target, parry=from_front, charged=charged)
+            outcomes, losses = resolve_on_pools(
+                snapshot,
+                target,
+                strike,
+                functools.partial(_pool_guard, snapshot, target, parry=from_front, charged=charged),
+                dice,
+                taken=pending.get(target.id, 0),
             )
-            outcome = resolve(rules, strike, against, dice)
             shown = rules.strike_order_value(step)
-            log.add(*step_events(outcome, attacker, target, **{order.lower(): shown}))
-            if outcome.unsaved:
-                pending[target.id] = pending.get(target.id, 0) + outcome.unsaved
+            for outcome in outcomes:
+                log.add(*step_events(outcome, attacker, target, **{order.lower(): shown}))
+            if losses:
+                pending[target.id] = pending.get(target.id, 0) + losses
         for target_id, losses in pending.items():
             target = log.unit(target_id)
             events, applied = losses_events(

@@ -46,7 +46,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
-from server.rules.rankandflank.attacks import Modifier, Roller, plural, resolve, times_models
+from server.rules.rankandflank.attacks import Modifier, Roller, plural, times_models
 from server.rules.rankandflank.break_test import heavy_casualties, panic_tests
 from server.rules.rankandflank.engagement import (
     active,
@@ -54,8 +54,7 @@ from server.rules.rankandflank.engagement import (
     rank_and_file_sheet,
     sheets_of,
 )
-from server.rules.rankandflank.events import Log, losses_events, step_events
-from server.rules.rankandflank.melee import guard
+from server.rules.rankandflank.events import Log, losses_events, resolve_on_pools, step_events
 from server.rules.rankandflank.system import (
     SHOOTING_PHASE,
     rank_and_flank_of,
@@ -211,9 +210,13 @@ def volley(
             actor=actor,
         )
     )
-    outcome = resolve(rules, strike, guard(state, target, parry=False), dice, modifiers)
-    log.add(*step_events(outcome, unit, target))
-    events, _ = losses_events(log.state, log.unit(target.id), outcome.unsaved, cause="shooting")
+    outcomes, losses = resolve_on_pools(
+        state, target, strike, lambda ds: rules.guard(ds, parry=False, charged=False), dice,
+        modifiers,
+    )
+    for outcome in outcomes:
+        log.add(*step_events(outcome, unit, target))
+    events, _ = losses_events(log.state, log.unit(target.id), losses, cause="shooting")
     log.add(*events)
     if log.unit(target.id).status == "destroyed":
         where = table.units[target.id]

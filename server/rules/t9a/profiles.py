@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from server.data import Datasheet, load_catalog
 from server.data.schema import T9AModelPart, T9AProfile
+from server.rules.systems import containing_rule, entirely_with
 from server.rules.t9a.attacks import (
     AEGIS,
     DISTRACTING,
@@ -221,9 +222,10 @@ def discipline(sheets: Iterable[Datasheet]) -> int:
 
 
 def entirely(rule: str, sheets: Iterable[Datasheet]) -> bool:
-    found = list(sheets)
-    return bool(found) and all(s.has_rule(rule) for s in found)
+    """The one "entirely" judgement (server.rules.systems.entirely_with)."""
+    return entirely_with(list(sheets), rule)
 
 
 def containing(rule: str, sheets: Iterable[Datasheet]) -> bool:
-    return any(s.has_rule(rule) for s in sheets)
+    """The one "containing" judgement (server.rules.systems.containing_rule)."""
+    return containing_rule(list(sheets), rule)

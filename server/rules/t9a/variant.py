@@ -14,8 +14,15 @@ from server.data import Datasheet
 from server.geometry.constants import SKIRMISH_GAP_T9A_IN
 from server.geometry.frame import Placement
 from server.rules.core import GameState
+from server.rules.endgame import GameResult
 from server.rules.markers import SHAKEN
-from server.rules.systems import RankedRules, Variant
+from server.rules.systems import (
+    RankedRules,
+    Variant,
+    containing_rule,
+    entirely_with,
+    swiftstride_roll,
+)
 
 
 def _global(sheet: Datasheet) -> Any:
@@ -34,9 +41,9 @@ class NinthAgeRanked(RankedRules):
         """Fearless (seed 000): a unit containing Fearless cannot choose Flee! unless it is
         already Shaken or the entire unit has Feigned Flight."""
         if (
-            any(s.has_rule("Fearless") for s in sheets)
+            containing_rule(sheets, "Fearless")
             and SHAKEN not in markers
-            and not all(s.has_rule("Feigned Flight") for s in sheets)
+            and not entirely_with(sheets, "Feigned Flight")
         ):
             return (
                 "Fearless",
@@ -46,8 +53,19 @@ class NinthAgeRanked(RankedRules):
         return None
 
     def reform_allowance(self, allowance: float, light: bool) -> float:
-        """A Reform moves the models up to half the Advance Rate (Light Troops: twice it)."""
+        """No single model of a Reform moves further than twice its Mobility (the 2nd-edition
+        Reform Move; docs/rules-decisions.md "Reform"). Mobility is the Advance Rate."""
+        return allowance * 2.0
+
+    def reform_centre_limit(self, allowance: float, light: bool) -> float | None:
+        """The centre of a reforming unit travels at most half its Mobility; a unit entirely
+        with Light Troops up to twice its Mobility (seed 000, Light Troops: "instead of the
+        normal half Mobility")."""
         return allowance * (2.0 if light else 0.5)
+
+    def reform_files_change(self) -> int | None:
+        """A Reform changes the number of files by at most 3 (the 2nd-edition Reform Move)."""
+        return 3
 
 
 @dataclass(frozen=True)
@@ -61,6 +79,18 @@ class NinthAge(Variant):
         """2D6 + Advance Rate (FACTS.md decision); Swiftstride rolls Maximised (3D6 keep 2)."""
         swift = sheet.has_rule("Swiftstride")
         return ("2D6 maximised x1" if swift else "2D6"), _global(sheet).advance_rate
+
+    def unit_charge_roll(self, sheets: Sequence[Datasheet]) -> tuple[str, int]:
+        """2D6 + the rank-and-file's Advance Rate; Maximised only for a unit entirely with
+        Swiftstride (seed 000: "units entirely with Swiftstride"), as for its flee roll."""
+        return swiftstride_roll(sheets)[0], _global(sheets[0]).advance_rate
+
+    def game_result(self, state: GameState, conceded_by: int | None) -> GameResult | None:
+        """Victory Points, the Secondary Objective and Draw / Win / Massacre (the 2nd-edition
+        simplified rules for determining the winner: server/rules/t9a/results.py)."""
+        from server.rules.t9a.results import game_result
+
+        return game_result(state, conceded_by)
 
     def ambush_options(
         self,

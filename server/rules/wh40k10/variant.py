@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from server.data import Datasheet
+from server.rules.core import GameState
 from server.rules.systems import Variant
 
 CHARGE_DECLARE_IN = 12.0
@@ -21,6 +22,35 @@ class Warhammer40k(Variant):
     def charge_roll(self, sheet: Datasheet) -> tuple[str, int]:
         """2D6, nothing added."""
         return "2D6", 0
+
+    def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
+        """A unit within Engagement Range of an enemy may not declare a charge (10th-edition
+        core rules, docs/rules-decisions.md); a unit that Advanced this turn may not charge
+        (FACTS.md, the core loop), unless its army's Waaagh! is active and it has the ability
+        (seed 004, Waaagh!)."""
+        from server.rules.units import turn_moves, units_of
+        from server.rules.wh40k10.army import engaged_with, has_waaagh, sheets, waaagh_active
+        from server.rules.wh40k10.fall_back import fell_back_this_turn
+
+        if engaged_with(state, units_of(state)[unit_id]):
+            return (
+                "Charge",
+                f"{units_of(state)[unit_id].name} is within Engagement Range of an enemy unit "
+                "and cannot declare a charge",
+            )
+        if unit_id in fell_back_this_turn(state):
+            return ("Fall Back", f"{units_of(state)[unit_id].name} Fell Back this turn and "
+                    "cannot declare a charge")
+        if not turn_moves(state).get(unit_id, {}).get("advanced"):
+            return None
+        unit = units_of(state)[unit_id]
+        if waaagh_active(state, unit.owner) and all(has_waaagh(s) for s in sheets(unit)):
+            return None
+        return (
+            "Advance",
+            f"{unit.name} Advanced this turn and cannot declare a charge"
+            + (" (a Waaagh! would allow it)" if all(has_waaagh(s) for s in sheets(unit)) else ""),
+        )
 
 
 VARIANT = Warhammer40k(

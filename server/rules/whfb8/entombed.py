@@ -57,20 +57,24 @@ from server.geometry.emergence import (
 )
 from server.geometry.formation import RankedFormation, layout
 from server.geometry.frame import Placement
-from server.rules.battle import on_game_end, on_phase_end, on_phase_start, require_phase
+from server.rules.battle import on_game_end, on_phase_end, on_phase_start
 from server.rules.core import (
+    ACTIVE,
     BAD_REQUEST,
+    BATTLE,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
     ActionModel,
     Event,
     GameState,
     RuleError,
+    When,
     fold_all,
     register_action,
     register_folder,
     register_projector,
 )
+from server.rules.systems import MOVEMENT_PHASE
 from server.rules.units import (
     Coord,
     Facing,
@@ -194,7 +198,6 @@ class PlaceEntombedMarker(ActionModel):
 
 
 def _ready_unit(state: GameState, seat: int, unit_id: str, what: str) -> Unit:
-    require_phase(state, seat, ("Movement",), what)
     unit = _unit(state, unit_id, seat)
     if unit.status != "ambush" or READY not in unit.markers:
         raise RuleError(
@@ -323,7 +326,13 @@ def _mishap(
     return Event("entombed_mishap", payload)
 
 
-@register_action("place_entombed_marker", PlaceEntombedMarker, systems=[SYSTEM])
+@register_action(
+    "place_entombed_marker",
+    PlaceEntombedMarker,
+    systems=[SYSTEM],
+    when=[When(BATTLE, ACTIVE, MOVEMENT_PHASE)],
+    doing="placing the marker of a unit Entombed Beneath the Sands",
+)
 def place_entombed_marker(
     state: GameState, seat: int, action: PlaceEntombedMarker, dice: DiceStream
 ) -> list[Event]:
@@ -469,7 +478,13 @@ class Emerge(ActionModel):
     edge: Literal["south", "east", "north", "west"] | None = None
 
 
-@register_action("emerge", Emerge, systems=[SYSTEM])
+@register_action(
+    "emerge",
+    Emerge,
+    systems=[SYSTEM],
+    when=[When(BATTLE, ACTIVE, MOVEMENT_PHASE)],
+    doing="bringing a unit onto the table",
+)
 def emerge(state: GameState, seat: int, action: Emerge, dice: DiceStream) -> list[Event]:
     """Place the unit: touching its marker, in base contact with the enemy the marker is
     under (charging), or from the table edge of its Mishap (or, for Ambushers, its owner's

@@ -820,7 +820,7 @@ def _releases_first(state: GameState, dice: DiceStream) -> list[Event]:
 
 
 @on_phase_end(SYSTEM)
-def _lost(state: GameState, dice: DiceStream) -> list[Event]:
+def lost_fanatics(state: GameState, dice: DiceStream) -> list[Event]:
     """Concealing units that fled or were destroyed lose their hidden Fanatics (seed 003)."""
     units = units_of(state)
     out = []

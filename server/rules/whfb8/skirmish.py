@@ -37,15 +37,18 @@ from server.geometry.paths import (
     shortest_lengths,
     shortest_path,
 )
-from server.rules.battle import TURN_START_HOOKS, on_phase_end, require_phase
+from server.rules.battle import TURN_START_HOOKS, on_phase_end
 from server.rules.core import (
+    ACTIVE,
     BAD_REQUEST,
+    BATTLE,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
     ActionModel,
     Event,
     GameState,
     RuleError,
+    When,
     fold_all,
     register_action,
     register_folder,
@@ -53,7 +56,7 @@ from server.rules.core import (
 from server.rules.flee import sheets_of
 from server.rules.markers import FEIGNED_FLIGHT, FLEEING, TIGHTENED
 from server.rules.moves import allowance
-from server.rules.systems import variant_of
+from server.rules.systems import MOVEMENT_PHASE, variant_of
 from server.rules.units import (
     Coord,
     Facing,
@@ -105,13 +108,18 @@ def model_paths(
     return model_assignment(lengths, limit), lengths, grown, end_fp
 
 
-@register_action("skirmish_move", SkirmishMove, systems=[SYSTEM])
+@register_action(
+    "skirmish_move",
+    SkirmishMove,
+    systems=[SYSTEM],
+    when=[When(BATTLE, ACTIVE, MOVEMENT_PHASE)],
+    doing="moving",
+)
 def skirmish_move(
     state: GameState, seat: int, action: SkirmishMove, dice: DiceStream
 ) -> list[Event]:
     """A whfb8 Skirmishers unit's whole move: any loose formation every model reaches within
     its allowance, around units and Impassable Terrain."""
-    require_phase(state, seat, ("Movement",), "moving")
     unit = _unit(state, action.unit, seat)
     if unit.status != "on_table":
         raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")

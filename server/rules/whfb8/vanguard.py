@@ -25,14 +25,17 @@ from server.dice import DiceStream
 from server.geometry import movement
 from server.geometry.frame import Placement
 from server.geometry.measure import distance
-from server.rules.battle import BATTLE, require_stage
+from server.rules.battle import BATTLE
 from server.rules.core import (
+    EITHER,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
     ActionModel,
     Event,
     GameState,
+    Phases,
     RuleError,
+    When,
     register_action,
     register_folder,
 )
@@ -91,12 +94,18 @@ class VanguardMove(ActionModel):
     files: int | None = Field(default=None, ge=1, le=50)
 
 
-@register_action("vanguard_move", VanguardMove, systems=["whfb8"])
+@register_action(
+    "vanguard_move",
+    VanguardMove,
+    systems=["whfb8"],
+    # Before the first turn: the first player's Start phase of turn 1, by either player.
+    when=[When(BATTLE, EITHER, Phases.named("Start"))],
+    doing="making a Vanguard move",
+)
 def vanguard_move(
     state: GameState, seat: int, action: VanguardMove, dice: DiceStream
 ) -> list[Event]:
     """A Vanguard move before the first turn (see the module text)."""
-    require_stage(state, BATTLE)
     x = state.extra
     first = int(x.get("first_player", 1))
     if (x.get("turn"), x.get("active_player"), x.get("phase"), x.get("player_turn")) != (

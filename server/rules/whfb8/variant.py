@@ -12,7 +12,8 @@ from server.data import Datasheet
 from server.geometry.constants import SKIRMISH_GAP_WHFB8_IN
 from server.geometry.footprint import Footprint
 from server.rules.core import Event, GameState
-from server.rules.systems import RankedRules, Variant
+from server.rules.endgame import GameResult
+from server.rules.systems import RankedRules, Variant, swiftstride_roll
 
 CANNOT_FLEE = ("Undead", "Unstable", "Unbreakable")
 """Rules whose units may only Hold or Stand and Shoot (seed 002: Unstable units are
@@ -88,6 +89,17 @@ class Warhammer(Variant):
         """M + 2D6 (FACTS.md); Swiftstride: 3D6 keep the highest two."""
         swift = sheet.has_rule("Swiftstride")
         return ("2D6 maximised x1" if swift else "2D6"), _movement(sheet)
+
+    def unit_charge_roll(self, sheets: Sequence[Datasheet]) -> tuple[str, int]:
+        """M + 2D6; Swiftstride only when every model of the unit has it (as its flee roll)."""
+        return swiftstride_roll(sheets)[0], _movement(sheets[0])
+
+    def game_result(self, state: GameState, conceded_by: int | None) -> GameResult | None:
+        """Victory Points for units dead or fled (FACTS.md) and the winner by 100 or more
+        (server/rules/whfb8/results.py)."""
+        from server.rules.whfb8.results import game_result
+
+        return game_result(state, conceded_by)
 
     def army_secrets(
         self, state: GameState, seat: int, concealed: Mapping[str, Mapping[str, int]]

@@ -3,6 +3,7 @@
 
 import { Tool } from './handler.js';
 import { errorText } from '../format.js';
+import { isForty, shootAction } from '../ui/forty.js';
 
 /** @typedef {import('../types.js').Pt} Pt */
 /** @typedef {import('../types.js').Action} Action */
@@ -45,8 +46,9 @@ export class ShootTool extends Tool {
     if (!target || target.owner === t.store.seat) return t.toast('Shoot: click an enemy unit.', 'info');
     t.setMode('idle');
     /** @type {Action} */
-    const action = { type: 'shoot', unit: unit.id, target: target.id };
+    let action = { type: 'shoot', unit: unit.id, target: target.id };
     if (this.weapon) action.weapon = this.weapon;
+    if (isForty(t.store.state)) action = shootAction(t.store.state, unit.id, target.id, this.weapon);
     try {
       await t.conn.act(action);
     } catch (err) {

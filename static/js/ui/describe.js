@@ -33,6 +33,9 @@ const WORDS = {
   phase_ended: (p, ev) =>
     p.phase ? `${who(ev.actor)} ended the ${p.ended} phase; now turn ${p.turn}, Player ${p.active_player}, ${p.phase}` : `${who(ev.actor)} ended the ${p.ended} phase`,
   game_ended: (p) => `Game over (${p.reason})${p.winner ? `: Player ${p.winner} wins` : ''}`,
+  game_result: (p) => `Result: ${p.text}`,
+  secondary_objective_chosen: (p) => p.text,
+  objective_counter: (p) => p.text,
   dice_revealed: () => 'The dice seed was revealed: every roll can now be verified',
   terrain_placed: (p) => `Terrain placed${p.label ? `: ${p.label}` : ''}`,
   army_submitted: (p) => `Player ${p.seat} submitted an army of ${Array.isArray(p.units) ? p.units.length : '?'} units`,

@@ -28,11 +28,16 @@ export async function showLobby(root) {
   const system = /** @type {HTMLSelectElement} */ (h('select', { name: 'system', required: true },
     FALLBACK_SYSTEMS.map((s) => h('option', { value: s.id }, s.name))));
   const name = /** @type {HTMLInputElement} */ (h('input', { name: 'name', placeholder: 'Friday night battle', maxlength: 200 }));
+  // Spectators watch this far behind the players (the server holds their events back).
+  const delay = /** @type {HTMLSelectElement} */ (h('select', { name: 'spectator_delay_s' },
+    [['0', 'None (live)'], ['30', '30 seconds'], ['120', '2 minutes'], ['300', '5 minutes'],
+      ['900', '15 minutes']].map(([value, label]) => h('option', { value }, label))));
   const result = h('div', { class: 'created', 'aria-live': 'polite' });
   const submit = /** @type {HTMLButtonElement} */ (h('button', { type: 'submit', class: 'primary' }, 'Create game'));
   const form = h('form', { class: 'create', onsubmit: (/** @type {Event} */ e) => create(e) },
     h('label', null, h('span', null, 'Game system'), system),
     h('label', null, h('span', null, 'Name'), name),
+    h('label', null, h('span', null, 'Spectator delay'), delay),
     submit);
 
   replace(root, h('main', { class: 'lobby' },
@@ -50,7 +55,7 @@ export async function showLobby(root) {
     e.preventDefault();
     submit.disabled = true;
     try {
-      const game = await createGame(system.value, name.value.trim() || undefined);
+      const game = await createGame(system.value, name.value.trim() || undefined, Number(delay.value));
       saveSeat(safeStorage(), game.id, { seat: 1, token: game.token, invite: game.invite });
       const links = gameLinks(location.origin, game.id, game.token, game.invite);
       replace(result,

@@ -7,6 +7,7 @@ import { h, replace } from './dom.js';
 import { REACTION_NAMES, proposalWords } from './order-words.js';
 import { errorText, unitName } from '../format.js';
 import { reportGroups, renderReport } from './report.js';
+import { fortyOrders, isForty } from './forty.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -232,6 +233,24 @@ export function unitActions(unit, table) {
   const staged = g?.proposal && g.id === unit.id && g.phase === 'staged';
   const shoot = table.tools.shoot;
   const buttons = [];
+  const forty = fortyOrders(unit, st, store.seat);
+  if (isForty(st) && forty.shoot) {
+    // 40k: every ranged weapon (Pistols while engaged) unless one is picked
+    buttons.push(h('select', {
+      class: 'weapon', 'aria-label': 'Weapon',
+      onchange: (/** @type {Event} */ e) => { shoot.weapon = /** @type {HTMLSelectElement} */ (e.target).value || undefined; },
+    }, h('option', { value: '' }, 'All weapons'), forty.weapons.map((w) => h('option', { value: w, selected: w === shoot.weapon }, w))));
+    buttons.push(h('button', {
+      type: 'button', id: 'shoot', class: table.mode === 'shoot' ? 'active' : '',
+      onclick: () => table.setMode(table.mode === 'shoot' ? 'idle' : 'shoot'),
+    }, 'Shoot…'));
+  }
+  for (const f of forty.fight) {
+    buttons.push(h('button', {
+      type: 'button', class: 'primary fight-target', dataset: { target: f.target },
+      onclick: () => send(table, { type: 'fight', unit: unit.id, target: f.target }, `Fight ${f.name}`),
+    }, `Fight ${f.name}`));
+  }
   if (orders.shoot) {
     if (orders.weapons.length > 1) {
       buttons.push(h('select', {

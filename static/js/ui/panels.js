@@ -2,6 +2,7 @@
 // table, dice (roll and log), notes and share links. Each panel renders from the store and the
 // table's tool state; buttons send intents through the connection. No rules here.
 
+import { fortyBar } from './forty.js';
 import { h, replace } from './dom.js';
 import { errorText, markerBadges, unitName } from '../format.js';
 import { describe, humanize } from './describe.js';
@@ -9,6 +10,7 @@ import { setupPanel, renderTray, unitOrders } from './battle.js';
 import { unitActions } from './orders.js';
 import { undoneSeqs } from './report.js';
 import { magicPanel } from './magic.js';
+import { resultPanel } from './result.js';
 import { renderUnits } from './units.js';
 import { terrainLegend } from './legend.js';
 import { deployForm, typedMoves, targetPicker } from './typed.js';
@@ -224,10 +226,12 @@ function renderPhase(el, st, seat, conn, toast) {
   const line = [];
   if (st.over || st.stage === 'over') {
     line.push(h('span', { class: 'phase-name' }, 'Game over'), st.winner ? h('span', { class: `who owner-${st.winner}` }, `Player ${st.winner} wins`) : h('span', null, 'a draw'));
+    line.push(...fortyBar(st, seat, conn, toast));
   } else if (hasPhase) {
     line.push(h('span', { class: 'turn' }, `Turn ${st.turn}${st.turns ? ` of ${st.turns}` : ''}`));
     line.push(h('span', { class: 'phase-name' }, `${humanize(String(st.phase))} phase`));
     if (active) line.push(h('span', { class: `who owner-${active}` }, active === seat ? 'Your turn' : `${actorName(active)} to act`));
+    line.push(...fortyBar(st, seat, conn, toast));
   } else {
     line.push(h('span', { class: 'phase-name' }, humanize(String(st.stage))));
     if (st.deploying) line.push(h('span', { class: `who owner-${st.deploying}` }, st.deploying === seat ? 'You deploy' : `${actorName(st.deploying)} deploys`));
@@ -235,7 +239,8 @@ function renderPhase(el, st, seat, conn, toast) {
   const phases = Array.isArray(st.phases) && hasPhase
     ? h('ol', { class: 'phases' }, st.phases.map((/** @type {string} */ p) => h('li', { class: p === st.phase ? 'current' : '' }, p)))
     : null;
-  replace(el, h('div', { class: 'phase-line' }, line), end, phases);
+  const result = st.over || st.stage === 'over' ? resultPanel(st.game_result, seat) : null;
+  replace(el, h('div', { class: 'phase-line' }, line), end, phases, result);
 }
 
 /** @param {HTMLElement} list @param {Store} store */

@@ -7,6 +7,7 @@
 import { h, replace } from './dom.js';
 import { ORDER_WORDS } from './order-words.js';
 import { unitName } from '../format.js';
+import { attackGroup } from './forty.js';
 
 /** Events that open a group, and the group's kind. */
 const STARTERS = /** @type {Record<string, 'shooting'|'melee'|'charge'>} */ ({
@@ -79,6 +80,11 @@ export function reportGroups(history, state) {
   /** @type {ReportGroup|null} */
   let open = null;
   for (const ev of history) {
+    if (ev.type === 'attacks_resolved') { // 40k: one attack sequence, a line per step
+      groups.push(attackGroup(ev, undone.has(ev.seq)));
+      open = null;
+      continue;
+    }
     const starter = STARTERS[ev.type];
     if (starter) {
       open = newGroup(starter, ev, state);

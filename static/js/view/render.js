@@ -75,6 +75,7 @@ export function drawFrame(ctx, f) {
   drawGrid(ctx, f.view, f.vw, f.vh);
   drawZones(ctx, f.view, f.scene.zones || []);
   drawTerrain(ctx, f.view, f.scene.terrain);
+  drawObjectives(ctx, f.view, f.scene.objectives || []);
   drawPieces(ctx, f);
   if (f.ambush) drawAmbush(ctx, f.view, f.ambush);
   if (f.terrainDraft) drawTerrainDraft(ctx, f.view, f.terrainDraft);
@@ -185,6 +186,31 @@ function drawZones(ctx, v, zones) {
     for (const ring of geometryRings(z.geometry)) traceRing(ctx, v, ring);
     ctx.fillStyle = z.owner === 1 ? 'rgba(61,123,224,0.16)' : 'rgba(224,144,44,0.16)';
     ctx.fill('evenodd');
+  }
+}
+
+/** Objective markers (40k): a 40 mm disc and its 3 in control ring, in the controller's colour.
+ * @param {CanvasRenderingContext2D} ctx @param {View} v @param {import('./scene.js').Objective[]} marks */
+function drawObjectives(ctx, v, marks) {
+  for (const m of marks) {
+    const c = toScreen(v, m.x, m.y);
+    const colour = m.controller ? /** @type {Record<number, string>} */ (COLORS.owner)[m.controller] : '#d8d8d8';
+    ctx.beginPath();
+    ctx.arc(c.x, c.y, (20 / 25.4 + 3) * v.scale, 0, Math.PI * 2);
+    ctx.setLineDash([4, 4]);
+    ctx.lineWidth = 1.5;
+    ctx.strokeStyle = colour;
+    ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.beginPath();
+    ctx.arc(c.x, c.y, (20 / 25.4) * v.scale, 0, Math.PI * 2);
+    ctx.fillStyle = colour;
+    ctx.fill();
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'top';
+    ctx.font = '600 10px system-ui, sans-serif';
+    ctx.fillStyle = '#fff';
+    ctx.fillText(`${m.id} ${m.label}`, c.x, c.y + (20 / 25.4) * v.scale + 2);
   }
 }
 

@@ -5,6 +5,8 @@
 // otherwise its base is a rectangle (x, y, facing, width, depth) or a round base (x, y,
 // diameter). Nothing here decides a rule. Pure; tested under node.
 
+import { objectiveMarks } from '../ui/forty.js';
+
 /** @typedef {import('./hit.js').Rect} Rect */
 /** @typedef {import('./hit.js').Geometry} Geometry */
 
@@ -28,7 +30,8 @@
 /** @typedef {{id:string, owner:number, label:string, status:string}} TrayEntry */
 /** @typedef {{id:string, kind:string, geometry:Geometry, label:string}} TerrainPiece */
 /** @typedef {{owner:number, geometry:Geometry}} Zone */
-/** @typedef {{pieces:Piece[], tray:TrayEntry[], terrain:TerrainPiece[], zones:Zone[]}} Scene */
+/** @typedef {{id:string, x:number, y:number, controller:number|null, label:string}} Objective */
+/** @typedef {{pieces:Piece[], tray:TrayEntry[], terrain:TerrainPiece[], zones:Zone[], objectives?:Objective[]}} Scene */
 
 /** Statuses that keep a unit off the table. */
 export const OFF_TABLE = new Set(['undeployed', 'in_reserve', 'in_ambush', 'reserve', 'ambush', 'hidden']);
@@ -61,7 +64,7 @@ export function buildScene(state) {
       if (geometry?.type) zones.push({ owner: Number(owner), geometry });
     }
   }
-  return { pieces, tray, terrain: /** @type {TerrainPiece[]} */ (terrain), zones };
+  return { pieces, tray, terrain: /** @type {TerrainPiece[]} */ (terrain), zones, objectives: objectiveMarks(state) };
 }
 
 /** @param {any} unit @param {Piece[]} pieces @param {TrayEntry[]} tray */

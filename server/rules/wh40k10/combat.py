@@ -1,0 +1,559 @@
+"""Warhammer 40,000 10th edition: the `shoot_weapons` and `fight` actions (issue 16).
+
+Both run the pure attack sequence (`attacks.resolve_attacks`) and record each target's
+resolution as an `attacks_resolved` event (`damage_events`), with every die. Then Deadly Demise
+(units within 6 in of a destroyed model, measured by the geometry core), then the attacking
+unit's Hazardous tests (seed 004: after the unit has resolved all of its attacks).
+
+Shooting (FACTS.md, the core loop): in your Shooting phase, once per unit; each chosen weapon is
+fired by every model of the unit that carries it and has the target within the weapon's range
+(the geometry core's distance from its base); the target must be visible (the line-of-sight
+core) and an enemy; Benefit of Cover when the line-of-sight core gives the target cover;
+`profiles.shooting_restriction` (Advanced: Assault only; Fell Back: none; Engaged: Pistols at a
+unit it is engaged with; Blast). Rapid Fire: the models within half range get the extra
+attacks. Heavy: the unit did not move this turn. The Wurrboy's Eyez of Mork gains Unstable
+Oracle's attacks and [HAZARDOUS] while it leads a unit (FACTS.md).
+
+Fighting: in the Fight phase, a unit within Engagement Range of an enemy unit (or that charged
+this turn) fights once; units with Fights First (chargers this turn) first, then the rest; in
+each step the players alternate, the player whose turn it is not choosing first (a player with
+no unit left in the step passes). Models fighting: those within Engagement Range of the target
+or in base contact with a model of their unit that is. The Waaagh! adds +1 S and +1 A to melee
+weapons of models with the ability (seed 004).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from server.dice import DiceStream
+from server.geometry import ENGAGEMENT_RANGE_IN, movement
+from server.geometry.formation import ModelPlacement
+from server.geometry.kinds import Cover
+from server.geometry.los import line_of_sight
+from server.geometry.measure import in_base_contact, within
+from server.rules.battle import BATTLE, other, require_phase, require_stage
+from server.rules.core import (
+    ACTIVE,
+    BAD_REQUEST,
+    EITHER,
+    ILLEGAL_MOVE,
+    OUT_OF_PHASE,
+    ActionModel,
+    Event,
+    GameState,
+    Phases,
+    RuleError,
+    When,
+    fold_all,
+    register_action,
+    register_folder,
+)
+from server.rules.units import (
+    Coord,
+    Unit,
+    _base,
+    _illegal,
+    _unit,
+    _with_unit,
+    phase_moves,
+    table_of,
+    turn_moves,
+    unit_from_json,
+    units_of,
+)
+from server.rules.wh40k10.army import (
+    SYSTEM_ID,
+    Model,
+    demise_map,
+    engaged_with,
+    forty,
+    has_waaagh,
+    model_polygons,
+    models_of,
+    set_forty,
+    target_unit,
+    waaagh_active,
+)
+from server.rules.wh40k10.attacks import AttackGroup, resolve_attacks
+from server.rules.wh40k10.damage import Resolution, hazardous_tests
+from server.rules.wh40k10.damage_events import done_this_phase, resolve_and_chain
+from server.rules.wh40k10.fall_back import fell_back_this_turn
+from server.rules.wh40k10.profiles import (
+    MELEE,
+    RANGED,
+    ProfileError,
+    Shooter,
+    TargetUnit,
+    Weapon,
+    shooting_restriction,
+    unstable_oracle,
+    waaagh_weapon,
+)
+
+UNSTABLE_ORACLE = "Unstable Oracle"
+EYEZ_OF_MORK = "Eyez of Mork"
+
+
+class WeaponTarget(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    weapon: str = Field(min_length=1, max_length=80)
+    target: str = Field(min_length=1, max_length=40)
+
+
+class ShootWeapons(ActionModel):
+    type: Literal["shoot_weapons"]
+    unit: str = Field(min_length=1, max_length=40)
+    weapons: list[WeaponTarget] = Field(min_length=1, max_length=12)
+
+
+def _refuse(message: str, rule: str = "Shooting", **details: object) -> RuleError:
+    return RuleError(ILLEGAL_MOVE, message, rule=rule, **details)
+
+
+def model_weapon(state: GameState, unit: Unit, model: Model, name: str) -> Weapon | None:
+    """`name` as `model` uses it now: its profile, with Unstable Oracle (FACTS.md, Wurrboy: +2
+    A per 5 models of the led unit, [HAZARDOUS] at 10 or more) and the Waaagh! (seed 004)."""
+    printed = next((w for w in model.weapons() if w.name == name), None)
+    if printed is None:
+        return None
+    weapon = Weapon.from_datasheet(printed)
+    if (
+        name == EYEZ_OF_MORK
+        and model.sheet.has_rule(UNSTABLE_ORACLE)
+        and model.character
+        and unit.characters
+        and unit.models > 0
+    ):
+        weapon = unstable_oracle(weapon, unit.models)
+    if weapon.kind == MELEE and waaagh_active(state, unit.owner) and has_waaagh(model.sheet):
+        weapon = waaagh_weapon(weapon)
+    return weapon
+
+
+def _shooter(state: GameState, unit: Unit, engaged: bool) -> Shooter:
+    moved = turn_moves(state).get(unit.id, {})
+    keywords = frozenset(k for s in [models_of(state, unit)[0].sheet] for k in s.keywords)
+    return Shooter(
+        advanced=bool(moved.get("advanced")),
+        fell_back=unit.id in fell_back_this_turn(state),
+        engaged=engaged,
+        remained_stationary=not moved.get("moved"),
+        keywords=keywords,
+    )
+
+
+@register_action(
+    "shoot_weapons",
+    ShootWeapons,
+    systems=[SYSTEM_ID],
+    when=[When(BATTLE, ACTIVE, Phases.named("Shooting"))],
+    doing="shooting",
+)
+def shoot_weapons(
+    state: GameState, seat: int, action: ShootWeapons, dice: DiceStream
+) -> list[Event]:
+    """Shoot: each listed weapon at its target, every check made before any die is rolled."""
+    require_phase(state, seat, ("Shooting",), "shooting")
+    unit = _unit(state, action.unit, seat)
+    if unit.status != "on_table" or not unit.positions:
+        raise _refuse(f"{unit.name} is not on the table")
+    if unit.id in done_this_phase(state, "shooting"):
+        raise _refuse(f"{unit.name} has already shot this phase")
+    names = [w.weapon for w in action.weapons]
+    if len(set(names)) != len(names):
+        raise RuleError(BAD_REQUEST, "each weapon is listed once", field="weapons")
+    engaged = engaged_with(state, unit)
+    shooter = _shooter(state, unit, bool(engaged))
+    models = models_of(state, unit)
+    polys = model_polygons(state, unit)
+    table = table_of(state)
+    friends = [u for u in units_of(state).values() if u.owner == seat and u.id in table.units]
+    plan: dict[str, list[AttackGroup]] = {}
+    cover: dict[str, bool] = {}
+    hazardous_models: list[str] = []
+    hazardous_used = 0
+    pistol_models: dict[str, bool] = {}
+    for choice in action.weapons:
+        target = _unit(state, choice.target)
+        if target.owner == seat:
+            raise _refuse("shooting targets an enemy unit")
+        if target.status != "on_table" or target.id not in table.units:
+            raise _refuse(f"{target.name} is not on the table")
+        carriers = [(m, model_weapon(state, unit, m, choice.weapon)) for m in models]
+        armed = [(m, w) for m, w in carriers if w is not None]
+        if not armed:
+            raise RuleError(
+                BAD_REQUEST,
+                f"no model of {unit.name} carries {choice.weapon!r}",
+                field="weapons",
+                carried=sorted({w.name for m in models for w in m.weapons()}),
+            )
+        weapon = armed[0][1]
+        assert weapon is not None
+        if weapon.kind != RANGED:
+            raise _refuse(f"{weapon.name} is a melee weapon: it fights, it does not shoot")
+        sight = line_of_sight(table, unit.id, target.id)
+        if not sight.visible:
+            raise _refuse(
+                f"{target.name} is not visible to {unit.name}",
+                rule="Shooting: Visibility",
+                obstacle=sight.blockers[0] if sight.blockers else None,
+            )
+        target_fp = table.units[target.id]
+        target_friends = any(
+            within(table.units[f.id], target_fp, ENGAGEMENT_RANGE_IN) for f in friends
+        )
+        why = shooting_restriction(
+            weapon,
+            shooter,
+            target_engaged_with_friends=target_friends,
+            target_engaged_with_shooter=target.id in engaged,
+        )
+        if why is not None:
+            raise _refuse(why)
+        assert weapon.range_in is not None
+        in_range = [
+            (m, w) for m, w in armed if within(polys[m.index], target_fp, float(weapon.range_in))
+        ]
+        if not in_range:
+            raise _refuse(
+                f"{target.name} is out of {weapon.name}'s range ({weapon.range_in:g} in)",
+                rule="Shooting: Range",
+            )
+        for m, w in in_range:
+            assert w is not None
+            was = pistol_models.setdefault(m.id, w.pistol)
+            if was != w.pistol and not (shooter.has_keyword("MONSTER") or shooter.has_keyword(
+                "VEHICLE"
+            )):
+                raise _refuse(
+                    f"{m.name} shoots either its Pistols or its other weapons, not both",
+                    rule="Pistol",
+                )
+        half = [m for m, _ in in_range if within(polys[m.index], target_fp, weapon.range_in / 2)]
+        far = len(in_range) - len(half)
+        groups = plan.setdefault(target.id, [])
+        for count, near in ((len(half), True), (far, False)):
+            if count:
+                groups.append(AttackGroup(weapon, models=count, within_half_range=near))
+        cover[target.id] = cover.get(target.id, False) or sight.cover != Cover.NONE
+        if weapon.hazardous:
+            hazardous_used += len(in_range)
+            hazardous_models.extend(m.id for m, _ in in_range)
+    return _resolve(state, seat, unit, plan, cover, shooter, hazardous_used, hazardous_models,
+                    dice, kind="shooting")
+
+
+def _resolve(
+    state: GameState,
+    seat: int,
+    unit: Unit,
+    plan: dict[str, list[AttackGroup]],
+    cover: dict[str, bool],
+    shooter: Shooter,
+    hazardous_used: int,
+    hazardous_models: Sequence[str],
+    dice: DiceStream,
+    *,
+    kind: str,
+) -> list[Event]:
+    events: list[Event] = []
+    verb = "shoot" if kind == "shooting" else "fight"
+    for target_id, groups in plan.items():
+        target = units_of(state)[target_id]
+        if target.status != "on_table" or not target.positions:
+            continue
+        tu = target_unit(
+            state, target, cover=cover.get(target_id, False), engaged=bool(engaged_with(state,
+                                                                                         target))
+        )
+        within_6in = demise_map(state, target)
+
+        def run(
+            tu: TargetUnit = tu,
+            groups: list[AttackGroup] = groups,
+            w6: dict[str, list[str]] = within_6in,
+        ) -> Resolution:
+            return resolve_attacks(groups, tu, dice, shooter=shooter, within_6in=w6)
+
+        try:
+            state, made = resolve_and_chain(
+                state,
+                target,
+                run,
+                dice,
+                kind=kind,
+                actor=seat,
+                attacker=unit.id,
+                text=f"{unit.name} {verb} {target.name}",
+            )
+        except ProfileError as exc:  # a profile the sequence cannot use: nothing rolled
+            raise RuleError(BAD_REQUEST, str(exc)) from None
+        events += made
+    if hazardous_used:
+        now = units_of(state)[unit.id]
+        if now.positions:
+            ids = [m.id for m in models_of(state, now) if m.id in hazardous_models]
+            tu = target_unit(state, now, hazardous=ids)
+            w6 = demise_map(state, now)
+            state, made = resolve_and_chain(
+                state,
+                now,
+                lambda: hazardous_tests(tu, hazardous_used, dice, within_6in=w6),
+                dice,
+                kind="hazardous",
+                actor=seat,
+                attacker=None,
+                text=f"{now.name}: Hazardous tests",
+            )
+            events += made
+    if not any(e.payload.get("attacker") == unit.id for e in events):
+        events.insert(
+            0,
+            Event(
+                "unit_attacked",
+                {"unit": unit.id, "kind": kind, "text": f"{unit.name}: no target left"},
+                actor=seat,
+            ),
+        )
+    return events
+
+
+# --- the Fight phase ---------------------------------------------------------------------------
+
+
+def charged_this_turn(state: GameState) -> list[str]:
+    record = forty(state).get("charged", {})
+    return list(record.get("units", [])) if record.get("pt") == state.extra.get(
+        "player_turn") else []
+
+
+def eligible_to_fight(state: GameState) -> list[str]:
+    """Units on the table within Engagement Range of an enemy (or that charged this turn) that
+    have not fought this phase."""
+    fought = set(done_this_phase(state, "fight"))
+    charged = set(charged_this_turn(state))
+    out = []
+    for u in units_of(state).values():
+        if u.status != "on_table" or not u.positions or u.id in fought:
+            continue
+        if engaged_with(state, u) or u.id in charged:
+            out.append(u.id)
+    return out
+
+
+def fight_chooser(state: GameState) -> tuple[int | None, list[str]]:
+    """Whose unit fights next and the units of the current step (Fights First, then the rest).
+    The player whose turn it is not chooses first; then the players alternate; a player with no
+    unit left in the step passes."""
+    eligible = eligible_to_fight(state)
+    first = [u for u in eligible if u in set(charged_this_turn(state))]
+    step = first or eligible
+    if not step:
+        return None, []
+    units = units_of(state)
+    owners = {units[u].owner for u in step}
+    active = int(state.extra.get("active_player") or 1)
+    last = forty(state).get("last_fighter", {})
+    at = [state.extra.get("player_turn"), state.extra.get("phase")]
+    prefer = other(int(last["seat"])) if last.get("at") == at else other(active)
+    return (prefer if prefer in owners else other(prefer)), step
+
+
+class Fight(ActionModel):
+    type: Literal["fight"]
+    unit: str = Field(min_length=1, max_length=40)
+    target: str = Field(min_length=1, max_length=40)
+    weapon: str | None = Field(default=None, max_length=80)
+    pile_in: list[tuple[Coord, Coord]] | None = Field(default=None, min_length=1, max_length=200)
+    consolidate: list[tuple[Coord, Coord]] | None = Field(
+        default=None, min_length=1, max_length=200
+    )
+
+
+PILE_IN_IN = 3.0
+
+
+def close_in(
+    state: GameState, unit: Unit, positions: Sequence[tuple[float, float]], what: str
+) -> Event:
+    """A Pile-in or Consolidation move (FACTS.md: up to 3 in), checked by the geometry core's
+    model moves: distance, terrain, other units, coherency; it may end within Engagement Range
+    of the enemy units it is engaged with (not closer-to-the-nearest-enemy: not checked)."""
+    if len(positions) != len(unit.positions):
+        raise RuleError(
+            BAD_REQUEST,
+            f"{unit.name} has {len(unit.positions)} models; give one position for each",
+            field=what,
+        )
+    table = table_of(state)
+    enemies = [
+        u.id for u in units_of(state).values() if u.owner != unit.owner and u.id in table.units
+    ]
+    starts = [ModelPlacement(x, y, _base_of(state, unit, i)) for i, (x, y) in
+              enumerate(unit.positions)]
+    ends = [ModelPlacement(x, y, starts[i].base) for i, (x, y) in enumerate(positions)]
+    result = movement.move_models(
+        table,
+        unit.id,
+        starts,
+        ends,
+        max_distance=PILE_IN_IN,
+        ignore=[u.id for u in units_of(state).values() if u.owner == unit.owner],
+        charging=enemies,
+    )
+    if not result.legal:
+        raise _illegal(result, f"{unit.name} cannot {what.replace('_', ' ')} there")
+    moved = dataclasses.replace(
+        unit, positions=tuple((round(x, 4), round(y, 4)) for x, y in positions)
+    )
+    return Event(
+        "models_closed_in",
+        {
+            "unit": moved.to_json(),
+            "move": what,
+            "distance": round(result.distance, 4),
+            "text": f"{unit.name} {'pile in' if what == 'pile_in' else 'consolidate'} "
+            f"({result.distance:.1f} in)",
+        },
+        actor=unit.owner,
+    )
+
+
+def _base_of(state: GameState, unit: Unit, index: int) -> Any:
+    return _base(models_of(state, unit)[index].sheet)
+
+
+@register_folder("models_closed_in")
+def _fold_closed_in(state: GameState, event: Event) -> GameState:
+    return _with_unit(state, unit_from_json(event.payload["unit"]))
+
+
+@register_action(
+    "fight",
+    Fight,
+    systems=[SYSTEM_ID],
+    when=[When(BATTLE, EITHER, Phases.named("Fight"))],
+    doing="fighting",
+)
+def fight(state: GameState, seat: int, action: Fight, dice: DiceStream) -> list[Event]:
+    """One unit fights: its models in Engagement Range (or in base contact with one of their
+    unit that is) attack the target with `weapon` (default: each model's first melee weapon)."""
+    require_stage(state, BATTLE)
+    if state.extra.get("phase") != "Fight":
+        raise RuleError(
+            OUT_OF_PHASE, f"fighting happens in the Fight phase, not {state.extra.get('phase')}",
+            phase=state.extra.get("phase"),
+        )
+    unit = _unit(state, action.unit, seat)
+    target = _unit(state, action.target)
+    if target.owner == seat:
+        raise _refuse("a unit fights an enemy unit", rule="Fight")
+    if unit.id in done_this_phase(state, "fight"):
+        raise _refuse(f"{unit.name} has already fought this phase", rule="Fight")
+    chooser, step = fight_chooser(state)
+    if unit.id not in eligible_to_fight(state):
+        raise _refuse(f"{unit.name} is not within Engagement Range of an enemy unit",
+                      rule="Fight")
+    if unit.id not in step:
+        raise _refuse(
+            f"units with Fights First fight first: {', '.join(step)}", rule="Fights First",
+            waiting=step,
+        )
+    if chooser != seat:
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"player {chooser} chooses the next unit to fight",
+            waiting_for=chooser,
+            rule="Fight Order",
+        )
+    opening_moves: list[Event] = []
+    if action.pile_in is not None:
+        piled = close_in(state, unit, action.pile_in, "pile_in")
+        opening_moves.append(piled)
+        state = fold_all(state, [piled])
+        unit = units_of(state)[unit.id]
+    table = table_of(state)
+    if target.id not in table.units:
+        raise _refuse(f"{target.name} is not on the table", rule="Fight")
+    target_fp = table.units[target.id]
+    polys = model_polygons(state, unit)
+    models = models_of(state, unit)
+    close = {m.index for m in models if within(polys[m.index], target_fp, ENGAGEMENT_RANGE_IN)}
+    if not close:
+        raise _refuse(
+            f"no model of {unit.name} is within Engagement Range of {target.name}", rule="Fight"
+        )
+    fighting = [
+        m
+        for m in models
+        if m.index in close or any(in_base_contact(polys[m.index], polys[i]) for i in close)
+    ]
+    groups: dict[tuple[str, str], tuple[Weapon, int]] = {}
+    hazard: list[str] = []
+    for m in fighting:
+        melee = [w.name for w in m.weapons() if w.type == MELEE]
+        if not melee:
+            continue
+        name = action.weapon if action.weapon is not None and action.weapon in melee else melee[0]
+        weapon = model_weapon(state, unit, m, name)
+        assert weapon is not None
+        if weapon.hazardous:
+            hazard.append(m.id)
+        key = (m.sheet.id, name)
+        held = groups.get(key)
+        groups[key] = (weapon, 1 if held is None else held[1] + 1)
+    if action.weapon is not None and not any(n == action.weapon for _, n in groups):
+        raise RuleError(BAD_REQUEST, f"no fighting model of {unit.name} has {action.weapon!r}",
+                        field="weapon")
+    if not groups:
+        raise _refuse(f"{unit.name} has no melee weapon", rule="Fight")
+    plan = {target.id: [AttackGroup(w, models=n) for w, n in groups.values()]}
+    shooter = Shooter(engaged=True)
+    opening = Event(
+        "fight_started",
+        {"unit": unit.id, "target": target.id, "models": len(fighting), "seat": seat,
+         "fights_first": unit.id in charged_this_turn(state),
+         "text": f"{unit.name} fight {target.name} with {len(fighting)} models"},
+        actor=seat,
+    )
+    state = fold_all(state, [opening])
+    resolved = _resolve(state, seat, unit, plan, {}, shooter, len(hazard), hazard, dice,
+                        kind="fight")
+    events = [*opening_moves, opening, *resolved]
+    if action.consolidate is not None:
+        state = fold_all(state, resolved)
+        now = units_of(state)[unit.id]
+        if now.positions:
+            events.append(close_in(state, now, action.consolidate, "consolidate"))
+    return events
+
+
+@register_folder("fight_started")
+def _fold_fight_started(state: GameState, event: Event) -> GameState:
+    at = [state.extra.get("player_turn"), state.extra.get("phase")]
+    return set_forty(state, last_fighter={"at": at, "seat": event.payload["seat"]})
+
+
+@register_folder("unit_attacked")
+def _fold_unit_attacked(state: GameState, event: Event) -> GameState:
+    from server.rules.wh40k10.damage_events import mark_done
+
+    return mark_done(state, str(event.payload["kind"]), str(event.payload["unit"]))
+
+
+@register_folder("charges_recorded")
+def _fold_charges_recorded(state: GameState, event: Event) -> GameState:
+    return set_forty(
+        state, charged={"pt": state.extra.get("player_turn"), "units": event.payload["units"]}
+    )
+
+
+def charges_of_phase(state: GameState) -> list[str]:
+    return [u for u, m in phase_moves(state).items() if m.get("charged")]
+

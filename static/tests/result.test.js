@@ -1,0 +1,29 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { resultSummary } from '../js/ui/result.js';
+import { describe } from '../js/ui/describe.js';
+
+const result = {
+  reason: 'last turn played', winner: 1, margin: 'Win', conceded_by: null, battle_points: null,
+  scores: { 1: 68, 2: 0 }, results: { 1: 'win', 2: 'loss' },
+  objectives: [{ name: 'Breakthrough', winner: 1, counts: { 1: 1, 2: 0 }, text: "Breakthrough: Scoring Units in the opponent's Deployment Zone 1 - 0: Player 1 wins it" }],
+  lines: [{ seat: 1, points: 68, text: 'Breakthrough won: 20% of 340 Army Points' }],
+  text: 'Player 1 wins (Win): 68 - 0 Victory Points',
+};
+
+test('the end-of-game panel shows both scores and the result to each player and to spectators', () => {
+  const mine = resultSummary(result, 1);
+  assert.equal(mine.heading, 'You win (Win)');
+  assert.deepEqual(mine.rows.map((r) => [r.label, r.points, r.result]), [['Player 1 (you)', 68, 'Win'], ['Player 2', 0, 'Loss']]);
+  assert.equal(resultSummary(result, 2).heading, 'You lose (Win)');
+  assert.equal(resultSummary(result, null).heading, 'Player 1 wins (Win)');
+  assert.deepEqual(mine.objectives, [result.objectives[0].text]);
+  assert.deepEqual(mine.lines, ['Player 1 +68: Breakthrough won: 20% of 340 Army Points']);
+  const draw = resultSummary({ ...result, winner: null, results: { 1: 'draw', 2: 'draw' } }, null);
+  assert.equal(draw.heading, 'A draw');
+  assert.deepEqual(draw.rows.map((r) => r.result), ['Draw', 'Draw']);
+});
+
+test('the log reads the result in its own words', () => {
+  assert.equal(describe({ seq: 80, type: 'game_result', actor: 'system', payload: result }), 'Result: Player 1 wins (Win): 68 - 0 Victory Points');
+});

@@ -185,6 +185,10 @@ def _check_charge_target(state: GameState, seat: int, unit: Unit, target: Unit) 
         raise RuleError(ILLEGAL_MOVE, "a charge targets an enemy unit", rule="Charge")
     if unit.status != "on_table" or target.status != "on_table":
         raise RuleError(ILLEGAL_MOVE, "both units must be on the table", rule="Charge")
+    # A target no charge may be declared against (whfb8 Fanatics, seed 003).
+    refusal = variant_of(state.system).charge_target_refusal(state, target.id)
+    if refusal is not None:
+        raise RuleError(ILLEGAL_MOVE, refusal[1], rule=refusal[0])
     declare_within = variant_of(state.system).charge_declare_range_in
     table = table_of(state)
     start, aim = table.units[unit.id], table.units[target.id]
@@ -431,6 +435,9 @@ def charge_result(
         )
         payload["arc"] = str(arc)
         payload["swept"] = geo.to_geojson(swept)
+        stopped = _charge_stop(state, seat, unit, start, placement, payload, moved)
+        if stopped is not None:
+            return stopped
     else:
         near = distance(start, aim)
         (ax, ay), (bx, by) = near.from_point, near.to_point
@@ -459,6 +466,97 @@ def charge_result(
     return events
 
 
+def _charge_stop(
+    state: GameState,
+    seat: int,
+    unit: Unit,
+    start: Footprint,
+    end: Placement,
+    payload: dict[str, Any],
+    moved: Unit,
+) -> list[Event] | None:
+    """A rule of the system stops the charge part-way (whfb8: Fanatics released at 8 in,
+    seed 003): `charge_interrupted` moves the charger to the stopping point and keeps the rest;
+    the system completes it (`complete_interrupted_charge`) once its rule is resolved."""
+    assert start.placement is not None and start.formation is not None
+    a, formation = start.placement, start.formation
+    turn = ((end.facing - a.facing + 180.0) % 360.0) - 180.0
+
+    def path(t: float) -> Footprint:
+        return footprint(
+            formation,
+            Placement(a.x + (end.x - a.x) * t, a.y + (end.y - a.y) * t, a.facing + turn * t),
+        )
+
+    stop = variant_of(state.system).move_stop(state, unit.id, path)
+    if stop is None:
+        return None
+    fraction, after = stop
+    here = path(fraction).placement
+    assert here is not None
+    halted = dataclasses.replace(
+        unit, placement=(round(here.x, 4), round(here.y, 4), round(here.facing % 360.0, 4))
+    )
+    return [
+        Event(
+            "charge_interrupted",
+            {
+                "unit": unit.id,
+                "target": payload["target"],
+                "unit_after": halted.to_json(),
+                "charge": {**payload, "unit_after": moved.to_json()},
+                "text": f"{unit.name} stop part-way through the charge; they complete it after",
+            },
+            actor=seat,
+        ),
+        *after,
+    ]
+
+
+def complete_interrupted_charge(state: GameState) -> list[Event]:
+    """The rest of an interrupted charge: chargers must complete their charge (seed 003), when
+    the charger and its target are still on the table and the charger is not fleeing."""
+    pending = state.extra.get("interrupted_charge")
+    if not pending:
+        return []
+    units = units_of(state)
+    charger, target = units.get(pending["unit"]), units.get(pending["target"])
+    reason = None
+    if charger is None or charger.status != "on_table" or FLEEING in charger.markers:
+        reason = "the charger can no longer charge"
+    elif target is None or target.status != "on_table":
+        reason = "the target is gone"
+    if reason is not None:
+        return [Event("charge_abandoned", {"unit": pending["unit"], "reason": reason,
+                                           "text": f"The interrupted charge ends: {reason}"})]
+    assert charger is not None and target is not None  # (a reason was given otherwise)
+    payload = dict(pending)
+    after = unit_from_json(payload["unit_after"])
+    payload["unit_after"] = dataclasses.replace(
+        after, models=charger.models, damage=charger.damage, characters=charger.characters
+    ).to_json()
+    payload["text"] = (
+        f"{display_name(state, charger.id)} complete the charge on {display_name(state, target.id)}"
+    )
+    return [Event("charge_succeeded", payload)]
+
+
+@register_folder("charge_interrupted")
+def _fold_charge_interrupted(state: GameState, event: Event) -> GameState:
+    p = event.payload
+    state = _with_unit(state, unit_from_json(p["unit_after"]))
+    return _set(
+        state,
+        interrupted_charge=p["charge"],
+        phase_moves={**phase_moves(state), p["unit"]: {"charged": p["target"]}},
+    )
+
+
+@register_folder("charge_abandoned")
+def _fold_charge_abandoned(state: GameState, event: Event) -> GameState:
+    return _set(state, interrupted_charge=None)
+
+
 @register_folder("charge_declared")
 def _fold_charge_declared(state: GameState, event: Event) -> GameState:
     p = event.payload
@@ -482,6 +580,8 @@ def _fold_charge_reaction(state: GameState, event: Event) -> GameState:
 def _fold_charge_succeeded(state: GameState, event: Event) -> GameState:
     p = event.payload
     state = _with_unit(state, unit_from_json(p["unit_after"]))
+    if state.extra.get("interrupted_charge"):
+        state = _set(state, interrupted_charge=None)
     engaged = {**state.extra.get("engaged", {}), p["unit"]: p["target"]}
     return _set(
         state,

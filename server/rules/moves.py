@@ -30,6 +30,7 @@ from server.rules.core import (
     GameState,
     RuleError,
     When,
+    fold_all,
     register_action,
     register_folder,
 )
@@ -274,16 +275,18 @@ def check_unit_move(
     reform_march: float | None = None
     if action.manoeuvre != "reform" and action.centre is not None:
         raise RuleError(BAD_REQUEST, "`centre` belongs to a reform")
+    # Units a move may run into (whfb8 Fanatics); the system says what then happens.
+    passable = variant_of(state.system).passable(state, unit.id)
     if action.manoeuvre == "forward":
-        result = movement.move_straight(table, unit.id, action.distance)
+        result = movement.move_straight(table, unit.id, action.distance, ignore=passable)
     elif action.manoeuvre == "backward":
-        result = movement.move_straight(table, unit.id, -abs(action.distance))
+        result = movement.move_straight(table, unit.id, -abs(action.distance), ignore=passable)
         cost = ranked.manoeuvre_cost(action.manoeuvre)
     elif action.manoeuvre == "sideways":
-        result = movement.move_straight(table, unit.id, 0.0, action.distance)
+        result = movement.move_straight(table, unit.id, 0.0, action.distance, ignore=passable)
         cost = ranked.manoeuvre_cost(action.manoeuvre)
     elif action.manoeuvre == "wheel":
-        result = movement.wheel(table, unit.id, action.degrees)
+        result = movement.wheel(table, unit.id, action.degrees, ignore=passable)
     elif action.manoeuvre == "pivot":
         result = movement.pivot(table, unit.id, action.degrees)
     else:
@@ -342,6 +345,17 @@ def move_unit(state: GameState, seat: int, action: MoveUnit, dice: DiceStream) -
         raise _illegal(
             state, result, f"{display_name(state, unit.id)} cannot {action.manoeuvre} there"
         )
+    after: list[Event] = []
+    stop = _move_stop(state, unit.id, action)
+    if stop is not None:
+        # A rule stops the move part-way (whfb8 Fanatics, seed 003): the unit moves to the
+        # stopping point; its player may carry on with the rest of the allowance later.
+        fraction, after = stop
+        action = action.model_copy(
+            update={"distance": action.distance * fraction, "degrees": action.degrees * fraction}
+        )
+        unit, result, info = check_unit_move(state, seat, action)
+        info["stopped"] = True
     end = result.footprint
     assert end.placement is not None
     moved = dataclasses.replace(
@@ -353,20 +367,44 @@ def move_unit(state: GameState, seat: int, action: MoveUnit, dice: DiceStream) -
         ),
         files=end.formation.files if end.formation is not None else unit.files,
     )
-    return [
-        Event(
-            "unit_moved",
-            {
-                "unit": moved.to_json(),
-                "manoeuvre": action.manoeuvre,
-                "distance": round(result.distance, 4),
-                "swept": geo.to_geojson(result.swept),
-                "reformed": action.manoeuvre == "reform",
-                **info,
-            },
-            actor=seat,
-        )
-    ]
+    done = Event(
+        "unit_moved",
+        {
+            "unit": moved.to_json(),
+            "manoeuvre": action.manoeuvre,
+            "distance": round(result.distance, 4),
+            "swept": geo.to_geojson(result.swept),
+            "reformed": action.manoeuvre == "reform",
+            **info,
+        },
+        actor=seat,
+    )
+    contacts = variant_of(state.system).move_contacts(
+        fold_all(state, [done]), unit.id, result.swept, dice
+    )
+    return [done, *contacts, *after]
+
+
+def _move_stop(
+    state: GameState, unit_id: str, action: MoveUnit
+) -> tuple[float, list[Event]] | None:
+    """Ask the system whether a rule stops this straight move or wheel part-way."""
+    if action.manoeuvre not in ("forward", "backward", "sideways", "wheel"):
+        return None
+    start = table_of(state).units[unit_id]
+    placement, formation = start.placement, start.formation
+    assert placement is not None and formation is not None
+    forward = {"forward": action.distance, "backward": -abs(action.distance)}.get(
+        action.manoeuvre, 0.0
+    )
+    sideways = action.distance if action.manoeuvre == "sideways" else 0.0
+
+    def path(t: float) -> geo.Footprint:
+        if action.manoeuvre == "wheel":
+            return footprint(formation, movement.wheel_placement(start, action.degrees * t)[0])
+        return footprint(formation, placement.moved(forward * t, sideways * t))
+
+    return variant_of(state.system).move_stop(state, unit_id, path)
 
 
 class Advance(ActionModel):

@@ -17,7 +17,7 @@ from server.geometry.los import line_of_sight as geo_line_of_sight
 from server.geometry.measure import distance, distance_to_point
 from server.rules.core import ACTIONS, BAD_REQUEST, NOT_FOUND, GameState, RuleError, decide
 from server.rules.naming import display_name
-from server.rules.systems import find_system
+from server.rules.systems import find_system, variant_of
 from server.rules.units import check_in_reach, footprint_of, table_of, units_of
 
 
@@ -25,7 +25,9 @@ def preview(state: GameState, seat: int | None, action: Any, dice: DiceStream) -
     """Would `seat`'s action be legal now? `dice` must be a throwaway stream (never the game's),
     and no roll is reported, so a preview tells nothing about the dice to come: an action
     declared `rolls_distance` reports no distance, one declared not to `sweep` no swept region
-    (`core.ActionSpec`)."""
+    (`core.ActionSpec`). It is judged on what `seat` knows: another seat's secrets (whfb8
+    Fanatics) cannot shape it."""
+    state = variant_of(state.system).without_secrets(state, seat) if state.system else state
     try:
         events = decide(state, seat, action, dice)
     except RuleError as exc:

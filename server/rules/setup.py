@@ -34,6 +34,7 @@ from server.rules.core import (
 )
 from server.rules.naming import display_name
 from server.rules.orders import judge, offer, register_acting, register_offer
+from server.rules.systems import variant_of
 from server.rules.table import check_limit
 from server.rules.units import (
     DEPLOYMENT_DEPTH_IN,
@@ -239,6 +240,9 @@ class ArmyUnit(BaseModel):
     joined_characters: list[str] = Field(default_factory=list, max_length=6)
     standard: bool = False
     battle_standard: bool = False
+    # Hidden models the unit conceals (whfb8 Night Goblin Fanatics, seed 003): written down
+    # for the owner only (the system's `army_secrets`), never in the public army.
+    concealed: dict[str, int] = Field(default_factory=dict, max_length=4)
 
 
 class SubmitArmy(ActionModel):
@@ -278,6 +282,10 @@ def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStrea
         )
         units.append(dataclasses.replace(unit, characters=characters, markers=markers).to_json())
     events = [Event("army_submitted", {"seat": seat, "units": units}, actor=seat)]
+    concealed = {
+        unit["id"]: dict(entry.concealed) for unit, entry in zip(units, action.units, strict=True)
+    }
+    events += variant_of(state.system).army_secrets(state, seat, concealed)
     if other(seat) in state.extra.get("armies", ()):
         events.append(Event("deployment_started", {"deploying": 1}))
     return events

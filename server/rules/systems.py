@@ -11,15 +11,16 @@ asks its variant subclass). A system overrides a method by subclassing `Variant`
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from server.data import Datasheet
 from server.geometry.frame import Placement
-from server.rules.core import Battlefield, GameState, Phases
+from server.rules.core import Battlefield, Event, GameState, Phases
 
 if TYPE_CHECKING:
+    from server.geometry.footprint import Footprint
     from server.rules.endgame import GameResult
     from server.rules.rankandflank.system import RankAndFlankRules
 
@@ -174,10 +175,53 @@ class Variant(ABC):
         that conceded, if the game ends that way."""
         return None
 
+    def army_secrets(
+        self, state: GameState, seat: int, concealed: Mapping[str, Mapping[str, int]]
+    ) -> list[Event]:
+        """Events only `seat` sees, written down with its army (`concealed`: unit id to the
+        hidden models it holds, validated by the army list). A system that keeps a secret
+        emits the same number of events of the same wire form whether or not there is one
+        (whfb8: the Night Goblin Fanatics' written note, seed 003). Default: none."""
+        return []
+
+    def without_secrets(self, state: GameState, seat: int | None) -> GameState:
+        """`state` as `seat` knows it: the other seat's secrets taken out (a preview is judged
+        on this, so its answer cannot depend on what `seat` may not know). Default: no
+        secrets."""
+        return state
+
+    def move_stop(
+        self, state: GameState, unit_id: str, path: Callable[[float], Footprint]
+    ) -> tuple[float, list[Event]] | None:
+        """Whether a rule stops a legal move part-way: `path(t)` is the unit's footprint a
+        fraction `t` (0..1) along the move. Returns the fraction where it stops and the events
+        that stopping makes (after the truncated move), or None (whfb8: Fanatics released at
+        8 in, seed 003). Default: never stopped."""
+        return None
+
+    def passable(self, state: GameState, unit_id: str) -> tuple[str, ...]:
+        """Units the moving unit's move may run into instead of being refused by Moving
+        Through Units (whfb8: released Fanatics, seed 003; what then happens is
+        `move_contacts`). Default: none."""
+        return ()
+
+    def move_contacts(
+        self, state: GameState, unit_id: str, swept: Any, dice: Any
+    ) -> list[Event]:
+        """Events when a move (already folded into `state`) swept `swept` into `passable`
+        units (whfb8: 2D6 S5 Armour Piercing (1) hits on the mover, the Fanatic removed).
+        Default: none."""
+        return []
+
     def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
         """(rule, why) when the unit may not declare a charge now for a rule of the system's
         own (whfb8: a Vanguard move before a first turn its side takes; 40k: it Advanced without
         a rule letting it charge, or it is in Engagement Range); None: it may."""
+        return None
+
+    def charge_target_refusal(self, state: GameState, target_id: str) -> tuple[str, str] | None:
+        """(rule, why) when the unit may not be charged at all (whfb8: Night Goblin Fanatics,
+        seed 003); None: it may."""
         return None
 
     def ambush_options(

@@ -5,6 +5,7 @@
 // be move and the server's verdict on it are `moves` (moves.js). It never decides a rule:
 // legality, distances and sight come from the server.
 
+import { whirlOverlays } from './view/fanatics.js';
 import { makeView, fit, pan, zoomAt, toWorld, toScreen, flipForSeat } from './view/transform.js';
 import { topmost } from './view/hit.js';
 import { buildScene } from './view/scene.js';
@@ -240,6 +241,9 @@ export class Table {
     const t0 = this.frameStats ? performance.now() : 0;
     const ghost = this.moves.ghost;
     const layers = [this.shared, ...Object.values(this.tools), ...Object.values(this.handlers)].map((h) => h.layers());
+    // whfb8 Fanatics' whirls (seed 003), drawn for everyone beside the shared measures.
+    const whirls = whirlOverlays(this.store.history);
+    if (whirls.length) layers.push({ overlays: [...(this.shared.layers().overlays || []), ...whirls] });
     drawFrame(this.ctx, Object.assign({
       view: this.view,
       vw: this.vw,

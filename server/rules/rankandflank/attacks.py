@@ -227,11 +227,17 @@ def resolve(
     guard: GuardLike,
     roller: Roller,
     modifiers: Iterable[Modifier] = (),
+    *,
+    hits: int | None = None,
 ) -> Outcome:
     """Roll `strike` against `guard` with the system's `steps`: to hit, to wound, armour,
-    special save (module text)."""
+    special save (module text). `hits`: the batch is already hits (a rule's hits, such as a
+    whfb8 Fanatic's D6 S5 hits, seed 003): step 1 is skipped and the `strike.attacks` hits
+    go straight to wound."""
     done: list[Step] = []
     who = f"{strike.name} at {guard.name}"
+    if hits is not None:
+        return _from_wounds(steps, strike, guard, roller, done, who, hits, 0, None)
     if strike.attacks <= 0:
         return Outcome(strike, guard, (), 0, 0, 0, 0)
 
@@ -326,6 +332,21 @@ def resolve(
             )
         )
 
+    return _from_wounds(steps, strike, guard, roller, done, who, hits, auto, auto_rule)
+
+
+def _from_wounds(
+    steps: AttackSteps,
+    strike: StrikeLike,
+    guard: GuardLike,
+    roller: Roller,
+    done: list[Step],
+    who: str,
+    hits: int,
+    auto: int,
+    auto_rule: AutoWounds | None,
+) -> Outcome:
+    """Steps 2 to 4 of a batch, from its hits."""
     # -- 2. to wound (hits that did not wound automatically)
     wound_needed, terms = steps.to_wound(strike, guard)
     rolled = hits - auto

@@ -8,7 +8,16 @@ from server.rules.automation import handled_by
 from server.rules.flee import flee_events
 from server.rules.setup import declare_reserve
 from server.rules.units import _formation
-from server.rules.whfb8 import combat, entombed, profiles, skirmish, undead, vanguard
+from server.rules.whfb8 import (
+    combat,
+    entombed,
+    fanatics,
+    profiles,
+    random_movement,
+    skirmish,
+    undead,
+    vanguard,
+)
 from server.rules.whfb8.variant import WarhammerRanked
 
 WHFB8 = "whfb8"
@@ -45,10 +54,46 @@ handled_by(
     WHFB8,
     "Immunity",
     combat.immunity,
-    "Immunity (Psychology): Panic and Fear passed, no Flee! reaction",
-    lacks="Immunity to other named rules",
+    "Immunity (Panic), (Fear) and (Psychology) for Panic and Fear tests (the majority of the "
+    "models)",
+    lacks="Terror and other Psychology tests (the engine has none yet)",
 )
-handled_by(WHFB8, "Immunity", WarhammerRanked.flee_refusal, "Immunity (Psychology): no Flee!")
+handled_by(WHFB8, "Immunity", WarhammerRanked.flee_refusal,
+           "Immunity (Psychology): no Flee! except Feigned Flight or Fire and Flee unless Frenzied")
+# Night Goblin Fanatics and Random Movement (seed 003; issue 15).
+handled_by(WHFB8, "Concealed Fanatic", fanatics.army_secrets,
+           "the owner-only written note with the army")
+handled_by(WHFB8, "Concealed Fanatic", fanatics.move_stop,
+           "moves and charges stop at 8 in and the Fanatics are released one by one")
+handled_by(WHFB8, "Concealed Fanatic", fanatics.arrival_release,
+           "arrivals and Fanatics ending within 8 in release them")
+handled_by(WHFB8, "Concealed Fanatic", fanatics.release_fanatic,
+           "the owner picks the start point and the direction")
+handled_by(WHFB8, "Concealed Fanatic", fanatics.lost_fanatics,
+           "lost when the concealing unit flees or is destroyed (announced when the phase ends)",
+           lacks="the stop during flee and pursuit moves and part-way through a Fanatic's whirl")
+handled_by(WHFB8, "Fanatic Impacts", fanatics.whirl,
+           "through units, bounce 1 in beyond, removal on terrain, another Fanatic, the table "
+           "edge or a double after the release turn")
+handled_by(WHFB8, "Fanatic Impacts", fanatics.whirl_events,
+           "D6 S5 Armour Piercing (1) hits on each unit passed through")
+handled_by(WHFB8, "Fanatic Impacts", fanatics.move_contacts,
+           "a unit moving into a Fanatic takes 2D6 hits and removes it",
+           lacks="the same for charges, flee and pursuit moves")
+handled_by(WHFB8, "Fanatic Impacts", random_movement.charge_target_refusal,
+           "Fanatics cannot be charged")
+handled_by(WHFB8, "Ball and Chain", fanatics.whirl_events, "the Fanatic's hits")
+handled_by(WHFB8, "Random Movement", random_movement.random_movement_charge_refusal,
+           "no charge declared")
+handled_by(WHFB8, "Random Movement", random_movement.random_movement_march_refusal, "no march")
+handled_by(WHFB8, "Random Movement", fanatics.fanatic_move,
+           "the Fanatic's move: a random direction, 2D6 straight ahead")
+handled_by(WHFB8, "Random Movement", random_movement.random_move_events,
+           "other units: pivot about the centre, one roll (the slowest), straight ahead, an "
+           "enemy reached in the front arc charged without reaction, stop within 1 in of "
+           "friends or impassable terrain",
+           lacks="Dangerous Terrain tests of the move; other units' random moves are not forced "
+           "at the end of the phase")
 handled_by(WHFB8, "Skirmishers", _formation, "half-inch gaps")
 handled_by(WHFB8, "Skirmishers", flee_events, "Feigned Flight: rallies after fleeing from a charge")
 handled_by(WHFB8, "Skirmishers", combat.light_troops, "Light Troops: zero ranks, -1 to hit shots")

@@ -392,11 +392,22 @@ def light_troops(sheets: Sequence[Datasheet], models: int) -> list[Modifier]:
     return []
 
 
-def immunity(sheets: Sequence[Datasheet]) -> str | None:
-    """The rule that makes the unit pass Panic and Fear: Immunity (Psychology) on any model,
-    or Unstable / Unbreakable on every model."""
-    if any(profiles.immune_to_psychology(s) for s in sheets):
-        return "Immunity (Psychology)"
+def immunity(
+    sheets: Sequence[Datasheet], effect: str = "Panic", models: Sequence[int] | None = None
+) -> str | None:
+    """The rule that makes the unit ignore `effect` (Panic or Fear): Immunity (`effect`) or
+    Immunity (Psychology) on the majority of its models (seed 003: "If the majority of the
+    models in a unit have the Immunity (Panic, Fear or Terror) rule, the unit ignores the
+    effects"), or Unstable / Unbreakable on every model. `models`: how many models each sheet
+    stands for; **Decision** when not given (the shared Panic hook passes sheets only): the
+    rank-and-file (the first sheet) are the majority, each joined character one model."""
+    weights = list(models) if models is not None else [len(sheets)] + [1] * (len(sheets) - 1)
+    immune = [w for s, w in zip(sheets, weights, strict=False) if profiles.immune_to(s, effect)]
+    if sheets and 2 * sum(immune) > sum(weights[: len(sheets)]):
+        named = [s for s in sheets if profiles.immune_to(s, effect)]
+        if all(profiles.immune_to_psychology(s) for s in named):
+            return "Immunity (Psychology)"
+        return f"Immunity ({effect})"
     found = [profiles.unbreakable_rule(s) for s in sheets]
     if found and all(found):
         return profiles.UNSTABLE if profiles.UNSTABLE in found else profiles.UNBREAKABLE
@@ -475,7 +486,8 @@ def fear_tests(rules: RankAndFlankRules, log: Log, combat: Sequence[str], dice: 
         if not fearsome:
             continue
         enemy = fearsome[0]
-        immune = immunity(sheets)
+        immune = immunity(sheets, "Fear", [unit.models] * bool(unit.models)
+                          + [1] * len(unit.characters))
         if immune is not None:
             text = f"{immune}: {unit.name} ignore Fear ({enemy.name})"
             log.add(

@@ -69,6 +69,7 @@ from server.rules.core import (
     GameState,
     RuleError,
     When,
+    fold_all,
     register_action,
     register_folder,
     register_projector,
@@ -549,7 +550,7 @@ def emerge(state: GameState, seat: int, action: Emerge, dice: DiceStream) -> lis
         text = f"{unit.name} enter from the {entry['edge']} table edge"
     else:
         text = f"{unit.name} emerge from the sands at the marker and may act normally"
-    return [
+    emerged = [
         Event(
             "entombed_emerged",
             {
@@ -565,6 +566,10 @@ def emerge(state: GameState, seat: int, action: Emerge, dice: DiceStream) -> lis
             actor=seat,
         )
     ]
+    # An arrival within 8 in of concealed Night Goblin Fanatics releases them (seed 003).
+    from server.rules.whfb8.fanatics import arrival_release
+
+    return emerged + arrival_release(fold_all(state, emerged), unit.id)
 
 
 @register_folder("entombed_emerged")

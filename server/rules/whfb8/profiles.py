@@ -115,6 +115,34 @@ def immune_to_psychology(ds: Datasheet) -> bool:
     return rule is not None and rule.param == PSYCHOLOGY
 
 
+PSYCHOLOGY_COVERS = ("panic", "fear", "terror", "psychology")
+"""Seed 003: "Models that are Immune to all three above effects [Panic, Fear, Terror] have
+Immunity (Psychology)", which also passes every Psychology test."""
+
+
+def immunities(ds: Datasheet) -> frozenset[str]:
+    """The rules named in the sheet's Immunity (X) brackets, lower case (seed 003: "Models
+    with Immunity ignore the effects of the rule(s) in the brackets"); Psychology names all
+    of Panic, Fear and Terror."""
+    rule = ds.rule(IMMUNITY)
+    if rule is None or rule.param is None:
+        return frozenset()
+    names = {
+        part.strip().lower()
+        for chunk in str(rule.param).split(",")
+        for part in chunk.split(" and ")
+        if part.strip()
+    }
+    if "psychology" in names:
+        names |= set(PSYCHOLOGY_COVERS)
+    return frozenset(names)
+
+
+def immune_to(ds: Datasheet, effect: str) -> bool:
+    """Immunity (X) covers `effect` (case-insensitive)."""
+    return effect.lower() in immunities(ds)
+
+
 def unbreakable_rule(ds: Datasheet) -> str | None:
     """Unstable (which makes the unit Unbreakable, the page) or Unbreakable itself."""
     if has(ds, UNSTABLE):

@@ -4,13 +4,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from server.data import Datasheet
 from server.geometry.constants import SKIRMISH_GAP_WHFB8_IN
-from server.rules.core import GameState
+from server.geometry.footprint import Footprint
+from server.rules.core import Event, GameState
 from server.rules.endgame import GameResult
 from server.rules.systems import RankedRules, Variant, swiftstride_roll
 
@@ -19,9 +20,22 @@ CANNOT_FLEE = ("Undead", "Unstable", "Unbreakable")
 Unbreakable; in the 8th-edition rules units immune to psychology may only Hold)."""
 
 
-def _immune_to_psychology(sheet: Datasheet) -> bool:
-    rule = sheet.rule("Immunity")
-    return rule is not None and str(rule.param).strip().lower() == "psychology"
+FLEE_EXCEPTIONS = ("Feigned Flight", "Fire and Flee", "Fire & Flee")
+
+
+def _immune_to_psychology_flee(sheets: Sequence[Datasheet], feigned: str | None) -> bool:
+    """Seed 003: a unit with Immunity (Psychology) (the majority of its models) "may never
+    choose Flee! as a charge reaction (except when using Feigned Flight or Fire & Flee, unless
+    they also have Frenzy)"."""
+    from server.rules.whfb8.combat import immunity
+
+    if immunity(sheets, "Psychology") != "Immunity (Psychology)":
+        return False
+    may_flee = any(
+        s.has_rule(r) for s in sheets for r in (*FLEE_EXCEPTIONS, *((feigned,) if feigned else ()))
+    )
+    frenzied = any(s.has_rule("Frenzy") for s in sheets)
+    return not may_flee or frenzied
 
 
 def _movement(sheet: Datasheet) -> int:
@@ -39,7 +53,7 @@ class WarhammerRanked(RankedRules):
         self, name: str, sheets: Sequence[Datasheet], markers: Sequence[str]
     ) -> tuple[str, str] | None:
         rule = next((r for r in CANNOT_FLEE if any(s.has_rule(r) for s in sheets)), None)
-        if rule is None and any(_immune_to_psychology(s) for s in sheets):
+        if rule is None and _immune_to_psychology_flee(sheets, self.feigned_flight_rule):
             rule = "Immunity (Psychology)"
         if rule is None:
             return None
@@ -54,10 +68,14 @@ class WarhammerRanked(RankedRules):
         self, name: str, sheets: Sequence[Datasheet], markers: Sequence[str]
     ) -> tuple[str, str] | None:
         """Undead units march only when joined by a character with My Will Be Done or Sworn
-        Bodyguard (the Tomb Swarm page; server/rules/whfb8/undead.py)."""
+        Bodyguard (the Tomb Swarm page; server/rules/whfb8/undead.py); models with Random
+        Movement never march (seed 003; server/rules/whfb8/random_movement.py)."""
+        from server.rules.whfb8.random_movement import random_movement_march_refusal
         from server.rules.whfb8.undead import march_refusal
 
-        return march_refusal(name, sheets, markers)
+        return random_movement_march_refusal(name, sheets) or march_refusal(
+            name, sheets, markers
+        )
 
 
 @dataclass(frozen=True)
@@ -83,12 +101,64 @@ class Warhammer(Variant):
 
         return game_result(state, conceded_by)
 
+    def army_secrets(
+        self, state: GameState, seat: int, concealed: Mapping[str, Mapping[str, int]]
+    ) -> list[Event]:
+        """The Night Goblin Fanatics' written note (seed 003; server/rules/whfb8/fanatics.py):
+        one owner-only event with every army, empty when it conceals none."""
+        from server.rules.whfb8.fanatics import army_secrets
+
+        return army_secrets(state, seat, concealed)
+
+    def without_secrets(self, state: GameState, seat: int | None) -> GameState:
+        """The other seat's concealed Fanatics taken out (server/rules/whfb8/fanatics.py)."""
+        from server.rules.whfb8.fanatics import without_secrets
+
+        return without_secrets(state, seat)
+
+    def move_stop(
+        self, state: GameState, unit_id: str, path: Callable[[float], Footprint]
+    ) -> tuple[float, list[Event]] | None:
+        """Fanatics are released when a concealing unit and an enemy come within 8 in: the
+        move stops there (seed 003; server/rules/whfb8/fanatics.py)."""
+        from server.rules.whfb8.fanatics import move_stop
+
+        return move_stop(state, unit_id, path)
+
+    def passable(self, state: GameState, unit_id: str) -> tuple[str, ...]:
+        """Released Fanatics: units may move into them (seed 003; whfb8/fanatics.py)."""
+        from server.rules.whfb8.fanatics import passable
+
+        return passable(state, unit_id)
+
+    def move_contacts(
+        self, state: GameState, unit_id: str, swept: Any, dice: Any
+    ) -> list[Event]:
+        """A unit that moved into a Fanatic takes 2D6 S5 Armour Piercing (1) hits and the
+        Fanatic is removed (seed 003; whfb8/fanatics.py)."""
+        from server.rules.whfb8.fanatics import move_contacts
+
+        return move_contacts(state, unit_id, swept, dice)
+
+    def charge_target_refusal(self, state: GameState, target_id: str) -> tuple[str, str] | None:
+        """Fanatics cannot be charged (seed 003; server/rules/whfb8/random_movement.py)."""
+        from server.rules.whfb8.random_movement import charge_target_refusal
+
+        return charge_target_refusal(state, target_id)
+
     def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
-        """Vanguard (FACTS.md): units that made a Vanguard move may not charge in the first
-        turn if their side goes first (server/rules/whfb8/vanguard.py)."""
+        """Random Movement (FACTS.md, seed 003): such units never declare charges; Vanguard
+        (FACTS.md): units that made a Vanguard move may not charge in the first turn if their
+        side goes first (server/rules/whfb8/vanguard.py)."""
+        from server.rules.whfb8.fanatics import releasing_charge_refusal
+        from server.rules.whfb8.random_movement import random_movement_charge_refusal
         from server.rules.whfb8.vanguard import vanguard_charge_refusal
 
-        return vanguard_charge_refusal(state, unit_id)
+        return (
+            releasing_charge_refusal(state)
+            or random_movement_charge_refusal(state, unit_id)
+            or vanguard_charge_refusal(state, unit_id)
+        )
 
 
 VARIANT = Warhammer(

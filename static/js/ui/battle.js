@@ -35,7 +35,8 @@ export function armyEntry(e) {
   const out = { datasheet: e.datasheet, models: e.models };
   if (typeof e.files === 'number') out.files = e.files;
   if (e.joined.length) out.joined_characters = e.joined.map((c) => c.id);
-  if (e.concealed && Object.keys(e.concealed).length) out.concealed = { ...e.concealed };
+  // whfb8 Night Goblin Fanatics (seed 003): written down with the army, seen by nobody else.
+  if (e.concealed && Object.values(e.concealed).some((n) => n > 0)) out.concealed = { ...e.concealed };
   if (e.standard) out.standard = true;
   if (e.battle_standard) out.battle_standard = true;
   return out;
@@ -174,7 +175,14 @@ export function setupPanel(el, store, conn, toast, table) {
             h('input', { type: 'checkbox', name: 'standard', checked: Boolean(u.standard),
               onchange: (/** @type {Event} */ e) => { u.standard = /** @type {HTMLInputElement} */ (e.target).checked; } }),
             ' Standard')
-          : null);
+          : null,
+        // Hidden models the unit may conceal (whfb8 Night Goblin Fanatics, seed 003).
+        (Array.isArray(host?.conceals) ? host.conceals : []).map((/** @type {any} */ c) => h('label', { class: 'concealed' },
+          ` Hidden ${c.datasheet} (0-${c.max}) `,
+          h('input', { type: 'number', min: 0, max: c.max, step: 1, size: 2, name: 'concealed', value: String(u.concealed?.[c.datasheet] ?? 0),
+            onchange: (/** @type {Event} */ e) => {
+              u.concealed = { ...(u.concealed || {}), [c.datasheet]: Math.max(0, Math.round(Number(/** @type {HTMLInputElement} */ (e.target).value) || 0)) };
+            } }))));
     }));
     const submit = /** @type {HTMLButtonElement} */ (h('button', {
       type: 'button', class: 'primary', id: 'submit-army',

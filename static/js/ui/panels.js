@@ -15,6 +15,7 @@ import { resultPanel } from './result.js';
 import { renderUnits } from './units.js';
 import { terrainLegend } from './legend.js';
 import { deployForm, typedMoves, targetPicker } from './typed.js';
+import { renderFanatics } from './fanatics.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -56,6 +57,7 @@ export function mountPanels(o) {
   const info = h('section', { class: 'panel info', id: 'info', 'aria-label': 'Selected' });
   const tray = h('section', { class: 'panel tray', 'aria-label': 'Off the table', hidden: true });
   const magic = h('section', { class: 'panel magic', id: 'magic', hidden: true });
+  const fanatics = h('section', { class: 'panel fanatics', id: 'fanatics', 'aria-label': 'Fanatics', hidden: true });
   const units = collapsible('units', 'Units', true);
   const legend = collapsible('legend', 'Terrain legend', false);
   const tools = collapsible('tools', 'Tools', true);
@@ -65,7 +67,7 @@ export function mountPanels(o) {
   const gameLog = h('ol', { class: 'log game-log', tabindex: '0', 'aria-label': 'Game log' });
   const logPanel = collapsible('events', 'Game log', true);
   logPanel.body.append(gameLog);
-  o.root.append(phase, setup, info, magic, tray, units.el, legend.el, tools.el, dice.el, notes.el, logPanel.el, share.el);
+  o.root.append(phase, setup, info, magic, fanatics, tray, units.el, legend.el, tools.el, dice.el, notes.el, logPanel.el, share.el);
   legend.body.append(terrainLegend());
 
   // --- tools -----------------------------------------------------------------------------------
@@ -187,6 +189,7 @@ export function mountPanels(o) {
       renderNotes(noteLog, store);
       renderGameLog(gameLog, store);
       renderTray(tray, table, store, conn, toast); // ambush rolls come with the log
+      renderFanatics(fanatics, store, conn, toast);
     }
   }
 

@@ -1,0 +1,206 @@
+"""Random Movement (whfb8; FACTS.md "whfb8": "pivot, roll, move straight ahead; contact with an
+enemy is a charge with no charge reactions; coming within 1 in of a friendly unit or
+impassable terrain stops the move"; the rule's text on the Fanatic page, seed 003).
+
+1. **No M value, a roll** (`movement_dice`): the datasheet's M is a dice expression ("2D6");
+   several model kinds with Random Movement roll once and use the slowest (the lowest
+   average); Swiftstride is not used.
+2. **No march, no charge declared** (`charge_refusal`, `march_refusal`).
+3. **Fanatics cannot be charged** (`charge_target_refusal`, seed 003).
+4. **The move** (`random_move_events`, the `random_move` action for units that are not
+   Fanatics): pivot about the centre, roll once, move straight; an enemy reached in the front
+   arc is charged (no reaction); otherwise stop within 1 in of friends or impassable terrain.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import shapely
+
+from server.data import Datasheet, load_catalog
+from server.dice import parse_expression
+from server.rules.core import Event, GameState
+from server.rules.units import table_of, terrain_of, units_of
+
+RULE = "Random Movement"
+
+
+def has_random_movement(sheet: Datasheet) -> bool:
+    return sheet.has_rule(RULE)
+
+
+def _average(expression: str) -> float:
+    spec = parse_expression(expression)
+    return spec.count * (spec.sides + 1) / 2 + spec.constant
+
+
+def movement_dice(sheets: Sequence[Datasheet]) -> str | None:
+    """The one roll of a unit with Random Movement: the slowest of its models' (FACTS.md;
+    the rule: "use the slowest for the entire unit"); None without Random Movement."""
+    rolls = []
+    for sheet in sheets:
+        rule = sheet.rule(RULE)
+        if rule is not None:
+            line = sheet.profile.models[0]  # type: ignore[union-attr]
+            rolls.append(str(rule.param or line.M).strip())
+    if not rolls:
+        return None
+    return min(rolls, key=_average)
+
+
+def _sheets(state: GameState, unit_id: str) -> list[Datasheet]:
+    unit = units_of(state)[unit_id]
+    catalog = load_catalog()
+    return [catalog.get(state.system, unit.datasheet)] + [
+        catalog.get(state.system, c.datasheet) for c in unit.characters
+    ]
+
+
+def random_movement_charge_refusal(state: GameState, unit_id: str) -> tuple[str, str] | None:
+    """Models with Random Movement cannot declare charges (seed 003)."""
+    if any(has_random_movement(s) for s in _sheets(state, unit_id)):
+        name = units_of(state)[unit_id].name
+        return RULE, f"{name} has Random Movement: it cannot declare charges"
+    return None
+
+
+def random_movement_march_refusal(
+    name: str, sheets: Sequence[Datasheet]
+) -> tuple[str, str] | None:
+    """Models with Random Movement cannot march (seed 003)."""
+    if any(has_random_movement(s) for s in sheets):
+        return RULE, f"{name} has Random Movement: it cannot march"
+    return None
+
+
+def charge_target_refusal(state: GameState, target_id: str) -> tuple[str, str] | None:
+    """Fanatics cannot be charged (seed 003)."""
+    target = units_of(state)[target_id]
+    if load_catalog().get(state.system, target.datasheet).has_rule("Fanatic Impacts"):
+        return "Fanatic Impacts", f"{target.name} cannot be charged (a Night Goblin Fanatic)"
+    return None
+
+
+# --- the move of a unit with Random Movement (not a Fanatic) --------------------------------
+
+STOP_IN = 1.0
+"""FACTS.md: within 1 in of a friendly unit or impassable terrain the random move stops."""
+SAMPLE_IN = 0.1
+BISECT_STEPS = 40
+
+
+def random_move_events(
+    state: GameState, seat: int, unit_id: str, facing: float, dice: Any
+) -> list[Event]:
+    """FACTS.md / seed 003: pivot about its centre to face `facing`, roll, move straight ahead.
+    The straight line is measured first: an enemy it would reach with its front counts as
+    charged (the rolled distance is the range; no charge reaction); otherwise it stops at the
+    first point within 1 in of a friendly unit or impassable terrain, before any other unit,
+    or at the table edge (**Decision**)."""
+    from server import geometry as geo
+    from server.geometry.footprint import footprint, placement_for_centre
+    from server.geometry.movement import sweep_straight
+    from server.rules.charge import contact_placement
+
+    unit = units_of(state)[unit_id]
+    table = table_of(state)
+    fp = table.units[unit_id]
+    assert fp.formation is not None
+    centre = fp.boundary.centroid
+    start = footprint(fp.formation, placement_for_centre(fp.formation, (centre.x, centre.y),
+                                                         facing % 360.0))
+    assert start.placement is not None
+    expression = movement_dice(_sheets(state, unit_id)) or "2D6"
+    roll = dice.roll(expression)
+    rolled = float(roll.total or 0)
+    p0, formation = start.placement, fp.formation
+
+    def path(t: float) -> Any:
+        return footprint(formation, p0.moved(rolled * t))
+
+    units = units_of(state)
+    others = [uid for uid in table.units if uid != unit_id]
+    full = sweep_straight(start, path(1.0))
+    enemies = [
+        uid for uid in others
+        if units[uid].owner != unit.owner and geo.in_base_contact(table.units[uid].boundary, full)
+    ]
+    base: dict[str, Any] = {"unit": unit_id, "roll": roll.to_payload(), "facing": facing % 360.0,
+                            "rule": RULE}
+    if enemies:
+        first = min(enemies, key=lambda uid: geo.distance(start, table.units[uid]).distance)
+        aim = table.units[first]
+        placement, arc = contact_placement(start, aim)
+        gap = geo.distance(start, aim).distance
+        nearest = geo.distance(start, aim).to_point
+        front = bool(geo.in_front_arc(start, np.array([nearest]))[0])
+        if front and gap <= rolled + 1e-9:
+            moved = dataclasses.replace(
+                unit, placement=(round(placement.x, 4), round(placement.y, 4),
+                                 round(placement.facing, 4)))
+            end = footprint(formation, placement)
+            return [Event("charge_succeeded", {
+                **base, "target": first, "distance": round(gap, 3), "bonus": 0, "range": rolled,
+                "arc": str(arc), "swept": geo.to_geojson(sweep_straight(start, end)),
+                "unit_after": moved.to_json(),
+                "text": f"{unit.name} (Random Movement) roll {rolled:g} in and reach "
+                f"{units[first].name}: it counts as charging, no charge reaction",
+            }, actor=seat)]
+    blockers = [
+        table.units[uid].boundary for uid in others
+        if units[uid].owner == unit.owner
+    ] + [shapely.Polygon(t.points) for t in terrain_of(state) if t.impassable]
+    strangers = [table.units[uid].boundary for uid in others if units[uid].owner != unit.owner]
+    w, h = state.battlefield.width, state.battlefield.depth
+
+    def blocked(t: float) -> bool:
+        here = path(t).boundary
+        minx, miny, maxx, maxy = here.bounds
+        if minx < 0 or miny < 0 or maxx > w or maxy > h:
+            return True
+        if any(geo.distance(here, b).distance <= STOP_IN for b in blockers):
+            return True
+        return any(geo.in_base_contact(here, b) for b in strangers)
+
+    stop = 1.0
+    if blocked(0.0):
+        stop = 0.0
+    elif blocked(1.0) or rolled > 0:
+        steps = max(1, math.ceil(rolled / SAMPLE_IN))
+        lo, hi = 0.0, None
+        for i in range(1, steps + 1):
+            if blocked(i / steps):
+                hi = i / steps
+                break
+            lo = i / steps
+        if hi is not None:
+            for _ in range(BISECT_STEPS):
+                mid = (lo + hi) / 2
+                lo, hi = (lo, mid) if blocked(mid) else (mid, hi)
+            stop = lo
+    # Fanatics (seed 003): a random move that brings the unit and a concealing unit within 8 in
+    # stops there too; the Fanatics are released and the random move ends (**Decision**).
+    from server.rules.whfb8.fanatics import move_stop
+
+    released = move_stop(state, unit_id, lambda t: path(t * stop)) if stop > 0 else None
+    after: list[Event] = []
+    if released is not None:
+        stop, after = stop * released[0], released[1]
+    end = path(stop)
+    assert end.placement is not None
+    moved = dataclasses.replace(unit, placement=(
+        round(end.placement.x, 4), round(end.placement.y, 4), round(end.placement.facing, 4)))
+    return [Event("unit_moved", {
+        **base, "unit": moved.to_json(), "manoeuvre": "random", "mode": "random",
+        "distance": round(rolled * stop, 4), "used": round(rolled * stop, 4),
+        "swept": geo.to_geojson(sweep_straight(start, end)),
+        "stopped": stop < 1.0,
+        "text": f"{unit.name} (Random Movement) roll {rolled:g} in"
+        + (f" and stop after {rolled * stop:.1f} in (1 in from a friend, impassable terrain "
+           "or another unit, the table edge, or to release Fanatics)" if stop < 1.0 else ""),
+    }, actor=seat), *after]

@@ -1,0 +1,52 @@
+// Night Goblin Fanatics in the side panel (whfb8, seed 003): the owner's mark on the units that
+// conceal Fanatics (only the owner's state has it), the release tool when the server has
+// stopped a move at 8 in (point on the concealing unit and direction; the server checks both),
+// and the last whirls and their hits for everyone.
+
+import { h, replace } from './dom.js';
+import { errorText } from '../format.js';
+import { concealedCount, releasesFor, defaultRelease, whirlWords, hitWords } from '../view/fanatics.js';
+
+/** @typedef {import('../store.js').Store} Store */
+/** @typedef {import('../net.js').Connection} Connection */
+
+/**
+ * Render the Fanatics section into `el` (hidden when there is nothing to show).
+ * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {Function} toast
+ */
+export function renderFanatics(el, store, conn, toast) {
+  const st = store.state || {};
+  const units = st.units || {};
+  const name = (/** @type {string} */ id) => String(units[id]?.name ?? id);
+  const marks = Object.keys(units).filter((id) => concealedCount(st, id) > 0)
+    .map((id) => h('li', { class: 'fanatic-mark', dataset: { unit: id } },
+      `${name(id)}: ${concealedCount(st, id)} hidden Fanatic${concealedCount(st, id) === 1 ? '' : 's'} (only you see this)`));
+  const tools = releasesFor(st, store.seat).map((r) => {
+    const start = defaultRelease(units[r.unit]) || { x: 0, y: 0, facing: 0 };
+    const field = (/** @type {string} */ label, /** @type {number} */ value) => /** @type {HTMLInputElement} */ (
+      h('input', { type: 'number', step: 0.1, size: 5, value: String(Math.round(value * 100) / 100), 'aria-label': label }));
+    const x = field('Start x', start.x);
+    const y = field('Start y', start.y);
+    const facing = field('Direction (degrees)', start.facing);
+    return h('form', {
+      class: 'release-fanatic', dataset: { unit: r.unit },
+      onsubmit: async (/** @type {Event} */ e) => {
+        e.preventDefault();
+        try {
+          await conn.act({ type: 'release_fanatic', unit: r.unit, point: [Number(x.value), Number(y.value)], facing: Number(facing.value) });
+        } catch (err) {
+          toast(`Release: ${errorText(err)}`, 'error');
+        }
+      },
+    }, h('p', null, `${name(r.unit)} must release ${r.left} Fanatic${r.left === 1 ? '' : 's'}: a point on the unit and a direction`),
+    x, y, facing, h('button', { type: 'submit', class: 'primary' }, 'Release'));
+  });
+  const report = [];
+  for (const ev of (store.history || []).slice(-40)) {
+    if (ev.type === 'fanatic_released' || ev.type === 'fanatic_moved') report.push(h('li', { class: 'whirl' }, whirlWords(ev.payload, name)));
+    if (ev.type === 'fanatic_hits') report.push(h('li', { class: 'fanatic-hits' }, hitWords(ev.payload, name)));
+  }
+  el.hidden = !marks.length && !tools.length && !report.length;
+  replace(el, h('h3', null, 'Fanatics'), marks.length ? h('ul', null, marks) : null, ...tools,
+    report.length ? h('ul', { class: 'fanatic-report' }, report) : null);
+}

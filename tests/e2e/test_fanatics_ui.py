@@ -1,0 +1,90 @@
+"""Night Goblin Fanatics in the browser (issue 15 item 6; seed 003,
+../shared/seeds/003_39e99837749f8d9d.txt).
+
+Player 1 writes two Fanatics into Night Goblins; only player 1's page shows the mark (player
+2's and the spectator's never do). The goblins march at Empire Halberdiers over REST and stop at
+8 in; player 1's page offers the release tool; two Fanatics are released through it (start
+point and direction typed in) and everyone's page has the whirls in the log, drawn as overlays,
+with the hits in the Fanatics section."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.e2e.test_battle_ui import rest
+from tests.e2e.test_table import READY
+from tests.e2e.waits import until
+
+pytestmark = pytest.mark.e2e
+
+
+def test_a_release_through_the_ui_and_the_secret_only_on_the_owners_page(
+    server: str, pages: Any
+) -> None:
+    g = rest(f"{server}/api/games", {"system": "whfb8", "name": "Fanatics"})
+    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {"invite": g["invite"]})
+    tokens = {1: g["token"], 2: seat2["token"]}
+    base = f"{server}/api/games/{g['id']}"
+
+    def act(seat: int, action: dict[str, Any]) -> Any:
+        return rest(f"{base}/actions", {"action": action}, token=tokens[seat])
+
+    act(1, {"type": "submit_army", "units": [{"datasheet": "night-goblins", "models": 20,
+                                              "files": 5,
+                                              "concealed": {"night-goblin-fanatic": 2}}]})
+    act(2, {"type": "submit_army", "units": [{"datasheet": "empire-halberdiers", "models": 20,
+                                              "files": 5}]})
+    units = rest(base)["state"]["units"]
+    gob = next(u for u in units if units[u]["owner"] == 1)
+    hal = next(u for u in units if units[u]["owner"] == 2)
+    act(1, {"type": "deploy_unit", "unit": gob, "x": 36, "y": 11, "facing": 0})
+    act(2, {"type": "deploy_unit", "unit": hal, "x": 36, "y": 36, "facing": 180})
+
+    url = f"{server}/games/{g['id']}"
+    p1 = pages.open("player1", f"{url}#seat=1&token={tokens[1]}")
+    p2 = pages.open("player2", f"{url}#seat=2&token={tokens[2]}")
+    spectator = pages.open("spectator", url)
+    for page in (p1, p2, spectator):
+        page.wait_for_function(READY)
+    p1.wait_for_selector(f"#fanatics:not([hidden]) li.fanatic-mark[data-unit='{gob}']")
+    for page in (p2, spectator):
+        assert page.evaluate("JSON.stringify(warfield.store.state.concealed)") == "{}"
+        assert page.locator(".fanatic-mark").count() == 0
+
+    def to_movement(seat: int) -> None:
+        for _ in range(12):
+            st = rest(base)["state"]
+            if st["phase"] == "Movement" and st["active_player"] == seat:
+                return
+            act(st["active_player"], {"type": "end_phase"})
+        raise AssertionError("no Movement phase")
+
+    to_movement(1)
+    act(1, {"type": "move_unit", "unit": gob, "manoeuvre": "forward", "distance": 8,
+            "mode": "march"})
+    to_movement(2)
+    act(2, {"type": "move_unit", "unit": hal, "manoeuvre": "forward", "distance": 8,
+            "mode": "march"})
+    to_movement(1)
+    act(1, {"type": "move_unit", "unit": gob, "manoeuvre": "forward", "distance": 4})
+    assert rest(base)["state"]["fanatic_releases"][0]["left"] == 2
+
+    form = f"form.release-fanatic[data-unit='{gob}']"
+    for x, facing in (("36", "0"), ("34.5", "90")):
+        p1.wait_for_selector(form)
+        p1.fill(f"{form} input[aria-label='Start x']", x)
+        p1.fill(f"{form} input[aria-label='Direction (degrees)']", facing)
+        p1.click(f"{form} button[type=submit]")
+        p1.wait_for_function(
+            "(n) => warfield.store.history.filter(e => e.type === 'fanatic_released').length === n",
+            arg=1 if x == "36" else 2,
+        )
+    p1.wait_for_selector(form, state="detached")
+    for page in (p1, p2, spectator):
+        released = until(page, """() => { const r = warfield.store.history.filter(
+            e => e.type === 'fanatic_released'); return r.length === 2 ? r : null; }""")
+        assert [r["payload"]["facing"] for r in released] == [0, 90]
+        page.wait_for_selector("#fanatics .whirl")
+    assert p2.locator(".fanatic-mark").count() == 0

@@ -40,3 +40,35 @@ def receive_events(ws: Any, count: int, limit: int = 50) -> list[dict[str, Any]]
         if frame["type"] == "events":
             events.extend(frame["events"])
     raise AssertionError(f"only {len(events)} of {count} events arrived")
+
+
+class SpectatorLog:
+    """A game as a spectator follows it in the scripted battles: the public state over REST
+    (`view`) and every event the spectator's socket was sent, in order (`seen`, `drain`)."""
+
+    def __init__(self, client: TestClient, game_id: str) -> None:
+        self.client, self.game_id = client, game_id
+        self.seen: list[dict[str, Any]] = []
+
+    def view(self) -> dict[str, Any]:
+        """The public state with its seq."""
+        body = self.client.get(f"/api/games/{self.game_id}").json()
+        state: dict[str, Any] = body["state"]
+        state["seq"] = body["seq"]
+        return state
+
+    def drain(self, spectator: Any) -> list[dict[str, Any]]:
+        """Read the spectator's frames up to the game's current seq."""
+        upto = self.view()["seq"]
+        while not self.seen or self.seen[-1]["seq"] < upto:
+            frame = spectator.receive()
+            if frame["type"] == "events":
+                self.seen.extend(frame["events"])
+        return self.seen
+
+
+def ok(player: Any, **action: Any) -> dict[str, Any]:
+    """`player` acts and the server acknowledges it."""
+    answer: dict[str, Any] = player.act(**action)
+    assert answer["type"] == "ack", (action, answer)
+    return answer

@@ -16,7 +16,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from tests.api.helpers import new_game
+from tests.api.helpers import SpectatorLog, new_game, ok
 from tests.api.test_scripted_game import Player
 from tests.api.test_t9a_battle_report import rules_of
 
@@ -31,31 +31,13 @@ def play_once(client: TestClient) -> tuple[list[dict[str, Any]], dict[str, Any]]
     game = new_game(client, "whfb8")
     url = f"/ws/games/{game['id']}"
 
-    def view() -> dict[str, Any]:
-        body = client.get(f"/api/games/{game['id']}").json()
-        state: dict[str, Any] = body["state"]
-        state["seq"] = body["seq"]
-        return state
-
-    seen: list[dict[str, Any]] = []
-
-    def drain(spectator: Player) -> list[dict[str, Any]]:
-        upto = view()["seq"]
-        while not seen or seen[-1]["seq"] < upto:
-            frame = spectator.receive()
-            if frame["type"] == "events":
-                seen.extend(frame["events"])
-        return seen
+    log = SpectatorLog(client, game["id"])
+    view, drain = log.view, log.drain
 
     with client.websocket_connect(url) as w1, client.websocket_connect(url) as w2, \
             client.websocket_connect(url) as ws:
         p1, p2, spectator = Player(w1, game["p1"]), Player(w2, game["p2"]), Player(ws, None)
         players = {1: p1, 2: p2}
-
-        def ok(player: Player, **action: Any) -> dict[str, Any]:
-            answer = player.act(**action)
-            assert answer["type"] == "ack", (action, answer)
-            return answer
 
         ok(p1, type="submit_army", units=[SWARM])
         ok(p2, type="submit_army", units=[HALBERDIERS])

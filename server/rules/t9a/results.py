@@ -44,6 +44,7 @@ from server.rules.core import (
 )
 from server.rules.endgame import GameResult, Objective, ScoreLine
 from server.rules.markers import FLEEING
+from server.rules.orders import Offer, in_window, offer, register_game_offer
 from server.rules.rankandflank import victory
 from server.rules.systems import find_system
 from server.rules.t9a.ambush import LOST_SCORING
@@ -52,6 +53,12 @@ from server.rules.units import Unit, _set, deployment_zone, footprint_of, units_
 HOLD_THE_GROUND = "hold_the_ground"
 BREAKTHROUGH = "breakthrough"
 OBJECTIVE_NAMES = {HOLD_THE_GROUND: "Hold the Ground", BREAKTHROUGH: "Breakthrough"}
+OBJECTIVE_TEXTS = {
+    HOLD_THE_GROUND: "At the end of each Game Turn after the first, the player with more Scoring "
+                     "Units within 6 in of the centre gains a counter; most counters wins.",
+    BREAKTHROUGH: "At the end of the game, the player with more Scoring Units inside the "
+                  "opponent's Deployment Zone (at most 3 counted) wins.",
+}
 CENTRE_RANGE_IN = 6.0
 BREAKTHROUGH_MOST = 3
 SECONDARY_SHARE = 0.20
@@ -100,6 +107,21 @@ def _fold_chosen(state: GameState, event: Event) -> GameState:
 def secondary_objective(state: GameState) -> str | None:
     found: str | None = state.extra.get("secondary_objective")
     return found
+
+
+@register_game_offer("choose_secondary_objective")
+def _offer_secondary_objective(state: GameState, seat: int) -> Offer | None:
+    """Either player, before the battle: the Secondary Objectives to choose from (with their
+    words) and the one set now (None until a player sets one)."""
+    if not in_window(state, seat, "choose_secondary_objective"):
+        return None
+    return offer(
+        "choose_secondary_objective",
+        current=secondary_objective(state),
+        objectives=[{"id": key, "name": name, "text": OBJECTIVE_TEXTS[key]}
+                    for key, name in OBJECTIVE_NAMES.items()],
+        rule="Secondary Objectives",
+    )
 
 
 # --- Scoring Units -------------------------------------------------------------------------------
@@ -199,7 +221,9 @@ def _fold_counter(state: GameState, event: Event) -> GameState:
 def _project_objective(state: GameState, viewer: int | None, out: dict[str, Any]) -> None:
     if state.system != "t9a":
         return
-    out["secondary_objective"] = secondary_objective(state)
+    chosen = secondary_objective(state)
+    out["secondary_objective"] = chosen
+    out["secondary_objective_name"] = None if chosen is None else OBJECTIVE_NAMES[chosen]
     out["objective_counters"] = dict(state.extra.get("objective_counters", {"1": 0, "2": 0}))
 
 

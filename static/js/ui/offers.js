@@ -24,6 +24,8 @@
  * @property {boolean} [advance]
  * @property {boolean} [restrained]  restrain_pursuit: the order to hold back stands
  * @property {boolean} [entombed]    emerge (whfb8): Entombed Beneath the Sands, marker first
+ * @property {{id:string, name:string, text:string}[]} [objectives]  choose_secondary_objective (t9a)
+ * @property {string|null} [current]  choose_secondary_objective: the one set now
  */
 
 /** @param {any} state @returns {{seat:number|null, units:Record<string, Record<string, Offer>>, game:Record<string, Offer>}} */

@@ -192,3 +192,20 @@ def test_hold_the_ground_gives_a_counter_from_the_second_game_turn(
     archers = units_of(game.state)["u2"]
     assert archers in near_centre(game.state)[1] and scoring(archers)
     assert not scoring(dataclasses.replace(archers, markers=(ambush.LOST_SCORING,)))
+
+
+def test_both_players_are_offered_the_secondary_objectives_before_the_battle() -> None:
+    """Secondary Objectives (2nd edition): set in the pre-game. Both players are offered the two
+    objectives with their words and the one set now; once the battle starts nobody is."""
+    game = Game("t9a")
+    game.act(1, type="submit_army", units=ARMY_1)
+    for seat in (1, 2):
+        offer = game.state.to_json(seat)["orders"]["game"]["choose_secondary_objective"]
+        assert offer["available"] and offer["current"] is None
+        assert [o["name"] for o in offer["objectives"]] == ["Hold the Ground", "Breakthrough"]
+    assert "choose_secondary_objective" not in game.state.to_json(None)["orders"]["game"]
+    game.act(2, type="choose_secondary_objective", objective="hold_the_ground")
+    assert game.state.to_json(1)["orders"]["game"]["choose_secondary_objective"]["current"] == (
+        "hold_the_ground")
+    battle = deployed()
+    assert "choose_secondary_objective" not in battle.state.to_json(1)["orders"]["game"]

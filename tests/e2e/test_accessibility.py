@@ -221,6 +221,9 @@ def test_deployment_a_charge_an_end_of_phase_and_a_move_with_the_keyboard_only(
     tab_to(p1, f"button[data-pick={spears}]")
     p1.keyboard.press("Enter")
     tab_to(p1, "#typed-target")
+    # The list is the server's: each enemy with what the order may do to it (issue 24 item 1).
+    until(p1, "() => [...document.querySelectorAll('#typed-target option')]"
+              ".some(o => /— charge \\(\\d+\\.\\d in\\)/.test(o.textContent))")
     tab_to(p1, "#charge-target")
     p1.keyboard.press("Enter")
     p1.wait_for_selector("#charge-prompt:has-text('Waiting for Player 2')")

@@ -290,8 +290,7 @@ function renderInfo(el, table, store) {
     rows.push(unitCard(unit, store.state), ordered, actions);
     // Typed values for the same orders (keyboard): a distance, degrees, a target from a list.
     if (ordered && unit.placement) rows.push(typedMoves(unit, table));
-    const shooting = Boolean(actions?.querySelector('#shoot'));
-    if (ordered || shooting) rows.push(targetPicker(unit, table, { charge: Boolean(ordered), shoot: shooting }));
+    rows.push(targetPicker(unit, table));
   }
   if (sel) {
     const own = store.seat !== null && sel.owner === store.seat;

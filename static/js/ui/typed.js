@@ -8,6 +8,8 @@ import { h } from './dom.js';
 import { geometryRings, bbox } from '../view/hit.js';
 import { boundaryOf, translateGeometry, basisOf } from '../view/manoeuvre.js';
 import { round2 } from '../view/transform.js';
+import { controlAttrs, unitOffer } from './offers.js';
+import { unitName } from '../format.js';
 
 /** @typedef {import('../table.js').Table} Table */
 /** @typedef {import('../types.js').Unit} Unit */
@@ -168,23 +170,63 @@ export function typedMoves(unit, table) {
   }, h('summary', null, 'Typed orders (distance, degrees, files)'), move, turn, reform);
 }
 
+/** One enemy unit as the server offers it to a charge or shooting order: its option's words say
+ * whether each order may target it and, when not, the server's reason.
+ * @param {string} name @param {any} charge the declare_charge target entry (or null)
+ * @param {any} shoot the shoot target entry (or null) @returns {string} */
+export function targetLabel(name, charge, shoot) {
+  const parts = [];
+  if (charge) parts.push(charge.available
+    ? `charge${typeof charge.distance === 'number' ? ` (${charge.distance.toFixed(1)} in)` : ''}`
+    : `no charge: ${charge.reason || 'not possible'}`);
+  if (shoot) parts.push(shoot.available
+    ? `shoot${Array.isArray(shoot.weapons) && shoot.weapons.length ? ` (${shoot.weapons.join(', ')})` : ''}`
+    : `no shooting: ${shoot.reason || 'not possible'}`);
+  return parts.length ? `${name} — ${parts.join('; ')}` : name;
+}
+
 /**
  * An enemy unit picked from a list, then Charge or Shoot at it (the same intents as clicking
- * it on the table with the tool). @param {Unit} unit @param {Table} table @param {{shoot:boolean, charge:boolean}} offer
+ * it on the table with the tool). The list and what each button may do come from the server's
+ * orders for this unit (`declare_charge` and `shoot` targets, with reasons): the client judges
+ * nothing. @param {Unit} unit @param {Table} table
  */
-export function targetPicker(unit, table, offer) {
-  if (!offer.shoot && !offer.charge) return null;
+export function targetPicker(unit, table) {
   const st = table.store.state;
-  const enemies = Object.values(st?.units || {}).filter((u) => u.owner !== unit.owner && (u.status || 'on_table') === 'on_table');
-  if (!enemies.length) return null;
+  const charge = unitOffer(st, unit.id, 'declare_charge');
+  const shoot = unitOffer(st, unit.id, 'shoot');
+  if (!charge && !shoot) return null;
+  /** @param {any} o @returns {Map<string, any>} */
+  const byUnit = (o) => new Map((Array.isArray(o?.targets) ? o.targets : []).map((/** @type {any} */ t) => [String(t.unit), t]));
+  const charges = byUnit(charge);
+  const shots = byUnit(shoot);
+  const ids = [...new Set([...charges.keys(), ...shots.keys()])].filter((id) => st?.units?.[id]);
+  if (!ids.length) return null;
   const v = values(table);
-  if (!enemies.some((u) => u.id === v.target)) v.target = enemies[0].id;
+  /** @param {string} id */
+  const usable = (id) => Boolean(charges.get(id)?.available || shots.get(id)?.available);
+  if (!ids.includes(v.target)) v.target = ids.find(usable) || ids[0];
+  const chargeButton = /** @type {HTMLButtonElement} */ (h('button', { type: 'button', id: 'charge-target', onclick: () => void table.tools.charge.click(v.target) }, 'Charge it'));
+  const shootButton = /** @type {HTMLButtonElement} */ (h('button', { type: 'button', id: 'shoot-target', onclick: () => void table.tools.shoot.shootAt(v.target) }, 'Shoot it'));
+  /** Each button is enabled only for a target the server offers it, with the reason otherwise. */
+  const judge = () => {
+    for (const [button, order, entries] of /** @type {const} */ ([[chargeButton, charge, charges], [shootButton, shoot, shots]])) {
+      const entry = entries.get(v.target);
+      const attrs = controlAttrs(order, '', entry ? { available: Boolean(entry.available), reason: entry.reason || `${unitName(st, v.target)} is not a target of this order` } : { available: false, reason: `${unitName(st, v.target)} is not a target of this order` });
+      button.disabled = attrs.disabled;
+      button.title = attrs.title;
+      if (attrs.disabled) button.setAttribute('aria-disabled', 'true');
+      else button.removeAttribute('aria-disabled');
+    }
+  };
   const select = h('select', {
     name: 'typed-target', id: 'typed-target',
-    onchange: (/** @type {Event} */ e) => { v.target = /** @type {HTMLSelectElement} */ (e.target).value; },
-  }, enemies.map((u) => h('option', { value: u.id, selected: u.id === v.target }, u.name || u.id)));
+    onchange: (/** @type {Event} */ e) => { v.target = /** @type {HTMLSelectElement} */ (e.target).value; judge(); },
+  }, ids.map((id) => h('option', { value: id, selected: id === v.target },
+    targetLabel(unitName(st, id), charges.get(id) || null, shots.get(id) || null))));
+  judge();
   return h('div', { class: 'row typed target-form' },
     h('label', { class: 'typed-field' }, h('span', null, 'Target'), select),
-    offer.charge ? h('button', { type: 'button', id: 'charge-target', onclick: () => void table.tools.charge.click(v.target) }, 'Charge it') : null,
-    offer.shoot ? h('button', { type: 'button', id: 'shoot-target', onclick: () => void table.tools.shoot.shootAt(v.target) }, 'Shoot it') : null);
+    charge ? chargeButton : null,
+    shoot ? shootButton : null);
 }

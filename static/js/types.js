@@ -83,6 +83,9 @@
  * @property {Proposal|null} [proposal]
  * @property {PendingCharge|null} [pending_charge]
  * @property {Record<string, Record<string, unknown>>} [magic]  per seat, per player turn: the spells recorded
+ * @property {string|null} [secondary_objective]  t9a: the Secondary Objective played (id)
+ * @property {string|null} [secondary_objective_name]
+ * @property {Record<string, number>} [objective_counters]  t9a Hold the Ground: counters per seat
  */
 
 /**

@@ -71,8 +71,8 @@ export function objectivePanel(el, store, conn, toast) {
   return function render() {
     const st = store.state || {};
     const choose = gameOffer(st, 'choose_secondary_objective');
-    const played = 'secondary_objective' in st;
-    el.hidden = !choose && !(played && st.stage === 'battle');
+    // During the battle only a game that plays one shows it (a panel saying "none" is clutter).
+    el.hidden = !choose && !(st.secondary_objective && st.stage === 'battle');
     if (el.hidden) return;
     form.hidden = !choose;
     explain.hidden = !choose;

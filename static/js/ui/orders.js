@@ -4,6 +4,7 @@
 // decides every rule: a reaction it refuses comes with the rule's reason, shown as it is.
 
 import { h, replace } from './dom.js';
+import { geometryRings } from '../view/hit.js';
 import { REACTION_NAMES, proposalWords } from './order-words.js';
 import { errorText, unitName } from '../format.js';
 import { reportGroups, renderReport } from './report.js';
@@ -259,9 +260,10 @@ export function unitActions(unit, table) {
 export function mountOrders(o) {
   const { side, board, store, table } = o;
   const banner = h('div', { class: 'order-banner', id: 'order-banner', role: 'region', 'aria-label': 'Waiting for an answer', 'aria-live': 'polite', hidden: true });
-  // Over the table; on a phone at the top of the panel sheet under it, so it covers none of
-  // the table (issue 24 item 5).
-  const phone = typeof window.matchMedia === 'function' ? window.matchMedia('(max-width: 600px)') : null;
+  // Over the table; where the panels are a sheet under the table (tablets in portrait and
+  // phones: the same media query as the stacked layout in app.css), at the top of that sheet,
+  // so it covers none of the table (issue 24 item 5).
+  const phone = typeof window.matchMedia === 'function' ? window.matchMedia('(max-width: 900px), (orientation: portrait) and (max-width: 1100px)') : null;
   const placeBanner = () => {
     const parent = phone?.matches ? side : board;
     if (banner.parentElement !== parent) {
@@ -320,7 +322,7 @@ export function mountOrders(o) {
               dataset: { reaction: r.id }, title: r.allowed ? r.name : `${r.rule}: ${r.reason}`,
               onclick: () => once(() => send(table, { type: 'charge_reaction', reaction: r.id }, r.name)),
             }, r.name)),
-            charge.reactions.filter((r) => !r.allowed).map((r) => h('div', { class: 'refused', dataset: { reaction: r.id } }, `${r.name} not allowed — ${r.rule}: ${r.reason}`)))
+            refusedWhy(charge.reactions.filter((r) => !r.allowed)))
           : h('div', { class: 'waiting' }, charge.role === 'wait' ? `Waiting for ${who}'s Charge Reaction…` : `${who} chooses a Charge Reaction…`)));
     }
     if (prop) {
@@ -337,7 +339,40 @@ export function mountOrders(o) {
     }
     banner.hidden = rows.length === 0;
     replace(banner, rows);
+    dockBanner(charge ? [charge.unit, charge.target] : []);
     takeFocus(charge?.role === 'react' ? `charge:${charge.unit}:${charge.target}` : prop?.role === 'answer' ? `proposal:${prop.id}` : '');
+  }
+
+  /** The reactions refused, each with its rule's reason, folded under one line so the banner
+   * stays short over the table (the disabled buttons carry the same words as their title).
+   * @param {{id:string, name:string, rule:string|null, reason:string|null}[]} refused */
+  function refusedWhy(refused) {
+    if (!refused.length) return null;
+    return h('details', { class: 'refused-why' },
+      h('summary', null, `Not allowed: ${refused.map((r) => r.name).join(', ')} — why`),
+      refused.map((r) => h('div', { class: 'refused', dataset: { reaction: r.id } }, `${r.name} not allowed — ${r.rule}: ${r.reason}`)));
+  }
+
+  /** Over the table, the banner docks at the top or the bottom edge, whichever leaves the units
+   * it is about (the charger and its target) in view: the edge with more room between it and
+   * them (issue 24 item 5: the desktop banner covered the top strip). @param {string[]} ids */
+  function dockBanner(ids) {
+    if (banner.parentElement !== board || banner.hidden) return banner.classList.remove('dock-bottom');
+    const st = store.state || {};
+    const rect = board.getBoundingClientRect();
+    const ys = ids.flatMap((id) => {
+      const u = st.units?.[id];
+      const rings = (u?.footprint?.features || []).flatMap((/** @type {any} */ f) => geometryRings(f.geometry));
+      const pts = rings.length ? rings.flat() : u?.placement ? [[u.placement.x, u.placement.y]] : [];
+      return pts.map((/** @type {number[]} */ p) => table.clientPoint(p[0], p[1]).y - rect.top);
+    });
+    if (!ys.length) return banner.classList.remove('dock-bottom');
+    // The units' labels are drawn under them (28 px kept below, 8 above). The edge whose banner
+    // would cover less of them wins; on a tie, the top.
+    const need = banner.getBoundingClientRect().height + 8;
+    const coverTop = Math.max(0, need - (Math.min(...ys) - 8));
+    const coverBottom = Math.max(0, need - (rect.height - Math.max(...ys) - 28));
+    banner.classList.toggle('dock-bottom', coverBottom < coverTop);
   }
 
   /** A banner that asks this player for an answer takes the focus (its first enabled button)

@@ -481,6 +481,12 @@ def fight(state: GameState, seat: int, action: Fight, dice: DiceStream) -> list[
     if unit.id not in eligible_to_fight(state):
         raise _refuse(f"{unit.name} is not within Engagement Range of an enemy unit",
                       rule="Fight")
+    from server.rules.wh40k10.stratagems import counter_offensive_next
+
+    ahead = counter_offensive_next(state)
+    if ahead is not None and ahead != unit.id:
+        raise _refuse(f"{units_of(state)[ahead].name} fight next (Counter-offensive)",
+                      rule="Counter-offensive", waiting=[ahead])
     if unit.id not in step:
         raise _refuse(
             f"units with Fights First fight first: {', '.join(step)}", rule="Fights First",

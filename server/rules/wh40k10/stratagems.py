@@ -519,7 +519,7 @@ def _usable(state: GameState, seat: int, s: Stratagem) -> dict[str, Any]:
     units = [u for u in units_of(state).values() if u.status == "on_table" and u.positions]
     mine = [u for u in units if u.owner == seat]
     targets: list[dict[str, Any]] = []
-    reasons: list[str] = []
+    reasons: list[RuleError] = []
     if s.name == COMMAND_REROLL:
         for kind in ("advance", "charge"):
             err = _try(state, seat, stratagem=s.name, roll=kind)
@@ -528,7 +528,7 @@ def _usable(state: GameState, seat: int, s: Stratagem) -> dict[str, Any]:
                 assert last is not None
                 targets.append({"roll": kind, "unit": last[0]})
             else:
-                reasons.append(err.message)
+                reasons.append(err)
     elif s.name == FIRE_OVERWATCH:
         enemies = [u for u in units if u.owner != seat and u.id in phase_moves(state)]
         for u in mine:
@@ -538,13 +538,14 @@ def _usable(state: GameState, seat: int, s: Stratagem) -> dict[str, Any]:
                     targets.append({"unit": u.id, "target": e.id,
                                     "weapons": _overwatch_weapons(state, u, e)})
                 else:
-                    reasons.append(err.message)
+                    reasons.append(err)
         if not enemies:
             err = _try(state, seat, stratagem=s.name)
             reasons.append(
-                err.message
+                err
                 if err is not None and err.code != BAD_REQUEST
-                else "no enemy unit has been set up, moved or declared a charge this phase"
+                else _refuse(s, "no enemy unit has been set up, moved or declared a charge "
+                             "this phase", OUT_OF_PHASE)
             )
     else:
         for u in mine:
@@ -552,20 +553,23 @@ def _usable(state: GameState, seat: int, s: Stratagem) -> dict[str, Any]:
             if err is None:
                 targets.append({"unit": u.id})
             else:
-                reasons.append(err.message)
+                reasons.append(err)
         if not mine:
-            reasons.append("no unit of yours is on the battlefield")
+            reasons.append(_refuse(s, "no unit of yours is on the battlefield"))
     entry["available"] = bool(targets)
     entry["targets"] = targets
     entry["reason"] = None if targets else (_first_reason(reasons) or "not now")
     return entry
 
 
-def _first_reason(reasons: Sequence[str]) -> str | None:
-    """The refusal most units share (the moment, the CP) before one about a single unit."""
+def _first_reason(reasons: Sequence[RuleError]) -> str | None:
+    """Why not: a refusal past the moment (CP, once per phase, the unit) before a refusal of
+    the moment; the one most targets share."""
     if not reasons:
         return None
-    return max(set(reasons), key=reasons.count)
+    fitting = [r.message for r in reasons if r.code != OUT_OF_PHASE]
+    words = fitting or [r.message for r in reasons]
+    return max(words, key=words.count)
 
 
 @register_game_offer("use_stratagem", key="stratagems")

@@ -29,6 +29,10 @@ Automated core Stratagems:
   6+ invulnerable save and the Benefit of Cover until the end of the phase.
 * **Counter-offensive** (2 CP): in the Fight phase, just after an enemy unit fought, one of
   your units within Engagement Range that has not fought fights next.
+* **Heroic Intervention** (2 CP): in your opponent's Charge phase, after an enemy unit ended a
+  Charge move, one of your units within 6 in of it that could charge it (not engaged; a
+  Vehicle only if a Walker) charges it (2D6, `charge.charge_result`); it gets no Charge bonus
+  (it does not fight first).
 
 Not automated (shown to the player as such in the offer): the others of the twelve.
 """
@@ -45,7 +49,7 @@ from server.dice import DiceStream
 from server.geometry.los import line_of_sight
 from server.geometry.measure import within
 from server.rules.battle import BATTLE, require_stage
-from server.rules.charge import charge_result
+from server.rules.charge import _check_charge_target, _check_charger, charge_result
 from server.rules.core import (
     BAD_REQUEST,
     EITHER,
@@ -78,8 +82,10 @@ INSANE_BRAVERY = "Insane Bravery"
 FIRE_OVERWATCH = "Fire Overwatch"
 GO_TO_GROUND = "Go to Ground"
 COUNTER_OFFENSIVE = "Counter-offensive"
+HEROIC_INTERVENTION = "Heroic Intervention"
 
 OVERWATCH_RANGE_IN = 24.0
+HEROIC_INTERVENTION_RANGE_IN = 6.0
 GO_TO_GROUND_INVULNERABLE = 6
 
 
@@ -120,8 +126,9 @@ CORE: tuple[Stratagem, ...] = (
               "end of the phase", True),
     Stratagem("Smokescreen", 1, "Wargear", "your opponent's Shooting phase", "a Smoke unit has "
               "the Benefit of Cover and Stealth until the end of the phase", False),
-    Stratagem("Heroic Intervention", 2, "Strategic Ploy", "your opponent's Charge phase, after "
-              "an enemy unit ends a charge move", "a unit within 6 in charges it", False),
+    Stratagem(HEROIC_INTERVENTION, 2, "Strategic Ploy", "your opponent's Charge phase, after "
+              "an enemy unit ends a charge move", "a unit within 6 in charges it, without the "
+              "charge bonus (it does not fight first)", True),
 )
 BY_NAME: dict[str, Stratagem] = {s.name.lower(): s for s in CORE}
 NOT_AUTOMATED_WORDS = "not automated: play it by agreement with your opponent"
@@ -138,7 +145,8 @@ class UseStratagem(ActionModel):
     """The unit from your army the Stratagem targets (Command Re-roll: the unit whose roll;
     default: the last one that rolled)."""
     target: str | None = Field(default=None, min_length=1, max_length=40)
-    """Fire Overwatch: the enemy unit shot at."""
+    """Fire Overwatch: the enemy unit shot at; Heroic Intervention: the enemy unit that
+    charged."""
     roll: RerollKind | None = None
     """Command Re-roll: which roll."""
     weapons: list[str] | None = Field(default=None, min_length=1, max_length=12)
@@ -400,12 +408,50 @@ def _check_overwatch(state: GameState, seat: int, s: Stratagem, action: UseStrat
     return unit, fire
 
 
+def _check_heroic(state: GameState, seat: int, s: Stratagem, action: UseStratagem) -> tuple[
+    Unit, Effect
+]:
+    _opponents_phase(state, seat, s, ("Charge",))
+    if action.target is None:
+        raise _refuse(s, "Heroic Intervention: name the enemy unit that charged", BAD_REQUEST,
+                      field="target")
+    target = _unit(state, action.target)
+    if target.owner == seat:
+        raise _refuse(s, "Heroic Intervention charges an enemy unit")
+    if target.status != "on_table" or not phase_moves(state).get(target.id, {}).get("charged"):
+        raise _refuse(s, f"{target.name} has not ended a charge move this phase", OUT_OF_PHASE)
+    unit = _own_unit(state, seat, s, action.unit)
+    if any(k.upper() == "VEHICLE" for k in sheets(unit)[0].keywords) and not any(
+        k.upper() == "WALKER" for k in sheets(unit)[0].keywords
+    ):
+        raise _refuse(s, f"{unit.name} is a Vehicle that is not a Walker")
+    table = table_of(state)
+    if not within(table.units[unit.id], table.units[target.id], HEROIC_INTERVENTION_RANGE_IN):
+        raise _refuse(s, f"{unit.name} is not within {HEROIC_INTERVENTION_RANGE_IN:g} in of "
+                      f"{target.name}")
+    _check_charger(state, unit)
+    _check_charge_target(state, seat, unit, target)
+
+    def intervene(after: GameState, dice: DiceStream) -> list[Event]:
+        events = charge_result(after, seat, unit, target, dice)
+        done = Event("heroic_intervention", {
+            "seat": seat, "unit": unit.id, "target": target.id,
+            "succeeded": events[0].type == "charge_succeeded",
+            "text": f"{unit.name} intervene: no charge bonus, they do not fight first"
+            if events[0].type == "charge_succeeded" else f"{unit.name} fail to intervene"},
+            actor=seat)
+        return [*events, done]
+
+    return unit, intervene
+
+
 CHECKS: dict[str, Callable[[GameState, int, Stratagem, UseStratagem], tuple[Unit, Effect]]] = {
     COMMAND_REROLL: _check_reroll,
     INSANE_BRAVERY: _check_bravery,
     GO_TO_GROUND: _check_ground,
     COUNTER_OFFENSIVE: _check_counter,
     FIRE_OVERWATCH: _check_overwatch,
+    HEROIC_INTERVENTION: _check_heroic,
 }
 
 
@@ -447,7 +493,7 @@ def use_stratagem(
     """Pay the Stratagem's CP (`stratagem_used`), then resolve its effect."""
     s, unit, effect = check(state, seat, action)
     left = cp(state)[str(seat)] - s.cost
-    target = units_of(state).get(action.target or "") if s.name == FIRE_OVERWATCH else None
+    target = units_of(state).get(action.target or "") if action.target else None
     paid = Event(
         "stratagem_used",
         {
@@ -459,7 +505,7 @@ def use_stratagem(
             "target": target.id if target else None,
             "turn_of": state.extra.get("player_turn"),
             "text": f"Player {seat} uses {s.name} ({s.cost} CP, {left} left) on {unit.name}"
-            + (f", shooting at {target.name}" if target else ""),
+            + (f", at {target.name}" if target else ""),
         },
         actor=seat,
     )
@@ -492,6 +538,15 @@ def _fold_used(state: GameState, event: Event) -> GameState:
     elif name == FIRE_OVERWATCH:
         values["overwatch"] = {**data.get("overwatch", {}), seat: state.extra.get("player_turn")}
     return set_forty(state, **values)
+
+
+@register_folder("heroic_intervention")
+def _fold_heroic(state: GameState, event: Event) -> GameState:
+    """The intervening unit charged, but it is no charger of this phase: no Fights First."""
+    p = event.payload
+    moves = phase_moves(state)
+    record = {"intervened": p["target"] if p["succeeded"] else None}
+    return _set(state, phase_moves={**moves, p["unit"]: record})
 
 
 @register_folder("command_reroll")
@@ -529,14 +584,16 @@ def _usable(state: GameState, seat: int, s: Stratagem) -> dict[str, Any]:
                 targets.append({"roll": kind, "unit": last[0]})
             else:
                 reasons.append(err)
-    elif s.name == FIRE_OVERWATCH:
+    elif s.name in (FIRE_OVERWATCH, HEROIC_INTERVENTION):
         enemies = [u for u in units if u.owner != seat and u.id in phase_moves(state)]
         for u in mine:
             for e in enemies:
                 err = _try(state, seat, stratagem=s.name, unit=u.id, target=e.id)
                 if err is None:
-                    targets.append({"unit": u.id, "target": e.id,
-                                    "weapons": _overwatch_weapons(state, u, e)})
+                    pair: dict[str, Any] = {"unit": u.id, "target": e.id}
+                    if s.name == FIRE_OVERWATCH:
+                        pair["weapons"] = _overwatch_weapons(state, u, e)
+                    targets.append(pair)
                 else:
                     reasons.append(err)
         if not enemies:

@@ -340,6 +340,57 @@ def test_counter_offensive_lets_a_unit_fight_next_after_an_enemy_unit_fought() -
     assert state.to_json()["forty"]["fight_next"] == {"seat": 1, "units": ["u2"]}
 
 
+# --- Heroic Intervention -----------------------------------------------------------------------
+
+
+def _intercessors_charged_the_led_boyz():  # type: ignore[no-untyped-def]
+    """Player 2's Charge phase: the Intercessors (u3) charged the led Boyz (u1); the Boyz (u2)
+    stand 2 in to the side of where the charge ends."""
+    state = deployed([LED_BOYZ, BOYZ], [INTERCESSORS])
+    state = to_phase(state, 2, "Movement")
+    state = place(state, "u1", block(11, 20.0, x0=24.0))
+    state = place(state, "u2", row(10, 23.0, x0=33.0))
+    state = place(state, "u3", row(5, 27.0, x0=24.0))
+    state = to_phase(state, 2, "Charge")
+    state, events, _ = scripted(state, 2, [6, 6], type="declare_charge", unit="u3", target="u1")
+    assert events[0].type == "charge_succeeded"
+    return with_forty(state, cp={"1": 2, "2": 2})
+
+
+def test_heroic_intervention_charges_the_charger_without_fighting_first() -> None:
+    """Core rules, Heroic Intervention (2 CP): in the opponent's Charge phase, just after an
+    enemy unit ends a Charge move, a unit within 6 in of it declares a charge against it alone
+    and resolves it (2D6, FACTS.md); it gets no Charge bonus: it does not fight first."""
+    state = _intercessors_charged_the_led_boyz()
+    offered = _stratagems(state, 1)["Heroic Intervention"]
+    assert offered["targets"] == [{"unit": "u2", "target": "u3"}]
+    err = refused(state, 1, type="use_stratagem", stratagem="Heroic Intervention", unit="u1",
+                  target="u3")
+    assert "Engagement Range" in err.message  # the charged unit is engaged: no charge
+    state, events, _ = scripted(state, 1, [3, 3], type="use_stratagem",
+                                stratagem="Heroic Intervention", unit="u2", target="u3")
+    assert [e.type for e in events] == ["stratagem_used", "charge_succeeded",
+                                        "heroic_intervention"]
+    assert _cp(state)["1"] == 0
+    state = to_phase(state, 2, "Fight")
+    view = state.to_json()["forty"]
+    assert view["fights_first"] == ["u3"]
+    assert "u3" in view["engaged"]["u2"]
+
+
+def test_heroic_intervention_needs_an_enemy_that_charged_and_a_unit_within_6_in() -> None:
+    """Core rules, Heroic Intervention: after an enemy unit ends a Charge move; within 6 in."""
+    state = to_phase(deployed([LED_BOYZ, BOYZ], [INTERCESSORS]), 2, "Charge")
+    err = refused(state, 1, type="use_stratagem", stratagem="Heroic Intervention", unit="u2",
+                  target="u3")
+    assert err.code == "out_of_phase" and "has not ended a charge move" in err.message
+    state = _intercessors_charged_the_led_boyz()
+    state = place(state, "u2", row(10, 40.0, x0=40.0))
+    err = refused(state, 1, type="use_stratagem", stratagem="Heroic Intervention", unit="u2",
+                  target="u3")
+    assert "not within 6 in" in err.message
+
+
 # --- unknown and not automated, and the offer ---------------------------------------------------
 
 
@@ -361,13 +412,13 @@ def test_the_offer_lists_costs_targets_reasons_and_the_stratagems_not_automated(
     assert game["action"] == "use_stratagem" and game["cp"] == 2
     by_name = {s["name"]: s for s in game["stratagems"]}
     assert set(by_name) == {"Command Re-roll", "Counter-offensive", "Insane Bravery",
-                            "Fire Overwatch", "Go to Ground"}
+                            "Fire Overwatch", "Go to Ground", "Heroic Intervention"}
     assert by_name["Fire Overwatch"]["cost"] == 1 and by_name["Fire Overwatch"]["available"]
     assert by_name["Counter-offensive"]["cost"] == 2
     assert by_name["Go to Ground"]["reason"] == (
         "Go to Ground is used in your opponent's Shooting phase")
     missing = {s["name"] for s in game["not_automated"]}
     assert missing == {"Epic Challenge", "Grenade", "Tank Shock", "Rapid Ingress",
-                       "Smokescreen", "Heroic Intervention"}
+                       "Smokescreen"}
     assert all("not automated" in s["reason"] for s in game["not_automated"])
     assert orders_for(state, None)["game"] == {}

@@ -29,6 +29,9 @@ Automated core Stratagems:
   6+ invulnerable save and the Benefit of Cover until the end of the phase.
 * **Counter-offensive** (2 CP): in the Fight phase, just after an enemy unit fought, one of
   your units within Engagement Range that has not fought fights next.
+* **Grenade** (1 CP): in your Shooting phase, a Grenades unit that did not Advance, Fall Back
+  or shoot and is not engaged rolls six D6 at a visible enemy unit within 8 in that no unit of
+  yours is engaged with: a mortal wound per 4+ (the unit may still shoot after).
 * **Heroic Intervention** (2 CP): in your opponent's Charge phase, after an enemy unit ended a
   Charge move, one of your units within 6 in of it that could charge it (not engaged; a
   Vehicle only if a Walker) charges it (2D6, `charge.charge_result`); it gets no Charge bonus
@@ -65,8 +68,18 @@ from server.rules.core import (
     register_projector,
 )
 from server.rules.orders import in_window, judge, offer, register_game_offer
-from server.rules.units import Unit, _set, _unit, phase_moves, table_of, units_of
-from server.rules.wh40k10.army import SYSTEM_ID, forty, is_forty, models_of, set_forty, sheets
+from server.rules.units import Unit, _set, _unit, phase_moves, table_of, turn_moves, units_of
+from server.rules.wh40k10.army import (
+    SYSTEM_ID,
+    demise_map,
+    engaged_with,
+    forty,
+    is_forty,
+    models_of,
+    set_forty,
+    sheets,
+    target_unit,
+)
 from server.rules.wh40k10.combat import (
     ShootWeapons,
     WeaponTarget,
@@ -75,7 +88,20 @@ from server.rules.wh40k10.combat import (
     shoot_weapons,
 )
 from server.rules.wh40k10.command import battle_shocked, below_half, cp
-from server.rules.wh40k10.profiles import RANGED
+from server.rules.wh40k10.damage import (
+    Board,
+    Recorder,
+    Resolution,
+    Roller,
+    check_demise_input,
+    faces,
+    finish,
+    inflict_mortal_wounds,
+    plural,
+)
+from server.rules.wh40k10.damage_events import done_this_phase, resolve_and_chain
+from server.rules.wh40k10.fall_back import fell_back_this_turn
+from server.rules.wh40k10.profiles import RANGED, TargetUnit
 
 COMMAND_REROLL = "Command Re-roll"
 INSANE_BRAVERY = "Insane Bravery"
@@ -83,9 +109,13 @@ FIRE_OVERWATCH = "Fire Overwatch"
 GO_TO_GROUND = "Go to Ground"
 COUNTER_OFFENSIVE = "Counter-offensive"
 HEROIC_INTERVENTION = "Heroic Intervention"
+GRENADE = "Grenade"
 
 OVERWATCH_RANGE_IN = 24.0
 HEROIC_INTERVENTION_RANGE_IN = 6.0
+GRENADE_RANGE_IN = 8.0
+GRENADE_DICE = 6
+GRENADE_WOUNDS_ON = 4
 GO_TO_GROUND_INVULNERABLE = 6
 
 
@@ -112,8 +142,8 @@ CORE: tuple[Stratagem, ...] = (
               "to fight", "a Character's melee attacks gain [PRECISION]", False),
     Stratagem(INSANE_BRAVERY, 1, "Epic Deed", "your Command phase, before a Battle-shock test",
               "the unit passes the test; once per battle", True),
-    Stratagem("Grenade", 1, "Wargear", "your Shooting phase", "six D6 at an enemy within 8 in, "
-              "a mortal wound per 4+", False),
+    Stratagem(GRENADE, 1, "Wargear", "your Shooting phase", "a Grenades unit rolls six D6 at "
+              "a visible enemy within 8 in: a mortal wound per 4+", True),
     Stratagem("Tank Shock", 1, "Strategic Ploy", "your Charge phase, after a Vehicle's charge "
               "move", "D6 per point of Toughness, mortal wounds on 5+", False),
     Stratagem("Rapid Ingress", 1, "Strategic Ploy", "end of your opponent's Movement phase",
@@ -445,6 +475,62 @@ def _check_heroic(state: GameState, seat: int, s: Stratagem, action: UseStratage
     return unit, intervene
 
 
+def grenade(
+    target: TargetUnit, roller: Roller, *, within_6in: Mapping[str, Sequence[str]] | None = None
+) -> Resolution:
+    """Grenade: six D6, a mortal wound on `target` for each 4+ (allocated as mortal wounds)."""
+    check_demise_input(target, within_6in)
+    rec = Recorder(roller)
+    board = Board(target)
+    roll, index = rec.roll(f"{GRENADE_DICE}D6")
+    rolled = faces(roll)
+    n = sum(1 for f in rolled if f >= GRENADE_WOUNDS_ON)
+    rec.add("grenade", f"Grenade: rolled {', '.join(map(str, rolled))}: "
+            f"{plural(n, 'mortal wound')} ({GRENADE_WOUNDS_ON}+)", roll=index,
+            needed=GRENADE_WOUNDS_ON, data={"mortal_wounds": n})
+    lost = inflict_mortal_wounds(rec, board, n, cause="Grenade", within_6in=within_6in) if n else 0
+    return finish(rec, board, lost, mortal_wounds=n)
+
+
+def _check_grenade(state: GameState, seat: int, s: Stratagem, action: UseStratagem) -> tuple[
+    Unit, Effect
+]:
+    _own_phase(state, seat, s, "Shooting")
+    unit = _own_unit(state, seat, s, action.unit)
+    if not any(k.upper() == "GRENADES" for k in sheets(unit)[0].keywords):
+        raise _refuse(s, f"{unit.name} has no Grenades")
+    moved = turn_moves(state).get(unit.id, {})
+    if moved.get("advanced") or unit.id in fell_back_this_turn(state):
+        raise _refuse(s, f"{unit.name} Advanced or Fell Back this turn")
+    if unit.id in done_this_phase(state, "shooting"):
+        raise _refuse(s, f"{unit.name} has already shot this phase")
+    if engaged_with(state, unit):
+        raise _refuse(s, f"{unit.name} is within Engagement Range of an enemy unit")
+    if action.target is None:
+        raise _refuse(s, "Grenade: name the enemy unit", BAD_REQUEST, field="target")
+    target = _unit(state, action.target)
+    table = table_of(state)
+    if target.owner == seat or target.id not in table.units:
+        raise _refuse(s, "Grenade targets an enemy unit on the battlefield")
+    if any(u.owner == seat for u in units_of(state).values()
+           if u.id in engaged_with(state, target)):
+        raise _refuse(s, f"{target.name} is within Engagement Range of a unit of your army")
+    if not within(table.units[unit.id], table.units[target.id], GRENADE_RANGE_IN):
+        raise _refuse(s, f"{target.name} is not within {GRENADE_RANGE_IN:g} in of {unit.name}")
+    if not line_of_sight(table, unit.id, target.id).visible:
+        raise _refuse(s, f"{target.name} is not visible to {unit.name}")
+
+    def throw(after: GameState, dice: DiceStream) -> list[Event]:
+        aim = units_of(after)[target.id]
+        tu, w6 = target_unit(after, aim), demise_map(after, aim)
+        _, events = resolve_and_chain(
+            after, aim, lambda: grenade(tu, dice, within_6in=w6), dice, kind="grenade",
+            actor=seat, attacker=None, text=f"{unit.name} throw a Grenade at {aim.name}")
+        return events
+
+    return unit, throw
+
+
 CHECKS: dict[str, Callable[[GameState, int, Stratagem, UseStratagem], tuple[Unit, Effect]]] = {
     COMMAND_REROLL: _check_reroll,
     INSANE_BRAVERY: _check_bravery,
@@ -452,6 +538,7 @@ CHECKS: dict[str, Callable[[GameState, int, Stratagem, UseStratagem], tuple[Unit
     COUNTER_OFFENSIVE: _check_counter,
     FIRE_OVERWATCH: _check_overwatch,
     HEROIC_INTERVENTION: _check_heroic,
+    GRENADE: _check_grenade,
 }
 
 
@@ -584,8 +671,9 @@ def _usable(state: GameState, seat: int, s: Stratagem) -> dict[str, Any]:
                 targets.append({"roll": kind, "unit": last[0]})
             else:
                 reasons.append(err)
-    elif s.name in (FIRE_OVERWATCH, HEROIC_INTERVENTION):
-        enemies = [u for u in units if u.owner != seat and u.id in phase_moves(state)]
+    elif s.name in (FIRE_OVERWATCH, HEROIC_INTERVENTION, GRENADE):
+        enemies = [u for u in units if u.owner != seat
+                   and (s.name == GRENADE or u.id in phase_moves(state))]
         for u in mine:
             for e in enemies:
                 err = _try(state, seat, stratagem=s.name, unit=u.id, target=e.id)
@@ -601,7 +689,8 @@ def _usable(state: GameState, seat: int, s: Stratagem) -> dict[str, Any]:
             reasons.append(
                 err
                 if err is not None and err.code != BAD_REQUEST
-                else _refuse(s, "no enemy unit has been set up, moved or declared a charge "
+                else _refuse(s, "no enemy unit is on the battlefield" if s.name == GRENADE
+                             else "no enemy unit has been set up, moved or declared a charge "
                              "this phase", OUT_OF_PHASE)
             )
     else:

@@ -391,6 +391,43 @@ def test_heroic_intervention_needs_an_enemy_that_charged_and_a_unit_within_6_in(
     assert "not within 6 in" in err.message
 
 
+# --- Grenade ----------------------------------------------------------------------------------
+
+
+def _grenade_range(y: float):  # type: ignore[no-untyped-def]
+    state = to_phase(deployed(), 2, "Shooting")
+    state = place(state, "u1", block(11, 20.0, x0=24.0))
+    return place(state, "u2", row(5, y, x0=24.0))
+
+
+def test_grenade_rolls_six_dice_a_mortal_wound_per_4_up_and_the_unit_still_shoots() -> None:
+    """Core rules, Grenade (1 CP): your Shooting phase, a Grenades unit (the Intercessors' data
+    keyword) and a visible enemy unit within 8 in: six D6, each 4+ a mortal wound (FACTS.md:
+    mortal wounds carry over from model to model)."""
+    state = _grenade_range(27.0)
+    assert _stratagems(state, 2)["Grenade"]["targets"] == [{"unit": "u2", "target": "u1"}]
+    state, events, dice = scripted(state, 2, [4, 5, 6, 1, 2, 3], type="use_stratagem",
+                                   stratagem="Grenade", unit="u2", target="u1")
+    assert [e.type for e in events] == ["stratagem_used", "attacks_resolved"]
+    assert "Grenade: rolled 4, 5, 6, 1, 2, 3: 3 mortal wounds (4+)" in texts(events, "grenade")
+    assert events[1].payload["wounds_lost"] == 3 and dice.used == 6
+    models = state.to_json()["forty"]["models"]["u1"]
+    assert len(models) == 10 and sum(m["lost"] for m in models) == 1
+    state, shot, _ = scripted(state, 2, [1] * 10, type="shoot_weapons", unit="u2",
+                              weapons=[{"weapon": "Bolt rifle", "target": "u1"}])
+    assert shot[0].payload["kind"] == "shooting"
+
+
+def test_grenade_needs_grenades_and_an_enemy_within_8_in() -> None:
+    """Core rules, Grenade: a Grenades unit; the enemy within 8 in."""
+    far = _grenade_range(33.0)
+    err = refused(far, 2, type="use_stratagem", stratagem="Grenade", unit="u2", target="u1")
+    assert "not within 8 in" in err.message
+    boyz = to_phase(deployed(), 1, "Shooting")
+    err = refused(boyz, 1, type="use_stratagem", stratagem="Grenade", unit="u1", target="u2")
+    assert err.message == "Beast Snagga Boyz + Wurrboy has no Grenades"
+
+
 # --- unknown and not automated, and the offer ---------------------------------------------------
 
 
@@ -399,7 +436,7 @@ def test_unknown_and_not_automated_stratagems_are_refused_with_their_reason() ->
     state = to_phase(deployed(), 1, "Shooting")
     err = refused(state, 1, type="use_stratagem", stratagem="Orbital Strike", unit="u1")
     assert err.code == "bad_request" and "Fire Overwatch" in err.details["known"]
-    err = refused(state, 1, type="use_stratagem", stratagem="Grenade", unit="u1")
+    err = refused(state, 1, type="use_stratagem", stratagem="Smokescreen", unit="u1")
     assert err.code == "illegal_move" and err.details["not_automated"] is True
     assert "not automated" in err.message
 
@@ -412,13 +449,13 @@ def test_the_offer_lists_costs_targets_reasons_and_the_stratagems_not_automated(
     assert game["action"] == "use_stratagem" and game["cp"] == 2
     by_name = {s["name"]: s for s in game["stratagems"]}
     assert set(by_name) == {"Command Re-roll", "Counter-offensive", "Insane Bravery",
-                            "Fire Overwatch", "Go to Ground", "Heroic Intervention"}
+                            "Fire Overwatch", "Go to Ground", "Heroic Intervention",
+                            "Grenade"}
     assert by_name["Fire Overwatch"]["cost"] == 1 and by_name["Fire Overwatch"]["available"]
     assert by_name["Counter-offensive"]["cost"] == 2
     assert by_name["Go to Ground"]["reason"] == (
         "Go to Ground is used in your opponent's Shooting phase")
     missing = {s["name"] for s in game["not_automated"]}
-    assert missing == {"Epic Challenge", "Grenade", "Tank Shock", "Rapid Ingress",
-                       "Smokescreen"}
+    assert missing == {"Epic Challenge", "Tank Shock", "Rapid Ingress", "Smokescreen"}
     assert all("not automated" in s["reason"] for s in game["not_automated"])
     assert orders_for(state, None)["game"] == {}

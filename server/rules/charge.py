@@ -594,5 +594,11 @@ def _fold_charge_succeeded(state: GameState, event: Event) -> GameState:
 def _fold_charge_failed(state: GameState, event: Event) -> GameState:
     p = event.payload
     return _set(
-        state, phase_moves={**phase_moves(state), p["unit"]: {"charged": None, "failed": True}}
+        state,
+        phase_moves={
+            **phase_moves(state),
+            # the target and dice are kept for a re-roll (wh40k10 Command Re-roll)
+            p["unit"]: {"charged": None, "failed": True, "target": p["target"],
+                        "roll": p.get("roll")},
+        },
     )

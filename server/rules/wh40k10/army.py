@@ -154,15 +154,22 @@ def target_unit(
     """The unit as the attack sequence sees it: the Waaagh! 5+ invulnerable save on models
     with the ability while their army's Waaagh! is active (seed 004); `hazardous`: ids of the
     models that used a Hazardous weapon."""
+    from server.rules.wh40k10.stratagems import GO_TO_GROUND_INVULNERABLE, gone_to_ground
+
     models = []
     waaagh = waaagh_active(state, unit.owner)
+    ground = gone_to_ground(state, unit.id)  # Go to Ground: 6+ invulnerable and cover
     for m in models_of(state, unit):
         tm = TargetModel.from_datasheet(
             m.id, m.sheet, m.line, wounds_left=m.left, hazardous=m.id in hazardous
         )
-        tm = dataclasses.replace(tm, name=_model_name(m), character=m.character, cover=cover)
+        tm = dataclasses.replace(tm, name=_model_name(m), character=m.character,
+                                 cover=cover or ground)
         if waaagh and has_waaagh(m.sheet):
             tm = waaagh_model(tm)
+        if ground:
+            best = min(tm.invulnerable or GO_TO_GROUND_INVULNERABLE, GO_TO_GROUND_INVULNERABLE)
+            tm = dataclasses.replace(tm, invulnerable=best)
         models.append(tm)
     bodyguard = [m.id for m in models if not m.character][::-1]
     leaders = [m.id for m in models if m.character]

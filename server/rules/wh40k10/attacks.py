@@ -94,6 +94,9 @@ class AttackGroup:
     attacks: int | None = None
     """Fixed number of attacks instead of rolling A (for a single attack in tests and for
     rules that say "make N attacks")."""
+    hit_on_six: bool = False
+    """Fire Overwatch (stratagems.py): an unmodified 6 is required to hit, whatever the BS or
+    modifiers."""
 
     def __post_init__(self) -> None:
         if self.models < 1:
@@ -259,10 +262,15 @@ def hit_and_wound(
         assert weapon.skill is not None
         modifier, notes = hit_modifier(group, shooter, target)
         capped = cap(modifier)
-        fails = {f for f in range(1, 7) if not hit_succeeds(f, weapon.skill, modifier)}
+        skill = weapon.skill
+
+        def hit(face: int) -> bool:
+            return face == CRITICAL if group.hit_on_six else hit_succeeds(face, skill, modifier)
+
+        fails = {f for f in range(1, 7) if not hit(f)}
         roll, at = rec.roll(f"{attacks}D6" + _reroll_suffix(fails, group.reroll_hits))
         rolled = faces(roll)
-        hits = sum(1 for f in rolled if hit_succeeds(f, weapon.skill, modifier))
+        hits = sum(1 for f in rolled if hit(f))
         crits = sum(1 for f in rolled if f == CRITICAL)
         extra = 0
         words = [f"{plural(hits, 'hit')}", f"{crits} critical"]
@@ -278,12 +286,14 @@ def hit_and_wound(
             hits += extra
             words.append(f"Sustained Hits {weapon.sustained_hits}: +{plural(extra, 'hit')}")
         mods = f" ({', '.join(notes)}; {capped:+d} applied)" if notes else ""
+        if group.hit_on_six:
+            mods = " (Fire Overwatch: unmodified 6s only)"
         rec.add(
             "hit",
-            f"{weapon.name}: {plural(attacks, 'attack')} hitting on {weapon.skill}+{mods}: "
-            + ", ".join(words),
+            f"{weapon.name}: {plural(attacks, 'attack')} hitting on "
+            f"{CRITICAL if group.hit_on_six else weapon.skill}+{mods}: " + ", ".join(words),
             roll=at,
-            needed=max(2, weapon.skill - capped),
+            needed=CRITICAL if group.hit_on_six else max(2, weapon.skill - capped),
             data={"hits": hits, "critical": crits, "lethal": lethal, "sustained": extra},
         )
     # -- wound roll

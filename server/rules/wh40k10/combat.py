@@ -156,10 +156,19 @@ def _shooter(state: GameState, unit: Unit, engaged: bool) -> Shooter:
     doing="shooting",
 )
 def shoot_weapons(
-    state: GameState, seat: int, action: ShootWeapons, dice: DiceStream
+    state: GameState,
+    seat: int,
+    action: ShootWeapons,
+    dice: DiceStream,
+    *,
+    overwatch: str | None = None,
 ) -> list[Event]:
-    """Shoot: each listed weapon at its target, every check made before any die is rolled."""
-    require_phase(state, seat, ("Shooting",), "shooting")
+    """Shoot: each listed weapon at its target, every check made before any die is rolled.
+    `overwatch`: the enemy unit a Fire Overwatch shoots at (stratagems.py), "as if it were
+    your Shooting phase", hitting on unmodified 6s; the unit's Engagement Range with that
+    (charging) unit is not counted: Warfield resolves the charge move first."""
+    if overwatch is None:
+        require_phase(state, seat, ("Shooting",), "shooting")
     unit = _unit(state, action.unit, seat)
     if unit.status != "on_table" or not unit.positions:
         raise _refuse(f"{unit.name} is not on the table")
@@ -168,7 +177,7 @@ def shoot_weapons(
     names = [w.weapon for w in action.weapons]
     if len(set(names)) != len(names):
         raise RuleError(BAD_REQUEST, "each weapon is listed once", field="weapons")
-    engaged = engaged_with(state, unit)
+    engaged = [e for e in engaged_with(state, unit) if e != overwatch]
     shooter = _shooter(state, unit, bool(engaged))
     models = models_of(state, unit)
     polys = model_polygons(state, unit)
@@ -183,6 +192,9 @@ def shoot_weapons(
         target = _unit(state, choice.target)
         if target.owner == seat:
             raise _refuse("shooting targets an enemy unit")
+        if overwatch is not None and target.id != overwatch:
+            raise _refuse(f"Fire Overwatch shoots only at {units_of(state)[overwatch].name}",
+                          rule="Fire Overwatch")
         if target.status != "on_table" or target.id not in table.units:
             raise _refuse(f"{target.name} is not on the table")
         carriers = [(m, model_weapon(state, unit, m, choice.weapon)) for m in models]
@@ -241,7 +253,8 @@ def shoot_weapons(
         groups = plan.setdefault(target.id, [])
         for count, near in ((len(half), True), (far, False)):
             if count:
-                groups.append(AttackGroup(weapon, models=count, within_half_range=near))
+                groups.append(AttackGroup(weapon, models=count, within_half_range=near,
+                                          hit_on_six=overwatch is not None))
         cover[target.id] = cover.get(target.id, False) or sight.cover != Cover.NONE
         if weapon.hazardous:
             hazardous_used += len(in_range)
@@ -352,6 +365,11 @@ def fight_chooser(state: GameState) -> tuple[int | None, list[str]]:
     """Whose unit fights next and the units of the current step (Fights First, then the rest).
     The player whose turn it is not chooses first; then the players alternate; a player with no
     unit left in the step passes."""
+    from server.rules.wh40k10.stratagems import counter_offensive_next
+
+    ahead = counter_offensive_next(state)  # Counter-offensive: that unit fights next
+    if ahead is not None:
+        return units_of(state)[ahead].owner, [ahead]
     eligible = eligible_to_fight(state)
     first = [u for u in eligible if u in set(charged_this_turn(state))]
     step = first or eligible
@@ -463,6 +481,12 @@ def fight(state: GameState, seat: int, action: Fight, dice: DiceStream) -> list[
     if unit.id not in eligible_to_fight(state):
         raise _refuse(f"{unit.name} is not within Engagement Range of an enemy unit",
                       rule="Fight")
+    from server.rules.wh40k10.stratagems import counter_offensive_next
+
+    ahead = counter_offensive_next(state)
+    if ahead is not None and ahead != unit.id:
+        raise _refuse(f"{units_of(state)[ahead].name} fight next (Counter-offensive)",
+                      rule="Counter-offensive", waiting=[ahead])
     if unit.id not in step:
         raise _refuse(
             f"units with Fights First fight first: {', '.join(step)}", rule="Fights First",

@@ -242,6 +242,12 @@ def below_half(state: GameState, unit: Unit) -> bool:
     return len(models) * 2 < start
 
 
+def insane_bravery_event(state: GameState, unit: Unit) -> Event | None:
+    from server.rules.wh40k10.stratagems import insane_bravery_test
+
+    return insane_bravery_test(state, unit)
+
+
 @on_phase_end(SYSTEM_ID, "Command")
 def battle_shock_step(state: GameState, dice: DiceStream) -> list[Event]:
     """The Battle-shock step, then (from round 2) the active player's objective VP."""
@@ -253,6 +259,10 @@ def battle_shock_step(state: GameState, dice: DiceStream) -> list[Event]:
         if not below_half(state, unit):
             continue
         best = min(int(m.stats.Ld) for m in models_of(state, unit))
+        brave = insane_bravery_event(state, unit)  # stratagems.py: passed without a roll
+        if brave is not None:
+            out.append(brave)
+            continue
         roared = unit.id in forty(state).get("roared", [])
         needed = best - (ROAR_OF_MORK_MODIFIER if roared else 0)
         roll = dice.roll("2D6")

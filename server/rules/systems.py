@@ -224,6 +224,15 @@ class Variant(ABC):
         seed 003); None: it may."""
         return None
 
+    def model_charge_refusal(
+        self, state: GameState, unit_id: str, targets: Sequence[str],
+        positions: Sequence[tuple[float, float]],
+    ) -> tuple[str, str] | None:
+        """(rule, why) when a model-by-model charger's end `positions` break a rule of the
+        system's charge move, so the charge fails (40k: within Engagement Range of every
+        target and of no other enemy unit, each model closer to a target); None: it stands."""
+        return None
+
     def ambush_options(
         self,
         state: GameState,

@@ -132,7 +132,9 @@ def _fold_rolled(state: GameState, event: Event) -> GameState:
 class ChargeMove(ActionModel):
     type: Literal["charge_move"]
     unit: str = Field(min_length=1, max_length=40)
-    positions: list[Coord] | None = Field(default=None, min_length=1, max_length=200)
+    positions: list[tuple[Coord, Coord]] | None = Field(
+        default=None, min_length=1, max_length=200
+    )
 
 
 def _failed(state: GameState, unit: Unit, pending: dict[str, Any], why: str) -> Event:

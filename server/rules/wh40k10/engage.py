@@ -30,6 +30,7 @@ from server.geometry import ENGAGEMENT_RANGE_IN, movement
 from server.geometry.constants import CONTACT_TOLERANCE_IN, EPSILON_IN
 from server.geometry.footprint import model_polygons as placed_polygons
 from server.geometry.formation import ModelPlacement
+from server.geometry.kinds import Rule
 from server.geometry.measure import distance, in_base_contact, within
 from server.rules.core import BAD_REQUEST, ILLEGAL_MOVE, GameState, RuleError
 from server.rules.naming import display_name
@@ -117,9 +118,9 @@ def charge_move_refusal(
         table, unit.id, starts, ends, max_distance=max_distance,
         ignore=_friends(state, unit), charging=list(targets),
     )
-    if not result.legal:
-        return _illegal(state, result, what)
     enemies = _enemies(state, unit)
+    if not result.legal and result.rule is not Rule.ENGAGEMENT_RANGE:
+        return _illegal(state, result, what)
     for e in enemies:
         if e.id not in targets and within(result.swept, table.units[e.id], ENGAGEMENT_RANGE_IN):
             return _refuse(
@@ -128,20 +129,13 @@ def charge_move_refusal(
                 f"{display_name(state, e.id)}, which is not a target of the charge",
                 obstacle=e.id,
             )
+    if not result.legal:
+        return _illegal(state, result, what)
     through = _through_enemy_models(state, result, [e for e in enemies if e.id in targets], what)
     if through is not None:
         return through
     end_polys = placed_polygons(ends)
     start_polys = placed_polygons(starts)
-    for t in targets:
-        fp = table.units[t]
-        if not any(within(p, fp, ENGAGEMENT_RANGE_IN) for p in end_polys):
-            return _refuse(
-                "Charge",
-                f"{what}: the charge must end within Engagement Range of every target, and "
-                f"{display_name(state, t)} is not",
-                target=t,
-            )
     for i in moved_models(starts, ends):
         closer = any(
             distance(end_polys[i], table.units[t]).distance
@@ -153,6 +147,15 @@ def charge_move_refusal(
                 "Charge",
                 f"{what}: model {i + 1} must end its Charge move closer to one of the targets",
                 model=i,
+            )
+    for t in targets:
+        fp = table.units[t]
+        if not any(within(p, fp, ENGAGEMENT_RANGE_IN) for p in end_polys):
+            return _refuse(
+                "Charge",
+                f"{what}: the charge must end within Engagement Range of every target, and "
+                f"{display_name(state, t)} is not",
+                target=t,
             )
     return None
 

@@ -49,6 +49,10 @@ from server.rules.wh40k10.army import SYSTEM_ID, forty, set_forty
 from server.rules.wh40k10.engage import charge_move_refusal
 
 ROLLED = "charge_rolled"
+BASE_CONTACT_NOTE = (
+    "Each model that can must end in base-to-base contact with a target: the server does not "
+    "check this part of the Charge move; make it by agreement"
+)
 
 
 def pending_charge_move(state: GameState) -> dict[str, Any] | None:
@@ -187,6 +191,7 @@ def charge_move(state: GameState, seat: int, action: ChargeMove, dice: DiceStrea
                 "range": pending["range"],
                 "distance": round(far, 3),
                 "rule": None,
+                "not_automated": BASE_CONTACT_NOTE,
                 "unit_after": moved.to_json(),
                 "text": f"{unit.name} make the Charge move ({far:.1f} of {pending['range']} in) "
                 f"into {_names(state, pending['targets'])}",

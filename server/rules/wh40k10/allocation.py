@@ -85,10 +85,11 @@ class SetAllocationOrder(ActionModel):
     models: list[str] = Field(min_length=1, max_length=12)
 
 
-@register_offer("set_allocation_order", anytime=True)
+@register_offer("set_allocation_order")
 def _offer_allocation(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
     """Allocation order…: for a unit of yours with more than one kind of Bodyguard model, the
-    kinds it may order and the order now (the Leaders are never allocated to first)."""
+    kinds it may order and the order now (the Leaders are never allocated to first). Shown to
+    the seat acting now, like every unit order; the action itself is taken at any time."""
     if unit.owner != seat or not unit.positions or state.system != SYSTEM_ID:
         return None
     err = judge(lambda: _check(state, seat, unit))

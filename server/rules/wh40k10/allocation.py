@@ -64,9 +64,11 @@ def bodyguard_lines(state: GameState, unit: Unit) -> list[str]:
 
 def _check(state: GameState, seat: int, unit: Unit) -> list[str]:
     if unit.owner != seat:
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} is not your unit", rule=ALLOCATION_RULE)
+        raise RuleError(ILLEGAL_MOVE, f"{display_name(state, unit.id)} is not your unit",
+                        rule=ALLOCATION_RULE)
     if not unit.positions:
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has no models left", rule=ALLOCATION_RULE)
+        raise RuleError(ILLEGAL_MOVE, f"{display_name(state, unit.id)} has no models left",
+                        rule=ALLOCATION_RULE)
     lines = bodyguard_lines(state, unit)
     if len(lines) < 2:
         raise RuleError(

@@ -99,8 +99,9 @@ def charge(state: GameState, seat: int, action: DeclareCharges, dice: DiceStream
     unit = _unit(state, action.unit, seat)
     _check_charger(state, unit)
     if pending_charge_move(state) is not None:
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has already rolled its charge: make the "
-                        "Charge move", rule="Charge")
+        waiting = display_name(state, str(forty(state)["charge_move"]["unit"]))
+        raise RuleError(ILLEGAL_MOVE, f"{waiting} must make its Charge move first",
+                        rule="Charge")
     gaps = {t: _check_charge_target(state, seat, unit, _unit(state, t)) for t in action.targets}
     expression, bonus = charge_roll_expression(state, sheets_of(state, unit))
     roll = dice.roll(expression)
@@ -116,7 +117,7 @@ def charge(state: GameState, seat: int, action: DeclareCharges, dice: DiceStream
         "bonus": bonus,
         "range": reach,
     }
-    said = f"{unit.name} charge {names}: 2D6 = {reach} in"
+    said = f"{display_name(state, unit.id)} charge {names}: 2D6 = {reach} in"
     if reach + 1e-9 < need:
         why = f"rolled {reach}, and the farthest target needs at least {need:.1f} in"
         return [Event("charge_failed", {**payload, "reason": why,
@@ -146,7 +147,7 @@ def _failed(state: GameState, unit: Unit, pending: dict[str, Any], why: str) -> 
         "charge_failed",
         {"unit": unit.id, "target": pending["targets"][0], "targets": pending["targets"],
          "range": pending["range"], "reason": why,
-         "text": f"{unit.name}: the charge fails ({why})"},
+         "text": f"{display_name(state, unit.id)}: the charge fails ({why})"},
         actor=unit.owner,
     )
 
@@ -164,7 +165,8 @@ def charge_move(state: GameState, seat: int, action: ChargeMove, dice: DiceStrea
     unit = _unit(state, action.unit, seat)
     pending = pending_charge_move(state)
     if pending is None or pending["unit"] != unit.id:
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has no charge waiting for its Charge move",
+        raise RuleError(ILLEGAL_MOVE,
+                        f"{display_name(state, unit.id)} has no charge waiting for its Charge move",
                         rule="Charge")
     if action.positions is None:
         return [_failed(state, unit, pending, "no Charge move made")]
@@ -193,7 +195,8 @@ def charge_move(state: GameState, seat: int, action: ChargeMove, dice: DiceStrea
                 "rule": None,
                 "not_automated": BASE_CONTACT_NOTE,
                 "unit_after": moved.to_json(),
-                "text": f"{unit.name} make the Charge move ({far:.1f} of {pending['range']} in) "
+                "text": f"{display_name(state, unit.id)} make the Charge move "
+                f"({far:.1f} of {pending['range']} in) "
                 f"into {_names(state, pending['targets'])}",
             },
             actor=seat,

@@ -49,11 +49,12 @@ def placements(
             for i, (x, y) in enumerate(positions)]
 
 
-def _count(unit: Unit, positions: Sequence[object], field: str) -> None:
+def _count(state: GameState, unit: Unit, positions: Sequence[object], field: str) -> None:
     if len(positions) != len(unit.positions):
         raise RuleError(
             BAD_REQUEST,
-            f"{unit.name} has {len(unit.positions)} models; give one position for each",
+            f"{display_name(state, unit.id)} has {len(unit.positions)} models; give one position "
+            "for each",
             field=field,
         )
 
@@ -109,7 +110,7 @@ def charge_move_refusal(
 ) -> RuleError | None:
     """Why the Charge move of `unit` to `positions` against `targets` is not allowed (None:
     it is). `max_distance`: the Charge roll (None: judge everything but the distance)."""
-    _count(unit, positions, "positions")
+    _count(state, unit, positions, "positions")
     what = f"{display_name(state, unit.id)} cannot charge there"
     table = table_of(state)
     starts = placements(state, unit, unit.positions)
@@ -176,7 +177,7 @@ def close_in_refusal(
 ) -> tuple[RuleError | None, movement.MoveResult | None]:
     """Why the Pile-in (`what` "pile_in") or Consolidation ("consolidate") move of `unit` to
     `positions` is not allowed (None: it is), and the geometry core's verdict."""
-    _count(unit, positions, what)
+    _count(state, unit, positions, what)
     move = "pile in" if what == "pile_in" else "consolidate"
     words = f"{display_name(state, unit.id)} cannot {move} there"
     table = table_of(state)

@@ -146,7 +146,8 @@ def declare_strategic_reserves(
             {
                 "unit": kept.to_json(),
                 "rule": STRATEGIC_RESERVES,
-                "text": f"{unit.name} stays off the table, in Strategic Reserves "
+                "text": f"{display_name(state, unit.id)} stays off the table, in Strategic "
+                f"Reserves "
                 f"({unit_points(state, unit)} points)",
             },
             actor=seat,
@@ -181,10 +182,11 @@ def _refuse(rule: str, message: str, **details: Any) -> RuleError:
 def _in_reserves(state: GameState, seat: int, unit_id: str) -> Unit:
     unit = _unit(state, unit_id, seat)
     if unit.status not in IN_RESERVES:
-        raise _refuse("Reserves", f"{unit.name} is not in Reserves")
+        raise _refuse("Reserves", f"{display_name(state, unit.id)} is not in Reserves")
     turn = int(state.extra.get("turn", 1))
     if turn < FIRST_ARRIVAL_ROUND:
-        raise _refuse("Reserves", f"{unit.name} cannot arrive in the first battle round")
+        raise _refuse("Reserves",
+                      f"{display_name(state, unit.id)} cannot arrive in the first battle round")
     return unit
 
 
@@ -266,8 +268,9 @@ def arrive_from_reserves(
     unit = _in_reserves(state, seat, action.unit)
     if action.positions is not None:
         if len(action.positions) != unit.model_count:
-            raise RuleError(BAD_REQUEST, f"{unit.name} has {unit.model_count} models; give "
-                            "one position for each", field="positions")
+            name = display_name(state, unit.id)
+            raise RuleError(BAD_REQUEST, f"{name} has {unit.model_count} models; give one "
+                            "position for each", field="positions")
         placed = dataclasses.replace(unit, status="on_table", positions=tuple(
             (round(float(x), 4), round(float(y), 4)) for x, y in action.positions))
     elif action.x is not None and action.y is not None:
@@ -287,7 +290,8 @@ def arrive_from_reserves(
             {
                 "unit": placed.to_json(),
                 "rule": rule,
-                "text": f"{unit.name} arrive from Reserves ({printed}), more than "
+                "text": f"{display_name(state, unit.id)} arrive from Reserves ({printed}), "
+                f"more than "
                 f"{ENEMY_GAP_IN:g} in from every enemy model",
             },
             actor=seat,
@@ -309,7 +313,7 @@ def never_arrived(state: GameState, dice: DiceStream) -> list[Event]:
     return [
         Event("reserves_destroyed", {
             "unit": u.id,
-            "text": f"{u.name} never arrived from Reserves: destroyed",
+            "text": f"{display_name(state, u.id)} never arrived from Reserves: destroyed",
         })
         for u in units_of(state).values()
         if u.status in IN_RESERVES

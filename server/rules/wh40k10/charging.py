@@ -44,6 +44,7 @@ from server.rules.core import (
 )
 from server.rules.flee import sheets_of
 from server.rules.naming import display_name
+from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.units import Coord, Unit, _set, _unit, phase_moves, units_of
 from server.rules.wh40k10.army import SYSTEM_ID, forty, set_forty
 from server.rules.wh40k10.engage import charge_move_refusal
@@ -124,6 +125,44 @@ def charge(state: GameState, seat: int, action: DeclareCharges, dice: DiceStream
                                         "text": f"{said}: the charge fails ({why})"}, actor=seat)]
     return [Event(ROLLED, {**payload, "text": f"{said}: make the Charge move (each model up to "
                            f"{reach} in)"}, actor=seat)]
+
+
+@register_offer("charge")
+def _offer_charge(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """Charge… (one or more targets): the enemy units within 12 in, each with why not; hidden
+    while the unit's own Charge move waits (`charge_move` is offered then)."""
+    if unit.owner != seat or unit.status != "on_table" or state.system != SYSTEM_ID:
+        return None
+    pending = pending_charge_move(state)
+    if pending is not None and pending["unit"] == unit.id:
+        return None
+    err = judge(lambda: _check_charger(state, unit))
+    if err is not None:
+        return refused("charge", err, targets=[])
+    targets: list[dict[str, Any]] = []
+    for enemy in units_of(state).values():
+        if enemy.owner == seat or enemy.status != "on_table":
+            continue
+        try:
+            gap, why = [_check_charge_target(state, seat, unit, enemy)], None
+        except RuleError as err_:
+            gap, why = [], err_
+        targets.append({"unit": enemy.id, "available": why is None,
+                        "reason": None if why is None else why.message,
+                        "distance": round(gap[0], 3) if gap else None})
+    if not any(t["available"] for t in targets):
+        return offer("charge", False, "no enemy unit is within 12 in", targets=targets)
+    return offer("charge", targets=targets)
+
+
+@register_offer("charge_move")
+def _offer_charge_move(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """The Charge move after the roll: its targets and the roll (each model's most)."""
+    pending = pending_charge_move(state)
+    if unit.owner != seat or pending is None or pending["unit"] != unit.id:
+        return None
+    return offer("charge_move", targets=list(pending["targets"]), range=pending["range"],
+                 not_automated=BASE_CONTACT_NOTE)
 
 
 @register_folder(ROLLED)

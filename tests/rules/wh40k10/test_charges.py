@@ -8,6 +8,7 @@ of the targets; no model moves within Engagement Range of a unit that is not a t
 
 from __future__ import annotations
 
+from server.rules.orders import orders_for
 from server.rules.units import units_of
 from tests.rules.test_battle import act, refused
 from tests.rules.wh40k10.game import BASE_IN, deployed, place, row, scripted, to_phase
@@ -134,3 +135,18 @@ def test_the_straight_charge_fails_when_it_would_end_near_another_unit() -> None
     state = _two_squads(squad_x=(20.0, 45.0))
     state, events, _ = scripted(state, 1, [6, 6], type="declare_charge", unit="u1", target="u2")
     assert events[0].type == "charge_succeeded"
+
+
+def test_the_charge_and_charge_move_orders_follow_the_roll() -> None:
+    """The orders the client shows agree with the rules above: the targets within 12 in with
+    why not, then the Charge move with its roll."""
+    state = _two_squads(squad_x=(20.0, 45.0))
+    state = place(state, "u3", row(5, 40.0, x0=45.0))
+    offered = orders_for(state, 1)["units"]["u1"]["charge"]
+    by_unit = {t["unit"]: t for t in offered["targets"]}
+    assert by_unit["u2"]["available"] and not by_unit["u3"]["available"]
+    assert "within 12 in" in by_unit["u3"]["reason"]
+    state, _, _ = scripted(state, 1, [3, 4], type="charge", unit="u1", targets=["u2"])
+    orders = orders_for(state, 1)["units"]["u1"]
+    assert "charge" not in orders and orders["charge_move"]["range"] == 7
+    assert orders["charge_move"]["targets"] == ["u2"]

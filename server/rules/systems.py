@@ -148,6 +148,9 @@ class Variant(ABC):
     """None: the units move model by model (`move_models`, `advance`), not as ranked blocks."""
     reserve_rules: tuple[str, ...] = ()
     """The special rules that let a unit be kept off the table at deployment."""
+    reserve_mode: str = "ambush"
+    """The `declare_reserve` mode its offer suggests: "ambush" (t9a, whfb8) or "reserve" (40k
+    Reserves, server/rules/wh40k10/reserves.py)."""
     charge_declare_range_in: float | None = None
     """None: a charge is declared against an enemy in the front arc and line of sight;
     otherwise against one within this many inches."""

@@ -77,5 +77,6 @@ class Warhammer40k(Variant):
 VARIANT = Warhammer40k(
     ranked=None,
     reserve_rules=("Deep Strike",),
+    reserve_mode="reserve",
     charge_declare_range_in=CHARGE_DECLARE_IN,
 )

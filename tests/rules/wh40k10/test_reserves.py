@@ -17,6 +17,7 @@ import pytest
 from server.data import load_catalog
 from server.data.schema import SpecialRule
 from server.rules.battle import stage
+from server.rules.orders import orders_for
 from server.rules.units import units_of
 from tests.rules.test_battle import act, new_game, refused
 from tests.rules.wh40k10.game import place, row, to_phase
@@ -139,3 +140,19 @@ def test_reserves_that_never_arrived_are_destroyed_at_the_end_of_the_battle() ->
     assert [e.payload["unit"] for e in ended] == ["u2"]
     assert units_of(state)["u2"].status == "destroyed"
     assert ended[0].payload["text"] == "Deep Striking Squad never arrived from Reserves: destroyed"
+
+
+def test_the_deployment_orders_offer_deep_strike_and_strategic_reserves() -> None:
+    """The orders agree with the rules above: Deep Strike kept in Reserves (mode "reserve"),
+    Strategic Reserves offered to any unit while the 25% allows it."""
+    state = new_game("wh40k10")
+    state, _ = act(state, 1, type="submit_army",
+                   units=[{"datasheet": "beast-snagga-boyz", "models": 10}])
+    state, _ = act(state, 2, type="submit_army",
+                   units=[{"datasheet": DEEP, "models": 5}, SQUAD, SQUAD, SQUAD])
+    state, _ = act(state, 1, type="deploy_unit", unit="u1", x=15.0, y=6.0)
+    orders = orders_for(state, 2)["units"]
+    assert orders["u2"]["declare_reserve"]["rule"] == "Deep Strike"
+    assert orders["u2"]["declare_reserve"]["mode"] == "reserve"
+    assert "declare_reserve" not in orders["u3"]
+    assert orders["u3"]["declare_strategic_reserves"]["available"]

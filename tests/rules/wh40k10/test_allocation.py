@@ -43,6 +43,8 @@ def test_the_defender_orders_the_sergeant_first_and_the_attack_follows_it() -> N
     assert events[0].type == "allocation_order_set"
     assert "Intercessor Sergeant, then Intercessor first" in events[0].payload["text"]
     assert state.to_json()["forty"]["models"]["u2"][0]["name"] == "Intercessor Sergeant"
+    assert state.to_json()["forty"]["allocation"] == {
+        "u2": ["Intercessor Sergeant", "Intercessor"]}
     state, events, _ = _shot_at_intercessors(state, ONE_WOUND)
     words = _allocated(events)
     assert len(words) == 1 and "Intercessor Sergeant #1" in words[0]

@@ -447,6 +447,17 @@ def charge_result(
         moved = dataclasses.replace(
             unit, positions=tuple((round(x + dx, 4), round(y + dy, 4)) for x, y in unit.positions)
         )
+        refusal = variant_of(state.system).model_charge_refusal(
+            state, unit.id, [target.id], moved.positions
+        )
+        if refusal is not None:
+            return [
+                Event(
+                    "charge_failed",
+                    {**payload, "reason": refusal[1], "text": f"{failed_text}: {refusal[1]}"},
+                    actor=seat,
+                )
+            ]
     events = [Event("charge_succeeded", {**payload, "unit_after": moved.to_json()}, actor=seat)]
     if FLEEING in target.markers:
         payload["caught"] = True

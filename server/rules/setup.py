@@ -399,7 +399,7 @@ def _offer_reserve(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | 
     allowed = [r for r in reserve_rules(state.system) if sheet.has_rule(r)]
     if not allowed:
         return None
-    return offer("declare_reserve", rule=allowed[0], mode="ambush")
+    return offer("declare_reserve", rule=allowed[0], mode=variant_of(state.system).reserve_mode)
 
 
 @register_action("deploy_unit", DeployUnit, when=DEPLOYING, doing="deploying")

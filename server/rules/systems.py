@@ -148,6 +148,9 @@ class Variant(ABC):
     """None: the units move model by model (`move_models`, `advance`), not as ranked blocks."""
     reserve_rules: tuple[str, ...] = ()
     """The special rules that let a unit be kept off the table at deployment."""
+    reserve_mode: str = "ambush"
+    """The `declare_reserve` mode its offer suggests: "ambush" (t9a, whfb8) or "reserve" (40k
+    Reserves, server/rules/wh40k10/reserves.py)."""
     charge_declare_range_in: float | None = None
     """None: a charge is declared against an enemy in the front arc and line of sight;
     otherwise against one within this many inches."""
@@ -222,6 +225,15 @@ class Variant(ABC):
     def charge_target_refusal(self, state: GameState, target_id: str) -> tuple[str, str] | None:
         """(rule, why) when the unit may not be charged at all (whfb8: Night Goblin Fanatics,
         seed 003); None: it may."""
+        return None
+
+    def model_charge_refusal(
+        self, state: GameState, unit_id: str, targets: Sequence[str],
+        positions: Sequence[tuple[float, float]],
+    ) -> tuple[str, str] | None:
+        """(rule, why) when a model-by-model charger's end `positions` break a rule of the
+        system's charge move, so the charge fails (40k: within Engagement Range of every
+        target and of no other enemy unit, each model closer to a target); None: it stands."""
         return None
 
     def ambush_options(

@@ -80,6 +80,7 @@ KNOWN: dict[str, Any] = {
     "points": [[1.0, 1.0], [5.0, 1.0], [3.0, 4.0]], "dice": "D6", "text": "a note",
     "spell": "Fireball", "units": [{"datasheet": "citizen-spears", "models": 10}],
     "weapons": [{"weapon": "Bolt rifle", "target": "u2"}],
+    "targets": ["u2"], "models": ["Intercessor", "Intercessor Sergeant"],
 }
 
 

@@ -171,7 +171,9 @@ def target_unit(
             best = min(tm.invulnerable or GO_TO_GROUND_INVULNERABLE, GO_TO_GROUND_INVULNERABLE)
             tm = dataclasses.replace(tm, invulnerable=best)
         models.append(tm)
-    bodyguard = [m.id for m in models if not m.character][::-1]
+    bodyguard = ordered_bodyguard(
+        state, unit, [(m.id, m.name) for m in models_of(state, unit) if not m.character][::-1]
+    )
     leaders = [m.id for m in models if m.character]
     keywords = frozenset(k for s in sheets(unit)[:1] for k in s.keywords)
     return TargetUnit(
@@ -183,6 +185,23 @@ def target_unit(
         engaged=engaged,
         allocation_order=tuple(bodyguard + leaders),
     )
+
+
+def allocation_preference(state: GameState, unit_id: str) -> list[str]:
+    """The Bodyguard model lines the defender set for `unit_id` (server/rules/wh40k10/
+    allocation.py), first allocated first; [] = the default order."""
+    prefs: Mapping[str, Sequence[str]] = forty(state).get("allocation", {})
+    return list(prefs.get(unit_id, []))
+
+
+def ordered_bodyguard(state: GameState, unit: Unit, ids: Sequence[tuple[str, str]]) -> list[str]:
+    """`ids` ((model id, line name) of the Bodyguard models, in the default order) sorted by
+    the defender's allocation order for `unit` (stable: the default order within a line)."""
+    pref = allocation_preference(state, unit.id)
+    if not pref:
+        return [i for i, _ in ids]
+    rank = {name: k for k, name in enumerate(pref)}
+    return [i for i, _ in sorted(ids, key=lambda p: rank.get(p[1], len(rank)))]
 
 
 def _model_name(m: Model) -> str:

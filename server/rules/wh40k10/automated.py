@@ -5,7 +5,15 @@ marks as an expectation the tests compare (tests/rules/test_automation_marks.py)
 from __future__ import annotations
 
 from server.rules.automation import handled_by
-from server.rules.wh40k10 import army, attacks, command, damage, damage_events, profiles
+from server.rules.wh40k10 import (
+    army,
+    attacks,
+    command,
+    damage,
+    damage_events,
+    profiles,
+    reserves,
+)
 
 WH40K10 = "wh40k10"
 
@@ -32,3 +40,5 @@ handled_by(WH40K10, "Unstable Oracle", profiles.unstable_oracle,
            "Eyez of Mork's extra Attacks and Hazardous while leading 10 or more models")
 handled_by(WH40K10, "Roar of Mork", command.roar,
            "the Psychic test in the opponent's Command phase, its -2 or its mortal wounds")
+handled_by(WH40K10, "Deep Strike", reserves.arrive_from_reserves,
+           "set up in Reserves; arrives from battle round 2 more than 9 in from every enemy")

@@ -26,13 +26,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from server.dice import DiceStream
-from server.geometry import ENGAGEMENT_RANGE_IN, movement
-from server.geometry.formation import ModelPlacement
+from server.geometry import ENGAGEMENT_RANGE_IN
 from server.geometry.kinds import Cover
 from server.geometry.los import line_of_sight
 from server.geometry.measure import in_base_contact, within
@@ -53,12 +52,9 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
-from server.rules.naming import display_name
 from server.rules.units import (
     Coord,
     Unit,
-    _base,
-    _illegal,
     _unit,
     _with_unit,
     phase_moves,
@@ -83,6 +79,7 @@ from server.rules.wh40k10.army import (
 from server.rules.wh40k10.attacks import AttackGroup, resolve_attacks
 from server.rules.wh40k10.damage import Resolution, hazardous_tests
 from server.rules.wh40k10.damage_events import done_this_phase, resolve_and_chain
+from server.rules.wh40k10.engage import close_in_refusal
 from server.rules.wh40k10.fall_back import fell_back_this_turn
 from server.rules.wh40k10.profiles import (
     MELEE,
@@ -395,41 +392,17 @@ class Fight(ActionModel):
     )
 
 
-PILE_IN_IN = 3.0
-
-
 def close_in(
     state: GameState, unit: Unit, positions: Sequence[tuple[float, float]], what: str
 ) -> Event:
-    """A Pile-in or Consolidation move (FACTS.md: up to 3 in), checked by the geometry core's
-    model moves: distance, terrain, other units, coherency; it may end within Engagement Range
-    of the enemy units it is engaged with (not closer-to-the-nearest-enemy: not checked)."""
-    if len(positions) != len(unit.positions):
-        raise RuleError(
-            BAD_REQUEST,
-            f"{unit.name} has {len(unit.positions)} models; give one position for each",
-            field=what,
-        )
-    table = table_of(state)
-    enemies = [
-        u.id for u in units_of(state).values() if u.owner != unit.owner and u.id in table.units
-    ]
-    starts = [ModelPlacement(x, y, _base_of(state, unit, i)) for i, (x, y) in
-              enumerate(unit.positions)]
-    ends = [ModelPlacement(x, y, starts[i].base) for i, (x, y) in enumerate(positions)]
-    result = movement.move_models(
-        table,
-        unit.id,
-        starts,
-        ends,
-        max_distance=PILE_IN_IN,
-        ignore=[u.id for u in units_of(state).values() if u.owner == unit.owner],
-        charging=enemies,
-    )
-    if not result.legal:
-        raise _illegal(
-            state, result, f"{display_name(state, unit.id)} cannot {what.replace('_', ' ')} there"
-        )
+    """A Pile-in or Consolidation move (FACTS.md: up to 3 in), judged model by model by
+    `engage.close_in_refusal`: the geometry core's model moves (distance, terrain, other
+    units, coherency), then closer to the closest enemy model (or objective marker), base
+    contact where it can, ending within Engagement Range."""
+    refusal, result = close_in_refusal(state, unit, positions, what)
+    if refusal is not None:
+        raise refusal
+    assert result is not None
     moved = dataclasses.replace(
         unit, positions=tuple((round(x, 4), round(y, 4)) for x, y in positions)
     )
@@ -444,10 +417,6 @@ def close_in(
         },
         actor=unit.owner,
     )
-
-
-def _base_of(state: GameState, unit: Unit, index: int) -> Any:
-    return _base(models_of(state, unit)[index].sheet)
 
 
 @register_folder("models_closed_in")

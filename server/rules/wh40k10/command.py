@@ -528,6 +528,7 @@ def _project_forty(state: GameState, viewer: int | None, out: dict[str, Any]) ->
         "objectives": control(state),
         "fights_first": charged_this_turn(state),
         "fight_next": {"seat": chooser, "units": step},
+        "allocation": dict(data.get("allocation", {})),
         "models": {
             u.id: [
                 {"id": m.id, "name": m.name, "wounds": m.wounds, "lost": m.lost,

@@ -4,6 +4,7 @@ within 12 in and rolled at once on 2D6, Deep Strike keeps a unit in reserve (FAC
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from server.data import Datasheet
@@ -30,8 +31,12 @@ class Warhammer40k(Variant):
         (seed 004, Waaagh!)."""
         from server.rules.units import turn_moves, units_of
         from server.rules.wh40k10.army import engaged_with, has_waaagh, sheets, waaagh_active
+        from server.rules.wh40k10.charging import pending_refusal
         from server.rules.wh40k10.fall_back import fell_back_this_turn
 
+        waiting = pending_refusal(state, unit_id)
+        if waiting is not None:
+            return waiting
         if engaged_with(state, units_of(state)[unit_id]):
             return (
                 "Charge",
@@ -52,9 +57,26 @@ class Warhammer40k(Variant):
             + (" (a Waaagh! would allow it)" if all(has_waaagh(s) for s in sheets(unit)) else ""),
         )
 
+    def model_charge_refusal(
+        self, state: GameState, unit_id: str, targets: Sequence[str],
+        positions: Sequence[tuple[float, float]],
+    ) -> tuple[str, str] | None:
+        """The Charge move's rules (10th-edition core rules, docs/rules-decisions.md
+        "Charges"): within Engagement Range of every target and of no other enemy unit, each
+        model closer to a target, in coherency (server/rules/wh40k10/engage.py)."""
+        from server.rules.units import units_of
+        from server.rules.wh40k10.engage import charge_move_refusal
+
+        err = charge_move_refusal(state, units_of(state)[unit_id], targets, positions)
+        if err is None:
+            return None
+        rule = err.details.get("rule")
+        return (rule if isinstance(rule, str) else "Charge", err.message)
+
 
 VARIANT = Warhammer40k(
     ranked=None,
     reserve_rules=("Deep Strike",),
+    reserve_mode="reserve",
     charge_declare_range_in=CHARGE_DECLARE_IN,
 )

@@ -1,0 +1,253 @@
+"""Warhammer 40,000 10th edition: a charge against one or more targets, with the Charge move
+made model by model after the roll (issue 16 item 1).
+
+FACTS.md (Charge phase) and the 10th-edition core rules (docs/rules-decisions.md, "Charges"):
+a unit that did not Advance or Fall Back (the Waaagh! aside) selects one or more enemy units
+within 12 in as the targets of its charge and rolls 2D6. Then each model makes its Charge move,
+up to the roll: it ends closer to one of the targets, moves within Engagement Range of no enemy
+unit that is not a target, and the unit ends within Engagement Range of every target and in
+Unit Coherency (`engage.charge_move_refusal`). If that is not possible the charge fails and no
+model moves.
+
+`charge` declares and rolls (`charge_rolled`; at once `charge_failed` when the roll is short of
+the closest target's distance less Engagement Range, which no move could make). `charge_move`
+gives the models' end positions, judged against the roll: a refused move changes nothing and
+may be given again; `charge_move` without positions gives the charge up (`charge_failed`), and
+so does ending the Charge phase with the move not made. The shared `declare_charge` (one target,
+the server moving the unit straight in) stays, judged by the same rules through
+`Variant.model_charge_refusal`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Literal
+
+from pydantic import Field
+
+from server.dice import DiceStream
+from server.geometry import ENGAGEMENT_RANGE_IN
+from server.rules.battle import BATTLE, on_phase_end
+from server.rules.charge import _check_charge_target, _check_charger, charge_roll_expression
+from server.rules.core import (
+    ACTIVE,
+    BAD_REQUEST,
+    ILLEGAL_MOVE,
+    ActionModel,
+    Event,
+    GameState,
+    Phases,
+    RuleError,
+    When,
+    register_action,
+    register_folder,
+)
+from server.rules.flee import sheets_of
+from server.rules.naming import display_name
+from server.rules.orders import judge, offer, refused, register_offer
+from server.rules.units import Coord, Unit, _set, _unit, phase_moves, units_of
+from server.rules.wh40k10.army import SYSTEM_ID, forty, set_forty
+from server.rules.wh40k10.engage import charge_move_refusal
+
+ROLLED = "charge_rolled"
+BASE_CONTACT_NOTE = (
+    "Each model that can must end in base-to-base contact with a target: the server does not "
+    "check this part of the Charge move; make it by agreement"
+)
+
+
+def pending_charge_move(state: GameState) -> dict[str, Any] | None:
+    """The charge rolled this phase whose Charge move is still to be made, if any."""
+    pending = forty(state).get("charge_move")
+    if not pending:
+        return None
+    moves = phase_moves(state).get(pending["unit"], {})
+    if not moves.get(ROLLED) or "charged" in moves:
+        return None
+    return dict(pending)
+
+
+def pending_refusal(state: GameState, unit_id: str) -> tuple[str, str] | None:
+    """While a charge waits for its Charge move, no other charge is declared."""
+    pending = pending_charge_move(state)
+    if pending is None or pending["unit"] == unit_id:
+        return None
+    return ("Charge", f"{display_name(state, pending['unit'])} must make its Charge move (or "
+            "give the charge up) before another charge is declared")
+
+
+class DeclareCharges(ActionModel):
+    type: Literal["charge"]
+    unit: str = Field(min_length=1, max_length=40)
+    targets: list[str] = Field(min_length=1, max_length=6)
+
+
+def _names(state: GameState, ids: list[str]) -> str:
+    return ", ".join(display_name(state, t) for t in ids)
+
+
+@register_action(
+    "charge",
+    DeclareCharges,
+    systems=[SYSTEM_ID],
+    when=[When(BATTLE, ACTIVE, Phases.named("Charge"))],
+    doing="charging",
+)
+def charge(state: GameState, seat: int, action: DeclareCharges, dice: DiceStream) -> list[Event]:
+    """Select the targets (each an enemy within 12 in) and roll the charge (2D6)."""
+    if len(set(action.targets)) != len(action.targets):
+        raise RuleError(BAD_REQUEST, "each target is named once", field="targets")
+    unit = _unit(state, action.unit, seat)
+    _check_charger(state, unit)
+    if pending_charge_move(state) is not None:
+        waiting = display_name(state, str(forty(state)["charge_move"]["unit"]))
+        raise RuleError(ILLEGAL_MOVE, f"{waiting} must make its Charge move first",
+                        rule="Charge")
+    gaps = {t: _check_charge_target(state, seat, unit, _unit(state, t)) for t in action.targets}
+    expression, bonus = charge_roll_expression(state, sheets_of(state, unit))
+    roll = dice.roll(expression)
+    reach = (roll.total or 0) + bonus
+    need = max(gaps.values()) - ENGAGEMENT_RANGE_IN
+    names = _names(state, action.targets)
+    payload: dict[str, Any] = {
+        "unit": unit.id,
+        "target": action.targets[0],
+        "targets": list(action.targets),
+        "distances": {t: round(g, 3) for t, g in gaps.items()},
+        "roll": roll.to_payload(),
+        "bonus": bonus,
+        "range": reach,
+    }
+    said = f"{display_name(state, unit.id)} charge {names}: 2D6 = {reach} in"
+    if reach + 1e-9 < need:
+        why = f"rolled {reach}, and the farthest target needs at least {need:.1f} in"
+        return [Event("charge_failed", {**payload, "reason": why,
+                                        "text": f"{said}: the charge fails ({why})"}, actor=seat)]
+    return [Event(ROLLED, {**payload, "text": f"{said}: make the Charge move (each model up to "
+                           f"{reach} in)"}, actor=seat)]
+
+
+@register_offer("charge")
+def _offer_charge(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """Charge… (one or more targets): the enemy units within 12 in, each with why not; hidden
+    while the unit's own Charge move waits (`charge_move` is offered then)."""
+    if unit.owner != seat or unit.status != "on_table" or state.system != SYSTEM_ID:
+        return None
+    pending = pending_charge_move(state)
+    if pending is not None and pending["unit"] == unit.id:
+        return None
+    err = judge(lambda: _check_charger(state, unit))
+    if err is not None:
+        return refused("charge", err, targets=[])
+    targets: list[dict[str, Any]] = []
+    for enemy in units_of(state).values():
+        if enemy.owner == seat or enemy.status != "on_table":
+            continue
+        try:
+            gap, why = [_check_charge_target(state, seat, unit, enemy)], None
+        except RuleError as err_:
+            gap, why = [], err_
+        targets.append({"unit": enemy.id, "available": why is None,
+                        "reason": None if why is None else why.message,
+                        "distance": round(gap[0], 3) if gap else None})
+    if not any(t["available"] for t in targets):
+        return offer("charge", False, "no enemy unit is within 12 in", targets=targets)
+    return offer("charge", targets=targets)
+
+
+@register_offer("charge_move")
+def _offer_charge_move(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """The Charge move after the roll: its targets and the roll (each model's most)."""
+    pending = pending_charge_move(state)
+    if unit.owner != seat or pending is None or pending["unit"] != unit.id:
+        return None
+    return offer("charge_move", targets=list(pending["targets"]), range=pending["range"],
+                 not_automated=BASE_CONTACT_NOTE)
+
+
+@register_folder(ROLLED)
+def _fold_rolled(state: GameState, event: Event) -> GameState:
+    p = event.payload
+    state = _set(state, phase_moves={**phase_moves(state), p["unit"]: {ROLLED: True}})
+    return set_forty(state, charge_move={"unit": p["unit"], "targets": p["targets"],
+                                         "range": p["range"], "roll": p["roll"]})
+
+
+class ChargeMove(ActionModel):
+    type: Literal["charge_move"]
+    unit: str = Field(min_length=1, max_length=40)
+    positions: list[tuple[Coord, Coord]] | None = Field(
+        default=None, min_length=1, max_length=200
+    )
+
+
+def _failed(state: GameState, unit: Unit, pending: dict[str, Any], why: str) -> Event:
+    return Event(
+        "charge_failed",
+        {"unit": unit.id, "target": pending["targets"][0], "targets": pending["targets"],
+         "range": pending["range"], "reason": why,
+         "text": f"{display_name(state, unit.id)}: the charge fails ({why})"},
+        actor=unit.owner,
+    )
+
+
+@register_action(
+    "charge_move",
+    ChargeMove,
+    systems=[SYSTEM_ID],
+    when=[When(BATTLE, ACTIVE, Phases.named("Charge"))],
+    doing="making a Charge move",
+)
+def charge_move(state: GameState, seat: int, action: ChargeMove, dice: DiceStream) -> list[Event]:
+    """The Charge move after the roll: every model's end position, judged against the roll
+    and the targets (`engage.charge_move_refusal`); no positions: the charge is given up."""
+    unit = _unit(state, action.unit, seat)
+    pending = pending_charge_move(state)
+    if pending is None or pending["unit"] != unit.id:
+        raise RuleError(ILLEGAL_MOVE,
+                        f"{display_name(state, unit.id)} has no charge waiting for its Charge move",
+                        rule="Charge")
+    if action.positions is None:
+        return [_failed(state, unit, pending, "no Charge move made")]
+    refusal = charge_move_refusal(
+        state, unit, pending["targets"], action.positions, float(pending["range"])
+    )
+    if refusal is not None:
+        raise refusal
+    moved = dataclasses.replace(unit, positions=tuple(
+        (round(float(x), 4), round(float(y), 4)) for x, y in action.positions))
+    far = max(
+        ((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5
+        for a, b in zip(unit.positions, moved.positions, strict=True)
+    )
+    return [
+        Event(
+            "charge_succeeded",
+            {
+                "unit": unit.id,
+                "target": pending["targets"][0],
+                "targets": pending["targets"],
+                "roll": pending["roll"],
+                "bonus": 0,
+                "range": pending["range"],
+                "distance": round(far, 3),
+                "rule": None,
+                "not_automated": BASE_CONTACT_NOTE,
+                "unit_after": moved.to_json(),
+                "text": f"{display_name(state, unit.id)} make the Charge move "
+                f"({far:.1f} of {pending['range']} in) "
+                f"into {_names(state, pending['targets'])}",
+            },
+            actor=seat,
+        )
+    ]
+
+
+@on_phase_end(SYSTEM_ID, "Charge")
+def unmade_charge_moves(state: GameState, dice: DiceStream) -> list[Event]:
+    """A charge whose Charge move was not made by the end of the phase fails."""
+    pending = pending_charge_move(state)
+    if pending is None:
+        return []
+    unit = units_of(state)[pending["unit"]]
+    return [_failed(state, unit, pending, "the Charge phase ended before the Charge move")]

@@ -71,15 +71,20 @@ handled_by(WHFB8, "Concealed Fanatic", fanatics.release_fanatic,
            "the owner picks the start point and the direction")
 handled_by(WHFB8, "Concealed Fanatic", fanatics.lost_fanatics,
            "lost when the concealing unit flees or is destroyed (announced when the phase ends)",
-           lacks="the stop during flee and pursuit moves and part-way through a Fanatic's whirl")
+           lacks="the stop part-way through a Fanatic's whirl")
+handled_by(WHFB8, "Concealed Fanatic", fanatics.release_at_once,
+           "flee and pursuit moves stop at 8 in too, the Fanatics are released there at once "
+           "(aimed by the server) and the move goes on")
 handled_by(WHFB8, "Fanatic Impacts", fanatics.whirl,
            "through units, bounce 1 in beyond, removal on terrain, another Fanatic, the table "
            "edge or a double after the release turn")
 handled_by(WHFB8, "Fanatic Impacts", fanatics.whirl_events,
            "D6 S5 Armour Piercing (1) hits on each unit passed through")
 handled_by(WHFB8, "Fanatic Impacts", fanatics.move_contacts,
-           "a unit moving into a Fanatic takes 2D6 hits and removes it",
-           lacks="the same for charges, flee and pursuit moves")
+           "a unit moving into a Fanatic (a move, charge, flee or pursuit) takes 2D6 hits and "
+           "removes it, then carries on",
+           lacks="the same for another unit's Random Movement move (it stops short), a reform "
+           "or a pivot (refused)")
 handled_by(WHFB8, "Fanatic Impacts", random_movement.charge_target_refusal,
            "Fanatics cannot be charged")
 handled_by(WHFB8, "Ball and Chain", fanatics.whirl_events, "the Fanatic's hits")

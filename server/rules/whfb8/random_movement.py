@@ -25,6 +25,7 @@ import shapely
 from server.data import Datasheet, load_catalog
 from server.dice import parse_expression
 from server.rules.core import Event, GameState
+from server.rules.naming import display_name
 from server.rules.units import table_of, terrain_of, units_of
 
 RULE = "Random Movement"
@@ -64,7 +65,7 @@ def _sheets(state: GameState, unit_id: str) -> list[Datasheet]:
 def random_movement_charge_refusal(state: GameState, unit_id: str) -> tuple[str, str] | None:
     """Models with Random Movement cannot declare charges (seed 003)."""
     if any(has_random_movement(s) for s in _sheets(state, unit_id)):
-        name = units_of(state)[unit_id].name
+        name = display_name(state, unit_id)
         return RULE, f"{name} has Random Movement: it cannot declare charges"
     return None
 
@@ -82,7 +83,10 @@ def charge_target_refusal(state: GameState, target_id: str) -> tuple[str, str] |
     """Fanatics cannot be charged (seed 003)."""
     target = units_of(state)[target_id]
     if load_catalog().get(state.system, target.datasheet).has_rule("Fanatic Impacts"):
-        return "Fanatic Impacts", f"{target.name} cannot be charged (a Night Goblin Fanatic)"
+        return "Fanatic Impacts", (
+            f"{display_name(state, target_id)} cannot be charged (a Night Goblin Fanatic, "
+            "seed 003)"
+        )
     return None
 
 
@@ -148,8 +152,8 @@ def random_move_events(
                 **base, "target": first, "distance": round(gap, 3), "bonus": 0, "range": rolled,
                 "arc": str(arc), "swept": geo.to_geojson(sweep_straight(start, end)),
                 "unit_after": moved.to_json(),
-                "text": f"{unit.name} (Random Movement) roll {rolled:g} in and reach "
-                f"{units[first].name}: it counts as charging, no charge reaction",
+                "text": f"{display_name(state, unit_id)} (Random Movement) roll {rolled:g} in and "
+                f"reach {display_name(state, first)}: it counts as charging, no charge reaction",
             }, actor=seat)]
     blockers = [
         table.units[uid].boundary for uid in others
@@ -200,7 +204,7 @@ def random_move_events(
         "distance": round(rolled * stop, 4), "used": round(rolled * stop, 4),
         "swept": geo.to_geojson(sweep_straight(start, end)),
         "stopped": stop < 1.0,
-        "text": f"{unit.name} (Random Movement) roll {rolled:g} in"
+        "text": f"{display_name(state, unit_id)} (Random Movement) roll {rolled:g} in"
         + (f" and stop after {rolled * stop:.1f} in (1 in from a friend, impassable terrain "
            "or another unit, the table edge, or to release Fanatics)" if stop < 1.0 else ""),
     }, actor=seat), *after]

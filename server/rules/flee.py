@@ -502,6 +502,8 @@ def pursue_events(
         + f" against a Flee Distance of {flee_distance:g} in"
         + (f": caught, {fled.name} are destroyed" if caught else ": they escape")
         + (f"; {pursuer.name} move {moved:g} in" if moved else "")
+        + (f" (stopped after {halt[0].payload['moved']:g} in on the way, then went on)"
+           if halt else "")
     )
     events = [
         Event(

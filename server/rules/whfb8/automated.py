@@ -97,8 +97,9 @@ handled_by(WHFB8, "Random Movement", random_movement.random_move_events,
            "other units: pivot about the centre, one roll (the slowest), straight ahead, an "
            "enemy reached in the front arc charged without reaction, stop within 1 in of "
            "friends or impassable terrain",
-           lacks="Dangerous Terrain tests of the move; other units' random moves are not forced "
-           "at the end of the phase")
+           lacks="Dangerous Terrain: not automated (Warfield has no Dangerous Terrain test; a "
+           "random move that crosses dangerous terrain says so); other units' random moves are "
+           "not forced at the end of the phase")
 handled_by(WHFB8, "Skirmishers", _formation, "half-inch gaps")
 handled_by(WHFB8, "Skirmishers", flee_events, "Feigned Flight: rallies after fleeing from a charge")
 handled_by(WHFB8, "Skirmishers", combat.light_troops, "Light Troops: zero ranks, -1 to hit shots")

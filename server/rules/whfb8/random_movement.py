@@ -92,6 +92,28 @@ def charge_target_refusal(state: GameState, target_id: str) -> tuple[str, str] |
 
 # --- the move of a unit with Random Movement (not a Fanatic) --------------------------------
 
+DANGEROUS_NOTE = "Dangerous Terrain: not automated"
+"""Seed 003: "A Random Move counts as a "normal" move for triggering a Dangerous Terrain test,
+unless the model is making a charge, pursuit or flee move". Warfield has no Dangerous Terrain
+test at all yet, so a random move that crosses dangerous terrain says so to the players."""
+
+
+def dangerous_terrain(state: GameState, swept: Any, kind: str) -> dict[str, Any]:
+    """`not_automated` and the words to add when `swept` crosses dangerous terrain: which
+    pieces, and which test the rules ask for (`kind`: "normal move" or "charge")."""
+    from server.geometry.kinds import TerrainKind
+    from server.rules.naming import display_names
+
+    crossed = [t.id for t in terrain_of(state)
+               if t.kind == TerrainKind.DANGEROUS and shapely.Polygon(t.points).intersects(swept)]
+    if not crossed:
+        return {}
+    return {
+        "dangerous_terrain": crossed,
+        "not_automated": f"{DANGEROUS_NOTE}: the move crossed {display_names(state, crossed)}; "
+        f"take its Dangerous Terrain test for a {kind} by hand (seed 003)",
+    }
+
 STOP_IN = 1.0
 """FACTS.md: within 1 in of a friendly unit or impassable terrain the random move stops."""
 SAMPLE_IN = 0.1
@@ -148,12 +170,15 @@ def random_move_events(
                 unit, placement=(round(placement.x, 4), round(placement.y, 4),
                                  round(placement.facing, 4)))
             end = footprint(formation, placement)
+            charged = sweep_straight(start, end)
+            danger = dangerous_terrain(state, charged, "charge")
             return [Event("charge_succeeded", {
                 **base, "target": first, "distance": round(gap, 3), "bonus": 0, "range": rolled,
-                "arc": str(arc), "swept": geo.to_geojson(sweep_straight(start, end)),
-                "unit_after": moved.to_json(),
+                "arc": str(arc), "swept": geo.to_geojson(charged),
+                "unit_after": moved.to_json(), **danger,
                 "text": f"{display_name(state, unit_id)} (Random Movement) roll {rolled:g} in and "
-                f"reach {display_name(state, first)}: it counts as charging, no charge reaction",
+                f"reach {display_name(state, first)}: it counts as charging, no charge reaction"
+                + (f" ({danger['not_automated']})" if danger else ""),
             }, actor=seat)]
     blockers = [
         table.units[uid].boundary for uid in others
@@ -199,12 +224,15 @@ def random_move_events(
     assert end.placement is not None
     moved = dataclasses.replace(unit, placement=(
         round(end.placement.x, 4), round(end.placement.y, 4), round(end.placement.facing, 4)))
+    swept = sweep_straight(start, end)
+    danger = dangerous_terrain(state, swept, "normal move")
     return [Event("unit_moved", {
         **base, "unit": moved.to_json(), "manoeuvre": "random", "mode": "random",
         "distance": round(rolled * stop, 4), "used": round(rolled * stop, 4),
-        "swept": geo.to_geojson(sweep_straight(start, end)),
-        "stopped": stop < 1.0,
+        "swept": geo.to_geojson(swept),
+        "stopped": stop < 1.0, **danger,
         "text": f"{display_name(state, unit_id)} (Random Movement) roll {rolled:g} in"
         + (f" and stop after {rolled * stop:.1f} in (1 in from a friend, impassable terrain "
-           "or another unit, the table edge, or to release Fanatics)" if stop < 1.0 else ""),
+           "or another unit, the table edge, or to release Fanatics)" if stop < 1.0 else "")
+        + (f" ({danger['not_automated']})" if danger else ""),
     }, actor=seat), *after]

@@ -183,3 +183,32 @@ def test_a_fanatic_is_never_offered_as_a_charge_target() -> None:
     with pytest.raises(core.RuleError) as err:
         run(state, 2, [], type="declare_charge", unit="u2", target=fanatic)
     assert err.value.details["rule"] == "Fanatic Impacts"
+
+
+def test_an_interrupted_charge_completes_into_a_fanatic_released_on_its_way() -> None:
+    """Seed 003: "chargers must complete their charge", and a unit moving into a Fanatic
+    "takes 2D6 S 5 Armour Piercing (1) hits. The Fanatic model is then removed, and the unit
+    may carry on with its move". The Halberdiers charge goblins 11 in away (4 + 4 + M4), stop
+    8 in away; the first Fanatic goes 1 + 2 = 3 in straight at them and stops in their way,
+    the second 2 + 1 in to the side; the charge then completes through the first: 3 + 2 = 5
+    hits, 2, 2, 1, 6, 5 to wound = 4 wounds, no save."""
+    state = position([HIDING], [HALBERDIERS],
+                     {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 21.0, 180.0)},
+                     phase="Movement", active=2)
+    state, _ = run(state, 2, [], type="declare_charge", unit="u2", target="u1")
+    state, _ = run(state, 1, [4, 4], type="charge_reaction", reaction="hold")
+    state, events = run(state, 1, [1, 2], type="release_fanatic", unit="u1",
+                        point=[36.0, 10.0], facing=0.0)
+    fanatic = events[0].payload["unit"]["id"]
+    assert events[0].payload["through"] == []
+    state, events = run(state, 1, [2, 1, 3, 2, 2, 2, 1, 6, 5], type="release_fanatic",
+                        unit="u1", point=[37.5, 10.0], facing=270.0)
+    kinds = [e.type for e in events]
+    assert kinds[0] == "fanatic_released" and "charge_succeeded" in kinds, kinds
+    after = kinds[kinds.index("charge_succeeded"):]
+    assert after[1] == "fanatic_hits" and after[-1] == "fanatic_removed", after
+    hits = next(e.payload for e in events if e.type == "fanatic_hits")
+    assert (hits["unit"], hits["target"], hits["hits"]) == (fanatic, "u2", 5)
+    assert units_of(state)["u2"].models == 16 and units_of(state)[fanatic].status == "destroyed"
+    assert state.extra["engaged"]["u2"] == "u1"
+    assert _gap(state, "u1", "u2") == pytest.approx(0.0, abs=0.02)

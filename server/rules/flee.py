@@ -240,12 +240,11 @@ def _moved_on(
     state: GameState, events: list[Event], unit_id: str, swept: BaseGeometry, dice: DiceStream
 ) -> list[Event]:
     """What the unit ran into on (the rest of) its move (whfb8: a Fanatic, seed 003)."""
-    unit = units_of(core.fold_all(state, events)).get(unit_id)
+    after = core.fold_all(state, events)
+    unit = units_of(after).get(unit_id)
     if unit is None or unit.status != "on_table":
         return []
-    return variant_of(state.system).move_contacts(
-        core.fold_all(state, events), unit_id, swept, dice
-    )
+    return variant_of(state.system).move_contacts(after, unit_id, swept, dice)
 
 
 def flee_events(

@@ -295,7 +295,8 @@ def flee_events(
     text = (
         f"{display_name(state, unit.id)} flee ({reason}) {distance:g} in"
         + (" (Swiftstride: Maximised)" if rule else "")
-        + (f" from {source.name}" if source is not None and source.id != unit.id else "")
+        + (f" from {display_name(state, source.id)}"
+           if source is not None and source.id != unit.id else "")
         + (": off the table, destroyed" if path.off_table else "")
         + (f"; passed through {display_names(state, path.passed_through)} "
            "(Dangerous Terrain tests not automated)" if path.passed_through else "")
@@ -496,11 +497,13 @@ def pursue_events(
                    round(end_placement.facing % 360.0, 4)),
     )
     text = (
-        f"{pursuer.name} pursue {fled.name}: {distance:g} in"
+        f"{display_name(state, pursuer.id)} pursue {display_name(state, fled.id)}: "
+        f"{distance:g} in"
         + (" (Swiftstride: Maximised)" if rule else "")
         + f" against a Flee Distance of {flee_distance:g} in"
-        + (f": caught, {fled.name} are destroyed" if caught else ": they escape")
-        + (f"; {pursuer.name} move {moved:g} in" if moved else "")
+        + (f": caught, {display_name(state, fled.id)} are destroyed" if caught
+           else ": they escape")
+        + (f"; {display_name(state, pursuer.id)} move {moved:g} in" if moved else "")
         + (f" (stopped after {halt[0].payload['moved']:g} in on the way, then went on)"
            if halt else "")
     )
@@ -530,7 +533,8 @@ def pursue_events(
             Event(
                 "fleeing_unit_caught",
                 {"unit": fled.id, "by": pursuer.id, "rule": "Pursuit",
-                 "text": f"{pursuer.name} catch the fleeing {fled.name}: destroyed"},
+                 "text": f"{display_name(state, pursuer.id)} catch the fleeing "
+                 f"{display_name(state, fled.id)}: destroyed"},
                 actor=pursuer.owner,
             )
         )

@@ -106,6 +106,13 @@ def test_a_release_through_the_ui_and_the_secret_only_on_the_owners_page(
             assert along == sorted(along) and along[-1] == length
             for p in drawn:  # every drawn point on the straight path
                 assert abs(math.dist(start, p) + math.dist(p, end) - length) < 1e-6
+        # The hits and the removal written at the end are those the server sent.
+        hits = page.evaluate("""() => warfield.store.history.filter(e => e.type === 'fanatic_hits')
+            .map(e => e.payload)""")
+        for whirl, event in zip(shown, released, strict=True):
+            mine = {h["target"]: h["hits"] for h in hits if h["unit"] == whirl["unit"]}
+            assert whirl["hits"] == mine
+            assert whirl["removed"] == event["payload"]["removed"]
         assert shown[1]["born"] >= shown[0]["born"] + 1000  # one after the other
         until(page, """() => /released and whirls/.test(
             document.getElementById('announcer')?.textContent || '')""")

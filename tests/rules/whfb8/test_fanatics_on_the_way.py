@@ -212,3 +212,27 @@ def test_an_interrupted_charge_completes_into_a_fanatic_released_on_its_way() ->
     assert units_of(state)["u2"].models == 16 and units_of(state)[fanatic].status == "destroyed"
     assert state.extra["engaged"]["u2"] == "u1"
     assert _gap(state, "u1", "u2") == pytest.approx(0.0, abs=0.02)
+
+
+def test_a_concealing_unit_that_pursues_releases_its_fanatics_at_8_in_and_runs_into_one() -> None:
+    """Seed 003: released "when a concealing unit comes to within 8" of the enemy" - its own
+    pursuit too. The goblins pursue Halberdiers fleeing off to the side (6 + 6 = 12 in, short
+    of 20) towards other Halberdiers 16 in ahead: they stop after 8 in, release their Fanatics
+    at once towards those Halberdiers (3 + 3 = 6 in, 1 + 1 = 2 in), then pursue on 4 in into
+    the second: 1 + 1 = 2 hits on the goblins, 1, 1 to wound (none), and it is removed."""
+    state = position([HIDING], [HALBERDIERS, HALBERDIERS],
+                     {"u1": (36.0, 30.0, 180.0), "u2": (60.0, 20.0, 180.0),
+                      "u3": (36.0, 14.0, 0.0)}, phase="Close Combat")
+    state = with_units(state, u2={"markers": ("fleeing",)})
+    dice = ScriptedDice([6, 6, 3, 3, 1, 1, 1, 1, 1, 1], state.dice_position)
+    events = pursue_events(state, "u1", "u2", 20.0, dice)
+    assert dice.used == 10
+    assert [e.type for e in events] == [
+        "move_halted", "fanatics_revealed", "fanatic_released", "fanatic_released",
+        "unit_pursued", "fanatic_hits", "attack_step", "fanatic_removed"]
+    assert events[2].payload["aimed_by_server"] == "Empire Halberdiers (2)"
+    second = events[3].payload["unit"]["id"]
+    assert events[5].payload["target"] == "u1" and events[-1].payload["unit"] == second
+    after = core.fold_all(state, events)
+    assert _gap(after, "u1", "u3") == pytest.approx(4.0, abs=1e-3)
+    assert after.extra["concealed"] == {}

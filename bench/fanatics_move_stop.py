@@ -1,6 +1,8 @@
 """How long the 8 in release check (server/rules/whfb8/fanatics.py `move_stop`) adds to a whfb8
 `move_unit` (an 8 in march with N enemy units on the table, with and without concealed
-Fanatics: the work is the same by design, so the times should match). Prints JSON.
+Fanatics: the work is the same by design, so the times should match), and to a flee (the
+goblins, concealing or not, flee from an enemy with 8 enemies on the table: a fleeing
+concealing unit releases nothing, so both flees must take as long). Prints JSON.
 
     .venv/bin/python -m bench.fanatics_move_stop
 """
@@ -52,9 +54,26 @@ def timed(state: GameState) -> float:
     return round(statistics.median(samples), 3)
 
 
+def timed_flee(state: GameState) -> float:
+    """The goblins flee from the first enemy (server/rules/flee.py `flee_events`)."""
+    from server.rules.flee import flee_events
+
+    units = dict(units_of(state))
+    units["u1"] = dataclasses.replace(units["u1"], placement=(36.0, 26.0, 180.0))
+    state = dataclasses.replace(state, extra={**state.extra, "units": units})
+    samples = []
+    for _ in range(RUNS):
+        t0 = time.perf_counter()
+        flee_events(state, "u1", "u2", DiceStream(b"\0" * 32, state.dice_position), "bench")
+        samples.append((time.perf_counter() - t0) * 1000)
+    return round(statistics.median(samples), 3)
+
+
 if __name__ == "__main__":
     print(json.dumps({
         "enemies_of_the_mover": 1, "units_on_table": ENEMIES + 1, "march_in": 8,
         "median_ms_with_fanatics": timed(game(2)),
         "median_ms_without_fanatics": timed(game(0)),
+        "flee_median_ms_with_fanatics": timed_flee(game(2)),
+        "flee_median_ms_without_fanatics": timed_flee(game(0)),
     }))

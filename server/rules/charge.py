@@ -413,8 +413,11 @@ def charge_result(
         placement, arc = contact_placement(start, aim)
         end = footprint(start.formation, placement)  # type: ignore[arg-type]
         swept = movement.sweep_straight(start, end)
+        # Units a charge may run into (whfb8 Fanatics, seed 003): `move_contacts` below.
+        passable = variant_of(state.system).passable(state, unit.id)
         rule, obstacle = movement.check_area(
-            table, unit.id, end.boundary, swept, origin=start.boundary, charging=[target.id]
+            table, unit.id, end.boundary, swept, origin=start.boundary, charging=[target.id],
+            ignore=passable,
         )
         if rule is not None:
             return [
@@ -437,7 +440,9 @@ def charge_result(
         payload["swept"] = geo.to_geojson(swept)
         stopped = _charge_stop(state, seat, unit, start, placement, payload, moved)
         if stopped is not None:
-            return stopped
+            here = fold_all(state, stopped)
+            on_the_way = movement.sweep_straight(start, table_of(here).units[unit.id])
+            return stopped + variant_of(state.system).move_contacts(here, unit.id, on_the_way, dice)
     else:
         near = distance(start, aim)
         (ax, ay), (bx, by) = near.from_point, near.to_point
@@ -474,6 +479,10 @@ def charge_result(
                 actor=seat,
             ),
         ]
+    if is_ranked(state.system):  # what the charge ran into on the way (whfb8 Fanatics)
+        events += variant_of(state.system).move_contacts(
+            fold_all(state, events), unit.id, swept, dice
+        )
     return events
 
 

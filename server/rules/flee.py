@@ -116,6 +116,10 @@ class FleeMove:
     end: Footprint | None
     swept: BaseGeometry
     passed_through: tuple[str, ...]
+    turned: Footprint | None = None
+    """The unit turned to flee, where its straight move begins."""
+    reached: Footprint | None = None
+    """Where the straight move ends, on or off the table."""
 
     @property
     def off_table(self) -> bool:
@@ -143,11 +147,14 @@ def flee_path(state: GameState, unit_id: str, away_from: str, distance: float) -
     away = table.units.get(away_from) if away_from != unit_id else None
     facing = facing_away(start, away)
     turned = footprint(start.formation, placement_for_centre(start.formation, start.centre, facing))
+    # Units it may run into (whfb8 Fanatics, seed 003): it moves into them, not past them.
+    passable = variant_of(state.system).passable(state, unit_id)
     go = distance
     while True:
-        result = movement.move_straight(table, unit_id, go, start=turned)
+        result = movement.move_straight(table, unit_id, go, start=turned, ignore=passable)
         rule, _ = movement.check_area(
-            table, unit_id, result.footprint.boundary, result.footprint.boundary
+            table, unit_id, result.footprint.boundary, result.footprint.boundary,
+            ignore=passable,
         )
         if rule is None or rule is Rule.BATTLEFIELD_EDGE or go > distance + MAX_FLEE_EXTENSION_IN:
             break
@@ -156,9 +163,88 @@ def flee_path(state: GameState, unit_id: str, away_from: str, distance: float) -
     idx = table.index
     hits = idx.query(swept, "intersects")
     passed = tuple(sorted(idx.ids[int(i)] for i in hits if idx.ids[int(i)] != unit_id
+                          and idx.ids[int(i)] not in passable
                           and (idx.is_unit[int(i)] or idx.impassable[int(i)])))
     off = rule is not None
-    return FleeMove(facing, distance, go, None if off else result.footprint, swept, passed)
+    return FleeMove(facing, distance, go, None if off else result.footprint, swept, passed,
+                    turned, result.footprint)
+
+
+def halt_on_the_way(
+    state: GameState,
+    unit: Unit,
+    start: Footprint,
+    length: float,
+    markers: tuple[str, ...],
+    dice: DiceStream,
+    what: str,
+) -> tuple[Footprint, list[Event]]:
+    """A rule of the system that stops a flee or a pursuit part-way (whfb8: Night Goblin
+    Fanatics released at 8 in, seed 003): the unit halts at the point the system finds on its
+    straight move of `length` in from `start` (`move_halted`), whatever it ran into on the way
+    acts (`move_contacts`), the system resolves the stop at once (`resolve_stop`), and the
+    move then goes on: a fleeing or pursuing unit must complete its move. Returns where it
+    halted (`start` when it was not stopped) and the events, none when not stopped.
+    `markers` are the unit's markers during the move (a fleeing unit's own hidden Fanatics
+    are lost, not released)."""
+    variant = variant_of(state.system)
+    placement, formation = start.placement, start.formation
+    assert placement is not None and formation is not None
+
+    def path(t: float) -> Footprint:
+        return footprint(formation, placement.moved(length * t))
+
+    judged = _with_unit(state, dataclasses.replace(unit, markers=markers))
+    stop = variant.move_stop(judged, unit.id, path)
+    if stop is None:
+        return start, []
+    fraction, revealed = stop
+    here = path(fraction)
+    assert here.placement is not None
+    halted = dataclasses.replace(
+        unit,
+        placement=(round(here.placement.x, 4), round(here.placement.y, 4),
+                   round(here.placement.facing % 360.0, 4)),
+        markers=markers,
+    )
+    events = [
+        Event(
+            "move_halted",
+            {
+                "unit": unit.id,
+                "moved": round(length * fraction, 4),
+                "unit_after": halted.to_json(),
+                "swept": geo.to_geojson(movement.sweep_straight(start, here)),
+                "text": f"{display_name(state, unit.id)} stop {what} after "
+                f"{length * fraction:.1f} in; they go on once that is resolved",
+            },
+            actor=unit.owner,
+        )
+    ]
+    after = core.fold_all(state, events)
+    touched = variant.move_contacts(
+        after, unit.id, shapely.union(start.boundary, movement.sweep_straight(start, here)), dice
+    )
+    events += touched + revealed
+    after = core.fold_all(after, touched + revealed)
+    events += variant.resolve_stop(after, dice)
+    return here, events
+
+
+@register_folder("move_halted")
+def _fold_move_halted(state: GameState, event: Event) -> GameState:
+    return _with_unit(state, unit_from_json(event.payload["unit_after"]))
+
+
+def _moved_on(
+    state: GameState, events: list[Event], unit_id: str, swept: BaseGeometry, dice: DiceStream
+) -> list[Event]:
+    """What the unit ran into on (the rest of) its move (whfb8: a Fanatic, seed 003)."""
+    after = core.fold_all(state, events)
+    unit = units_of(after).get(unit_id)
+    if unit is None or unit.status != "on_table":
+        return []
+    return variant_of(state.system).move_contacts(after, unit_id, swept, dice)
 
 
 def flee_events(
@@ -184,6 +270,13 @@ def flee_events(
     feigned = ranked_rules(state).feigned_flight_rule
     if reason == CHARGE_REACTION and feigned is not None and entirely(state, unit, feigned):
         markers += (FEIGNED_FLIGHT,)  # whfb8 seed 002: rallies automatically next turn
+    assert path.turned is not None and path.reached is not None
+    here, halt = halt_on_the_way(state, unit, path.turned, path.moved, markers, dice, "fleeing")
+    rest = movement.sweep_straight(here, path.reached) if halt else path.swept
+    if halt:
+        unit = units_of(core.fold_all(state, halt))[unit_id]
+        if unit.status != "on_table":  # the Fanatics' hits destroyed it where it stopped
+            return halt
     if path.end is None:
         after = dataclasses.replace(
             unit,
@@ -202,12 +295,13 @@ def flee_events(
     text = (
         f"{display_name(state, unit.id)} flee ({reason}) {distance:g} in"
         + (" (Swiftstride: Maximised)" if rule else "")
-        + (f" from {source.name}" if source is not None and source.id != unit.id else "")
+        + (f" from {display_name(state, source.id)}"
+           if source is not None and source.id != unit.id else "")
         + (": off the table, destroyed" if path.off_table else "")
         + (f"; passed through {display_names(state, path.passed_through)} "
            "(Dangerous Terrain tests not automated)" if path.passed_through else "")
     )
-    return [
+    fled = [
         Event(
             "unit_fled",
             {
@@ -224,10 +318,12 @@ def flee_events(
                 "passed_through": list(path.passed_through),
                 "destroyed": path.off_table,
                 "unit_after": after.to_json(),
+                **({"halted_after": halt[0].payload["moved"]} if halt else {}),
             },
             actor=unit.owner,
         )
     ]
+    return halt + fled + _moved_on(state, halt + fled, unit_id, rest, dice)
 
 
 def _without_engagements(state: GameState, unit_id: str) -> GameState:
@@ -371,6 +467,8 @@ def pursue_events(
     facing = fled.placement[2] if fled.placement is not None else start.placement.facing
     turned = footprint(start.formation, placement_for_centre(start.formation, start.centre, facing))
     ignore = [fled_id] if caught or fled.status != "on_table" else []
+    # Units it may run into (whfb8 Fanatics, seed 003): it moves into them, not past them.
+    ignore += variant_of(state.system).passable(state, pursuer_id)
     go, result = distance, None
     while go > 0:
         attempt = movement.move_straight(table, pursuer_id, go, start=turned, ignore=ignore)
@@ -378,23 +476,36 @@ def pursue_events(
             result = attempt
             break
         go = round(go - PURSUE_STEP_IN, 6)
+    halt: list[Event] = []
     if result is None:  # no room to move at all: it stays where it is
         end_placement, moved, swept = start.placement, 0.0, start.boundary
+        rest = swept
     else:
         assert result.footprint.placement is not None
         end_placement, moved = result.footprint.placement, go
         swept = shapely.union_all([start.boundary, turned.boundary, result.swept])
+        here, halt = halt_on_the_way(state, pursuer, turned, go, pursuer.markers, dice,
+                                     "pursuing")
+        rest = movement.sweep_straight(here, result.footprint) if halt else swept
+        if halt:
+            pursuer = units_of(core.fold_all(state, halt))[pursuer_id]
+            if pursuer.status != "on_table":  # the Fanatics' hits destroyed it
+                return halt
     after = dataclasses.replace(
         pursuer,
         placement=(round(end_placement.x, 4), round(end_placement.y, 4),
                    round(end_placement.facing % 360.0, 4)),
     )
     text = (
-        f"{pursuer.name} pursue {fled.name}: {distance:g} in"
+        f"{display_name(state, pursuer.id)} pursue {display_name(state, fled.id)}: "
+        f"{distance:g} in"
         + (" (Swiftstride: Maximised)" if rule else "")
         + f" against a Flee Distance of {flee_distance:g} in"
-        + (f": caught, {fled.name} are destroyed" if caught else ": they escape")
-        + (f"; {pursuer.name} move {moved:g} in" if moved else "")
+        + (f": caught, {display_name(state, fled.id)} are destroyed" if caught
+           else ": they escape")
+        + (f"; {display_name(state, pursuer.id)} move {moved:g} in" if moved else "")
+        + (f" (stopped after {halt[0].payload['moved']:g} in on the way, then went on)"
+           if halt else "")
     )
     events = [
         Event(
@@ -412,6 +523,7 @@ def pursue_events(
                 "caught": caught,
                 "unit_after": after.to_json(),
                 "text": text,
+                **({"halted_after": halt[0].payload["moved"]} if halt else {}),
             },
             actor=pursuer.owner,
         )
@@ -421,11 +533,12 @@ def pursue_events(
             Event(
                 "fleeing_unit_caught",
                 {"unit": fled.id, "by": pursuer.id, "rule": "Pursuit",
-                 "text": f"{pursuer.name} catch the fleeing {fled.name}: destroyed"},
+                 "text": f"{display_name(state, pursuer.id)} catch the fleeing "
+                 f"{display_name(state, fled.id)}: destroyed"},
                 actor=pursuer.owner,
             )
         )
-    return events
+    return halt + events + _moved_on(state, halt + events, pursuer_id, rest, dice)
 
 
 @register_folder("unit_pursued")

@@ -202,6 +202,12 @@ class Variant(ABC):
         8 in, seed 003). Default: never stopped."""
         return None
 
+    def resolve_stop(self, state: GameState, dice: Any) -> list[Event]:
+        """What stopped a compulsory move part-way (a flee or a pursuit, which must go on at
+        once), resolved by the server (`state` has the stop folded in): whfb8 releases the
+        Fanatics there and then (seed 003). Default: none."""
+        return []
+
     def passable(self, state: GameState, unit_id: str) -> tuple[str, ...]:
         """Units the moving unit's move may run into instead of being refused by Moving
         Through Units (whfb8: released Fanatics, seed 003; what then happens is

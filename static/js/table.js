@@ -5,7 +5,7 @@
 // be move and the server's verdict on it are `moves` (moves.js). It never decides a rule:
 // legality, distances and sight come from the server.
 
-import { whirlOverlays } from './view/fanatics.js';
+import { whirlOverlays, drawWhirls, animatedFanatics } from './view/fanatics.js';
 import { makeView, fit, pan, zoomAt, toWorld, toScreen, flipForSeat } from './view/transform.js';
 import { topmost } from './view/hit.js';
 import { buildScene } from './view/scene.js';
@@ -64,6 +64,10 @@ export class Table {
     this.hover = null;
     /** Swept areas flashing on the table (ui/orders.js flashEvents; view/orders-layer.js). @type {{geometry:import('./types.js').Geometry, born:number, kind:string}[]} */
     this.flashes = [];
+    /** Fanatics' whirls animated on the table (ui/orders.js flashEvents; view/fanatics.js). @type {import('./view/fanatics.js').WhirlAnimation[]} */
+    this.whirls = [];
+    /** The last whirls animated, kept after they end (what was drawn: a test or the console reads it). @type {import('./view/fanatics.js').WhirlAnimation[]} */
+    this.whirlsShown = [];
     /** When set (by a test or the console): each frame's rAF timestamp and draw time, ms. @type {{stamps:number[], draw:number[]}|null} */
     this.frameStats = null;
     this.frameRequested = false;
@@ -252,12 +256,13 @@ export class Table {
       scene: this.currentScene(),
       selected: this.selected,
       hover: this.hover,
-      hidden: ghost?.id ? new Set([ghost.id]) : undefined,
+      hidden: ghost?.id || this.whirls.length ? new Set([...(ghost?.id ? [ghost.id] : []), ...animatedFanatics(this)]) : undefined,
       ghost,
       measure: null,
       los: null,
     }, ...layers));
     if (drawOrderLayer(this.ctx, this.view, this.store.state, this, performance.now())) this.redraw();
+    if (drawWhirls(this.ctx, this.view, this, this.store.state, performance.now())) this.redraw();
     if (this.frameStats) {
       this.frameStats.stamps.push(ts);
       this.frameStats.draw.push(performance.now() - t0);

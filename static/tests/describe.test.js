@@ -42,3 +42,13 @@ test('attack steps list the rules they applied', () => {
   };
   assert.equal(describe(ev), 'Citizen Spears at Mageblight Gremlin: 15 attacks needing 4+ to hit: 7 hits — Distracting: -1 to hit');
 });
+
+test('a flee stopped at 8 in for Fanatics, and a random move through Dangerous Terrain, say so', () => {
+  const state = /** @type {any} */ ({ units: { u3: { name: 'Empire Halberdiers' } } });
+  const fled = { seq: 12, type: 'unit_fled', actor: 2, payload: { unit: 'u3', distance: 10, moved: 10, halted_after: 8 } };
+  assert.match(describe(fled, state), /stopped after 8(\.0)? in to release Night Goblin Fanatics, then fled on/);
+  const plain = { seq: 13, type: 'unit_fled', actor: 2, payload: { unit: 'u3', distance: 10, moved: 10 } };
+  assert.doesNotMatch(describe(plain, state), /Fanatics/);
+  const charge = { seq: 14, type: 'charge_succeeded', actor: 1, payload: { unit: 'u1', target: 'u3', distance: 9, roll: { expression: '2D6', dice: [{ face: 6, kept: true }, { face: 6, kept: true }], total: 12 }, not_automated: 'Dangerous Terrain: not automated: the move crossed Marsh' } };
+  assert.match(describe(charge, state), /Dangerous Terrain: not automated/);
+});

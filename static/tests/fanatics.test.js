@@ -40,3 +40,32 @@ test('every viewer gets the newest whirls as table overlays', () => {
   assert.equal(out[0].seat, 1);
   assert.match(out[1].label, /removed/);
 });
+
+test('live whirls are animated one after another, each with its hits and removal', async () => {
+  const { whirlsFrom, whirlAt, whirlEndWords, animatedFanatics, WHIRL_MS } = await import('../js/view/fanatics.js');
+  const events = [
+    { type: 'fanatics_revealed', payload: { unit: 'u1' } },
+    { type: 'fanatic_released', payload: { unit: { id: 'u5' }, start: [36, 16], end: [36, 30], through: ['u2'], removed: null } },
+    { type: 'fanatic_hits', payload: { unit: 'u5', target: 'u2', hits: 4 } },
+    { type: 'fanatic_released', payload: { unit: { id: 'u6' }, start: [34, 16], end: [30, 16], through: [], removed: 'table_edge' } },
+    { type: 'fanatic_hits', payload: { unit: 'u5', target: 'u3', hits: 2 } },
+  ];
+  const ws = whirlsFrom(events, 1000);
+  assert.equal(ws.length, 2);
+  assert.deepEqual(ws.map((w) => w.born), [1000, 1000 + WHIRL_MS]);
+  assert.deepEqual(ws[0].hits, { u2: 4 });
+  assert.equal(whirlAt(ws[0], 999), null);
+  assert.deepEqual(whirlAt(ws[0], 1000)?.at, [36, 16]);
+  const mid = whirlAt(ws[0], 1000 + WHIRL_MS / 2);
+  assert.ok(mid && mid.at[0] === 36 && mid.at[1] > 16 && mid.at[1] < 30);
+  assert.deepEqual(whirlAt(ws[0], 1000 + WHIRL_MS)?.at, [36, 30]);
+  const names = (/** @type {string} */ id) => (id === 'u2' ? 'Halberdiers' : id);
+  assert.deepEqual(whirlEndWords(ws[0], names), ['4 hits on Halberdiers']);
+  assert.deepEqual(whirlEndWords(ws[1], names), ['removed: off the table']);
+  // A later batch waits for the running ones; a unit moving into a Fanatic removes it.
+  const later = whirlsFrom([{ type: 'fanatic_moved', payload: { unit: { id: 'u5' }, start: [36, 30], end: [36, 33], through: [] } },
+    { type: 'fanatic_removed', payload: { unit: 'u5', reason: 'contacted' } }], 1500, ws);
+  assert.equal(later[0].born, 1000 + 2 * WHIRL_MS);
+  assert.equal(later[0].removed, 'contacted');
+  assert.deepEqual(animatedFanatics({ whirls: ws }), ['u5', 'u6']);
+});

@@ -5,10 +5,12 @@ Player 1 writes two Fanatics into Night Goblins; only player 1's page shows the 
 2's and the spectator's never do). The goblins march at Empire Halberdiers over REST and stop at
 8 in; player 1's page offers the release tool; two Fanatics are released through it (start
 point and direction typed in) and everyone's page has the whirls in the log, drawn as overlays,
-with the hits in the Fanatics section."""
+with the hits in the Fanatics section; each whirl is animated on every page's table: the token
+drawn at successive points along its path from the start to the end, one after the other."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -88,3 +90,29 @@ def test_a_release_through_the_ui_and_the_secret_only_on_the_owners_page(
         assert [r["payload"]["facing"] for r in released] == [0, 90]
         page.wait_for_selector("#fanatics .whirl")
     assert p2.locator(".fanatic-mark").count() == 0
+
+    # Every page animated both whirls along their paths (view/fanatics.js drawWhirls records
+    # each point it drew the token at), and said them in its live region.
+    for page in (p1, p2, spectator):
+        shown = until(page, """() => { const w = warfield.table.whirlsShown;
+            return w.length === 2 && w.every(x => x.finished) ? w : null; }""")
+        for whirl, event in zip(shown, released, strict=True):
+            start, end, drawn = whirl["start"], whirl["end"], whirl["drawn"]
+            assert (start, end) == (event["payload"]["start"], event["payload"]["end"])
+            assert len({tuple(round(c, 3) for c in p) for p in drawn}) >= 3, drawn
+            assert drawn[-1] == end
+            length = math.dist(start, end)
+            along = [math.dist(start, p) for p in drawn]
+            assert along == sorted(along) and along[-1] == length
+            for p in drawn:  # every drawn point on the straight path
+                assert abs(math.dist(start, p) + math.dist(p, end) - length) < 1e-6
+        # The hits and the removal written at the end are those the server sent.
+        hits = page.evaluate("""() => warfield.store.history.filter(e => e.type === 'fanatic_hits')
+            .map(e => e.payload)""")
+        for whirl, event in zip(shown, released, strict=True):
+            mine = {h["target"]: h["hits"] for h in hits if h["unit"] == whirl["unit"]}
+            assert whirl["hits"] == mine
+            assert whirl["removed"] == event["payload"]["removed"]
+        assert shown[1]["born"] >= shown[0]["born"] + 1000  # one after the other
+        until(page, """() => /released and whirls/.test(
+            document.getElementById('announcer')?.textContent || '')""")

@@ -71,15 +71,20 @@ handled_by(WHFB8, "Concealed Fanatic", fanatics.release_fanatic,
            "the owner picks the start point and the direction")
 handled_by(WHFB8, "Concealed Fanatic", fanatics.lost_fanatics,
            "lost when the concealing unit flees or is destroyed (announced when the phase ends)",
-           lacks="the stop during flee and pursuit moves and part-way through a Fanatic's whirl")
+           lacks="the stop part-way through a Fanatic's whirl")
+handled_by(WHFB8, "Concealed Fanatic", fanatics.release_at_once,
+           "flee and pursuit moves stop at 8 in too, the Fanatics are released there at once "
+           "(aimed by the server) and the move goes on")
 handled_by(WHFB8, "Fanatic Impacts", fanatics.whirl,
            "through units, bounce 1 in beyond, removal on terrain, another Fanatic, the table "
            "edge or a double after the release turn")
 handled_by(WHFB8, "Fanatic Impacts", fanatics.whirl_events,
            "D6 S5 Armour Piercing (1) hits on each unit passed through")
 handled_by(WHFB8, "Fanatic Impacts", fanatics.move_contacts,
-           "a unit moving into a Fanatic takes 2D6 hits and removes it",
-           lacks="the same for charges, flee and pursuit moves")
+           "a unit moving into a Fanatic (a move, charge, flee or pursuit) takes 2D6 hits and "
+           "removes it, then carries on",
+           lacks="the same for another unit's Random Movement move (it stops short), a reform "
+           "or a pivot (refused)")
 handled_by(WHFB8, "Fanatic Impacts", random_movement.charge_target_refusal,
            "Fanatics cannot be charged")
 handled_by(WHFB8, "Ball and Chain", fanatics.whirl_events, "the Fanatic's hits")
@@ -92,8 +97,9 @@ handled_by(WHFB8, "Random Movement", random_movement.random_move_events,
            "other units: pivot about the centre, one roll (the slowest), straight ahead, an "
            "enemy reached in the front arc charged without reaction, stop within 1 in of "
            "friends or impassable terrain",
-           lacks="Dangerous Terrain tests of the move; other units' random moves are not forced "
-           "at the end of the phase")
+           lacks="Dangerous Terrain: not automated (Warfield has no Dangerous Terrain test; a "
+           "random move that crosses dangerous terrain says so); other units' random moves are "
+           "not forced at the end of the phase")
 handled_by(WHFB8, "Skirmishers", _formation, "half-inch gaps")
 handled_by(WHFB8, "Skirmishers", flee_events, "Feigned Flight: rallies after fleeing from a charge")
 handled_by(WHFB8, "Skirmishers", combat.light_troops, "Light Troops: zero ranks, -1 to hit shots")

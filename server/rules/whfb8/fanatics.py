@@ -41,6 +41,7 @@ from server.geometry.constants import CONTACT_TOLERANCE_IN
 from server.geometry.footprint import Footprint
 from server.geometry.frame import forward_vector
 from server.geometry.kinds import TerrainKind
+from server.geometry.movement import sweep_straight
 from server.rules.battle import on_phase_end
 from server.rules.charge import complete_interrupted_charge
 from server.rules.core import (
@@ -61,6 +62,7 @@ from server.rules.core import (
     register_projector,
     seat_visibility,
 )
+from server.rules.naming import display_name, display_names
 from server.rules.rankandflank.attacks import resolve
 from server.rules.rankandflank.engagement import FLEEING, rank_and_file_sheet
 from server.rules.rankandflank.events import Log, losses_events, step_events
@@ -246,14 +248,14 @@ def move_stop(
                 "owner": units[hider].owner,
                 "count": concealed_of(state)[hider],
                 "interrupted": unit_id,
-                "text": f"{units[unit_id].name} stops 8 in from "
+                "text": f"{display_name(state, unit_id)} stop 8 in from "
                 + (
                     "the enemy"
                     if hider == unit_id
-                    else units[hider].name
+                    else display_name(state, hider)
                 )
-                + f": {units[hider].name} release {concealed_of(state)[hider]} Night Goblin "
-                "Fanatic(s) (seed 003)",
+                + f": {display_name(state, hider)} release {concealed_of(state)[hider]} "
+                "Night Goblin Fanatic(s) (seed 003)",
             },
             actor="system",
         )
@@ -267,7 +269,7 @@ def refuse_while_releasing(state: GameState) -> None:
     the Fanatics move before anything else does)."""
     pending = pending_release(state)
     if pending:
-        names = ", ".join(units_of(state)[r["unit"]].name for r in pending)
+        names = display_names(state, (r["unit"] for r in pending))
         raise RuleError(
             OUT_OF_PHASE,
             f"Night Goblin Fanatics wait to be released from {names}: their owner releases "
@@ -309,7 +311,8 @@ def arrival_release(state: GameState, unit_id: str) -> list[Event]:
                 "owner": units[hider].owner,
                 "count": concealed_of(state)[hider],
                 "interrupted": unit_id,
-                "text": f"{units[unit_id].name} arrive within 8 in: {units[hider].name} "
+                "text": f"{display_name(state, unit_id)} arrive within 8 in: "
+                f"{display_name(state, hider)} "
                 f"release {concealed_of(state)[hider]} Night Goblin Fanatic(s) (seed 003)",
             },
         )
@@ -496,10 +499,16 @@ def whirl_events(
     }
     if roll is not None:
         payload["roll"] = roll.to_payload()
+    named = _with_unit(state, moved)
+    verb = {"fanatic_released": "is released and whirls", "fanatic_moved": "whirls"}[kind]
+    aimed = (extra or {}).get("aimed_by_server")
     payload["text"] = (
-        f"Night Goblin Fanatic {kind} {path.travelled:g} in"
-        + (f" through {', '.join(units_of(state)[u].name for u in path.through)}"
-           if path.through else "")
+        f"{display_name(named, moved.id)} {verb} {path.travelled:g} in"
+        + (f" from {display_name(state, str((extra or {})['from']))}"
+           if kind == "fanatic_released" else "")
+        + (f", aimed by the server at {aimed} (the flee or pursuit it stopped goes on at once)"
+           if aimed else "")
+        + (f" through {display_names(state, path.through)}" if path.through else "")
         + (f"; it {REMOVAL_TEXT[path.removed]}" if path.removed else "")
     )
     log.add(Event(kind, payload, actor=actor))
@@ -517,8 +526,9 @@ def whirl_events(
                     "target": target_id,
                     "hits": n,
                     "roll": hits.to_payload(),
-                    "text": f"Night Goblin Fanatic: {n} Strength {HIT_STRENGTH} Armour Piercing "
-                    f"({ARMOUR_PIERCING}) hits on {target.name} (D6, seed 003)",
+                    "text": f"{display_name(log.state, moved.id)}: {n} Strength {HIT_STRENGTH} "
+                    f"Armour Piercing ({ARMOUR_PIERCING}) hits on "
+                    f"{display_name(log.state, target_id)} (D6, seed 003)",
                 },
             )
         )
@@ -584,7 +594,8 @@ def move_contacts(state: GameState, unit_id: str, swept: Any, dice: Any) -> list
                     "target": unit_id,
                     "hits": n,
                     "roll": roll.to_payload(),
-                    "text": f"{mover.name} moves into a Night Goblin Fanatic: {n} Strength "
+                    "text": f"{display_name(log.state, unit_id)} move into "
+                    f"{display_name(log.state, fanatic.id)}: {n} Strength "
                     f"{HIT_STRENGTH} Armour Piercing ({ARMOUR_PIERCING}) hits (2D6, seed 003)",
                 },
             )
@@ -601,7 +612,8 @@ def removal(state: GameState, fanatic_id: str, reason: str) -> list[Event]:
             {
                 "unit": fanatic_id,
                 "reason": reason,
-                "text": f"Night Goblin Fanatic removed: it {REMOVAL_TEXT[reason]} (seed 003)",
+                "text": f"{display_name(state, fanatic_id)} removed: it {REMOVAL_TEXT[reason]} "
+                "(seed 003)",
             },
         )
     ]
@@ -691,27 +703,82 @@ def release_fanatic(
     hider = _unit(state, action.unit, seat)
     fp = table_of(state).units.get(hider.id)
     if fp is None:
-        raise RuleError(OUT_OF_PHASE, f"{hider.name} is not on the table")
+        raise RuleError(OUT_OF_PHASE, f"{display_name(state, hider.id)} is not on the table")
     start = (float(action.point[0]), float(action.point[1]))
     if geo.distance_to_point(fp, start).distance > CONTACT_TOLERANCE_IN:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"a Fanatic starts from a point on {hider.name}; ({start[0]:g}, {start[1]:g}) is "
+            f"a Fanatic starts from a point on {display_name(state, hider.id)}; "
+            f"({start[0]:g}, {start[1]:g}) is "
             f"{geo.distance_to_point(fp, start).distance:.2f} in away",
             rule="Concealed Fanatic",
         )
-    roll = dice.roll(MOVE_DICE)
-    fanatic = Unit(state.new_id("u"), seat, FANATIC, "Night Goblin Fanatic", 1, 1)
-    path = whirl(state, None, start, float(action.facing), float(roll.total or 0),
-                 ignore=(hider.id,))
-    events = whirl_events(
-        state, fanatic, path, roll, dice, kind="fanatic_released", actor=seat,
-        extra={"from": hider.id},
-    )
+    events = _release(state, hider, start, float(action.facing), dice)
     after = fold_all(state, events)
     if not pending_release(after):
-        # Seed 003: "chargers must complete their charge" once the Fanatics have moved.
-        events += complete_interrupted_charge(after)
+        # Seed 003: "chargers must complete their charge" once the Fanatics have moved; a
+        # Fanatic on the rest of its way is moved into (2D6 hits, removed).
+        done = complete_interrupted_charge(after)
+        events += done
+        for charged in (e for e in done if e.type == "charge_succeeded"):
+            uid = charged.payload["unit"]
+            there = fold_all(after, done)
+            rest = sweep_straight(table_of(after).units[uid], table_of(there).units[uid])
+            events += move_contacts(there, uid, rest, dice)
+    return events
+
+
+def _release(
+    state: GameState,
+    hider: Unit,
+    start: tuple[float, float],
+    facing: float,
+    dice: DiceStream,
+    aimed: str | None = None,
+) -> list[Event]:
+    """One Fanatic out of `hider` from `start` facing `facing`: 2D6 in (Random Movement)."""
+    roll = dice.roll(MOVE_DICE)
+    fanatic = Unit(state.new_id("u"), hider.owner, FANATIC, "Night Goblin Fanatic", 1, 1)
+    path = whirl(state, None, start, facing, float(roll.total or 0), ignore=(hider.id,))
+    extra: dict[str, Any] = {"from": hider.id}
+    if aimed is not None:
+        extra["aimed_by_server"] = aimed
+    return whirl_events(
+        state, fanatic, path, roll, dice, kind="fanatic_released", actor=hider.owner,
+        extra=extra,
+    )
+
+
+def release_at_once(state: GameState, dice: DiceStream) -> list[Event]:
+    """Fanatics released when a flee or a pursuit stopped at 8 in (seed 003): that move must go
+    on at once, so the server releases them there and then (**Decision**, with no pause for
+    the owner's choice): each starts from the point of its concealing unit nearest the unit
+    that came within 8 in (for a concealing unit that pursued, the nearest enemy) and heads
+    straight at it, one after another."""
+    events: list[Event] = []
+    for pending in pending_release(state):
+        for _ in range(int(pending["left"])):
+            units = units_of(state)
+            table = table_of(state)
+            hider = units[pending["unit"]]
+            here = table.units.get(hider.id)
+            if here is None or hider.status != "on_table":
+                break
+            target = pending["interrupted"]
+            if target == hider.id or target not in table.units:
+                enemies = [uid for uid, u in units.items()
+                           if u.owner != hider.owner and uid in table.units]
+                if not enemies:
+                    break
+                target = min(enemies, key=lambda e: (geo.distance(here, table.units[e]).distance,
+                                                     e))
+            near = geo.distance(here, table.units[target])
+            (ax, ay), (bx, by) = near.from_point, near.to_point
+            facing = math.degrees(math.atan2(-(bx - ax), by - ay)) % 360.0
+            made = _release(state, hider, (float(ax), float(ay)), facing, dice,
+                            display_name(state, target))
+            events += made
+            state = fold_all(state, made)
     return events
 
 
@@ -773,7 +840,8 @@ def random_move(state: GameState, seat: int, action: RandomMove, dice: DiceStrea
         )
     if not _due(state, unit):
         raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} has already moved this turn (or was released in it)",
+            ILLEGAL_MOVE,
+            f"{display_name(state, unit.id)} has already moved this turn (or was released in it)",
             rule="Random Movement",
         )
     return fanatic_move(state, unit, dice, seat)
@@ -788,13 +856,15 @@ def _other_random_move(
     from server.rules.whfb8.random_movement import has_random_movement, random_move_events
 
     if not has_random_movement(load_catalog().get(state.system, unit.datasheet)):
-        raise RuleError(BAD_REQUEST, f"{unit.name} has no Random Movement", rule="Random Movement")
+        raise RuleError(BAD_REQUEST, f"{display_name(state, unit.id)} has no Random Movement",
+                        rule="Random Movement")
     if unit.status != "on_table":
-        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
+        raise RuleError(OUT_OF_PHASE, f"{display_name(state, unit.id)} is not on the table")
     if action.facing is None:
         raise RuleError(BAD_REQUEST, "give the facing the unit pivots to", field="facing")
     if phase_moves(state).get(unit.id):
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has already moved this phase",
+        raise RuleError(ILLEGAL_MOVE,
+                        f"{display_name(state, unit.id)} has already moved this phase",
                         rule="Random Movement")
     return random_move_events(state, seat, unit.id, float(action.facing), dice)
 
@@ -833,7 +903,7 @@ def lost_fanatics(state: GameState, dice: DiceStream) -> list[Event]:
                     {
                         "unit": uid,
                         "count": n,
-                        "text": f"{unit.name} "
+                        "text": f"{display_name(state, uid)} "
                         + ("is destroyed" if unit.status == "destroyed" else "flees")
                         + f": the {n} Night Goblin Fanatic(s) it hid are lost (seed 003)",
                     },

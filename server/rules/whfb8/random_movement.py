@@ -25,6 +25,7 @@ import shapely
 from server.data import Datasheet, load_catalog
 from server.dice import parse_expression
 from server.rules.core import Event, GameState
+from server.rules.naming import display_name
 from server.rules.units import table_of, terrain_of, units_of
 
 RULE = "Random Movement"
@@ -64,7 +65,7 @@ def _sheets(state: GameState, unit_id: str) -> list[Datasheet]:
 def random_movement_charge_refusal(state: GameState, unit_id: str) -> tuple[str, str] | None:
     """Models with Random Movement cannot declare charges (seed 003)."""
     if any(has_random_movement(s) for s in _sheets(state, unit_id)):
-        name = units_of(state)[unit_id].name
+        name = display_name(state, unit_id)
         return RULE, f"{name} has Random Movement: it cannot declare charges"
     return None
 
@@ -82,11 +83,36 @@ def charge_target_refusal(state: GameState, target_id: str) -> tuple[str, str] |
     """Fanatics cannot be charged (seed 003)."""
     target = units_of(state)[target_id]
     if load_catalog().get(state.system, target.datasheet).has_rule("Fanatic Impacts"):
-        return "Fanatic Impacts", f"{target.name} cannot be charged (a Night Goblin Fanatic)"
+        return "Fanatic Impacts", (
+            f"{display_name(state, target_id)} cannot be charged (a Night Goblin Fanatic, "
+            "seed 003)"
+        )
     return None
 
 
 # --- the move of a unit with Random Movement (not a Fanatic) --------------------------------
+
+DANGEROUS_NOTE = "Dangerous Terrain: not automated"
+"""Seed 003: "A Random Move counts as a "normal" move for triggering a Dangerous Terrain test,
+unless the model is making a charge, pursuit or flee move". Warfield has no Dangerous Terrain
+test at all yet, so a random move that crosses dangerous terrain says so to the players."""
+
+
+def dangerous_terrain(state: GameState, swept: Any, kind: str) -> dict[str, Any]:
+    """`not_automated` and the words to add when `swept` crosses dangerous terrain: which
+    pieces, and which test the rules ask for (`kind`: "normal move" or "charge")."""
+    from server.geometry.kinds import TerrainKind
+    from server.rules.naming import display_names
+
+    crossed = [t.id for t in terrain_of(state)
+               if t.kind == TerrainKind.DANGEROUS and shapely.Polygon(t.points).intersects(swept)]
+    if not crossed:
+        return {}
+    return {
+        "dangerous_terrain": crossed,
+        "not_automated": f"{DANGEROUS_NOTE}: the move crossed {display_names(state, crossed)}; "
+        f"take its Dangerous Terrain test for a {kind} by hand (seed 003)",
+    }
 
 STOP_IN = 1.0
 """FACTS.md: within 1 in of a friendly unit or impassable terrain the random move stops."""
@@ -144,12 +170,15 @@ def random_move_events(
                 unit, placement=(round(placement.x, 4), round(placement.y, 4),
                                  round(placement.facing, 4)))
             end = footprint(formation, placement)
+            charged = sweep_straight(start, end)
+            danger = dangerous_terrain(state, charged, "charge")
             return [Event("charge_succeeded", {
                 **base, "target": first, "distance": round(gap, 3), "bonus": 0, "range": rolled,
-                "arc": str(arc), "swept": geo.to_geojson(sweep_straight(start, end)),
-                "unit_after": moved.to_json(),
-                "text": f"{unit.name} (Random Movement) roll {rolled:g} in and reach "
-                f"{units[first].name}: it counts as charging, no charge reaction",
+                "arc": str(arc), "swept": geo.to_geojson(charged),
+                "unit_after": moved.to_json(), **danger,
+                "text": f"{display_name(state, unit_id)} (Random Movement) roll {rolled:g} in and "
+                f"reach {display_name(state, first)}: it counts as charging, no charge reaction"
+                + (f" ({danger['not_automated']})" if danger else ""),
             }, actor=seat)]
     blockers = [
         table.units[uid].boundary for uid in others
@@ -195,12 +224,15 @@ def random_move_events(
     assert end.placement is not None
     moved = dataclasses.replace(unit, placement=(
         round(end.placement.x, 4), round(end.placement.y, 4), round(end.placement.facing, 4)))
+    swept = sweep_straight(start, end)
+    danger = dangerous_terrain(state, swept, "normal move")
     return [Event("unit_moved", {
         **base, "unit": moved.to_json(), "manoeuvre": "random", "mode": "random",
         "distance": round(rolled * stop, 4), "used": round(rolled * stop, 4),
-        "swept": geo.to_geojson(sweep_straight(start, end)),
-        "stopped": stop < 1.0,
-        "text": f"{unit.name} (Random Movement) roll {rolled:g} in"
+        "swept": geo.to_geojson(swept),
+        "stopped": stop < 1.0, **danger,
+        "text": f"{display_name(state, unit_id)} (Random Movement) roll {rolled:g} in"
         + (f" and stop after {rolled * stop:.1f} in (1 in from a friend, impassable terrain "
-           "or another unit, the table edge, or to release Fanatics)" if stop < 1.0 else ""),
+           "or another unit, the table edge, or to release Fanatics)" if stop < 1.0 else "")
+        + (f" ({danger['not_automated']})" if danger else ""),
     }, actor=seat), *after]

@@ -17,7 +17,9 @@ function chargeWords(p, state, ok) {
   const head = `${unitName(state, p.unit)} charged ${unitName(state, p.target)}`;
   // A failed roll's reason repeats the numbers; any other reason (blocked) is news.
   const why = !ok && p.reason && !/^rolled /.test(String(p.reason)) ? ` — ${p.reason}` : '';
-  return `${head}: ${ok ? 'charge succeeded' : 'charge failed'} (${[roll, need].filter(Boolean).join(', ')})${why}`;
+  // What the players must still do by hand (a random-move charge through Dangerous Terrain).
+  const manual = p.not_automated ? ` — ${p.not_automated}` : '';
+  return `${head}: ${ok ? 'charge succeeded' : 'charge failed'} (${[roll, need].filter(Boolean).join(', ')})${why}${manual}`;
 }
 
 /** @type {Object<string, (p:Record<string, any>, ev:import('../store.js').GameEvent, state?:import('../types.js').GameState|null|undefined) => string>} */

@@ -39,6 +39,7 @@ export const ORDER_WORDS = {
     let text = bits.join(' ');
     if (typeof p.moved === 'number' && typeof p.distance === 'number' && Math.abs(p.moved - p.distance) > 0.05) text += `; moved ${inch(p.moved)} to get clear`;
     if (Array.isArray(p.passed_through) && p.passed_through.length) text += `; passed through ${p.passed_through.map((/** @type {any} */ id) => unitName(state, id)).join(', ')}`;
+    if (typeof p.halted_after === 'number') text += ` (stopped after ${inch(p.halted_after)} to release Night Goblin Fanatics, then fled on)`;
     if (p.destroyed) text += '; fled off the table and is destroyed';
     return text;
   },

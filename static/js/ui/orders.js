@@ -10,6 +10,7 @@ import { errorText, unitName } from '../format.js';
 import { reportGroups, renderReport } from './report.js';
 import { fortyOrders, isForty } from './forty.js';
 import { controlAttrs, gameOffer, targetIds, unitOffer } from './offers.js';
+import { whirlsFrom } from '../view/fanatics.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -453,5 +454,9 @@ export function flashEvents(table, events) {
       table.flashes = [...table.flashes, { geometry: swept, born: performance.now(), kind: ev.type === 'unit_fled' ? 'flee' : 'charge' }];
     }
   }
+  // whfb8 Fanatics (seed 003): each whirl animated along its path, with its hits and removal.
+  const whirls = whirlsFrom(events, performance.now(), table.whirls || []);
+  table.whirls = [...(table.whirls || []), ...whirls];
+  table.whirlsShown = [...(table.whirlsShown || []), ...whirls].slice(-20);
   table.redraw();
 }

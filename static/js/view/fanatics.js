@@ -1,7 +1,10 @@
 // Night Goblin Fanatics (whfb8, seed 003) as the client shows them: the owner's mark on the
 // units that conceal Fanatics (the server sends `concealed` to the owner only), the releases
-// waiting for a choice, and a Fanatic's whirl as a path and in words. Pure, no DOM, tested
-// under node. The server decides every rule; this module only reads its state and events.
+// waiting for a choice, and a Fanatic's whirl as a path and in words, and animated on the
+// table. Pure, no DOM, tested under node. The server decides every rule; this module only
+// reads its state and events.
+
+import { toScreen } from './transform.js';
 
 /** Half the width of the drawn whirl path, inches. */
 export const WHIRL_HALF_WIDTH_IN = 0.49;
@@ -58,6 +61,7 @@ const REMOVED = /** @type {Record<string, string>} */ ({
   fanatic: 'removed with the other Fanatic',
   table_edge: 'removed: off the table',
   double: 'removed: it rolled a double',
+  contacted: 'removed: a unit moved into it',
 });
 
 /**
@@ -100,4 +104,144 @@ export function whirlOverlays(history) {
     out.push({ points: [p.start, p.end], label: `Fanatic ${p.distance} in${p.removed ? ' (removed)' : ''}`, seat: Number(p.unit?.owner) || 0, alpha: 0.9 });
   }
   return out;
+}
+
+// --- the whirl animated on the table ----------------------------------------------------------
+
+/** How long one Fanatic's token takes to travel its whirl on the table, ms. */
+export const WHIRL_MS = 1600;
+/** How long the end of a whirl (its hits, its removal) stays written on the table, ms. */
+export const WHIRL_HOLD_MS = 2500;
+/** At most this many drawn positions are kept per whirl (what a test or the console reads). */
+const DRAWN_KEPT = 240;
+
+/**
+ * One Fanatic's whirl as the table animates it: its path, when it starts, the hits it made on
+ * each unit it went through and why it was removed (null: it stays). `drawn` is every position
+ * the token was drawn at, `finished` true once it reached the end of its path.
+ * @typedef {{unit:string, start:number[], end:number[], born:number, through:string[],
+ *   hits:Record<string, number>, removed:string|null, drawn:number[][], finished:boolean}} WhirlAnimation
+ */
+
+/**
+ * The whirls to animate among events that just arrived (live, not the history a page loads),
+ * one after another, each with the hits it made and its removal.
+ * @param {{type:string, payload:any}[]} events @param {number} now @param {WhirlAnimation[]} [running]
+ * @returns {WhirlAnimation[]} the new animations
+ */
+export function whirlsFrom(events, now, running = []) {
+  /** @type {WhirlAnimation[]} */
+  const out = [];
+  let at = Math.max(now, ...running.map((w) => w.born + WHIRL_MS));
+  for (const ev of events || []) {
+    const p = ev?.payload;
+    if ((ev.type === 'fanatic_released' || ev.type === 'fanatic_moved') && Array.isArray(p?.start) && Array.isArray(p?.end)) {
+      out.push({
+        unit: String(p.unit?.id ?? ''), start: p.start.map(Number), end: p.end.map(Number), born: at,
+        through: Array.isArray(p.through) ? p.through.map(String) : [], hits: {}, removed: p.removed ?? null,
+        drawn: [], finished: false,
+      });
+      at += WHIRL_MS;
+    } else if (ev.type === 'fanatic_hits' && p) {
+      const w = [...out].reverse().find((x) => x.unit === String(p.unit) && x.through.includes(String(p.target)));
+      if (w) w.hits[String(p.target)] = Number(p.hits) || 0;
+    } else if (ev.type === 'fanatic_removed' && p) {
+      const w = [...out].reverse().find((x) => x.unit === String(p.unit));
+      if (w && !w.removed) w.removed = String(p.reason);
+    }
+  }
+  return out;
+}
+
+/**
+ * Where the token of `w` is at `now` (eased along its straight path) and how far along (0..1);
+ * null before it starts.
+ * @param {WhirlAnimation} w @param {number} now @returns {{at:number[], t:number}|null}
+ */
+export function whirlAt(w, now) {
+  if (now < w.born) return null;
+  const t = Math.min(1, (now - w.born) / WHIRL_MS);
+  const e = t < 0.5 ? 2 * t * t : 1 - (-2 * t + 2) ** 2 / 2;
+  return { at: [w.start[0] + (w.end[0] - w.start[0]) * e, w.start[1] + (w.end[1] - w.start[1]) * e], t };
+}
+
+/** The words written at the end of a whirl. @param {WhirlAnimation} w @param {(id:string) => string} name */
+export function whirlEndWords(w, name) {
+  const hits = Object.entries(w.hits).map(([id, n]) => `${n} hit${n === 1 ? '' : 's'} on ${name(id)}`);
+  const gone = w.removed ? (REMOVED[w.removed] ?? 'removed') : '';
+  return [...hits, gone].filter(Boolean);
+}
+
+/**
+ * Draw the running whirls: the path travelled so far, the token on it (a disc marked "F"), and
+ * at the end the hits in words and a cross when it was removed. Keeps `holder.whirls` to the
+ * live ones. Returns true while something still moves or is shown (ask for another frame).
+ * @param {CanvasRenderingContext2D} ctx @param {import('./transform.js').View} v
+ * @param {{whirls?:WhirlAnimation[]}} holder @param {any} state @param {number} now
+ */
+export function drawWhirls(ctx, v, holder, state, now) {
+  const toScreenAt = (/** @type {number} */ x, /** @type {number} */ y) => toScreen(v, x, y);
+  const live = (holder.whirls || []).filter((w) => now - w.born < WHIRL_MS + WHIRL_HOLD_MS);
+  holder.whirls = live;
+  const name = (/** @type {string} */ id) => String(state?.units?.[id]?.name ?? 'a unit');
+  const r = WHIRL_HALF_WIDTH_IN * v.scale;
+  for (const w of live) {
+    const pos = whirlAt(w, now);
+    if (!pos) continue;
+    if (w.drawn.length < DRAWN_KEPT) w.drawn.push(pos.at);
+    if (pos.t >= 1) w.finished = true;
+    const a = toScreenAt(w.start[0], w.start[1]);
+    const b = toScreenAt(pos.at[0], pos.at[1]);
+    ctx.save();
+    ctx.setLineDash([6, 4]);
+    ctx.strokeStyle = '#ffe14d';
+    ctx.lineWidth = 2;
+    ctx.beginPath();
+    ctx.moveTo(a.x, a.y);
+    ctx.lineTo(b.x, b.y);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.fillStyle = '#3a7d2c';
+    ctx.strokeStyle = '#111';
+    ctx.beginPath();
+    ctx.arc(b.x, b.y, Math.max(5, r), 0, Math.PI * 2);
+    ctx.fill();
+    ctx.stroke();
+    ctx.fillStyle = '#fff';
+    ctx.font = '700 11px system-ui, sans-serif';
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    ctx.fillText('F', b.x, b.y + 0.5);
+    if (pos.t >= 1) {
+      if (w.removed) {
+        const k = Math.max(6, r * 1.4);
+        ctx.strokeStyle = '#ff5050';
+        ctx.lineWidth = 3;
+        ctx.beginPath();
+        ctx.moveTo(b.x - k, b.y - k);
+        ctx.lineTo(b.x + k, b.y + k);
+        ctx.moveTo(b.x + k, b.y - k);
+        ctx.lineTo(b.x - k, b.y + k);
+        ctx.stroke();
+      }
+      const lines = whirlEndWords(w, name);
+      ctx.font = '600 12px system-ui, sans-serif';
+      ctx.textAlign = 'left';
+      lines.forEach((line, i) => {
+        const y = b.y - Math.max(5, r) - 8 - (lines.length - 1 - i) * 15;
+        ctx.lineWidth = 3;
+        ctx.strokeStyle = '#111';
+        ctx.strokeText(line, b.x + 8, y);
+        ctx.fillStyle = '#fff';
+        ctx.fillText(line, b.x + 8, y);
+      });
+    }
+    ctx.restore();
+  }
+  return live.length > 0;
+}
+
+/** Fanatics whose token is animated now (their resting token is hidden meanwhile). @param {{whirls?:WhirlAnimation[]}} holder */
+export function animatedFanatics(holder) {
+  return (holder.whirls || []).filter((w) => !w.finished).map((w) => w.unit);
 }

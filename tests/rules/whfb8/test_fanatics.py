@@ -543,3 +543,45 @@ def test_a_fanatic_ending_within_8_in_of_enemy_concealing_goblins_releases_their
     assert events[1].payload["unit"] == "u2" and events[1].payload["owner"] == 2
     pending = {r["unit"]: r["left"] for r in state.extra["fanatic_releases"]}
     assert pending == {"u1": 1, "u2": 1}
+
+
+def _with_dangerous_terrain(state: GameState) -> GameState:
+    import dataclasses
+
+    from server.geometry.kinds import TerrainKind
+    from server.geometry.table import Terrain
+
+    marsh = Terrain("t1", ((30.0, 14.0), (42.0, 14.0), (42.0, 16.0), (30.0, 16.0)),
+                    TerrainKind.DANGEROUS)
+    return dataclasses.replace(state, extra={**state.extra, "terrain": (marsh,)})
+
+
+@pytest.mark.usefixtures("random_goblins")
+def test_a_random_move_through_dangerous_terrain_says_its_test_is_not_automated() -> None:
+    """Seed 003: "A Random Move counts as a "normal" move for triggering a Dangerous Terrain
+    test, unless the model is making a charge, pursuit or flee move". Warfield has no Dangerous
+    Terrain test: the move says so, naming the piece and the kind of move, instead of dropping
+    it; a move that misses the terrain says nothing."""
+    state = _with_dangerous_terrain(position(
+        [GOBLINS], [HALBERDIERS], {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 30.0, 180.0)},
+        phase="Movement"))
+    _, events = run(state, 1, [3, 2], type="random_move", unit="u1", facing=0.0)
+    p = events[0].payload
+    assert p["dangerous_terrain"] == ["t1"]
+    assert p["not_automated"].startswith("Dangerous Terrain: not automated")
+    assert "Dangerous terrain" in p["not_automated"] and "normal move" in p["not_automated"]
+    assert "Dangerous Terrain: not automated" in p["text"]
+    _, events = run(state, 1, [3, 2], type="random_move", unit="u1", facing=180.0)
+    assert "not_automated" not in events[0].payload
+
+
+@pytest.mark.usefixtures("random_goblins")
+def test_a_random_move_charge_through_dangerous_terrain_names_the_charge_test() -> None:
+    """Seed 003: a random move that reaches an enemy is a charge, and then "it counts as a move
+    of the appropriate type" for Dangerous Terrain: the charge says its test is not automated."""
+    state = _with_dangerous_terrain(position(
+        [GOBLINS], [HALBERDIERS], {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 21.0, 180.0)},
+        phase="Movement"))
+    _, events = run(state, 1, [6, 6], type="random_move", unit="u1", facing=0.0)
+    assert events[0].type == "charge_succeeded"
+    assert "for a charge by hand" in events[0].payload["not_automated"]

@@ -1,0 +1,238 @@
+"""Night Goblin Fanatics in flee, pursuit and charge moves (issue 15 items 2 and 3): the release
+at 8 in during a flee and a pursuit, and units moving into a released Fanatic while charging,
+fleeing or pursuing - as the Fanatic page (../shared/seeds/003_39e99837749f8d9d.txt) writes
+them. Hand-worked positions: 20 Night Goblins or Empire Halberdiers 5 x 4 on 20 mm bases
+(3.94 in wide, 3.15 in deep); a Fanatic's base is 25 mm (radius 0.49 in)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from server import geometry as geo
+from server.rules import core
+from server.rules.core import Event, GameState
+from server.rules.flee import pursue_events
+from server.rules.units import table_of, units_of
+from tests.rules.t9a.scripted import ScriptedDice
+from tests.rules.test_battle import fold
+from tests.rules.whfb8.positions import GOBLINS, HALBERDIERS, position, run, with_units
+from tests.rules.whfb8.test_fanatics import HIDING, marching
+
+
+def _gap(state: GameState, a: str, b: str) -> float:
+    table = table_of(state)
+    return geo.distance(table.units[a], table.units[b]).distance
+
+
+def _flee_towards_hiding_goblins(goblins: dict[str, object]) -> GameState:
+    """Night Goblins (player 1, u1) front 14 in up the table facing the Halberdiers (player 2,
+    u3, front at 30 in facing them); other goblins (u2) about to charge the Halberdiers' rear
+    from the north, 6.85 in away: fleeing from them, the Halberdiers run at u1."""
+    state = position([goblins, GOBLINS], [HALBERDIERS],
+                     {"u1": (36.0, 14.0, 0.0), "u2": (36.0, 40.0, 180.0),
+                      "u3": (36.0, 30.0, 180.0)}, phase="Movement")
+    state, _ = run(state, 1, [], type="declare_charge", unit="u2", target="u3")
+    return state
+
+
+def test_a_flee_stops_at_8_in_the_fanatics_whirl_and_the_flee_goes_on_into_one() -> None:
+    """Seed 003: released when "an enemy comes within 8"" of a concealing unit in any move; "the
+    moving unit stops immediately"; "models can move into contact with them. Any unit that
+    does so takes 2D6 S 5 Armour Piercing (1) hits. The Fanatic model is then removed, and the
+    unit may carry on with its move" - a fleeing unit must. The Halberdiers flee 6 + 4 = 10 in
+    towards goblins 16 in away: they stop after 8 in (8 in away), the two Fanatics are
+    released at once (the server aims them at the Halberdiers: a flee goes on at once), 3 + 3
+    = 6 in and 1 + 2 = 3 in; the flee goes on 2 in into the first Fanatic: 2 + 3 = 5 hits,
+    to wound 2+: 2, 2, 1, 6, 5 = 4 wounds, no save (6+, -2 for S5, -1 Armour Piercing)."""
+    state = _flee_towards_hiding_goblins(HIDING)
+    state, events = run(state, 2, [6, 4, 3, 3, 1, 2, 2, 3, 2, 2, 1, 6, 5, 1, 1],
+                        type="charge_reaction", reaction="flee")
+    kinds = [e.type for e in events]
+    assert kinds[:5] == ["charge_reaction", "move_halted", "fanatics_revealed",
+                         "fanatic_released", "fanatic_released"], kinds
+    halted = events[1].payload
+    assert halted["moved"] == pytest.approx(8.0, abs=1e-3)
+    first, second = events[3].payload, events[4].payload
+    assert first["distance"] == 6.0 and second["distance"] == 3.0
+    assert first["aimed_by_server"] == "Empire Halberdiers"
+    assert "aimed by the server at Empire Halberdiers" in first["text"]
+    fled = events[kinds.index("unit_fled")].payload
+    assert fled["distance"] == 10.0 and fled["halted_after"] == pytest.approx(8.0, abs=1e-3)
+    hits = next(e.payload for e in events if e.type == "fanatic_hits")
+    assert (hits["target"], hits["hits"]) == ("u3", 5)
+    assert "Empire Halberdiers move into Night Goblin Fanatic (1)" in hits["text"]
+    removed = next(e.payload for e in events if e.type == "fanatic_removed")
+    assert removed["unit"] == first["unit"]["id"] and removed["reason"] == "contacted"
+    assert units_of(state)["u3"].models == 16
+    assert units_of(state)["u3"].placement == pytest.approx((36.0, 20.0, 180.0), abs=1e-3)
+    assert _gap(state, "u1", "u3") == pytest.approx(6.0, abs=1e-3)
+    assert kinds[-1] == "charge_failed"  # the charge is rolled after the flee: 1 + 1 + 4 in
+    assert not state.extra["fanatic_releases"] and state.extra["concealed"] == {}
+
+
+def test_a_flee_past_goblins_hiding_nothing_is_not_stopped() -> None:
+    """Without Fanatics nothing stops: the same flee goes its whole 10 in in one event."""
+    state = _flee_towards_hiding_goblins(GOBLINS)
+    state, events = run(state, 2, [6, 4, 1, 1], type="charge_reaction", reaction="flee")
+    assert [e.type for e in events] == ["charge_reaction", "unit_fled", "charge_failed"]
+    assert units_of(state)["u3"].placement == pytest.approx((36.0, 20.0, 180.0), abs=1e-3)
+
+
+def _concealing_goblins_flee(goblins: dict[str, object]) -> tuple[GameState, list[Event]]:
+    """Night Goblins (player 1, u1, front at 30 in facing north) charged by Halberdiers (u2)
+    10 in to the north flee 6 + 4 = 10 in south, to 6.85 in of other Halberdiers (u3)."""
+    state = position([goblins], [HALBERDIERS, HALBERDIERS],
+                     {"u1": (36.0, 30.0, 0.0), "u2": (36.0, 40.0, 180.0),
+                      "u3": (36.0, 10.0, 0.0)}, phase="Movement", active=2)
+    state, _ = run(state, 2, [], type="declare_charge", unit="u2", target="u1")
+    return run(state, 1, [6, 4, 1, 1], type="charge_reaction", reaction="flee")
+
+
+def test_a_concealing_unit_that_flees_past_the_enemy_releases_nothing_and_loses_them() -> None:
+    """Seed 003: "If a concealing unit flees ... any Fanatics yet to be released are lost": its
+    flee is not stopped at 8 in (nothing is released), and the loss is told to everyone when
+    the phase ends. Until then the opponent's and a spectator's wire is that of a game whose
+    goblins hide nothing."""
+    state, events = _concealing_goblins_flee(HIDING)
+    plain, plain_events = _concealing_goblins_flee(GOBLINS)
+    assert [e.type for e in events] == ["charge_reaction", "unit_fled", "charge_failed"]
+    assert _gap(state, "u1", "u3") < 8.0
+    for viewer in (2, None):
+        assert json.dumps([e.to_wire(viewer) for e in events], sort_keys=True) == json.dumps(
+            [e.to_wire(viewer) for e in plain_events], sort_keys=True)
+        assert json.dumps(state.to_json(viewer), sort_keys=True) == json.dumps(
+            plain.to_json(viewer), sort_keys=True)
+    state, ended = run(state, 2, [], type="end_phase")
+    lost = [e for e in ended if e.type == "fanatics_lost"]
+    assert [(e.payload["unit"], e.payload["count"], e.visibility) for e in lost] == [
+        ("u1", 2, core.PUBLIC)]
+    assert "Night Goblins flees" in lost[0].payload["text"]
+
+
+def test_a_pursuit_stops_at_8_in_then_goes_on() -> None:
+    """Seed 003: "in any move" - a pursuit too. The Halberdiers (u3) pursue fleeing goblins
+    (u2) off to the side, straight at concealing goblins (u1) 16 in away: 6 + 4 = 10 in, short
+    of the Flee Distance 12. They stop after 8 in; the first Fanatic whirls 6 + 5 = 11 in
+    through them and bounces 1 in beyond (D6 = 1 hit, a 1 to wound), the second goes 1 + 1 =
+    2 in; the pursuit goes on the last 2 in."""
+    state = position([HIDING, GOBLINS], [HALBERDIERS],
+                     {"u1": (36.0, 14.0, 0.0), "u2": (60.0, 30.0, 180.0),
+                      "u3": (36.0, 30.0, 180.0)}, phase="Close Combat")
+    state = with_units(state, u2={"markers": ("fleeing",)})
+    dice = ScriptedDice([6, 4, 6, 5, 1, 1, 1, 1], state.dice_position)
+    events = pursue_events(state, "u3", "u2", 12.0, dice)
+    assert dice.used == 8
+    kinds = [e.type for e in events]
+    assert kinds == ["move_halted", "fanatics_revealed", "fanatic_released", "fanatic_hits",
+                     "attack_step", "fanatic_released", "unit_pursued"], kinds
+    assert events[0].payload["moved"] == pytest.approx(8.0, abs=1e-3)
+    assert events[2].payload["through"] == ["u3"]
+    pursued = events[-1].payload
+    assert pursued["moved"] == 10.0 and pursued["caught"] is False
+    assert pursued["halted_after"] == pytest.approx(8.0, abs=1e-3)
+    after = core.fold_all(state, events)
+    assert _gap(after, "u1", "u3") == pytest.approx(6.0, abs=1e-3)
+
+
+def test_a_charge_through_a_fanatic_takes_2d6_hits_removes_it_and_goes_on() -> None:
+    """Seed 003: "Fanatics cannot be charged, but models can move into contact with them. Any
+    unit that does so takes 2D6 S 5 Armour Piercing (1) hits. The Fanatic model is then
+    removed, and the unit may carry on with its move." A Fanatic stands 3 in in front of the
+    goblins; the Halberdiers charge the goblins 8 in away through it (3 + 3 + M4 = 10 in):
+    3 + 2 = 5 hits, 2, 2, 1, 6, 5 to wound = 4 wounds, and the charge ends in contact."""
+    state = marching()
+    state, _ = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
+                   distance=8.0, mode="march")
+    state, released = run(state, 1, [1, 2], type="release_fanatic", unit="u1",
+                          point=[36.0, 16.0], facing=0.0)
+    fanatic = released[0].payload["unit"]["id"]
+    state, _ = run(state, 1, [3, 1], type="release_fanatic", unit="u1",
+                   point=[34.5, 16.0], facing=90.0)
+    state = fold(state, [Event("phase_ended", {"ended": "Close Combat", "turn": 1,
+                                               "active_player": 2, "phase": "Movement"})])
+    state, _ = run(state, 2, [], type="declare_charge", unit="u2", target="u1")
+    state, events = run(state, 1, [3, 3, 3, 2, 2, 2, 1, 6, 5], type="charge_reaction",
+                        reaction="hold")
+    kinds = [e.type for e in events]
+    assert kinds[:3] == ["charge_reaction", "charge_succeeded", "fanatic_hits"], kinds
+    assert events[2].payload["hits"] == 5 and events[2].payload["target"] == "u2"
+    assert kinds[-1] == "fanatic_removed" and events[-1].payload["unit"] == fanatic
+    assert units_of(state)["u2"].models == 16
+    assert state.extra["engaged"]["u2"] == "u1"
+    assert _gap(state, "u1", "u2") == pytest.approx(0.0, abs=0.02)
+
+
+def test_a_fanatic_is_never_offered_as_a_charge_target() -> None:
+    """Seed 003: "Fanatics cannot be charged": the charge order lists a released Fanatic as
+    unavailable, with the reason in words, and declaring it is refused."""
+    from tests.rules.whfb8.test_fanatics import _released
+
+    state, fanatic = _released()
+    state = fold(state, [Event("phase_ended", {"ended": "Close Combat", "turn": 1,
+                                               "active_player": 2, "phase": "Movement"})])
+    from server.rules.charge import _offer_charge
+
+    order = _offer_charge(state, 2, units_of(state)["u2"])
+    assert order is not None
+    target = next(t for t in order["targets"] if t["unit"] == fanatic)
+    assert target["available"] is False
+    assert "cannot be charged (a Night Goblin Fanatic" in target["reason"]
+    assert fanatic not in target["reason"]
+    with pytest.raises(core.RuleError) as err:
+        run(state, 2, [], type="declare_charge", unit="u2", target=fanatic)
+    assert err.value.details["rule"] == "Fanatic Impacts"
+
+
+def test_an_interrupted_charge_completes_into_a_fanatic_released_on_its_way() -> None:
+    """Seed 003: "chargers must complete their charge", and a unit moving into a Fanatic
+    "takes 2D6 S 5 Armour Piercing (1) hits. The Fanatic model is then removed, and the unit
+    may carry on with its move". The Halberdiers charge goblins 11 in away (4 + 4 + M4), stop
+    8 in away; the first Fanatic goes 1 + 2 = 3 in straight at them and stops in their way,
+    the second 2 + 1 in to the side; the charge then completes through the first: 3 + 2 = 5
+    hits, 2, 2, 1, 6, 5 to wound = 4 wounds, no save."""
+    state = position([HIDING], [HALBERDIERS],
+                     {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 21.0, 180.0)},
+                     phase="Movement", active=2)
+    state, _ = run(state, 2, [], type="declare_charge", unit="u2", target="u1")
+    state, _ = run(state, 1, [4, 4], type="charge_reaction", reaction="hold")
+    state, events = run(state, 1, [1, 2], type="release_fanatic", unit="u1",
+                        point=[36.0, 10.0], facing=0.0)
+    fanatic = events[0].payload["unit"]["id"]
+    assert events[0].payload["through"] == []
+    state, events = run(state, 1, [2, 1, 3, 2, 2, 2, 1, 6, 5], type="release_fanatic",
+                        unit="u1", point=[37.5, 10.0], facing=270.0)
+    kinds = [e.type for e in events]
+    assert kinds[0] == "fanatic_released" and "charge_succeeded" in kinds, kinds
+    after = kinds[kinds.index("charge_succeeded"):]
+    assert after[1] == "fanatic_hits" and after[-1] == "fanatic_removed", after
+    hits = next(e.payload for e in events if e.type == "fanatic_hits")
+    assert (hits["unit"], hits["target"], hits["hits"]) == (fanatic, "u2", 5)
+    assert units_of(state)["u2"].models == 16 and units_of(state)[fanatic].status == "destroyed"
+    assert state.extra["engaged"]["u2"] == "u1"
+    assert _gap(state, "u1", "u2") == pytest.approx(0.0, abs=0.02)
+
+
+def test_a_concealing_unit_that_pursues_releases_its_fanatics_at_8_in_and_runs_into_one() -> None:
+    """Seed 003: released "when a concealing unit comes to within 8" of the enemy" - its own
+    pursuit too. The goblins pursue Halberdiers fleeing off to the side (6 + 6 = 12 in, short
+    of 20) towards other Halberdiers 16 in ahead: they stop after 8 in, release their Fanatics
+    at once towards those Halberdiers (3 + 3 = 6 in, 1 + 1 = 2 in), then pursue on 4 in into
+    the second: 1 + 1 = 2 hits on the goblins, 1, 1 to wound (none), and it is removed."""
+    state = position([HIDING], [HALBERDIERS, HALBERDIERS],
+                     {"u1": (36.0, 30.0, 180.0), "u2": (60.0, 20.0, 180.0),
+                      "u3": (36.0, 14.0, 0.0)}, phase="Close Combat")
+    state = with_units(state, u2={"markers": ("fleeing",)})
+    dice = ScriptedDice([6, 6, 3, 3, 1, 1, 1, 1, 1, 1], state.dice_position)
+    events = pursue_events(state, "u1", "u2", 20.0, dice)
+    assert dice.used == 10
+    assert [e.type for e in events] == [
+        "move_halted", "fanatics_revealed", "fanatic_released", "fanatic_released",
+        "unit_pursued", "fanatic_hits", "attack_step", "fanatic_removed"]
+    assert events[2].payload["aimed_by_server"] == "Empire Halberdiers (2)"
+    second = events[3].payload["unit"]["id"]
+    assert events[5].payload["target"] == "u1" and events[-1].payload["unit"] == second
+    after = core.fold_all(state, events)
+    assert _gap(after, "u1", "u3") == pytest.approx(4.0, abs=1e-3)
+    assert after.extra["concealed"] == {}

@@ -48,6 +48,7 @@ from server.rules.core import (
     GameState,
     RuleError,
 )
+from server.rules.pregame import PREGAME_MODES
 from server.rules.systems import find_system
 from server.store import (
     ActionRecord,
@@ -160,6 +161,7 @@ class GameService:
         name: str = "",
         battlefield: Battlefield | None = None,
         spectator_delay_s: int = 0,
+        pregame: str = "fixed",
     ) -> CreatedGame:
         try:
             game_system = find_system(system)
@@ -168,6 +170,9 @@ class GameService:
         if not 0 <= spectator_delay_s <= MAX_DELAY_S:
             raise RuleError(BAD_REQUEST, f"spectator_delay_s is 0..{MAX_DELAY_S} seconds",
                             field="spectator_delay_s")
+        if pregame not in PREGAME_MODES:
+            raise RuleError(BAD_REQUEST, f"pregame is one of {', '.join(PREGAME_MODES)}",
+                            field="pregame")
         game_id = secrets.token_hex(8)
         seed = secrets.token_bytes(dice.SEED_BYTES)
         invite = new_token()
@@ -188,6 +193,7 @@ class GameService:
             record.name,
             battlefield or game_system.battlefield,
             record.dice_commitment,
+            pregame,
         ) + [table.seat_claimed(1)]
         stored = await self._db(self.store.create_game, record, token_hash(token), first)
         live = LiveGame(record, core.fold_all(GameState(), stored))

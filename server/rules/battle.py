@@ -101,8 +101,8 @@ def _adhoc(when: tuple[When, ...], doing: str) -> ActionSpec:
     return ActionSpec("", ActionModel, never, None, when=when, doing=doing)
 
 
-def battle_started_event(state: GameState) -> Event:
-    first = 1
+def battle_started_event(state: GameState, first: int = 1) -> Event:
+    """The battle begins: Game Turn 1, `first`'s turn, the system's first phase."""
     return Event(
         "battle_started",
         {"turn": 1, "active_player": first, "phase": phases_of(state.system)[0]},

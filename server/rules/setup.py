@@ -15,7 +15,7 @@ from server.geometry import movement
 from server.geometry.kinds import Height, TerrainKind
 from server.geometry.table import Battlefield as GeoBattlefield
 from server.geometry.table import Terrain, outline_problem
-from server.rules.battle import battle_started_event, other, phase_start_events, stage
+from server.rules.battle import other, stage
 from server.rules.core import (
     ACTIVE,
     BAD_REQUEST,
@@ -34,6 +34,7 @@ from server.rules.core import (
 )
 from server.rules.naming import display_name
 from server.rules.orders import judge, offer, register_acting, register_offer
+from server.rules.pregame import after_deploying, deployment_start
 from server.rules.systems import variant_of
 from server.rules.table import check_limit
 from server.rules.units import (
@@ -253,7 +254,7 @@ class SubmitArmy(ActionModel):
 @register_action("submit_army", SubmitArmy, when=SETTING_UP, doing="submitting an army")
 def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStream) -> list[Event]:
     """A player's army list, validated against the datasheets; when both are in, deployment
-    begins with player 1."""
+    begins: with player 1, or with the roll-off the system plays (`rules/pregame.py`)."""
     if seat in state.extra.get("armies", ()):
         raise RuleError(OUT_OF_PHASE, "you have already submitted your army")
     entries = [u.model_dump(exclude_none=True) for u in action.units]
@@ -287,7 +288,7 @@ def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStrea
     }
     events += variant_of(state.system).army_secrets(state, seat, concealed)
     if other(seat) in state.extra.get("armies", ()):
-        events.append(Event("deployment_started", {"deploying": 1}))
+        events += deployment_start(state, dice)
     return events
 
 
@@ -320,21 +321,9 @@ def _after_deploying(
 ) -> list[Event]:
     """Whose turn it is to deploy next, or the start of the battle when nobody has units left
     (with whatever the system's rules do as its first phase starts: 40k's first Command
-    phase). `state` already holds the unit just deployed."""
-    left = {
-        s: [
-            u
-            for u in units_of(state).values()
-            if u.owner == s and u.status == "undeployed" and u.id != unit_id
-        ]
-        for s in (1, 2)
-    }
-    if left[other(seat)]:
-        return [Event("deploying", {"deploying": other(seat)})]
-    if left[seat]:
-        return [Event("deploying", {"deploying": seat})]
-    started = battle_started_event(state)
-    return [started, *phase_start_events(fold_all(state, [started]), dice)]
+    phase); in a game with roll-offs, also who finished first and the first-turn roll-off or
+    choice (`rules/pregame.py`). `state` already holds the unit just deployed."""
+    return after_deploying(state, seat, unit_id, dice)
 
 
 def _undeployed(state: GameState, seat: int, unit_id: str) -> Unit:

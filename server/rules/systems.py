@@ -141,6 +141,28 @@ class RankedRules(ABC):
 
 
 @dataclass(frozen=True)
+class Pregame:
+    """How a system decides with dice who deploys first and who takes the first turn (issue 19
+    item 6; server/rules/pregame.py plays it in games created with `pregame: "roll_offs"`).
+
+    `deployment`: after both armies are written down the players roll off; "winner_chooses":
+    the winner picks which player deploys first; "loser_deploys_first": no choice, the loser
+    starts (40k: the winner is the Attacker, the Defender deploys first).
+    `first_turn`: "first_to_finish_chooses": the player who finishes deploying first chooses
+    at once who has the first turn (t9a); "roll_off_winner_chooses": a roll-off, the player who
+    finished first adding `finished_first_bonus`, whose winner chooses (whfb8);
+    "roll_off_winner_first": a roll-off whose winner takes the first turn (40k).
+    The `*_words` say it in the system's own terms in the log and the client."""
+
+    deployment: str
+    deployment_words: str
+    first_turn: str
+    first_turn_words: str
+    finished_first_bonus: int = 0
+    source: str = ""
+
+
+@dataclass(frozen=True)
 class Variant(ABC):
     """A system's own choices (subclass it in the system's package to override a method)."""
 
@@ -154,6 +176,9 @@ class Variant(ABC):
     charge_declare_range_in: float | None = None
     """None: a charge is declared against an enemy in the front arc and line of sight;
     otherwise against one within this many inches."""
+    pregame: Pregame | None = None
+    """The roll-offs that decide who deploys first and who takes the first turn (None: player
+    1 both, which is also every game created with `pregame: "fixed"`)."""
     edge_arrival_rule: str | None = None
     """The rule under which a unit kept off the table arrives at a table-edge point its player
     chooses (t9a Ambush); the system then answers `ambush_options`. How the other reserves

@@ -45,21 +45,26 @@ MAX_NOTE_CHARS = 500
 
 
 def genesis(
-    game_id: str, system: str, name: str, battlefield: Battlefield, dice_commitment: str
+    game_id: str,
+    system: str,
+    name: str,
+    battlefield: Battlefield,
+    dice_commitment: str,
+    pregame: str = "fixed",
 ) -> list[Event]:
-    """The first event of every game: what it is, on which table, and the dice commitment."""
-    return [
-        Event(
-            "game_created",
-            {
-                "id": game_id,
-                "system": system,
-                "name": name,
-                "battlefield": battlefield.to_json(),
-                "dice_commitment": dice_commitment,
-            },
-        )
-    ]
+    """The first event of every game: what it is, on which table, the dice commitment, and
+    how the first deployment and first turn are decided (`rules/pregame.py`: "roll_offs" as
+    the system says, or "fixed": player 1 first; a log without it is "fixed")."""
+    payload: dict[str, object] = {
+        "id": game_id,
+        "system": system,
+        "name": name,
+        "battlefield": battlefield.to_json(),
+        "dice_commitment": dice_commitment,
+    }
+    if pregame != "fixed":
+        payload["pregame"] = pregame
+    return [Event("game_created", payload)]
 
 
 def seat_claimed(seat: int) -> Event:
@@ -77,6 +82,7 @@ def _fold_game_created(state: GameState, event: Event) -> GameState:
         name=p["name"],
         battlefield=Battlefield(float(bf["width"]), float(bf["depth"])),
         dice_commitment=p["dice_commitment"],
+        extra={**state.extra, "pregame": p.get("pregame", "fixed")},
     )
 
 

@@ -40,11 +40,12 @@ async function call(path, opts = {}) {
 /** @param {string} id */
 const game = (id) => `/api/games/${encodeURIComponent(id)}`;
 
-/** @param {string} system @param {string} [name] @param {number} [spectatorDelay] seconds */
-export const createGame = (system, name, spectatorDelay) =>
+/** @param {string} system @param {string} [name] @param {number} [spectatorDelay] seconds
+ * @param {'roll_offs'|'fixed'} [pregame] who deploys and plays first: the system's roll-offs or player 1 */
+export const createGame = (system, name, spectatorDelay, pregame) =>
   call('/api/games', {
     method: 'POST',
-    body: { system, ...(name ? { name } : {}), ...(spectatorDelay ? { spectator_delay_s: spectatorDelay } : {}) },
+    body: { system, ...(name ? { name } : {}), ...(spectatorDelay ? { spectator_delay_s: spectatorDelay } : {}), ...(pregame ? { pregame } : {}) },
   });
 
 /**

@@ -20,3 +20,17 @@ test('the Secondary Objective line names the objective and its counters', () => 
   assert.equal(objectiveLine({ secondary_objective: null }), 'No Secondary Objective is played in this game.');
   assert.equal(objectiveName('breakthrough', [{ id: 'breakthrough', name: 'Breakthrough', text: '' }]), 'Breakthrough');
 });
+
+test('roll-offs read in words; the waiting line names who chooses what', async () => {
+  const { rollOffLines, waitingLine } = await import('../js/ui/pregame.js');
+  const { describe } = await import('../js/ui/describe.js');
+  const history = [
+    { type: 'army_submitted', payload: {} },
+    { type: 'roll_off', payload: { text: 'Roll-off for deployment: Player 1 5, Player 2 3: Player 1 wins' } },
+    { type: 'first_chosen', payload: { text: 'Player 1 chooses Player 2 to deploy first' } },
+  ];
+  assert.deepEqual(rollOffLines(history), ['Roll-off for deployment: Player 1 5, Player 2 3: Player 1 wins', 'Player 1 chooses Player 2 to deploy first']);
+  assert.equal(waitingLine({ seat: 2, about: 'first_turn' }, 1), 'Waiting for Player 2 to choose who takes the first turn…');
+  assert.equal(waitingLine({ seat: 1, about: 'deploy_first' }, 1), 'You choose who deploys first.');
+  assert.equal(describe({ type: 'deployment_started', seq: 9, actor: 'system', payload: { deploying: null } }), 'Deployment begins once the roll-off\'s winner has chosen');
+});

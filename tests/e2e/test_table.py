@@ -25,9 +25,14 @@ pytestmark = pytest.mark.e2e
 READY = "window.warfield && window.warfield.store.state && window.warfield.conn.status === 'online'"
 
 
-def create_game_in_lobby(page: Any, name: str = "Borderlands") -> dict[str, str]:
-    page.select_option("select[name=system]", "t9a")
+def create_game_in_lobby(
+    page: Any, name: str = "Borderlands", pregame: str = "fixed", system: str = "t9a"
+) -> dict[str, str]:
+    """Create a game from the lobby's form; `pregame` "fixed" (player 1 deploys and plays
+    first, what these tests script) or "roll_offs" (the lobby's default)."""
+    page.select_option("select[name=system]", system)
     page.fill("input[name=name]", name)
+    page.select_option("select[name=pregame]", pregame)
     page.click("form.create button[type=submit]")
     page.wait_for_selector("#open-player1")
     for k in ("invite", "spectate", "player1"):

@@ -41,6 +41,12 @@ class GameCreate(BaseModel):
         description="Seconds spectators are kept behind the players (0..3600; 0: live). "
         "Players are unaffected.",
     )
+    pregame: Literal["roll_offs", "fixed"] = Field(
+        default="fixed",
+        description="How the first deployment and the first turn are decided: \"roll_offs\" "
+        "as the game system says (the lobby's choice), or \"fixed\": player 1 deploys first "
+        "and takes the first turn.",
+    )
 
 
 class GameCreated(BaseModel):
@@ -104,7 +110,7 @@ async def create_game(body: GameCreate, service: ServiceDep) -> GameCreated:
         Battlefield(body.battlefield.width, body.battlefield.depth) if body.battlefield else None
     )
     created = await service.create_game(
-        body.system, body.name or "", battlefield, body.spectator_delay_s
+        body.system, body.name or "", battlefield, body.spectator_delay_s, body.pregame
     )
     return GameCreated(
         id=created.id,

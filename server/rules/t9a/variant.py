@@ -17,6 +17,7 @@ from server.rules.core import GameState
 from server.rules.endgame import GameResult
 from server.rules.markers import SHAKEN
 from server.rules.systems import (
+    Pregame,
     RankedRules,
     Variant,
     containing_rule,
@@ -114,4 +115,13 @@ VARIANT = NinthAge(
     ),
     reserve_rules=("Ambush",),
     edge_arrival_rule="Ambush",
+    pregame=Pregame(
+        deployment="winner_chooses",
+        deployment_words="decides which player is the Defender; the Attacker deploys first",
+        first_turn="first_to_finish_chooses",
+        first_turn_words="The player who deploys their whole army first chooses at once who "
+                         "has the first Player Turn",
+        source="The Ninth Age (2022), Battle Setup: Roll-off for Attacker or Defender; Deploy "
+               "Units (newrecruit.eu/wiki/t9a/the-ninth-age-(2022)/rules/battle-setup)",
+    ),
 )

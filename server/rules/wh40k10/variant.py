@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from server.data import Datasheet
 from server.rules.core import GameState
-from server.rules.systems import Variant
+from server.rules.systems import Pregame, Variant
 
 CHARGE_DECLARE_IN = 12.0
 
@@ -79,4 +79,13 @@ VARIANT = Warhammer40k(
     reserve_rules=("Deep Strike",),
     reserve_mode="reserve",
     charge_declare_range_in=CHARGE_DECLARE_IN,
+    pregame=Pregame(
+        deployment="loser_deploys_first",
+        deployment_words="is the Attacker; the Defender sets up first, then the players "
+                         "alternate",
+        first_turn="roll_off_winner_first",
+        first_turn_words="The players roll off; the winner takes the first turn",
+        source="Warhammer 40,000 10th edition core rules, Only War: Determine Attacker and "
+               "Defender, Deploy Armies, Determine First Turn",
+    ),
 )

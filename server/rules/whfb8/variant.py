@@ -13,7 +13,7 @@ from server.geometry.constants import SKIRMISH_GAP_WHFB8_IN
 from server.geometry.footprint import Footprint
 from server.rules.core import Event, GameState
 from server.rules.endgame import GameResult
-from server.rules.systems import RankedRules, Variant, swiftstride_roll
+from server.rules.systems import Pregame, RankedRules, Variant, swiftstride_roll
 
 CANNOT_FLEE = ("Undead", "Unstable", "Unbreakable")
 """Rules whose units may only Hold or Stand and Shoot (seed 002: Unstable units are
@@ -174,4 +174,14 @@ VARIANT = Warhammer(
         feigned_flight_rule="Skirmishers",
     ),
     reserve_rules=("Ambushers", "Entombed Beneath the Sands"),
+    pregame=Pregame(
+        deployment="winner_chooses",
+        deployment_words="chooses which player sets up the first unit",
+        first_turn="roll_off_winner_chooses",
+        first_turn_words="The players roll off, the player who finished deploying first adding "
+                         "+1; the winner chooses who takes the first turn",
+        finished_first_bonus=1,
+        source="Warhammer 8th edition rulebook, Fighting a Battle: alternating units "
+               "(8th.whfb.app/fighting-a-warhammer-battle/alternating-units)",
+    ),
 )

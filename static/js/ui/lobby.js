@@ -27,12 +27,18 @@ export async function showLobby(root) {
   const delay = /** @type {HTMLSelectElement} */ (h('select', { name: 'spectator_delay_s' },
     [['0', 'None (live)'], ['30', '30 seconds'], ['120', '2 minutes'], ['300', '5 minutes'],
       ['900', '15 minutes']].map(([value, label]) => h('option', { value }, label))));
+  // Who deploys first and takes the first turn: the roll-offs the system's rules give, or
+  // player 1 in both (a quick game, or a rematch agreed otherwise).
+  const pregame = /** @type {HTMLSelectElement} */ (h('select', { name: 'pregame' },
+    h('option', { value: 'roll_offs' }, 'Roll-offs, as the rules say'),
+    h('option', { value: 'fixed' }, 'Player 1 deploys and plays first')));
   const result = h('div', { class: 'created', 'aria-live': 'polite' });
   const submit = /** @type {HTMLButtonElement} */ (h('button', { type: 'submit', class: 'primary' }, 'Create game'));
   const form = h('form', { class: 'create', onsubmit: (/** @type {Event} */ e) => create(e) },
     h('label', null, h('span', null, 'Game system'), system),
     h('label', null, h('span', null, 'Name'), name),
     h('label', null, h('span', null, 'Spectator delay'), delay),
+    h('label', null, h('span', null, 'Deployment and first turn'), pregame),
     submit);
 
   replace(root, h('main', { class: 'lobby' },
@@ -50,7 +56,8 @@ export async function showLobby(root) {
     e.preventDefault();
     submit.disabled = true;
     try {
-      const game = await createGame(system.value, name.value.trim() || undefined, Number(delay.value));
+      const game = await createGame(system.value, name.value.trim() || undefined, Number(delay.value),
+        pregame.value === 'fixed' ? 'fixed' : 'roll_offs');
       saveSeat(safeStorage(), game.id, { seat: 1, token: game.token, invite: game.invite });
       const links = gameLinks(location.origin, game.id, game.token, game.invite);
       replace(result,

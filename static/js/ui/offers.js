@@ -26,6 +26,9 @@
  * @property {boolean} [entombed]    emerge (whfb8): Entombed Beneath the Sands, marker first
  * @property {{id:string, name:string, text:string}[]} [objectives]  choose_secondary_objective (t9a)
  * @property {string|null} [current]  choose_secondary_objective: the one set now
+ * @property {string} [question]  choose_first: the choice the roll-off gives, in words
+ * @property {{first:number, label:string}[]} [options]  choose_first: its two answers
+ * @property {string} [about]  choose_first: "deploy_first" or "first_turn"
  */
 
 /** @param {any} state @returns {{seat:number|null, units:Record<string, Record<string, Offer>>, game:Record<string, Offer>}} */

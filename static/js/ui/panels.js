@@ -12,6 +12,7 @@ import { unitActions } from './orders.js';
 import { undoneSeqs } from './report.js';
 import { magicPanel } from './magic.js';
 import { objectivePanel } from './objective.js';
+import { pregamePanel } from './pregame.js';
 import { resultPanel } from './result.js';
 import { renderUnits } from './units.js';
 import { terrainLegend } from './legend.js';
@@ -58,6 +59,7 @@ export function mountPanels(o) {
   const info = h('section', { class: 'panel info', id: 'info', 'aria-label': 'Selected' });
   const tray = h('section', { class: 'panel tray', 'aria-label': 'Off the table', hidden: true });
   const magic = h('section', { class: 'panel magic', id: 'magic', hidden: true });
+  const pregame = h('section', { class: 'panel pregame', id: 'pregame', 'aria-label': 'Roll-offs', hidden: true });
   const objective = h('section', { class: 'panel objective', id: 'objective', 'aria-label': 'Secondary Objective', hidden: true });
   const fanatics = h('section', { class: 'panel fanatics', id: 'fanatics', 'aria-label': 'Fanatics', hidden: true });
   const units = collapsible('units', 'Units', true);
@@ -69,7 +71,7 @@ export function mountPanels(o) {
   const gameLog = h('ol', { class: 'log game-log', tabindex: '0', 'aria-label': 'Game log' });
   const logPanel = collapsible('events', 'Game log', true);
   logPanel.body.append(gameLog);
-  o.root.append(phase, setup, objective, info, magic, fanatics, tray, units.el, legend.el, tools.el, dice.el, notes.el, logPanel.el, share.el);
+  o.root.append(phase, pregame, setup, objective, info, magic, fanatics, tray, units.el, legend.el, tools.el, dice.el, notes.el, logPanel.el, share.el);
   legend.body.append(terrainLegend());
 
   // --- tools -----------------------------------------------------------------------------------
@@ -141,6 +143,7 @@ export function mountPanels(o) {
   const renderSetup = setupPanel(setup, store, conn, toast, table);
   const renderMagic = magicPanel(magic, store, conn, toast);
   const renderObjective = objectivePanel(objective, store, conn, toast);
+  const renderPregame = pregamePanel(pregame, store, conn, toast);
   let renderedHistory = -1;
   /** @type {string|null|undefined} */
   let renderedDeploy;
@@ -185,6 +188,7 @@ export function mountPanels(o) {
     }
     renderMagic();
     renderObjective();
+    renderPregame();
     renderInfo(info, table, store);
     const key = store.history.length ? store.history[store.history.length - 1].seq * 1e6 + store.history.length : 0;
     if (key !== renderedHistory) {

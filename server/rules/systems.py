@@ -139,6 +139,22 @@ class RankedRules(ABC):
         """How many files a Reform may add or remove (None: any number)."""
         return None
 
+    def stand_and_shoot_refusal(
+        self, state: GameState, unit_id: str, charger_id: str
+    ) -> tuple[str, str] | None:
+        """(rule, why) when the charged unit `unit_id` may not choose Stand and Shoot against
+        `charger_id`; None: it may, and `stand_and_shoot` shoots. By default refused (a
+        system with shooting overrides both: t9a and whfb8 call the rank-and-flank volley,
+        server/rules/rankandflank/shooting.py)."""
+        return ("Stand and Shoot", "this game's units have no Stand and Shoot")
+
+    def stand_and_shoot(
+        self, state: GameState, unit_id: str, charger_id: str, dice: Any
+    ) -> list[Event]:
+        """The shots of a Stand and Shoot the charged unit chose (allowed by
+        `stand_and_shoot_refusal`), as events; none by default."""
+        return []
+
 
 @dataclass(frozen=True)
 class Variant(ABC):
@@ -168,6 +184,12 @@ class Variant(ABC):
         """The charge roll of a unit whose model kinds are `sheets` (rank-and-file first):
         by default its first model kind's."""
         return self.charge_roll(sheets[0])
+
+    def failed_charge_move(self, roll: Any) -> tuple[float, str] | None:
+        """How far a charger whose charge failed moves towards its target, from the charge
+        `roll` (a `server.dice.Roll`), and the rule that says so (whfb8 FACTS.md: the highest
+        single D6 of the roll); None: it stays where it is (the default)."""
+        return None
 
     def game_result(self, state: GameState, conceded_by: int | None) -> GameResult | None:
         """The finished game's result (Victory Points, objectives, winner), or None when the

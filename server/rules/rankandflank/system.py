@@ -35,7 +35,7 @@ from server.rules.rankandflank.attacks import AttackSteps, Modifier
 from server.rules.systems import SYSTEMS, find_system
 
 if TYPE_CHECKING:
-    from server.rules.core import GameState
+    from server.rules.core import Event, GameState
     from server.rules.rankandflank.events import Log
     from server.rules.units import Unit
 
@@ -86,6 +86,9 @@ class RankAndFlankRules(AttackSteps):
     """Rank-and-file models in this many front ranks shoot (t9a: 2)."""
     max_supporting_ranks: int = 2
     """How many ranks behind the first the frontage counts for Supporting Attacks."""
+    stand_and_shoot_beyond_range: bool = False
+    """A Stand and Shoot may shoot a charger beyond the weapon's maximum range, which then
+    counts as Long Range (t9a); False: the charger must be within range (whfb8)."""
 
     # -- combat score ------------------------------------------------------------------------------
     charge_bonus: int = 1
@@ -241,8 +244,18 @@ class RankAndFlankRules(AttackSteps):
         return 0, None
 
     def stand_and_shoot_modifiers(self) -> list[Modifier]:
-        """The to-hit modifiers of a Stand and Shoot reaction (whfb8 -1); none by default."""
+        """The to-hit modifiers of a Stand and Shoot reaction (t9a and whfb8 -1); none by
+        default."""
         return []
+
+    def stand_and_shoot_condition(
+        self, state: GameState, unit: Unit, charger: Unit, gap: float
+    ) -> tuple[str, str] | None:
+        """(rule, why) when a system's own condition refuses `unit` a Stand and Shoot at
+        `charger`, `gap` inches away (t9a: the charger in the Front Arc, farther than its
+        Advance Rate, once per Player Turn); the shared checks (a weapon, range, line of
+        sight) are `shooting.stand_and_shoot_refusal`'s. None by default."""
+        return None
 
     def shooting_target_modifiers(self, sheets: Sequence[Datasheet], models: int) -> list[Modifier]:
         """To-hit modifiers from the target unit as a whole (`models` models, these sheets:
@@ -350,3 +363,23 @@ MELEE_PHASE = Phases(
     lambda system_id: (_of(system_id).melee_phase,),
 )
 """For `register_action(when=...)`: the phase in which the system's combats are fought."""
+
+
+class StandAndShootVolley:
+    """Mixed into a system's `RankedRules` (before it): the Charge Reaction's Stand and Shoot
+    is the shared volley (server/rules/rankandflank/shooting.py), with the system's
+    `RankAndFlankRules` conditions and modifiers (t9a, whfb8)."""
+
+    def stand_and_shoot_refusal(
+        self, state: GameState, unit_id: str, charger_id: str
+    ) -> tuple[str, str] | None:
+        from server.rules.rankandflank.shooting import stand_and_shoot_refusal
+
+        return stand_and_shoot_refusal(state, unit_id, charger_id)
+
+    def stand_and_shoot(
+        self, state: GameState, unit_id: str, charger_id: str, dice: Any
+    ) -> list[Event]:
+        from server.rules.rankandflank.shooting import stand_and_shoot
+
+        return stand_and_shoot(state, unit_id, charger_id, dice)

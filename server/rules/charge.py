@@ -50,7 +50,7 @@ from server.rules.flee import (
     flee_events,
     sheets_of,
 )
-from server.rules.naming import display_name, in_the_way
+from server.rules.naming import display_name, in_the_way, possessive
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.systems import (
     CHARGE_PHASES,
@@ -364,10 +364,11 @@ def react(state: GameState, reaction: str, dice: DiceStream, *, forced: bool) ->
     target, charger = units_of(after)[target.id], units_of(after)[charger.id]
     if charger.status != "on_table" or FLEEING in charger.markers:
         name, shooter = display_name(after, charger.id), display_name(after, target.id)
+        shooters = possessive(shooter)
         why = (
-            f"destroyed by {shooter}'s Stand and Shoot"
+            f"destroyed by {shooters} Stand and Shoot"
             if charger.status != "on_table"
-            else f"they flee after {shooter}'s Stand and Shoot"
+            else f"they flee after {shooters} Stand and Shoot"
         )
         return events + [
             Event(

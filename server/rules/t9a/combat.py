@@ -55,6 +55,7 @@ from server.data.schema import T9AModelPart, T9AShootingWeapon
 from server.geometry.arcs import arc_of_unit
 from server.geometry.kinds import Arc, Cover
 from server.rules.core import GameState
+from server.rules.naming import possessive
 from server.rules.rankandflank.attacks import SHOOTING, Modifier
 from server.rules.rankandflank.system import RankAndFlankRules
 from server.rules.systems import variant_of
@@ -187,8 +188,8 @@ class T9ARankAndFlank(T9AAttackSteps, RankAndFlankRules):
         are declared only in the Charge Phase, so once in it: the phase's record of shots)."""
         table = table_of(state)
         if Arc.FRONT not in arc_of_unit(table.units[unit.id], table.units[charger.id]):
-            return ("Stand and Shoot", f"{charger.name} is not Located in {unit.name}'s Front "
-                    "Arc: only Hold or Flee!")
+            return ("Stand and Shoot", f"{charger.name} is not Located in "
+                    f"{possessive(unit.name)} Front Arc")
         rate = min(variant_of(state.system).allowance(s, "advance")
                    for s in sheets_of(state, charger))
         if gap <= rate + 1e-9:

@@ -283,6 +283,19 @@ CHARGE_PHASES = Phases("a charge phase", lambda system_id: find_system(system_id
 """For `register_action(when=...)`: the phases in which the system's charges are declared."""
 
 
+def has_magic_phase(system_id: str) -> bool:
+    """For `register_action(systems=...)`: systems with a Magic Phase (the spell log,
+    server/rules/magic.py)."""
+    return find_system(system_id).magic_phase is not None
+
+
+MAGIC_PHASE = Phases(
+    "the magic phase",
+    lambda system_id: tuple(p for p in (find_system(system_id).magic_phase,) if p is not None),
+)
+"""For `register_action(when=...)`: the system's Magic Phase."""
+
+
 # --- end of the variants block -----------------------------------------------------------------
 
 
@@ -299,6 +312,9 @@ class GameSystem:
     charge_phases: tuple[str, ...]
     movement_phase: str
     tables: AttackTables
+    magic_phase: str | None = None
+    """The phase in which spells are cast and logged (server/rules/magic.py: t9a and whfb8
+    "Magic"); None: the system has none."""
     rank_and_flank: RankAndFlankRules | None = None
     """The tables and named rules of the shared rank-and-flank battle (shooting, melee, combat
     score, Break and Panic Tests: server/rules/rankandflank/); None: the system fights otherwise."""
@@ -314,6 +330,8 @@ def register_system(system: GameSystem) -> GameSystem:
         raise ValueError(f"game system {system.id!r} registered twice")
     if not set(system.charge_phases) <= set(system.phases):
         raise ValueError(f"{system.id}: charge phases must be phases of the turn")
+    if system.magic_phase is not None and system.magic_phase not in system.phases:
+        raise ValueError(f"{system.id}: the magic phase must be a phase of the turn")
     ranked = system.variant.ranked
     if ranked is not None and not set(ranked.reactions) <= set(REACTION_NAMES):
         raise ValueError(f"{system.id}: unknown charge reactions {ranked.reactions}")

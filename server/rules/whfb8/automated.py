@@ -117,3 +117,10 @@ handled_by(
     "the joined Undead unit may march",
     lacks="using the character's Weapon Skill",
 )
+handled_by(
+    WHFB8,
+    "Sworn Bodyguard",
+    undead.march_refusal,
+    "the joined Undead unit may march",
+    lacks="the rule's other effects in the army books (no model in the catalogue has it)",
+)

@@ -333,7 +333,9 @@ def break_test(
     value = rules.leadership(sheets)
     ranks = proper_ranks(state, unit)
     steadfast = ranks > enemy_ranks
-    instead = rules.instead_of_break_test(sheets, difference=difference, steadfast=steadfast)
+    instead = rules.instead_of_break_test(
+        sheets, difference=difference, steadfast=steadfast, state=state, unit=unit
+    )
     if instead is not None:
         _no_break_test(log, unit, difference, instead, winners, dice)
         return

@@ -316,11 +316,19 @@ class RankAndFlankRules(AttackSteps):
         return None
 
     def instead_of_break_test(
-        self, sheets: Sequence[Datasheet], *, difference: int, steadfast: bool
+        self,
+        sheets: Sequence[Datasheet],
+        *,
+        difference: int,
+        steadfast: bool,
+        state: GameState | None = None,
+        unit: Unit | None = None,
     ) -> tuple[str, int, list[dict[str, str]]] | None:
         """A unit that takes no Break Test (whfb8 Unbreakable; Unstable, which loses wounds
         instead): the rule, the wounds it loses with no saves (rank-and-file first, then
-        characters as evenly as possible) and the notes; None (the default): it tests."""
+        characters as evenly as possible) and the notes; None (the default): it tests.
+        `state` and `unit` (the game and the losing unit, when known) let a rule look at the
+        table (whfb8 Animated Construct near its Battle Standard Bearer)."""
         return None
 
     def losses_instead_of_fleeing(self, sheets: Sequence[Datasheet]) -> str | None:

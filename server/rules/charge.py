@@ -8,7 +8,9 @@ Stand and Shoot) before the range is rolled: `declare_charge` -> `charge_declare
 `charge_succeeded` / `charge_failed` (+ `fleeing_unit_caught` when a fleeing unit is reached).
 Stand and Shoot shoots the charger before the range is rolled, as the system's `RankedRules`
 says (t9a and whfb8: the rank-and-flank volley, server/rules/rankandflank/shooting.py); a
-charger destroyed or put to flight by it does not charge (`charge_abandoned`).
+charger destroyed or put to flight by it does not charge (`charge_abandoned`). After a Flee!
+the system says what the flight causes (`RankedRules.reaction_flight`: whfb8 Panic Tests of
+the friends it passed through).
 Not automated: redirecting a charge whose target fled.
 """
 
@@ -351,12 +353,16 @@ def react(state: GameState, reaction: str, dice: DiceStream, *, forced: bool) ->
     }
     events = [Event("charge_reaction", payload, actor=target.owner)]
     after = fold_all(state, events)
+    ranked = variant_of(state.system).ranked
     if reaction == "flee":
         fled = flee_events(after, target.id, charger.id, dice, CHARGE_REACTION)
         events += fled
         after = fold_all(after, fled)
+        if ranked is not None:
+            panicked = ranked.reaction_flight(after, target.id, charger.id, fled, dice)
+            events += panicked
+            after = fold_all(after, panicked)
     if reaction == "stand_and_shoot":
-        ranked = variant_of(state.system).ranked
         assert ranked is not None  # (reactions exist only for ranked systems)
         shots = ranked.stand_and_shoot(after, target.id, charger.id, dice)
         events += shots

@@ -155,6 +155,14 @@ class RankedRules(ABC):
         `stand_and_shoot_refusal`), as events; none by default."""
         return []
 
+    def reaction_flight(
+        self, state: GameState, unit_id: str, charger_id: str, fled: list[Event], dice: Any
+    ) -> list[Event]:
+        """What a Flee! Charge Reaction causes after the flight (`fled`, already folded into
+        `state`): whfb8 Panic Tests of the friends it fled through (FACTS Panic); none by
+        default."""
+        return []
+
 
 @dataclass(frozen=True)
 class Variant(ABC):

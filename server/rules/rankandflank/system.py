@@ -373,10 +373,19 @@ MELEE_PHASE = Phases(
 """For `register_action(when=...)`: the phase in which the system's combats are fought."""
 
 
-class StandAndShootVolley:
-    """Mixed into a system's `RankedRules` (before it): the Charge Reaction's Stand and Shoot
-    is the shared volley (server/rules/rankandflank/shooting.py), with the system's
-    `RankAndFlankRules` conditions and modifiers (t9a, whfb8)."""
+class RankAndFlankReactions:
+    """Mixed into a system's `RankedRules` (before it): the Charge Reactions as the shared
+    battle plays them (t9a, whfb8): Stand and Shoot is the shooting phase's volley
+    (server/rules/rankandflank/shooting.py, with the system's `RankAndFlankRules` conditions
+    and modifiers), and a Flee! makes the friends it passes through test for Panic when the
+    system has `panic_through` (break_test.py)."""
+
+    def reaction_flight(
+        self, state: GameState, unit_id: str, charger_id: str, fled: list[Event], dice: Any
+    ) -> list[Event]:
+        from server.rules.rankandflank.break_test import reaction_flight_panic
+
+        return reaction_flight_panic(state, unit_id, charger_id, fled, dice)
 
     def stand_and_shoot_refusal(
         self, state: GameState, unit_id: str, charger_id: str

@@ -16,7 +16,7 @@ from server.geometry.frame import Placement
 from server.rules.core import GameState
 from server.rules.endgame import GameResult
 from server.rules.markers import SHAKEN
-from server.rules.rankandflank.system import StandAndShootVolley
+from server.rules.rankandflank.system import RankAndFlankReactions
 from server.rules.systems import (
     RankedRules,
     Variant,
@@ -31,7 +31,7 @@ def _global(sheet: Datasheet) -> Any:
 
 
 @dataclass(frozen=True)
-class NinthAgeRanked(StandAndShootVolley, RankedRules):
+class NinthAgeRanked(RankAndFlankReactions, RankedRules):
     def discipline(self, sheet: Datasheet) -> int:
         """Rally Tests are taken against Discipline."""
         return int(_global(sheet).discipline)

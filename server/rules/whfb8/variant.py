@@ -13,7 +13,7 @@ from server.geometry.constants import SKIRMISH_GAP_WHFB8_IN
 from server.geometry.footprint import Footprint
 from server.rules.core import Event, GameState
 from server.rules.endgame import GameResult
-from server.rules.rankandflank.system import StandAndShootVolley
+from server.rules.rankandflank.system import RankAndFlankReactions
 from server.rules.systems import RankedRules, Variant, swiftstride_roll
 
 CANNOT_FLEE = ("Undead", "Unstable", "Unbreakable")
@@ -45,7 +45,7 @@ def _movement(sheet: Datasheet) -> int:
 
 
 @dataclass(frozen=True)
-class WarhammerRanked(StandAndShootVolley, RankedRules):
+class WarhammerRanked(RankAndFlankReactions, RankedRules):
     def discipline(self, sheet: Datasheet) -> int:
         """Rally Tests are taken against Leadership: the highest of the sheet's models."""
         return max(int(m.Ld or 0) for m in sheet.profile.models)  # type: ignore[union-attr]

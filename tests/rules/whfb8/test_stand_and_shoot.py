@@ -194,3 +194,27 @@ def test_swiftstride_failed_charge_moves_the_highest_of_its_three_dice() -> None
     assert roll.total == 5
     assert variant_of("whfb8").failed_charge_move(roll) == (3.0, "Failed Charge")
     assert variant_of("t9a").failed_charge_move(roll) is None
+
+
+def test_a_failed_charge_move_that_comes_within_8_in_of_concealed_fanatics_stops_there() -> None:
+    """Seed 003 (a move stops where the mover comes within 8 in of a unit concealing
+    Fanatics, which are then released) and FACTS Failed charge: Empire Halberdiers (player 2)
+    charge Night Goblins hiding two Fanatics 9.5 in away; 4 + 2 + 1 = 7 fails, and the Failed
+    Charge move of 2 in stops after 1.5 in, 8 in from the Goblins: the Fanatics are revealed."""
+    from server import geometry as geo
+    from server.rules.units import table_of
+
+    hiding = {"datasheet": "night-goblins", "models": 20, "files": 5,
+              "concealed": {"night-goblin-fanatic": 2}}
+    state = position([hiding], [HALBERDIERS], {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 19.5, 180.0)},
+                     phase="Movement", active=2)
+    state, _ = run(state, 2, [], type="declare_charge", unit="u2", target="u1")
+    state, events = run(state, 1, [2, 1], type="charge_reaction", reaction="hold")
+    kinds = [e.type for e in events]
+    assert kinds[:2] == ["charge_reaction", "charge_failed"] and "fanatics_revealed" in kinds
+    failed = events[1].payload["failed_move"]
+    assert failed["die"] == 2 and failed["distance"] == pytest.approx(1.5, abs=1e-3)
+    table = table_of(state)
+    assert geo.distance(table.units["u1"], table.units["u2"]).distance == pytest.approx(
+        8.0, abs=1e-3
+    )

@@ -52,6 +52,7 @@ from server.rules.flee import (
     flee_events,
     sheets_of,
 )
+from server.rules.markers import FLED_OFF
 from server.rules.naming import display_name, in_the_way, possessive
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.systems import (
@@ -371,9 +372,10 @@ def react(state: GameState, reaction: str, dice: DiceStream, *, forced: bool) ->
     if charger.status != "on_table" or FLEEING in charger.markers:
         name, shooter = display_name(after, charger.id), display_name(after, target.id)
         shooters = possessive(shooter)
+        shot_down = charger.status != "on_table" and FLED_OFF not in charger.markers
         why = (
             f"destroyed by {shooters} Stand and Shoot"
-            if charger.status != "on_table"
+            if shot_down
             else f"they flee after {shooters} Stand and Shoot"
         )
         return events + [

@@ -522,9 +522,14 @@ def failed_charge(
     centre travels), ending where the move is legal (on the table, through nothing, Unit
     Spacing kept: the furthest legal point of the path, found by halving), or where a rule
     stops it (`Variant.move_stop`: whfb8 Fanatics); it stays when no part of the way is
-    legal. Model-by-model systems make none."""
-    move = variant_of(state.system).failed_charge_move(roll)
+    legal. Model-by-model systems make none; a system whose Failed Charge move is not automated
+    says so (`Variant.failed_charge_note`, t9a)."""
+    variant = variant_of(state.system)
+    move = variant.failed_charge_move(roll)
     if move is None or not is_ranked(state.system) or start.placement is None:
+        note = variant.failed_charge_note
+        if note is not None:
+            payload = {**payload, "not_automated": note, "text": f"{payload['text']} ({note})"}
         return [Event("charge_failed", payload, actor=seat)]
     inches, rule = move
     end, _ = contact_placement(start, aim)

@@ -179,6 +179,9 @@ class Variant(ABC):
     """The rule under which a unit kept off the table arrives at a table-edge point its player
     chooses (t9a Ambush); the system then answers `ambush_options`. How the other reserves
     arrive is the system's own phase hooks' business."""
+    failed_charge_note: str | None = None
+    """What the players are told when a failed charge's move is theirs to make by hand (the
+    system has a Failed Charge move but no `failed_charge_move`: t9a); None: nothing to say."""
 
     @abstractmethod
     def allowance(self, sheet: Datasheet, mode: str) -> float:

@@ -115,4 +115,7 @@ VARIANT = NinthAge(
     ),
     reserve_rules=("Ambush",),
     edge_arrival_rule="Ambush",
+    failed_charge_note=(
+        "the Failed Charge Move is not automated: move the unit by hand, as a free move"
+    ),
 )

@@ -72,6 +72,9 @@ def test_the_archers_shoot_the_charging_spears(charge: list[int], reaches: bool)
     else:
         assert last.type == "charge_failed" and "failed_move" not in last.payload
         assert unit(state, "u1").placement == (36.0, 14.0, 0.0)
+        # ... and the players are told so (a rule not automated says so).
+        assert "Failed Charge Move is not automated" in last.payload["not_automated"]
+        assert last.payload["text"].endswith("move the unit by hand, as a free move)")
 
 
 def test_a_charger_beyond_range_is_shot_at_long_range() -> None:

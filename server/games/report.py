@@ -41,6 +41,7 @@ CATEGORIES: tuple[tuple[str, str], ...] = (
 NARRATED: frozenset[str] = frozenset({
     "unit_deployed", "unit_moved", "unit_arrived", "ambush_rolled", "ambush_delayed",
     "spell_cast", "charge_declared", "charge_reaction", "charge_succeeded", "charge_failed",
+    "charge_abandoned",
     "shots_fired", "hp_lost", "combat_score", "break_test", "panic_test", "unit_broke",
     "unit_fled", "unit_pursued", "fleeing_unit_caught", "unit_rallied", "rally_failed",
     "unit_destroyed", "free_move", "terrain_placed", "game_ended",

@@ -30,7 +30,7 @@ def _system_packages() -> list[str]:
 for _package in _system_packages():
     importlib.import_module(_package)
 from server.rules import battle, endgame, systems, table, units  # noqa: E402, F401, I001
-from server.rules import charge, flee, moves, proposals, setup  # noqa: E402, F401, I001
+from server.rules import charge, flee, magic, moves, proposals, setup  # noqa: E402, F401, I001
 from server.rules.rankandflank import melee, shooting  # noqa: E402, F401, I001
 for _package in _system_packages():
     _modules = pkgutil.iter_modules(importlib.import_module(_package).__path__)

@@ -6,15 +6,19 @@ Stand and Shoot) before the range is rolled: `declare_charge` -> `charge_declare
 `pending_charge` names who must answer and the reactions allowed), then that player's
 `charge_reaction` -> `charge_reaction`, a `unit_fled` if it fled (server/rules/flee.py), and
 `charge_succeeded` / `charge_failed` (+ `fleeing_unit_caught` when a fleeing unit is reached).
-Not automated: Stand and Shoot's shots (taken as Hold), redirecting a charge whose target fled,
-the Failed Charge move.
+Stand and Shoot shoots the charger before the range is rolled, as the system's `RankedRules`
+says (t9a and whfb8: the rank-and-flank volley, server/rules/rankandflank/shooting.py); a
+charger destroyed or put to flight by it does not charge (`charge_abandoned`). After a Flee!
+the system says what the flight causes (`RankedRules.reaction_flight`: whfb8 Panic Tests of
+the friends it passed through).
+Not automated: redirecting a charge whose target fled.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import shapely
@@ -48,7 +52,8 @@ from server.rules.flee import (
     flee_events,
     sheets_of,
 )
-from server.rules.naming import display_name, in_the_way
+from server.rules.markers import FLED_OFF
+from server.rules.naming import display_name, in_the_way, possessive
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.systems import (
     CHARGE_PHASES,
@@ -114,23 +119,19 @@ def contact_placement(charger: Footprint, target: Footprint) -> tuple[Placement,
 
 
 REACTIONS: tuple[str, ...] = tuple(REACTION_NAMES)
-STAND_AND_SHOOT_NOTE = (
-    "Stand and Shoot is not automated: the engine treats it as Hold; resolve the shots by hand"
-)
 
 
-def _shoots(sheet: Datasheet) -> bool:
-    return bool(getattr(sheet.profile, "shooting", None))
-
-
-def reaction_options(state: GameState, target: Unit) -> tuple[list[str], dict[str, dict[str, str]]]:
-    """The Charge Reactions `target` may choose, and why each other one is refused.
+def reaction_options(
+    state: GameState, target: Unit, charger_id: str
+) -> tuple[list[str], dict[str, dict[str, str]]]:
+    """The Charge Reactions `target` may choose against the charge of `charger_id`, and why
+    each other one is refused.
 
     A fleeing unit must flee again; a unit engaged in combat can only Hold. Flee! is refused
     as the system says (`RankedRules.flee_refusal`: t9a Fearless, seed 000; whfb8 Undead,
-    Unstable, Unbreakable, Immunity (Psychology), seed 002). Stand and Shoot needs a shooting
-    weapon on the datasheet (so no whfb8 unit here: their sheets carry no missile weapons yet)
-    and is not automated.
+    Unstable, Unbreakable, Immunity (Psychology), seed 002). Stand and Shoot is refused as the
+    system says (`RankedRules.stand_and_shoot_refusal`: no shooting weapon, the charger out of
+    range or sight; t9a also outside the Front Arc, too close, or already done this turn).
     """
     refused: dict[str, dict[str, str]] = {}
     name = target.name
@@ -150,11 +151,13 @@ def reaction_options(state: GameState, target: Unit) -> tuple[list[str], dict[st
     no_flee = ranked.flee_refusal(name, sheets, target.markers) if ranked is not None else None
     if no_flee is not None:
         refused["flee"] = {"rule": no_flee[0], "message": no_flee[1]}
-    if not any(_shoots(s) for s in sheets):
-        refused["stand_and_shoot"] = {
-            "rule": "Stand and Shoot",
-            "message": f"{name} has no shooting weapon to Stand and Shoot with",
-        }
+    no_shots = (
+        ranked.stand_and_shoot_refusal(state, target.id, charger_id)
+        if ranked is not None and "stand_and_shoot" in offered
+        else None
+    )
+    if no_shots is not None:
+        refused["stand_and_shoot"] = {"rule": no_shots[0], "message": no_shots[1]}
     return [r for r in offered if r not in refused], refused
 
 
@@ -240,7 +243,7 @@ def _offer_reaction(state: GameState, seat: int, unit: Unit) -> dict[str, Any] |
     pending = state.extra.get("pending_charge")
     if not pending or pending.get("target") != unit.id or unit.owner != seat:
         return None
-    options, refusals = reaction_options(state, unit)
+    options, refusals = reaction_options(state, unit, pending["unit"])
     ranked = variant_of(state.system).ranked
     offered = ranked.reactions if ranked is not None else ()
     reactions = [
@@ -279,7 +282,7 @@ def declare_charge(
     gap = _check_charge_target(state, seat, unit, target)
     if not has_charge_reactions(state.system):
         return charge_result(state, seat, unit, target, dice)
-    options, refused = reaction_options(state, target)
+    options, refused = reaction_options(state, target, unit.id)
     declared = Event(
         "charge_declared",
         {
@@ -316,11 +319,11 @@ class ChargeReaction(ActionModel):
 def charge_reaction(
     state: GameState, seat: int, action: ChargeReaction, dice: DiceStream
 ) -> list[Event]:
-    """The charged player's answer to a declared charge: Hold, Flee! or Stand and Shoot (taken
-    as Hold; the shots are not automated). Then the charge range is rolled and resolved."""
+    """The charged player's answer to a declared charge: Hold, Flee! or Stand and Shoot (the
+    charged unit shoots the charger first). Then the charge range is rolled and resolved."""
     pending = state.extra["pending_charge"]
     target = _unit(state, pending["target"], seat)
-    options, refused = reaction_options(state, target)
+    options, refused = reaction_options(state, target, pending["unit"])
     if action.reaction not in options:
         why = refused[action.reaction]
         raise RuleError(
@@ -335,7 +338,8 @@ def charge_reaction(
 
 
 def react(state: GameState, reaction: str, dice: DiceStream, *, forced: bool) -> list[Event]:
-    """The pending charge's reaction, the flee it may cause, then the charge itself."""
+    """The pending charge's reaction, the flee it may cause or the shots it makes, then the
+    charge itself (unless the shots destroyed the charger or put it to flight)."""
     pending = state.extra["pending_charge"]
     units = units_of(state)
     charger, target = units[pending["unit"]], units[pending["target"]]
@@ -348,15 +352,40 @@ def react(state: GameState, reaction: str, dice: DiceStream, *, forced: bool) ->
         "text": f"{display_name(state, target.id)}: {REACTION_NAMES[reaction]}"
         + (" (already fleeing, they must flee again)" if forced else ""),
     }
-    if reaction == "stand_and_shoot":
-        payload["not_automated"] = STAND_AND_SHOOT_NOTE
     events = [Event("charge_reaction", payload, actor=target.owner)]
     after = fold_all(state, events)
+    ranked = variant_of(state.system).ranked
     if reaction == "flee":
         fled = flee_events(after, target.id, charger.id, dice, CHARGE_REACTION)
         events += fled
         after = fold_all(after, fled)
-    target = units_of(after)[target.id]
+        if ranked is not None:
+            panicked = ranked.reaction_flight(after, target.id, charger.id, fled, dice)
+            events += panicked
+            after = fold_all(after, panicked)
+    if reaction == "stand_and_shoot":
+        assert ranked is not None  # (reactions exist only for ranked systems)
+        shots = ranked.stand_and_shoot(after, target.id, charger.id, dice)
+        events += shots
+        after = fold_all(after, shots)
+    target, charger = units_of(after)[target.id], units_of(after)[charger.id]
+    if charger.status != "on_table" or FLEEING in charger.markers:
+        name, shooter = display_name(after, charger.id), display_name(after, target.id)
+        shooters = possessive(shooter)
+        shot_down = charger.status != "on_table" and FLED_OFF not in charger.markers
+        why = (
+            f"destroyed by {shooters} Stand and Shoot"
+            if shot_down
+            else f"they flee after {shooters} Stand and Shoot"
+        )
+        return events + [
+            Event(
+                "charge_abandoned",
+                {"unit": charger.id, "target": target.id, "reason": why,
+                 "text": f"{name} do not charge: {why}"},
+                actor=charger.owner,
+            )
+        ]
     return events + charge_result(after, charger.owner, charger, target, dice)
 
 
@@ -402,13 +431,8 @@ def charge_result(
             )
         ]
     if reach + 1e-9 < gap:
-        return [
-            Event(
-                "charge_failed",
-                {**payload, "reason": f"rolled {reach}, needed {gap:.1f}", "text": failed_text},
-                actor=seat,
-            )
-        ]
+        failed = {**payload, "reason": f"rolled {reach}, needed {gap:.1f}", "text": failed_text}
+        return failed_charge(state, seat, unit, target, start, aim, roll, failed)
     if is_ranked(state.system):
         placement, arc = contact_placement(start, aim)
         end = footprint(start.formation, placement)  # type: ignore[arg-type]
@@ -420,18 +444,13 @@ def charge_result(
             ignore=passable,
         )
         if rule is not None:
-            return [
-                Event(
-                    "charge_failed",
-                    {
-                        **payload,
-                        "reason": f"{rule}{in_the_way(state, obstacle)}",
-                        "blocked_by": obstacle,
-                        "text": f"{failed_text}: {rule}{in_the_way(state, obstacle)}",
-                    },
-                    actor=seat,
-                )
-            ]
+            failed = {
+                **payload,
+                "reason": f"{rule}{in_the_way(state, obstacle)}",
+                "blocked_by": obstacle,
+                "text": f"{failed_text}: {rule}{in_the_way(state, obstacle)}",
+            }
+            return failed_charge(state, seat, unit, target, start, aim, roll, failed)
         moved = dataclasses.replace(
             unit,
             placement=(round(placement.x, 4), round(placement.y, 4), round(placement.facing, 4)),
@@ -486,6 +505,118 @@ def charge_result(
     return events
 
 
+def charge_path(start: Footprint, end: Placement) -> Callable[[float], Footprint]:
+    """A charger's way from `start` to `end` (its place in contact): its front centre along
+    the straight line, turning evenly on the way; `path(t)` is its footprint a fraction `t`
+    of the way."""
+    assert start.placement is not None and start.formation is not None
+    a, formation = start.placement, start.formation
+    turn = ((end.facing - a.facing + 180.0) % 360.0) - 180.0
+
+    def path(t: float) -> Footprint:
+        return footprint(
+            formation,
+            Placement(a.x + (end.x - a.x) * t, a.y + (end.y - a.y) * t, a.facing + turn * t),
+        )
+
+    return path
+
+
+FAILED_MOVE_STEPS = 24
+"""Halvings of the search for the furthest legal end of a Failed Charge move (2^-24 of it)."""
+
+
+def failed_charge(
+    state: GameState,
+    seat: int,
+    unit: Unit,
+    target: Unit,
+    start: Footprint,
+    aim: Footprint,
+    roll: Any,
+    payload: dict[str, Any],
+) -> list[Event]:
+    """`charge_failed`, and the Failed Charge move when the system makes one
+    (`Variant.failed_charge_move`; whfb8: the highest single die, FACTS.md): the charger goes
+    that far along its charge path towards the target (`charge_path`; the distance its front
+    centre travels), ending where the move is legal (on the table, through nothing, Unit
+    Spacing kept: the furthest legal point of the path, found by halving), or where a rule
+    stops it (`Variant.move_stop`: whfb8 Fanatics); it stays when no part of the way is
+    legal. Model-by-model systems make none; a system whose Failed Charge move is not automated
+    says so (`Variant.failed_charge_note`, t9a)."""
+    variant = variant_of(state.system)
+    move = variant.failed_charge_move(roll)
+    if move is None or not is_ranked(state.system) or start.placement is None:
+        note = variant.failed_charge_note
+        if note is not None:
+            payload = {**payload, "not_automated": note, "text": f"{payload['text']} ({note})"}
+        return [Event("charge_failed", payload, actor=seat)]
+    inches, rule = move
+    end, _ = contact_placement(start, aim)
+    path = charge_path(start, end)
+    length = math.hypot(end.x - start.placement.x, end.y - start.placement.y)
+    table = table_of(state)
+
+    def legal(t: float) -> tuple[Any, str | None, str | None]:
+        fp = path(t)
+        swept = movement.sweep_straight(start, fp)
+        why, obstacle = movement.check_area(
+            table, unit.id, fp.boundary, swept, origin=start.boundary
+        )
+        return swept, why, obstacle
+
+    far = min(1.0, inches / length) if length > 1e-9 else 0.0
+    swept, why, obstacle = legal(far)
+    stopped_by = None if why is None else f"{why}{in_the_way(state, obstacle)}"
+    if why is not None:
+        lo, hi = 0.0, far
+        for _ in range(FAILED_MOVE_STEPS):
+            mid = (lo + hi) / 2.0
+            if legal(mid)[1] is None:
+                lo = mid
+            else:
+                hi = mid
+        far = lo
+        swept = legal(far)[0]
+    after: list[Event] = []
+    stop = (
+        variant_of(state.system).move_stop(state, unit.id, lambda t: path(t * far))
+        if far > 0.0
+        else None
+    )
+    if stop is not None:
+        far, after = far * stop[0], stop[1]
+        swept = legal(far)[0]
+        stopped_by = "a rule stops the move"
+    here = path(far).placement
+    assert here is not None
+    moved_in = far * length
+    name = display_name(state, unit.id)
+    if moved_in < 0.005:
+        text = f"{payload['text']}; {name} stay where they are ({rule}: {inches:g} in"
+        text += f", {stopped_by})" if stopped_by else ")"
+        info = {"rule": rule, "die": inches, "distance": 0.0, "stopped_by": stopped_by}
+        return [Event("charge_failed", {**payload, "failed_move": info, "text": text},
+                      actor=seat), *after]
+    moved = dataclasses.replace(
+        unit, placement=(round(here.x, 4), round(here.y, 4), round(here.facing % 360.0, 4))
+    )
+    info = {"rule": rule, "die": inches, "distance": round(moved_in, 3),
+            "stopped_by": stopped_by, "swept": geo.to_geojson(swept)}
+    text = (
+        f"{payload['text']}; {name} move {moved_in:.1f} in towards "
+        f"{display_name(state, target.id)} ({rule}: the highest die, {inches:g}"
+        + (f"; {stopped_by}" if stopped_by else "")
+        + ")"
+    )
+    return [
+        Event("charge_failed",
+              {**payload, "failed_move": info, "unit_after": moved.to_json(), "text": text},
+              actor=seat),
+        *after,
+    ]
+
+
 def _charge_stop(
     state: GameState,
     seat: int,
@@ -498,16 +629,7 @@ def _charge_stop(
     """A rule of the system stops the charge part-way (whfb8: Fanatics released at 8 in,
     seed 003): `charge_interrupted` moves the charger to the stopping point and keeps the rest;
     the system completes it (`complete_interrupted_charge`) once its rule is resolved."""
-    assert start.placement is not None and start.formation is not None
-    a, formation = start.placement, start.formation
-    turn = ((end.facing - a.facing + 180.0) % 360.0) - 180.0
-
-    def path(t: float) -> Footprint:
-        return footprint(
-            formation,
-            Placement(a.x + (end.x - a.x) * t, a.y + (end.y - a.y) * t, a.facing + turn * t),
-        )
-
+    path = charge_path(start, end)
     stop = variant_of(state.system).move_stop(state, unit.id, path)
     if stop is None:
         return None
@@ -613,6 +735,8 @@ def _fold_charge_succeeded(state: GameState, event: Event) -> GameState:
 @register_folder("charge_failed")
 def _fold_charge_failed(state: GameState, event: Event) -> GameState:
     p = event.payload
+    if "unit_after" in p:  # the Failed Charge move
+        state = _with_unit(state, unit_from_json(p["unit_after"]))
     return _set(
         state,
         phase_moves={

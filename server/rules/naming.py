@@ -79,3 +79,8 @@ def display_names(state: GameState, piece_ids: Iterable[str]) -> str:
 def in_the_way(state: GameState, obstacle: str | None) -> str:
     """The ` (X is in the way)` tail of a blocked-move message, or nothing."""
     return f" ({display_name(state, obstacle)} is in the way)" if obstacle else ""
+
+
+def possessive(name: str) -> str:
+    """"Empire Handgunners'", "Tomb King's": a unit's name, owning something."""
+    return f"{name}'" if name.endswith("s") else f"{name}'s"

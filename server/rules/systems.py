@@ -139,6 +139,30 @@ class RankedRules(ABC):
         """How many files a Reform may add or remove (None: any number)."""
         return None
 
+    def stand_and_shoot_refusal(
+        self, state: GameState, unit_id: str, charger_id: str
+    ) -> tuple[str, str] | None:
+        """(rule, why) when the charged unit `unit_id` may not choose Stand and Shoot against
+        `charger_id`; None: it may, and `stand_and_shoot` shoots. By default refused (a
+        system with shooting overrides both: t9a and whfb8 call the rank-and-flank volley,
+        server/rules/rankandflank/shooting.py)."""
+        return ("Stand and Shoot", "this game's units have no Stand and Shoot")
+
+    def stand_and_shoot(
+        self, state: GameState, unit_id: str, charger_id: str, dice: Any
+    ) -> list[Event]:
+        """The shots of a Stand and Shoot the charged unit chose (allowed by
+        `stand_and_shoot_refusal`), as events; none by default."""
+        return []
+
+    def reaction_flight(
+        self, state: GameState, unit_id: str, charger_id: str, fled: list[Event], dice: Any
+    ) -> list[Event]:
+        """What a Flee! Charge Reaction causes after the flight (`fled`, already folded into
+        `state`): whfb8 Panic Tests of the friends it fled through (FACTS Panic); none by
+        default."""
+        return []
+
 
 @dataclass(frozen=True)
 class Pregame:
@@ -183,6 +207,9 @@ class Variant(ABC):
     """The rule under which a unit kept off the table arrives at a table-edge point its player
     chooses (t9a Ambush); the system then answers `ambush_options`. How the other reserves
     arrive is the system's own phase hooks' business."""
+    failed_charge_note: str | None = None
+    """What the players are told when a failed charge's move is theirs to make by hand (the
+    system has a Failed Charge move but no `failed_charge_move`: t9a); None: nothing to say."""
 
     @abstractmethod
     def allowance(self, sheet: Datasheet, mode: str) -> float:
@@ -196,6 +223,12 @@ class Variant(ABC):
         """The charge roll of a unit whose model kinds are `sheets` (rank-and-file first):
         by default its first model kind's."""
         return self.charge_roll(sheets[0])
+
+    def failed_charge_move(self, roll: Any) -> tuple[float, str] | None:
+        """How far a charger whose charge failed moves towards its target, from the charge
+        `roll` (a `server.dice.Roll`), and the rule that says so (whfb8 FACTS.md: the highest
+        single D6 of the roll); None: it stays where it is (the default)."""
+        return None
 
     def game_result(self, state: GameState, conceded_by: int | None) -> GameResult | None:
         """The finished game's result (Victory Points, objectives, winner), or None when the
@@ -304,6 +337,19 @@ CHARGE_PHASES = Phases("a charge phase", lambda system_id: find_system(system_id
 """For `register_action(when=...)`: the phases in which the system's charges are declared."""
 
 
+def has_magic_phase(system_id: str) -> bool:
+    """For `register_action(systems=...)`: systems with a Magic Phase (the spell log,
+    server/rules/magic.py)."""
+    return find_system(system_id).magic_phase is not None
+
+
+MAGIC_PHASE = Phases(
+    "the magic phase",
+    lambda system_id: tuple(p for p in (find_system(system_id).magic_phase,) if p is not None),
+)
+"""For `register_action(when=...)`: the system's Magic Phase."""
+
+
 # --- end of the variants block -----------------------------------------------------------------
 
 
@@ -320,6 +366,9 @@ class GameSystem:
     charge_phases: tuple[str, ...]
     movement_phase: str
     tables: AttackTables
+    magic_phase: str | None = None
+    """The phase in which spells are cast and logged (server/rules/magic.py: t9a and whfb8
+    "Magic"); None: the system has none."""
     rank_and_flank: RankAndFlankRules | None = None
     """The tables and named rules of the shared rank-and-flank battle (shooting, melee, combat
     score, Break and Panic Tests: server/rules/rankandflank/); None: the system fights otherwise."""
@@ -335,6 +384,8 @@ def register_system(system: GameSystem) -> GameSystem:
         raise ValueError(f"game system {system.id!r} registered twice")
     if not set(system.charge_phases) <= set(system.phases):
         raise ValueError(f"{system.id}: charge phases must be phases of the turn")
+    if system.magic_phase is not None and system.magic_phase not in system.phases:
+        raise ValueError(f"{system.id}: the magic phase must be a phase of the turn")
     ranked = system.variant.ranked
     if ranked is not None and not set(ranked.reactions) <= set(REACTION_NAMES):
         raise ValueError(f"{system.id}: unknown charge reactions {ranked.reactions}")

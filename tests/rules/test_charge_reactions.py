@@ -102,14 +102,18 @@ def test_fearless_cannot_flee_unless_shaken(markers: tuple[str, ...], allowed: b
         assert events[1].payload["roll"]["expression"] == "2D6 maximised x1"  # Swiftstride
 
 
-def test_stand_and_shoot_is_offered_to_shooters_and_not_automated() -> None:
+def test_stand_and_shoot_is_refused_with_the_reason() -> None:
+    """Stand and Shoot is offered as the system says (tests/rules/t9a/test_stand_and_shoot.py,
+    tests/rules/whfb8/test_stand_and_shoot.py): here the t9a Archers are charged from 3 in,
+    not farther than the Spears' Advance Rate 5 (the t9a Charge Reactions text), and the
+    refusal names the rule and the reason."""
     game = close(ARCHERS)
     (declared,) = game.act(1, type="declare_charge", unit="u1", target="u2")
-    assert declared.payload["reactions"] == ["hold", "flee", "stand_and_shoot"]
-    events = game.act(2, type="charge_reaction", reaction="stand_and_shoot")
-    assert events[0].payload["name"] == "Stand and Shoot"
-    assert "not automated" in events[0].payload["not_automated"]
-    assert events[-1].type in ("charge_succeeded", "charge_failed")
+    assert declared.payload["reactions"] == ["hold", "flee"]
+    why = declared.payload["refused"]["stand_and_shoot"]
+    assert why["rule"] == "Stand and Shoot" and "too close" in why["message"]
+    err = game.refused(2, type="charge_reaction", reaction="stand_and_shoot")
+    assert err.code == "illegal_move" and "Advance Rate 5" in err.message
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -31,6 +31,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import Field
@@ -49,6 +50,7 @@ from server.rules.core import (
     register_projector,
 )
 from server.rules.flee import pursue_events
+from server.rules.markers import FEIGNED_FLIGHT
 from server.rules.orders import offer, register_offer
 from server.rules.rankandflank.attacks import Roller
 from server.rules.rankandflank.combat_result import proper_ranks
@@ -159,9 +161,19 @@ def flee_and_panic(
     unit the flight passed through (flee.py's `passed_through`); the flee events."""
     fled = flee_unit(log.state, unit_id, enemy_id, dice, reason)
     log.add(*fled)
+    panic_through(log, unit_id, enemy_id, fled, dice)
+    return fled
+
+
+def panic_through(
+    log: Log, unit_id: str, enemy_id: str, fled: Sequence[Event], dice: Roller
+) -> None:
+    """A system with `panic_through` (whfb8): a Panic Test for each friendly unit, not Engaged,
+    that the flight of `unit_id` (the events `fled`, already in `log`) passed through (flee.py's
+    `passed_through`); a failed test flees from `enemy_id`."""
     rules = rank_and_flank_of(log.state)
     if not rules.panic_through:
-        return fled
+        return
     crossed = [
         uid for e in fled if e.type == "unit_fled" for uid in e.payload.get("passed_through", ())
     ]
@@ -174,7 +186,20 @@ def flee_and_panic(
         if is_engaged(log.state, uid):
             continue
         panic_test(log, friend, unit_id, enemy_id, dice, f"{name} fled through them")
-    return fled
+
+
+def reaction_flight_panic(
+    state: GameState, unit_id: str, charger_id: str, fled: Sequence[Event], dice: Roller
+) -> list[Event]:
+    """Panic Tests for the friends a unit that fled as a Charge Reaction passed through (the
+    events `fled`, already folded into `state`), in a system with `panic_through` (whfb8,
+    FACTS Panic: "when fleeing friends pass through"); none after a Feigned Flight (seed 002:
+    it "does not cause Panic from fleeing through friendly units")."""
+    if FEIGNED_FLIGHT in units_of(state)[unit_id].markers:
+        return []
+    log = Log(state)
+    panic_through(log, unit_id, charger_id, fled, dice)
+    return log.events
 
 
 def restrains(log: Log, winner_id: str, fled_id: str, dice: Roller) -> bool:
@@ -333,7 +358,9 @@ def break_test(
     value = rules.leadership(sheets)
     ranks = proper_ranks(state, unit)
     steadfast = ranks > enemy_ranks
-    instead = rules.instead_of_break_test(sheets, difference=difference, steadfast=steadfast)
+    instead = rules.instead_of_break_test(
+        sheets, difference=difference, steadfast=steadfast, state=state, unit=unit
+    )
     if instead is not None:
         _no_break_test(log, unit, difference, instead, winners, dice)
         return

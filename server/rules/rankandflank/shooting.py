@@ -22,6 +22,19 @@
 6. **The batch**: `shots_fired`, then the shared attack steps (`attacks.resolve` with the
    system's tables), `hp_lost`, and Panic Tests when the target is destroyed, or (a system
    with `heavy_casualties`, whfb8) the target's own when this phase's losses reach 25 %.
+
+**Stand and Shoot** (a Charge Reaction, server/rules/charge.py, through the system's
+`RankedRules.stand_and_shoot_refusal` / `stand_and_shoot`): the charged unit shoots its
+default weapon at the charger once the reaction is chosen, before the charge range is rolled:
+
+1. It can shoot: on the table, not fleeing, rank-and-file left, a shooting weapon (a unit
+   engaged in combat may only Hold: charge.py).
+2. The system's own conditions (`stand_and_shoot_condition`: t9a the charger Located in the
+   Front Arc, farther away than its lowest Advance Rate, once per Player Turn).
+3. The charger in the front arc and line of sight, and within range, unless the system lets
+   a charger beyond range be shot at Long Range (`stand_and_shoot_beyond_range`, t9a).
+4. The volley of step 6 with `stand_and_shoot_modifiers` (both systems -1), the charged
+   player's; a charger destroyed or fleeing (Panic) after it does not charge.
 """
 
 from __future__ import annotations
@@ -125,10 +138,13 @@ def _check_target(state: GameState, target: Unit) -> None:
 
 
 def aim(
-    state: GameState, unit: Unit, target: Unit, weapon_name: str | None
+    state: GameState, unit: Unit, target: Unit, weapon_name: str | None,
+    *, beyond_range: bool = False,
 ) -> tuple[Any, float, Any]:
     """The weapon (by name; default the first), the distance and the line of sight of a shot
-    at `target`, or the rule that refuses it (no such weapon, out of range, not in sight)."""
+    at `target`, or the rule that refuses it (no such weapon, out of range, not in sight).
+    `beyond_range`: a target beyond the weapon's range may still be shot (t9a Stand and
+    Shoot; the distance then makes it Long Range)."""
     rules = rank_and_flank_of(state)
     weapons = rules.shooting_weapons(rank_and_file_sheet(state, unit))
     if not weapons:
@@ -146,7 +162,7 @@ def aim(
         )
     table = table_of(state)
     gap = float(distance(table.units[unit.id], table.units[target.id]).distance)
-    if gap > weapon.range_in + 1e-9:
+    if gap > weapon.range_in + 1e-9 and not beyond_range:
         raise RuleError(
             ILLEGAL_MOVE,
             f"{target.name} is {gap:.1f} in away; {weapon.name} reaches {weapon.range_in} in",
@@ -227,13 +243,14 @@ def volley(
     moved: bool,
     actor: int,
     extra: Sequence[Modifier] = (),
+    beyond_range: bool = False,
 ) -> list[Event]:
     """`unit` shoots `weapon_name` (default its first weapon) at `target`: range, line of
     sight, modifiers (the system's and `extra`), then module text step 6. `shoot` calls it
     after its own checks; a charge reaction's Stand and Shoot calls it through
     `stand_and_shoot`."""
     rules = rank_and_flank_of(state)
-    weapon, gap, sight = aim(state, unit, target, weapon_name)
+    weapon, gap, sight = aim(state, unit, target, weapon_name, beyond_range=beyond_range)
     table = table_of(state)
     modifiers: list[Modifier] = rules.shooting_modifiers(
         moved=moved, distance=gap, weapon=weapon, cover=sight.cover
@@ -254,7 +271,9 @@ def volley(
         shots = shots_roll.total or 0
     strike = rules.shooting_strike(weapon, shots, f"{unit.name} ({weapon.name})")
     text = (
-        f"{unit.name} shoot {weapon.name} at {target.name} ({gap:.1f} in): {plural(shots, 'shot')}"
+        f"{unit.name} shoot {weapon.name} at {target.name} ({gap:.1f} in"
+        + (f", beyond its {weapon.range_in:g} in: Long Range" if gap > weapon.range_in else "")
+        + f"): {plural(shots, 'shot')}"
     )
     log.add(
         Event(
@@ -290,18 +309,57 @@ def volley(
     return log.events
 
 
-def stand_and_shoot(state: GameState, unit_id: str, charger_id: str, dice: Roller) -> list[Event]:
-    """A charged unit's Stand and Shoot: its default weapon at the charger as the charge is
-    declared (range and line of sight checked; the system's `stand_and_shoot_modifiers`, whfb8
-    -1), by the charged unit's owner. For the Charge Reaction (server/rules/charge.py) to call;
-    raises `RuleError` when it cannot shoot."""
+def stand_and_shoot_refusal(
+    state: GameState, unit_id: str, charger_id: str
+) -> tuple[str, str] | None:
+    """(rule, why) when the charged unit `unit_id` may not Stand and Shoot at `charger_id`,
+    else None (module text "Stand and Shoot")."""
+    err = judge(partial(_check_stand_and_shoot, state, unit_id, charger_id))
+    if err is None:
+        return None
+    return str(err.details.get("rule") or "Stand and Shoot"), err.message
+
+
+def _check_stand_and_shoot(state: GameState, unit_id: str, charger_id: str) -> None:
+    """A Stand and Shoot: the charged unit can shoot (on the table, not fleeing, rank-and-file
+    left, a shooting weapon), the system's own conditions (`stand_and_shoot_condition`), and
+    its default weapon reaches the charger (unless `stand_and_shoot_beyond_range`) in its
+    front arc and line of sight."""
     units = units_of(state)
     unit, charger = units[unit_id], units[charger_id]
+    rules = rank_and_flank_of(state)
     if not active(unit) or unit.models == 0:
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} cannot shoot", rule="Stand and Shoot")
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} cannot shoot (not on the table, fleeing or no "
+            "rank-and-file left)", rule="Stand and Shoot",
+        )
+    if not rules.shooting_weapons(rank_and_file_sheet(state, unit)):
+        raise RuleError(
+            ILLEGAL_MOVE, f"{unit.name} has no shooting weapon to Stand and Shoot with",
+            rule="Stand and Shoot",
+        )
+    table = table_of(state)
+    gap = float(distance(table.units[unit.id], table.units[charger.id]).distance)
+    why = rules.stand_and_shoot_condition(state, unit, charger, gap)
+    if why is not None:
+        raise RuleError(ILLEGAL_MOVE, why[1], rule=why[0])
+    aim(state, unit, charger, None, beyond_range=rules.stand_and_shoot_beyond_range)
+
+
+def stand_and_shoot(state: GameState, unit_id: str, charger_id: str, dice: Roller) -> list[Event]:
+    """A charged unit's Stand and Shoot: its default weapon at the charger as the charge is
+    declared, before the charge range is rolled (`stand_and_shoot_refusal` says when it may;
+    the system's `stand_and_shoot_modifiers`, -1), by the charged unit's owner, with the
+    shooting phase's Panic Tests (a charger that flees or dies does not charge). The Charge
+    Reaction (server/rules/charge.py) calls it through the system's `RankedRules`; raises
+    `RuleError` when it cannot shoot."""
+    _check_stand_and_shoot(state, unit_id, charger_id)
+    units = units_of(state)
+    unit, charger = units[unit_id], units[charger_id]
     rules = rank_and_flank_of(state)
     return volley(state, unit, charger, None, dice, moved=False, actor=unit.owner,
-                  extra=rules.stand_and_shoot_modifiers())
+                  extra=rules.stand_and_shoot_modifiers(),
+                  beyond_range=rules.stand_and_shoot_beyond_range)
 
 
 @register_folder("shots_fired")

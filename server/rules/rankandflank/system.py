@@ -35,7 +35,7 @@ from server.rules.rankandflank.attacks import AttackSteps, Modifier
 from server.rules.systems import SYSTEMS, find_system
 
 if TYPE_CHECKING:
-    from server.rules.core import GameState
+    from server.rules.core import Event, GameState
     from server.rules.rankandflank.events import Log
     from server.rules.units import Unit
 
@@ -86,6 +86,9 @@ class RankAndFlankRules(AttackSteps):
     """Rank-and-file models in this many front ranks shoot (t9a: 2)."""
     max_supporting_ranks: int = 2
     """How many ranks behind the first the frontage counts for Supporting Attacks."""
+    stand_and_shoot_beyond_range: bool = False
+    """A Stand and Shoot may shoot a charger beyond the weapon's maximum range, which then
+    counts as Long Range (t9a); False: the charger must be within range (whfb8)."""
 
     # -- combat score ------------------------------------------------------------------------------
     charge_bonus: int = 1
@@ -241,8 +244,18 @@ class RankAndFlankRules(AttackSteps):
         return 0, None
 
     def stand_and_shoot_modifiers(self) -> list[Modifier]:
-        """The to-hit modifiers of a Stand and Shoot reaction (whfb8 -1); none by default."""
+        """The to-hit modifiers of a Stand and Shoot reaction (t9a and whfb8 -1); none by
+        default."""
         return []
+
+    def stand_and_shoot_condition(
+        self, state: GameState, unit: Unit, charger: Unit, gap: float
+    ) -> tuple[str, str] | None:
+        """(rule, why) when a system's own condition refuses `unit` a Stand and Shoot at
+        `charger`, `gap` inches away (t9a: the charger in the Front Arc, farther than its
+        Advance Rate, once per Player Turn); the shared checks (a weapon, range, line of
+        sight) are `shooting.stand_and_shoot_refusal`'s. None by default."""
+        return None
 
     def shooting_target_modifiers(self, sheets: Sequence[Datasheet], models: int) -> list[Modifier]:
         """To-hit modifiers from the target unit as a whole (`models` models, these sheets:
@@ -303,11 +316,19 @@ class RankAndFlankRules(AttackSteps):
         return None
 
     def instead_of_break_test(
-        self, sheets: Sequence[Datasheet], *, difference: int, steadfast: bool
+        self,
+        sheets: Sequence[Datasheet],
+        *,
+        difference: int,
+        steadfast: bool,
+        state: GameState | None = None,
+        unit: Unit | None = None,
     ) -> tuple[str, int, list[dict[str, str]]] | None:
         """A unit that takes no Break Test (whfb8 Unbreakable; Unstable, which loses wounds
         instead): the rule, the wounds it loses with no saves (rank-and-file first, then
-        characters as evenly as possible) and the notes; None (the default): it tests."""
+        characters as evenly as possible) and the notes; None (the default): it tests.
+        `state` and `unit` (the game and the losing unit, when known) let a rule look at the
+        table (whfb8 Animated Construct near its Battle Standard Bearer)."""
         return None
 
     def losses_instead_of_fleeing(self, sheets: Sequence[Datasheet]) -> str | None:
@@ -350,3 +371,32 @@ MELEE_PHASE = Phases(
     lambda system_id: (_of(system_id).melee_phase,),
 )
 """For `register_action(when=...)`: the phase in which the system's combats are fought."""
+
+
+class RankAndFlankReactions:
+    """Mixed into a system's `RankedRules` (before it): the Charge Reactions as the shared
+    battle plays them (t9a, whfb8): Stand and Shoot is the shooting phase's volley
+    (server/rules/rankandflank/shooting.py, with the system's `RankAndFlankRules` conditions
+    and modifiers), and a Flee! makes the friends it passes through test for Panic when the
+    system has `panic_through` (break_test.py)."""
+
+    def reaction_flight(
+        self, state: GameState, unit_id: str, charger_id: str, fled: list[Event], dice: Any
+    ) -> list[Event]:
+        from server.rules.rankandflank.break_test import reaction_flight_panic
+
+        return reaction_flight_panic(state, unit_id, charger_id, fled, dice)
+
+    def stand_and_shoot_refusal(
+        self, state: GameState, unit_id: str, charger_id: str
+    ) -> tuple[str, str] | None:
+        from server.rules.rankandflank.shooting import stand_and_shoot_refusal
+
+        return stand_and_shoot_refusal(state, unit_id, charger_id)
+
+    def stand_and_shoot(
+        self, state: GameState, unit_id: str, charger_id: str, dice: Any
+    ) -> list[Event]:
+        from server.rules.rankandflank.shooting import stand_and_shoot
+
+        return stand_and_shoot(state, unit_id, charger_id, dice)

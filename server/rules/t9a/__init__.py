@@ -19,6 +19,7 @@ SYSTEM = register_system(
         charge_phases=("Charge",),
         movement_phase="Movement",
         tables=tables,
+        magic_phase="Magic",
         rank_and_flank=T9A,
         variant=VARIANT,
     )

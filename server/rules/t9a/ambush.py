@@ -8,7 +8,7 @@ Gremlins' own rule).
 - From the owner's Player Turn 2, at the start of their Movement Phase, one D6 per ambushing
   unit: 3+ arrives; in the owner's Player Turns 5 and 6 the roll counts as a 3+. A unit with
   the Gremlins' rule ("Spell-Eater Ambush") gains one Maximised instance per spell the opponent
-  cast successfully in their previous Magic Phase (magic.py).
+  cast successfully in their previous Magic Phase (server/rules/magic.py).
 - A unit that may arrive is placed with `arrive_from_ambush`: a point on a Battlefield Edge and
   a placement the geometry core accepts (3 of 4 corners within 6 in, on the table, Unit
   Spacing, nothing between the Unit Boundary and the point). It counts as having made an
@@ -53,10 +53,10 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
+from server.rules.magic import opponent_spells_last_magic_phase
 from server.rules.naming import display_name, in_the_way
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.systems import MOVEMENT_PHASE
-from server.rules.t9a.magic import opponent_spells_last_magic_phase
 from server.rules.units import (
     Coord,
     Facing,

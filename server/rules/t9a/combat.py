@@ -11,6 +11,10 @@ Shooting (**Decisions** for the first three modifiers: the long-standing values)
 * Phase "Shooting". Models in the first two ranks shoot (**Decision**).
 * Modifiers: Moving and Shooting -1, Long Range (beyond half range) -1, Soft Cover -1, Hard
   Cover -2; Hard Target (X) -X is the target's (server/rules/t9a/attacks.py).
+* Stand and Shoot (the Charge Reactions text, docs/rules-decisions.md): only when the charger
+  is Located in the charged unit's Front Arc and farther away than its lowest Advance Rate,
+  once per Player Turn; a charger beyond the weapon's range is shot at Long Range; -1 to hit
+  (**Decision**: the value of the "Stand and Shoot" modifier the text names).
 
 One round of combat (**Decisions**, simple and documented):
 
@@ -48,13 +52,19 @@ from collections.abc import Iterable, Sequence
 
 from server.data import Datasheet
 from server.data.schema import T9AModelPart, T9AShootingWeapon
-from server.geometry.kinds import Cover
+from server.geometry.arcs import arc_of_unit
+from server.geometry.kinds import Arc, Cover
+from server.rules.core import GameState
+from server.rules.naming import possessive
 from server.rules.rankandflank.attacks import SHOOTING, Modifier
 from server.rules.rankandflank.system import RankAndFlankRules
+from server.rules.systems import variant_of
 from server.rules.t9a import profiles
 from server.rules.t9a.attacks import POISON_ATTACKS, Guard, Strike, T9AAttackSteps
+from server.rules.units import Unit, phase_moves, sheets_of, table_of
 
 COVER_MODIFIER = {Cover.SOFT: -1, Cover.HARD: -2}
+STAND_AND_SHOOT = Modifier("Stand and Shoot", -1, "Stand and Shoot: -1 to hit")
 
 
 class T9ARankAndFlank(T9AAttackSteps, RankAndFlankRules):
@@ -68,6 +78,7 @@ class T9ARankAndFlank(T9AAttackSteps, RankAndFlankRules):
     ranks_name = "Proper Ranks"
     shooting_ranks = 2
     max_supporting_ranks = 2
+    stand_and_shoot_beyond_range = True
 
     # -- profiles ----------------------------------------------------------------------------------
 
@@ -163,6 +174,31 @@ class T9ARankAndFlank(T9AAttackSteps, RankAndFlankRules):
             mod = COVER_MODIFIER[cover]
             modifiers.append(Modifier(label, mod, f"{label}: {mod} to hit"))
         return modifiers
+
+    def stand_and_shoot_modifiers(self) -> list[Modifier]:
+        """Stand and Shoot -1 (module text)."""
+        return [STAND_AND_SHOOT]
+
+    def stand_and_shoot_condition(
+        self, state: GameState, unit: Unit, charger: Unit, gap: float
+    ) -> tuple[str, str] | None:
+        """The Charge Reactions text: the charger Located in the charged unit's Front Arc (the
+        arc holding the centre of its front facing), farther away than its Advance Rate (the
+        lowest among its models), and a unit Stands and Shoots once per Player Turn (charges
+        are declared only in the Charge Phase, so once in it: the phase's record of shots)."""
+        table = table_of(state)
+        if Arc.FRONT not in arc_of_unit(table.units[unit.id], table.units[charger.id]):
+            return ("Stand and Shoot", f"{charger.name} is not Located in "
+                    f"{possessive(unit.name)} Front Arc")
+        rate = min(variant_of(state.system).allowance(s, "advance")
+                   for s in sheets_of(state, charger))
+        if gap <= rate + 1e-9:
+            return ("Stand and Shoot", f"{charger.name} is {gap:.1f} in away, not farther than "
+                    f"its Advance Rate {rate:g}: too close to Stand and Shoot")
+        if phase_moves(state).get(unit.id, {}).get("shot"):
+            return ("Stand and Shoot", f"{unit.name} has already Stood and Shot this Player "
+                    "Turn")
+        return None
 
     # -- ranks -------------------------------------------------------------------------------------
 

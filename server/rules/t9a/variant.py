@@ -16,6 +16,7 @@ from server.geometry.frame import Placement
 from server.rules.core import GameState
 from server.rules.endgame import GameResult
 from server.rules.markers import SHAKEN
+from server.rules.rankandflank.system import RankAndFlankReactions
 from server.rules.systems import (
     Pregame,
     RankedRules,
@@ -31,7 +32,7 @@ def _global(sheet: Datasheet) -> Any:
 
 
 @dataclass(frozen=True)
-class NinthAgeRanked(RankedRules):
+class NinthAgeRanked(RankAndFlankReactions, RankedRules):
     def discipline(self, sheet: Datasheet) -> int:
         """Rally Tests are taken against Discipline."""
         return int(_global(sheet).discipline)
@@ -123,5 +124,8 @@ VARIANT = NinthAge(
                          "has the first Player Turn",
         source="The Ninth Age (2022), Battle Setup: Roll-off for Attacker or Defender; Deploy "
                "Units (newrecruit.eu/wiki/t9a/the-ninth-age-(2022)/rules/battle-setup)",
+    ),
+    failed_charge_note=(
+        "the Failed Charge Move is not automated: move the unit by hand, as a free move"
     ),
 )

@@ -21,6 +21,7 @@ SYSTEM = register_system(
         charge_phases=("Movement",),
         movement_phase="Movement",
         tables=tables,
+        magic_phase="Magic",
         rank_and_flank=WHFB8,
         variant=VARIANT,
     )

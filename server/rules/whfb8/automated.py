@@ -32,7 +32,8 @@ handled_by(
     WHFB8,
     "Animated Construct",
     profiles.armour_save,
-    "the 5+ armour save and one Wound less from Unstable",
+    "the 5+ armour save and one Wound less from Unstable (two within 12 in of the Battle "
+    "Standard Bearer)",
     lacks="the fewer Wounds when the army's Hierophant dies (no Hierophant in the catalogue)",
 )
 handled_by(WHFB8, "Fear", combat.fear_tests, "Fear tests of enemies in base contact")
@@ -122,4 +123,11 @@ handled_by(
     undead.march_refusal,
     "the joined Undead unit may march",
     lacks="using the character's Weapon Skill",
+)
+handled_by(
+    WHFB8,
+    "Sworn Bodyguard",
+    undead.march_refusal,
+    "the joined Undead unit may march",
+    lacks="the rule's other effects in the army books (no model in the catalogue has it)",
 )

@@ -53,12 +53,13 @@ from typing import Any
 
 from server.data import Datasheet
 from server.geometry.kinds import Cover
+from server.geometry.measure import distance
 from server.rules.core import Event, GameState, register_folder
 from server.rules.rankandflank.attacks import MELEE, SHOOTING, Modifier, Roller
 from server.rules.rankandflank.engagement import active, frontage, sheet, sheets_of, standing
 from server.rules.rankandflank.events import Log
 from server.rules.rankandflank.system import RankAndFlankRules
-from server.rules.units import Unit, _set, phase_moves, units_of
+from server.rules.units import Unit, _set, phase_moves, table_of, units_of
 from server.rules.whfb8 import profiles
 from server.rules.whfb8.attacks import Guard, Strike, WHFB8AttackSteps
 
@@ -339,9 +340,16 @@ class WHFB8RankAndFlank(WHFB8AttackSteps, RankAndFlankRules):
         return profiles.STUBBORN if any(s.has_rule(profiles.STUBBORN) for s in sheets) else None
 
     def instead_of_break_test(
-        self, sheets: Sequence[Datasheet], *, difference: int, steadfast: bool
+        self,
+        sheets: Sequence[Datasheet],
+        *,
+        difference: int,
+        steadfast: bool,
+        state: GameState | None = None,
+        unit: Unit | None = None,
     ) -> tuple[str, int, list[dict[str, str]]] | None:
-        return unstable_losses(sheets, difference, steadfast)
+        near = state is not None and unit is not None and near_battle_standard(state, unit)
+        return unstable_losses(sheets, difference, steadfast, near_battle_standard=near)
 
     def panic_immunity(self, sheets: Sequence[Datasheet]) -> str | None:
         """Immunity (Psychology), Unbreakable and Unstable units pass Panic Tests."""
@@ -414,11 +422,42 @@ def immunity(
     return None
 
 
+BATTLE_STANDARD_RANGE_IN = 12.0
+"""Animated Construct (FACTS): two Wounds less from Unstable within this distance of the army's
+Battle Standard Bearer."""
+
+
+def near_battle_standard(state: GameState, unit: Unit) -> bool:
+    """Is `unit` within 12 in of its army's Battle Standard Bearer (a unit of its owner on the
+    table carrying the battle standard while its bearer stands; the bearer's own unit is)?
+    Measured between the closest points of the two units."""
+    table = table_of(state)
+    here = table.units.get(unit.id)
+    for other in units_of(state).values():
+        if (
+            other.owner != unit.owner
+            or other.status != "on_table"
+            or BATTLE_STANDARD not in other.markers
+            or not bearer_stands(state, other)
+        ):
+            continue
+        if other.id == unit.id:
+            return True
+        there = table.units.get(other.id)
+        if here is not None and there is not None and (
+            float(distance(here, there).distance) <= BATTLE_STANDARD_RANGE_IN + 1e-9
+        ):
+            return True
+    return False
+
+
 def unstable_losses(
-    sheets: Sequence[Datasheet], difference: int, steadfast: bool
+    sheets: Sequence[Datasheet], difference: int, steadfast: bool,
+    *, near_battle_standard: bool = False,
 ) -> tuple[str, int, list[dict[str, str]]] | None:
     """Unbreakable: no Break Test, no wounds. Unstable (the page): one wound per point lost by,
-    1 less when it would have been Steadfast, 1 less for Animated Construct (FACTS)."""
+    1 less when it would have been Steadfast, 1 less for Animated Construct, 2 less within 12
+    in of the army's Battle Standard Bearer (FACTS; `near_battle_standard`)."""
     found = [profiles.unbreakable_rule(s) for s in sheets]
     if not found or not all(found):
         return None
@@ -438,11 +477,15 @@ def unstable_losses(
             {"rule": "Steadfast", "text": "Unstable: would have been Steadfast: 1 Wound less"}
         )
     if profiles.has(sheets[0], profiles.ANIMATED_CONSTRUCT):
-        losses -= 1
+        fewer = 2 if near_battle_standard else 1
+        losses -= fewer
         notes.append(
             {
                 "rule": profiles.ANIMATED_CONSTRUCT,
-                "text": "Animated Construct: 1 Wound less from Unstable",
+                "text": "Animated Construct: 2 Wounds less from Unstable (within 12 in of the "
+                "Battle Standard Bearer)"
+                if near_battle_standard
+                else "Animated Construct: 1 Wound less from Unstable",
             }
         )
     return profiles.UNSTABLE, max(0, losses), notes

@@ -13,6 +13,7 @@ from server.geometry.constants import SKIRMISH_GAP_WHFB8_IN
 from server.geometry.footprint import Footprint
 from server.rules.core import Event, GameState
 from server.rules.endgame import GameResult
+from server.rules.rankandflank.system import RankAndFlankReactions
 from server.rules.systems import Pregame, RankedRules, Variant, swiftstride_roll
 
 CANNOT_FLEE = ("Undead", "Unstable", "Unbreakable")
@@ -44,7 +45,7 @@ def _movement(sheet: Datasheet) -> int:
 
 
 @dataclass(frozen=True)
-class WarhammerRanked(RankedRules):
+class WarhammerRanked(RankAndFlankReactions, RankedRules):
     def discipline(self, sheet: Datasheet) -> int:
         """Rally Tests are taken against Leadership: the highest of the sheet's models."""
         return max(int(m.Ld or 0) for m in sheet.profile.models)  # type: ignore[union-attr]
@@ -93,6 +94,12 @@ class Warhammer(Variant):
     def unit_charge_roll(self, sheets: Sequence[Datasheet]) -> tuple[str, int]:
         """M + 2D6; Swiftstride only when every model of the unit has it (as its flee roll)."""
         return swiftstride_roll(sheets)[0], _movement(sheets[0])
+
+    def failed_charge_move(self, roll: Any) -> tuple[float, str] | None:
+        """FACTS.md "Failed charge": the charger moves the highest single D6 of its charge roll
+        towards the target (Swiftstride's three dice: the highest of them)."""
+        faces = [d.face for d in roll.dice if isinstance(d.face, int) and not d.rerolled]
+        return (float(max(faces)), "Failed Charge") if faces else None
 
     def game_result(self, state: GameState, conceded_by: int | None) -> GameResult | None:
         """Victory Points for units dead or fled (FACTS.md) and the winner by 100 or more

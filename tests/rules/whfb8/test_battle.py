@@ -415,3 +415,37 @@ def test_a_stubborn_unit_tests_on_unmodified_leadership(monkeypatch: pytest.Monk
     test = events[0].payload
     assert (test["needed"], test["passed"], test["steadfast"]) == (7, True, False)
     assert test["rules"][0]["rule"] == "Stubborn"
+
+
+@pytest.mark.parametrize(("gap", "losses"), [(11.5, 3), (12.0, 3), (12.5, 4)])
+def test_animated_construct_near_the_battle_standard_loses_two_wounds_less(
+    gap: float, losses: int
+) -> None:
+    """FACTS Animated Construct: "one less wound from Unstable ... (two less within 12 in of
+    its army's Battle Standard Bearer)" (docs/rules-decisions.md). A Tomb Swarm (u1, one rank
+    of 40 mm bases: rear edge at y 24 - 1.57 = 22.43) loses by 5, not Steadfast (zero ranks);
+    the army's Battle Standard Bearer, a Tomb King in Skeleton Warriors (u2), stands `gap` in
+    behind it: within 12 in, 5 - 2 = 3 Wounds; beyond, 5 - 1 = 4."""
+    rear = 24.0 - 40 / 25.4
+    bsb = {**SKELETONS, "joined_characters": ["tomb-king"], "battle_standard": True}
+    state = position(
+        [SWARM, bsb],
+        [HALBERDIERS],
+        {"u1": (36.0, 24.0, 0.0), "u2": (36.0, rear - gap, 0.0), "u3": (36.0, 30.0, 180.0)},
+    )
+    state, events = break_test(state, "u1", 5, 4, [], winner="u3")
+    assert [e.type for e in events][:2] == ["break_test", "hp_lost"]
+    assert events[1].payload["losses"] == losses
+    note = next(r["text"] for r in events[0].payload["rules"]
+                if r["rule"] == "Animated Construct")
+    assert note.startswith(f"Animated Construct: {5 - losses} Wound")
+
+
+def test_the_battle_standard_bearers_own_unit_is_within_12_in() -> None:
+    """The Battle Standard Bearer's own Undead unit is within 12 in of it: Skeletons with their
+    Tomb King BSB lose by 4, Steadfast: 4 - 1 - 2 = 1 Wound."""
+    bsb = {**SKELETONS, "joined_characters": ["tomb-king"], "battle_standard": True}
+    state = position([bsb], [{**HALBERDIERS, "models": 10}],
+                     {"u1": (36.0, 24.0, 0.0), "u2": (36.0, 30.0, 180.0)})
+    state, events = break_test(state, "u1", 4, 2, [], winner="u2")
+    assert events[1].payload["losses"] == 1

@@ -29,9 +29,9 @@ def test_the_turn_machine_and_out_of_phase_refusals() -> None:
     assert refused(state, 1, type="end_phase").code == "out_of_phase"
 
 
-def test_whfb8_rejects_t9a_only_actions() -> None:
-    """The t9a combat and magic actions are registered for t9a only."""
+def test_whfb8_logs_spells_in_its_magic_phase_only() -> None:
+    """Issue 14: whfb8 records casts and dispels the way t9a does (server/rules/magic.py,
+    tests/rules/test_magic.py): `cast_spell` exists, in the Magic phase."""
     state = deployed("whfb8", HALBERDIERS, SKELETONS, (36, 6), (36, 42))
-    assert refused(state, 1, type="cast_spell", spell="x", outcome="success").code == (
-        "bad_request"
-    )
+    err = refused(state, 1, type="cast_spell", spell="x", outcome="success")
+    assert (err.code, err.details["allowed"]) == ("out_of_phase", ["Magic"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from server.data import load_catalog
+from server.data.schema import SpecialRule
 from server.rules.whfb8.profiles import has
 from server.rules.whfb8.undead import march_refusal
 
@@ -18,14 +19,23 @@ from server.rules.whfb8.undead import march_refusal
         ("skeleton-warriors", ["tomb-king"], False),  # My Will Be Done
         (None, ["tomb-king"], False),
         ("empire-halberdiers", [], False),  # not Undead
+        ("skeleton-warriors", ["bodyguard"], False),  # Sworn Bodyguard
     ],
 )
 def test_undead_march_only_with_my_will_be_done(
     rank_and_file: str | None, characters: list[str], refused: bool
 ) -> None:
+    """The page: Undead "may make march moves if they are joined by a character with My Will
+    Be Done or Sworn Bodyguard" ("bodyguard": the Tomb King with Sworn Bodyguard instead of
+    My Will Be Done)."""
     cat = load_catalog()
+    king = cat.get("whfb8", "tomb-king")
+    bodyguard = king.model_copy(update={"special_rules": [
+        SpecialRule(name="Undead"), SpecialRule(name="Sworn Bodyguard")
+    ]})
+    assert not bodyguard.has_rule("My Will Be Done")
     sheets = [cat.get("whfb8", s) for s in ([rank_and_file] if rank_and_file else [])]
-    sheets += [cat.get("whfb8", c) for c in characters]
+    sheets += [bodyguard if c == "bodyguard" else cat.get("whfb8", c) for c in characters]
     found = march_refusal("Unit", sheets)
     assert (found is not None) == refused
     if found is not None:

@@ -1,6 +1,8 @@
-"""The Magic Phase record the Mageblight Gremlins' own rule reads (seed 000): a player logs each
-casting attempt and its outcome; how many spells each player cast successfully in each Magic
-Phase is derived from that log.
+"""The Magic Phase log, for every system with a Magic Phase (`GameSystem.magic_phase`: t9a and
+whfb8): the active player logs each casting attempt and its outcome; how many spells each
+player cast successfully in each Magic Phase is derived from that log (the t9a Mageblight
+Gremlins' own rule reads it, seed 000; whfb8 "records casts and dispels the way t9a does",
+issue 14: a spell dispelled is logged as a failure to cast).
 
 Spells themselves are not automated: a player states the spell and whether it was cast, and the
 players resolve its effect. The client says so beside the casting form.
@@ -22,7 +24,6 @@ from server.rules.core import (
     ActionModel,
     Event,
     GameState,
-    Phases,
     RuleError,
     When,
     register_action,
@@ -30,6 +31,7 @@ from server.rules.core import (
     register_projector,
 )
 from server.rules.orders import in_window, offer, register_game_offer
+from server.rules.systems import MAGIC_PHASE, has_magic_phase
 from server.rules.units import _set, units_of
 
 
@@ -54,8 +56,8 @@ def _offer_cast(state: GameState, seat: int) -> dict[str, Any] | None:
 @register_action(
     "cast_spell",
     CastSpell,
-    systems=["t9a"],
-    when=[When(BATTLE, ACTIVE, Phases.named("Magic"))],
+    systems=has_magic_phase,
+    when=[When(BATTLE, ACTIVE, MAGIC_PHASE)],
     doing="casting spells",
 )
 def cast_spell(state: GameState, seat: int, action: CastSpell, dice: DiceStream) -> list[Event]:
@@ -116,6 +118,6 @@ def opponent_spells_last_magic_phase(state: GameState, seat: int) -> int:
 
 @register_projector
 def _project_magic(state: GameState, viewer: int | None, out: dict[str, Any]) -> None:
-    if state.system != "t9a":
+    if not state.system or not has_magic_phase(state.system):
         return
     out["magic"] = {seat: dict(turns) for seat, turns in _magic(state).items()}

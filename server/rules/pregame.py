@@ -193,14 +193,13 @@ def _offer_choose_first(state: GameState, seat: int) -> Offer | None:
     pending = state.extra.get("pending_choice")
     if not pending or int(pending["seat"]) != seat or not in_window(state, seat, "choose_first"):
         return None
-    rules = pregame_rules(state)
     about = str(pending["about"])
     verb, verbs = (("deploy first", "deploys first") if about == DEPLOY_FIRST
                    else ("take the first turn", "takes the first turn"))
     return offer(
         "choose_first",
         about=about,
-        question=_pending(seat, about, rules).payload["text"] if rules else verb,
+        question="Who deploys first?" if about == DEPLOY_FIRST else "Who takes the first turn?",
         options=[{"first": seat, "label": f"I {verb}"},
                  {"first": other(seat), "label": f"My opponent (Player {other(seat)}) {verbs}"}],
         rule="Roll-offs",

@@ -4,7 +4,7 @@
 
 import { fortyBar } from './forty.js';
 import { h, replace } from './dom.js';
-import { gameOffer } from './offers.js';
+import { canGive, gameOffer, unitOffer } from './offers.js';
 import { errorText, markerBadges, rollSummary, unitName } from '../format.js';
 import { describe, humanize } from './describe.js';
 import { setupPanel, renderTray, unitOrders } from './battle.js';
@@ -287,7 +287,10 @@ function renderInfo(el, table, store) {
     // Typed values for the same orders (keyboard): a distance, degrees, a target from a list.
     if (ordered && unit.placement) rows.push(typedMoves(unit, table));
     const shooting = Boolean(actions?.querySelector('#shoot'));
-    if (ordered || shooting) rows.push(targetPicker(unit, table, { charge: Boolean(ordered), shoot: shooting }));
+    // Charge it only while the server offers a charge (not for a unit already in combat:
+    // the Charge… button says why).
+    const charging = canGive(unitOffer(store.state, unit.id, 'declare_charge'));
+    if (charging || shooting) rows.push(targetPicker(unit, table, { charge: charging, shoot: shooting }));
   }
   if (sel) {
     const own = store.seat !== null && sel.owner === store.seat;

@@ -211,6 +211,9 @@ def play(server: str, pages: Any, shots: Path) -> dict[str, Any]:
         if now["phase"] == "Close Combat" and both_on and engaged and fight_offered(page, me):
             fight(page, everyone, shots, story)
             continue
+        if now["phase"] not in story.setdefault("phases_seen", []):  # each phase once, pictured
+            story["phases_seen"].append(now["phase"])
+            shot(page, shots, f"00-phase-{now['phase'].replace(' ', '-').lower()}")
         end_phase(page, now)
 
     # --- The result, on every page ----------------------------------------------------------

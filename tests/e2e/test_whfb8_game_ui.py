@@ -247,12 +247,16 @@ def emerge(p1: Any, swarm: str, everyone: tuple[Any, ...], shots: Path,
             page.wait_for_selector(".game-log li:has-text('Mishap roll')")
         shot(p1, shots, "02-mishap-player1")
         return False
-    # The marker where the dice put it, the scatter in the toast, the ghost green.
+    # The marker drawn where the dice put it, the ghost green; the dice in every page's log.
     pending = p1.evaluate(f"(id) => {STATE}.entombed[id]", swarm)
     assert p1.evaluate("warfield.table.tools.entombed.entombed.point") == {
         "x": pending["marker"][0], "y": pending["marker"][1]}
-    expect(p1.locator(".toasts")).to_contain_text(
-        "Hit: the marker stays" if pending["marker"] == list(MARKER) else "arrow")
+    hit = p1.evaluate("warfield.store.history.filter(e => e.type === 'entombed_marker')"
+                      ".at(-1).payload.hit")
+    dice = "a Hit: the marker stays" if hit else "an arrow and"
+    for page in everyone:
+        expect(page.locator(".game-log li", has_text="stir beneath the sands").first
+               ).to_contain_text(dice)
     shot(p1, shots, "03-scatter-player1")
     p1.keyboard.press("Enter")
     for page in everyone:

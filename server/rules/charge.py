@@ -53,6 +53,7 @@ from server.rules.flee import (
     sheets_of,
 )
 from server.rules.markers import FLED_OFF
+from server.rules.moves import engaged_in_combat
 from server.rules.naming import display_name, in_the_way, possessive
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.systems import (
@@ -179,6 +180,12 @@ def _check_charger(state: GameState, unit: Unit) -> None:
     refusal = variant_of(state.system).charge_refusal(state, unit.id)
     if refusal is not None:
         raise RuleError(ILLEGAL_MOVE, refusal[1], rule=refusal[0])
+    if engaged_in_combat(state, unit):
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{display_name(state, unit.id)} is engaged in combat and cannot declare a charge",
+            rule="Charge",
+        )
 
 
 def _check_charge_target(state: GameState, seat: int, unit: Unit, target: Unit) -> float:

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { announcements, MAX_LINES } from '../js/ui/announce.js';
 import { focusKey } from '../js/ui/dom.js';
-import { unitLine, unitGroups, pick } from '../js/ui/units.js';
+import { engagedNames, unitLine, unitGroups, pick } from '../js/ui/units.js';
 import { zoneMiddle, stageStraightMove } from '../js/ui/typed.js';
 import { fitLabel } from '../js/view/render.js';
 import { TERRAIN_STYLES, TABLE_COLOR, contrast, rgb, shownFill } from '../js/view/terrain-style.js';
@@ -60,6 +60,19 @@ test('a unit in words: where it stands, facing, models, status, markers and its 
   assert.equal(unitLine(st.units.u3, st), 'Mageblight Gremlin: front at 20.0, 38.0 in, facing 180°, 3 models, on the table, Fleeing');
   assert.equal(unitLine(st.units.u4, st), 'Squad: models around 11.0, 10.0 in, 2 models, on the table');
   assert.equal(unitLine(st.units.u2, st), 'Archers: 10 models, in ambush');
+});
+
+test('a charged unit is in combat too: the charger\'s link names it on both sides', () => {
+  const st = battle();
+  // u4 charged u1 (whfb8: Empire Halberdiers charge a Tomb Swarm): both say so.
+  st.units.u4.engaged_with = 'u1';
+  assert.deepEqual(engagedNames(st.units.u1, st), ['Mageblight Gremlin', 'Squad']);
+  assert.deepEqual(engagedNames(st.units.u4, st), ['Citizen Spears']);
+  // A fleeing unit names only the unit it charged; a fleeing charger is not named.
+  assert.deepEqual(engagedNames(st.units.u3, st), []);
+  st.units.u4.markers = ['fleeing'];
+  assert.deepEqual(engagedNames(st.units.u1, st), ['Mageblight Gremlin']);
+  assert.match(unitLine(st.units.u1, st), /engaged with Mageblight Gremlin$/);
 });
 
 test('the units list groups yours, the opponent\'s and off the table (by player for a spectator)', () => {

@@ -131,6 +131,17 @@ test('each unit in Ambush with its status and this turn\'s roll, from the state 
   assert.equal(ambushRollWords({ roll: null }), '?');
 });
 
+test('a unit kept off the table by Entombed Beneath the Sands (whfb8, seed 002) says so, not Ambush', () => {
+  const state = { turn: 2, units: { u1: { id: 'u1', owner: 1, name: 'Tomb Swarm', status: 'ambush', markers: [] } } };
+  const kept = { seq: 7, type: 'unit_deployed', payload: { unit: { id: 'u1', status: 'ambush' }, rule: 'Entombed Beneath the Sands' } };
+  assert.equal(ambushEntries(state, [kept])[0].status, 'Entombed Beneath the Sands');
+  const stays = { seq: 30, type: 'ambush_rolled', payload: { unit: 'u1', player_turn: 2, arrives: false, automatic: false, needed: 3, roll: { expression: 'D6', dice: [{ face: 1, kept: true }], total: 1 } } };
+  assert.equal(ambushEntries(state, [kept, stays])[0].status, 'stays off the table (Entombed Beneath the Sands)');
+  // t9a's Ambush keeps its words.
+  const ambush = { ...kept, payload: { ...kept.payload, rule: 'Ambush' } };
+  assert.equal(ambushEntries(state, [ambush])[0].status, 'in Ambush');
+});
+
 test('this Magic Phase\'s tally: successes from the state record, attempts from the log', () => {
   const state = { player_turn: 2, magic: { 2: { 2: 2 } } };
   const history = [

@@ -39,7 +39,11 @@ test('the dice and the task in words', () => {
   assert.equal(markerWords({ ...MARKER, hit: true }), 'Hit: the marker stays');
   assert.match(markerWords({ ...MARKER, misfire: true }), /Misfire/);
   assert.match(markerWords({ ...MARKER, moved_off: ['ter1'] }), /1 in clear of ter1/);
+  // With the state, by name: a terrain piece's label or kind, a unit's name.
+  const named = { units: { u2: { name: 'Skeleton Warriors' } }, terrain: [{ id: 'ter1', kind: 'impassable' }, { id: 'ter2', kind: 'building', label: 'Tomb' }] };
+  assert.match(markerWords({ ...MARKER, moved_off: ['ter1', 'u2', 'ter2'] }, named), /1 in clear of Impassable terrain, Skeleton Warriors, Tomb/);
   assert.match(placingHint(null, 'Swarm'), /place the marker/);
   assert.match(placingHint({ mode: 'enemy', edge: null }, ''), /charging/);
-  assert.match(placingHint({ mode: 'edge', edge: 'east' }, ''), /east table edge/);
+  assert.match(placingHint({ mode: 'edge', edge: 'east' }, ''), /east \(short\) table edge/);
+  assert.match(placingHint({ mode: 'edge', edge: 'north' }, ''), /north table edge \(Player 2's\)/);
 });

@@ -204,3 +204,34 @@ def test_wh40k10_has_no_charge_reactions() -> None:
     game = Game("wh40k10")
     err = game.refused(2, type="charge_reaction", reaction="hold")
     assert err.code == "bad_request"
+
+
+def test_a_unit_engaged_in_combat_cannot_declare_a_charge() -> None:
+    """A unit in combat fights; it does not declare charges (t9a Charge Phase: only units not
+    Engaged in Combat declare charges; the browser let a Tomb Swarm charge the Halberdiers it
+    was already fighting "from 0.0 in")."""
+    game = close(SPEARS)
+    game.act(1, type="declare_charge", unit="u1", target="u2")
+    assert game.act(2, type="charge_reaction", reaction="hold")[-1].type == "charge_succeeded"
+    # Player 1's next Charge Phase, the two units still locked in combat.
+    game.state = dataclasses.replace(game.state, extra={**game.state.extra, "phase_moves": {}})
+    err = game.refused(1, type="declare_charge", unit="u1", target="u2")
+    assert (err.code, err.details["rule"]) == ("illegal_move", "Charge")
+    assert "engaged in combat" in err.message
+    offer = game.state.to_json(1)["orders"]["units"]["u1"]["declare_charge"]
+    assert not offer["available"] and "engaged in combat" in offer["reason"]
+
+
+def test_the_melee_phase_ends_only_once_every_combat_is_fought() -> None:
+    """Each combat is fought in the Melee Phase (t9a; whfb8's Close Combat phase): ending the
+    phase with a combat unfought is refused, naming it; once fought, the phase ends."""
+    game = close(SPEARS)
+    game.act(1, type="declare_charge", unit="u1", target="u2")
+    game.act(2, type="charge_reaction", reaction="hold")
+    game.to_phase(1, "Melee")
+    err = game.refused(1, type="end_phase")
+    assert err.code == "out_of_phase" and err.details["rule"] == "Melee"
+    assert "has not been fought" in err.message and "Citizen Spears" in err.message
+    assert not game.state.to_json(1)["orders"]["game"]["end_phase"]["available"]
+    game.act(1, type="fight_combat", unit="u1")
+    assert game.act(1, type="end_phase")[0].type == "phase_ended"

@@ -131,7 +131,7 @@ def combat_score(
 
 
 def score_text(rules: RankAndFlankRules, side: int, score: Mapping[str, Any]) -> str:
-    """"player 1: 2 (1 Health Point, +1 charge)"."""
+    """"Player 1: 2 (1 Health Point, +1 charge)"."""
     parts = [plural(score[wounds_key(rules)], rules.wounds_name)]
     labels = {"rank_bonus": "ranks", "standard": "standard", "charge": "charge"}
     labels |= {"flank": "flank", "rear": "rear"}
@@ -139,7 +139,7 @@ def score_text(rules: RankAndFlankRules, side: int, score: Mapping[str, Any]) ->
         if key in (wounds_key(rules), "total", "rules") or not value:
             continue
         parts.append(f"+{value} {labels.get(key, key.replace('_', ' '))}")
-    return f"player {side}: {score['total']} ({', '.join(parts)})"
+    return f"Player {side}: {score['total']} ({', '.join(parts)})"
 
 
 def result(scores: Mapping[int, Mapping[str, Any]]) -> tuple[int | None, int]:

@@ -46,11 +46,12 @@ from server.data import Datasheet
 from server.dice import DiceStream
 from server.geometry.arcs import arc_of_unit
 from server.geometry.kinds import Arc
-from server.rules.battle import other
+from server.rules.battle import on_phase_end, other
 from server.rules.core import (
     ACTIVE,
     BATTLE,
     ILLEGAL_MOVE,
+    OUT_OF_PHASE,
     ActionModel,
     Event,
     GameState,
@@ -59,6 +60,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.naming import display_name
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.rankandflank.attacks import Roller, plural, times_models
 from server.rules.rankandflank.break_test import break_test, panic_tests
@@ -242,6 +244,34 @@ def _check_fight(state: GameState, unit: Unit) -> list[str]:
     if any(phase_moves(state).get(u, {}).get("fought") for u in combat):
         raise RuleError(ILLEGAL_MOVE, "this combat has already been fought this phase", rule=rule)
     return combat
+
+
+def every_combat_fought(state: GameState, dice: DiceStream) -> list[Event]:
+    """For `on_phase_end(system, melee phase)`: the phase ends only once every combat on the
+    table has been fought (each is fought once per Melee / Close Combat phase; the browser let a
+    player end the phase and skip a combat). Refuses with the first unfought combat's units."""
+    seen: set[str] = set()
+    for unit_id in sorted(units_of(state)):
+        if unit_id in seen:
+            continue
+        combat = combat_of(state, unit_id)
+        seen.update(combat)
+        if combat and not any(phase_moves(state).get(u, {}).get("fought") for u in combat):
+            names = " and ".join(display_name(state, u) for u in combat)
+            rule = rank_and_flank_of(state).melee_phase
+            raise RuleError(
+                OUT_OF_PHASE,
+                f"the combat of {names} has not been fought: fight it (Fight) before ending "
+                f"the {rule} phase",
+                rule=rule,
+                unit=combat[0],
+            )
+    return []
+
+
+for _system_id in rank_and_flank_systems():
+    (_melee,) = MELEE_PHASE.of(_system_id)
+    on_phase_end(_system_id, _melee)(every_combat_fought)
 
 
 @register_offer("fight_combat")

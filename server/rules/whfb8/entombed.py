@@ -74,7 +74,7 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
-from server.rules.naming import display_name, in_the_way
+from server.rules.naming import display_name, display_names, in_the_way
 from server.rules.orders import judge, offer, register_offer
 from server.rules.systems import MOVEMENT_PHASE
 from server.rules.units import (
@@ -398,7 +398,7 @@ def place_entombed_marker(
     final = (round(pushed.point[0], 4), round(pushed.point[1], 4))
     payload |= {"marker": list(final), "moved_off": list(pushed.moved_off)}
     if pushed.moved_off:
-        said += f"; under {', '.join(pushed.moved_off)}, it is put 1 in clear, at " \
+        said += f"; under {display_names(state, pushed.moved_off)}, it is put 1 in clear, at " \
                 f"({final[0]:.1f}, {final[1]:.1f})"
     problem = None
     if pushed.stuck:

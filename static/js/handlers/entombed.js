@@ -12,7 +12,7 @@ import { Tool } from './handler.js';
 import { pointInGeometry } from '../view/hit.js';
 import { round2 } from '../view/transform.js';
 import { placeOutline, outlineBox, turnPlacement, AMBUSH_TURN_STEP_DEG } from '../view/ambush.js';
-import { pendingEmergence, lastMarker, scatterPath, markerWords, placingHint } from '../view/entombed.js';
+import { pendingEmergence, lastMarker, scatterPath, markerWords, placingHint, edgeWords } from '../view/entombed.js';
 
 /** @typedef {import('../view/ambush.js').Placement} Placement */
 /** @typedef {import('../types.js').Pt} Pt */
@@ -91,7 +91,9 @@ export class EntombedTool extends Tool {
     a.point = pending.marker ? { x: pending.marker[0], y: pending.marker[1] } : null;
     const marker = pending.mode === 'edge' ? null : lastMarker(t.store.history, a.unit);
     a.zone = marker ? scatterPath(marker) : null;
-    if (marker) t.toast(`${a.name}: ${markerWords(marker)}`, 'info');
+    if (marker) t.toast(`${a.name}: ${markerWords(marker, t.store.state)}`, 'info');
+    // A Mishap of 5-6: no marker any more; the unit walks on from a random table edge.
+    else if (pending.mode === 'edge') t.toast(`${a.name}: Mishap, it enters from the ${edgeWords(pending.edge)} (see the log)`, 'info');
     this.showGhost();
   }
 
@@ -228,7 +230,7 @@ export class EntombedTool extends Tool {
     if (!a.fixed && a.sending && !pendingEmergence(t.store.state, a.unit)) {
       const marker = lastMarker(t.store.history, a.unit);
       if (marker?.outcome === 'mishap' && !(unit.markers || []).includes('ambush_ready')) {
-        t.toast(`${a.name}: ${markerWords(marker)} (see the log)`, 'error');
+        t.toast(`${a.name}: ${markerWords(marker, t.store.state)} (see the log)`, 'error');
         t.setMode('idle');
       }
       return;

@@ -248,10 +248,10 @@ export function renderTray(el, table, store, conn, toast) {
               try {
                 await conn.act({ type: 'declare_reserve', unit: t.id, mode: reserve.mode || 'ambush' });
               } catch (err) {
-                toast(`Keep in Ambush: ${errorText(err)}`, 'error');
+                toast(`Keep off the table: ${errorText(err)}`, 'error');
               }
             },
-          }, 'Keep in Ambush')
+          }, reserve.rule && reserve.rule !== 'Ambush' ? `Keep off the table: ${reserve.rule}` : 'Keep in Ambush')
           : null);
     })));
 }

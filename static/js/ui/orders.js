@@ -404,7 +404,8 @@ export function mountOrders(o) {
     if (agreement.hidden) return;
     const plan = undoPlan(st, store.frames, store.ownAcks, store.seat, store.history);
     const blocked = Boolean(st.proposal && st.proposal.open !== false);
-    const words = plan ? plan.events.map((e) => `#${e.seq} ${String(e.type).replace(/_/g, ' ')}`) : [];
+    // A hidden event (the opponent's secret, whfb8 Fanatics) is said as such, not by its type.
+    const words = plan ? plan.events.map((e) => `#${e.seq} ${e.type === 'hidden' ? 'a hidden event' : String(e.type).replace(/_/g, ' ')}`) : [];
     const undo = /** @type {HTMLButtonElement} */ (h('button', {
       type: 'button', id: 'propose-undo',
       title: plan ? `Undo ${words.join(', ')}` : 'Nothing to undo',

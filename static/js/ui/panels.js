@@ -14,7 +14,7 @@ import { magicPanel } from './magic.js';
 import { objectivePanel } from './objective.js';
 import { pregamePanel } from './pregame.js';
 import { resultPanel } from './result.js';
-import { renderUnits } from './units.js';
+import { engagedNames, renderUnits } from './units.js';
 import { terrainLegend } from './legend.js';
 import { deployForm, typedMoves, targetPicker } from './typed.js';
 import { renderFanatics } from './fanatics.js';
@@ -335,7 +335,7 @@ function unitCard(u, st) {
     Array.isArray(u.markers) && u.markers.length
       ? h('div', { class: 'markers' }, u.markers.map((/** @type {string} */ m) => h('span', { class: `badge marker ${markerBadges({ markers: [m] }).length ? `marker-${m}` : ''}` }, humanize(String(m)))))
       : null,
-    u.engaged_with ? h('div', { class: 'coords engaged' }, `Engaged with ${st?.units?.[u.engaged_with]?.name || u.engaged_with}`) : null,
+    engagedNames(u, st).length ? h('div', { class: 'coords engaged' }, `Engaged with ${engagedNames(u, st).join(', ')}`) : null,
     u.moved && Object.keys(u.moved).length && typeof u.moved.used === 'number'
       ? h('div', { class: 'coords' }, `Moved ${u.moved.used.toFixed(1)}${u.moved.allowance ? ` of ${u.moved.allowance} in` : ' in'}`)
       : null,

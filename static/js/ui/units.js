@@ -47,6 +47,24 @@ function modelCount(m) {
 }
 
 /**
+ * The names of the enemy units a unit is in combat with: the one it charged (`engaged_with`,
+ * the server's charge link) and every unit on the table, not fleeing, that charged it. A
+ * fleeing unit only names the one it charged. Pure.
+ * @param {Unit & {engaged_with?:string|null}} u @param {GameState|null|undefined} state @returns {string[]}
+ */
+export function engagedNames(u, state) {
+  const units = /** @type {Record<string, any>} */ (state?.units || {});
+  const ids = u.engaged_with ? [String(u.engaged_with)] : [];
+  const fleeing = (/** @type {any} */ (u).markers || []).includes('fleeing');
+  if (!fleeing) {
+    for (const v of Object.values(units)) {
+      if (v?.engaged_with === u.id && v.status === 'on_table' && !(v.markers || []).includes('fleeing') && !ids.includes(v.id)) ids.push(String(v.id));
+    }
+  }
+  return ids.map((id) => String(units[id]?.name || id));
+}
+
+/**
  * One unit in words: "Citizen Spears: front at 20.0, 10.0 in, facing 0°, 20 models, 5 wide,
  * on the table, Fleeing, engaged with Mageblight Gremlin".
  * @param {Unit & {engaged_with?:string|null}} u @param {GameState|null|undefined} state @returns {string}
@@ -55,7 +73,8 @@ export function unitLine(u, state) {
   const status = String(u.status || 'on_table');
   const { at, facing } = OFF_TABLE.has(status) ? { at: '', facing: null } : where(u);
   const models = modelCount(u.models);
-  const engaged = u.engaged_with ? `engaged with ${state?.units?.[u.engaged_with]?.name || u.engaged_with}` : '';
+  const foes = engagedNames(u, state);
+  const engaged = foes.length ? `engaged with ${foes.join(', ')}` : '';
   const bits = [
     at,
     facing !== null ? `facing ${Math.round(((facing % 360) + 360) % 360)}°` : '',

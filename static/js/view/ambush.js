@@ -151,7 +151,8 @@ export function ambushRollWords(p) {
  * @property {string} id
  * @property {number} owner
  * @property {string} name
- * @property {'in Ambush'|'rolled to arrive'|'stays in Ambush'} status
+ * @property {string} status      'in Ambush', 'rolled to arrive', 'stays in Ambush'; a unit kept
+ *   off the table by another rule (whfb8 Entombed Beneath the Sands) names that rule instead
  * @property {boolean} ready       may arrive now (rolled to arrive this turn)
  * @property {string} detail       the roll in words, or the host a character arrives with
  * @property {any} roll            the ambush_rolled payload of this turn, if any
@@ -174,8 +175,11 @@ export function ambushEntries(state, history) {
   const rolls = new Map();
   /** Units that rolled to arrive but found no suitable point (`ambush_delayed`) after it. */
   const delayed = new Set();
+  /** The rule each unit was kept off the table by (`unit_deployed`'s rule). @type {Map<string, string>} */
+  const keptBy = new Map();
   for (const ev of history || []) {
     const id = ev.payload?.unit;
+    if (ev.type === 'unit_deployed' && id?.id && typeof ev.payload?.rule === 'string') keptBy.set(String(id.id), ev.payload.rule);
     if (ev.type === 'ambush_rolled' && id) {
       rolls.set(id, ev.payload);
       delayed.delete(id);
@@ -193,8 +197,12 @@ export function ambushEntries(state, history) {
     const roll = last && last.player_turn === state?.turn ? last : null;
     const host = hosts[u.id] ?? null;
     const riders = Object.entries(hosts).filter(([, h]) => h === u.id).map(([c]) => String(units[c]?.name || c));
-    /** @type {AmbushEntry['status']} */
-    const status = ready ? 'rolled to arrive' : roll && (!roll.arrives || delayed.has(u.id)) ? 'stays in Ambush' : 'in Ambush';
+    const rule = keptBy.get(String(u.id));
+    const own = rule && rule !== 'Ambush' ? rule : null;
+    const stays = roll && (!roll.arrives || delayed.has(u.id));
+    const status = ready ? 'rolled to arrive'
+      : stays ? (own ? `stays off the table (${own})` : 'stays in Ambush')
+        : own || 'in Ambush';
     let detail = '';
     if (roll && delayed.has(u.id)) detail = 'no suitable point on the Battlefield Edge this turn';
     else if (roll) detail = roll.automatic ? `Player Turn ${roll.player_turn}: counts as a 3+` : `rolled ${ambushRollWords(roll)}, needs ${roll.needed ?? 3}+`;

@@ -58,16 +58,42 @@ export function scatterPath(p) {
 }
 
 /**
- * The dice of a marker in words.
- * @param {any} p an `entombed_marker` payload
+ * What a marker was put clear of, by name: a unit's name, a terrain piece's label or kind.
+ * @param {any} state @param {string} id
  */
-export function markerWords(p) {
+export function pieceName(state, id) {
+  const unit = state?.units?.[id];
+  if (unit) return String(unit.name || id);
+  const t = (Array.isArray(state?.terrain) ? state.terrain : []).find((/** @type {any} */ x) => x?.id === id);
+  if (!t) return 'a piece of terrain';
+  const kind = String(t.kind || 'terrain').replace(/_/g, ' ');
+  return t.label ? String(t.label) : `${kind[0].toUpperCase()}${kind.slice(1)} terrain`;
+}
+
+/**
+ * The dice of a marker in words (`state` names what it was put clear of).
+ * @param {any} p an `entombed_marker` payload @param {any} [state]
+ */
+export function markerWords(p, state) {
   if (!p) return '';
   if (p.misfire) return 'Misfire: no emergence, Mishap';
   const moved = p.hit ? 'Hit: the marker stays' : `arrow ${Math.round(p.direction ?? 0)}°, ${p.scattered} in`;
-  const clear = Array.isArray(p.moved_off) && p.moved_off.length ? `; put 1 in clear of ${p.moved_off.join(', ')}` : '';
+  const clear = Array.isArray(p.moved_off) && p.moved_off.length
+    ? `; put 1 in clear of ${p.moved_off.map((/** @type {string} */ id) => (state ? pieceName(state, id) : id)).join(', ')}` : '';
   const where = p.outcome === 'enemy' ? '; under an enemy: emerge against its front, charging' : p.outcome === 'mishap' ? '; no room: Mishap' : '';
   return `${moved}${clear}${where}`;
+}
+
+/** The server's table edges (south is y = 0) in the words the table shows: the long edges are
+ * labelled with their player. */
+const EDGE_WORDS = /** @type {Record<string, string>} */ ({
+  south: "south table edge (Player 1's)", north: "north table edge (Player 2's)",
+  east: 'east (short) table edge', west: 'west (short) table edge',
+});
+
+/** A table edge in words. @param {string|null|undefined} edge */
+export function edgeWords(edge) {
+  return EDGE_WORDS[String(edge)] || `${edge} table edge`;
 }
 
 /**
@@ -78,7 +104,7 @@ export function placingHint(pending, name) {
   const who = name ? `${name}: ` : '';
   if (!pending) return `${who}click the table to place the marker (not in Impassable Terrain, more than 1 in from any unit); the dice scatter it (Esc cancels).`;
   const where = pending.mode === 'enemy' ? 'flush against the enemy\'s front (it counts as charging)'
-    : pending.mode === 'edge' ? `with its rear edge on the ${pending.edge} table edge, facing in`
+    : pending.mode === 'edge' ? `with its rear edge on the ${edgeWords(pending.edge)}, facing in`
       : 'touching the marker, facing any way';
   return `${who}drag the ghost ${where}; R turns it; click it or press Enter to emerge (Esc leaves it for later).`;
 }

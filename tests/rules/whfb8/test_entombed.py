@@ -194,6 +194,8 @@ def test_a_marker_landing_on_impassable_terrain_is_put_1_in_from_its_closest_edg
     marker = of(events, "entombed_marker")
     assert marker["landed"] == pytest.approx([36.0, 28.0])
     assert marker["moved_off"] == ["ter1"] and marker["marker"] == pytest.approx([36.0, 30.0])
+    # The log names the terrain in words, not by its id.
+    assert "under Impassable terrain" in marker["text"] and "ter1" not in marker["text"]
 
 
 def test_a_marker_under_an_enemy_lets_the_unit_emerge_in_its_front_charging() -> None:

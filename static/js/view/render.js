@@ -190,7 +190,7 @@ function drawZones(ctx, v, zones) {
   }
 }
 
-/** Objective markers (40k): a 40 mm disc and its 3 in control ring, in the controller's colour.
+/** Objective markers (40k): a 40 mm disc and its 3 in control ring, in the controller's colour, with its number and a label naming it.
  * @param {CanvasRenderingContext2D} ctx @param {View} v @param {import('./scene.js').Objective[]} marks */
 function drawObjectives(ctx, v, marks) {
   for (const m of marks) {
@@ -207,11 +207,22 @@ function drawObjectives(ctx, v, marks) {
     ctx.arc(c.x, c.y, (20 / 25.4) * v.scale, 0, Math.PI * 2);
     ctx.fillStyle = colour;
     ctx.fill();
+    // Who holds it in words, not by colour alone: the player's number on the disc and the
+    // label under it ("Objective 1 · P1 holds · OC 4:2").
     ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    ctx.font = '700 11px system-ui, sans-serif';
+    ctx.fillStyle = m.controller ? '#fff' : '#222';
+    ctx.fillText(m.controller ? String(m.controller) : '–', c.x, c.y);
     ctx.textBaseline = 'top';
     ctx.font = '600 10px system-ui, sans-serif';
+    const text = `${m.name} · ${m.label}`;
+    const y = c.y + (20 / 25.4 + 3) * v.scale + 2;
+    ctx.lineWidth = 3;
+    ctx.strokeStyle = 'rgba(0,0,0,0.75)';
+    ctx.strokeText(text, c.x, y);
     ctx.fillStyle = '#fff';
-    ctx.fillText(`${m.id} ${m.label}`, c.x, c.y + (20 / 25.4) * v.scale + 2);
+    ctx.fillText(text, c.x, y);
   }
 }
 

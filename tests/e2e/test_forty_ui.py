@@ -13,6 +13,7 @@ Every step waits for the state it asserts (tests/e2e/waits.py)."""
 
 from __future__ import annotations
 
+import urllib.error
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,10 @@ class Game:
                      None: f"{server}/games/{g['id']}"}
 
     def act(self, seat: int, **action: Any) -> Any:
-        return rest(f"{self.base}/actions", {"action": action}, token=self.tokens[seat])
+        try:
+            return rest(f"{self.base}/actions", {"action": action}, token=self.tokens[seat])
+        except urllib.error.HTTPError as err:  # say what the server refused, and why
+            raise AssertionError(f"{action['type']} refused: {err.read().decode()}") from None
 
     def state(self) -> dict[str, Any]:
         state: dict[str, Any] = rest(self.base)["state"]
@@ -62,6 +66,23 @@ class Game:
         self.act(seat, type="move_models", unit=unit, positions=positions, advance=advance)
 
 
+def formation(deployed: list[list[float]]) -> list[list[float]]:
+    """Where the Boyz (deployed facing the enemy: Boyz 1-5 in front, 6-10 behind, the Wurrboy
+    last) move 4.5 in to: Boyz 1-4 in front; behind them, from the left, Boyz 6, 9, 8, 7 and 5;
+    Boy 10 and the Wurrboy in a third rank. Losing Boyz 10, 9, 8 (in that order) leaves every
+    model within 2 in of two others (10th-edition Unit Coherency); every model moves 6 in at
+    most."""
+    cols = sorted({round(x, 4) for x, _ in deployed[:5]})
+    front = max(y for _, y in deployed) + 4.5
+    back, third = front - 1.76, front - 3.52
+    out = [[cols[i], front] for i in range(4)]          # Boyz 1-4
+    out.append([cols[4], back])                           # Boy 5: the rear rank's right
+    out += [[cols[0], back], [cols[3], back], [cols[2], back], [cols[1], back]]  # Boyz 6-9
+    out.append([(cols[1] + cols[2]) / 2, third])          # Boy 10
+    out.append([(cols[3] + cols[4]) / 2, third])          # the Wurrboy
+    return out
+
+
 def history_has(page: Any, kind: str, text: str) -> None:
     until(page, "([kind, text]) => warfield.store.history.some((e) => e.type === 'attacks_resolved'"
                 " && e.payload.kind === kind && e.payload.text === text)", [kind, text])
@@ -78,7 +99,7 @@ def test_shoot_and_fight_through_the_tools_and_the_waaagh_button(
     squad = next(u for u, v in units.items() if v["owner"] == 2)
     # facing the enemy, the Boyz in two rows in front and the Wurrboy behind them
     game.act(1, type="deploy_unit", unit=boyz, x=25, y=9.5, facing=0)
-    game.act(2, type="deploy_unit", unit=squad, x=25, y=33.7, facing=180)
+    game.act(2, type="deploy_unit", unit=squad, x=25, y=32.64, facing=180)
 
     p1 = pages.open("player1", game.urls[1])
     p2 = pages.open("player2", game.urls[2])
@@ -94,9 +115,13 @@ def test_shoot_and_fight_through_the_tools_and_the_waaagh_button(
                       " && warfield.table.scene.objectives")
     assert marks[0]["name"] == "Objective 1" and marks[0]["label"] == "no one holds · OC 0:0"
 
-    # Battle round 1: the Boyz move 5.9 in; the Intercessors Advance and move 6.9 in.
+    # Battle round 1: the Boyz move up 4.5 in, four in front, the rest behind them in an order
+    # that keeps the unit in coherency whichever models the Intercessors' shots take (the
+    # defender's order: the last Bodyguard model first, docs/rules-decisions.md); the
+    # Intercessors Advance 6.9 in.
     game.to_phase(1, "Movement")
-    game.shift(1, boyz, 5.9)
+    game.act(1, type="move_models", unit=boyz, positions=formation(
+        game.state()["units"][boyz]["positions"]))
     game.to_phase(2, "Movement")
     game.act(2, type="advance", unit=squad)
     game.shift(2, squad, -6.9, advance=True)
@@ -150,7 +175,7 @@ def test_shoot_and_fight_through_the_tools_and_the_waaagh_button(
     expect(p1.locator("#call-waaagh")).to_have_count(0)
     expect(spectator.locator(".phase .waaagh")).to_have_text("Waaagh! (Player 1)")
 
-    # The Boyz Advance 6.9 in (the Waaagh! lets them charge after it) to 1.5 in away, and
+    # The Boyz Advance 6.9 in (the Waaagh! lets them charge after it) to 1.8 in away, and
     # charge: any 2D6 brings them in.
     game.to_phase(1, "Movement")
     game.act(1, type="advance", unit=boyz)
@@ -171,7 +196,7 @@ def test_shoot_and_fight_through_the_tools_and_the_waaagh_button(
     p1.locator("#fight-weapon").select_option("Choppa")
     expect(p1.locator("#fight-weapon")).to_have_value("Choppa")
     go = p1.locator("#forty-fight-go")
-    expect(go).to_have_text("Fight Intercessor Squad")
+    expect(go).to_have_text("Fight Intercessor Squad with Choppa")
     p1.screenshot(path=str(tmp_path / "forty-fight-panel-1280.png"))
     go.focus()
     p1.keyboard.press("Enter")

@@ -298,6 +298,12 @@ function fightPanel(unit, table, offer, picks) {
         }, c.targets.map((t) => h('option', { value: t.id, selected: t.id === c.target }, t.name))))
       : null,
     picked ? h('p', { class: 'target-seen' }, picked.words) : null,
+    h('div', { class: 'buttons' },
+      h('button', {
+        type: 'button', id: 'forty-fight-go', class: 'primary', disabled: !c.action,
+        title: c.action ? `Roll the attacks against ${picked?.name}` : String(c.reason || 'not possible now'),
+        onclick: () => c.action && give(table, c.action, `Fight ${unit.name || unit.id}`),
+      }, c.action && picked ? `Fight ${picked.name}${c.weapon ? ` with ${c.weapon}` : ''}` : 'Fight')),
     c.weapons.length
       ? h('label', { class: 'typed-field' }, h('span', null, 'Weapon'),
         h('select', {
@@ -306,13 +312,7 @@ function fightPanel(unit, table, offer, picks) {
         }, h('option', { value: '', selected: !c.weapon }, 'Each model its first melee weapon'),
         c.weapons.map((w) => h('option', { value: w.name, selected: w.name === c.weapon }, `${w.name} (${w.profile})`))))
       : null,
-    h('ul', { class: 'weapons', 'aria-label': 'Melee weapons' }, c.weapons.map((w) => h('li', null, `${w.name} ×${w.models}`, h('small', null, ` · ${w.profile}`)))),
-    h('div', { class: 'buttons' },
-      h('button', {
-        type: 'button', id: 'forty-fight-go', class: 'primary', disabled: !c.action,
-        title: c.action ? `Roll the attacks against ${picked?.name}` : String(c.reason || 'not possible now'),
-        onclick: () => c.action && give(table, c.action, `Fight ${unit.name || unit.id}`),
-      }, c.action && picked ? `Fight ${picked.name}` : 'Fight')));
+    h('ul', { class: 'weapons', 'aria-label': 'Melee weapons' }, c.weapons.map((w) => h('li', null, `${w.name} ×${w.models}`, h('small', null, ` · ${w.profile}`)))));
 }
 
 /**

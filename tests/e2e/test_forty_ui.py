@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.test_accessibility import assert_no_serious_violations
 from tests.e2e.test_battle_ui import rest
 from tests.e2e.test_table import READY
 from tests.e2e.waits import expect, until, until_equal
@@ -144,6 +145,7 @@ def test_shoot_and_fight_through_the_tools_and_the_waaagh_button(
         "Cannot fire: Bolt pistol is not an Assault weapon and the unit Advanced")
     expect(panel).to_contain_text("Bolt rifle ×5 · 24 in · A 2 · BS 3+ · S 4 · AP -1 · D 1")
     p2.screenshot(path=str(tmp_path / "forty-shoot-panel-1280.png"))
+    assert_no_serious_violations(p2, "the 40k Shoot panel")
     fire = p2.locator("#forty-fire")
     expect(fire).to_have_text("Shoot Beast Snagga Boyz + Wurrboy")
     fire.focus()
@@ -198,6 +200,7 @@ def test_shoot_and_fight_through_the_tools_and_the_waaagh_button(
     go = p1.locator("#forty-fight-go")
     expect(go).to_have_text("Fight Intercessor Squad with Choppa")
     p1.screenshot(path=str(tmp_path / "forty-fight-panel-1280.png"))
+    assert_no_serious_violations(p1, "the 40k Fight panel")
     go.focus()
     p1.keyboard.press("Enter")
     for page in (p1, p2, spectator):

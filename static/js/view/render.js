@@ -190,7 +190,7 @@ function drawZones(ctx, v, zones) {
   }
 }
 
-/** Objective markers (40k): a 40 mm disc and its 3 in control ring, in the controller's colour, with its number and a label naming it.
+/** Objective markers (40k): a gold diamond marked with who holds it (P1, P2, –), its 3 in control ring in the holder's colour, and a label naming it and its holder.
  * @param {CanvasRenderingContext2D} ctx @param {View} v @param {import('./scene.js').Objective[]} marks */
 function drawObjectives(ctx, v, marks) {
   for (const m of marks) {
@@ -203,17 +203,26 @@ function drawObjectives(ctx, v, marks) {
     ctx.strokeStyle = colour;
     ctx.stroke();
     ctx.setLineDash([]);
+    // The marker itself: a gold diamond (never mistaken for a round model base), with who holds
+    // it written on it ("P1", "–") and in the label under it ("Objective 1 · P1 holds · OC
+    // 4:2"): not by colour alone.
+    const r = Math.max(9, (20 / 25.4) * v.scale * 1.25);
     ctx.beginPath();
-    ctx.arc(c.x, c.y, (20 / 25.4) * v.scale, 0, Math.PI * 2);
-    ctx.fillStyle = colour;
+    ctx.moveTo(c.x, c.y - r);
+    ctx.lineTo(c.x + r, c.y);
+    ctx.lineTo(c.x, c.y + r);
+    ctx.lineTo(c.x - r, c.y);
+    ctx.closePath();
+    ctx.fillStyle = '#e8c547';
     ctx.fill();
-    // Who holds it in words, not by colour alone: the player's number on the disc and the
-    // label under it ("Objective 1 · P1 holds · OC 4:2").
+    ctx.lineWidth = 2;
+    ctx.strokeStyle = m.controller ? colour : '#222';
+    ctx.stroke();
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
-    ctx.font = '700 11px system-ui, sans-serif';
-    ctx.fillStyle = m.controller ? '#fff' : '#222';
-    ctx.fillText(m.controller ? String(m.controller) : '–', c.x, c.y);
+    ctx.font = '700 10px system-ui, sans-serif';
+    ctx.fillStyle = '#111';
+    ctx.fillText(m.controller ? `P${m.controller}` : '–', c.x, c.y);
     ctx.textBaseline = 'top';
     ctx.font = '600 10px system-ui, sans-serif';
     const text = `${m.name} · ${m.label}`;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scoreItems, shootChoice, fightChoice, weaponWords, targetWords, woundedModels, objectiveMarks, attackGroup } from '../js/ui/forty.js';
+import { scoreItems, aimLine, shootChoice, fightChoice, weaponWords, targetWords, woundedModels, objectiveMarks, attackGroup } from '../js/ui/forty.js';
 import { reportGroups } from '../js/ui/report.js';
 
 const weapons = {
@@ -77,6 +77,14 @@ test('40k Shoot: an order refused as a whole shows the server reason and sends n
   assert.equal(c.reason, 'a unit that Fell Back cannot shoot this turn');
   assert.equal(c.action, null);
   assert.deepEqual(c.weapons.map((w) => w.available), [false, false]);
+});
+
+test('40k Shoot: the line to the target drawn on the table, with the distance and whether it is visible', () => {
+  const offer = { ...shootOffer, targets: shootOffer.targets.map((t) => ({ ...t, line: [[25, 16.4], [25, 29.4]] })) };
+  const st = { orders: { seat: 2, units: { u2: { shoot_weapons: offer } }, game: {} } };
+  assert.deepEqual(aimLine(st, 'u2'), { points: [[25, 16.4], [25, 29.4]], label: '13.0 in · visible' });
+  assert.equal(aimLine(st, 'u1'), null);
+  assert.equal(aimLine(st, null), null);
 });
 
 test('40k weapons in words', () => {

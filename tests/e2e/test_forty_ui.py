@@ -138,6 +138,8 @@ def test_shoot_and_fight_through_the_tools_and_the_waaagh_button(
     expect(panel).to_be_visible()
     expect(p2.locator("#shoot-target")).to_have_value(boyz)
     expect(p2.locator("#shoot-target-seen")).to_contain_text("in away · visible (")
+    # ... and on the table, a line to it labelled the same way.
+    until(p2, "/^\\d+\\.\\d in · visible$/.test(warfield.table.tools.shoot.layers().aim.label)")
     rifle = p2.locator("input[name=forty-weapon][value='Bolt rifle']")
     expect(rifle).to_be_checked()
     expect(p2.locator("input[name=forty-weapon][value='Bolt pistol']")).to_be_disabled()

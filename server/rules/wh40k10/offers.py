@@ -5,7 +5,8 @@ item 6, issue 23 item 2; `server/rules/orders.py`).
   weapon, its weapons (the profile each model uses now: Unstable Oracle and the Waaagh! as
   `combat.model_weapon` applies them) and, per enemy unit on the table, how far it is (the
   geometry core's distance between the units), whether it is visible and in cover (the
-  line-of-sight core) and, per weapon, whether it may fire at it with the reason when not
+  line-of-sight core; `line`: the closest points, which the table draws) and, per weapon,
+  whether it may fire at it with the reason when not
   (Fell Back, Advanced, in Engagement Range, not visible, out of range). The verdicts are
   `combat.check_shooter` and `combat.aim_weapon`, the very checks `shoot_weapons` makes
   before it rolls; nothing is judged twice. `suggested` names the weapons a Shoot at that
@@ -139,7 +140,8 @@ def _offer_shoot(state: GameState, seat: int, unit: Unit) -> Offer | None:
         if enemy.owner == seat or enemy.status != "on_table" or enemy.id not in table.units:
             continue
         sight = line_of_sight(table, unit.id, enemy.id)
-        gap = float(distance(table.units[unit.id], table.units[enemy.id]).distance)
+        measured = distance(table.units[unit.id], table.units[enemy.id])
+        gap = float(measured.distance)
         checks: list[dict[str, Any]] = []
         for weapon, _count in armed:
             try:
@@ -158,6 +160,8 @@ def _offer_shoot(state: GameState, seat: int, unit: Unit) -> Offer | None:
             "unit": enemy.id,
             "name": display_name(state, enemy.id),
             "distance": round(gap, 2),
+            "line": [[round(c, 3) for c in measured.from_point],
+                     [round(c, 3) for c in measured.to_point]],
             "visible": sight.visible,
             "seen": round(float(sight.fraction), 3),
             "cover": sight.visible and sight.cover != Cover.NONE,

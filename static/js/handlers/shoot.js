@@ -5,7 +5,7 @@
 
 import { Tool } from './handler.js';
 import { errorText } from '../format.js';
-import { pickShootTarget } from '../ui/forty.js';
+import { aimLine, pickShootTarget } from '../ui/forty.js';
 import { unitOffer } from '../ui/offers.js';
 
 /** @typedef {import('../types.js').Pt} Pt */
@@ -25,6 +25,13 @@ export class ShootTool extends Tool {
 
   hint() {
     return this.fortyOrder() ? 'Click the enemy unit to make it the target (Esc to cancel).' : 'Click the enemy unit to shoot at (Esc to cancel).';
+  }
+
+  /** A 40k unit with a Shoot order: the line to its target, with the distance and whether it
+   * is visible, drawn while it is selected (the player sees them before rolling). */
+  layers() {
+    const aim = aimLine(this.table.store.state, this.table.selected);
+    return aim ? { aim } : {};
   }
 
   /** The selected unit's 40k Shoot order, if the server offers one. */

@@ -192,6 +192,23 @@ export function fightChoice(offer, unitId, picks) {
   };
 }
 
+/**
+ * The line the table draws from the selected unit to its Shoot target before rolling: the
+ * closest points the server measured, labelled with the distance and whether it is visible.
+ * Null when the unit has no Shoot order or no target.
+ * @param {any} st @param {string|null} unitId @returns {{points:number[][], label:string}|null}
+ */
+export function aimLine(st, unitId) {
+  if (!unitId) return null;
+  const offer = unitOffer(st, unitId, 'shoot_weapons');
+  if (!offer) return null;
+  const c = shootChoice(offer, unitId, picksFor(unitId));
+  const t = (Array.isArray(offer.targets) ? offer.targets : []).find((/** @type {any} */ x) => x.unit === c.target);
+  if (!t || !Array.isArray(t.line) || t.line.length !== 2) return null;
+  const seen = t.visible === false ? 'not visible' : t.visible === true ? 'visible' : '';
+  return { points: t.line, label: [`${Number(t.distance).toFixed(1)} in`, seen].filter(Boolean).join(' · ') };
+}
+
 /** A unit's models with wounds lost, in words ("Beast Snagga Boy #3: 1 of 2 wounds left").
  * @param {any} st @param {string} unitId @returns {string[]} */
 export function woundedModels(st, unitId) {

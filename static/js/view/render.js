@@ -63,6 +63,7 @@ export const COLORS = {
  * @property {string|null} [hover]
  * @property {import('./manoeuvre.js').Handle[]|null} [handles]  wheel/pivot/reform handles
  * @property {{points:number[][], label:string, seat:number, alpha:number}[]} [overlays]  others' measures
+ * @property {{points:number[][], label:string}|null} [aim]  the line to the Shoot target of the selected unit (Warhammer 40,000)
  * @property {AmbushOverlay|null} [ambush]  the ambush tool
  * @property {{points:number[][], kind:string, closing:boolean}|null} [terrainDraft]  a terrain feature being drawn
  */
@@ -87,6 +88,7 @@ export function drawFrame(ctx, f) {
     drawMeasure(ctx, f.view, o, /** @type {Record<number, string>} */ (COLORS.ownerLine)[o.seat] || COLORS.measure);
     ctx.globalAlpha = 1;
   }
+  if (f.aim) drawMeasure(ctx, f.view, f.aim, COLORS.measure);
   if (f.measure) drawMeasure(ctx, f.view, f.measure);
   if (f.los) drawLos(ctx, f.view, f.los, f.scene);
 }

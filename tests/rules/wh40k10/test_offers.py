@@ -80,6 +80,8 @@ def test_shoot_offers_each_weapon_per_target_with_distance_visibility_and_range(
     boyz = target_of(shoot, "u1")
     assert boyz["name"] == "Beast Snagga Boyz + Wurrboy" and boyz["visible"] is True
     assert 12.0 < boyz["distance"] < 24.0 and boyz["cover"] is False
+    (x0, y0), (x1, y1) = boyz["line"]  # the closest points, as far apart as the distance
+    assert abs(((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5 - boyz["distance"]) < 0.01
     assert boyz["weapons"] == ["Bolt rifle"] and boyz["suggested"] == ["Bolt rifle"]
     assert check(boyz, "Bolt rifle")["models_in_range"] == 5
     pistol = check(boyz, "Bolt pistol")

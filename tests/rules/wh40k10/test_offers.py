@@ -56,6 +56,27 @@ def verdict(state: GameState, seat: int, action: dict[str, Any]) -> RuleError | 
     return None
 
 
+def agrees(state: GameState, seat: int) -> int:
+    """Every weapon at every target of every Shoot order offered to `seat`: `decide` accepts
+    it alone iff the offer says it may fire, and refuses it with the offer's words otherwise
+    (issue 23 item 2: the two agree both ways). Returns how many pairs were asked."""
+    asked = 0
+    for uid, orders in orders_for(state, seat)["units"].items():
+        shoot = orders.get("shoot_weapons")
+        if shoot is None:
+            continue
+        for target in shoot["targets"]:
+            for c in target["checks"]:
+                err = verdict(state, seat, {"type": "shoot_weapons", "unit": uid, "weapons": [
+                    {"weapon": c["weapon"], "target": target["unit"]}]})
+                ok = shoot["available"] and c["available"]
+                assert (err is None) == ok, (uid, target["unit"], c, err)
+                if err is not None and shoot["available"]:
+                    assert err.message == c["reason"]
+                asked += 1
+    return asked
+
+
 def shooting(state: GameState, boyz_y: float = 20.0) -> GameState:
     """Player 2's Shooting phase; the Boyz 10 ranks at `boyz_y` (the front row), the
     Intercessors at y 35."""
@@ -93,6 +114,7 @@ def test_shoot_offers_each_weapon_per_target_with_distance_visibility_and_range(
         is None
     err = verdict(state, 2, {**fire, "weapons": [{"weapon": "Bolt pistol", "target": "u1"}]})
     assert err is not None and err.message == pistol["reason"]
+    assert agrees(state, 2) == 4
 
 
 def test_out_of_every_range_the_order_is_shown_refused_with_the_reason() -> None:
@@ -104,6 +126,7 @@ def test_out_of_every_range_the_order_is_shown_refused_with_the_reason() -> None
     boyz = target_of(shoot, "u1")
     assert boyz["distance"] > 24 and boyz["visible"] and boyz["weapons"] == []
     assert boyz["reason"] == "Beast Snagga Boyz + Wurrboy is out of Bolt rifle's range (24 in)"
+    assert agrees(state, 2) == 4
 
 
 def test_a_target_behind_a_wall_is_not_visible_and_cannot_be_shot() -> None:
@@ -130,6 +153,7 @@ def test_a_target_behind_a_wall_is_not_visible_and_cannot_be_shot() -> None:
     err = verdict(state, 2, {"type": "shoot_weapons", "unit": squad_id,
                              "weapons": [{"weapon": "Bolt rifle", "target": boyz_id}]})
     assert err is not None and err.message == rifle["reason"]
+    assert agrees(state, 2) == 4
 
 
 def test_after_an_advance_only_assault_weapons_are_offered() -> None:
@@ -147,6 +171,7 @@ def test_after_an_advance_only_assault_weapons_are_offered() -> None:
         "Eyez of Mork": "Eyez of Mork is not an Assault weapon and the unit Advanced",
     }
     assert shoot["reason"] == reasons["Slugga"]
+    assert agrees(state, 1) == 2
 
 
 def test_a_unit_that_fell_back_is_offered_no_shot_and_its_move_is_called_fall_back() -> None:
@@ -166,6 +191,7 @@ def test_a_unit_that_fell_back_is_offered_no_shot_and_its_move_is_called_fall_ba
     shoot = unit_orders(state, 2, "u2")["shoot_weapons"]
     assert not shoot["available"]
     assert shoot["reason"] == "a unit that Fell Back cannot shoot this turn"
+    assert agrees(state, 2) == 4
 
 
 def test_in_engagement_range_only_pistols_at_the_engaged_unit() -> None:
@@ -187,6 +213,7 @@ def test_in_engagement_range_only_pistols_at_the_engaged_unit() -> None:
     assert boyz["suggested"] == ["Bolt pistol", "Plasma pistol - standard"]
     assert verdict(state, 2, {"type": "shoot_weapons", "unit": "u2", "weapons": [
         {"weapon": w, "target": "u1"} for w in boyz["suggested"]]}) is None
+    assert agrees(state, 2) == 4
 
 
 def test_fight_is_offered_to_the_player_who_chooses_next_with_the_engaged_enemy() -> None:

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scoreItems, waaaghOffer, fortyOrders, shootAction, objectiveMarks, attackGroup } from '../js/ui/forty.js';
+import { scoreItems, aimLine, shootChoice, fightChoice, weaponWords, targetWords, woundedModels, objectiveMarks, attackGroup } from '../js/ui/forty.js';
 import { reportGroups } from '../js/ui/report.js';
 
 const weapons = {
@@ -38,38 +38,81 @@ test('40k: CP and VP of both players for the turn bar', () => {
   assert.deepEqual(scoreItems({ system: 't9a' }), []);
 });
 
-test('40k: the Waaagh! button only in your Command phase, once, for an army with it', () => {
-  assert.equal(waaaghOffer(state({}), 1), true);
-  assert.equal(waaaghOffer(state({}), 2), false);
-  assert.equal(waaaghOffer(state({ phase: 'Movement' }), 1), false);
-  const used = state({});
-  used.forty.waaagh = { used: [1], active: [1] };
-  assert.equal(waaaghOffer(used, 1), false);
-  assert.equal(waaaghOffer(state({ active_player: 2 }), 2), false); // no unit with the Waaagh!
+// The Shoot order as the server offers it (server/rules/wh40k10/offers.py): the Boyz about
+// 13 in away, visible; the Bolt rifle may fire, the pistols are out of range.
+const rifle = { name: 'Bolt rifle', models: 5, pistol: false, range: 24, A: 2, skill: 3, S: 4, AP: -1, D: 1, abilities: ['ASSAULT', 'HEAVY'], available: true, reason: null };
+const pistol = { name: 'Bolt pistol', models: 5, pistol: true, range: 12, A: 1, skill: 3, S: 4, AP: 0, D: 1, abilities: ['PISTOL'], available: true, reason: null };
+const shootOffer = {
+  action: 'shoot_weapons', available: true, reason: null, weapons: [rifle, pistol],
+  targets: [
+    { unit: 'u9', name: 'Wurrboy', distance: 30.2, visible: false, seen: 0, cover: false, engaged: false, available: false, reason: 'Wurrboy is not visible to Intercessor Squad', weapons: [], suggested: [],
+      checks: [{ weapon: 'Bolt rifle', available: false, reason: 'Wurrboy is not visible to Intercessor Squad', models_in_range: 0 }, { weapon: 'Bolt pistol', available: false, reason: 'Wurrboy is not visible to Intercessor Squad', models_in_range: 0 }] },
+    { unit: 'u1', name: 'Beast Snagga Boyz + Wurrboy', distance: 13.04, visible: true, seen: 0.82, cover: true, engaged: false, available: true, reason: null, weapons: ['Bolt rifle'], suggested: ['Bolt rifle'],
+      checks: [{ weapon: 'Bolt rifle', available: true, reason: null, models_in_range: 4 }, { weapon: 'Bolt pistol', available: false, reason: "Beast Snagga Boyz + Wurrboy is out of Bolt pistol's range (12 in)", models_in_range: 0 }] },
+  ],
+};
+
+test('40k Shoot: the first target that may be shot, its distance and visibility, the suggested weapons', () => {
+  const c = shootChoice(/** @type {any} */ (shootOffer), 'u2', {});
+  assert.equal(c.target, 'u1');
+  assert.deepEqual(c.targets.map((t) => [t.id, t.available]), [['u9', false], ['u1', true]]);
+  assert.equal(c.targets[1].words, '13.0 in away · visible (82% seen) · in cover (+1 to its save)');
+  assert.equal(c.targets[0].words, '30.2 in away · not visible');
+  assert.deepEqual(c.weapons.map((w) => [w.name, w.available, w.checked, w.inRange]), [['Bolt rifle', true, true, 4], ['Bolt pistol', false, false, 0]]);
+  assert.equal(c.weapons[1].reason, "Beast Snagga Boyz + Wurrboy is out of Bolt pistol's range (12 in)");
+  assert.deepEqual(c.action, { type: 'shoot_weapons', unit: 'u2', weapons: [{ weapon: 'Bolt rifle', target: 'u1' }] });
 });
 
-test('40k: Shoot offers the ranged weapons; Fight the engaged enemies when you choose next', () => {
-  const shooting = fortyOrders(units.u2, state({ phase: 'Shooting', active_player: 2 }), 2);
-  assert.equal(shooting.shoot, true);
-  assert.deepEqual(shooting.weapons, ['Bolt rifle', 'Bolt pistol', 'Plasma pistol - standard', 'Plasma pistol - supercharge']);
-  assert.deepEqual(fortyOrders(units.u2, state({ phase: 'Shooting', active_player: 1 }), 2).shoot, false);
-  const fight = state({ phase: 'Fight' });
-  fight.forty.fight_next = { seat: 2, units: ['u1', 'u2'] };
-  fight.forty.engaged = { u1: ['u2'], u2: ['u1'] };
-  assert.deepEqual(fortyOrders(units.u2, fight, 2).fight, [{ target: 'u1', name: 'Beast Snagga Boyz + Wurrboy' }]);
-  assert.deepEqual(fortyOrders(units.u1, fight, 1).fight, []); // player 2 chooses
+test('40k Shoot: a target the player picks that cannot be shot sends nothing; unticking leaves no action', () => {
+  const hidden = shootChoice(/** @type {any} */ (shootOffer), 'u2', { target: 'u9' });
+  assert.equal(hidden.target, 'u9');
+  assert.equal(hidden.action, null);
+  assert.equal(hidden.weapons[0].reason, 'Wurrboy is not visible to Intercessor Squad');
+  assert.equal(shootChoice(/** @type {any} */ (shootOffer), 'u2', { target: 'u1', weapons: [] }).action, null);
 });
 
-test('40k: the Shoot tool fires the picked weapon, or every non-Pistol (Pistols when engaged)', () => {
+test('40k Shoot: an order refused as a whole shows the server reason and sends nothing', () => {
+  const refused = { ...shootOffer, available: false, reason: 'a unit that Fell Back cannot shoot this turn', targets: [] };
+  const c = shootChoice(/** @type {any} */ (refused), 'u2', {});
+  assert.equal(c.reason, 'a unit that Fell Back cannot shoot this turn');
+  assert.equal(c.action, null);
+  assert.deepEqual(c.weapons.map((w) => w.available), [false, false]);
+});
+
+test('40k Shoot: the line to the target drawn on the table, with the distance and whether it is visible', () => {
+  const offer = { ...shootOffer, targets: shootOffer.targets.map((t) => ({ ...t, line: [[25, 16.4], [25, 29.4]] })) };
+  const st = { orders: { seat: 2, units: { u2: { shoot_weapons: offer } }, game: {} } };
+  assert.deepEqual(aimLine(st, 'u2'), { points: [[25, 16.4], [25, 29.4]], label: '13.0 in · visible' });
+  assert.equal(aimLine(st, 'u1'), null);
+  assert.equal(aimLine(st, null), null);
+});
+
+test('40k weapons in words', () => {
+  assert.equal(weaponWords(rifle), '24 in · A 2 · BS 3+ · S 4 · AP -1 · D 1 · ASSAULT, HEAVY');
+  assert.equal(weaponWords({ name: 'Choppa', A: 4, skill: 3, S: 5, AP: -1, D: 1, abilities: [] }, 'WS'), 'A 4 · WS 3+ · S 5 · AP -1 · D 1');
+  assert.equal(targetWords({ distance: 0.5, visible: true, engaged: true }), '0.5 in away · visible · in Engagement Range with this unit');
+});
+
+test('40k Fight: the engaged enemy, each model its first melee weapon unless one is picked', () => {
+  const offer = { action: 'fight', available: true, reason: null,
+    weapons: [{ name: 'Choppa', models: 10, A: 4, skill: 3, S: 5, AP: -1, D: 1, abilities: [] }, { name: 'Close combat weapon', models: 1, A: 3, skill: 3, S: 5, AP: 0, D: 1, abilities: [] }],
+    targets: [{ unit: 'u2', name: 'Intercessor Squad', distance: 0.4, available: true, reason: null }] };
+  const c = fightChoice(/** @type {any} */ (offer), 'u1', {});
+  assert.deepEqual(c.action, { type: 'fight', unit: 'u1', target: 'u2' });
+  assert.deepEqual(fightChoice(/** @type {any} */ (offer), 'u1', { fightWeapon: 'Choppa' }).action, { type: 'fight', unit: 'u1', target: 'u2', weapon: 'Choppa' });
+  const waiting = fightChoice(/** @type {any} */ ({ ...offer, available: false, reason: 'player 2 chooses the next unit to fight' }), 'u1', {});
+  assert.equal(waiting.action, null);
+  assert.equal(waiting.reason, 'player 2 chooses the next unit to fight');
+});
+
+test('40k: wounded models in words', () => {
   const st = state({});
-  assert.deepEqual(shootAction(st, 'u2', 'u1', 'Bolt pistol'), { type: 'shoot_weapons', unit: 'u2', weapons: [{ weapon: 'Bolt pistol', target: 'u1' }] });
-  assert.deepEqual(shootAction(st, 'u2', 'u1', undefined).weapons.map((w) => w.weapon), ['Bolt rifle']);
-  st.forty.engaged = { u2: ['u1'] };
-  assert.deepEqual(shootAction(st, 'u2', 'u1', undefined).weapons.map((w) => w.weapon), ['Bolt pistol', 'Plasma pistol - standard']);
+  st.forty.models = { u1: [{ id: 'u1.0', name: 'Beast Snagga Boy', wounds: 2, lost: 0 }, { id: 'u1.10', name: 'Wurrboy', wounds: 4, lost: 3 }] };
+  assert.deepEqual(woundedModels(st, 'u1'), ['Wurrboy: 1 of 4 wounds left']);
 });
 
 test('40k: objective markers with their controller', () => {
-  assert.deepEqual(objectiveMarks(state({})), [{ id: 'obj1', x: 30, y: 22, controller: 1, label: 'OC 4:2' }]);
+  assert.deepEqual(objectiveMarks(state({})), [{ id: 'obj1', name: 'Objective 1', x: 30, y: 22, controller: 1, label: 'P1 holds · OC 4:2' }]);
 });
 
 const resolved = {

@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from server.dice import DiceStream
 from server.geometry import ENGAGEMENT_RANGE_IN
 from server.geometry.kinds import Cover
-from server.geometry.los import line_of_sight
+from server.geometry.los import LineOfSight, line_of_sight
 from server.geometry.measure import in_base_contact, within
 from server.rules.battle import BATTLE, other, require_phase, require_stage
 from server.rules.core import (
@@ -52,6 +52,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.naming import display_name
 from server.rules.units import (
     Coord,
     Unit,
@@ -133,7 +134,7 @@ def model_weapon(state: GameState, unit: Unit, model: Model, name: str) -> Weapo
     return weapon
 
 
-def _shooter(state: GameState, unit: Unit, engaged: bool) -> Shooter:
+def shooter_of(state: GameState, unit: Unit, engaged: bool) -> Shooter:
     moved = turn_moves(state).get(unit.id, {})
     keywords = frozenset(k for s in [models_of(state, unit)[0].sheet] for k in s.keywords)
     return Shooter(
@@ -143,6 +144,94 @@ def _shooter(state: GameState, unit: Unit, engaged: bool) -> Shooter:
         remained_stationary=not moved.get("moved"),
         keywords=keywords,
     )
+
+
+def check_shooter(state: GameState, unit: Unit) -> None:
+    """The unit itself may shoot this phase: on the table, not yet shot."""
+    if unit.status != "on_table" or not unit.positions:
+        raise _refuse(f"{unit.name} is not on the table")
+    if unit.id in done_this_phase(state, "shooting"):
+        raise _refuse(f"{unit.name} has already shot this phase")
+
+
+@dataclasses.dataclass(frozen=True)
+class Aim:
+    """One weapon aimed at one target, as `aim_weapon` judged it."""
+
+    target: Unit
+    weapon: Weapon
+    in_range: list[tuple[Model, Weapon]]
+    """The models that carry the weapon and have the target within its range."""
+    sight: LineOfSight
+
+
+def aim_weapon(
+    state: GameState,
+    seat: int,
+    unit: Unit,
+    shooter: Shooter,
+    engaged: Sequence[str],
+    weapon_name: str,
+    target_id: str,
+    *,
+    friends: Sequence[Unit],
+    sight: LineOfSight | None = None,
+) -> Aim:
+    """Every check `shoot_weapons` makes of one weapon at one target before a die is rolled
+    (the Shoot order's offer asks the same, `offers.py`): an enemy on the table, a ranged
+    weapon its models carry, visible (the line-of-sight core; `sight` when already asked),
+    `shooting_restriction`, and at least one carrier with the target within range."""
+    table = table_of(state)
+    models = models_of(state, unit)
+    polys = model_polygons(state, unit)
+    target = _unit(state, target_id)
+    if target.owner == seat:
+        raise _refuse("shooting targets an enemy unit")
+    if target.status != "on_table" or target.id not in table.units:
+        raise _refuse(f"{target.name} is not on the table")
+    carriers = [(m, model_weapon(state, unit, m, weapon_name)) for m in models]
+    armed = [(m, w) for m, w in carriers if w is not None]
+    if not armed:
+        raise RuleError(
+            BAD_REQUEST,
+            f"no model of {unit.name} carries {weapon_name!r}",
+            field="weapons",
+            carried=sorted({w.name for m in models for w in m.weapons()}),
+        )
+    weapon = armed[0][1]
+    assert weapon is not None
+    if weapon.kind != RANGED:
+        raise _refuse(f"{weapon.name} is a melee weapon: it fights, it does not shoot")
+    if sight is None:
+        sight = line_of_sight(table, unit.id, target.id)
+    if not sight.visible:
+        raise _refuse(
+            f"{target.name} is not visible to {unit.name}",
+            rule="Shooting: Visibility",
+            obstacle=sight.blockers[0] if sight.blockers else None,
+        )
+    target_fp = table.units[target.id]
+    target_friends = any(
+        within(table.units[f.id], target_fp, ENGAGEMENT_RANGE_IN) for f in friends
+    )
+    why = shooting_restriction(
+        weapon,
+        shooter,
+        target_engaged_with_friends=target_friends,
+        target_engaged_with_shooter=target.id in engaged,
+    )
+    if why is not None:
+        raise _refuse(why)
+    assert weapon.range_in is not None
+    in_range = [
+        (m, w) for m, w in armed if within(polys[m.index], target_fp, float(weapon.range_in))
+    ]
+    if not in_range:
+        raise _refuse(
+            f"{target.name} is out of {weapon.name}'s range ({weapon.range_in:g} in)",
+            rule="Shooting: Range",
+        )
+    return Aim(target, weapon, in_range, sight)
 
 
 @register_action(
@@ -167,16 +256,12 @@ def shoot_weapons(
     if overwatch is None:
         require_phase(state, seat, ("Shooting",), "shooting")
     unit = _unit(state, action.unit, seat)
-    if unit.status != "on_table" or not unit.positions:
-        raise _refuse(f"{unit.name} is not on the table")
-    if unit.id in done_this_phase(state, "shooting"):
-        raise _refuse(f"{unit.name} has already shot this phase")
+    check_shooter(state, unit)
     names = [w.weapon for w in action.weapons]
     if len(set(names)) != len(names):
         raise RuleError(BAD_REQUEST, "each weapon is listed once", field="weapons")
     engaged = [e for e in engaged_with(state, unit) if e != overwatch]
-    shooter = _shooter(state, unit, bool(engaged))
-    models = models_of(state, unit)
+    shooter = shooter_of(state, unit, bool(engaged))
     polys = model_polygons(state, unit)
     table = table_of(state)
     friends = [u for u in units_of(state).values() if u.owner == seat and u.id in table.units]
@@ -186,55 +271,14 @@ def shoot_weapons(
     hazardous_used = 0
     pistol_models: dict[str, bool] = {}
     for choice in action.weapons:
-        target = _unit(state, choice.target)
-        if target.owner == seat:
-            raise _refuse("shooting targets an enemy unit")
-        if overwatch is not None and target.id != overwatch:
+        if overwatch is not None and choice.target != overwatch:
             raise _refuse(f"Fire Overwatch shoots only at {units_of(state)[overwatch].name}",
                           rule="Fire Overwatch")
-        if target.status != "on_table" or target.id not in table.units:
-            raise _refuse(f"{target.name} is not on the table")
-        carriers = [(m, model_weapon(state, unit, m, choice.weapon)) for m in models]
-        armed = [(m, w) for m, w in carriers if w is not None]
-        if not armed:
-            raise RuleError(
-                BAD_REQUEST,
-                f"no model of {unit.name} carries {choice.weapon!r}",
-                field="weapons",
-                carried=sorted({w.name for m in models for w in m.weapons()}),
-            )
-        weapon = armed[0][1]
-        assert weapon is not None
-        if weapon.kind != RANGED:
-            raise _refuse(f"{weapon.name} is a melee weapon: it fights, it does not shoot")
-        sight = line_of_sight(table, unit.id, target.id)
-        if not sight.visible:
-            raise _refuse(
-                f"{target.name} is not visible to {unit.name}",
-                rule="Shooting: Visibility",
-                obstacle=sight.blockers[0] if sight.blockers else None,
-            )
+        aimed = aim_weapon(state, seat, unit, shooter, engaged, choice.weapon, choice.target,
+                           friends=friends)
+        target, weapon, in_range, sight = aimed.target, aimed.weapon, aimed.in_range, aimed.sight
         target_fp = table.units[target.id]
-        target_friends = any(
-            within(table.units[f.id], target_fp, ENGAGEMENT_RANGE_IN) for f in friends
-        )
-        why = shooting_restriction(
-            weapon,
-            shooter,
-            target_engaged_with_friends=target_friends,
-            target_engaged_with_shooter=target.id in engaged,
-        )
-        if why is not None:
-            raise _refuse(why)
         assert weapon.range_in is not None
-        in_range = [
-            (m, w) for m, w in armed if within(polys[m.index], target_fp, float(weapon.range_in))
-        ]
-        if not in_range:
-            raise _refuse(
-                f"{target.name} is out of {weapon.name}'s range ({weapon.range_in:g} in)",
-                rule="Shooting: Range",
-            )
         for m, w in in_range:
             assert w is not None
             was = pistol_models.setdefault(m.id, w.pistol)
@@ -424,6 +468,38 @@ def _fold_closed_in(state: GameState, event: Event) -> GameState:
     return _with_unit(state, unit_from_json(event.payload["unit"]))
 
 
+def check_fighter(state: GameState, seat: int, unit: Unit) -> None:
+    """The unit may fight now (the Fight order's offer asks the same, `offers.py`): it has not
+    fought this phase, it is eligible, it is in the current step (Fights First) and `seat`
+    chooses the next unit to fight."""
+    if unit.id in done_this_phase(state, "fight"):
+        raise _refuse(f"{unit.name} has already fought this phase", rule="Fight")
+    chooser, step = fight_chooser(state)
+    if unit.id not in eligible_to_fight(state):
+        raise _refuse(f"{unit.name} is not within Engagement Range of an enemy unit",
+                      rule="Fight")
+    from server.rules.wh40k10.stratagems import counter_offensive_next  # noqa: PLC0415
+
+    ahead = counter_offensive_next(state)
+    if ahead is not None and ahead != unit.id:
+        raise _refuse(f"{display_name(state, ahead)} fight next (Counter-offensive)",
+                      rule="Counter-offensive", waiting=[ahead])
+    if unit.id not in step:
+        raise _refuse(
+            "units with Fights First fight first: "
+            + ", ".join(display_name(state, u) for u in step),
+            rule="Fights First",
+            waiting=step,
+        )
+    if chooser != seat:
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"player {chooser} chooses the next unit to fight",
+            waiting_for=chooser,
+            rule="Fight Order",
+        )
+
+
 @register_action(
     "fight",
     Fight,
@@ -444,30 +520,7 @@ def fight(state: GameState, seat: int, action: Fight, dice: DiceStream) -> list[
     target = _unit(state, action.target)
     if target.owner == seat:
         raise _refuse("a unit fights an enemy unit", rule="Fight")
-    if unit.id in done_this_phase(state, "fight"):
-        raise _refuse(f"{unit.name} has already fought this phase", rule="Fight")
-    chooser, step = fight_chooser(state)
-    if unit.id not in eligible_to_fight(state):
-        raise _refuse(f"{unit.name} is not within Engagement Range of an enemy unit",
-                      rule="Fight")
-    from server.rules.wh40k10.stratagems import counter_offensive_next
-
-    ahead = counter_offensive_next(state)
-    if ahead is not None and ahead != unit.id:
-        raise _refuse(f"{units_of(state)[ahead].name} fight next (Counter-offensive)",
-                      rule="Counter-offensive", waiting=[ahead])
-    if unit.id not in step:
-        raise _refuse(
-            f"units with Fights First fight first: {', '.join(step)}", rule="Fights First",
-            waiting=step,
-        )
-    if chooser != seat:
-        raise RuleError(
-            OUT_OF_PHASE,
-            f"player {chooser} chooses the next unit to fight",
-            waiting_for=chooser,
-            rule="Fight Order",
-        )
+    check_fighter(state, seat, unit)
     opening_moves: list[Event] = []
     if action.pile_in is not None:
         piled = close_in(state, unit, action.pile_in, "pile_in")

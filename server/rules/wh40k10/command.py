@@ -539,27 +539,9 @@ def _project_forty(state: GameState, viewer: int | None, out: dict[str, Any]) ->
             if u.status == "on_table" and u.positions
         },
         "starting_strength": {u.id: starting_strength(state, u) for u in units.values()},
-        "weapons": {
-            u.id: _weapons(state, u) for u in units.values() if u.status == "on_table"
-        },
         "engaged": {
             u.id: engaged_with(state, u)
             for u in units.values()
             if u.status == "on_table" and u.positions
         },
     }
-
-
-def _weapons(state: GameState, unit: Unit) -> list[dict[str, Any]]:
-    """The unit's weapon profiles, once each, for the client's Shoot and Fight tools."""
-    out: dict[str, dict[str, Any]] = {}
-    for m in models_of(state, unit):
-        for w in m.weapons():
-            abilities = [k.printed for k in w.keywords]
-            out.setdefault(
-                w.name,
-                {"name": w.name, "type": w.type, "range_in": w.range_in, "abilities": abilities,
-                 "pistol": "PISTOL" in abilities},
-            )
-    return list(out.values())
-

@@ -1,9 +1,11 @@
 // The Shoot tool: the selected unit shoots at the enemy unit clicked, with the weapon picked in
-// the panel (when it has several).
+// the panel (when it has several). A 40k unit (its `shoot_weapons` order) does not roll on the
+// click: the unit clicked becomes the target in its Shoot panel, where the player sees range and
+// visibility and ticks the weapons before rolling (ui/forty.js).
 
 import { Tool } from './handler.js';
 import { errorText } from '../format.js';
-import { isForty, shootAction } from '../ui/forty.js';
+import { aimLine, pickShootTarget } from '../ui/forty.js';
 import { unitOffer } from '../ui/offers.js';
 
 /** @typedef {import('../types.js').Pt} Pt */
@@ -18,11 +20,24 @@ export class ShootTool extends Tool {
   }
 
   get enterToast() {
-    return 'Shoot: click the enemy unit to shoot at.';
+    return this.fortyOrder() ? 'Shoot: click the enemy unit to make it the target.' : 'Shoot: click the enemy unit to shoot at.';
   }
 
   hint() {
-    return 'Click the enemy unit to shoot at (Esc to cancel).';
+    return this.fortyOrder() ? 'Click the enemy unit to make it the target (Esc to cancel).' : 'Click the enemy unit to shoot at (Esc to cancel).';
+  }
+
+  /** A 40k unit with a Shoot order: the line to its target, with the distance and whether it
+   * is visible, drawn while it is selected (the player sees them before rolling). */
+  layers() {
+    const aim = aimLine(this.table.store.state, this.table.selected);
+    return aim ? { aim } : {};
+  }
+
+  /** The selected unit's 40k Shoot order, if the server offers one. */
+  fortyOrder() {
+    const t = this.table;
+    return t.selected ? unitOffer(t.store.state, t.selected, 'shoot_weapons') : null;
   }
 
   /** @param {Pt} _w @param {string|null} hit */
@@ -44,15 +59,21 @@ export class ShootTool extends Tool {
     const unit = t.ownUnit(t.selected);
     if (!unit) return t.setMode('idle');
     const target = hit ? t.store.state?.units?.[hit] : null;
+    const forty = this.fortyOrder();
+    if (forty) {
+      const listed = Array.isArray(forty.targets) && forty.targets.some((/** @type {any} */ x) => x.unit === target?.id);
+      if (!target || !listed) return t.toast('Shoot: click an enemy unit on the table.', 'info');
+      pickShootTarget(unit.id, target.id);
+      return t.setMode('idle');
+    }
     // The server's order lists the units this one may be given as targets (each with why not).
     const offered = unitOffer(t.store.state, unit.id, 'shoot');
     const listed = Array.isArray(offered?.targets) && offered.targets.some((/** @type {any} */ x) => x.unit === target?.id);
     if (!target || (offered && !listed)) return t.toast('Shoot: click an enemy unit.', 'info');
     t.setMode('idle');
     /** @type {Action} */
-    let action = { type: 'shoot', unit: unit.id, target: target.id };
+    const action = { type: 'shoot', unit: unit.id, target: target.id };
     if (this.weapon) action.weapon = this.weapon;
-    if (isForty(t.store.state)) action = shootAction(t.store.state, unit.id, target.id, this.weapon);
     try {
       await t.conn.act(action);
     } catch (err) {

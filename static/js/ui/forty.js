@@ -1,12 +1,14 @@
 // Warhammer 40,000 (wh40k10) on the table page (issue 16): CP and VP in the turn bar, the
 // Waaagh! button in your Command phase, the objective markers with their controller, the Shoot
-// and Fight orders of 40k units (`shoot_weapons`, `fight`) and the attack report of each
-// `attacks_resolved` event, step by step with its dice. Everything comes from the server's
-// `state.forty` and its events; the server decides every rule and says why it refuses. The
-// pure parts are tested under node (static/tests/forty.test.js).
+// and Fight orders of 40k units and the attack report of each `attacks_resolved` event, step by
+// step with its dice. Everything comes from the server: `state.forty`, its events and the
+// orders it offers (`state.orders`: `shoot_weapons`, `fight`, `call_waaagh`, with targets,
+// distances, visibility and the reason for each refusal). Nothing here judges a rule. The pure
+// parts are tested under node (static/tests/forty.test.js).
 
 import { h } from './dom.js';
 import { errorText } from '../format.js';
+import { controlAttrs, gameOffer, unitOffer } from './offers.js';
 
 /** A 40k game: its state carries the `forty` part (CP, VP, objectives) that only that system
  * projects (server/rules/wh40k10). @param {any} st @returns {boolean} */
@@ -25,33 +27,27 @@ export function scoreItems(st) {
 }
 
 /**
- * Whether `seat` may call the Waaagh! now: in their own Command phase, once per battle, with a
- * unit whose rules include it (seed 004). An offer only: the server checks.
- * @param {any} st @param {number|null} seat @returns {boolean}
- */
-export function waaaghOffer(st, seat) {
-  if (!isForty(st) || seat === null || st.stage !== 'battle') return false;
-  if (st.phase !== 'Command' || st.active_player !== seat) return false;
-  if ((st.forty.waaagh?.used || []).includes(seat)) return false;
-  return Object.values(st.units || {}).some((/** @type {any} */ u) => u.owner === seat
-    && u.status === 'on_table' && Array.isArray(u.rules) && u.rules.includes('Waaagh!'));
-}
-
-/**
  * The turn bar's 40k items: each player's CP and VP, "Waaagh!" while one is active, and the
- * Waaagh! button when it may be called.
+ * Waaagh! button while the server offers it (`call_waaagh`: the active player's Command phase,
+ * an army with the ability; shown disabled with the reason once it has been called).
  * @param {any} st @param {number|null} seat @param {{act:(a:any)=>Promise<any>}} conn @param {Function} toast
  * @returns {HTMLElement[]}
  */
 export function fortyBar(st, seat, conn, toast) {
   if (!isForty(st)) return [];
   const out = scoreItems(st).map((s) => h('span', { class: `score owner-${s.seat}`, dataset: { seat: s.seat } },
-    `P${s.seat}: ${s.cp} CP · ${s.vp} VP`));
-  for (const s of st.forty.waaagh?.active || []) out.push(h('span', { class: `waaagh owner-${s}` }, 'Waaagh!'));
-  if (waaaghOffer(st, seat)) {
+    `${s.seat === seat ? 'You' : `Player ${s.seat}`}: ${s.cp} CP · ${s.vp} VP`));
+  for (const s of st.forty.waaagh?.active || []) out.push(h('span', { class: `waaagh owner-${s}` }, `Waaagh! (Player ${s})`));
+  const next = st.forty.fight_next;
+  if (st.phase === 'Fight' && st.stage === 'battle' && next && (next.seat === 1 || next.seat === 2)) {
+    out.push(h('span', { class: `fight-next owner-${next.seat}` },
+      next.seat === seat ? 'Fight: you choose the next unit to fight' : `Fight: Player ${next.seat} chooses the next unit to fight`));
+  }
+  const waaagh = seat === null ? null : gameOffer(st, 'call_waaagh');
+  if (waaagh && waaagh.available) {
     out.push(h('button', {
       type: 'button', id: 'call-waaagh', class: 'primary',
-      title: 'Once per battle: until your next Command phase, charge after Advancing, +1 S and A in melee, 5+ invulnerable save',
+      ...controlAttrs(waaagh, 'Once per battle: until your next Command phase, charge after Advancing, +1 S and A in melee, 5+ invulnerable save'),
       onclick: async () => {
         try {
           await conn.act({ type: 'call_waaagh' });
@@ -64,66 +60,292 @@ export function fortyBar(st, seat, conn, toast) {
   return out;
 }
 
+// --- Shoot and Fight, from the server's offers (server/rules/wh40k10/offers.py) ---------------
+
+/** A dice value or number as printed ("D6+4", 2). @param {any} v */
+const printed = (v) => String(v ?? '');
+
 /**
- * The 40k orders of a selected unit: Shoot (your Shooting phase, a unit with ranged weapons)
- * with its ranged weapons, and Fight (the Fight phase, when the server says you choose next and
- * the unit is among those that may fight) against each enemy unit it is engaged with.
- * @param {any} unit @param {any} st @param {number|null} seat
- * @returns {{shoot:boolean, weapons:string[], fight:{target:string, name:string}[]}}
+ * A weapon's profile in words: "24 in · A 2 · BS 3+ · S 4 · AP -1 · D 1 · ASSAULT, HEAVY".
+ * @param {any} w an offered weapon (name, range, A, skill, S, AP, D, abilities)
+ * @param {'BS'|'WS'} [skill]
  */
-export function fortyOrders(unit, st, seat) {
-  const out = { shoot: false, weapons: /** @type {string[]} */ ([]), fight: /** @type {{target:string, name:string}[]} */ ([]) };
-  if (!isForty(st) || !unit || seat === null || st.stage !== 'battle' || unit.status !== 'on_table' || unit.owner !== seat) return out;
-  const weapons = st.forty.weapons?.[unit.id] || [];
-  if (st.phase === 'Shooting' && st.active_player === seat) {
-    out.weapons = weapons.filter((/** @type {any} */ w) => w.type === 'ranged').map((/** @type {any} */ w) => String(w.name));
-    out.shoot = out.weapons.length > 0;
-  }
-  const next = st.forty.fight_next || {};
-  if (st.phase === 'Fight' && next.seat === seat && (next.units || []).includes(unit.id)) {
-    out.fight = (st.forty.engaged?.[unit.id] || []).map((/** @type {string} */ id) => ({ target: id, name: st.units?.[id]?.name || id }));
-  }
-  return out;
+export function weaponWords(w, skill = 'BS') {
+  const parts = [];
+  if (typeof w.range === 'number') parts.push(`${w.range} in`);
+  parts.push(`A ${printed(w.A)}`);
+  if (w.skill !== null && w.skill !== undefined) parts.push(`${skill} ${w.skill}+`);
+  parts.push(`S ${printed(w.S)}`, `AP ${printed(w.AP)}`, `D ${printed(w.D)}`);
+  if (Array.isArray(w.abilities) && w.abilities.length) parts.push(w.abilities.join(', '));
+  return parts.join(' · ');
 }
 
 /**
- * The `shoot_weapons` action of the Shoot tool: the weapon picked in the panel, or else every
- * ranged weapon the unit carries that is not a Pistol (its Pistols while it is in Engagement
- * Range), each at the clicked target; of a weapon with several profiles ("Plasma pistol -
- * standard"/"- supercharge") only the first.
- * @param {any} st @param {string} unitId @param {string} targetId @param {string|undefined} weapon
+ * What the player sees of a target before rolling: distance, visibility, cover, engaged.
+ * @param {any} t an offered target
  */
-export function shootAction(st, unitId, targetId, weapon) {
-  const ranged = (st?.forty?.weapons?.[unitId] || []).filter((/** @type {any} */ w) => w.type === 'ranged');
-  const engaged = (st?.forty?.engaged?.[unitId] || []).length > 0;
-  /** @type {string[]} */
-  let names = [];
-  if (weapon && ranged.some((/** @type {any} */ w) => w.name === weapon)) names = [weapon];
-  else {
-    const seen = new Set();
-    for (const w of ranged) {
-      if (Boolean(w.pistol) !== engaged) continue;
-      const base = String(w.name).split(' - ')[0];
-      if (seen.has(base)) continue;
-      seen.add(base);
-      names.push(String(w.name));
-    }
-  }
-  return { type: 'shoot_weapons', unit: unitId, weapons: names.map((n) => ({ weapon: n, target: targetId })) };
+export function targetWords(t) {
+  const parts = [];
+  if (typeof t.distance === 'number') parts.push(`${t.distance.toFixed(1)} in away`);
+  if (t.visible === false) parts.push('not visible');
+  else if (t.visible === true) parts.push(typeof t.seen === 'number' ? `visible (${Math.round(t.seen * 100)}% seen)` : 'visible');
+  if (t.cover) parts.push('in cover (+1 to its save)');
+  if (t.engaged) parts.push('in Engagement Range with this unit');
+  return parts.join(' · ');
 }
 
 /**
- * The objective markers to draw: where, who controls them, and each side's OC.
- * @param {any} st @returns {{id:string, x:number, y:number, controller:number|null, label:string}[]}
+ * The player's picks for one unit's Shoot and Fight orders (kept while the panel re-renders):
+ * the target and, for Shoot, the weapons ticked (null: the server's suggestion for that target).
+ * @typedef {{target?:string, weapons?:string[]|null, fightTarget?:string, fightWeapon?:string}} Picks
+ */
+/** @type {Map<string, Picks>} */
+const PICKS = new Map();
+
+/** @param {string} unitId @returns {Picks} */
+export function picksFor(unitId) {
+  let p = PICKS.get(unitId);
+  if (!p) {
+    p = {};
+    PICKS.set(unitId, p);
+  }
+  return p;
+}
+
+/** Pick the Shoot target of `unitId` (from the list or a click on the table); the weapons go
+ * back to the server's suggestion for that target. @param {string} unitId @param {string} targetId */
+export function pickShootTarget(unitId, targetId) {
+  const p = picksFor(unitId);
+  if (p.target !== targetId) p.weapons = null;
+  p.target = targetId;
+}
+
+/**
+ * The Shoot order as the panel shows it: the targets (each with what the player sees of it),
+ * the target picked (the player's, else the first that may be shot, else the first), the
+ * weapons with whether each may fire at it (and why not) and whether it is ticked, and the
+ * action to send (null when nothing may fire).
+ * @param {import('./offers.js').Offer|null} offer @param {string} unitId @param {Picks} picks
+ */
+export function shootChoice(offer, unitId, picks) {
+  const targets = Array.isArray(offer?.targets) ? offer.targets : [];
+  const weapons = Array.isArray(offer?.weapons) ? offer.weapons : [];
+  let target = targets.find((/** @type {any} */ t) => t.unit === picks.target)
+    || targets.find((/** @type {any} */ t) => t.available) || targets[0] || null;
+  const checks = new Map((target?.checks || []).map((/** @type {any} */ c) => [c.weapon, c]));
+  const ticked = new Set(Array.isArray(picks.weapons) ? picks.weapons : target?.suggested || []);
+  const rows = weapons.map((/** @type {any} */ w) => {
+    const c = /** @type {any} */ (checks.get(w.name));
+    const available = Boolean(offer?.available && c?.available);
+    const reason = available ? null : String(c?.reason || w.reason || offer?.reason || 'not possible now');
+    return {
+      name: String(w.name),
+      profile: weaponWords(w),
+      models: Number(w.models || 0),
+      inRange: c ? Number(c.models_in_range || 0) : 0,
+      available,
+      reason,
+      checked: available && ticked.has(w.name),
+    };
+  });
+  const firing = rows.filter((/** @type {any} */ r) => r.checked).map((/** @type {any} */ r) => r.name);
+  const action = target && firing.length
+    ? { type: 'shoot_weapons', unit: unitId, weapons: firing.map((/** @type {string} */ name) => ({ weapon: name, target: String(target.unit) })) }
+    : null;
+  return {
+    available: Boolean(offer?.available),
+    reason: offer?.available ? null : String(offer?.reason || 'not possible now'),
+    target: target ? String(target.unit) : null,
+    targets: targets.map((/** @type {any} */ t) => ({
+      id: String(t.unit), name: String(t.name || t.unit), available: Boolean(t.available),
+      words: targetWords(t), reason: t.available ? null : String(t.reason || 'not possible'),
+    })),
+    weapons: rows,
+    action,
+  };
+}
+
+/**
+ * The Fight order as the panel shows it: the enemy units in Engagement Range, the one picked,
+ * the melee weapon (every model its first melee weapon unless one is named) and the action.
+ * @param {import('./offers.js').Offer|null} offer @param {string} unitId @param {Picks} picks
+ */
+export function fightChoice(offer, unitId, picks) {
+  const targets = Array.isArray(offer?.targets) ? offer.targets : [];
+  const weapons = Array.isArray(offer?.weapons) ? offer.weapons : [];
+  const target = targets.find((/** @type {any} */ t) => t.unit === picks.fightTarget) || targets[0] || null;
+  const weapon = weapons.some((/** @type {any} */ w) => w.name === picks.fightWeapon) ? String(picks.fightWeapon) : '';
+  /** @type {{type:string, unit:string, target:string, weapon?:string}|null} */
+  let action = null;
+  if (offer?.available && target) {
+    action = { type: 'fight', unit: unitId, target: String(target.unit) };
+    if (weapon) action.weapon = weapon;
+  }
+  return {
+    available: Boolean(offer?.available),
+    reason: offer?.available ? null : String(offer?.reason || 'not possible now'),
+    target: target ? String(target.unit) : null,
+    targets: targets.map((/** @type {any} */ t) => ({ id: String(t.unit), name: String(t.name || t.unit), words: targetWords(t) })),
+    weapon,
+    weapons: weapons.map((/** @type {any} */ w) => ({ name: String(w.name), profile: weaponWords(w, 'WS'), models: Number(w.models || 0) })),
+    action,
+  };
+}
+
+/**
+ * The line the table draws from the selected unit to its Shoot target before rolling: the
+ * closest points the server measured, labelled with the distance and whether it is visible.
+ * Null when the unit has no Shoot order or no target.
+ * @param {any} st @param {string|null} unitId @returns {{points:number[][], label:string}|null}
+ */
+export function aimLine(st, unitId) {
+  if (!unitId) return null;
+  const offer = unitOffer(st, unitId, 'shoot_weapons');
+  if (!offer) return null;
+  const c = shootChoice(offer, unitId, picksFor(unitId));
+  const t = (Array.isArray(offer.targets) ? offer.targets : []).find((/** @type {any} */ x) => x.unit === c.target);
+  if (!t || !Array.isArray(t.line) || t.line.length !== 2) return null;
+  const seen = t.visible === false ? 'not visible' : t.visible === true ? 'visible' : '';
+  return { points: t.line, label: [`${Number(t.distance).toFixed(1)} in`, seen].filter(Boolean).join(' · ') };
+}
+
+/** A unit's models with wounds lost, in words ("Beast Snagga Boy #3: 1 of 2 wounds left").
+ * @param {any} st @param {string} unitId @returns {string[]} */
+export function woundedModels(st, unitId) {
+  const models = st?.forty?.models?.[unitId];
+  if (!Array.isArray(models)) return [];
+  return models.filter((/** @type {any} */ m) => Number(m.lost) > 0)
+    .map((/** @type {any} */ m) => `${m.name}: ${Number(m.wounds) - Number(m.lost)} of ${m.wounds} wounds left`);
+}
+
+/**
+ * Send an order; a refusal is shown with the server's words. @param {any} table
+ * @param {any} action @param {string} what
+ */
+async function give(table, action, what) {
+  try {
+    await table.conn.act(action);
+  } catch (err) {
+    table.toast(`${what}: ${errorText(/** @type {any} */ (err))}`, 'error');
+  }
+}
+
+/**
+ * The selected 40k unit's Shoot and Fight panels, built only from the server's offers: a
+ * target from a list (or clicked on the table: "Pick on table"), what the player sees of it
+ * (distance, visibility, cover), the weapons to fire (ticked: the server's suggestion), each
+ * refused one with its reason; then Shoot / Fight. Keyboard usable: selects, checkboxes and
+ * buttons. Null when the server offers neither.
+ * @param {any} unit @param {import('../table.js').Table} table @returns {HTMLElement|null}
+ */
+export function fortyOrderPanels(unit, table) {
+  const st = table.store.state || {};
+  if (!isForty(st) || !unit) return null;
+  const shootOffer = unitOffer(st, unit.id, 'shoot_weapons');
+  const fightOffer = unitOffer(st, unit.id, 'fight');
+  const wounded = woundedModels(st, unit.id);
+  const parts = [];
+  if (wounded.length) parts.push(h('ul', { class: 'wounded', 'aria-label': 'Wounded models' }, wounded.map((w) => h('li', null, w))));
+  const picks = picksFor(unit.id);
+  if (shootOffer) parts.push(shootPanel(unit, table, shootOffer, picks));
+  if (fightOffer) parts.push(fightPanel(unit, table, fightOffer, picks));
+  return parts.length ? h('div', { class: 'forty-orders' }, parts) : null;
+}
+
+/** @param {any} unit @param {import('../table.js').Table} table @param {import('./offers.js').Offer} offer @param {Picks} picks */
+function shootPanel(unit, table, offer, picks) {
+  const c = shootChoice(offer, unit.id, picks);
+  const picked = c.targets.find((t) => t.id === c.target);
+  const rerender = () => table.onChange();
+  return h('fieldset', { class: 'forty-shoot', id: 'forty-shoot' },
+    h('legend', null, 'Shoot'),
+    c.reason ? h('p', { class: 'refused', id: 'shoot-refused' }, `Not now: ${c.reason}`) : null,
+    c.targets.length
+      ? h('label', { class: 'typed-field' }, h('span', null, 'Target'),
+        h('select', {
+          id: 'shoot-target', name: 'shoot-target',
+          onchange: (/** @type {Event} */ e) => { pickShootTarget(unit.id, /** @type {HTMLSelectElement} */ (e.target).value); rerender(); },
+        }, c.targets.map((t) => h('option', { value: t.id, selected: t.id === c.target }, `${t.name}${t.available ? '' : ' (cannot be shot)'}`))))
+      : null,
+    picked ? h('p', { class: 'target-seen', id: 'shoot-target-seen' }, picked.words, picked.reason ? h('span', { class: 'reason' }, ` — ${picked.reason}`) : null) : null,
+    h('div', { class: 'buttons' },
+      h('button', {
+        type: 'button', id: 'forty-fire', class: 'primary', disabled: !c.action,
+        title: c.action ? `Roll the attacks at ${picked?.name}` : String(c.reason || 'tick a weapon that may fire'),
+        onclick: () => c.action && give(table, c.action, `Shoot ${unit.name || unit.id}`),
+      }, c.action ? `Shoot ${picked?.name}` : 'Shoot'),
+      h('button', {
+        type: 'button', id: 'shoot-pick', class: table.mode === 'shoot' ? 'active' : '', disabled: !c.targets.length,
+        'aria-pressed': String(table.mode === 'shoot'),
+        title: 'Click an enemy unit on the table to make it the target',
+        onclick: () => table.setMode(table.mode === 'shoot' ? 'idle' : 'shoot'),
+      }, 'Pick on table')),
+    h('ul', { class: 'weapons', 'aria-label': 'Weapons to fire' }, c.weapons.map((w) => h('li', { class: w.available ? '' : 'refused' },
+      h('label', null,
+        h('input', {
+          type: 'checkbox', name: 'forty-weapon', value: w.name, checked: w.checked, disabled: !w.available,
+          onchange: (/** @type {Event} */ e) => {
+            const on = /** @type {HTMLInputElement} */ (e.target).checked;
+            const now = new Set(c.weapons.filter((x) => x.checked).map((x) => x.name));
+            if (on) now.add(w.name); else now.delete(w.name);
+            picks.target = c.target || undefined;
+            picks.weapons = [...now];
+            rerender();
+          },
+        }),
+        ` ${w.name}`, h('small', null, ` ×${w.models} · ${w.profile}`)),
+      w.available
+        ? h('div', { class: 'note' }, `${w.inRange} of ${w.models} model${w.models === 1 ? '' : 's'} in range`)
+        : h('div', { class: 'note reason' }, `Cannot fire: ${w.reason}`)))));
+}
+
+/** @param {any} unit @param {import('../table.js').Table} table @param {import('./offers.js').Offer} offer @param {Picks} picks */
+function fightPanel(unit, table, offer, picks) {
+  const c = fightChoice(offer, unit.id, picks);
+  const picked = c.targets.find((t) => t.id === c.target);
+  const rerender = () => table.onChange();
+  return h('fieldset', { class: 'forty-fight', id: 'forty-fight' },
+    h('legend', null, 'Fight'),
+    c.reason ? h('p', { class: 'refused', id: 'fight-refused' }, `Not now: ${c.reason}`) : null,
+    c.targets.length
+      ? h('label', { class: 'typed-field' }, h('span', null, 'Target'),
+        h('select', {
+          id: 'fight-target', name: 'fight-target',
+          onchange: (/** @type {Event} */ e) => { picks.fightTarget = /** @type {HTMLSelectElement} */ (e.target).value; rerender(); },
+        }, c.targets.map((t) => h('option', { value: t.id, selected: t.id === c.target }, t.name))))
+      : null,
+    picked ? h('p', { class: 'target-seen' }, picked.words) : null,
+    h('div', { class: 'buttons' },
+      h('button', {
+        type: 'button', id: 'forty-fight-go', class: 'primary', disabled: !c.action,
+        title: c.action ? `Roll the attacks against ${picked?.name}` : String(c.reason || 'not possible now'),
+        onclick: () => c.action && give(table, c.action, `Fight ${unit.name || unit.id}`),
+      }, c.action && picked ? `Fight ${picked.name}${c.weapon ? ` with ${c.weapon}` : ''}` : 'Fight')),
+    c.weapons.length
+      ? h('label', { class: 'typed-field' }, h('span', null, 'Weapon'),
+        h('select', {
+          id: 'fight-weapon', name: 'fight-weapon',
+          onchange: (/** @type {Event} */ e) => { picks.fightWeapon = /** @type {HTMLSelectElement} */ (e.target).value || undefined; rerender(); },
+        }, h('option', { value: '', selected: !c.weapon }, 'Each model its first melee weapon'),
+        c.weapons.map((w) => h('option', { value: w.name, selected: w.name === c.weapon }, `${w.name} (${w.profile})`))))
+      : null,
+    h('ul', { class: 'weapons', 'aria-label': 'Melee weapons' }, c.weapons.map((w) => h('li', null, `${w.name} ×${w.models}`, h('small', null, ` · ${w.profile}`)))));
+}
+
+/**
+ * The objective markers to draw: where, who controls them (in words on the table, never by
+ * colour alone), and each side's OC.
+ * @param {any} st @returns {{id:string, name:string, x:number, y:number, controller:number|null, label:string}[]}
  */
 export function objectiveMarks(st) {
   if (!isForty(st) || !Array.isArray(st.forty.objectives)) return [];
-  return st.forty.objectives.map((/** @type {any} */ m) => ({
+  return st.forty.objectives.map((/** @type {any} */ m, /** @type {number} */ i) => ({
     id: String(m.id),
+    name: `Objective ${i + 1}`,
     x: Number(m.x),
     y: Number(m.y),
     controller: m.controller === 1 || m.controller === 2 ? m.controller : null,
-    label: `OC ${m.oc?.[1] ?? 0}:${m.oc?.[2] ?? 0}`,
+    label: `${m.controller === 1 || m.controller === 2 ? `P${m.controller} holds` : 'no one holds'} · OC ${m.oc?.[1] ?? 0}:${m.oc?.[2] ?? 0}`,
   }));
 }
 

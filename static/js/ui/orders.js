@@ -8,7 +8,7 @@ import { geometryRings } from '../view/hit.js';
 import { REACTION_NAMES, proposalWords } from './order-words.js';
 import { errorText, unitName } from '../format.js';
 import { reportGroups, renderReport } from './report.js';
-import { fortyOrders, isForty } from './forty.js';
+import { fortyOrderPanels } from './forty.js';
 import { controlAttrs, gameOffer, targetIds, unitOffer } from './offers.js';
 import { whirlsFrom } from '../view/fanatics.js';
 
@@ -180,24 +180,6 @@ export function unitActions(unit, table) {
   const staged = g?.proposal && g.id === unit.id && g.phase === 'staged';
   const shoot = table.tools.shoot;
   const buttons = [];
-  const forty = fortyOrders(unit, st, store.seat);
-  if (isForty(st) && forty.shoot) {
-    // 40k: every ranged weapon (Pistols while engaged) unless one is picked
-    buttons.push(h('select', {
-      class: 'weapon', 'aria-label': 'Weapon',
-      onchange: (/** @type {Event} */ e) => { shoot.weapon = /** @type {HTMLSelectElement} */ (e.target).value || undefined; },
-    }, h('option', { value: '' }, 'All weapons'), forty.weapons.map((w) => h('option', { value: w, selected: w === shoot.weapon }, w))));
-    buttons.push(h('button', {
-      type: 'button', id: 'shoot', class: table.mode === 'shoot' ? 'active' : '',
-      onclick: () => table.setMode(table.mode === 'shoot' ? 'idle' : 'shoot'),
-    }, 'Shoot…'));
-  }
-  for (const f of forty.fight) {
-    buttons.push(h('button', {
-      type: 'button', class: 'primary fight-target', dataset: { target: f.target },
-      onclick: () => send(table, { type: 'fight', unit: unit.id, target: f.target }, `Fight ${f.name}`),
-    }, `Fight ${f.name}`));
-  }
   if (shootOrder) {
     if (weapons.length > 1) {
       buttons.push(h('select', {
@@ -248,7 +230,9 @@ export function unitActions(unit, table) {
       }, 'Free move…'));
     }
   }
-  return buttons.length ? h('div', { class: 'buttons orders combat-orders' }, buttons) : null;
+  const forty = fortyOrderPanels(unit, table);
+  if (!buttons.length && !forty) return null;
+  return h('div', { class: 'combat-orders' }, buttons.length ? h('div', { class: 'buttons orders' }, buttons) : null, forty);
 }
 
 // --- the banner, the agreement panel and the report ------------------------------------------

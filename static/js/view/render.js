@@ -63,6 +63,7 @@ export const COLORS = {
  * @property {string|null} [hover]
  * @property {import('./manoeuvre.js').Handle[]|null} [handles]  wheel/pivot/reform handles
  * @property {{points:number[][], label:string, seat:number, alpha:number}[]} [overlays]  others' measures
+ * @property {{points:number[][], label:string}|null} [aim]  the line to the Shoot target of the selected unit (Warhammer 40,000)
  * @property {AmbushOverlay|null} [ambush]  the ambush tool
  * @property {{points:number[][], kind:string, closing:boolean}|null} [terrainDraft]  a terrain feature being drawn
  */
@@ -87,6 +88,7 @@ export function drawFrame(ctx, f) {
     drawMeasure(ctx, f.view, o, /** @type {Record<number, string>} */ (COLORS.ownerLine)[o.seat] || COLORS.measure);
     ctx.globalAlpha = 1;
   }
+  if (f.aim) drawMeasure(ctx, f.view, f.aim, COLORS.measure);
   if (f.measure) drawMeasure(ctx, f.view, f.measure);
   if (f.los) drawLos(ctx, f.view, f.los, f.scene);
 }
@@ -190,7 +192,7 @@ function drawZones(ctx, v, zones) {
   }
 }
 
-/** Objective markers (40k): a 40 mm disc and its 3 in control ring, in the controller's colour.
+/** Objective markers (40k): a gold diamond marked with who holds it (P1, P2, –), its 3 in control ring in the holder's colour, and a label naming it and its holder.
  * @param {CanvasRenderingContext2D} ctx @param {View} v @param {import('./scene.js').Objective[]} marks */
 function drawObjectives(ctx, v, marks) {
   for (const m of marks) {
@@ -203,15 +205,35 @@ function drawObjectives(ctx, v, marks) {
     ctx.strokeStyle = colour;
     ctx.stroke();
     ctx.setLineDash([]);
+    // The marker itself: a gold diamond (never mistaken for a round model base), with who holds
+    // it written on it ("P1", "–") and in the label under it ("Objective 1 · P1 holds · OC
+    // 4:2"): not by colour alone.
+    const r = Math.max(9, (20 / 25.4) * v.scale * 1.25);
     ctx.beginPath();
-    ctx.arc(c.x, c.y, (20 / 25.4) * v.scale, 0, Math.PI * 2);
-    ctx.fillStyle = colour;
+    ctx.moveTo(c.x, c.y - r);
+    ctx.lineTo(c.x + r, c.y);
+    ctx.lineTo(c.x, c.y + r);
+    ctx.lineTo(c.x - r, c.y);
+    ctx.closePath();
+    ctx.fillStyle = '#e8c547';
     ctx.fill();
+    ctx.lineWidth = 2;
+    ctx.strokeStyle = m.controller ? colour : '#222';
+    ctx.stroke();
     ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    ctx.font = '700 10px system-ui, sans-serif';
+    ctx.fillStyle = '#111';
+    ctx.fillText(m.controller ? `P${m.controller}` : '–', c.x, c.y);
     ctx.textBaseline = 'top';
     ctx.font = '600 10px system-ui, sans-serif';
+    const text = `${m.name} · ${m.label}`;
+    const y = c.y + (20 / 25.4 + 3) * v.scale + 2;
+    ctx.lineWidth = 3;
+    ctx.strokeStyle = 'rgba(0,0,0,0.75)';
+    ctx.strokeText(text, c.x, y);
     ctx.fillStyle = '#fff';
-    ctx.fillText(`${m.id} ${m.label}`, c.x, c.y + (20 / 25.4) * v.scale + 2);
+    ctx.fillText(text, c.x, y);
   }
 }
 

@@ -30,7 +30,7 @@ import { objectiveMarks } from '../ui/forty.js';
 /** @typedef {{id:string, owner:number, label:string, status:string}} TrayEntry */
 /** @typedef {{id:string, kind:string, geometry:Geometry, label:string}} TerrainPiece */
 /** @typedef {{owner:number, geometry:Geometry}} Zone */
-/** @typedef {{id:string, x:number, y:number, controller:number|null, label:string}} Objective */
+/** @typedef {{id:string, name:string, x:number, y:number, controller:number|null, label:string}} Objective */
 /** @typedef {{pieces:Piece[], tray:TrayEntry[], terrain:TerrainPiece[], zones:Zone[], objectives?:Objective[]}} Scene */
 
 /** Statuses that keep a unit off the table. */

@@ -61,6 +61,19 @@ def shot(page: Any, folder: Path, name: str) -> None:
     page.screenshot(path=str(folder / f"{name}.png"))
 
 
+def answer_roll_off(seats: dict[int, Any], everyone: tuple[Any, ...], about: str) -> None:
+    """The game made in the lobby plays the whfb8 roll-offs (rules/pregame.py): everyone sees
+    the roll-off; its winner takes the first option of the Roll-offs panel ("I …")."""
+    pending = until(seats[1], f"() => {STATE}.pregame && {STATE}.pregame.pending"
+                              f" && {STATE}.pregame.pending.about === '{about}'"
+                              f" && {STATE}.pregame.pending")
+    for page in everyone:
+        page.wait_for_selector("#pregame:not([hidden]) li:has-text('Roll-off')")
+    chooser = seats[int(pending["seat"])]
+    chooser.click(f"#pregame button[data-first='{pending['seat']}']")
+    until(seats[1], f"() => !{STATE}.pregame.pending")
+
+
 def create_whfb8_game(page: Any, name: str) -> dict[str, str]:
     """The lobby as a person uses it: Warhammer Fantasy Battle 8th edition, a name, Create."""
     page.wait_for_selector("select[name=system] option[value=whfb8]", state="attached")
@@ -145,6 +158,8 @@ def play(server: str, pages: Any, shots: Path) -> dict[str, Any]:
         until_equal(page, f"{STATE}.stage", "deployment")
     swarm, halberdiers = unit_of(p1, 1), unit_of(p1, 2)
 
+    # --- The roll-off for deployment: its winner chooses from the Roll-offs panel. ----------
+    answer_roll_off(seats, everyone, "deploy_first")
     # --- Deployment: the Swarm stays Entombed; the Halberdiers are clicked onto the table. ---
     deploying = until(p1, f"{STATE}.deploying")
     for seat in (deploying, 3 - deploying):
@@ -164,6 +179,8 @@ def play(server: str, pages: Any, shots: Path) -> dict[str, Any]:
             page.mouse.move(*at(page, *HALBERDIERS_AT))
             page.mouse.click(*at(page, *HALBERDIERS_AT))
             until_equal(page, f"(id) => {STATE}.units[id].status", "on_table", halberdiers)
+    # --- The roll-off for the first turn (+1 for who finished deploying first), chosen. ------
+    answer_roll_off(seats, everyone, "first_turn")
     for page in everyone:
         until_equal(page, f"{STATE}.stage", "battle")
     placed = p2.evaluate(f"(id) => {STATE}.units[id].placement", halberdiers)

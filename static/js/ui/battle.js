@@ -227,7 +227,7 @@ export function renderTray(el, table, store, conn, toast) {
   const head = st.stage === 'deployment'
     ? h('p', { class: 'deploy-turn', id: 'deploy-turn' }, myTurn
       ? 'Your turn to deploy: pick a unit, then click on the table.'
-      : st.deploying ? `Player ${st.deploying} deploys.` : '')
+      : st.deploying ? `Player ${st.deploying} deploys.` : 'Deployment waits for a roll-off choice (see Roll-offs).')
     : null;
   replace(el, h('h2', null, 'Off the table'), head,
     h('ul', { class: 'tray-list' }, entries.map((t) => {

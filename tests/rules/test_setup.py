@@ -50,15 +50,16 @@ def test_an_army_takes_files_standards_and_joined_characters_from_its_entries() 
     events = game.act(1, type="submit_army", units=[
         {"datasheet": "citizen-spears", "models": 20, "standard": True,
          "joined_characters": ["highborn-commander"]},
-        {"datasheet": "mageblight-gremlin", "models": 3},
     ])
-    spears, gremlins = events[0].payload["units"]
+    (spears,) = events[0].payload["units"]
     assert (spears["files"], spears["markers"], spears["name"]) == (
         5, ["standard"], "Citizen Spears + Highborn Commander"
     )
     assert [c["datasheet"] for c in spears["characters"]] == ["highborn-commander"]
-    assert gremlins["files"] == 3
     assert [e.type for e in events] == ["army_submitted"]  # player 2 has not submitted yet
+    (gremlins,) = game.act(2, type="submit_army", units=[
+        {"datasheet": "mageblight-gremlin", "models": 3}])[0].payload["units"]
+    assert gremlins["files"] == 3
     forty = Game("wh40k10")
     boyz = forty.act(1, type="submit_army", units=[{"datasheet": "boyz", "models": 10}])
     assert boyz[0].payload["units"][0]["files"] is None  # 40k units have no files

@@ -339,7 +339,10 @@ def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStrea
         "own_datasheets": [s.model_dump(mode="json") for s in own.values() if s.id in used],
         "faction": action.faction or _faction(catalog, state.system, action.units),
         "game_size": action.game_size,
-        "points": army_points(state.system, entries, catalog),
+        # Hidden models (whfb8 Fanatics) are left out: their points would give them away.
+        "points": army_points(
+            state.system, [{**e, "concealed": {}} for e in entries], catalog
+        ),
     }
     events = [Event("army_submitted", army, actor=seat)]
     concealed = {

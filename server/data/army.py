@@ -231,8 +231,8 @@ def _check_points(
             code=OVER_POINTS,
             entry=max(len(entries) - 1, 0),
             rule=rules.points_rule,
-            message=f"the army costs {total:,} points, over the {limit:,} of a {game_size} "
-            f"game ({rules.points_rule})",
+            message=f"the army costs {total:,} points, over the {limit:,} of {game_size} "
+            f"({rules.points_rule})",
             details={"points": total, "limit": limit, "game_size": game_size},
         )
     ]

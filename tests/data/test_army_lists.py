@@ -69,7 +69,7 @@ def test_an_army_over_the_game_size_is_refused_naming_the_rule() -> None:
     errors = validate_army("wh40k10", army, game_size="Strike Force")
     assert [(e.code, e.rule) for e in errors] == [(OVER_POINTS, "Battle Size")]
     assert errors[0].message == (
-        "the army costs 2,040 points, over the 2,000 of a Strike Force game (Battle Size)")
+        "the army costs 2,040 points, over the 2,000 of Strike Force (Battle Size)")
     assert validate_army("wh40k10", army[:11], game_size="Strike Force") == []
     assert validate_army("wh40k10", army, game_size="Onslaught") == []
 

@@ -98,7 +98,8 @@ export function setupPanel(el, store, conn, toast, table) {
   /** Units of your own this session knows (saved ones and new ones), by ref. @type {Map<string, {unit:any, sheet:any}>} */
   const own = new Map();
   let submitting = false;
-  let openOwn = false;
+  /** The "Define a unit of your own" form. @type {HTMLElement|null} */
+  let ownForm = null;
 
   async function act(/** @type {any} */ action, /** @type {string} */ what) {
     try {
@@ -126,6 +127,7 @@ export function setupPanel(el, store, conn, toast, table) {
     if (catalog?.system === system) return;
     loadCatalog(system).then((body) => {
       catalog = body;
+      ownForm = null;
       const sizes = Array.isArray(body?.army?.game_sizes) ? body.army.game_sizes : [];
       if (gameSize === null && sizes.length) gameSize = String(sizes[0].name);
       // Units of your own saved in this browser come back, checked again by the server.
@@ -279,19 +281,19 @@ export function setupPanel(el, store, conn, toast, table) {
         render();
       },
     });
-    const ownForm = catalog ? ownUnitForm({
-      system: String(st.system), catalog,
-      taken: () => [...own.keys(), ...sheets().map((/** @type {any} */ s) => s.id)],
-      onDefined: (unit, sheet) => {
-        own.set(unit.ref, { unit, sheet });
-        saveOwnUnit(safeStorage(), String(st.system), unit);
-        army.push({ datasheet: unit.ref, name: sheet.name, models: Number(sheet.models?.default) || 1, joined: [] });
-        openOwn = true;
-        render();
-      },
-    }) : null;
-    if (ownForm && openOwn) /** @type {HTMLDetailsElement} */ (ownForm).open = true;
-    ownForm?.addEventListener('toggle', () => { openOwn = /** @type {HTMLDetailsElement} */ (ownForm).open; });
+    // Made once per catalogue: what the player is typing survives the panel's redraws.
+    if (catalog && !ownForm) {
+      ownForm = ownUnitForm({
+        system: String(st.system), catalog,
+        taken: () => [...own.keys(), ...sheets().map((/** @type {any} */ s) => s.id)],
+        onDefined: (unit, sheet) => {
+          own.set(unit.ref, { unit, sheet });
+          saveOwnUnit(safeStorage(), String(st.system), unit);
+          army.push({ datasheet: unit.ref, name: sheet.name, models: Number(sheet.models?.default) || 1, joined: [] });
+          render();
+        },
+      });
+    }
     replace(el, h('h2', null, 'Setup'), preset,
       h('h3', null, 'Army'),
       catalog ? h('div', { class: 'row army-choice' },

@@ -275,8 +275,8 @@ export function setupPanel(el, store, conn, toast, table) {
       toast,
       onImported: (body) => {
         army.splice(0, army.length, ...(Array.isArray(body?.army) ? body.army : []).map((/** @type {any} */ e) => builderEntry(e, sheets())));
-        // No faction picked yet: the imported list's first catalogue unit names it.
-        if (!faction) faction = army.map((e) => sheetFor(e.datasheet)?.faction).find(Boolean) || '';
+        // The imported list replaces the army: its first catalogue unit names the faction.
+        faction = army.map((e) => sheetFor(e.datasheet)?.faction).find(Boolean) || faction;
         importReport = body?.report || null;
         render();
       },

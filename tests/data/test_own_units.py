@@ -107,3 +107,18 @@ def test_the_catalogue_finds_a_registered_unit_while_a_game_holds_it() -> None:
     gc.collect()
     with pytest.raises(UnknownDatasheet):
         catalog.get("t9a", sheet_id)
+
+
+@pytest.mark.parametrize("system", ["t9a", "whfb8", "wh40k10"])
+def test_every_catalogue_unit_rewritten_as_your_own_validates(system: str) -> None:
+    """The builder starts a unit of your own from a catalogue unit's shape: in every system,
+    that shape (the fields a player may write) validates as a unit of your own."""
+    catalog = load_catalog()
+    writable = {"name", "base", "models", "default_files", "profile", "equipment",
+                "special_rules", "keywords", "character", "points", "notes"}
+    for sheet in catalog.datasheets(system):
+        dumped = sheet.model_dump(mode="json")
+        raw = {key: dumped[key] for key in writable if dumped.get(key) is not None}
+        raw["profile"] = {k: v for k, v in raw["profile"].items() if k != "system"}
+        own = own_datasheet(system, {"ref": "mine", **raw}, catalog)
+        assert own.profile == sheet.profile and own.own, sheet.id

@@ -85,7 +85,7 @@ def test_build_an_army_with_points_and_a_unit_of_your_own(server: str, pages: An
     p1.wait_for_selector("#info .selected.unit .profile-table")
     until(p1, f"{CARD}.includes('Unit of your own') && {CARD}.includes('Longbow')")
     card = p1.inner_text("#info .selected.unit")
-    for words in ("Sea Guard", "Base 20 × 20 mm rectangular", "10–30 models",
+    for words in ("Sea Guard", "Base 20 × 20 mm rectangular", "10–30 models", "Light Armour",
                   "25 pts + 12 pts per model", "Range", "30″", "Sea Drill", "may re-form",
                   "Fearless"):
         assert words in card, (words, card)

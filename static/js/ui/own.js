@@ -195,6 +195,9 @@ export function ownUnitForm(opts) {
         h('small', null, r.automation === 'not' || r.automated === false ? ' (not automated)' : r.automation === 'partly' ? ' (partly automated)' : ' (automated)'),
         h('div', { class: 'rule-text' }, r.summary || '')) };
     });
+    const equipment = /** @type {HTMLInputElement} */ (h('input', { type: 'text', name: 'own-equipment', size: 30,
+      'aria-label': 'Equipment from the rulebook, comma-separated',
+      value: (start.equipment || []).map((/** @type {any} */ r) => r.printed || r.name).join(', ') }));
     const other = /** @type {HTMLTextAreaElement} */ (h('textarea', { name: 'own-other-rules', rows: 3, cols: 40, maxlength: 4000,
       'aria-label': 'Other rules, one per line: Name: what it does', placeholder: 'Sea Guard Drill: may re-form before shooting' }));
     read = () => {
@@ -207,6 +210,7 @@ export function ownUnitForm(opts) {
         models: { min: n(min), max: n(max), default: n(dflt) },
         profile: profile.get(),
         special_rules: picks.filter((p) => p.box.checked).map((p) => (p.param ? { name: p.rule.name, param: parseValue(p.param.value) } : p.rule.name)),
+        equipment: splitRules(equipment.value),
         other_rules: otherRules(other.value),
         character: character.checked,
         points: { unit: n(unitPts) ?? 0, per_model: n(perModel) ?? 0 },
@@ -221,6 +225,7 @@ export function ownUnitForm(opts) {
       h('div', { class: 'row' }, h('label', null, 'Models from ', min), ' ', h('label', null, 'to ', max), ' ', h('label', null, 'usually ', dflt)),
       h('div', { class: 'row' }, h('label', null, 'Points ', unitPts), ' ', h('label', null, '+ per model ', perModel), ' ', h('label', null, character, ' Character (may join units)')),
       h('h5', null, 'Characteristics'), profile.el,
+      h('label', null, h('span', null, 'Equipment '), equipment),
       h('h5', null, 'Special rules from the rulebook'),
       h('ul', { class: 'own-rules' }, picks.map((p) => p.el)),
       h('h5', null, 'Other rules (kept as text, not automated)'), other);

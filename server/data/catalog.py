@@ -91,6 +91,9 @@ class Catalog:
 
     sheets: Mapping[str, Mapping[str, Datasheet]]
     registries: Mapping[str, Mapping[str, RuleInfo]]
+    games_own: bool = True
+    """`get` also finds the units of your own the games in this process hold (the rules
+    engine's view); False for one army's catalogue (:meth:`with_own`), which knows its own."""
 
     def systems(self) -> list[SystemInfo]:
         return [
@@ -118,7 +121,9 @@ class Catalog:
         """The datasheet `datasheet_id`: the catalogue's, else a unit of your own some game
         in this process holds (:func:`register_own`)."""
         sheets = self._system(system)
-        found = sheets.get(datasheet_id) or _OWN.get((system, datasheet_id))
+        found = sheets.get(datasheet_id)
+        if found is None and self.games_own:
+            found = _OWN.get((system, datasheet_id))
         if found is None:
             raise UnknownDatasheet(system, datasheet_id, sorted(sheets))
         return found
@@ -128,9 +133,10 @@ class Catalog:
         return sorted({s.faction for s in self._system(system).values() if s.faction})
 
     def with_own(self, system: str, own: Iterable[Datasheet]) -> Catalog:
-        """This catalogue plus units of your own (for validating one army)."""
+        """This catalogue plus one army's units of your own, and no other game's (for
+        validating that army: it may name only the catalogue's units and its own)."""
         sheets = {**self.sheets, system: {**self._system(system), **{s.id: s for s in own}}}
-        return Catalog(sheets=sheets, registries=self.registries)
+        return Catalog(sheets=sheets, registries=self.registries, games_own=False)
 
     def rules(self, system: str) -> list[RuleInfo]:
         """The system's rules registry, in file order (``automated`` per rule)."""

@@ -99,3 +99,20 @@ def test_the_check_route_answers_the_datasheet_or_the_problems(client: TestClien
         "models.min: Input should be greater than or equal to 1"]
     assert client.post("/api/systems/t9a/own-units/check", content=b"[").status_code == 400
     assert client.post("/api/systems/chess/own-units/check", json={}).status_code == 404
+
+
+def test_another_games_unit_of_your_own_cannot_be_named_without_bringing_it(
+    client: TestClient,
+) -> None:
+    """A unit of your own is found by the engine while a game holds it; another army may not
+    name it by id without defining it (its game's log would lack it)."""
+    first = new_game(client, "t9a")
+    assert act(client, first, 1, type="submit_army", own_units=[sea_guard()],
+               units=[{"datasheet": "my-sea-guard", "models": 20}]).status_code == 200
+    view = client.get(f"/api/games/{first['id']}").json()["state"]
+    [own_id] = view["own_datasheets"]
+    second = new_game(client, "t9a")
+    answer = act(client, second, 1, type="submit_army",
+                 units=[{"datasheet": own_id, "models": 20}])
+    assert answer.status_code == 400
+    assert [e["code"] for e in answer.json()["details"]["errors"]] == ["unknown_datasheet"]

@@ -90,7 +90,9 @@ def test_an_army_with_a_unit_of_your_own_validates_with_it_and_keeps_one_faction
     # Out of range like any datasheet; unknown to the plain catalogue.
     bad = validate_army("t9a", [{"datasheet": sheet.id, "models": 50}], mine)
     assert [e.code for e in bad] == ["model_count"]
-    assert [e.code for e in validate_army("t9a", army)] == ["unknown_datasheet"]
+    # An army's catalogue knows its own units, not those other games hold.
+    alone = catalog.with_own("t9a", [])
+    assert [e.code for e in validate_army("t9a", army, alone)] == ["unknown_datasheet"]
 
 
 def test_the_catalogue_finds_a_registered_unit_while_a_game_holds_it() -> None:

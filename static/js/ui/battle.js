@@ -123,8 +123,10 @@ export function setupPanel(el, store, conn, toast, table) {
     return total;
   };
 
+  let loadingFor = '';
   function load(/** @type {string} */ system) {
-    if (catalog?.system === system) return;
+    if (loadingFor === system) return;
+    loadingFor = system;
     loadCatalog(system).then((body) => {
       catalog = body;
       ownForm = null;
@@ -135,7 +137,7 @@ export function setupPanel(el, store, conn, toast, table) {
         checkOwnUnit(system, unit).then((sheet) => { own.set(unit.ref, { unit, sheet }); render(); }).catch(() => {});
       }
       render();
-    }).catch((err) => toast(`Datasheets: ${err.message}`, 'error'));
+    }).catch((err) => { loadingFor = ''; toast(`Datasheets: ${err.message}`, 'error'); });
   }
 
   function render() {

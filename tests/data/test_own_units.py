@@ -124,3 +124,25 @@ def test_every_catalogue_unit_rewritten_as_your_own_validates(system: str) -> No
         raw["profile"] = {k: v for k, v in raw["profile"].items() if k != "system"}
         own = own_datasheet(system, {"ref": "mine", **raw}, catalog)
         assert own.profile == sheet.profile and own.own, sheet.id
+
+
+def test_an_army_file_keeps_its_units_of_your_own() -> None:
+    """Our army file (issue 18 item 4) carries the units of your own its entries name, so the
+    list survives between games; a bad one is refused naming the field."""
+    from server.data.rosters import RosterError, export_army, import_roster
+
+    units = [{"datasheet": "my-sea-guard", "models": 20,
+              "joined_characters": ["highborn-commander"]}]
+    data = export_army("t9a", units, [sea_guard()])
+    result = import_roster("t9a", data)
+    assert [e.model_dump(exclude_defaults=True) for e in result.army] == units
+    answer = result.to_json("t9a")
+    assert answer["own_units"] == [sea_guard()]
+    assert answer["own_datasheets"]["my-sea-guard"]["name"] == "Sea Guard"
+    assert answer["report"]["problems"] == [] and answer["report"]["skipped"] == []
+    bad = export_army("t9a", units, [sea_guard(special_rules=["Flying Pigs"])])
+    with pytest.raises(RosterError, match="own_units.0: special_rules.0: unknown special rule"):
+        import_roster("t9a", bad)
+    # Without its unit of your own, the entry is skipped as before.
+    assert import_roster("t9a", export_army("t9a", units)).skipped[0]["reason"] == (
+        "not in the catalog")

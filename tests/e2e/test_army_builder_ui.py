@@ -5,6 +5,8 @@ the opponent's Citizen Archers' card with their profile (it used to list nothing
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -63,6 +65,19 @@ def test_build_an_army_with_points_and_a_unit_of_your_own(server: str, pages: An
     saved = p1.evaluate("JSON.parse(localStorage.getItem('warfield.own-units.t9a'))")
     assert [u["name"] for u in saved] == ["Sea Guard"]
     assert saved[0]["other_rules"] == [{"name": "Sea Drill", "text": "may re-form before shooting"}]
+
+    # Export army: the file carries the unit of your own; imported back, the same list.
+    with p1.expect_download() as download:
+        p1.click("#export-army")
+    exported = Path(download.value.path())
+    body = json.loads(exported.read_text())
+    assert [u["name"] for u in body["own_units"]] == ["Sea Guard"]
+    assert [u["datasheet"] for u in body["units"]] == ["citizen-spears", "my-sea-guard"]
+    p1.set_input_files("#roster-file", str(exported))
+    p1.wait_for_selector("#roster-report h4:has-text('2 mapped, 0 skipped')")
+    until_equal(p1, "[...document.querySelectorAll('.army-list > li')]"
+                    ".map(li => li.dataset.datasheet)", ["citizen-spears", "my-sea-guard"])
+    until_equal(p1, POINTS, "Total: 390 of 4,500 points (Standard)")
 
     p1.click("#submit-army")
     p1.wait_for_selector("#army-waiting")

@@ -274,9 +274,18 @@ export function setupPanel(el, store, conn, toast, table) {
     const rosters = rosterButtons({
       system: String(st.system),
       units: () => army.map(armyEntry),
+      ownUnits: () => usedOwn().map(([, o]) => o.unit),
       toast,
       onImported: (body) => {
-        army.splice(0, army.length, ...(Array.isArray(body?.army) ? body.army : []).map((/** @type {any} */ e) => builderEntry(e, sheets())));
+        // An army file's units of your own come back, checked by the server on import.
+        const ownSheets = body?.own_datasheets && typeof body.own_datasheets === 'object' ? body.own_datasheets : {};
+        for (const unit of Array.isArray(body?.own_units) ? body.own_units : []) {
+          const sheet = ownSheets[unit?.ref];
+          if (!sheet) continue;
+          own.set(unit.ref, { unit, sheet });
+          saveOwnUnit(safeStorage(), String(st.system), unit);
+        }
+        army.splice(0, army.length, ...(Array.isArray(body?.army) ? body.army : []).map((/** @type {any} */ e) => builderEntry(e, [...sheets(), ...[...own.values()].map((o) => o.sheet)].map((d) => ({ ...d, id: ownRef(d) })))));
         // The imported list replaces the army: its first catalogue unit names the faction.
         faction = army.map((e) => sheetFor(e.datasheet)?.faction).find(Boolean) || faction;
         importReport = body?.report || null;
@@ -312,15 +321,26 @@ export function setupPanel(el, store, conn, toast, table) {
           } }, '✕')))) : null);
   }
 
+  /** A datasheet's id as the army's entries name it (a unit of your own: its ref). @param {any} d */
+  function ownRef(d) {
+    for (const [ref, o] of own) if (o.sheet === d) return ref;
+    return d.id;
+  }
+
+  /** The units of your own the army's entries name, by ref. */
+  function usedOwn() {
+    const used = new Set(army.flatMap((e) => [e.datasheet, ...e.joined.map((c) => c.id)]));
+    return [...own.entries()].filter(([ref]) => used.has(ref));
+  }
+
   /** The submit_army action: the entries, the faction, the game size and the units of your own they use. */
   function submitAction() {
     const units = army.map(armyEntry);
-    const used = new Set(army.flatMap((e) => [e.datasheet, ...e.joined.map((c) => c.id)]));
     /** @type {Record<string, any>} */
     const action = { type: 'submit_army', units };
     if (faction) action.faction = faction;
     if (gameSize) action.game_size = gameSize;
-    const ownUnits = [...own.entries()].filter(([ref]) => used.has(ref)).map(([, o]) => o.unit);
+    const ownUnits = usedOwn().map(([, o]) => o.unit);
     if (ownUnits.length) action.own_units = ownUnits;
     return action;
   }

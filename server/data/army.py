@@ -41,6 +41,9 @@ CANNOT_CONCEAL = "cannot_conceal"
 TOO_MANY_CONCEALED = "too_many_concealed"
 NO_STANDARD = "no_standard"
 NO_BATTLE_STANDARD = "no_battle_standard"
+WRONG_FACTION = "wrong_faction"
+UNKNOWN_GAME_SIZE = "unknown_game_size"
+OVER_POINTS = "over_points"
 
 
 class ArmyError(BaseModel):
@@ -51,6 +54,8 @@ class ArmyError(BaseModel):
     code: str
     entry: int
     message: str
+    rule: str | None = None
+    """The army rule that refuses it, as players name it (issue 18 item 1)."""
     details: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -84,13 +89,20 @@ def validate_army(
     system: str,
     entries: Iterable[Mapping[str, Any] | ArmyEntry],
     catalog: Catalog | None = None,
+    *,
+    faction: str | None = None,
+    game_size: str | None = None,
 ) -> list[ArmyError]:
     """Every problem with ``entries`` for ``system``; ``[]`` when the army is valid.
 
-    Raises :class:`~server.data.catalog.UnknownSystem` for a system that does not exist.
+    The army is of one faction (``faction``, else its first catalogue unit's) unless the
+    system allows allies; with ``game_size`` (one of the system's ``game_sizes``) its points
+    must fit the size's limit. Raises :class:`~server.data.catalog.UnknownSystem` for a system
+    that does not exist.
     """
     catalog = catalog or load_catalog()
     catalog.datasheets(system)  # raises UnknownSystem early
+    entries = list(entries)
     errors: list[ArmyError] = []
     bearers = 0
     for index, raw in enumerate(entries):
@@ -106,7 +118,124 @@ def validate_army(
                         message="an army has one Battle Standard Bearer",
                     )
                 )
+    parsed = [_parsed(raw) for raw in entries]
+    errors.extend(_check_faction(catalog, system, parsed, faction))
+    errors.extend(_check_points(catalog, system, parsed, game_size))
     return errors
+
+
+def _parsed(raw: Mapping[str, Any] | ArmyEntry) -> ArmyEntry | None:
+    if isinstance(raw, ArmyEntry):
+        return raw
+    try:
+        return ArmyEntry.model_validate(raw)
+    except ValidationError:
+        return None  # reported by _check_entry
+
+
+def _sheet(catalog: Catalog, system: str, datasheet: str) -> Datasheet | None:
+    try:
+        return catalog.get(system, datasheet)
+    except UnknownDatasheet:
+        return None  # reported by _check_entry
+
+
+def entry_sheets(catalog: Catalog, system: str, entry: ArmyEntry) -> list[tuple[Datasheet, int]]:
+    """The entry's datasheets with their model counts: the unit, its joined characters (one
+    model each) and the hidden models it may conceal (unknown ids left out)."""
+    found: list[tuple[Datasheet, int]] = []
+    unit = _sheet(catalog, system, entry.datasheet)
+    may_hide = {hidden.datasheet for hidden in unit.conceals} if unit else set()
+    for datasheet, models in (
+        (entry.datasheet, entry.models),
+        *((c, 1) for c in entry.joined_characters),
+        *((h, n) for h, n in entry.concealed.items() if h in may_hide),
+    ):
+        sheet = _sheet(catalog, system, datasheet)
+        if sheet is not None and models > 0:
+            found.append((sheet, models))
+    return found
+
+
+def army_points(
+    system: str, entries: Iterable[Mapping[str, Any] | ArmyEntry], catalog: Catalog | None = None
+) -> int:
+    """What the army costs: every entry's unit, joined characters and hidden models (a
+    datasheet without points costs 0)."""
+    catalog = catalog or load_catalog()
+    total = 0
+    for entry in (_parsed(raw) for raw in entries):
+        if entry is None:
+            continue
+        for sheet, models in entry_sheets(catalog, system, entry):
+            total += sheet.points.cost(models) if sheet.points else 0
+    return total
+
+
+def _check_faction(
+    catalog: Catalog, system: str, entries: list[ArmyEntry | None], faction: str | None
+) -> list[ArmyError]:
+    """One faction per army (its army book / codex), unless the system allows allies. Units
+    of your own belong to the army they are brought with."""
+    rules = system_data(system)
+    if rules.allies:
+        return []
+    errors = []
+    for index, entry in enumerate(entries):
+        if entry is None:
+            continue
+        for sheet, _ in entry_sheets(catalog, system, entry):
+            if sheet.own or not sheet.faction:
+                continue
+            if faction is None:
+                faction = sheet.faction
+            elif sheet.faction != faction:
+                errors.append(
+                    ArmyError(
+                        code=WRONG_FACTION,
+                        entry=index,
+                        rule=rules.faction_rule,
+                        message=f"{sheet.name} is from {sheet.faction}, and this army is "
+                        f"{faction} ({rules.faction_rule}: an army is drawn from one)",
+                        details={"datasheet": sheet.id, "faction": sheet.faction,
+                                 "army_faction": faction},
+                    )
+                )
+    return errors
+
+
+def _check_points(
+    catalog: Catalog, system: str, entries: list[ArmyEntry | None], game_size: str | None
+) -> list[ArmyError]:
+    if game_size is None:
+        return []
+    rules = system_data(system)
+    limits = dict(rules.game_sizes)
+    if game_size not in limits:
+        known = ", ".join(f"{name} ({points:,} points)" for name, points in rules.game_sizes)
+        return [
+            ArmyError(
+                code=UNKNOWN_GAME_SIZE,
+                entry=0,
+                rule=rules.points_rule,
+                message=f"{rules.name} has no game size {game_size!r}; it knows {known}",
+                details={"game_size": game_size},
+            )
+        ]
+    total = army_points(system, [e for e in entries if e is not None], catalog)
+    limit = limits[game_size]
+    if total <= limit:
+        return []
+    return [
+        ArmyError(
+            code=OVER_POINTS,
+            entry=max(len(entries) - 1, 0),
+            rule=rules.points_rule,
+            message=f"the army costs {total:,} points, over the {limit:,} of {game_size} "
+            f"({rules.points_rule})",
+            details={"points": total, "limit": limit, "game_size": game_size},
+        )
+    ]
 
 
 def _check_entry(

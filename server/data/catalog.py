@@ -9,7 +9,8 @@ and the field.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+import weakref
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -90,6 +91,9 @@ class Catalog:
 
     sheets: Mapping[str, Mapping[str, Datasheet]]
     registries: Mapping[str, Mapping[str, RuleInfo]]
+    games_own: bool = True
+    """`get` also finds the units of your own the games in this process hold (the rules
+    engine's view); False for one army's catalogue (:meth:`with_own`), which knows its own."""
 
     def systems(self) -> list[SystemInfo]:
         return [
@@ -114,11 +118,25 @@ class Catalog:
         return [sheets[key] for key in sorted(sheets)]
 
     def get(self, system: str, datasheet_id: str) -> Datasheet:
+        """The datasheet `datasheet_id`: the catalogue's, else a unit of your own some game
+        in this process holds (:func:`register_own`)."""
         sheets = self._system(system)
-        try:
-            return sheets[datasheet_id]
-        except KeyError:
-            raise UnknownDatasheet(system, datasheet_id, sorted(sheets)) from None
+        found = sheets.get(datasheet_id)
+        if found is None and self.games_own:
+            found = _OWN.get((system, datasheet_id))
+        if found is None:
+            raise UnknownDatasheet(system, datasheet_id, sorted(sheets))
+        return found
+
+    def factions(self, system: str) -> list[str]:
+        """The factions (army books, codexes) of the system's datasheets, sorted."""
+        return sorted({s.faction for s in self._system(system).values() if s.faction})
+
+    def with_own(self, system: str, own: Iterable[Datasheet]) -> Catalog:
+        """This catalogue plus one army's units of your own, and no other game's (for
+        validating that army: it may name only the catalogue's units and its own)."""
+        sheets = {**self.sheets, system: {**self._system(system), **{s.id: s for s in own}}}
+        return Catalog(sheets=sheets, registries=self.registries, games_own=False)
 
     def rules(self, system: str) -> list[RuleInfo]:
         """The system's rules registry, in file order (``automated`` per rule)."""
@@ -149,6 +167,28 @@ class Catalog:
             for rule in sheet.all_rules()
             if registry[rule.name].automated and registry[rule.name].notes
         }
+
+
+# --------------------------------------------------------------------------- units of your own
+
+_OWN: weakref.WeakValueDictionary[tuple[str, str], Datasheet] = weakref.WeakValueDictionary()
+"""Units of your own that some game state holds, by (system, id). An id is a hash of the unit's
+content (server/data/own.py), so one id is one unit in every game; the entry lives exactly as
+long as a game state holds the sheet, so the rules engine's `catalog.get` finds a player's unit
+like any datasheet, and nothing outlives the games that use it."""
+
+
+def register_own(sheet: Datasheet) -> Datasheet:
+    """Make `sheet` (a unit of your own) findable by :meth:`Catalog.get`; returns the object to
+    keep (the one already registered under its id, if any, so every holder keeps it alive)."""
+    if not sheet.own:
+        raise ValueError(f"{sheet.id!r} is a catalogue datasheet, not a unit of your own")
+    key = (sheet.system, sheet.id)
+    found = _OWN.get(key)
+    if found is not None:
+        return found
+    _OWN[key] = sheet
+    return sheet
 
 
 # --------------------------------------------------------------------------- loading
@@ -262,10 +302,13 @@ def _load_datasheet(
         problems.append(f"{label}: system: {raw['system']!r} but the file is under {system}/")
         return None
     try:
-        return Datasheet.model_validate(raw, context={"rules": registry})
+        sheet = Datasheet.model_validate(raw, context={"rules": registry})
     except ValidationError as exc:
         problems.extend(_describe(label, exc))
         return None
+    if sheet.own:
+        problems.append(f"{label}: own: catalogue datasheets are not units of your own")
+    return sheet
 
 
 def _describe(label: str, exc: ValidationError) -> list[str]:

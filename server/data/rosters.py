@@ -47,7 +47,8 @@ from pydantic import ValidationError
 
 from server.data.army import ArmyEntry, validate_army
 from server.data.catalog import Catalog, load_catalog
-from server.data.schema import SYSTEM_IDS
+from server.data.own import MAX_OWN_UNITS, OwnUnitError, own_datasheet
+from server.data.schema import SYSTEM_IDS, Datasheet
 from server.data.systems import system_data
 
 MAX_INPUT_BYTES = 256 * 1024  # the REST body limit: a roster file as uploaded (.ros, .rosz, JSON)
@@ -77,15 +78,37 @@ class ImportResult:
     mapped: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[dict[str, Any]] = field(default_factory=list)
     roster_points: int | None = None
+    # Units of your own an army file brought (issue 18 item 2): the definitions by ref, and
+    # their checked datasheets.
+    own_units: list[dict[str, Any]] = field(default_factory=list)
+    own_sheets: dict[str, Datasheet] = field(default_factory=dict)
 
     def to_json(self, system: str, catalog: Catalog | None = None) -> dict[str, Any]:
         army = [entry.model_dump(mode="json", exclude_defaults=True) for entry in self.army]
         for raw, entry in zip(army, self.army, strict=True):
             raw["datasheet"], raw["models"] = entry.datasheet, entry.models
-        problems = validate_army(system, self.army, catalog)
+        base = catalog or load_catalog()
+        ids = {ref: sheet.id for ref, sheet in self.own_sheets.items()}
+        named = [
+            entry.model_copy(update={
+                "datasheet": ids.get(entry.datasheet, entry.datasheet),
+                "joined_characters": [ids.get(c, c) for c in entry.joined_characters],
+            })
+            for entry in self.army
+        ]
+        problems = validate_army(system, named, base.with_own(system, self.own_sheets.values()))
+        own = {}
+        if self.own_units:
+            own = {
+                "own_units": self.own_units,
+                "own_datasheets": {
+                    ref: sheet.model_dump(mode="json") for ref, sheet in self.own_sheets.items()
+                },
+            }
         return {
             "format": self.format,
             "army": army,
+            **own,
             "report": {
                 "mapped": self.mapped,
                 "skipped": self.skipped,
@@ -154,15 +177,23 @@ def match_datasheet(system: str, name: str, catalog: Catalog | None = None) -> s
 # --------------------------------------------------------------------------- export
 
 
-def export_army(system: str, units: Iterable[Mapping[str, Any] | ArmyEntry]) -> bytes:
-    """Our army file: the ``submit_army`` units list with a format name and version."""
+def export_army(
+    system: str,
+    units: Iterable[Mapping[str, Any] | ArmyEntry],
+    own_units: Iterable[Mapping[str, Any]] = (),
+) -> bytes:
+    """Our army file: the ``submit_army`` units list with a format name and version, and the
+    units of your own it names (``own_units``, as ``submit_army`` takes them)."""
     entries = [u if isinstance(u, ArmyEntry) else ArmyEntry.model_validate(u) for u in units]
-    body = {
+    body: dict[str, Any] = {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
         "system": system,
         "units": [_entry_json(e) for e in entries],
     }
+    own = [dict(u) for u in own_units]
+    if own:
+        body["own_units"] = own
     return json.dumps(body, indent=2, sort_keys=False).encode("utf-8")
 
 
@@ -524,6 +555,21 @@ def _from_export(system: str, body: Mapping[str, Any], catalog: Catalog) -> Impo
         raise RosterError(f"more than {MAX_SELECTIONS} units")
     result = ImportResult(format=EXPORT_FORMAT)
     known = {sheet.id for sheet in catalog.datasheets(system)}
+    own_units = body.get("own_units", [])
+    if not isinstance(own_units, list) or len(own_units) > MAX_OWN_UNITS:
+        raise RosterError(f'"own_units" is a list of at most {MAX_OWN_UNITS} units of your own')
+    for position, raw_unit in enumerate(own_units):
+        try:
+            sheet = own_datasheet(system, raw_unit, catalog)
+        except OwnUnitError as exc:
+            raise RosterError(f"own_units.{position}: " + "; ".join(exc.problems)) from None
+        ref = raw_unit.get("ref")
+        if not isinstance(ref, str) or not ref or ref in known:
+            raise RosterError(f"own_units.{position}.ref: a unit of your own needs a ref of "
+                              "its own (the id its entries name)")
+        known.add(ref)
+        result.own_units.append(dict(raw_unit))
+        result.own_sheets[ref] = sheet
     for position, raw in enumerate(units):
         try:
             entry = ArmyEntry.model_validate(raw)
@@ -539,7 +585,7 @@ def _from_export(system: str, body: Mapping[str, Any], catalog: Catalog) -> Impo
                  "datasheets": missing}
             )
             continue
-        sheet = catalog.get(system, entry.datasheet)
+        sheet = result.own_sheets.get(entry.datasheet) or catalog.get(system, entry.datasheet)
         result.army.append(entry)
         mapped: dict[str, Any] = {
             "name": sheet.name, "models": entry.models, "datasheet": sheet.id,

@@ -549,6 +549,14 @@ class Concealed(_Model):
     max: int = Field(ge=1)
 
 
+class TextRule(_Model):
+    """A special rule the system's rule list lacks, kept as the player wrote it on a unit of
+    their own: shown on the card, marked "not automated", never applied by the engine."""
+
+    name: str = Field(min_length=1, max_length=80)
+    text: str = Field(default="", max_length=1000)
+
+
 # Computed fields of Datasheet: served to the client, ignored when a dump is read back.
 _DERIVED = frozenset({"height_class", "can_join", "bodyguard"})
 
@@ -592,6 +600,14 @@ class Datasheet(_Model):
         description='where numbers come from, by field: "FACTS.md", "seed 000", "decision"',
     )
     notes: str | None = None
+    own: bool = Field(
+        default=False, description="a unit of your own: defined by a player for one army"
+    )
+    other_rules: list[TextRule] = Field(
+        default_factory=list,
+        description="units of your own: rules outside the system's list, kept as text and "
+        "not automated",
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -36,6 +36,15 @@ class SystemData(ABC):
     character (whfb8)."""
     leaders: bool = False
     """Characters join a unit by leading it (a 40k Leader and its Bodyguard): one per unit."""
+    faction_rule: str = "Army Book"
+    """The army rule that keeps an army to one faction, as players name it (issue 18 item 1)."""
+    allies: bool = False
+    """Units of another faction may join the army (allied contingents). When False, every
+    catalogue unit of an army shares one faction, refused naming :attr:`faction_rule`."""
+    game_sizes: tuple[tuple[str, int], ...] = ()
+    """The game sizes an army may be chosen for: (name, points limit), the usual one first."""
+    points_rule: str = "Points Limit"
+    """The army rule that caps an army's points at the game size, as players name it."""
     roster_words: tuple[str, ...] = ()
     """Words in a BattleScribe / New Recruit roster's game system name that say a roster is
     for this system (server/data/rosters.py), lower case."""

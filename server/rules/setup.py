@@ -10,6 +10,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from server.data import load_catalog, validate_army
+from server.data.army import army_points
+from server.data.catalog import register_own
+from server.data.own import MAX_OWN_UNITS, OwnUnitError, own_datasheet, read_own_sheet
 from server.dice import DiceStream
 from server.geometry import movement
 from server.geometry.kinds import Height, TerrainKind
@@ -31,6 +34,7 @@ from server.rules.core import (
     fold_all,
     register_action,
     register_folder,
+    register_projector,
 )
 from server.rules.naming import display_name
 from server.rules.orders import judge, offer, register_acting, register_offer
@@ -249,6 +253,39 @@ class ArmyUnit(BaseModel):
 class SubmitArmy(ActionModel):
     type: Literal["submit_army"]
     units: list[ArmyUnit] = Field(min_length=1, max_length=40)
+    # Issue 18: the army's faction (army book / codex; else its first catalogue unit's), the
+    # game size its points must fit (one of the system's SystemData.game_sizes; none: no
+    # limit), and units of your own (server/data/own.py), named in `units` by their `ref`.
+    faction: str | None = Field(default=None, min_length=1, max_length=80)
+    game_size: str | None = Field(default=None, min_length=1, max_length=40)
+    own_units: list[dict[str, Any]] = Field(default_factory=list, max_length=MAX_OWN_UNITS)
+
+
+def _own_units(state: GameState, action: SubmitArmy) -> dict[str, Any]:
+    """The army's units of your own by `ref`, validated like datasheets (bad_request naming
+    the field path of every problem)."""
+    catalog = load_catalog()
+    found: dict[str, Any] = {}
+    for index, raw in enumerate(action.own_units):
+        try:
+            sheet = own_datasheet(state.system, raw, catalog)
+        except OwnUnitError as exc:
+            raise RuleError(
+                BAD_REQUEST,
+                f"unit of your own {exc.name!r}: " + "; ".join(
+                    f"own_units.{index}.{p}" for p in exc.problems),
+                field=f"own_units.{index}",
+                problems=exc.problems,
+            ) from None
+        ref = raw.get("ref")
+        if not isinstance(ref, str) or not ref or len(ref) > 80:
+            raise RuleError(BAD_REQUEST, f"own_units.{index}.ref: name the unit's ref (the "
+                            "id the army's entries use)", field=f"own_units.{index}.ref")
+        if ref in found or ref in {d.id for d in catalog.datasheets(state.system)}:
+            raise RuleError(BAD_REQUEST, f"own_units.{index}.ref: {ref!r} is already taken",
+                            field=f"own_units.{index}.ref")
+        found[ref] = sheet
+    return found
 
 
 @register_action("submit_army", SubmitArmy, when=SETTING_UP, doing="submitting an army")
@@ -257,16 +294,29 @@ def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStrea
     begins: with player 1, or with the roll-off the system plays (`rules/pregame.py`)."""
     if seat in state.extra.get("armies", ()):
         raise RuleError(OUT_OF_PHASE, "you have already submitted your army")
+    own = _own_units(state, action)
+    ids = {ref: sheet.id for ref, sheet in own.items()}
+    action = action.model_copy(update={"units": [
+        u.model_copy(update={
+            "datasheet": ids.get(u.datasheet, u.datasheet),
+            "joined_characters": [ids.get(c, c) for c in u.joined_characters],
+        })
+        for u in action.units
+    ]})
     entries = [u.model_dump(exclude_none=True) for u in action.units]
-    errors = validate_army(state.system, entries)
+    catalog = load_catalog().with_own(state.system, own.values())
+    errors = validate_army(
+        state.system, entries, catalog, faction=action.faction, game_size=action.game_size
+    )
     if errors:
         first = errors[0]
         raise RuleError(
             BAD_REQUEST,
             f"army entry {first.entry}: {first.message}",
+            rule=first.rule,
             errors=[e.model_dump(mode="json") for e in errors],
         )
-    catalog = load_catalog()
+    used = {d for e in action.units for d in (e.datasheet, *e.joined_characters)}
     units = []
     for i, entry in enumerate(action.units):
         sheet = catalog.get(state.system, entry.datasheet)
@@ -282,7 +332,20 @@ def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStrea
             ("battle_standard",) if entry.battle_standard else ()
         )
         units.append(dataclasses.replace(unit, characters=characters, markers=markers).to_json())
-    events = [Event("army_submitted", {"seat": seat, "units": units}, actor=seat)]
+    army = {
+        "seat": seat,
+        "units": units,
+        # Public like the rest of the list: the units of your own it uses, the faction, the
+        # game size and what the army costs.
+        "own_datasheets": [s.model_dump(mode="json") for s in own.values() if s.id in used],
+        "faction": action.faction or _faction(catalog, state.system, action.units),
+        "game_size": action.game_size,
+        # Hidden models (whfb8 Fanatics) are left out: their points would give them away.
+        "points": army_points(
+            state.system, [{**e, "concealed": {}} for e in entries], catalog
+        ),
+    }
+    events = [Event("army_submitted", army, actor=seat)]
     concealed = {
         unit["id"]: dict(entry.concealed) for unit, entry in zip(units, action.units, strict=True)
     }
@@ -292,8 +355,29 @@ def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStrea
     return events
 
 
+def _faction(catalog: Any, system: str, units: list[ArmyUnit]) -> str | None:
+    """The faction of the army's first catalogue unit (units of your own have none)."""
+    for unit in units:
+        faction = catalog.get(system, unit.datasheet).faction
+        if faction:
+            return str(faction)
+    return None
+
+
 @register_folder("army_submitted")
 def _fold_army_submitted(state: GameState, event: Event) -> GameState:
+    # Units of your own come back from the log (replays too); the state holds them, which keeps
+    # them findable by the catalogue for as long as the game is (server/data/catalog.py).
+    catalog = load_catalog()
+    own = dict(state.extra.get("own_sheets", {}))
+    for raw_sheet in event.payload.get("own_datasheets", ()):
+        sheet = register_own(read_own_sheet(state.system, raw_sheet, catalog))
+        own[sheet.id] = sheet
+    lists = dict(state.extra.get("army_lists", {}))
+    lists[event.payload["seat"]] = {
+        key: event.payload.get(key) for key in ("faction", "game_size", "points")
+    }
+    state = _set(state, own_sheets=own, army_lists=lists)
     units = dict(units_of(state))
     # What each unit was mustered with (Victory Points are counted from it: endgame.py).
     mustered = dict(state.extra.get("mustered", {}))
@@ -306,6 +390,20 @@ def _fold_army_submitted(state: GameState, event: Event) -> GameState:
     state = _set(state, units=units, armies=(*state.extra.get("armies", ()), event.payload["seat"]),
                  mustered=mustered)
     return dataclasses.replace(state, next_id=state.next_id + len(event.payload["units"]))
+
+
+@register_projector
+def _project_armies(state: GameState, viewer: int | None, out: dict[str, Any]) -> None:
+    """Public army-list facts: each army's faction, game size and points, and the datasheets
+    of its units of your own (the client's unit cards read them)."""
+    if not state.system:
+        return
+    out["own_datasheets"] = {
+        sheet_id: sheet.model_dump(mode="json")
+        for sheet_id, sheet in state.extra.get("own_sheets", {}).items()
+    }
+    lists = state.extra.get("army_lists", {})
+    out["army_lists"] = {str(seat): info for seat, info in lists.items()}
 
 
 @register_folder("deployment_started")

@@ -35,7 +35,15 @@ def test_the_datasheets_answer_says_who_may_join_whom(client: TestClient) -> Non
     """server/data/<id>/__init__.py `join_problems`: a 40k Leader only the Bodyguard it leads
     (seed 004: Wurrboy leads Beast Snagga Boyz); t9a characters per their join rules."""
     forty = client.get("/api/systems/wh40k10/datasheets").json()
-    assert forty["army"] == {"ranked": False, "standards": False, "leaders": True}
+    assert forty["army"] == {
+        "ranked": False, "standards": False, "leaders": True,
+        # Issue 18: one faction per army, the Battle Sizes, the rules' names.
+        "factions": ["Adeptus Astartes", "Orks"], "faction_rule": "Faction keyword",
+        "allies": False, "points_rule": "Battle Size",
+        "game_sizes": [{"name": "Strike Force", "points": 2000},
+                       {"name": "Incursion", "points": 1000},
+                       {"name": "Onslaught", "points": 3000}],
+    }
     assert forty["joinable"]["beast-snagga-boyz"] == ["wurrboy"]
     assert all("wurrboy" not in v for k, v in forty["joinable"].items()
                if k != "beast-snagga-boyz")

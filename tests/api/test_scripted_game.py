@@ -57,7 +57,7 @@ def test_scripted_t9a_game(client: TestClient) -> None:
         assert p1.act(type="use_preset_table", preset="village")["type"] == "ack"
         assert p1.act(type="submit_army", units=[
             {"datasheet": "mageblight-gremlin", "models": 3},
-            {"datasheet": "citizen-spears", "models": 20, "files": 5}])["type"] == "ack"
+            {"datasheet": "mageblight-gremlin", "models": 3}])["type"] == "ack"
         assert p2.act(type="submit_army", units=[
             {"datasheet": "citizen-spears", "models": 20, "files": 5},
             {"datasheet": "citizen-archers", "models": 10, "files": 5}])["type"] == "ack"

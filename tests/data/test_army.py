@@ -21,8 +21,10 @@ def codes(system: str, entries: list, catalog: Catalog | None = None) -> list[st
 
 def test_valid_t9a_army() -> None:
     """Seed 000: a Supernal character of the same Height may join the skirmishing Gremlins."""
-    army = [
+    daemons = [
         {"datasheet": "mageblight-gremlin", "models": 3, "joined_characters": ["daemon-herald"]},
+    ]
+    highborn = [
         {
             "datasheet": "citizen-spears",
             "models": 20,
@@ -31,25 +33,30 @@ def test_valid_t9a_army() -> None:
         },
         {"datasheet": "knights-of-ryma", "models": 5},
     ]
-    assert validate_army("t9a", army) == []
+    assert validate_army("t9a", daemons) == []
+    assert validate_army("t9a", highborn) == []
 
 
 def test_valid_whfb8_army() -> None:
-    army = [
+    tomb_kings = [
         {"datasheet": "tomb-swarm", "models": 4, "files": 2},
         {"datasheet": "skeleton-warriors", "models": 20, "joined_characters": ["tomb-king"]},
+    ]
+    goblins = [
         {"datasheet": "night-goblins", "models": 30, "concealed": {"night-goblin-fanatic": 3}},
     ]
-    assert validate_army("whfb8", army) == []
+    assert validate_army("whfb8", tomb_kings) == []
+    assert validate_army("whfb8", goblins) == []
 
 
 def test_valid_wh40k10_army() -> None:
     """Seed 004: the Wurrboy leads Beast Snagga Boyz."""
     army = [
         {"datasheet": "beast-snagga-boyz", "models": 10, "joined_characters": ["wurrboy"]},
-        ArmyEntry(datasheet="intercessor-squad", models=5),
+        ArmyEntry(datasheet="boyz", models=10),
     ]
     assert validate_army("wh40k10", army) == []
+    assert validate_army("wh40k10", [ArmyEntry(datasheet="intercessor-squad", models=5)]) == []
 
 
 # --------------------------------------------------------------------------- one per code
@@ -105,7 +112,7 @@ def test_not_a_character() -> None:
 
 def test_host_is_character() -> None:
     army = [
-        {"datasheet": "highborn-commander", "models": 1, "joined_characters": ["daemon-herald"]}
+        {"datasheet": "daemon-stalker", "models": 1, "joined_characters": ["daemon-herald"]}
     ]
     assert codes("t9a", army) == ["host_is_character"]
 
@@ -120,7 +127,7 @@ def test_leader_cannot_lead_other_units() -> None:
 
 
 def test_a_non_leader_cannot_attach() -> None:
-    army = [{"datasheet": "boyz", "models": 10, "joined_characters": ["intercessor-squad"]}]
+    army = [{"datasheet": "boyz", "models": 10, "joined_characters": ["beast-snagga-boyz"]}]
     assert codes("wh40k10", army) == ["not_a_character"]
 
 
@@ -145,7 +152,8 @@ def test_supernal_unit_refuses_a_plain_character() -> None:
         }
     ]
     errors = validate_army("t9a", army)
-    assert [e.code for e in errors] == ["supernal_join"]
+    # (the Highborn Commander is of another army book, too)
+    assert [e.code for e in errors] == ["supernal_join", "wrong_faction"]
     assert "Mageblight Gremlin contains Supernal" in errors[0].message
 
 
@@ -153,7 +161,7 @@ def test_supernal_character_refuses_a_plain_unit() -> None:
     """Seed 000, Supernal: attachable models with Supernal only join units containing it."""
     army = [{"datasheet": "citizen-spears", "models": 20, "joined_characters": ["daemon-herald"]}]
     errors = validate_army("t9a", army)
-    assert [e.code for e in errors] == ["supernal_join"]
+    assert [e.code for e in errors] == ["supernal_join", "wrong_faction"]
     assert "Daemon Herald has Supernal" in errors[0].message
 
 
@@ -248,5 +256,6 @@ def test_errors_carry_entry_index_and_serialise() -> None:
         "code": "model_count",
         "entry": 1,
         "message": "Citizen Spears fields 10 to 40 models, not 50",
+        "rule": None,
         "details": {"min": 10, "max": 40, "models": 50},
     }

@@ -299,7 +299,8 @@ def valid_armies(draw: st.DrawFn) -> tuple[str, list[ArmyEntry]]:
     count, a joinable character where the datasheets allow one, a standard where allowed."""
     system = draw(st.sampled_from(SYSTEM_IDS))
     catalog = load_catalog()
-    sheets = catalog.datasheets(system)
+    faction = draw(st.sampled_from(catalog.factions(system)))  # one army book / codex
+    sheets = [s for s in catalog.datasheets(system) if s.faction == faction]
     army: list[ArmyEntry] = []
     for _ in range(draw(st.integers(0, 5))):
         sheet = draw(st.sampled_from(sheets))
@@ -314,7 +315,7 @@ def valid_armies(draw: st.DrawFn) -> tuple[str, list[ArmyEntry]]:
         if candidates and not sheet.character and draw(st.booleans()):
             fields["joined_characters"] = [draw(st.sampled_from(candidates)).id]
         entry = ArmyEntry.model_validate(fields)
-        if not validate_army(system, [entry], catalog):
+        if not validate_army(system, [*army, entry], catalog):
             army.append(entry)
     return system, army
 

@@ -65,9 +65,14 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
     p1.wait_for_selector("select[name=datasheet] option", state="attached")
     p1.click("form.army-add button[type=submit]")
     p1.wait_for_selector(".army-list li")
-    # A character joins the unit's front rank: picked on the entry, listed with it.
-    p1.select_option(".army-list li select.join", "highborn-commander")
+    # A character joins the unit's front rank: the Commander added to the army is picked on
+    # the entry and listed with it; no second Commander is made (issue 18 item 6).
+    p1.select_option("select[name=datasheet]", "highborn-commander")
+    p1.click("form.army-add button[type=submit]")
+    until_equal(p1, "document.querySelectorAll('.army-list > li').length", 2)
+    p1.select_option(".army-list li select.join", label="Highborn Commander")
     p1.wait_for_selector(".army-list li .joined:has-text('Highborn Commander')")
+    until_equal(p1, "document.querySelectorAll('.army-list > li').length", 1)
     p1.check(".army-list li input[name=standard]")
     p1.click("#submit-army")
     p1.wait_for_selector("#army-waiting")

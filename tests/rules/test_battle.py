@@ -115,7 +115,7 @@ def test_reserve_needs_a_rule() -> None:
     state = new_game()
     state, _ = act(state, 1, type="submit_army",
                    units=[{"datasheet": "mageblight-gremlin", "models": 3},
-                          {"datasheet": "citizen-spears", "models": 20}])
+                          {"datasheet": "daemon-herald", "models": 1}])
     state, _ = act(state, 2, type="submit_army",
                    units=[{"datasheet": "citizen-spears", "models": 20}])
     state, _ = act(state, 1, type="declare_reserve", unit="u1", mode="ambush")

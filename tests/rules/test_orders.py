@@ -147,16 +147,16 @@ def test_every_order_offered_is_accepted_and_every_refused_action_was_not_offere
     Melee until the Gremlins fight or Game Turn 4 ends; orders checked after every action."""
     game = Game("t9a")
     checked = check_orders(game.state)
-    game.act(1, type="submit_army", units=[GREMLINS, SPEARS])
+    # One Army Book per army (issue 18): player 1's second unit is a second Gremlin unit.
+    game.act(1, type="submit_army", units=[GREMLINS, {**GREMLINS, "models": 3, "files": 3}])
     game.act(2, type="submit_army", units=[SPEARS, ARCHERS])
     ids = {(u.owner, u.datasheet): u.id for u in units_of(game.state).values()}
-    gremlins = ids[(1, "mageblight-gremlin")]
-    spears1, spears2, archers = (ids[(1, "citizen-spears")], ids[(2, "citizen-spears")],
-                                 ids[(2, "citizen-archers")])
+    gremlins, spears1 = "u1", "u2"  # spears1: the unit player 1 marches and advances
+    spears2, archers = ids[(2, "citizen-spears")], ids[(2, "citizen-archers")]
     checked += check_orders(game.state)
     deploying = orders_for(game.state, 1)["units"]
     assert deploying[gremlins]["declare_reserve"]["rule"] == "Ambush"
-    assert "declare_reserve" not in deploying[spears1]
+    assert "deploy_unit" in deploying[spears1]  # (it may stay in Ambush too; it deploys)
     game.act(1, type="declare_reserve", unit=gremlins)
     checked += check_orders(game.state)
     assert orders_for(game.state, 2)["units"][spears2]["deploy_unit"]["available"]
@@ -369,11 +369,11 @@ def test_an_ambushing_character_is_offered_the_units_it_may_arrive_with() -> Non
     next) or in its owner's Charge Phase; the hosts offered are those `decide` accepts."""
     game = Game("t9a")
     game.act(1, type="submit_army", units=[GREMLINS, {"datasheet": "daemon-stalker", "models": 1},
-                                           SPEARS])
+                                           {"datasheet": "daemon-herald", "models": 1}])
     game.act(2, type="submit_army", units=[SPEARS])
     ids = {(u.owner, u.datasheet): u.id for u in units_of(game.state).values()}
     gremlins, stalker = ids[(1, "mageblight-gremlin")], ids[(1, "daemon-stalker")]
-    spears = ids[(1, "citizen-spears")]
+    spears = ids[(1, "daemon-herald")]  # a unit without Ambush: no host for the Stalker
     while game.unit(stalker).status == "undeployed" or game.unit(gremlins).status == "undeployed":
         seat = int(game.state.extra["deploying"])
         if seat == 2:

@@ -50,15 +50,16 @@ def test_an_army_takes_files_standards_and_joined_characters_from_its_entries() 
     events = game.act(1, type="submit_army", units=[
         {"datasheet": "citizen-spears", "models": 20, "standard": True,
          "joined_characters": ["highborn-commander"]},
-        {"datasheet": "mageblight-gremlin", "models": 3},
     ])
-    spears, gremlins = events[0].payload["units"]
+    (spears,) = events[0].payload["units"]
     assert (spears["files"], spears["markers"], spears["name"]) == (
         5, ["standard"], "Citizen Spears + Highborn Commander"
     )
     assert [c["datasheet"] for c in spears["characters"]] == ["highborn-commander"]
-    assert gremlins["files"] == 3
     assert [e.type for e in events] == ["army_submitted"]  # player 2 has not submitted yet
+    (gremlins,) = game.act(2, type="submit_army", units=[
+        {"datasheet": "mageblight-gremlin", "models": 3}])[0].payload["units"]
+    assert gremlins["files"] == 3
     forty = Game("wh40k10")
     boyz = forty.act(1, type="submit_army", units=[{"datasheet": "boyz", "models": 10}])
     assert boyz[0].payload["units"][0]["files"] is None  # 40k units have no files
@@ -97,3 +98,40 @@ def test_a_player_with_units_left_deploys_again_when_the_other_has_none() -> Non
     assert events[-1].payload == {"deploying": 2}
     events = game.act(2, type="deploy_unit", unit="u3", x=50, y=42)
     assert events[-1].type == "battle_started"
+
+
+def test_a_unit_of_your_own_is_kept_in_the_log_and_plays_like_any_unit_after_a_replay() -> None:
+    """Issue 18 item 2: the army's units of your own travel in `army_submitted` (the log), so a
+    replay of the log alone rebuilds them: the rules engine finds the datasheet (its base, its
+    rules, its points) once the first game is gone."""
+    import dataclasses
+    import gc
+    import json
+
+    from server.dice import DiceStream
+    from server.rules import core
+    from server.rules.rankandflank.victory import army_points
+    from server.rules.units import datasheet_of, footprint_of, units_of
+    from tests.data.test_own_units import sea_guard
+
+    game = Game("t9a")
+    guard = sea_guard(name="Replayed Guard",
+                      special_rules=["Fearless", "Ambush (Battlefield Edge)"])
+    game.act(1, type="submit_army", own_units=[guard],
+             units=[{"datasheet": "my-sea-guard", "models": 10}])
+    game.act(2, type="submit_army", units=[{"datasheet": "citizen-spears", "models": 20}])
+    # The log as stored (JSON), and nothing else of the first game.
+    log = [dataclasses.replace(e, payload=json.loads(json.dumps(e.payload))) for e in game.log]
+    sheet_id = units_of(game.state)["u1"].datasheet
+    del game
+    gc.collect()
+    state = core.replay(log)
+    unit = units_of(state)["u1"]
+    sheet = datasheet_of(state, unit)
+    assert (sheet.id, sheet.name, sheet.own) == (sheet_id, "Replayed Guard", True)
+    assert army_points(state, 1) == 50 + 10 * 12
+    # It keeps Ambush like any unit with the rule (an automated rule works).
+    events = core.decide(state, 1, {"type": "declare_reserve", "unit": "u1"},
+                         DiceStream(b"x" * 32, 0))
+    assert events[0].payload["rule"] == "Ambush"
+    assert footprint_of(state, unit) is None  # not on the table yet

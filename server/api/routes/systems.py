@@ -70,9 +70,47 @@ async def list_datasheets(system_id: str) -> dict[str, Any]:
             {**r.model_dump(mode="json"), **_marks(marks[r.name])}
             for r in catalog.rules(system_id)
         ],
-        "army": {"ranked": data.ranked, "standards": data.standards, "leaders": data.leaders},
+        "army": {
+            "ranked": data.ranked,
+            "standards": data.standards,
+            "leaders": data.leaders,
+            # Issue 18: one faction per army unless allies are allowed, the game sizes and the
+            # names of the rules that refuse an army (the builder shows them; submit_army
+            # checks them).
+            "factions": catalog.factions(system_id),
+            "faction_rule": data.faction_rule,
+            "allies": data.allies,
+            "game_sizes": [{"name": n, "points": p} for n, p in data.game_sizes],
+            "points_rule": data.points_rule,
+        },
         "joinable": joinable,
     }
+
+
+@router.post("/{system_id}/own-units/check", responses=error_responses(400, 404))
+async def check_own_unit(system_id: str, request: Request) -> dict[str, Any]:
+    """Validate a unit of your own (server/data/own.py) as `submit_army` will: its datasheet
+    (with its id), or `bad_request` listing every problem by field path. Stores nothing."""
+    import json
+
+    from server.data import load_catalog
+    from server.data.own import OwnUnitError, own_datasheet
+
+    try:
+        find_system(system_id)
+    except KeyError:
+        raise RuleError(NOT_FOUND, f"no game system {system_id!r}", known=sorted(SYSTEMS)) from None
+    try:
+        raw = json.loads(await request.body())
+    except ValueError:
+        raise RuleError(BAD_REQUEST, "a unit of your own is a JSON object") from None
+    try:
+        sheet = own_datasheet(system_id, raw, load_catalog())
+    except OwnUnitError as exc:
+        raise RuleError(
+            BAD_REQUEST, str(exc), problems=exc.problems
+        ) from None
+    return {"datasheet": sheet.model_dump(mode="json")}
 
 
 @router.post(

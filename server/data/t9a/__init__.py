@@ -44,4 +44,12 @@ class NinthAgeData(SystemData):
         return found
 
 
-SYSTEM = NinthAgeData(name="The 9th Age", roster_words=("9th age", "ninth age", "t9a"))
+SYSTEM = NinthAgeData(
+    name="The 9th Age",
+    # An army is drawn from one Army Book; T9A's usual game is 4,500 points
+    # (docs/rules-decisions.md "Army lists").
+    faction_rule="Army Book",
+    game_sizes=(("Standard", 4500),),
+    points_rule="Army Points",
+    roster_words=("9th age", "ninth age", "t9a"),
+)

@@ -30,5 +30,10 @@ SYSTEM = Warhammer40kData(
     ranked=False,
     standards=False,
     leaders=True,
+    # Muster Your Army: every unit shares the army's Faction keyword; the Battle Size sets the
+    # points (Incursion 1,000, Strike Force 2,000, Onslaught 3,000).
+    faction_rule="Faction keyword",
+    game_sizes=(("Strike Force", 2000), ("Incursion", 1000), ("Onslaught", 3000)),
+    points_rule="Battle Size",
     roster_words=("40,000", "40000", "40k"),
 )

@@ -39,5 +39,10 @@ class WarhammerData(SystemData):
 SYSTEM = WarhammerData(
     name="Warhammer Fantasy Battle (8th edition)",
     battle_standards=True,
+    # One army book per army; 2,400 points is the usual game (docs/rules-decisions.md
+    # "Army lists"). Allied contingents (an expansion's optional rule) are not offered.
+    faction_rule="Army Book",
+    game_sizes=(("Standard", 2400),),
+    points_rule="Points Limit",
     roster_words=("fantasy battle", "warhammer fantasy", "whfb"),
 )

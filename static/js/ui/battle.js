@@ -9,6 +9,8 @@ import { ambushTrayItem } from './ambush.js';
 import { controlAttrs, targetIds, unitOffer } from './offers.js';
 import { terrainForm } from './terrain.js';
 import { reportView, rosterButtons } from './rosters.js';
+import { cost, loadCatalog, pointsWords } from './card.js';
+import { checkOwnUnit, forgetOwnUnit, ownUnitForm, safeStorage, saveOwnUnit, savedOwnUnits } from './own.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -59,7 +61,28 @@ export function builderEntry(entry, sheets) {
 }
 
 /**
- * The setup panel: only while the stage is `setup` and for a seated player.
+ * The characters an entry may be joined by: characters already in the army, not joined
+ * elsewhere, that the army rules let join it (issue 18 item 6: attaching picks one of them,
+ * never a copy). Units of your own are offered for any host; submit_army checks the rules.
+ * @param {{datasheet:string, joined:any[]}[]} army @param {number} index the host entry
+ * @param {Record<string, string[]>} joins @param {(id:string) => any} sheetFor
+ * @returns {number[]} indices of the entries that may join
+ */
+export function attachable(army, index, joins, sheetFor) {
+  const host = sheetFor(army[index].datasheet);
+  if (!host || host.character) return [];
+  return army.map((e, k) => k).filter((k) => {
+    if (k === index || army[k].joined.length) return false;
+    const c = sheetFor(army[k].datasheet);
+    if (!c || !c.can_join) return false;
+    return Boolean(host.own || c.own || (joins?.[host.id] || []).includes(c.id));
+  });
+}
+
+/**
+ * The setup panel: only while the stage is `setup` and for a seated player. Faction first (the
+ * picker then offers that faction's datasheets and your own units), the game size, then units,
+ * with each entry's points and the total against the size's limit.
  * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {Function} toast @param {Table} table
  */
 export function setupPanel(el, store, conn, toast, table) {
@@ -67,14 +90,16 @@ export function setupPanel(el, store, conn, toast, table) {
   const army = [];
   /** The last roster import's mapping report, shown until the army is submitted. @type {any} */
   let importReport = null;
-  /** @type {any[]|null} */
-  let sheets = null;
-  /** @type {Record<string, string[]>} */
-  let joins = {};
-  /** @type {{standards?:boolean, leaders?:boolean}} */
-  let armyRules = {};
-  let loadingFor = '';
+  /** @type {any} */
+  let catalog = null;
+  let faction = '';
+  /** @type {string|null} */
+  let gameSize = null;
+  /** Units of your own this session knows (saved ones and new ones), by ref. @type {Map<string, {unit:any, sheet:any}>} */
+  const own = new Map();
   let submitting = false;
+  /** The "Define a unit of your own" form. @type {HTMLElement|null} */
+  let ownForm = null;
 
   async function act(/** @type {any} */ action, /** @type {string} */ what) {
     try {
@@ -86,18 +111,33 @@ export function setupPanel(el, store, conn, toast, table) {
     }
   }
 
+  const sheets = () => (Array.isArray(catalog?.datasheets) ? catalog.datasheets : []);
+  const armyRules = () => (catalog?.army && typeof catalog.army === 'object' ? catalog.army : {});
+  /** @param {string} id */
+  const sheetFor = (id) => own.get(id)?.sheet || sheets().find((/** @type {any} */ d) => d.id === id) || null;
+  /** @param {typeof army[number]} e */
+  const entryPoints = (e) => {
+    let total = cost(sheetFor(e.datasheet)?.points, e.models);
+    for (const c of e.joined) total += cost(sheetFor(c.id)?.points, 1);
+    for (const [id, n] of Object.entries(e.concealed || {})) total += n > 0 ? cost(sheetFor(id)?.points, n) : 0;
+    return total;
+  };
+
+  let loadingFor = '';
   function load(/** @type {string} */ system) {
     if (loadingFor === system) return;
     loadingFor = system;
-    fetch(`/api/systems/${encodeURIComponent(system)}/datasheets`, { headers: { Accept: 'application/json' } })
-      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`HTTP ${r.status}`))))
-      .then((body) => {
-        sheets = Array.isArray(body?.datasheets) ? body.datasheets : [];
-        joins = body?.joinable && typeof body.joinable === 'object' ? body.joinable : {};
-        armyRules = body?.army && typeof body.army === 'object' ? body.army : {};
-        render();
-      })
-      .catch((err) => toast(`Datasheets: ${err.message}`, 'error'));
+    loadCatalog(system).then((body) => {
+      catalog = body;
+      ownForm = null;
+      const sizes = Array.isArray(body?.army?.game_sizes) ? body.army.game_sizes : [];
+      if (gameSize === null && sizes.length) gameSize = String(sizes[0].name);
+      // Units of your own saved in this browser come back, checked again by the server.
+      for (const unit of savedOwnUnits(safeStorage(), system)) {
+        checkOwnUnit(system, unit).then((sheet) => { own.set(unit.ref, { unit, sheet }); render(); }).catch(() => {});
+      }
+      render();
+    }).catch((err) => { loadingFor = ''; toast(`Datasheets: ${err.message}`, 'error'); });
   }
 
   function render() {
@@ -122,55 +162,82 @@ export function setupPanel(el, store, conn, toast, table) {
         h('p', { class: 'waiting', id: 'army-waiting' }, "Army submitted: waiting for opponent's army."));
       return;
     }
+    const rules = armyRules();
+    const factions = Array.isArray(rules.factions) ? rules.factions : [];
+    const sizes = Array.isArray(rules.game_sizes) ? rules.game_sizes : [];
+    const factionPick = /** @type {HTMLSelectElement} */ (h('select', {
+      name: 'faction', 'aria-label': 'Faction',
+      onchange: (/** @type {Event} */ e) => { faction = /** @type {HTMLSelectElement} */ (e.target).value; render(); },
+    }, h('option', { value: '' }, 'Pick a faction…'), factions.map((/** @type {string} */ f) => h('option', { value: f, selected: f === faction }, f))));
+    const sizePick = /** @type {HTMLSelectElement} */ (h('select', {
+      name: 'game_size', 'aria-label': 'Game size',
+      onchange: (/** @type {Event} */ e) => { gameSize = /** @type {HTMLSelectElement} */ (e.target).value || ''; render(); },
+    }, sizes.map((/** @type {any} */ g) => h('option', { value: g.name, selected: g.name === gameSize }, `${g.name} (${Number(g.points).toLocaleString('en')} points)`)),
+    h('option', { value: '', selected: gameSize === '' }, 'No points limit')));
+    // Faction first: then only that faction's datasheets (and units of your own) are offered.
+    const offered = sheets().filter((/** @type {any} */ s) => !faction || rules.allies || s.faction === faction);
+    const ownOffered = [...own.entries()];
     const pick = /** @type {HTMLSelectElement} */ (h('select', { name: 'datasheet', 'aria-label': 'Datasheet' },
-      (sheets || []).map((s) => h('option', { value: s.id }, s.name || s.id))));
+      offered.map((/** @type {any} */ s) => h('option', { value: s.id }, s.name || s.id)),
+      ownOffered.length ? h('optgroup', { label: 'Units of your own' }, ownOffered.map(([ref, o]) => h('option', { value: ref }, `${o.sheet.name} (your own)`))) : null));
     const count = /** @type {HTMLInputElement} */ (h('input', { name: 'models', type: 'number', min: 1, step: 1, size: 3, 'aria-label': 'Models' }));
+    const limits = h('span', { class: 'limits', id: 'model-limits' });
     const setDefault = () => {
-      const s = (sheets || []).find((d) => d.id === pick.value);
+      const s = sheetFor(pick.value);
       if (!s) return;
       count.value = String(s.models?.default ?? s.models?.min ?? 1);
       if (s.models?.min) count.min = String(s.models.min);
       if (s.models?.max) count.max = String(s.models.max);
+      replace(limits, s.models ? ` ${s.models.min}–${s.models.max} models · ${pointsWords(s.points)}` : '');
     };
     pick.addEventListener('change', setDefault);
     setDefault();
-    const add = h('button', {
-      type: 'submit',
-    }, 'Add');
     const form = h('form', {
       class: 'row army-add',
       onsubmit: (/** @type {Event} */ e) => {
         e.preventDefault();
-        const s = (sheets || []).find((d) => d.id === pick.value);
+        const s = sheetFor(pick.value);
         if (!s) return;
-        army.push({ datasheet: s.id, name: s.name || s.id, models: Math.max(1, Math.round(Number(count.value) || 1)), joined: [] });
+        army.push({ datasheet: pick.value, name: s.name || s.id, models: Math.max(1, Math.round(Number(count.value) || 1)), joined: [] });
         render();
       },
-    }, pick, count, add);
+    }, pick, count, h('button', { type: 'submit' }, 'Add'), limits);
     const list = h('ol', { class: 'army-list' }, army.map((u, i) => {
-      const host = (sheets || []).find((d) => d.id === u.datasheet);
-      const chars = joinable(joins, sheets || [], host).filter((c) => !u.joined.some((j) => j.id === c.id));
+      const host = sheetFor(u.datasheet);
+      const chars = attachable(army, i, joinsOf(catalog), sheetFor);
       const join = chars.length
         ? h('select', {
-          class: 'join', 'aria-label': `Join a character to ${u.name}`,
+          class: 'join', 'aria-label': `Join a character of your army to ${u.name}`,
           onchange: (/** @type {Event} */ e) => {
-            const id = /** @type {HTMLSelectElement} */ (e.target).value;
-            const c = chars.find((x) => x.id === id);
-            if (c) u.joined.push({ id: c.id, name: c.name || c.id });
+            const k = Number(/** @type {HTMLSelectElement} */ (e.target).value);
+            const c = army[k];
+            if (!c) return;
+            // The character already in the army joins: its own entry goes, no copy is made.
+            u.joined.push({ id: c.datasheet, name: c.name });
+            army.splice(k, 1);
             render();
           },
-        }, h('option', { value: '' }, armyRules.leaders ? '+ Leader…' : '+ Character…'),
-        chars.map((c) => h('option', { value: c.id }, c.name || c.id)))
+        }, h('option', { value: '' }, rules.leaders ? '+ Leader…' : '+ Character…'),
+        chars.map((k) => h('option', { value: String(k) }, army[k].name)))
         : null;
+      const m = host?.models;
+      const outside = m && (u.models < m.min || u.models > m.max);
       return h('li', { dataset: { datasheet: u.datasheet } },
         h('span', null, `${u.name} × ${u.models}`),
+        m ? h('small', { class: `limits${outside ? ' outside' : ''}` }, outside ? ` (outside ${m.min}–${m.max} models)` : ` (${m.min}–${m.max})`) : null,
+        h('small', { class: 'entry-points' }, ` ${entryPoints(u).toLocaleString('en')} pts`),
+        host?.faction && faction && host.faction !== faction && !rules.allies
+          ? h('small', { class: 'outside' }, ` (${host.faction}: not this army's ${rules.faction_rule || 'faction'})`) : null,
         u.joined.map((c, k) => h('span', { class: 'joined' }, ` + ${c.name} `,
-          h('button', { type: 'button', class: 'small', title: `Remove ${c.name}`, onclick: () => { u.joined.splice(k, 1); render(); } }, '✕'))),
+          h('button', {
+            type: 'button', class: 'small', 'aria-label': `Detach ${c.name}`,
+            onclick: () => { u.joined.splice(k, 1); army.push({ datasheet: c.id, name: c.name, models: 1, joined: [] }); render(); },
+          }, '✕'))),
         ' ',
-        h('button', { type: 'button', title: 'Remove', onclick: () => { army.splice(i, 1); render(); } }, '✕'),
+        h('button', { type: 'button', 'aria-label': `Remove ${u.name}`, onclick: () => { army.splice(i, 1); render(); } }, '✕'),
         join,
         // A Standard Bearer (+1 combat score in t9a): where the army rules allow one.
-        armyRules.standards && host && !host.character
+        rules.standards && host && !host.character
           ? h('label', { class: 'standard' },
             h('input', { type: 'checkbox', name: 'standard', checked: Boolean(u.standard),
               onchange: (/** @type {Event} */ e) => { u.standard = /** @type {HTMLInputElement} */ (e.target).checked; } }),
@@ -178,18 +245,26 @@ export function setupPanel(el, store, conn, toast, table) {
           : null,
         // Hidden models the unit may conceal (whfb8 Night Goblin Fanatics, seed 003).
         (Array.isArray(host?.conceals) ? host.conceals : []).map((/** @type {any} */ c) => h('label', { class: 'concealed' },
-          ` Hidden ${c.datasheet} (0-${c.max}) `,
+          ` Hidden ${sheetFor(c.datasheet)?.name || c.datasheet} (0-${c.max}) `,
           h('input', { type: 'number', min: 0, max: c.max, step: 1, size: 2, name: 'concealed', value: String(u.concealed?.[c.datasheet] ?? 0),
             onchange: (/** @type {Event} */ e) => {
               u.concealed = { ...(u.concealed || {}), [c.datasheet]: Math.max(0, Math.round(Number(/** @type {HTMLInputElement} */ (e.target).value) || 0)) };
+              render();
             } }))));
     }));
+    const total = army.reduce((sum, e) => sum + entryPoints(e), 0);
+    const size = sizes.find((/** @type {any} */ g) => g.name === gameSize);
+    const over = size ? total - Number(size.points) : 0;
+    const points = h('p', { class: `army-points${over > 0 ? ' over' : ''}`, id: 'army-points', 'aria-live': 'polite' },
+      `Total: ${total.toLocaleString('en')}`,
+      size ? ` of ${Number(size.points).toLocaleString('en')} points (${size.name})` : ' points',
+      over > 0 ? ` — over by ${over.toLocaleString('en')} (${rules.points_rule || 'points limit'})` : '');
     const submit = /** @type {HTMLButtonElement} */ (h('button', {
       type: 'button', class: 'primary', id: 'submit-army',
       onclick: async () => {
         if (submitting || !army.length) return;
         submitting = true;
-        const ok = await act({ type: 'submit_army', units: army.map(armyEntry) }, 'Submit army');
+        const ok = await act(submitAction(), 'Submit army');
         submitting = false;
         if (ok) { army.length = 0; importReport = null; }
         render();
@@ -199,19 +274,83 @@ export function setupPanel(el, store, conn, toast, table) {
     const rosters = rosterButtons({
       system: String(st.system),
       units: () => army.map(armyEntry),
+      ownUnits: () => usedOwn().map(([, o]) => o.unit),
       toast,
       onImported: (body) => {
-        army.splice(0, army.length, ...(Array.isArray(body?.army) ? body.army : []).map((/** @type {any} */ e) => builderEntry(e, sheets || [])));
+        // An army file's units of your own come back, checked by the server on import.
+        const ownSheets = body?.own_datasheets && typeof body.own_datasheets === 'object' ? body.own_datasheets : {};
+        for (const unit of Array.isArray(body?.own_units) ? body.own_units : []) {
+          const sheet = ownSheets[unit?.ref];
+          if (!sheet) continue;
+          own.set(unit.ref, { unit, sheet });
+          saveOwnUnit(safeStorage(), String(st.system), unit);
+        }
+        army.splice(0, army.length, ...(Array.isArray(body?.army) ? body.army : []).map((/** @type {any} */ e) => builderEntry(e, [...sheets(), ...[...own.values()].map((o) => o.sheet)].map((d) => ({ ...d, id: ownRef(d) })))));
+        // The imported list replaces the army: its first catalogue unit names the faction.
+        faction = army.map((e) => sheetFor(e.datasheet)?.faction).find(Boolean) || faction;
         importReport = body?.report || null;
         render();
       },
     });
+    // Made once per catalogue: what the player is typing survives the panel's redraws.
+    if (catalog && !ownForm) {
+      ownForm = ownUnitForm({
+        system: String(st.system), catalog,
+        taken: () => [...own.keys(), ...sheets().map((/** @type {any} */ s) => s.id)],
+        onDefined: (unit, sheet) => {
+          own.set(unit.ref, { unit, sheet });
+          saveOwnUnit(safeStorage(), String(st.system), unit);
+          army.push({ datasheet: unit.ref, name: sheet.name, models: Number(sheet.models?.default) || 1, joined: [] });
+          render();
+        },
+      });
+    }
     replace(el, h('h2', null, 'Setup'), preset,
-      h('h3', null, 'Army'), rosters, importReport ? reportView(importReport) : null,
-      sheets ? form : h('p', null, 'Loading datasheets…'), list, submit);
+      h('h3', null, 'Army'),
+      catalog ? h('div', { class: 'row army-choice' },
+        h('label', null, 'Faction ', factionPick), ' ', h('label', null, 'Game size ', sizePick)) : null,
+      rosters, importReport ? reportView(importReport) : null,
+      catalog ? form : h('p', null, 'Loading datasheets…'), list, points, submit,
+      ownForm,
+      own.size ? h('div', { class: 'own-saved' }, h('small', null, 'Saved units of your own: '),
+        [...own.entries()].map(([ref, o]) => h('span', { class: 'own-saved-unit' }, `${o.sheet.name} `,
+          h('button', { type: 'button', class: 'small', 'aria-label': `Forget ${o.sheet.name}`, onclick: () => {
+            forgetOwnUnit(safeStorage(), String(st.system), ref);
+            own.delete(ref);
+            render();
+          } }, '✕')))) : null);
+  }
+
+  /** A datasheet's id as the army's entries name it (a unit of your own: its ref). @param {any} d */
+  function ownRef(d) {
+    for (const [ref, o] of own) if (o.sheet === d) return ref;
+    return d.id;
+  }
+
+  /** The units of your own the army's entries name, by ref. */
+  function usedOwn() {
+    const used = new Set(army.flatMap((e) => [e.datasheet, ...e.joined.map((c) => c.id)]));
+    return [...own.entries()].filter(([ref]) => used.has(ref));
+  }
+
+  /** The submit_army action: the entries, the faction, the game size and the units of your own they use. */
+  function submitAction() {
+    const units = army.map(armyEntry);
+    /** @type {Record<string, any>} */
+    const action = { type: 'submit_army', units };
+    if (faction) action.faction = faction;
+    if (gameSize) action.game_size = gameSize;
+    const ownUnits = usedOwn().map(([, o]) => o.unit);
+    if (ownUnits.length) action.own_units = ownUnits;
+    return action;
   }
 
   return render;
+}
+
+/** @param {any} catalog @returns {Record<string, string[]>} */
+function joinsOf(catalog) {
+  return catalog?.joinable && typeof catalog.joinable === 'object' ? catalog.joinable : {};
 }
 
 /**

@@ -18,6 +18,7 @@ import { engagedNames, renderUnits } from './units.js';
 import { terrainLegend } from './legend.js';
 import { deployForm, typedMoves, targetPicker } from './typed.js';
 import { renderFanatics } from './fanatics.js';
+import { catalogFor, onCatalog, profileView, sheetOf } from './card.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -202,6 +203,7 @@ export function mountPanels(o) {
   }
 
   store.subscribe(update);
+  onCatalog(update); // unit cards show the profile once the datasheets arrive
   update();
   return update;
 }
@@ -316,21 +318,21 @@ function renderInfo(el, table, store) {
   replace(el, shown);
 }
 
-/** What a player needs to know about a unit: its entry, state and rules (with the ones the
- * server does not automate marked). @param {any} u @param {any} [st] */
+/** What a player needs to know about a unit (issue 18 item 5): its entry and state, then its
+ * whole profile (characteristics, weapons, points, base, every rule with its words and whether
+ * the server automates it) and each joined character's own profile. The same for the
+ * opponent's units: an army list is public. @param {any} u @param {any} [st] */
 function unitCard(u, st) {
-  const notAuto = new Set(Array.isArray(u.not_automated) ? u.not_automated : []);
+  const catalog = catalogFor(String(st?.system || ''));
+  const sheet = sheetOf(st, catalog, String(u.datasheet || ''));
+  const registry = Array.isArray(catalog?.rules) ? catalog.rules : [];
+  const notAuto = Array.isArray(u.not_automated) ? u.not_automated : [];
   const partly = u.partly_automated && typeof u.partly_automated === 'object' ? u.partly_automated : {};
   const rules = Array.isArray(u.rules) ? u.rules : [];
-  const partlyElsewhere = Object.keys(partly).filter((r) => !rules.includes(r));
   return h('div', { class: `selected unit owner-${u.owner}` },
     h('b', null, u.name || u.id), ' ', h('small', null, actorName(u.owner)),
     h('div', { class: 'coords' },
-      [typeof u.models === 'number' ? `${u.models} models` : '', u.files ? `${u.files} wide` : '', humanize(String(u.status || ''))].filter(Boolean).join(' · ')),
-    Array.isArray(u.characters) && u.characters.length
-      ? h('ul', { class: 'characters' }, u.characters.map((/** @type {any} */ c) => h('li', null, `With ${c.name || c.datasheet}`,
-        c.damage ? h('small', null, ` · ${c.damage} wound${c.damage === 1 ? '' : 's'} lost`) : null)))
-      : null,
+      [typeof u.models === 'number' ? `${u.models} models remaining` : '', u.files ? `${u.files} wide` : '', humanize(String(u.status || ''))].filter(Boolean).join(' · ')),
     u.damage ? h('div', { class: 'coords damage' }, `One model has lost ${u.damage} Health Point${u.damage === 1 ? '' : 's'}`) : null,
     Array.isArray(u.markers) && u.markers.length
       ? h('div', { class: 'markers' }, u.markers.map((/** @type {string} */ m) => h('span', { class: `badge marker ${markerBadges({ markers: [m] }).length ? `marker-${m}` : ''}` }, humanize(String(m)))))
@@ -339,12 +341,19 @@ function unitCard(u, st) {
     u.moved && Object.keys(u.moved).length && typeof u.moved.used === 'number'
       ? h('div', { class: 'coords' }, `Moved ${u.moved.used.toFixed(1)}${u.moved.allowance ? ` of ${u.moved.allowance} in` : ' in'}`)
       : null,
-    rules.length
-      ? h('ul', { class: 'rules' }, rules.map((/** @type {string} */ r) => h('li', { class: notAuto.has(r) ? 'manual' : partly[r] ? 'partly' : '' }, r,
-        notAuto.has(r) ? h('small', null, ' not automated') : null,
-        !notAuto.has(r) && partly[r] ? h('small', { title: partly[r] }, ' partly automated') : null,
-        !notAuto.has(r) && partly[r] ? h('div', { class: 'note' }, partly[r]) : null)),
-      partlyElsewhere.map((r) => h('li', { class: 'partly' }, r, h('small', { title: partly[r] }, ' partly automated'), h('div', { class: 'note' }, partly[r]))))
+    sheet
+      ? profileView(sheet, { notAutomated: notAuto, partly, registry })
+      : h('div', null,
+        h('p', { class: 'hint' }, 'Loading the profile…'),
+        rules.length ? h('ul', { class: 'rules' }, rules.map((/** @type {string} */ r) => h('li', { class: notAuto.includes(r) ? 'manual' : '' }, r,
+          notAuto.includes(r) ? h('small', null, ' not automated') : null))) : null),
+    Array.isArray(u.characters) && u.characters.length
+      ? h('ul', { class: 'characters' }, u.characters.map((/** @type {any} */ c) => {
+        const cs = sheetOf(st, catalog, String(c.datasheet || ''));
+        return h('li', null, `With ${c.name || c.datasheet}`,
+          c.damage ? h('small', null, ` · ${c.damage} wound${c.damage === 1 ? '' : 's'} lost`) : null,
+          cs ? profileView(cs, { registry }) : null);
+      }))
       : null);
 }
 

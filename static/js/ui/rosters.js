@@ -14,18 +14,23 @@ export const MAX_ROSTER_BYTES = 256 * 1024;
 /**
  * Our army file: the submit_army units with a format name and version (server/data/rosters.py
  * `export_army` writes the same).
- * @param {string} system @param {Record<string, any>[]} units @returns {string}
+ * @param {string} system @param {Record<string, any>[]} units @param {Record<string, any>[]} [ownUnits]
+ * @returns {string}
  */
-export function armyFile(system, units) {
-  return JSON.stringify({ format: ARMY_FORMAT, version: ARMY_VERSION, system, units }, null, 2);
+export function armyFile(system, units, ownUnits = []) {
+  /** @type {Record<string, any>} */
+  const body = { format: ARMY_FORMAT, version: ARMY_VERSION, system, units };
+  // Units of your own the entries name travel with them (issue 18 item 2).
+  if (ownUnits.length) body.own_units = ownUnits;
+  return JSON.stringify(body, null, 2);
 }
 
 /**
  * Offer the army file as a download.
- * @param {string} system @param {Record<string, any>[]} units
+ * @param {string} system @param {Record<string, any>[]} units @param {Record<string, any>[]} [ownUnits]
  */
-export function downloadArmy(system, units) {
-  const blob = new Blob([armyFile(system, units)], { type: 'application/json' });
+export function downloadArmy(system, units, ownUnits = []) {
+  const blob = new Blob([armyFile(system, units, ownUnits)], { type: 'application/json' });
   const url = URL.createObjectURL(blob);
   const link = h('a', { href: url, download: `${system}-army.json` });
   document.body.appendChild(link);
@@ -77,7 +82,7 @@ export function reportView(report) {
 
 /**
  * The Import roster / Export army buttons.
- * @param {{system:string, units:() => Record<string, any>[], onImported:(body:any) => void, toast:Function}} opts
+ * @param {{system:string, units:() => Record<string, any>[], ownUnits?:() => Record<string, any>[], onImported:(body:any) => void, toast:Function}} opts
  * @returns {HTMLElement}
  */
 export function rosterButtons(opts) {
@@ -100,7 +105,7 @@ export function rosterButtons(opts) {
     onclick: () => {
       const units = opts.units();
       if (!units.length) { opts.toast('Export army: the army is empty', 'error'); return; }
-      downloadArmy(opts.system, units);
+      downloadArmy(opts.system, units, opts.ownUnits ? opts.ownUnits() : []);
     },
   }, 'Export army');
   return h('div', { class: 'buttons roster-buttons' },

@@ -19,7 +19,7 @@ from tests.rules.helpers import Game
 
 ARMY_1 = [
     {"datasheet": "mageblight-gremlin", "models": 3},  # u1: 100 + 3 x 25 = 175
-    {"datasheet": "citizen-archers", "models": 10, "files": 5},  # u2: 25 + 10 x 14 = 165
+    {"datasheet": "daemon-herald", "models": 1},  # u2: 150 (one Army Book: Daemon Legions)
 ]
 ARMY_2 = [{"datasheet": "citizen-spears", "models": 20, "files": 5}]  # u3: 25 + 20 x 11 = 245
 EDGE_POINT = (60.0, 48.0)
@@ -27,7 +27,7 @@ EDGE_POINT = (60.0, 48.0)
 
 
 def deployed(objective: str = "breakthrough") -> Game:
-    """The Gremlins in Ambush, the Archers and the Spears deployed; Breakthrough chosen in the
+    """The Gremlins in Ambush, the Herald and the Spears deployed; Breakthrough chosen in the
     pre-game."""
     game = Game("t9a")
     game.act(1, type="submit_army", units=ARMY_1)
@@ -115,14 +115,14 @@ def test_gremlins_arriving_in_game_turn_5_score_breakthrough_and_win(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The same arrival in Game Turn 5 keeps Scoring: player 1 wins Breakthrough, worth 20%
-    of the Army Points (340: the larger army) = 68 Victory Points; 68 - 0 is at least 10% of
-    340 and at most 50%: a Win for player 1."""
+    of the Army Points (325: the larger army) = 65 Victory Points; 65 - 0 is at least 10% of
+    325 and at most 50%: a Win for player 1."""
     game = deployed()
     log = play_to_the_end(game, monkeypatch, arrive_in=5)
     result = result_of(log)
     [breakthrough] = result["objectives"]
     assert breakthrough["winner"] == 1 and breakthrough["counts"] == {"1": 1, "2": 0}
-    assert result["scores"] == {"1": 68, "2": 0}
+    assert result["scores"] == {"1": 65, "2": 0}
     assert result["winner"] == 1 and result["margin"] == "Win"
     assert result["results"] == {"1": "win", "2": "loss"}
     assert log[-1].payload == {"reason": "last turn played", "winner": 1}
@@ -150,7 +150,7 @@ def test_a_concession_ends_the_game_with_the_conceding_army_destroyed() -> None:
 
 def test_destroyed_units_score_their_full_cost() -> None:
     """2nd-edition rules, Scoring Victory Points: a destroyed enemy unit is worth its full
-    Point Cost: the Archers (165) destroyed give player 2 165 Victory Points, 48.5% of the 340
+    Point Cost: the Herald (150) destroyed gives player 2 150 Victory Points, 46.2% of the 325
     Army Points (between 10% and 50%): a Win for player 2."""
     import dataclasses
 
@@ -158,21 +158,21 @@ def test_destroyed_units_score_their_full_cost() -> None:
     from server.rules.units import _with_unit
 
     game = deployed()
-    archers = units_of(game.state)["u2"]
-    state = _with_unit(game.state, dataclasses.replace(archers, models=0, status="destroyed"))
+    herald = units_of(game.state)["u2"]
+    state = _with_unit(game.state, dataclasses.replace(herald, models=0, status="destroyed"))
     result = game_result(state, None)
     assert result is not None
-    assert dict(result.scores) == {1: 0, 2: 165}
+    assert dict(result.scores) == {1: 0, 2: 150}
     assert result.winner == 2 and result.margin == "Win"
-    assert [line.text for line in result.lines] == ["Citizen Archers (Citizen Archers) destroyed"]
+    assert [line.text for line in result.lines] == ["Daemon Herald (Daemon Herald) destroyed"]
 
 
 def test_hold_the_ground_gives_a_counter_from_the_second_game_turn(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Hold the Ground (2nd edition): at the end of each Game Turn after the first, the player
-    with more Scoring Units within 6 in of the centre (36, 24) gains a counter. The Archers
-    stand 4 in from it; nothing at the end of Game Turn 1, a counter at the end of Game Turn 2;
+    with more Scoring Units within 6 in of the centre (36, 24) gains a counter. The Herald
+    stands 4 in from it; nothing at the end of Game Turn 1, a counter at the end of Game Turn 2;
     a unit that lost Scoring would not count."""
     monkeypatch.setattr(ambush, "find_arrival", lambda state, unit, near=None: None)
     game = deployed("hold_the_ground")
@@ -189,9 +189,9 @@ def test_hold_the_ground_gives_a_counter_from_the_second_game_turn(
 
     from server.rules.t9a.results import near_centre, scoring
 
-    archers = units_of(game.state)["u2"]
-    assert archers in near_centre(game.state)[1] and scoring(archers)
-    assert not scoring(dataclasses.replace(archers, markers=(ambush.LOST_SCORING,)))
+    herald = units_of(game.state)["u2"]
+    assert herald in near_centre(game.state)[1] and scoring(herald)
+    assert not scoring(dataclasses.replace(herald, markers=(ambush.LOST_SCORING,)))
 
 
 def test_both_players_are_offered_the_secondary_objectives_before_the_battle() -> None:

@@ -83,3 +83,9 @@ test('a unit\'s models as discs from its footprint', () => {
   const unit = { positions: [[10, 10]], footprint: { features: [{ properties: { role: 'model', index: 0 }, geometry: { type: 'Polygon', coordinates: [ring] } }] } };
   assert.deepEqual(discsOf(unit), [{ x: 10, y: 10, r: 1 }]);
 });
+
+test('a 40k charge in the log: its own words (several targets, the Charge move)', async () => {
+  const { describe } = await import('../js/ui/describe.js');
+  const ev = { seq: 9, type: 'charge_succeeded', actor: 1, payload: { unit: 'u1', target: 'u2', targets: ['u2'], distance: 2.5, range: 6, text: 'Boyz make the Charge move (2.5 of 6 in) into Intercessor Squad' } };
+  assert.equal(describe(ev, { units }), 'Player 1: Boyz make the Charge move (2.5 of 6 in) into Intercessor Squad');
+});

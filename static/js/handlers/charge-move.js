@@ -4,6 +4,7 @@
 // the target" proposes positions (ui/forty-orders.js towardsTargets) that the server judges
 // the same way. Confirm (Enter) sends the move; Esc puts the models back.
 
+import { Tool } from './handler.js';
 import { ModelDrag } from './models.js';
 import { unitOffer } from '../ui/offers.js';
 import { discsOf, towardsTargets } from '../ui/forty-orders.js';
@@ -11,16 +12,36 @@ import { unitName } from '../format.js';
 
 /** @typedef {import('../types.js').Unit} Unit */
 /** @typedef {import('../types.js').GameState} GameState */
+/** @typedef {import('../types.js').Pt} Pt */
 
-export class ChargeMoveTool extends ModelDrag {
+/** The model drags of a Charge move: only the charging unit, sent as `charge_move`. */
+class ChargeModelDrag extends ModelDrag {
+  /** @param {import('../table.js').Table} table @param {ChargeMoveTool} tool */
+  constructor(table, tool) {
+    super(table);
+    this.tool = tool;
+  }
+
+  /** Only the unit whose Charge move waits. @param {GameState|null} st @param {Unit} unit */
+  movable(st, unit) {
+    return unit.id === this.tool.unit && Boolean(unitOffer(st, unit.id, 'charge_move'));
+  }
+
+  /** @param {Unit} unit @param {number[][]} positions */
+  actionFor(unit, positions) {
+    return { type: 'charge_move', unit: unit.id, positions };
+  }
+}
+
+export class ChargeMoveTool extends Tool {
   /** @param {import('../table.js').Table} table */
   constructor(table) {
     super(table);
     /** The unit making its Charge move. @type {string|null} */
     this.unit = null;
+    this.models = new ChargeModelDrag(table, this);
   }
 
-  // A tool (as handler.js's Tool): picked with table.setMode('charge_move').
   get enterToast() {
     return 'Charge move: drag the models (Shift-drag moves them all), then Confirm (Enter).';
   }
@@ -31,11 +52,6 @@ export class ChargeMoveTool extends ModelDrag {
     return `Drag each model${most} (Shift-drag: all of them); the outline says what the server thinks. Enter confirms, Esc puts them back.`;
   }
 
-  /** @returns {string|null} */
-  cursor() {
-    return 'crosshair';
-  }
-
   addHooks() {
     const t = this.table;
     const st = t.store.state;
@@ -43,21 +59,35 @@ export class ChargeMoveTool extends ModelDrag {
       const mine = Object.keys(st?.units || {}).find((id) => unitOffer(st, id, 'charge_move'));
       this.unit = mine || null;
     }
+    this.models.enable();
   }
 
   removeHooks() {
-    super.removeHooks();
+    this.models.disable();
     this.unit = null;
   }
 
-  /** Only the unit whose Charge move waits. @param {GameState|null} st @param {Unit} unit */
-  movable(st, unit) {
-    return unit.id === this.unit && Boolean(unitOffer(st, unit.id, 'charge_move'));
+  /** A click does nothing here: the models are dragged. @param {Pt} _w @param {string|null} _hit */
+  tap(_w, _hit) {
+    return true;
   }
 
-  /** @param {Unit} unit @param {number[][]} positions */
-  actionFor(unit, positions) {
-    return { type: 'charge_move', unit: unit.id, positions };
+  /** @param {Pt} w @param {{shiftKey?:boolean}} [e] */
+  dragStart(w, e) {
+    return this.models.dragStart(w, e);
+  }
+
+  /** @param {Pt} w */
+  dragMove(w) {
+    this.models.dragMove(w);
+  }
+
+  dragEnd() {
+    this.models.dragEnd();
+  }
+
+  dragCancel() {
+    this.models.dragCancel();
   }
 
   /** Pick the tool for `unitId`. @param {string} unitId */
@@ -83,7 +113,7 @@ export class ChargeMoveTool extends ModelDrag {
       t.toast(`${unitName(st, unitId)}: no model can get closer to the target.`, 'info');
       return;
     }
-    this.stage(unit, positions, 'staged');
+    this.models.stage(unit, positions, 'staged');
     t.onChange();
   }
 

@@ -243,7 +243,7 @@ export function renderTray(el, table, store, conn, toast) {
           ? ambushTrayItem(t.id, { table, store, conn, toast, rerender: () => renderTray(el, table, store, conn, toast) })
           : h('small', null, humanize(t.status)),
         reserveControls(t.id, table),
-        mine && reserve && !(/** @type {any} */ (st).forty)
+        mine && reserve && reserve.mode !== 'reserve'
           ? h('button', {
             type: 'button', class: 'ambush', ...controlAttrs(reserve, `Keep off the table (${reserve.rule || 'reserve'})`),
             onclick: async () => {

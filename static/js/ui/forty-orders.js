@@ -304,13 +304,14 @@ function allocationControls(unit, table) {
  */
 export function reserveControls(id, table) {
   const st = /** @type {any} */ (table.store.state || {});
-  if (!st.forty || table.store.seat === null) return null;
+  if (table.store.seat === null) return null;
   const strategic = unitOffer(st, id, 'declare_strategic_reserves');
-  const deep = unitOffer(st, id, 'declare_reserve');
+  // Deep Strike: the shared `declare_reserve` in its 40k mode (Reserves, not Ambush)
+  const deep = /** @type {any} */ (unitOffer(st, id, 'declare_reserve'));
   const arrive = /** @type {any} */ (unitOffer(st, id, 'arrive_from_reserves'));
   const name = unitName(st, id);
   const out = [];
-  if (deep) {
+  if (deep && deep.mode === 'reserve') {
     out.push(h('button', {
       type: 'button', class: 'reserve deep-strike', ...controlAttrs(deep, `${deep.rule || 'Deep Strike'}: keep ${name} off the table; it arrives from battle round 2, more than 9 in from every enemy`),
       onclick: () => send(table, { type: 'declare_reserve', unit: id, mode: deep.mode || 'reserve' }, String(deep.rule || 'Deep Strike')),

@@ -271,7 +271,7 @@ export function unitOrders(unit, table, store) {
   const models = unitOffer(st, unit.id, 'move_models');
   const advance = unitOffer(st, unit.id, 'advance');
   // 40k charges several targets and moves model by model (`charge`: ui/forty-orders.js)
-  const charge = unitOffer(st, unit.id, 'charge') ? null : unitOffer(st, unit.id, 'declare_charge');
+  const charge = unitOffer(st, unit.id, 'charge') || unitOffer(st, unit.id, 'charge_move') ? null : unitOffer(st, unit.id, 'declare_charge');
   const g = table.moves.ghost;
   // (a 40k Charge move has its own Confirm: ui/forty-orders.js)
   const staged = g?.phase === 'staged' && g.id === unit.id && !(/** @type {any} */ (g).proposal) && g.action?.type !== 'charge_move';

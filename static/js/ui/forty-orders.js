@@ -272,7 +272,6 @@ function chargeMoveControls(unit, table) {
         void send(table, { type: 'charge_move', unit: unit.id }, 'Give up the charge');
       },
     }, 'Give up the charge'),
-    g && g.id === unit.id && g.action?.type === 'charge_move' && g.text ? h('p', { class: `verdict ${g.verdict}`, id: 'charge-verdict' }, g.text) : null,
     offer.not_automated ? h('small', { class: 'hint not-automated' }, `Not automated: ${offer.not_automated}`) : null);
 }
 

@@ -71,9 +71,13 @@ test('the arrival grid is the server\'s deployment grid (rows of five, 0.5 in ap
 });
 
 test('the allocation order: the one set, else the offer\'s kinds; moving a kind earlier', () => {
-  const offer = { models: ['Intercessor Sergeant', 'Intercessor'], order: [] };
-  assert.deepEqual(allocationShown(offer), ['Intercessor Sergeant', 'Intercessor']);
-  assert.deepEqual(allocationShown({ ...offer, order: ['Intercessor', 'Intercessor Sergeant'] }), ['Intercessor', 'Intercessor Sergeant']);
+  // the Intercessor Squad: the Sergeant is the first model; by default the last model goes first
+  const offer = { models: ['Intercessor', 'Intercessor Sergeant'], order: [] };
+  const models = [{ name: 'Intercessor Sergeant', character: false }, ...Array.from({ length: 4 }, () => ({ name: 'Intercessor', character: false })), { name: 'Captain', character: true }];
+  assert.deepEqual(allocationShown(offer, models), ['Intercessor', 'Intercessor Sergeant']);
+  assert.deepEqual(allocationShown({ ...offer, models: ['Intercessor Sergeant', 'Intercessor'] }, models), ['Intercessor', 'Intercessor Sergeant']);
+  assert.deepEqual(allocationShown({ ...offer, order: ['Intercessor Sergeant'] }, models), ['Intercessor Sergeant', 'Intercessor']);
+  assert.deepEqual(allocationShown(offer), ['Intercessor', 'Intercessor Sergeant']);
   assert.deepEqual(moveEarlier(['a', 'b', 'c'], 2), ['a', 'c', 'b']);
   assert.deepEqual(moveEarlier(['a', 'b'], 0), ['a', 'b']);
 });

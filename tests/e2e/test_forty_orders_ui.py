@@ -11,7 +11,9 @@ Strategic Reserves with the Arrive tool (wholly within 6 in of an edge, more tha
 every enemy model), and the Boyz, 2.5 in from an Intercessor Squad, charge it through Charge…
 (a target clicked on the table, 2D6: any roll reaches, FACTS.md Charge phase) and make the
 Charge move with "Move all towards the target", judged by the server's preview, then Confirm.
-Both players and a spectator see each of these in their game log. The dice are the game's own:
+Player 2 sets the Intercessor Squad's allocation order (the Sergeant first) on its card
+(docs/rules-decisions.md "Allocation"). Both players and a spectator see each of these in their
+game log. The dice are the game's own:
 every step here succeeds whatever they roll. Screenshots at 1280x800 and 390x844 are saved in
 the test's tmp_path."""
 
@@ -118,6 +120,16 @@ def test_stratagem_charge_and_reserves_through_the_ui(
     shift(boyz, 5.95)
     to_phase(2, "Movement", 1)
     shift(squad, -5.95)
+    # Player 2 sets the squad's allocation order on its card: the Sergeant first.
+    select(p2, squad)
+    p2.wait_for_selector("#allocation-order li:has-text('Intercessor Sergeant') button")
+    assert "not set" in p2.inner_text("#allocation-order")
+    p2.click("#allocation-order li:has-text('Intercessor Sergeant') button")
+    for page in (p1, p2, spectator):
+        logged(page, "will lose")
+    until(p2, "(id) => (warfield.store.state.forty.allocation[id] || [])[0] === "
+          "'Intercessor Sergeant'", squad)
+    p2.wait_for_selector("#allocation-order:has-text('(set:')")
 
     # Battle round 2: the Wurrboy arrives from Strategic Reserves with the Arrive tool.
     to_phase(1, "Movement", 2)

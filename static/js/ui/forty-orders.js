@@ -135,14 +135,23 @@ export function basesGeometry(positions, base) {
 }
 
 /**
- * The allocation order shown: the order set, else the kinds as the offer lists them (the
- * server's default, its last kind first, is said in words next to it). @param {any} offer
+ * The allocation order in force: the order set, else the server's default (the last
+ * Bodyguard model first: the kinds by their last model in the unit, `forty.models`), else the
+ * kinds as the offer lists them.
+ * @param {any} offer @param {any[]} [models] the unit's models ({name, character}), in order
  * @returns {string[]}
  */
-export function allocationShown(offer) {
+export function allocationShown(offer, models = []) {
   const kinds = Array.isArray(offer?.models) ? offer.models.map(String) : [];
   const set = Array.isArray(offer?.order) ? offer.order.map(String).filter((/** @type {string} */ k) => kinds.includes(k)) : [];
-  return set.length === kinds.length ? set : [...set, ...kinds.filter((/** @type {string} */ k) => !set.includes(k))];
+  if (set.length) return [...set, ...kinds.filter((/** @type {string} */ k) => !set.includes(k))];
+  /** @type {string[]} */
+  const byLast = [];
+  for (const m of [...models].reverse()) {
+    const name = String(m?.name);
+    if (!m?.character && kinds.includes(name) && !byLast.includes(name)) byLast.push(name);
+  }
+  return [...byLast, ...kinds.filter((/** @type {string} */ k) => !byLast.includes(k))];
 }
 
 /** `order` with the kind at `index` moved one place earlier. @param {string[]} order @param {number} index */
@@ -278,15 +287,15 @@ function chargeMoveControls(unit, table) {
 /** The order the defender's Bodyguard model kinds lose models in (two kinds or more).
  * @param {any} unit @param {Table} table */
 function allocationControls(unit, table) {
-  const st = table.store.state || {};
+  const st = /** @type {any} */ (table.store.state || {});
   const offer = /** @type {any} */ (unitOffer(st, unit.id, 'set_allocation_order'));
   if (!offer || !Array.isArray(offer.models) || offer.models.length < 2) return null;
-  const shown = allocationShown(offer);
+  const shown = allocationShown(offer, st.forty?.models?.[unit.id] || []);
   const set = Array.isArray(offer.order) && offer.order.length > 0;
   const send1 = (/** @type {string[]} */ order) => send(table, { type: 'set_allocation_order', unit: unit.id, models: order }, 'Allocation order');
   return h('div', { class: 'allocation', id: 'allocation-order' },
     h('b', null, 'Allocation order'), ' ',
-    h('small', null, set ? '(set: attacks on this unit take these models first to last)' : '(not set: the last Bodyguard model first)'),
+    h('small', null, set ? '(set: attacks on this unit take these models first to last)' : '(not set: the default, the last Bodyguard model first, as shown)'),
     h('ol', null, shown.map((kind, i) => h('li', null, kind, ' ',
       i > 0
         ? h('button', { type: 'button', class: 'small', ...controlAttrs(offer, `${kind} lose models before ${shown[i - 1]}`), 'aria-label': `${kind} first`, onclick: () => send1(moveEarlier(shown, i)) }, '↑ earlier')

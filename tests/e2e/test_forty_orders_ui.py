@@ -93,7 +93,8 @@ def test_stratagem_charge_and_reserves_through_the_ui(
             {"type": "move_models", "unit": uid, "positions": [[x, y + dy] for x, y in now]})
 
     def select(page: Any, uid: str) -> None:
-        """Click the unit's first model on the table."""
+        """Click the unit's first model on the table, once the page has the last event."""
+        until(page, "(seq) => warfield.store.seq >= seq", rest(base)["seq"])
         x, y = page.evaluate("(id) => warfield.store.state.units[id].positions[0]", uid)
         point = page.evaluate("([x, y]) => warfield.table.clientPoint(x, y)", [x, y])
         page.mouse.click(point["x"], point["y"])
@@ -138,6 +139,8 @@ def test_stratagem_charge_and_reserves_through_the_ui(
     spot = p1.evaluate("() => warfield.table.clientPoint(3, 20)")
     p1.mouse.move(spot["x"], spot["y"])
     until(p1, "() => warfield.table.ghost && warfield.table.ghost.verdict === 'legal'")
+    p1.wait_for_selector("#arrive-at input[name=x]")  # the point may be typed in too
+    p1.screenshot(path=str(tmp_path / "arrive-1280.png"))
     p1.mouse.click(spot["x"], spot["y"])
     for page in (p1, p2, spectator):
         logged(page, "arrive from Reserves (Strategic Reserves)")
@@ -152,6 +155,7 @@ def test_stratagem_charge_and_reserves_through_the_ui(
     select(p1, boyz)
     p1.click("#forty-charge:not([disabled])")
     p1.wait_for_selector("#charge-targets")
+    until(p1, "(seq) => warfield.store.seq >= seq", rest(base)["seq"])
     x, y = p1.evaluate("(id) => warfield.store.state.units[id].positions[2]", squad)
     point = p1.evaluate("([x, y]) => warfield.table.clientPoint(x, y)", [x, y])
     p1.mouse.click(point["x"], point["y"])

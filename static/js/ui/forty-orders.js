@@ -305,6 +305,23 @@ function allocationControls(unit, table) {
     offer.leaders_reason ? h('small', { class: 'hint' }, `${(offer.leaders || []).join(', ')}: ${offer.leaders_reason}`) : null);
 }
 
+/** The arrival point typed in (keyboard): the unit is set down around it, as a click does.
+ * @param {Table} table */
+function arriveForm(table) {
+  const field = (/** @type {string} */ label, /** @type {string} */ name) => h('label', { class: 'typed-field' }, h('span', null, label),
+    h('input', { type: 'number', name, step: 0.1, min: 0, size: 4, required: true, 'aria-label': `Arrive at ${label} (in)` }));
+  return h('form', {
+    class: 'row typed arrive-at', id: 'arrive-at',
+    onsubmit: (/** @type {Event} */ e) => {
+      e.preventDefault();
+      const form = /** @type {HTMLFormElement} */ (e.target);
+      const x = Number(/** @type {HTMLInputElement} */ (form.elements.namedItem('x')).value);
+      const y = Number(/** @type {HTMLInputElement} */ (form.elements.namedItem('y')).value);
+      if (Number.isFinite(x) && Number.isFinite(y)) void table.tools.arrive.arriveAt({ x, y });
+    },
+  }, field('x', 'x'), field('y', 'y'), h('button', { type: 'submit' }, 'Arrive here'));
+}
+
 /**
  * The 40k Reserves controls of a unit in the tray: at deployment, Strategic Reserves or Deep
  * Strike where offered; in your Movement phase, Arrive… (refused with the reason in round 1).
@@ -338,6 +355,7 @@ export function reserveControls(id, table) {
       ...controlAttrs(arrive, `${arrive.rule}: set ${name} up ${arrive.where}`),
       onclick: () => (on ? table.setMode('idle') : table.tools.arrive.start(id)),
     }, on ? 'Arriving: click the table' : 'Arrive…'), h('small', null, ` ${arrive.rule}`), why(arrive));
+    if (on) out.push(arriveForm(table));
   }
   return out.length ? h('span', { class: 'reserve-orders' }, out) : null;
 }

@@ -73,7 +73,7 @@ export function mountPanels(o) {
   const gameLog = h('ol', { class: 'log game-log', tabindex: '0', 'aria-label': 'Game log' });
   const logPanel = collapsible('events', 'Game log', true);
   logPanel.body.append(gameLog);
-  o.root.append(phase, setup, objective, info, magic, fanatics, stratagems.el, tray, units.el, legend.el, tools.el, dice.el, notes.el, logPanel.el, share.el);
+  o.root.append(phase, setup, objective, info, magic, fanatics, tray, stratagems.el, units.el, legend.el, tools.el, dice.el, notes.el, logPanel.el, share.el);
   legend.body.append(terrainLegend());
 
   // --- tools -----------------------------------------------------------------------------------
@@ -149,6 +149,8 @@ export function mountPanels(o) {
   let renderedHistory = -1;
   /** @type {string|null|undefined} */
   let renderedDeploy;
+  /** The tool the tray was drawn for (40k Arrive… shows its typed point while picked). */
+  let trayMode = '';
   /** @type {any} */
   let renderedState = null;
   /** @type {number|null|undefined} */
@@ -187,6 +189,10 @@ export function mountPanels(o) {
         shareOpened = true;
         /** @type {HTMLDetailsElement} */ (share.el).open = true;
       }
+    }
+    if (`${table.mode}:${table.tools.arrive.unit}` !== trayMode) {
+      trayMode = `${table.mode}:${table.tools.arrive.unit}`;
+      renderTray(tray, table, store, conn, toast);
     }
     renderMagic();
     renderObjective();

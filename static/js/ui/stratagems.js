@@ -56,7 +56,7 @@ export function stratagemView(st) {
       } else if (t.target) {
         action.unit = t.unit;
         action.target = t.target;
-        label = `${unitName(st, t.unit)} at ${unitName(st, t.target)}`;
+        label = `${unitName(st, t.unit)} ${name === 'Heroic Intervention' ? 'against' : 'at'} ${unitName(st, t.target)}`;
       } else {
         action.unit = t.unit;
         label = unitName(st, t.unit);

@@ -168,6 +168,10 @@ def test_stratagem_charge_and_reserves_through_the_ui(
     until(p1, "() => warfield.table.ghost && warfield.table.ghost.verdict === 'legal'")
     p1.wait_for_selector("#confirm-charge-move:not([disabled])")
     p1.screenshot(path=str(tmp_path / "charge-move-1280.png"))
+    p1.set_viewport_size({"width": 390, "height": 844})
+    p1.locator("#charge-move").scroll_into_view_if_needed()
+    p1.screenshot(path=str(tmp_path / "charge-move-390.png"))
+    p1.set_viewport_size({"width": 1280, "height": 800})
     p1.click("#confirm-charge-move")
     for page in (p1, p2, spectator):
         logged(page, "in) into Intercessor Squad")

@@ -40,10 +40,12 @@ export class ChargeMoveTool extends Tool {
     /** The unit making its Charge move. @type {string|null} */
     this.unit = null;
     this.models = new ChargeModelDrag(table, this);
+    /** Picked by "Move all towards the target": the staged move speaks for itself. */
+    this.quiet = false;
   }
 
   get enterToast() {
-    return 'Charge move: drag the models (Shift-drag moves them all), then Confirm (Enter).';
+    return this.quiet ? '' : 'Charge move: drag the models (Shift-drag moves them all), then Confirm (Enter).';
   }
 
   hint() {
@@ -102,7 +104,9 @@ export class ChargeMoveTool extends Tool {
   /** Stage "Move all towards the target": the server's preview judges it. @param {string} unitId */
   towards(unitId) {
     const t = this.table;
+    this.quiet = true;
     this.begin(unitId);
+    this.quiet = false;
     const st = t.store.state;
     const unit = st?.units?.[unitId];
     const offer = /** @type {any} */ (unitOffer(st, unitId, 'charge_move'));

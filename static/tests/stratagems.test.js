@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { stratagemView } from '../js/ui/stratagems.js';
-import { towardsTargets, gridPositions, baseInches, allocationShown, moveEarlier, modelCount, discsOf } from '../js/ui/forty-orders.js';
+import { unitName, towardsTargets, gridPositions, baseInches, allocationShown, moveEarlier, modelCount, discsOf } from '../js/ui/forty-orders.js';
 
 const units = {
   u1: { id: 'u1', name: 'Beast Snagga Boyz + Wurrboy', owner: 1 },
@@ -92,4 +92,12 @@ test('a 40k charge in the log: its own words (several targets, the Charge move)'
   const { describe } = await import('../js/ui/describe.js');
   const ev = { seq: 9, type: 'charge_succeeded', actor: 1, payload: { unit: 'u1', target: 'u2', targets: ['u2'], distance: 2.5, range: 6, text: 'Boyz make the Charge move (2.5 of 6 in) into Intercessor Squad' } };
   assert.equal(describe(ev, { units }), 'Player 1: Boyz make the Charge move (2.5 of 6 in) into Intercessor Squad');
+});
+
+test('units are named as the server names them: numbered among those of the same name', () => {
+  const st = { units: { u12: { name: 'Intercessor Squad' }, u5: { name: 'Intercessor Squad' }, u1: { name: 'Boyz' } } };
+  assert.equal(unitName(st, 'u5'), 'Intercessor Squad (1)');
+  assert.equal(unitName(st, 'u12'), 'Intercessor Squad (2)');
+  assert.equal(unitName(st, 'u1'), 'Boyz');
+  assert.equal(unitName(st, 'u9'), 'u9');
 });

@@ -8,7 +8,7 @@ import { Tool } from './handler.js';
 import { ModelDrag } from './models.js';
 import { unitOffer } from '../ui/offers.js';
 import { discsOf, towardsTargets } from '../ui/forty-orders.js';
-import { unitName } from '../format.js';
+import { unitName } from '../ui/forty-orders.js';
 
 /** @typedef {import('../types.js').Unit} Unit */
 /** @typedef {import('../types.js').GameState} GameState */

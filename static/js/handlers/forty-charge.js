@@ -4,7 +4,8 @@
 // move is then made with the Charge move tool (handlers/charge-move.js).
 
 import { Tool } from './handler.js';
-import { errorText, unitName } from '../format.js';
+import { errorText } from '../format.js';
+import { unitName } from '../ui/forty-orders.js';
 import { unitOffer } from '../ui/offers.js';
 
 /** @typedef {import('../types.js').Pt} Pt */

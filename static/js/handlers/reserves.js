@@ -6,7 +6,7 @@
 
 import { Tool } from './handler.js';
 import { round2 } from '../view/transform.js';
-import { unitName } from '../format.js';
+import { unitName } from '../ui/forty-orders.js';
 import { unitOffer } from '../ui/offers.js';
 import { baseInches, basesGeometry, datasheetBases, gridPositions, modelCount } from '../ui/forty-orders.js';
 

@@ -8,7 +8,7 @@
 // server judges every move and says why it refuses.
 
 import { h } from './dom.js';
-import { errorText, unitName } from '../format.js';
+import { errorText } from '../format.js';
 import { controlAttrs, unitOffer } from './offers.js';
 
 /** @typedef {import('../table.js').Table} Table */
@@ -23,6 +23,31 @@ const GRID_GAP_IN = 0.5;
 const MM = 25.4;
 
 // --- pure ------------------------------------------------------------------------------------
+
+/** Numeric order of ids (`u5` before `u12`). @param {string} id @returns {[string, number, string]} */
+function idKey(id) {
+  const m = /^([^\d]*)(\d+)(.*)$/.exec(id);
+  return m ? [m[1], Number(m[2]), m[3]] : [id, -1, ''];
+}
+
+/**
+ * A unit's name as the server words it (server/rules/naming.py display_name): numbered among
+ * the units that share it ("Intercessor Squad (2)"), so that the list, the log and the refusals
+ * name the same unit the same way.
+ * @param {any} st @param {unknown} id @returns {string}
+ */
+export function unitName(st, id) {
+  const units = st?.units || {};
+  const key = String(id);
+  const name = units[key]?.name;
+  if (!name) return String(id || 'a unit');
+  const same = Object.keys(units).filter((k) => units[k]?.name === name).sort((a, b) => {
+    const x = idKey(a);
+    const y = idKey(b);
+    return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] - y[1] || (x[2] < y[2] ? -1 : x[2] > y[2] ? 1 : 0);
+  });
+  return same.length > 1 ? `${name} (${same.indexOf(key) + 1})` : String(name);
+}
 
 /**
  * A unit's models as discs: centres from `positions`, radii from the footprint's model features
@@ -232,7 +257,7 @@ function chargeControls(unit, table) {
       targets.map((/** @type {any} */ t) => {
         const id = String(t.unit);
         const name = unitName(st, id);
-        const dist = typeof t.distance === 'number' ? ` (${t.distance.toFixed(1)} in)` : '';
+        const dist = typeof t.distance === 'number' ? `, ${t.distance.toFixed(1)} in away` : '';
         return h('label', { class: t.available ? '' : 'unavailable', title: t.available ? '' : String(t.reason || '') },
           h('input', {
             type: 'checkbox', name: 'charge-target', value: id, checked: tool.picked.includes(id), disabled: !t.available,

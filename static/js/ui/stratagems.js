@@ -6,7 +6,8 @@
 // is tested under node (static/tests/stratagems.test.js).
 
 import { h, replace } from './dom.js';
-import { errorText, unitName } from '../format.js';
+import { errorText } from '../format.js';
+import { unitName } from './forty-orders.js';
 import { gameOffer } from './offers.js';
 
 /** @typedef {import('../store.js').Store} Store */

@@ -249,7 +249,9 @@ def _offer_arrival(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | 
         else f"anywhere more than {ENEMY_GAP_IN:g} in from every enemy model"
     )
     if err is not None:
-        return refused("arrive_from_reserves", err, rule=rule, where=where)
+        # `rule` names how the unit arrives (not the refusing rule, which the reason words)
+        return offer("arrive_from_reserves", False, err.message, rule=rule, where=where,
+                     enemy_gap_in=ENEMY_GAP_IN, edge_band_in=EDGE_BAND_IN)
     return offer("arrive_from_reserves", rule=rule, where=where,
                  enemy_gap_in=ENEMY_GAP_IN, edge_band_in=EDGE_BAND_IN)
 

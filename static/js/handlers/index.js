@@ -19,6 +19,9 @@ import { AmbushTool } from './ambush.js';
 import { EntombedTool } from './entombed.js';
 import { SkirmishMoveTool } from './skirmish.js';
 import { TerrainTool } from './terrain.js';
+import { FortyChargeTool } from './forty-charge.js';
+import { ChargeMoveTool } from './charge-move.js';
+import { ArriveTool } from './reserves.js';
 
 /** @typedef {import('../table.js').Table} Table */
 
@@ -47,6 +50,9 @@ export function toolHandlers(table) {
     entombed: new EntombedTool(table),
     skirmish: new SkirmishMoveTool(table),
     terrain: new TerrainTool(table),
+    forty_charge: new FortyChargeTool(table),
+    charge_move: new ChargeMoveTool(table),
+    arrive: new ArriveTool(table),
   };
 }
 

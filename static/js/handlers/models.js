@@ -43,7 +43,7 @@ export class ModelDrag extends Handler {
     const t = this.table;
     const st = t.store.state;
     const unit = st?.stage === 'battle' ? t.ownUnit(t.pieceAt(w)) : null;
-    if (!unit || !isModelUnit(st, unit)) return false;
+    if (!unit || !this.movable(st, unit)) return false;
     const index = e?.shiftKey ? -1 : modelIndexAt(unit, w.x, w.y);
     const g = t.moves.ghost;
     const staged = g?.phase === 'staged' && g.id === unit.id && g.positions
@@ -92,8 +92,20 @@ export class ModelDrag extends Handler {
     if (!moves.committing) moves.clearGhost();
   }
 
+  /** May this unit's models be dragged now? (A charge move takes only the charging unit.)
+   * @param {GameState|null} st @param {Unit} unit */
+  movable(st, unit) {
+    return isModelUnit(st, unit);
+  }
+
+  /** The action a staged move of `unit` to `positions` sends (and previews).
+   * @param {Unit} unit @param {number[][]} positions @returns {import('../types.js').Action} */
+  actionFor(unit, positions) {
+    return { type: 'move_models', unit: unit.id, positions };
+  }
+
   /**
-   * The ghost of a unit with its models at `positions`, and its move_models to preview.
+   * The ghost of a unit with its models at `positions`, and its action to preview.
    * @param {Unit} unit @param {number[][]} positions @param {'dragging'|'staged'} phase @param {number} [index]
    */
   stage(unit, positions, phase, index = -1) {
@@ -102,7 +114,7 @@ export class ModelDrag extends Handler {
     const moved = positions.some((p, i) => Math.hypot(p[0] - now[i][0], p[1] - now[i][1]) >= 0.01);
     const focus = positions[index >= 0 ? index : 0] || [0, 0];
     const geometry = stagedModels(unit, positions);
-    const action = moved ? { type: 'move_models', unit: unit.id, positions } : null;
+    const action = moved ? this.actionFor(unit, positions) : null;
     const keep = moves.ghost?.id === unit.id && moves.ghost.positions ? moves.ghost : null;
     if (!keep) moves.setGhost({ id: unit.id, x: focus[0], y: focus[1], facing: 0, width: 2, depth: 2, geometry, verdict: 'unknown', phase, positions, basis: basisOf(unit) }, action);
     else Object.assign(keep, { x: focus[0], y: focus[1], geometry, phase, positions, action });

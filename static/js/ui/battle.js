@@ -11,6 +11,7 @@ import { terrainForm } from './terrain.js';
 import { reportView, rosterButtons } from './rosters.js';
 import { cost, loadCatalog, pointsWords } from './card.js';
 import { checkOwnUnit, forgetOwnUnit, ownUnitForm, safeStorage, saveOwnUnit, savedOwnUnits } from './own.js';
+import { reserveControls } from './forty-orders.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -380,7 +381,8 @@ export function renderTray(el, table, store, conn, toast) {
         ' ', t.status === 'ambush'
           ? ambushTrayItem(t.id, { table, store, conn, toast, rerender: () => renderTray(el, table, store, conn, toast) })
           : h('small', null, humanize(t.status)),
-        mine && reserve
+        reserveControls(t.id, table),
+        mine && reserve && reserve.mode !== 'reserve'
           ? h('button', {
             type: 'button', class: 'ambush', ...controlAttrs(reserve, `Keep off the table (${reserve.rule || 'reserve'})`),
             onclick: async () => {
@@ -407,9 +409,11 @@ export function unitOrders(unit, table, store) {
   const move = unitOffer(st, unit.id, 'move_unit');
   const models = unitOffer(st, unit.id, 'move_models');
   const advance = unitOffer(st, unit.id, 'advance');
-  const charge = unitOffer(st, unit.id, 'declare_charge');
+  // 40k charges several targets and moves model by model (`charge`: ui/forty-orders.js)
+  const charge = unitOffer(st, unit.id, 'charge') || unitOffer(st, unit.id, 'charge_move') ? null : unitOffer(st, unit.id, 'declare_charge');
   const g = table.moves.ghost;
-  const staged = g?.phase === 'staged' && g.id === unit.id && !(/** @type {any} */ (g).proposal);
+  // (a 40k Charge move has its own Confirm: ui/forty-orders.js)
+  const staged = g?.phase === 'staged' && g.id === unit.id && !(/** @type {any} */ (g).proposal) && g.action?.type !== 'charge_move';
   if (!move && !models && !advance && !charge && !staged) return null;
   // The March toggle belongs to the unit: once it has begun a move, the server's order says
   // which kind, and the toggle follows it.

@@ -50,8 +50,9 @@ const WORDS = {
   unit_deployed: (p, ev) => `${who(ev.actor)} deployed ${p.unit?.name || p.unit?.id}${p.rule ? ` (${p.rule})` : ''}`,
   unit_moved: (p, ev) =>
     `${who(ev.actor)} moved ${p.unit?.name || p.unit?.id}: ${p.manoeuvre || 'move'} ${inch(p.distance)}${typeof p.used === 'number' && typeof p.allowance === 'number' ? ` (${p.used.toFixed(1)} of ${p.allowance} in)` : ''}${p.text ? ` — ${p.text}` : ''}`,
-  charge_succeeded: (p, ev, state) => `${who(ev.actor)}: ${chargeWords(p, state, true)}`,
-  charge_failed: (p, ev, state) => `${who(ev.actor)}: ${chargeWords(p, state, false)}`,
+  // A 40k charge (several `targets`, a Charge move made model by model) carries its own words.
+  charge_succeeded: (p, ev, state) => `${who(ev.actor)}: ${Array.isArray(p.targets) && p.text ? p.text : chargeWords(p, state, true)}`,
+  charge_failed: (p, ev, state) => `${who(ev.actor)}: ${Array.isArray(p.targets) && p.text ? p.text : chargeWords(p, state, false)}`,
   hidden: (_p, ev) => `${who(ev.actor)} did something hidden`,
 };
 

@@ -19,6 +19,8 @@ import { terrainLegend } from './legend.js';
 import { deployForm, typedMoves, targetPicker } from './typed.js';
 import { renderFanatics } from './fanatics.js';
 import { catalogFor, onCatalog, profileView, sheetOf } from './card.js';
+import { stratagemsPanel } from './stratagems.js';
+import { fortyUnitOrders } from './forty-orders.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -63,6 +65,8 @@ export function mountPanels(o) {
   const pregame = h('section', { class: 'panel pregame', id: 'pregame', 'aria-label': 'Roll-offs', hidden: true });
   const objective = h('section', { class: 'panel objective', id: 'objective', 'aria-label': 'Secondary Objective', hidden: true });
   const fanatics = h('section', { class: 'panel fanatics', id: 'fanatics', 'aria-label': 'Fanatics', hidden: true });
+  const stratagems = collapsible('stratagems', 'Stratagems', true);
+  stratagems.el.hidden = true;
   const units = collapsible('units', 'Units', true);
   const legend = collapsible('legend', 'Terrain legend', false);
   const tools = collapsible('tools', 'Tools', true);
@@ -72,7 +76,7 @@ export function mountPanels(o) {
   const gameLog = h('ol', { class: 'log game-log', tabindex: '0', 'aria-label': 'Game log' });
   const logPanel = collapsible('events', 'Game log', true);
   logPanel.body.append(gameLog);
-  o.root.append(phase, pregame, setup, objective, info, magic, fanatics, tray, units.el, legend.el, tools.el, dice.el, notes.el, logPanel.el, share.el);
+  o.root.append(phase, pregame, setup, objective, info, magic, fanatics, tray, stratagems.el, units.el, legend.el, tools.el, dice.el, notes.el, logPanel.el, share.el);
   legend.body.append(terrainLegend());
 
   // --- tools -----------------------------------------------------------------------------------
@@ -145,9 +149,12 @@ export function mountPanels(o) {
   const renderMagic = magicPanel(magic, store, conn, toast);
   const renderObjective = objectivePanel(objective, store, conn, toast);
   const renderPregame = pregamePanel(pregame, store, conn, toast);
+  const renderStratagems = stratagemsPanel(stratagems.el, stratagems.body, store, conn, toast);
   let renderedHistory = -1;
   /** @type {string|null|undefined} */
   let renderedDeploy;
+  /** The tool the tray was drawn for (40k Arrive… shows its typed point while picked). */
+  let trayMode = '';
   /** @type {any} */
   let renderedState = null;
   /** @type {number|null|undefined} */
@@ -187,9 +194,14 @@ export function mountPanels(o) {
         /** @type {HTMLDetailsElement} */ (share.el).open = true;
       }
     }
+    if (`${table.mode}:${table.tools.arrive.unit}` !== trayMode) {
+      trayMode = `${table.mode}:${table.tools.arrive.unit}`;
+      renderTray(tray, table, store, conn, toast);
+    }
     renderMagic();
     renderObjective();
     renderPregame();
+    renderStratagems();
     renderInfo(info, table, store);
     const key = store.history.length ? store.history[store.history.length - 1].seq * 1e6 + store.history.length : 0;
     if (key !== renderedHistory) {
@@ -293,7 +305,7 @@ function renderInfo(el, table, store) {
   if (unit) {
     const ordered = unitOrders(unit, table, store);
     const actions = unitActions(unit, table);
-    rows.push(unitCard(unit, store.state), ordered, actions);
+    rows.push(unitCard(unit, store.state), ordered, actions, fortyUnitOrders(unit, table));
     // Typed values for the same orders (keyboard): a distance, degrees, a target from a list.
     if (ordered && unit.placement) rows.push(typedMoves(unit, table));
     rows.push(targetPicker(unit, table));

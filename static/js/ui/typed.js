@@ -193,7 +193,8 @@ export function targetLabel(name, charge, shoot) {
  */
 export function targetPicker(unit, table) {
   const st = table.store.state;
-  const charge = unitOffer(st, unit.id, 'declare_charge');
+  // 40k charges with `charge` (several targets, ui/forty-orders.js), not this one-target one
+  const charge = unitOffer(st, unit.id, 'charge') || unitOffer(st, unit.id, 'charge_move') ? null : unitOffer(st, unit.id, 'declare_charge');
   const shoot = unitOffer(st, unit.id, 'shoot');
   if (!charge && !shoot) return null;
   /** @param {any} o @returns {Map<string, any>} */

@@ -156,3 +156,17 @@ def test_the_deployment_orders_offer_deep_strike_and_strategic_reserves() -> Non
     assert orders["u2"]["declare_reserve"]["mode"] == "reserve"
     assert "declare_reserve" not in orders["u3"]
     assert orders["u3"]["declare_strategic_reserves"]["available"]
+
+
+def test_the_arrive_order_says_why_not_in_battle_round_1() -> None:
+    """FACTS.md, Deep Strike (from battle round 2): in round 1 the Arrive order of a unit in
+    Reserves is shown refused with the reason, naming how it arrives (the projection of the
+    orders used to fail here)."""
+    state = _game({"u2": "declare_reserve", "u3": "declare_strategic_reserves"})
+    early = to_phase(state, 2, "Movement", turn=1)
+    orders = orders_for(early, 2)["units"]
+    deep, strategic = orders["u2"]["arrive_from_reserves"], orders["u3"]["arrive_from_reserves"]
+    assert deep["available"] is False and "first battle round" in deep["reason"]
+    assert deep["rule"] == "Deep Strike" and strategic["rule"] == "Strategic Reserves"
+    later = orders_for(to_phase(state, 2, "Movement", turn=2), 2)["units"]
+    assert later["u2"]["arrive_from_reserves"]["available"] is True

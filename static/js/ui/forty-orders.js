@@ -1,0 +1,386 @@
+// Warhammer 40,000 (wh40k10) orders of one unit, as the server offers them (issue 16 item 6):
+// Charge… against one or more targets (`charge`, 2D6), then the Charge move model by model
+// (`charge_move`, or given up without positions), Strategic Reserves / Deep Strike at
+// deployment and Arrive… from Reserves (`declare_strategic_reserves`, `declare_reserve`,
+// `arrive_from_reserves`), and the allocation order of a unit with two kinds of Bodyguard model
+// (`set_allocation_order`). The pure parts (the "towards the target" proposal, the arrival
+// grid, the allocation order) are tested under node (static/tests/forty-orders.test.js); the
+// server judges every move and says why it refuses.
+
+import { h } from './dom.js';
+import { errorText } from '../format.js';
+import { controlAttrs, unitOffer } from './offers.js';
+
+/** @typedef {import('../table.js').Table} Table */
+/** @typedef {{x:number, y:number, r:number}} Disc */
+
+/** Inches left between the leading model and the target's base by "Move all towards". */
+export const CONTACT_GAP_IN = 0.03;
+/** Inches kept under the roll (positions are sent rounded to 0.01 in). */
+const ROLL_MARGIN_IN = 0.02;
+/** Inches between bases in the arrival grid (as the server sets a unit down around a point). */
+const GRID_GAP_IN = 0.5;
+const MM = 25.4;
+
+// --- pure ------------------------------------------------------------------------------------
+
+/** Numeric order of ids (`u5` before `u12`). @param {string} id @returns {[string, number, string]} */
+function idKey(id) {
+  const m = /^([^\d]*)(\d+)(.*)$/.exec(id);
+  return m ? [m[1], Number(m[2]), m[3]] : [id, -1, ''];
+}
+
+/**
+ * A unit's name as the server words it (server/rules/naming.py display_name): numbered among
+ * the units that share it ("Intercessor Squad (2)"), so that the list, the log and the refusals
+ * name the same unit the same way.
+ * @param {any} st @param {unknown} id @returns {string}
+ */
+export function unitName(st, id) {
+  const units = st?.units || {};
+  const key = String(id);
+  const name = units[key]?.name;
+  if (!name) return String(id || 'a unit');
+  const same = Object.keys(units).filter((k) => units[k]?.name === name).sort((a, b) => {
+    const x = idKey(a);
+    const y = idKey(b);
+    return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] - y[1] || (x[2] < y[2] ? -1 : x[2] > y[2] ? 1 : 0);
+  });
+  return same.length > 1 ? `${name} (${same.indexOf(key) + 1})` : String(name);
+}
+
+/**
+ * A unit's models as discs: centres from `positions`, radii from the footprint's model features
+ * (half the larger side of each base's bounding box). @param {any} unit @returns {Disc[]}
+ */
+export function discsOf(unit) {
+  const pos = Array.isArray(unit?.positions) ? unit.positions : [];
+  /** @type {Record<number, number>} */
+  const radius = {};
+  for (const f of unit?.footprint?.features || []) {
+    if (f?.properties?.role !== 'model') continue;
+    const ring = f.geometry?.type === 'Polygon' ? f.geometry.coordinates[0] : null;
+    if (!Array.isArray(ring) || !ring.length) continue;
+    const xs = ring.map((/** @type {number[]} */ p) => p[0]);
+    const ys = ring.map((/** @type {number[]} */ p) => p[1]);
+    radius[Number(f.properties.index)] = Math.max(Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys)) / 2;
+  }
+  return pos.map((/** @type {number[]} */ p, /** @type {number} */ i) => ({ x: Number(p[0]), y: Number(p[1]), r: radius[i] ?? 0.63 }));
+}
+
+/**
+ * "Move all towards the target": the whole unit moved in a straight line towards the closest
+ * target model, so that the model nearest to it ends just short of base contact, never further
+ * than the roll. A proposal only (it keeps the unit's shape, so its coherency): the server
+ * judges it like any Charge move. Null when no model can get closer.
+ * @param {Disc[]} own @param {Disc[]} targets every model of every target
+ * @param {number} range the charge roll, inches
+ * @returns {number[][]|null}
+ */
+export function towardsTargets(own, targets, range) {
+  let best = null;
+  for (const a of own) {
+    for (const b of targets) {
+      const d = Math.hypot(b.x - a.x, b.y - a.y);
+      const gap = d - a.r - b.r;
+      if (d > 0 && (!best || gap < best.gap)) best = { gap, ux: (b.x - a.x) / d, uy: (b.y - a.y) / d };
+    }
+  }
+  if (!best) return null;
+  const step = Math.min(range - ROLL_MARGIN_IN, best.gap - CONTACT_GAP_IN);
+  if (!(step > 0.01)) return null;
+  const round = (/** @type {number} */ v) => Math.round(v * 100) / 100;
+  return own.map((m) => [round(m.x + best.ux * step), round(m.y + best.uy * step)]);
+}
+
+/**
+ * A base's size in inches from a datasheet's `base` ({shape, diameter_mm | width_mm, depth_mm}).
+ * @param {any} base @returns {{round:boolean, width:number, depth:number}}
+ */
+export function baseInches(base) {
+  if (base?.shape === 'round' && Number(base.diameter_mm) > 0) {
+    const d = Number(base.diameter_mm) / MM;
+    return { round: true, width: d, depth: d };
+  }
+  const w = Number(base?.width_mm) > 0 ? Number(base.width_mm) / MM : 32 / MM;
+  const dp = Number(base?.depth_mm) > 0 ? Number(base.depth_mm) / MM : w;
+  return { round: base?.shape === 'oval', width: w, depth: dp };
+}
+
+/**
+ * A unit set down around (x, y) as the server deploys one (server/rules/units.py
+ * grid_positions): rows of five, bases 0.5 in apart, facing `facing` (0: towards +y).
+ * @param {number} models @param {number} x @param {number} y @param {number} facing
+ * @param {{width:number, depth:number}} base inches
+ * @returns {number[][]}
+ */
+export function gridPositions(models, x, y, facing, base) {
+  const stepU = base.width + GRID_GAP_IN;
+  const stepV = base.depth + GRID_GAP_IN;
+  const perRow = Math.min(5, models);
+  const rows = Math.ceil(models / perRow);
+  const t = (facing * Math.PI) / 180;
+  const fx = -Math.sin(t);
+  const fy = Math.cos(t);
+  const rx = fy;
+  const ry = -fx;
+  const out = [];
+  for (let i = 0; i < models; i += 1) {
+    const row = Math.floor(i / perRow);
+    const col = i % perRow;
+    const inRow = Math.min(perRow, models - row * perRow);
+    const u = (col - (inRow - 1) / 2) * stepU;
+    const v = ((rows - 1) / 2 - row) * stepV;
+    out.push([Math.round((x + u * rx + v * fx) * 100) / 100, Math.round((y + u * ry + v * fy) * 100) / 100]);
+  }
+  return out;
+}
+
+/**
+ * The bases at `positions` as one MultiPolygon (round bases as 24-gons), for the ghost.
+ * @param {number[][]} positions @param {{round:boolean, width:number, depth:number}} base
+ * @returns {import('../types.js').Geometry}
+ */
+export function basesGeometry(positions, base) {
+  const polys = positions.map(([x, y]) => {
+    const ring = [];
+    if (base.round) {
+      for (let k = 0; k <= 24; k += 1) {
+        const a = (k / 24) * 2 * Math.PI;
+        ring.push([x + (base.width / 2) * Math.cos(a), y + (base.depth / 2) * Math.sin(a)]);
+      }
+    } else {
+      const w = base.width / 2;
+      const d = base.depth / 2;
+      ring.push([x - w, y - d], [x + w, y - d], [x + w, y + d], [x - w, y + d], [x - w, y - d]);
+    }
+    return [ring];
+  });
+  return /** @type {any} */ ({ type: 'MultiPolygon', coordinates: polys });
+}
+
+/**
+ * The allocation order in force: the order set, else the server's default (the last
+ * Bodyguard model first: the kinds by their last model in the unit, `forty.models`), else the
+ * kinds as the offer lists them.
+ * @param {any} offer @param {any[]} [models] the unit's models ({name, character}), in order
+ * @returns {string[]}
+ */
+export function allocationShown(offer, models = []) {
+  const kinds = Array.isArray(offer?.models) ? offer.models.map(String) : [];
+  const set = Array.isArray(offer?.order) ? offer.order.map(String).filter((/** @type {string} */ k) => kinds.includes(k)) : [];
+  if (set.length) return [...set, ...kinds.filter((/** @type {string} */ k) => !set.includes(k))];
+  /** @type {string[]} */
+  const byLast = [];
+  for (const m of [...models].reverse()) {
+    const name = String(m?.name);
+    if (!m?.character && kinds.includes(name) && !byLast.includes(name)) byLast.push(name);
+  }
+  return [...byLast, ...kinds.filter((/** @type {string} */ k) => !byLast.includes(k))];
+}
+
+/** `order` with the kind at `index` moved one place earlier. @param {string[]} order @param {number} index */
+export function moveEarlier(order, index) {
+  if (index <= 0 || index >= order.length) return [...order];
+  const out = [...order];
+  [out[index - 1], out[index]] = [out[index], out[index - 1]];
+  return out;
+}
+
+/** The models a unit in Reserves sets down (its Bodyguard and Leaders). @param {any} unit */
+export function modelCount(unit) {
+  return Number(unit?.models || 0) + (Array.isArray(unit?.characters) ? unit.characters.length : 0);
+}
+
+// --- the datasheets' bases (for the arrival ghost) --------------------------------------------
+
+/** @type {Map<string, Promise<Record<string, any>>>} */
+const basesBySystem = new Map();
+
+/** The bases of a system's datasheets, fetched once. @param {string} system @returns {Promise<Record<string, any>>} */
+export function datasheetBases(system) {
+  let p = basesBySystem.get(system);
+  if (!p) {
+    p = fetch(`/api/systems/${encodeURIComponent(system)}/datasheets`, { headers: { Accept: 'application/json' } })
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`HTTP ${r.status}`))))
+      .then((body) => Object.fromEntries((body?.datasheets || []).map((/** @type {any} */ d) => [String(d.id), d.base])));
+    p.catch(() => basesBySystem.delete(system));
+    basesBySystem.set(system, p);
+  }
+  return p;
+}
+
+// --- DOM --------------------------------------------------------------------------------------
+
+/** Send an action; a refusal is said with the server's reason. @param {Table} table @param {any} action @param {string} what */
+async function send(table, action, what) {
+  try {
+    return await table.conn.act(action);
+  } catch (err) {
+    table.toast(`${what}: ${errorText(/** @type {any} */ (err))}`, 'error');
+    return null;
+  }
+}
+
+/** The disabled control's reason, visible too (not only on hover). @param {any} offer */
+function why(offer) {
+  return offer && !offer.available && offer.reason ? h('small', { class: 'hint unavailable' }, String(offer.reason)) : null;
+}
+
+/**
+ * The 40k orders of the selected unit: Charge…, the Charge move, the allocation order.
+ * @param {any} unit @param {Table} table @returns {HTMLElement|null}
+ */
+export function fortyUnitOrders(unit, table) {
+  const st = /** @type {any} */ (table.store.state || {});
+  if (!unit || table.store.seat === null || !st.forty) return null;
+  const parts = [chargeControls(unit, table), chargeMoveControls(unit, table), allocationControls(unit, table)].filter(Boolean);
+  return parts.length ? h('div', { class: 'forty-orders' }, parts) : null;
+}
+
+/** Charge…: the tool picks the targets (list or table), then Roll the charge. @param {any} unit @param {Table} table */
+function chargeControls(unit, table) {
+  const st = table.store.state || {};
+  const offer = unitOffer(st, unit.id, 'charge');
+  if (!offer) return null;
+  const tool = table.tools.forty_charge;
+  const on = table.mode === 'forty_charge' && tool.unit === unit.id;
+  const targets = Array.isArray(offer.targets) ? offer.targets : [];
+  const button = h('button', {
+    type: 'button', id: 'forty-charge', class: on ? 'active' : '', 'aria-pressed': on ? 'true' : 'false',
+    ...controlAttrs(offer, 'Pick one or more enemy units within 12 in, then roll 2D6'),
+    onclick: () => table.setMode(on ? 'idle' : 'forty_charge'),
+  }, on ? 'Charge: picking targets' : 'Charge…');
+  const list = on
+    ? h('fieldset', { class: 'charge-targets', id: 'charge-targets' },
+      h('legend', null, 'Targets (click them on the table or tick them here)'),
+      targets.map((/** @type {any} */ t) => {
+        const id = String(t.unit);
+        const name = unitName(st, id);
+        const dist = typeof t.distance === 'number' ? `, ${t.distance.toFixed(1)} in away` : '';
+        return h('label', { class: t.available ? '' : 'unavailable', title: t.available ? '' : String(t.reason || '') },
+          h('input', {
+            type: 'checkbox', name: 'charge-target', value: id, checked: tool.picked.includes(id), disabled: !t.available,
+            onchange: () => tool.toggle(id),
+          }),
+          ` ${name}${dist}`, t.available ? null : h('small', null, ` — not possible: ${t.reason}`));
+      }),
+      h('div', { class: 'buttons' },
+        h('button', {
+          type: 'button', id: 'roll-charge', class: 'primary', disabled: !tool.picked.length,
+          title: tool.picked.length ? 'Roll 2D6 for the charge' : 'Pick a target first',
+          onclick: () => tool.declare(),
+        }, 'Roll the charge (2D6)', h('kbd', null, 'Enter'))))
+    : null;
+  return h('div', { class: 'buttons orders charge-orders' }, button, why(offer), list);
+}
+
+/** After the roll: the Charge move (drag, or "Move all towards the target"), Confirm, Give up.
+ * @param {any} unit @param {Table} table */
+function chargeMoveControls(unit, table) {
+  const st = table.store.state || {};
+  const offer = /** @type {any} */ (unitOffer(st, unit.id, 'charge_move'));
+  if (!offer) return null;
+  const targets = (Array.isArray(offer.targets) ? offer.targets : []).map((/** @type {string} */ id) => unitName(st, id));
+  const g = table.moves.ghost;
+  const staged = g?.phase === 'staged' && g.id === unit.id && g.action?.type === 'charge_move';
+  const on = table.mode === 'charge_move';
+  const tool = table.tools.charge_move;
+  return h('div', { class: 'buttons orders charge-move', id: 'charge-move' },
+    h('p', { class: 'charge-roll' }, `Charge move: each model up to ${offer.range} in, ending within Engagement Range of ${targets.join(' and ')}.`),
+    h('button', {
+      type: 'button', id: 'charge-drag', class: on ? 'active' : '', 'aria-pressed': on ? 'true' : 'false',
+      onclick: () => (on ? table.setMode('idle') : tool.begin(unit.id)),
+    }, on ? 'Moving models…' : 'Move models…'),
+    h('button', { type: 'button', id: 'charge-towards', onclick: () => tool.towards(unit.id) }, 'Move all towards the target'),
+    h('button', {
+      type: 'button', id: 'confirm-charge-move', class: 'primary', disabled: !staged,
+      title: staged ? 'Send the Charge move: the server judges it' : 'Move the models first',
+      onclick: () => tool.confirm(),
+    }, 'Confirm Charge move', h('kbd', null, 'Enter')),
+    h('button', {
+      type: 'button', id: 'give-up-charge',
+      title: 'The charge fails and no model moves',
+      onclick: () => {
+        if (table.mode === 'charge_move') table.setMode('idle');
+        void send(table, { type: 'charge_move', unit: unit.id }, 'Give up the charge');
+      },
+    }, 'Give up the charge'),
+    offer.not_automated ? h('small', { class: 'hint not-automated' }, `Not automated: ${offer.not_automated}`) : null);
+}
+
+/** The order the defender's Bodyguard model kinds lose models in (two kinds or more).
+ * @param {any} unit @param {Table} table */
+function allocationControls(unit, table) {
+  const st = /** @type {any} */ (table.store.state || {});
+  const offer = /** @type {any} */ (unitOffer(st, unit.id, 'set_allocation_order'));
+  if (!offer || !Array.isArray(offer.models) || offer.models.length < 2) return null;
+  const shown = allocationShown(offer, st.forty?.models?.[unit.id] || []);
+  const set = Array.isArray(offer.order) && offer.order.length > 0;
+  const send1 = (/** @type {string[]} */ order) => send(table, { type: 'set_allocation_order', unit: unit.id, models: order }, 'Allocation order');
+  return h('div', { class: 'allocation', id: 'allocation-order' },
+    h('b', null, 'Allocation order'), ' ',
+    h('small', null, set ? '(set: attacks on this unit take these models first to last)' : '(not set: the default, the last Bodyguard model first, as shown)'),
+    h('ol', null, shown.map((kind, i) => h('li', null, kind, ' ',
+      i > 0
+        ? h('button', { type: 'button', class: 'small', ...controlAttrs(offer, `${kind} lose models before ${shown[i - 1]}`), 'aria-label': `${kind} first`, onclick: () => send1(moveEarlier(shown, i)) }, '↑ earlier')
+        : null))),
+    !set ? h('button', { type: 'button', ...controlAttrs(offer, 'Keep this order'), onclick: () => send1(shown) }, 'Set this order') : null,
+    why(offer),
+    offer.leaders_reason ? h('small', { class: 'hint' }, `${(offer.leaders || []).join(', ')}: ${offer.leaders_reason}`) : null);
+}
+
+/** The arrival point typed in (keyboard): the unit is set down around it, as a click does.
+ * @param {Table} table */
+function arriveForm(table) {
+  const field = (/** @type {string} */ label, /** @type {string} */ name) => h('label', { class: 'typed-field' }, h('span', null, label),
+    h('input', { type: 'number', name, step: 0.1, min: 0, size: 4, required: true, 'aria-label': `Arrive at ${label} (in)` }));
+  return h('form', {
+    class: 'row typed arrive-at', id: 'arrive-at',
+    onsubmit: (/** @type {Event} */ e) => {
+      e.preventDefault();
+      const form = /** @type {HTMLFormElement} */ (e.target);
+      const x = Number(/** @type {HTMLInputElement} */ (form.elements.namedItem('x')).value);
+      const y = Number(/** @type {HTMLInputElement} */ (form.elements.namedItem('y')).value);
+      if (Number.isFinite(x) && Number.isFinite(y)) void table.tools.arrive.arriveAt({ x, y });
+    },
+  }, field('x', 'x'), field('y', 'y'), h('button', { type: 'submit' }, 'Arrive here'));
+}
+
+/**
+ * The 40k Reserves controls of a unit in the tray: at deployment, Strategic Reserves or Deep
+ * Strike where offered; in your Movement phase, Arrive… (refused with the reason in round 1).
+ * @param {string} id @param {Table} table @returns {HTMLElement|null}
+ */
+export function reserveControls(id, table) {
+  const st = /** @type {any} */ (table.store.state || {});
+  if (table.store.seat === null) return null;
+  const strategic = unitOffer(st, id, 'declare_strategic_reserves');
+  // Deep Strike: the shared `declare_reserve` in its 40k mode (Reserves, not Ambush)
+  const deep = /** @type {any} */ (unitOffer(st, id, 'declare_reserve'));
+  const arrive = /** @type {any} */ (unitOffer(st, id, 'arrive_from_reserves'));
+  const name = unitName(st, id);
+  const out = [];
+  if (deep && deep.mode === 'reserve') {
+    out.push(h('button', {
+      type: 'button', class: 'reserve deep-strike', ...controlAttrs(deep, `${deep.rule || 'Deep Strike'}: keep ${name} off the table; it arrives from battle round 2, more than 9 in from every enemy`),
+      onclick: () => send(table, { type: 'declare_reserve', unit: id, mode: deep.mode || 'reserve' }, String(deep.rule || 'Deep Strike')),
+    }, `${deep.rule || 'Deep Strike'} (Reserves)`));
+  }
+  if (strategic) {
+    out.push(h('button', {
+      type: 'button', class: 'reserve strategic', ...controlAttrs(strategic, `Keep ${name} in Strategic Reserves (at most a quarter of the army's points); it arrives from battle round 2 near an edge`),
+      onclick: () => send(table, { type: 'declare_strategic_reserves', unit: id }, 'Strategic Reserves'),
+    }, 'Strategic Reserves'), why(strategic));
+  }
+  if (arrive) {
+    const on = table.mode === 'arrive' && table.tools.arrive.unit === id;
+    out.push(h('button', {
+      type: 'button', class: `arrive${on ? ' active' : ''}`, 'aria-pressed': on ? 'true' : 'false',
+      ...controlAttrs(arrive, `${arrive.rule}: set ${name} up ${arrive.where}`),
+      onclick: () => (on ? table.setMode('idle') : table.tools.arrive.start(id)),
+    }, on ? 'Arriving: click the table' : 'Arrive…'), h('small', null, ` ${arrive.rule}`), why(arrive));
+    if (on) out.push(arriveForm(table));
+  }
+  return out.length ? h('span', { class: 'reserve-orders' }, out) : null;
+}

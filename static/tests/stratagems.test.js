@@ -1,0 +1,103 @@
+// The 40k Stratagems panel and unit orders: their pure parts (issue 16 item 6).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { stratagemView } from '../js/ui/stratagems.js';
+import { unitName, towardsTargets, gridPositions, baseInches, allocationShown, moveEarlier, modelCount, discsOf } from '../js/ui/forty-orders.js';
+
+const units = {
+  u1: { id: 'u1', name: 'Beast Snagga Boyz + Wurrboy', owner: 1 },
+  u2: { id: 'u2', name: 'Intercessor Squad', owner: 2 },
+};
+
+/** The `stratagems` game offer as server/rules/wh40k10/stratagems.py words it. */
+function offerState(stratagems) {
+  return {
+    units,
+    orders: { seat: 1, units: {}, game: { stratagems: {
+      action: 'use_stratagem', available: true, reason: null, cp: 2, stratagems,
+      not_automated: [{ name: 'Tank Shock', cost: 1, when: 'your Charge phase', effect: 'mortal wounds', reason: 'not automated: play it by agreement with your opponent' }],
+    } } },
+  };
+}
+
+test('each automated Stratagem: usable with its targets in words, or the server\'s reason', () => {
+  const view = stratagemView(offerState([
+    { name: 'Command Re-roll', cost: 1, when: 'any phase', effect: 're-roll that roll', available: true, reason: null, targets: [{ roll: 'advance', unit: 'u1' }] },
+    { name: 'Fire Overwatch', cost: 1, when: 'opponent', effect: 'shoot', available: true, reason: null, targets: [{ unit: 'u1', target: 'u2', weapons: ['Slugga'] }] },
+    { name: 'Counter-offensive', cost: 2, when: 'Fight phase', effect: 'fights next', available: false, reason: 'Counter-offensive is used in the Fight phase', targets: [] },
+  ]));
+  assert.ok(view);
+  assert.equal(view.cp, 2);
+  const [reroll, overwatch, counter] = view.rows;
+  assert.deepEqual(reroll.choices, [{ label: 'the Advance roll of Beast Snagga Boyz + Wurrboy', action: { type: 'use_stratagem', stratagem: 'Command Re-roll', roll: 'advance', unit: 'u1' } }]);
+  assert.equal(reroll.available, true);
+  assert.deepEqual(overwatch.choices[0].action, { type: 'use_stratagem', stratagem: 'Fire Overwatch', unit: 'u1', target: 'u2' });
+  assert.equal(overwatch.choices[0].label, 'Beast Snagga Boyz + Wurrboy at Intercessor Squad');
+  assert.equal(counter.available, false);
+  assert.equal(counter.reason, 'Counter-offensive is used in the Fight phase');
+  assert.deepEqual(view.manual.map((m) => m.name), ['Tank Shock']);
+});
+
+test('no offer (a spectator, another system): no panel', () => {
+  assert.equal(stratagemView({ units, orders: { seat: null, units: {}, game: {} } }), null);
+  assert.equal(stratagemView(null), null);
+});
+
+test('Move all towards the target: the nearest model ends just short of base contact, never past the roll', () => {
+  const r = 0.63;
+  const own = [{ x: 10, y: 10, r }, { x: 12, y: 10, r }];
+  const target = [{ x: 10, y: 14, r }];
+  const moved = towardsTargets(own, target, 6);
+  assert.ok(moved);
+  // gap 4 - 1.26 = 2.74; the unit moves 2.71 straight towards the target, keeping its shape
+  assert.deepEqual(moved, [[10, 12.71], [12, 12.71]]);
+  const short = towardsTargets(own, target, 2);
+  assert.deepEqual(short, [[10, 11.98], [12, 11.98]]);
+  assert.equal(towardsTargets([{ x: 10, y: 12.74, r }], target, 6), null, 'already in base contact');
+});
+
+test('the arrival grid is the server\'s deployment grid (rows of five, 0.5 in apart)', () => {
+  const base = baseInches({ shape: 'round', diameter_mm: 32 });
+  assert.ok(Math.abs(base.width - 32 / 25.4) < 1e-9);
+  // server/rules/units.py grid_positions for 5 models at (25, 35), facing 180: the row runs
+  // right to left (28.5197 … 21.4803 as the server set the Intercessor Squad down)
+  const row = gridPositions(5, 25, 35, 180, base);
+  assert.deepEqual(row.map((p) => p[0]), [28.52, 26.76, 25, 23.24, 21.48]);
+  assert.ok(row.every((p) => p[1] === 35));
+  const two = gridPositions(11, 0, 0, 0, base);
+  assert.equal(two.length, 11);
+  assert.ok(two[0][1] > two[5][1] && two[5][1] > two[10][1], 'three rows, the first in front');
+  assert.equal(modelCount({ models: 10, characters: [{ name: 'Wurrboy' }] }), 11);
+});
+
+test('the allocation order: the one set, else the offer\'s kinds; moving a kind earlier', () => {
+  // the Intercessor Squad: the Sergeant is the first model; by default the last model goes first
+  const offer = { models: ['Intercessor', 'Intercessor Sergeant'], order: [] };
+  const models = [{ name: 'Intercessor Sergeant', character: false }, ...Array.from({ length: 4 }, () => ({ name: 'Intercessor', character: false })), { name: 'Captain', character: true }];
+  assert.deepEqual(allocationShown(offer, models), ['Intercessor', 'Intercessor Sergeant']);
+  assert.deepEqual(allocationShown({ ...offer, models: ['Intercessor Sergeant', 'Intercessor'] }, models), ['Intercessor', 'Intercessor Sergeant']);
+  assert.deepEqual(allocationShown({ ...offer, order: ['Intercessor Sergeant'] }, models), ['Intercessor Sergeant', 'Intercessor']);
+  assert.deepEqual(allocationShown(offer), ['Intercessor', 'Intercessor Sergeant']);
+  assert.deepEqual(moveEarlier(['a', 'b', 'c'], 2), ['a', 'c', 'b']);
+  assert.deepEqual(moveEarlier(['a', 'b'], 0), ['a', 'b']);
+});
+
+test('a unit\'s models as discs from its footprint', () => {
+  const ring = [[9, 9], [11, 9], [11, 11], [9, 11], [9, 9]];
+  const unit = { positions: [[10, 10]], footprint: { features: [{ properties: { role: 'model', index: 0 }, geometry: { type: 'Polygon', coordinates: [ring] } }] } };
+  assert.deepEqual(discsOf(unit), [{ x: 10, y: 10, r: 1 }]);
+});
+
+test('a 40k charge in the log: its own words (several targets, the Charge move)', async () => {
+  const { describe } = await import('../js/ui/describe.js');
+  const ev = { seq: 9, type: 'charge_succeeded', actor: 1, payload: { unit: 'u1', target: 'u2', targets: ['u2'], distance: 2.5, range: 6, text: 'Boyz make the Charge move (2.5 of 6 in) into Intercessor Squad' } };
+  assert.equal(describe(ev, { units }), 'Player 1: Boyz make the Charge move (2.5 of 6 in) into Intercessor Squad');
+});
+
+test('units are named as the server names them: numbered among those of the same name', () => {
+  const st = { units: { u12: { name: 'Intercessor Squad' }, u5: { name: 'Intercessor Squad' }, u1: { name: 'Boyz' } } };
+  assert.equal(unitName(st, 'u5'), 'Intercessor Squad (1)');
+  assert.equal(unitName(st, 'u12'), 'Intercessor Squad (2)');
+  assert.equal(unitName(st, 'u1'), 'Boyz');
+  assert.equal(unitName(st, 'u9'), 'u9');
+});

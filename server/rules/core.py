@@ -184,6 +184,7 @@ A = TypeVar("A", bound=ActionModel)
 Handler = Callable[[GameState, int, Any, DiceStream], list[Event]]
 Folder = Callable[[GameState, Event], GameState]
 Projector = Callable[[GameState, "int | None", dict[str, Any]], None]
+Explainer = Callable[[GameState, "int | None", Any], dict[str, Any]]
 
 
 SystemFilter = Callable[[str], bool]
@@ -294,6 +295,7 @@ class ActionSpec:
     rolls_distance: bool = False
     sweeps: bool = True
     declared: bool = False
+    explain: Explainer | None = None
 
     def available(self, system: str) -> bool:
         """Does this action exist in the game system `system`?"""
@@ -328,12 +330,15 @@ def register_action(
     needs_opponent: bool = False,
     rolls_distance: bool = False,
     sweeps: bool = True,
+    explain: Explainer | None = None,
 ) -> Callable[[Callable[[GameState, int, A, DiceStream], list[Event]]], Any]:
     """Register `handler(state, seat, action, dice) -> events` for action type `name`.
 
     `systems`: None (every system), the ids of a system's own actions (in its package), or a
     filter asking the system registry (shared actions: e.g. only where units move model by
     model), so that a new system gets the shared actions that fit it without a change here.
+    `explain(state, seat, action) -> dict`: what a preview adds about the action beyond
+    legal or not (a charge's distance, arc, sight and path), judged without dice.
     `when`, `doing`, `needs_opponent`, `rolls_distance`, `sweeps`: see `ActionSpec`; without
     `when` the action is legal for either player in every stage in which players act.
     Registering a name twice is an error, whatever the order of the imports."""
@@ -357,6 +362,7 @@ def register_action(
             rolls_distance=rolls_distance,
             sweeps=sweeps,
             declared=when is not None,
+            explain=explain,
         )
         return handler
 

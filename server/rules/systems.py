@@ -88,9 +88,17 @@ class RankedRules(ABC):
     march_forbids: tuple[str, ...] = ("backward", "sideways", "reform")
     """The manoeuvres a March Move does not allow (only forward moves, wheels and pivots)."""
 
+    failed_charge_words: str = "the Charge Range"
+    """How far a failed charge moves, in words (`failed_charge_distance`)."""
+
     @abstractmethod
     def discipline(self, sheet: Datasheet) -> int:
         """The value a Rally Test (2D6, equal or under) is taken against for one model kind."""
+
+    @abstractmethod
+    def failed_charge_distance(self, roll: Mapping[str, Any], reach: float) -> float:
+        """How far a failed charge moves towards its target (server/rules/charge.py), from the
+        charge `roll` (its payload) and the Charge Range `reach` it gave."""
 
     def flee_roll(self, sheets: Sequence[Datasheet]) -> tuple[str, str | None]:
         """The Flee Distance dice and the rule that changed them."""

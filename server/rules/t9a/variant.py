@@ -6,7 +6,7 @@ Sources: seed 000 (Swiftstride, Fearless, Feigned Flight, Light Troops, Skirmish
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +31,13 @@ def _global(sheet: Datasheet) -> Any:
 
 @dataclass(frozen=True)
 class NinthAgeRanked(RankedRules):
+    failed_charge_words: str = "the Charge Range rolled"
+
+    def failed_charge_distance(self, roll: Mapping[str, Any], reach: float) -> float:
+        """A failed charge still moves its whole Charge Range towards the target (the
+        Failed Charge Move; docs/rules-decisions.md "Charges")."""
+        return float(reach)
+
     def discipline(self, sheet: Datasheet) -> int:
         """Rally Tests are taken against Discipline."""
         return int(_global(sheet).discipline)

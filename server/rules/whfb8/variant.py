@@ -45,6 +45,15 @@ def _movement(sheet: Datasheet) -> int:
 
 @dataclass(frozen=True)
 class WarhammerRanked(RankedRules):
+    failed_charge_words: str = "the highest single die of the charge roll"
+
+    def failed_charge_distance(self, roll: Mapping[str, Any], reach: float) -> float:
+        """A failed charge moves the highest single D6 of its charge roll towards the target
+        (FACTS.md, Warhammer Fantasy Battle 8th edition: "Failed charge")."""
+        kept = [d["face"] for d in roll.get("dice", ()) if d.get("kept", True)
+                and isinstance(d.get("face"), int)]
+        return float(max(kept, default=0))
+
     def discipline(self, sheet: Datasheet) -> int:
         """Rally Tests are taken against Leadership: the highest of the sheet's models."""
         return max(int(m.Ld or 0) for m in sheet.profile.models)  # type: ignore[union-attr]

@@ -128,6 +128,7 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
     p1.mouse.click(*at(p1, 20, 10))
     p1.click("#charge")
     p1.mouse.click(*at(p1, 20, 38.5))
+    p1.click("#declare-charge:not([disabled])")  # after the server's preview (issue 19)
     # The charge waits for player 2's Charge Reaction (over REST here), then it is rolled.
     until(p1, "!!warfield.store.state.pending_charge")
     rest(

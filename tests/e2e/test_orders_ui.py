@@ -108,6 +108,7 @@ def test_charge_reaction_undo_shooting_and_melee(server: str, pages: Any, tmp_pa
         p1.wait_for_selector("#charge")
         p1.click("#charge")
         p1.mouse.click(*at(p1, 20, 39))
+        p1.click("#declare-charge:not([disabled])")  # after the server's preview (issue 19)
         p2.wait_for_selector("#charge-prompt button[data-reaction=hold]:not([disabled])")
 
     charge()
@@ -196,6 +197,7 @@ def test_charge_reaction_undo_shooting_and_melee(server: str, pages: Any, tmp_pa
     p2.wait_for_selector("#charge")
     p2.click("#charge")
     p2.mouse.click(*at(p2, 52, 21))
+    p2.click("#declare-charge:not([disabled])")
     p1.wait_for_selector("#charge-prompt button[data-reaction=flee]:not([disabled])")
     p1.click("#charge-prompt button[data-reaction=flee]")
     for page in everyone:

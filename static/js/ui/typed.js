@@ -185,6 +185,7 @@ export function targetPicker(unit, table, offer) {
   }, enemies.map((u) => h('option', { value: u.id, selected: u.id === v.target }, u.name || u.id)));
   return h('div', { class: 'row typed target-form' },
     h('label', { class: 'typed-field' }, h('span', null, 'Target'), select),
-    offer.charge ? h('button', { type: 'button', id: 'charge-target', onclick: () => void table.tools.charge.click(v.target) }, 'Charge it') : null,
+    // The charge is previewed first (issue 19): the unit's orders then show Declare / Cancel.
+    offer.charge ? h('button', { type: 'button', id: 'charge-target', onclick: () => { if (table.mode !== 'charge') table.setMode('charge'); void table.tools.charge.click(v.target); } }, 'Charge it') : null,
     offer.shoot ? h('button', { type: 'button', id: 'shoot-target', onclick: () => void table.tools.shoot.shootAt(v.target) }, 'Shoot it') : null);
 }

@@ -4,9 +4,9 @@ when the opponent accepts. Everything is an event, so spectators see the whole e
 Actions (any time both seats play and the game is not over, whoever's turn it is):
 
 * ``{"type": "propose", "kind": "undo", "seq": N}`` — take back every event from seq N to the
-  end of the log (proposal bookkeeping aside). Without ``seq``: the last event. A client undoes
-  its last action by sending the seq of the first event of that action's batch (one ``events``
-  frame is one action's batch); ``state.undoable`` lists what may be taken back.
+  end of the log (proposal bookkeeping aside). N must start one of the proposer's own actions
+  since the opponent last acted (`own_actions`); without ``seq``: the last of them. The
+  ``undo`` game order offers it with the events in words and the rolls it discards.
 * ``{"type": "propose", "kind": "free_move", "unit": id, "x", "y", "facing", "files"?}`` (a
   ranked unit, placed by its front-edge centre) or ``{..., "positions": [[x, y], ...]}`` (40k
   models) — put a unit on the table anywhere, bypassing the movement rules.
@@ -14,11 +14,14 @@ Actions (any time both seats play and the game is not over, whoever's turn it is
   opponent declines, the proposer withdraws). Both may name the proposal: ``"id": "p3"``.
 
 Events: ``proposal_made`` {id, by, kind, description, head, undo: {from_seq, events: [{seq,
-type}]} | free_move: {unit, unit_after}}, ``proposal_accepted`` {id, by}, ``proposal_declined``
-{id, by, withdrawn}, ``proposal_lapsed`` {id, reason}, then for an accepted undo
-``events_undone`` {proposal, seqs, dice_position, rolls, next_id} (server/rules/core.py: the
-state becomes the fold of the log without those seqs; dice are never rewound) and for an
-accepted free move ``free_move`` {proposal, unit, by_agreement: true}.
+type, text}], rolls: [{seq, type, units, unit_name, expression, total, faces}]} | free_move:
+{unit, unit_after, outline}}, ``proposal_accepted`` {id, by}, ``proposal_declined`` {id, by,
+withdrawn}, ``proposal_lapsed`` {id, reason}, then for an accepted undo ``events_undone``
+{proposal, seqs, discarded (the rolls above), when, dice_position, rolls, next_id}
+(server/rules/core.py: the state becomes the fold of the log without those seqs; dice are never
+rewound) and for an accepted free move ``free_move`` {proposal, unit, by_agreement: true}. A
+roll made again for the same unit in the same phase after an undo carries ``reroll`` {of,
+expression, total, faces} (`mark_rerolls`).
 
 Decisions: one open proposal at a time. A proposal lapses when the game moves on before it is
 answered (any other event folded after it): accepting it then records ``proposal_lapsed``
@@ -26,7 +29,8 @@ instead, and a new proposal replaces it. A free move is checked only against the
 Impassable Terrain and overlapping other units or (40k) its own models; Unit Spacing does not
 apply, so players can agree to put units into base contact. It does not count as the unit's
 move for the phase. An undo never reaches back past a seat being claimed or the game's end,
-nor further than the last `UNDO_WINDOW` events.
+nor further than the last `UNDO_WINDOW` events, nor past the opponent's last action: a player
+takes back only their own actions (issue 19; docs/rules-decisions.md "By agreement").
 """
 
 from __future__ import annotations

@@ -391,7 +391,7 @@ export function mountOrders(o) {
 export function flashEvents(table, events) {
   for (const ev of events) {
     const swept = ev.payload?.swept;
-    if ((ev.type === 'unit_fled' || ev.type === 'charge_succeeded') && swept?.type) {
+    if ((ev.type === 'unit_fled' || ev.type === 'charge_succeeded' || ev.type === 'charge_failed') && swept?.type) {
       table.flashes = [...table.flashes, { geometry: swept, born: performance.now(), kind: ev.type === 'unit_fled' ? 'flee' : 'charge' }];
     }
   }

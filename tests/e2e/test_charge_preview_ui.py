@@ -10,6 +10,8 @@ declares it. Armies, terrain and positions go over REST (free moves by agreement
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +22,7 @@ from tests.e2e.waits import expect, until, until_equal
 
 pytestmark = pytest.mark.e2e
 
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 FARMHOUSE = [[37.6, 28.3], [39.0, 28.3], [39.0, 28.7], [37.6, 28.7]]
 
 
@@ -91,6 +94,8 @@ def test_a_blocked_charge_warns_before_the_roll_and_a_clear_one_shows_the_distan
     assert p1.evaluate("warfield.store.state.seq") == seq_before
     # The path is drawn red on the table (the ghost the tool draws), with the words.
     until(p1, "warfield.table.tools.charge.layers().ghost?.verdict === 'illegal'")
+    if os.environ.get("WARFIELD_DOCS_SCREENSHOTS") == "1":  # the README's picture
+        p1.screenshot(path=str(DOCS / "charge-preview.png"))
     p1.click("#cancel-charge")
     until_equal(p1, "warfield.table.mode", "idle")
 

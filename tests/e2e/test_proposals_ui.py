@@ -14,6 +14,8 @@ test_orders_ui, over REST).
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,6 +25,7 @@ from tests.e2e.test_table import READY, at
 from tests.e2e.waits import expect, until
 
 pytestmark = pytest.mark.e2e
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def test_a_free_move_proposal_is_drawn_for_the_opponent_and_the_spectators(
@@ -46,6 +49,8 @@ def test_a_free_move_proposal_is_drawn_for_the_opponent_and_the_spectators(
         drawn = until(page, "(id) => { const g = warfield.table.proposalGhost;"
                             " return g && g.unit === id && g; }", SPEARS)
         assert drawn["label"] == "Proposed: Citizen Spears (free move, player 1)", drawn
+    if os.environ.get("WARFIELD_DOCS_SCREENSHOTS") == "1":  # the README's picture
+        p2.screenshot(path=str(DOCS / "free-move-proposal.png"))
     # Where it is drawn: the outline the proposal carries, around the point clicked.
     outline = p2.evaluate("warfield.store.state.proposal.free_move.outline.coordinates[0]")
     xs, ys = [p[0] for p in outline], [p[1] for p in outline]

@@ -361,7 +361,7 @@ export function mountOrders(o) {
           `Takes back your last action (${plan.events.length === 1 ? '1 event' : `${plan.events.length} events`}):`,
           h('ul', { class: 'proposal-list' }, plan.events.map((e) => h('li', { dataset: { seq: e.seq } }, e.text))),
           plan.rolls.length ? h('div', { class: 'undo-dice' }, `Dice it discards: ${rollList(plan.rolls)}`) : null)
-        : h('small', { class: 'hint undo-what' }, plan?.reason ? `Nothing of yours to undo: ${plan.reason}` : 'Nothing to undo.'),
+        : h('small', { class: 'hint undo-what' }, plan?.reason ? `${plan.reason.charAt(0).toUpperCase()}${plan.reason.slice(1)}.` : 'Nothing to undo.'),
       h('small', { class: 'hint' }, 'Free move: select a unit, then Free move…'));
   }
 

@@ -556,7 +556,7 @@ def _project_proposals(state: GameState, viewer: int | None, out: dict[str, Any]
 
 @register_batch_hook
 def mark_rerolls(state: GameState, seat: int, events: list[Event]) -> list[Event]:
-    """After an accepted undo took back a roll, the first roll made again for the same unit in
+    """After an accepted undo took back a roll, the first roll made again by the same unit in
     the same phase is a re-roll: its event says so (`reroll`: the discarded roll), and its
     text too. Folding it takes the discarded roll off the list."""
     waiting = list(state.extra.get("discarded_rolls") or ())
@@ -565,11 +565,15 @@ def mark_rerolls(state: GameState, seat: int, events: list[Event]) -> list[Event
     now = _when(state)
     out = []
     for event in events:
-        units = set(core_undo_note(event).get("units", ()))
+        units = core_undo_note(event).get("units", ())
         match = None
         if event.visibility == PUBLIC and rolls_of(event.payload) and units:
-            match = next((r for r in waiting if r.get("when") == now
-                          and units & set(r.get("units", ()))), None)
+            # The same unit's roll (the first unit an event names is the one that rolls: the
+            # charger, the fleeing unit), the same kind of event first.
+            same = [r for r in waiting if r.get("when") == now
+                    and (r.get("units") or [None])[0] == units[0]]
+            match = next((r for r in same if r.get("type") == event.type),
+                         same[0] if same else None)
         if match is not None:
             waiting.remove(match)
             faces = ", ".join(str(f) for f in match.get("faces", ()))

@@ -291,3 +291,21 @@ def test_a_free_move_proposal_carries_the_outline_to_draw() -> None:
     xs = [p[0] for p in outline["coordinates"][0]]
     assert min(xs) == pytest.approx(50) and max(xs) == pytest.approx(50 + 3.1496, abs=0.01)
     assert game.state.to_json(None)["proposal"]["free_move"]["outline"] == outline
+
+
+def test_a_reroll_is_matched_to_the_same_units_roll() -> None:
+    """Player 2's Flee! is taken back (the flee roll of the fleeing Spears and the charge roll of
+    the charger are discarded); Hold instead: the new charge roll is the re-roll of the charge
+    roll, not of the flee roll."""
+    game = close()
+    game.act(1, type="declare_charge", unit="u1", target="u2")
+    fled = game.act(2, type="charge_reaction", reaction="flee")
+    charge = next(e for e in fled if e.type in ("charge_succeeded", "charge_failed"))
+    charge_faces = [d["face"] for d in charge.payload["roll"]["dice"]]
+    game.act(2, type="propose", kind="undo")
+    _, undone = game.act(1, type="accept_proposal")
+    assert [r["units"][0] for r in undone.payload["discarded"]] == ["u2", "u1"]
+    again = game.act(2, type="charge_reaction", reaction="hold")[-1]
+    assert again.payload["reroll"]["faces"] == charge_faces
+    # The flee roll stays discarded with no re-roll: nobody fled this time.
+    assert [r["units"][0] for r in game.state.extra["discarded_rolls"]] == ["u2"]

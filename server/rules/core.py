@@ -147,10 +147,10 @@ class GameState:
     rolls: int = 0
     over: bool = False
     # The events an agreed undo may take back, newest last: (seq, type, actor, visibility,
-    # batch, by, note) of the events since the last barrier (see `UNDO_BARRIERS`), at most
+    # batch, by, payload) of the events since the last barrier (see `UNDO_BARRIERS`), at most
     # `UNDO_WINDOW` of them. `batch` is the seq of the first event of the action that produced
     # it and `by` the seat that took that action (None in logs from before batches were
-    # recorded); `note` what a person reads of it: {"text", "units", "rolls"} (public events).
+    # recorded); `payload` the event's payload (`undo_note` reads it for people).
     undoable: tuple[UndoEntry, ...] = ()
     # The action being folded: (seq of its first event, seat that took it).
     batch: tuple[int, int | None] = (0, None)
@@ -595,22 +595,21 @@ def fold(state: GameState, event: Event) -> GameState:
         undoable = ()
     elif event.type not in BOOKKEEPING_EVENTS:
         entry = (event.seq, event.type, event.actor, event.visibility, batch[0], batch[1],
-                 undo_note(event))
+                 event.payload)
         undoable = (*undoable[-(UNDO_WINDOW - 1) :], entry)
     return dataclasses.replace(state, seq=event.seq, undoable=undoable, batch=batch)
 
 
-def undo_note(event: Event) -> dict[str, Any]:
-    """What a person may read of an event an undo would take back: its text, the units it
-    names (ids, for the words of server/rules/naming.py) and its rolls (expression, total,
-    faces). Nothing of an event hidden from either player."""
-    if event.visibility != PUBLIC:
+def undo_note(p: Mapping[str, Any], visibility: str, actor: Actor) -> dict[str, Any]:
+    """What a person may read of an event (payload `p`) an undo would take back: its text, the
+    units it names (ids, for the words of server/rules/naming.py) and its rolls (expression,
+    total, faces). Nothing of an event hidden from either player."""
+    if visibility != PUBLIC:
         return {}
-    p = event.payload
     text = p.get("text")
     if not isinstance(text, str) and isinstance(p.get("ended"), str):
         text = f"End of the {p['ended']} phase" + (
-            f" (player {event.actor})" if isinstance(event.actor, int) else "")
+            f" (player {actor})" if isinstance(actor, int) else "")
     units = [p[k] for k in ("unit", "target", "charger", "by") if isinstance(p.get(k), str)]
     if isinstance(p.get("unit"), Mapping) and isinstance(p["unit"].get("id"), str):
         units.append(p["unit"]["id"])  # a free move carries the unit itself

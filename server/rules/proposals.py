@@ -149,9 +149,10 @@ def own_actions(state: GameState, seat: int) -> list[list[UndoEntry]]:
 
 def _words(state: GameState, entry: UndoEntry) -> dict[str, Any]:
     """One undone event as a person reads it: its own text, or its kind and units by name."""
-    seq, kind, _, vis, _, _, note = entry
+    seq, kind, actor, vis, _, _, payload = entry
     if vis != PUBLIC:
         return {"seq": seq, "type": "hidden", "text": "a hidden event"}
+    note = core_undo_note(payload, vis, actor)
     names = [display_name(state, u) for u in note.get("units", ()) if isinstance(u, str)]
     text = note.get("text") or (
         kind.replace("_", " ").capitalize() + (f": {', '.join(dict.fromkeys(names))}"
@@ -163,9 +164,10 @@ def _words(state: GameState, entry: UndoEntry) -> dict[str, Any]:
 def _rolls(state: GameState, entries: list[UndoEntry]) -> list[dict[str, Any]]:
     """The rolls an undo of `entries` discards: which event, whose, the dice shown."""
     out = []
-    for seq, kind, _, vis, _, _, note in entries:
+    for seq, kind, actor, vis, _, _, payload in entries:
         if vis != PUBLIC:
             continue
+        note = core_undo_note(payload, vis, actor)
         units = [u for u in note.get("units", ()) if isinstance(u, str)]
         for r in note.get("rolls", ()):
             out.append({
@@ -565,7 +567,7 @@ def mark_rerolls(state: GameState, seat: int, events: list[Event]) -> list[Event
     now = _when(state)
     out = []
     for event in events:
-        units = core_undo_note(event).get("units", ())
+        units = core_undo_note(event.payload, event.visibility, event.actor).get("units", ())
         match = None
         if event.visibility == PUBLIC and rolls_of(event.payload) and units:
             # The same unit's roll (the first unit an event names is the one that rolls: the

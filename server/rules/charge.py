@@ -12,6 +12,14 @@ charger destroyed or put to flight by it does not charge (`charge_abandoned`). A
 the system says what the flight causes (`RankedRules.reaction_flight`: whfb8 Panic Tests of
 the friends it passed through).
 Not automated: redirecting a charge whose target fled.
+
+The charge move (ranked systems, `charge_path`): straight into contact with the facing the
+charger stands in front of; when that slide is blocked by Impassable Terrain or a unit, one
+Wheel first (t9a and whfb8 allow a wheel during the charge move) that clears the obstacle, its
+arc counted in the distance the charge must cover. A failed charge moves as the system says
+(`RankedRules.failed_charge_distance`: t9a the Charge Range, whfb8 the highest single die) along
+the same path, stopping short of Unit Spacing. `charge_preview` tells the charging player all
+of this before the charge is declared, without dice.
 """
 
 from __future__ import annotations
@@ -25,12 +33,12 @@ import shapely
 
 from server import geometry as geo
 from server.data import Datasheet
-from server.dice import DiceStream
+from server.dice import DiceStream, parse_expression
 from server.geometry import movement
-from server.geometry.arcs import arc_of_unit
+from server.geometry.arcs import arc_of_unit, in_front_arc
 from server.geometry.footprint import Footprint, footprint
 from server.geometry.frame import Placement
-from server.geometry.kinds import Arc
+from server.geometry.kinds import Arc, Rule
 from server.geometry.measure import distance
 from server.rules.core import (
     ACTIVE,
@@ -117,6 +125,192 @@ def contact_placement(charger: Footprint, target: Footprint) -> tuple[Placement,
     )
     point = line.interpolate(along)
     return Placement(point.x, point.y, (target.placement.facing + facing) % 360.0), arc
+
+
+WHEEL_TRIES_DEG: tuple[float, ...] = tuple(
+    d * sign for d in (10.0, 20.0, 30.0, 45.0, 60.0, 75.0, 90.0) for sign in (1.0, -1.0)
+)
+"""The wheels tried, smallest first, when a charger's straight slide into contact is blocked."""
+BLOCKING_RULES = (Rule.IMPASSABLE_TERRAIN, Rule.MOVING_THROUGH_UNITS)
+"""What a wheel may go around (a wheel cannot fix the table edge or the end position)."""
+FAILED_STEP_IN = 0.1
+"""A failed charge move is shortened in these steps until it ends clear of everything."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ChargePath:
+    """How a ranked charger reaches its target: `wheel` degrees about a front corner first
+    (0: none), then a straight slide to `end` (in contact with the facing `arc`). `length`
+    the inches its front travels (wheel arc + slide), `swept` the area crossed, `rule` and
+    `obstacle` what blocks it (None: the path is clear)."""
+
+    start: Footprint
+    end: Placement
+    arc: Arc
+    wheel: float
+    pivot: tuple[float, float] | None
+    length: float
+    swept: Any
+    rule: Rule | None
+    obstacle: str | None
+
+    def needed(self, gap: float) -> float:
+        """The charge range this path needs: the distance to the target, or the whole path
+        when the charger wheels first (the wheel is part of the move)."""
+        return gap if not self.wheel else max(gap, self.length)
+
+    def at(self, travelled: float) -> Footprint:
+        """Where the charger stands after `travelled` inches of this path."""
+        start, formation = self.start, self.start.formation
+        assert start.placement is not None and formation is not None
+        turn_len = start.width * abs(math.radians(self.wheel))
+        if self.wheel and travelled <= turn_len:
+            part = self.wheel * (travelled / turn_len if turn_len else 1.0)
+            return footprint(formation, movement.wheel_placement(start, part)[0])
+        a = movement.wheel_placement(start, self.wheel)[0] if self.wheel else start.placement
+        rest = self.length - turn_len
+        t = 1.0 if rest <= 0 else min(1.0, max(0.0, (travelled - turn_len) / rest))
+        turn = ((self.end.facing - a.facing + 180.0) % 360.0) - 180.0
+        return footprint(formation, Placement(
+            a.x + (self.end.x - a.x) * t, a.y + (self.end.y - a.y) * t, a.facing + turn * t))
+
+    def swept_to(self, travelled: float) -> Any:
+        """The area crossed in the first `travelled` inches."""
+        start = self.start
+        turn_len = start.width * abs(math.radians(self.wheel))
+        here = self.at(travelled)
+        if not self.wheel:
+            return movement.sweep_straight(start, here)
+        assert self.pivot is not None
+        turned = self.wheel * min(1.0, travelled / turn_len) if turn_len else self.wheel
+        mid = self.at(min(travelled, turn_len))
+        parts = [movement.sweep_wheel(start, mid, turned, self.pivot)]
+        if travelled > turn_len:
+            parts.append(movement.sweep_straight(mid, here))
+        return shapely.union_all(parts)
+
+
+def _slide_length(a: Placement, b: Placement) -> float:
+    return math.hypot(b.x - a.x, b.y - a.y)
+
+
+def charge_path(state: GameState, unit: Unit, target: Unit) -> ChargePath:
+    """The charge move of a ranked `unit` into contact with `target`, judged by the geometry
+    core (`movement.check_area`, the charged unit may be touched): straight when that is clear,
+    else the smallest single Wheel that clears what blocks the slide (t9a and whfb8 allow a
+    wheel during the charge move); blocked paths name the rule and the obstacle."""
+    table = table_of(state)
+    start, aim = table.units[unit.id], table.units[target.id]
+    assert start.placement is not None and start.formation is not None
+    # Units a charge may run into (whfb8 Fanatics, seed 003): `move_contacts` after the move.
+    passable = variant_of(state.system).passable(state, unit.id)
+
+    def judged(mid: Footprint, wheel: float, pivot: tuple[float, float] | None) -> ChargePath:
+        placement, arc = contact_placement(mid, aim)
+        end = footprint(start.formation, placement)  # type: ignore[arg-type]
+        assert mid.placement is not None
+        path = ChargePath(start, placement, arc, wheel, pivot,
+                          start.width * abs(math.radians(wheel))
+                          + _slide_length(mid.placement, placement), None, None, None)
+        swept = path.swept_to(path.length)
+        rule, obstacle = movement.check_area(
+            table, unit.id, end.boundary, swept, origin=start.boundary, charging=[target.id],
+            ignore=passable,
+        )
+        return dataclasses.replace(path, swept=swept, rule=rule, obstacle=obstacle)
+
+    straight = judged(start, 0.0, None)
+    if straight.rule not in BLOCKING_RULES:
+        return straight
+    for degrees in WHEEL_TRIES_DEG:
+        placement, pivot = movement.wheel_placement(start, degrees)
+        mid = footprint(start.formation, placement)
+        if not arc_of_unit(aim, mid):
+            continue
+        tried = judged(mid, degrees, (float(pivot[0]), float(pivot[1])))
+        if tried.rule is None:
+            return tried
+    return straight
+
+
+def failed_charge_move(
+    state: GameState, unit: Unit, path: ChargePath, inches: float
+) -> tuple[Footprint, float, Any] | None:
+    """Where a failed charge ends: `inches` along the charge path, shortened in 0.1 in steps
+    until the charger ends clear of Unit Spacing (the target included: a failed charge makes
+    no contact) and crosses nothing. None when it cannot move at all."""
+    table = table_of(state)
+    travelled = min(inches, path.length)
+    while travelled > 1e-9:
+        here = path.at(travelled)
+        swept = path.swept_to(travelled)
+        rule, _ = movement.check_area(
+            table, unit.id, here.boundary, swept, origin=path.start.boundary
+        )
+        if rule is None:
+            return here, travelled, swept
+        travelled = round(travelled - FAILED_STEP_IN, 6)
+    return None
+
+
+def charge_preview(
+    state: GameState, seat: int | None, unit_id: str, target_id: str
+) -> dict[str, Any]:
+    """What the server would judge of `unit_id`'s charge on `target_id`, before it is declared
+    and without dice: the distance needed, whether the target is in the front arc and line of
+    sight (or within the declaration range), whether the charge move's path is blocked (and by
+    what, in words) or needs a wheel, and the most the charge roll can reach. Pure; it reads
+    only the table, so it tells nothing about dice or another seat's secrets."""
+    units = units_of(state)
+    unit, target = units.get(unit_id), units.get(target_id)
+    if unit is None or target is None or unit.status != "on_table" \
+            or target.status != "on_table":
+        return {}
+    table = table_of(state)
+    start, aim = table.units[unit.id], table.units[target.id]
+    gap = float(distance(start, aim).distance)
+    sight = None
+    declare_within = variant_of(state.system).charge_declare_range_in
+    out: dict[str, Any] = {"unit": unit.id, "target": target.id, "distance": round(gap, 3),
+                           "needed": round(gap, 3)}
+    if declare_within is None:
+        from server.geometry.los import line_of_sight
+
+        sight = line_of_sight(table, unit.id, target.id)
+        pts = shapely.get_coordinates(aim.boundary)
+        out["in_arc"] = bool(in_front_arc(start, pts).any()) if start.ranked else True
+        out["in_sight"] = bool(sight.visible)
+        out["sight_blocked_by"] = (display_name(state, sight.blockers[0])
+                                   if sight.blockers and not sight.visible else None)
+    else:
+        out["declare_within"] = declare_within
+        out["within_range"] = gap <= declare_within + 1e-9
+    expression, bonus = charge_roll_expression(state, sheets_of(state, unit))
+    high = dice_max(expression) + bonus
+    out["roll"] = expression + (f" + {bonus}" if bonus else "")
+    out["max_range"] = high
+    if is_ranked(state.system):
+        path = charge_path(state, unit, target)
+        out["needed"] = round(path.needed(gap), 3)
+        out["wheel"] = round(path.wheel, 1)
+        out["path_length"] = round(path.length, 3)
+        out["blocked"] = path.rule is not None
+        out["rule"] = None if path.rule is None else str(path.rule)
+        out["obstacle"] = path.obstacle
+        out["obstacle_name"] = display_name(state, path.obstacle) if path.obstacle else None
+        out["swept"] = geo.to_geojson(path.swept)
+        failed = variant_of(state.system).ranked
+        out["failed_move"] = failed.failed_charge_words if failed is not None else None
+    else:
+        out["blocked"] = False
+    out["reachable"] = high + 1e-9 >= out["needed"] and not out["blocked"]
+    return out
+
+
+def dice_max(expression: str) -> int:
+    """The most a charge roll's dice can show ("2D6" 12; "2D6 maximised x1" keeps two: 12)."""
+    spec = parse_expression(expression)
+    return spec.count * spec.sides + spec.constant
 
 
 REACTIONS: tuple[str, ...] = tuple(REACTION_NAMES)
@@ -273,6 +467,7 @@ def _offer_reaction(state: GameState, seat: int, unit: Unit) -> dict[str, Any] |
     when=[When(BATTLE, ACTIVE, CHARGE_PHASES)],
     doing="charging",
     sweeps=False,
+    explain=lambda state, seat, action: charge_preview(state, seat, action.unit, action.target),
 )
 def declare_charge(
     state: GameState, seat: int, action: DeclareCharge, dice: DiceStream
@@ -437,33 +632,30 @@ def charge_result(
                 actor=seat,
             )
         ]
-    if reach + 1e-9 < gap:
-        failed = {**payload, "reason": f"rolled {reach}, needed {gap:.1f}", "text": failed_text}
-        return failed_charge(state, seat, unit, target, start, aim, roll, failed)
-    if is_ranked(state.system):
-        placement, arc = contact_placement(start, aim)
-        end = footprint(start.formation, placement)  # type: ignore[arg-type]
-        swept = movement.sweep_straight(start, end)
-        # Units a charge may run into (whfb8 Fanatics, seed 003): `move_contacts` below.
-        passable = variant_of(state.system).passable(state, unit.id)
-        rule, obstacle = movement.check_area(
-            table, unit.id, end.boundary, swept, origin=start.boundary, charging=[target.id],
-            ignore=passable,
-        )
-        if rule is not None:
-            failed = {
-                **payload,
-                "reason": f"{rule}{in_the_way(state, obstacle)}",
-                "blocked_by": obstacle,
-                "text": f"{failed_text}: {rule}{in_the_way(state, obstacle)}",
-            }
-            return failed_charge(state, seat, unit, target, start, aim, roll, failed)
+    path = charge_path(state, unit, target) if is_ranked(state.system) else None
+    if path is not None and path.wheel:
+        payload["wheel"] = round(path.wheel, 1)
+    if reach + 1e-9 < gap or (path is not None and path.rule is None
+                              and reach + 1e-9 < path.needed(gap)):
+        needed = gap if path is None or path.rule is not None else path.needed(gap)
+        why = f"rolled {reach}, needed {needed:.1f}" + (
+            f" (with a {abs(path.wheel):g}° wheel)" if path is not None and path.wheel else "")
+        return [_failed(state, seat, unit, path, payload, roll.to_payload(), reach,
+                        {"reason": why, "text": failed_text})]
+    if path is not None:
+        if path.rule is not None:
+            blocked = f"{path.rule}{in_the_way(state, path.obstacle)}"
+            return [_failed(state, seat, unit, path, payload, roll.to_payload(), reach,
+                            {"reason": blocked, "blocked_by": path.obstacle,
+                             "text": f"{failed_text}: {blocked}"})]
+        placement, arc = path.end, path.arc
+        swept = path.swept
         moved = dataclasses.replace(
             unit,
             placement=(round(placement.x, 4), round(placement.y, 4), round(placement.facing, 4)),
         )
         payload["arc"] = str(arc)
-        payload["swept"] = geo.to_geojson(swept)
+        payload["swept"] = geo.to_geojson(path.swept)
         stopped = _charge_stop(state, seat, unit, start, placement, payload, moved)
         if stopped is not None:
             here = fold_all(state, stopped)
@@ -512,7 +704,7 @@ def charge_result(
     return events
 
 
-def charge_path(start: Footprint, end: Placement) -> Callable[[float], Footprint]:
+def straight_way(start: Footprint, end: Placement) -> Callable[[float], Footprint]:
     """A charger's way from `start` to `end` (its place in contact): its front centre along
     the straight line, turning evenly on the way; `path(t)` is its footprint a fraction `t`
     of the way."""
@@ -529,99 +721,42 @@ def charge_path(start: Footprint, end: Placement) -> Callable[[float], Footprint
     return path
 
 
-FAILED_MOVE_STEPS = 24
-"""Halvings of the search for the furthest legal end of a Failed Charge move (2^-24 of it)."""
-
-
-def failed_charge(
+def _failed(
     state: GameState,
     seat: int,
     unit: Unit,
-    target: Unit,
-    start: Footprint,
-    aim: Footprint,
-    roll: Any,
+    path: ChargePath | None,
     payload: dict[str, Any],
-) -> list[Event]:
-    """`charge_failed`, and the Failed Charge move when the system makes one
-    (`Variant.failed_charge_move`; whfb8: the highest single die, FACTS.md): the charger goes
-    that far along its charge path towards the target (`charge_path`; the distance its front
-    centre travels), ending where the move is legal (on the table, through nothing, Unit
-    Spacing kept: the furthest legal point of the path, found by halving), or where a rule
-    stops it (`Variant.move_stop`: whfb8 Fanatics); it stays when no part of the way is
-    legal. Model-by-model systems make none; a system whose Failed Charge move is not automated
-    says so (`Variant.failed_charge_note`, t9a)."""
-    variant = variant_of(state.system)
-    move = variant.failed_charge_move(roll)
-    if move is None or not is_ranked(state.system) or start.placement is None:
-        note = variant.failed_charge_note
-        if note is not None:
-            payload = {**payload, "not_automated": note, "text": f"{payload['text']} ({note})"}
-        return [Event("charge_failed", payload, actor=seat)]
-    inches, rule = move
-    end, _ = contact_placement(start, aim)
-    path = charge_path(start, end)
-    length = math.hypot(end.x - start.placement.x, end.y - start.placement.y)
-    table = table_of(state)
-
-    def legal(t: float) -> tuple[Any, str | None, str | None]:
-        fp = path(t)
-        swept = movement.sweep_straight(start, fp)
-        why, obstacle = movement.check_area(
-            table, unit.id, fp.boundary, swept, origin=start.boundary
-        )
-        return swept, why, obstacle
-
-    far = min(1.0, inches / length) if length > 1e-9 else 0.0
-    swept, why, obstacle = legal(far)
-    stopped_by = None if why is None else f"{why}{in_the_way(state, obstacle)}"
-    if why is not None:
-        lo, hi = 0.0, far
-        for _ in range(FAILED_MOVE_STEPS):
-            mid = (lo + hi) / 2.0
-            if legal(mid)[1] is None:
-                lo = mid
-            else:
-                hi = mid
-        far = lo
-        swept = legal(far)[0]
-    after: list[Event] = []
-    stop = (
-        variant_of(state.system).move_stop(state, unit.id, lambda t: path(t * far))
-        if far > 0.0
-        else None
-    )
-    if stop is not None:
-        far, after = far * stop[0], stop[1]
-        swept = legal(far)[0]
-        stopped_by = "a rule stops the move"
-    here = path(far).placement
-    assert here is not None
-    moved_in = far * length
-    name = display_name(state, unit.id)
-    if moved_in < 0.005:
-        text = f"{payload['text']}; {name} stay where they are ({rule}: {inches:g} in"
-        text += f", {stopped_by})" if stopped_by else ")"
-        info = {"rule": rule, "die": inches, "distance": 0.0, "stopped_by": stopped_by}
-        return [Event("charge_failed", {**payload, "failed_move": info, "text": text},
-                      actor=seat), *after]
-    moved = dataclasses.replace(
-        unit, placement=(round(here.x, 4), round(here.y, 4), round(here.facing % 360.0, 4))
-    )
-    info = {"rule": rule, "die": inches, "distance": round(moved_in, 3),
-            "stopped_by": stopped_by, "swept": geo.to_geojson(swept)}
-    text = (
-        f"{payload['text']}; {name} move {moved_in:.1f} in towards "
-        f"{display_name(state, target.id)} ({rule}: the highest die, {inches:g}"
-        + (f"; {stopped_by}" if stopped_by else "")
-        + ")"
-    )
-    return [
-        Event("charge_failed",
-              {**payload, "failed_move": info, "unit_after": moved.to_json(), "text": text},
-              actor=seat),
-        *after,
-    ]
+    roll: dict[str, Any],
+    reach: float,
+    why: dict[str, Any],
+) -> Event:
+    """`charge_failed`, with the Failed Charge move the system makes (ranked systems: along
+    the charge path, `RankedRules.failed_charge_distance`, stopping clear of everything)."""
+    out = {**payload, **why}
+    ranked = variant_of(state.system).ranked
+    if path is not None and ranked is not None:
+        inches = ranked.failed_charge_distance(roll, reach)
+        ended = failed_charge_move(state, unit, path, inches)
+        words = f"Failed Charge move: {ranked.failed_charge_words} ({inches:g} in)"
+        if ended is None:
+            out["failed_move"] = {"distance": 0.0, "allowed": inches, "rule": words}
+            out["text"] = f"{out['text']}; {words}: no room to move"
+        else:
+            here, travelled, swept = ended
+            assert here.placement is not None
+            p = here.placement
+            after = dataclasses.replace(
+                unit, placement=(round(p.x, 4), round(p.y, 4), round(p.facing % 360.0, 4))
+            )
+            out["failed_move"] = {"distance": round(travelled, 3), "allowed": inches,
+                                  "rule": words}
+            out["unit_after"] = after.to_json()
+            out["swept"] = geo.to_geojson(swept)
+            out["text"] = (f"{out['text']}; {words}: "
+                           f"{display_name(state, unit.id)} move {travelled:.1f} in "
+                           "towards the target")
+    return Event("charge_failed", out, actor=seat)
 
 
 def _charge_stop(
@@ -636,7 +771,7 @@ def _charge_stop(
     """A rule of the system stops the charge part-way (whfb8: Fanatics released at 8 in,
     seed 003): `charge_interrupted` moves the charger to the stopping point and keeps the rest;
     the system completes it (`complete_interrupted_charge`) once its rule is resolved."""
-    path = charge_path(start, end)
+    path = straight_way(start, end)
     stop = variant_of(state.system).move_stop(state, unit.id, path)
     if stop is None:
         return None
@@ -742,7 +877,7 @@ def _fold_charge_succeeded(state: GameState, event: Event) -> GameState:
 @register_folder("charge_failed")
 def _fold_charge_failed(state: GameState, event: Event) -> GameState:
     p = event.payload
-    if "unit_after" in p:  # the Failed Charge move
+    if p.get("unit_after"):  # the Failed Charge move
         state = _with_unit(state, unit_from_json(p["unit_after"]))
     return _set(
         state,

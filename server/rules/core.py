@@ -126,6 +126,10 @@ class Token:
         }
 
 
+UndoEntry = tuple[int, str, "Actor", str, int, "int | None", Mapping[str, Any]]
+"""An entry of `GameState.undoable` (see there)."""
+
+
 @dataclass(frozen=True)
 class GameState:
     """Everything known about one game, as folded from its events."""
@@ -142,9 +146,14 @@ class GameState:
     tokens: Mapping[str, Token] = field(default_factory=dict)
     rolls: int = 0
     over: bool = False
-    # The events an agreed undo may take back, newest last: (seq, type, actor, visibility) of
-    # the events since the last barrier (see `UNDO_BARRIERS`), at most `UNDO_WINDOW` of them.
-    undoable: tuple[tuple[int, str, Actor, str], ...] = ()
+    # The events an agreed undo may take back, newest last: (seq, type, actor, visibility,
+    # batch, by, payload) of the events since the last barrier (see `UNDO_BARRIERS`), at most
+    # `UNDO_WINDOW` of them. `batch` is the seq of the first event of the action that produced
+    # it and `by` the seat that took that action (None in logs from before batches were
+    # recorded); `payload` the event's payload (`undo_note` reads it for people).
+    undoable: tuple[UndoEntry, ...] = ()
+    # The action being folded: (seq of its first event, seat that took it).
+    batch: tuple[int, int | None] = (0, None)
     # Set by the game systems' own folders (issue 4 onwards); kept here as plain data.
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -184,6 +193,8 @@ A = TypeVar("A", bound=ActionModel)
 Handler = Callable[[GameState, int, Any, DiceStream], list[Event]]
 Folder = Callable[[GameState, Event], GameState]
 Projector = Callable[[GameState, "int | None", dict[str, Any]], None]
+Explainer = Callable[[GameState, "int | None", Any], dict[str, Any]]
+BatchHook = Callable[[GameState, int, list[Event]], list[Event]]
 
 
 SystemFilter = Callable[[str], bool]
@@ -294,6 +305,7 @@ class ActionSpec:
     rolls_distance: bool = False
     sweeps: bool = True
     declared: bool = False
+    explain: Explainer | None = None
 
     def available(self, system: str) -> bool:
         """Does this action exist in the game system `system`?"""
@@ -316,6 +328,8 @@ class ActionSpec:
 ACTIONS: dict[str, ActionSpec] = {}
 FOLDERS: dict[str, Folder] = {}
 STATE_PROJECTORS: list[Projector] = []
+BATCH_HOOKS: list[BatchHook] = []
+FOLD_HOOKS: list[Folder] = []
 
 
 def register_action(
@@ -328,12 +342,15 @@ def register_action(
     needs_opponent: bool = False,
     rolls_distance: bool = False,
     sweeps: bool = True,
+    explain: Explainer | None = None,
 ) -> Callable[[Callable[[GameState, int, A, DiceStream], list[Event]]], Any]:
     """Register `handler(state, seat, action, dice) -> events` for action type `name`.
 
     `systems`: None (every system), the ids of a system's own actions (in its package), or a
     filter asking the system registry (shared actions: e.g. only where units move model by
     model), so that a new system gets the shared actions that fit it without a change here.
+    `explain(state, seat, action) -> dict`: what a preview adds about the action beyond
+    legal or not (a charge's distance, arc, sight and path), judged without dice.
     `when`, `doing`, `needs_opponent`, `rolls_distance`, `sweeps`: see `ActionSpec`; without
     `when` the action is legal for either player in every stage in which players act.
     Registering a name twice is an error, whatever the order of the imports."""
@@ -357,6 +374,7 @@ def register_action(
             rolls_distance=rolls_distance,
             sweeps=sweeps,
             declared=when is not None,
+            explain=explain,
         )
         return handler
 
@@ -373,6 +391,19 @@ def register_folder(event_type: str) -> Callable[[Folder], Folder]:
         return folder
 
     return wrap
+
+
+def register_batch_hook(hook: BatchHook) -> BatchHook:
+    """Register `hook(state, seat, events) -> events`, run by `decide` on every action's batch
+    (proposals.py marks a roll made again after an undo as a re-roll)."""
+    BATCH_HOOKS.append(hook)
+    return hook
+
+
+def register_folder_hook(hook: Folder) -> Folder:
+    """Register a fold step run for every event, after its type's folder."""
+    FOLD_HOOKS.append(hook)
+    return hook
 
 
 def register_projector(projector: Projector) -> Projector:
@@ -531,6 +562,12 @@ def decide(state: GameState, seat: int | None, raw_action: Any, dice: DiceStream
     if dice.position != state.dice_position:
         raise ValueError("dice stream is not at the state's position")
     events = spec.handler(state, seat, action, dice)
+    if events:  # the action's batch starts here, taken by `seat` (what an undo takes back)
+        first = events[0]
+        events = [dataclasses.replace(first, payload={**first.payload, BATCH_KEY: seat}),
+                  *events[1:]]
+        for hook in BATCH_HOOKS:
+            events = hook(state, seat, events)
     return events
 
 
@@ -543,18 +580,45 @@ def fold(state: GameState, event: Event) -> GameState:
     folder = FOLDERS.get(event.type)
     if folder is not None:
         state = folder(state, event)
+    for hook in FOLD_HOOKS:
+        state = hook(state, event)
     end = dice_end(event.payload)
     if end is not None and end > state.dice_position:
         state = dataclasses.replace(state, dice_position=end, rolls=state.rolls + 1)
     if not event.seq:
         return state
     undoable = state.undoable
+    by = event.payload.get(BATCH_KEY)
+    batch = (event.seq, by if isinstance(by, int) else None) if BATCH_KEY in event.payload \
+        else state.batch
     if event.type in UNDO_BARRIERS:
         undoable = ()
     elif event.type not in BOOKKEEPING_EVENTS:
-        entry = (event.seq, event.type, event.actor, event.visibility)
+        entry = (event.seq, event.type, event.actor, event.visibility, batch[0], batch[1],
+                 event.payload)
         undoable = (*undoable[-(UNDO_WINDOW - 1) :], entry)
-    return dataclasses.replace(state, seq=event.seq, undoable=undoable)
+    return dataclasses.replace(state, seq=event.seq, undoable=undoable, batch=batch)
+
+
+def undo_note(p: Mapping[str, Any], visibility: str, actor: Actor) -> dict[str, Any]:
+    """What a person may read of an event (payload `p`) an undo would take back: its text, the
+    units it names (ids, for the words of server/rules/naming.py) and its rolls (expression,
+    total, faces). Nothing of an event hidden from either player."""
+    if visibility != PUBLIC:
+        return {}
+    text = p.get("text")
+    if not isinstance(text, str) and isinstance(p.get("ended"), str):
+        text = f"End of the {p['ended']} phase" + (
+            f" (player {actor})" if isinstance(actor, int) else "")
+    units = [p[k] for k in ("unit", "target", "charger", "by") if isinstance(p.get(k), str)]
+    if isinstance(p.get("unit"), Mapping) and isinstance(p["unit"].get("id"), str):
+        units.append(p["unit"]["id"])  # a free move carries the unit itself
+    rolls = [
+        {"expression": r.get("expression"), "total": r.get("total"),
+         "faces": [d.get("face") for d in r.get("dice", ()) if isinstance(d, Mapping)]}
+        for r in rolls_of(p)
+    ]
+    return {"text": text if isinstance(text, str) else None, "units": units, "rolls": rolls}
 
 
 def fold_all(state: GameState, events: Iterable[Event]) -> GameState:
@@ -566,6 +630,9 @@ def fold_all(state: GameState, events: Iterable[Event]) -> GameState:
 
 # --- undo by agreement -------------------------------------------------------------------------
 
+BATCH_KEY = "action_by"
+"""In the payload of the first event of every action's batch: the seat that took the action
+(`decide` writes it; `fold` keeps it in `GameState.batch` and the `undoable` entries)."""
 UNDO_EVENT = "events_undone"
 """Payload: {"proposal", "seqs": [seq, ...], "dice_position", "rolls", "next_id"}. The events
 named in `seqs` stay in the log but no longer count: the state is the fold of the log without

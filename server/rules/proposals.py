@@ -4,9 +4,9 @@ when the opponent accepts. Everything is an event, so spectators see the whole e
 Actions (any time both seats play and the game is not over, whoever's turn it is):
 
 * ``{"type": "propose", "kind": "undo", "seq": N}`` — take back every event from seq N to the
-  end of the log (proposal bookkeeping aside). Without ``seq``: the last event. A client undoes
-  its last action by sending the seq of the first event of that action's batch (one ``events``
-  frame is one action's batch); ``state.undoable`` lists what may be taken back.
+  end of the log (proposal bookkeeping aside). N must start one of the proposer's own actions
+  since the opponent last acted (`own_actions`); without ``seq``: the last of them. The
+  ``undo`` game order offers it with the events in words and the rolls it discards.
 * ``{"type": "propose", "kind": "free_move", "unit": id, "x", "y", "facing", "files"?}`` (a
   ranked unit, placed by its front-edge centre) or ``{..., "positions": [[x, y], ...]}`` (40k
   models) — put a unit on the table anywhere, bypassing the movement rules.
@@ -14,11 +14,14 @@ Actions (any time both seats play and the game is not over, whoever's turn it is
   opponent declines, the proposer withdraws). Both may name the proposal: ``"id": "p3"``.
 
 Events: ``proposal_made`` {id, by, kind, description, head, undo: {from_seq, events: [{seq,
-type}]} | free_move: {unit, unit_after}}, ``proposal_accepted`` {id, by}, ``proposal_declined``
-{id, by, withdrawn}, ``proposal_lapsed`` {id, reason}, then for an accepted undo
-``events_undone`` {proposal, seqs, dice_position, rolls, next_id} (server/rules/core.py: the
-state becomes the fold of the log without those seqs; dice are never rewound) and for an
-accepted free move ``free_move`` {proposal, unit, by_agreement: true}.
+type, text}], rolls: [{seq, type, units, unit_name, expression, total, faces}]} | free_move:
+{unit, unit_after, outline}}, ``proposal_accepted`` {id, by}, ``proposal_declined`` {id, by,
+withdrawn}, ``proposal_lapsed`` {id, reason}, then for an accepted undo ``events_undone``
+{proposal, seqs, discarded (the rolls above), when, dice_position, rolls, next_id}
+(server/rules/core.py: the state becomes the fold of the log without those seqs; dice are never
+rewound) and for an accepted free move ``free_move`` {proposal, unit, by_agreement: true}. A
+roll made again for the same unit in the same phase after an undo carries ``reroll`` {of,
+expression, total, faces} (`mark_rerolls`).
 
 Decisions: one open proposal at a time. A proposal lapses when the game moves on before it is
 answered (any other event folded after it): accepting it then records ``proposal_lapsed``
@@ -26,7 +29,8 @@ instead, and a new proposal replaces it. A free move is checked only against the
 Impassable Terrain and overlapping other units or (40k) its own models; Unit Spacing does not
 apply, so players can agree to put units into base contact. It does not count as the unit's
 move for the phase. An undo never reaches back past a seat being claimed or the game's end,
-nor further than the last `UNDO_WINDOW` events.
+nor further than the last `UNDO_WINDOW` events, nor past the opponent's last action: a player
+takes back only their own actions (issue 19; docs/rules-decisions.md "By agreement").
 """
 
 from __future__ import annotations
@@ -55,10 +59,15 @@ from server.rules.core import (
     Event,
     GameState,
     RuleError,
+    UndoEntry,
     register_action,
+    register_batch_hook,
     register_folder,
+    register_folder_hook,
     register_projector,
+    rolls_of,
 )
+from server.rules.core import undo_note as core_undo_note
 from server.rules.naming import display_name, in_the_way
 from server.rules.orders import judge, offer, refused, register_game_offer, window_refusal
 from server.rules.units import (
@@ -103,30 +112,127 @@ class Propose(ActionModel):
                                                          max_length=200)
 
 
-def _undo_plan(state: GameState, seq: int | None) -> dict[str, Any]:
+def _batches(state: GameState) -> list[tuple[int | None, list[UndoEntry]]]:
+    """The undoable events grouped by the action that produced them, oldest first: (the seat
+    that took it, its events). Events of a log from before batches were recorded count one
+    action each, by their actor (a system event joins the action before it)."""
+    out: list[tuple[int | None, list[UndoEntry]]] = []
+    last_batch: int | None = None
+    for entry in state.undoable:
+        seq, _, actor, _, batch, by, _ = entry
+        if by is None:
+            if isinstance(actor, int) or not out:
+                out.append((actor if isinstance(actor, int) else None, [entry]))
+            else:
+                out[-1][1].append(entry)
+            last_batch = None
+            continue
+        if out and last_batch == batch:
+            out[-1][1].append(entry)
+        else:
+            out.append((by, [entry]))
+        last_batch = batch
+    return out
+
+
+def own_actions(state: GameState, seat: int) -> list[list[UndoEntry]]:
+    """The actions `seat` may propose to take back: its own, since the opponent last acted
+    (the actions at the end of the undoable history taken by `seat`), oldest first. An action
+    of the opponent (a Charge Reaction, a phase ended) is the opponent's to take back."""
+    run: list[list[UndoEntry]] = []
+    for by, entries in reversed(_batches(state)):
+        if by not in (seat, None):
+            break
+        run.append(entries)
+    return list(reversed(run))
+
+
+def _words(state: GameState, entry: UndoEntry) -> dict[str, Any]:
+    """One undone event as a person reads it: its own text, or its kind and units by name."""
+    seq, kind, actor, vis, _, _, payload = entry
+    if vis != PUBLIC:
+        return {"seq": seq, "type": "hidden", "text": "a hidden event"}
+    note = core_undo_note(payload, vis, actor)
+    names = [display_name(state, u) for u in note.get("units", ()) if isinstance(u, str)]
+    text = note.get("text") or (
+        kind.replace("_", " ").capitalize() + (f": {', '.join(dict.fromkeys(names))}"
+                                               if names else "")
+    )
+    return {"seq": seq, "type": kind, "text": text}
+
+
+def _rolls(state: GameState, entries: list[UndoEntry]) -> list[dict[str, Any]]:
+    """The rolls an undo of `entries` discards: which event, whose, the dice shown."""
+    out = []
+    for seq, kind, actor, vis, _, _, payload in entries:
+        if vis != PUBLIC:
+            continue
+        note = core_undo_note(payload, vis, actor)
+        units = [u for u in note.get("units", ()) if isinstance(u, str)]
+        for r in note.get("rolls", ()):
+            out.append({
+                "seq": seq,
+                "type": kind,
+                "units": units,
+                "unit_name": display_name(state, units[0]) if units else None,
+                "expression": r.get("expression"),
+                "total": r.get("total"),
+                "faces": list(r.get("faces", ())),
+            })
+    return out
+
+
+def _undo_plan(state: GameState, seat: int, seq: int | None) -> dict[str, Any]:
+    """What `seat`'s undo takes back: from the start of one of its own actions since the
+    opponent last acted (`own_actions`; without `seq` the last one) to the end of the log."""
     if not state.undoable:
         raise RuleError(ILLEGAL_MOVE, "there is nothing to undo", rule="Undo")
-    first = state.undoable[0][0]
-    start = state.undoable[-1][0] if seq is None else seq
+    run = own_actions(state, seat)
+    if not run:
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"nothing of yours to undo: player {other(seat)} has acted since your last action "
+            f"(only player {other(seat)} may propose to take that back)",
+            rule="Undo",
+        )
+    starts = [entries[0][0] for entries in run]
+    start = starts[-1] if seq is None else seq
     if start > head(state):
         raise RuleError(
             ILLEGAL_MOVE, f"seq {start} is past the last event ({head(state)})", rule="Undo"
         )
-    if start < first:
+    if start < starts[0]:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"an undo reaches back to seq {first} at most (seat claims, the game's start and "
-            f"the last {UNDO_WINDOW} events are the limit)",
+            f"you may only take back your own actions since player {other(seat)} last acted "
+            f"(from #{starts[0]}); an undo never reaches past a seat claim, the game's start "
+            f"or the last {UNDO_WINDOW} events",
             rule="Undo",
-            earliest=first,
+            earliest=starts[0],
+        )
+    if start not in starts:
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"#{start} is part of an action: an undo starts at an action's first event "
+            f"({', '.join(f'#{s}' for s in starts)})",
+            rule="Undo",
+            starts=starts,
         )
     taken = [e for e in state.undoable if e[0] >= start]
     return {
         "from_seq": start,
-        "events": [
-            {"seq": s, "type": t if vis == PUBLIC else "hidden"} for s, t, _, vis in taken
-        ],
+        "events": [_words(state, e) for e in taken],
+        "rolls": _rolls(state, taken),
+        "starts": starts,
     }
+
+
+def undo_description(plan: dict[str, Any]) -> str:
+    """One line for the log: how many events, and the first ones in words."""
+    events = plan["events"]
+    n = len(events)
+    words = "; ".join(e["text"] for e in events[:3]) + ("; …" if n > 3 else "")
+    return f"undo {n} event{'s' if n != 1 else ''} ({words})"
 
 
 def _free_move_plan(state: GameState, seat: int, action: Propose) -> dict[str, Any]:
@@ -135,13 +241,15 @@ def _free_move_plan(state: GameState, seat: int, action: Propose) -> dict[str, A
     unit = _unit(state, action.unit)
     if unit.status != "on_table":
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} is not on the table", rule="Free Move")
-    after = placed(state, unit, action)
-    return {"unit": unit.id, "unit_after": after.to_json()}
+    after, outline = placed(state, unit, action)
+    # The outline at the proposed position: the opponent and the spectators draw it.
+    return {"unit": unit.id, "unit_after": after.to_json(), "outline": geo.to_geojson(outline)}
 
 
-def placed(state: GameState, unit: Unit, action: Propose) -> Unit:
+def placed(state: GameState, unit: Unit, action: Propose) -> tuple[Unit, Any]:
     """`unit` where the free move puts it, checked against the table edge, Impassable Terrain
-    and overlap (geometry core), or `illegal_move` naming the rule and the obstacle."""
+    and overlap (geometry core), or `illegal_move` naming the rule and the obstacle; and its
+    outline there."""
     table = table_of(state)
     if is_ranked(state.system):
         if action.x is None or action.y is None:
@@ -186,7 +294,7 @@ def placed(state: GameState, unit: Unit, action: Propose) -> Unit:
             obstacle=obstacle,
             swept=geo.to_geojson(fp.boundary),
         )
-    return after
+    return after, fp.boundary
 
 
 @register_action(
@@ -216,16 +324,13 @@ def propose(state: GameState, seat: int, action: Propose, dice: DiceStream) -> l
     payload: dict[str, Any] = {"id": f"p{number}", "by": seat, "kind": action.kind,
                                "head": head(state)}
     if action.kind == "undo":
-        plan = _undo_plan(state, action.seq)
-        payload["undo"] = plan
-        n = len(plan["events"])
-        payload["description"] = (
-            f"undo {n} event{'s' if n != 1 else ''} from seq {plan['from_seq']}"
-        )
+        plan = _undo_plan(state, seat, action.seq)
+        payload["undo"] = {k: v for k, v in plan.items() if k != "starts"}
+        payload["description"] = undo_description(plan)
     else:
         plan = _free_move_plan(state, seat, action)
         payload["free_move"] = plan
-        payload["description"] = f"free move of {plan['unit']}"
+        payload["description"] = f"free move of {display_name(state, plan['unit'])}"
     return [*events, Event("proposal_made", payload, actor=seat)]
 
 
@@ -246,11 +351,17 @@ def _proposal_checks(state: GameState, seat: int) -> None:
 
 @register_game_offer("propose", "undo")
 def _offer_undo(state: GameState, seat: int) -> dict[str, Any] | None:
-    """Propose undo: the last undoable event by default (the opponent must agree)."""
-    err = judge(lambda: _proposal_checks(state, seat)) or judge(lambda: _undo_plan(state, None))
+    """Propose undo: this seat's last action since the opponent last acted (the opponent must
+    agree), with what it takes back in words; refused with the reason otherwise."""
+    err = judge(lambda: _proposal_checks(state, seat))
     if err is not None:
         return refused("propose", err, kind="undo")
-    return offer("propose", kind="undo")
+    try:
+        plan = _undo_plan(state, seat, None)
+    except RuleError as why:
+        return refused("propose", why, kind="undo")
+    return offer("propose", kind="undo", undo={k: v for k, v in plan.items() if k != "starts"},
+                 starts=plan["starts"])
 
 
 @register_game_offer("propose", "free_move")
@@ -334,6 +445,7 @@ def accept_proposal(state: GameState, seat: int, action: Answer, dice: DiceStrea
     accepted = Event("proposal_accepted", {"id": current["id"], "by": seat}, actor=seat)
     if current["kind"] == "undo":
         seqs = [e["seq"] for e in current["undo"]["events"]]
+        discarded = current["undo"].get("rolls", [])
         return [
             accepted,
             Event(
@@ -341,6 +453,10 @@ def accept_proposal(state: GameState, seat: int, action: Answer, dice: DiceStrea
                 {
                     "proposal": current["id"],
                     "seqs": seqs,
+                    # The rolls taken back, for both players to see; a roll for the same
+                    # unit in the same phase afterwards is marked a re-roll (core.py).
+                    "discarded": discarded,
+                    "when": _when(state),
                     "dice_position": state.dice_position,
                     "rolls": state.rolls,
                     "next_id": state.next_id,
@@ -401,10 +517,19 @@ for _name in ("proposal_accepted", "proposal_declined", "proposal_lapsed"):
     register_folder(_name)(_closed)
 
 
+def _when(state: GameState) -> list[Any]:
+    """The moment a re-roll must fall in: the active player, the phase and the game turn."""
+    x = state.extra
+    return [x.get("active_player"), x.get("phase"), x.get("turn")]
+
+
 @register_folder(UNDO_EVENT)
 def _fold_undone(state: GameState, event: Event) -> GameState:
-    """Only the counters: `replay` already left the undone events out of the fold."""
+    """The counters (`replay` already left the undone events out of the fold) and the rolls
+    discarded, so that the roll re-made for them is marked a re-roll (`mark_rerolls`)."""
     p = event.payload
+    discarded = [{**r, "when": p.get("when")} for r in p.get("discarded", ())]
+    state = _set(state, discarded_rolls=discarded)
     return dataclasses.replace(
         state,
         dice_position=max(state.dice_position, int(p.get("dice_position", 0))),
@@ -426,9 +551,53 @@ def _project_proposals(state: GameState, viewer: int | None, out: dict[str, Any]
         "open": current["head"] == head(state),
     }
     out["undoable"] = [
-        {"seq": s, "type": t if vis == PUBLIC else "hidden", "actor": a}
-        for s, t, a, vis in state.undoable[-20:]
+        {"seq": e[0], "type": e[1] if e[3] == PUBLIC else "hidden", "actor": e[2]}
+        for e in state.undoable[-20:]
     ]
+
+
+@register_batch_hook
+def mark_rerolls(state: GameState, seat: int, events: list[Event]) -> list[Event]:
+    """After an accepted undo took back a roll, the first roll made again by the same unit in
+    the same phase is a re-roll: its event says so (`reroll`: the discarded roll), and its
+    text too. Folding it takes the discarded roll off the list."""
+    waiting = list(state.extra.get("discarded_rolls") or ())
+    if not waiting:
+        return events
+    now = _when(state)
+    out = []
+    for event in events:
+        units = core_undo_note(event.payload, event.visibility, event.actor).get("units", ())
+        match = None
+        if event.visibility == PUBLIC and rolls_of(event.payload) and units:
+            # The same unit's roll (the first unit an event names is the one that rolls: the
+            # charger, the fleeing unit), the same kind of event first.
+            same = [r for r in waiting if r.get("when") == now
+                    and (r.get("units") or [None])[0] == units[0]]
+            match = next((r for r in same if r.get("type") == event.type),
+                         same[0] if same else None)
+        if match is not None:
+            waiting.remove(match)
+            faces = ", ".join(str(f) for f in match.get("faces", ()))
+            payload = {**event.payload, "reroll": {
+                "of": match["seq"], "expression": match.get("expression"),
+                "total": match.get("total"), "faces": match.get("faces", [])}}
+            if isinstance(payload.get("text"), str):
+                payload["text"] += f" (a re-roll: the undone roll was {faces})"
+            event = dataclasses.replace(event, payload=payload)
+        out.append(event)
+    return out
+
+
+@register_folder_hook
+def _fold_reroll(state: GameState, event: Event) -> GameState:
+    """A re-roll folded: its discarded roll is no longer waiting."""
+    r = event.payload.get("reroll")
+    waiting = state.extra.get("discarded_rolls")
+    if not isinstance(r, dict) or not waiting:
+        return state
+    return _set(state, discarded_rolls=[w for w in waiting if w.get("seq") != r.get("of")
+                                        or w.get("faces") != r.get("faces")])
 
 
 __all__ = ["accept_proposal", "decline_proposal", "propose"]

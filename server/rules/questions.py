@@ -15,7 +15,15 @@ from server import geometry as geo
 from server.dice import DiceStream
 from server.geometry.los import line_of_sight as geo_line_of_sight
 from server.geometry.measure import distance, distance_to_point
-from server.rules.core import ACTIONS, BAD_REQUEST, NOT_FOUND, GameState, RuleError, decide
+from server.rules.core import (
+    ACTIONS,
+    BAD_REQUEST,
+    NOT_FOUND,
+    GameState,
+    RuleError,
+    decide,
+    parse_action,
+)
 from server.rules.naming import display_name
 from server.rules.systems import find_system, variant_of
 from server.rules.units import check_in_reach, footprint_of, table_of, units_of
@@ -33,7 +41,7 @@ def preview(state: GameState, seat: int | None, action: Any, dice: DiceStream) -
     except RuleError as exc:
         if exc.code in (BAD_REQUEST, NOT_FOUND) and "rule" not in exc.details:
             raise
-        return {
+        return _explained(state, seat, action, {
             "legal": False,
             "code": exc.code,
             "message": exc.message,
@@ -46,11 +54,11 @@ def preview(state: GameState, seat: int | None, action: Any, dice: DiceStream) -
             ),
             "distance": exc.details.get("distance"),
             "swept": exc.details.get("swept"),
-        }
+        })
     first = next((e.payload for e in events if "swept" in e.payload or "distance" in e.payload),
                  {})
     spec = ACTIONS[action["type"]]  # decide has parsed it: a registered action
-    return {
+    return _explained(state, seat, action, {
         "legal": True,
         "rule": None,
         "obstacle": None,
@@ -61,7 +69,16 @@ def preview(state: GameState, seat: int | None, action: Any, dice: DiceStream) -
         "allowance": first.get("allowance"),
         # Light Troops (t9a): a Reform whose centre moves further than Mobility counts as a March.
         "counts_as_march": bool(first.get("counts_as_march")),
-    }
+    })
+
+
+def _explained(state: GameState, seat: int | None, action: Any,
+               answer: dict[str, Any]) -> dict[str, Any]:
+    """`answer` with what the action's `explain` adds (`core.ActionSpec`), under `explain`."""
+    spec, parsed = parse_action(state, action)
+    if spec.explain is not None:
+        answer["explain"] = spec.explain(state, seat, parsed)
+    return answer
 
 
 def _number(value: Any) -> float:

@@ -88,9 +88,17 @@ class RankedRules(ABC):
     march_forbids: tuple[str, ...] = ("backward", "sideways", "reform")
     """The manoeuvres a March Move does not allow (only forward moves, wheels and pivots)."""
 
+    failed_charge_words: str = "the Charge Range"
+    """How far a failed charge moves, in words (`failed_charge_distance`)."""
+
     @abstractmethod
     def discipline(self, sheet: Datasheet) -> int:
         """The value a Rally Test (2D6, equal or under) is taken against for one model kind."""
+
+    @abstractmethod
+    def failed_charge_distance(self, roll: Mapping[str, Any], reach: float) -> float:
+        """How far a failed charge moves towards its target (server/rules/charge.py), from the
+        charge `roll` (its payload) and the Charge Range `reach` it gave."""
 
     def flee_roll(self, sheets: Sequence[Datasheet]) -> tuple[str, str | None]:
         """The Flee Distance dice and the rule that changed them."""
@@ -207,9 +215,6 @@ class Variant(ABC):
     """The rule under which a unit kept off the table arrives at a table-edge point its player
     chooses (t9a Ambush); the system then answers `ambush_options`. How the other reserves
     arrive is the system's own phase hooks' business."""
-    failed_charge_note: str | None = None
-    """What the players are told when a failed charge's move is theirs to make by hand (the
-    system has a Failed Charge move but no `failed_charge_move`: t9a); None: nothing to say."""
 
     @abstractmethod
     def allowance(self, sheet: Datasheet, mode: str) -> float:
@@ -223,12 +228,6 @@ class Variant(ABC):
         """The charge roll of a unit whose model kinds are `sheets` (rank-and-file first):
         by default its first model kind's."""
         return self.charge_roll(sheets[0])
-
-    def failed_charge_move(self, roll: Any) -> tuple[float, str] | None:
-        """How far a charger whose charge failed moves towards its target, from the charge
-        `roll` (a `server.dice.Roll`), and the rule that says so (whfb8 FACTS.md: the highest
-        single D6 of the roll); None: it stays where it is (the default)."""
-        return None
 
     def game_result(self, state: GameState, conceded_by: int | None) -> GameResult | None:
         """The finished game's result (Victory Points, objectives, winner), or None when the

@@ -110,8 +110,8 @@
  * @property {number} by
  * @property {boolean} [open]
  * @property {string} [description]
- * @property {{from_seq:number, events?:{seq:number, type:string}[]}} [undo]
- * @property {{unit:string}} [free_move]
+ * @property {{from_seq:number, events?:{seq:number, type:string, text?:string}[], rolls?:any[]}} [undo]  events in words, the dice it discards
+ * @property {{unit:string, outline?:Geometry}} [free_move]  the outline at the proposed position (drawn for everyone)
  */
 
 /**

@@ -94,8 +94,11 @@ test('a unit picked in the list is selected, or given to the tool that wants a u
   table.setMode('charge');
   pick(table, 'u3');
   const asked = /** @type {any} */ (table.conn).asked;
-  assert.deepEqual(asked.at(-1), { type: 'act', body: { type: 'declare_charge', unit: 'u1', target: 'u3' } });
-  // Picked again outside a tool: the selection toggles off.
+  // The Charge tool first asks the server's preview of the charge (issue 19 item 1).
+  assert.deepEqual(asked.at(-1), { type: 'preview', body: { type: 'declare_charge', unit: 'u1', target: 'u3' } });
+  // The preview waits for Declare; Esc leaves the tool. Picked again outside a tool: the
+  // selection toggles off.
+  table.setMode('idle');
   pick(table, 'u1');
   assert.equal(table.selected, null);
 });

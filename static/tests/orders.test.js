@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chargePrompt, proposalBanner, undoPlan } from '../js/ui/orders.js';
+import { chargePrompt, proposalBanner, undoFromOffer } from '../js/ui/orders.js';
 import { controlAttrs, gameOffer, movesModelByModel, ordersOf, targetIds, unitOffer } from '../js/ui/offers.js';
 import { chargeAckToast, markerBadges } from '../js/format.js';
 import { reportGroups, undoneSeqs } from '../js/ui/report.js';
@@ -32,10 +32,10 @@ test('charge prompt: the charged player gets the reactions, refused ones with th
 });
 
 test('proposal banner: the opponent answers, the proposer may withdraw, spectators watch', () => {
-  const state = { units, proposal: { id: 'p1', by: 1, kind: 'undo', undo: { from_seq: 12, events: [{ seq: 12, type: 'unit_moved' }, { seq: 13, type: 'unit_moved' }] }, open: true } };
+  const state = { units, proposal: { id: 'p1', by: 1, kind: 'undo', undo: { from_seq: 12, events: [{ seq: 12, type: 'unit_moved', text: 'Citizen Spears moved 3.0 in' }, { seq: 13, type: 'unit_moved' }] }, open: true } };
   const b = proposalBanner(state, 2);
   assert.equal(b?.role, 'answer');
-  assert.equal(b?.text, 'Player 1 proposes undo 2 events from #12 (unit moved)');
+  assert.equal(b?.text, 'Player 1 proposes to undo 2 events: Citizen Spears moved 3.0 in; unit moved');
   assert.equal(proposalBanner(state, 1)?.role, 'own');
   assert.equal(proposalBanner(state, null)?.role, 'watch');
   const fm = proposalBanner({ units, proposal: { id: 'p2', by: 2, kind: 'free_move', free_move: { unit: 'u2' }, open: false } }, 1);
@@ -43,23 +43,11 @@ test('proposal banner: the opponent answers, the proposer may withdraw, spectato
   assert.equal(proposalBanner({ units, proposal: null }, 1), null);
 });
 
-test('undo plan: the first undoable event of the frame of my last acked action', () => {
-  const undoable = [10, 11, 12, 13, 14].map((seq) => ({ seq, type: 'unit_moved', actor: seq < 13 ? 1 : 2 }));
-  const state = { undoable };
-  const frames = [[10, 10], [11, 12], [13, 14]];
-  // My action's batch was 11-12 (acked at 12); the opponent acted after (13-14).
-  assert.deepEqual(undoPlan(state, frames, [10, 12], 1), { seq: 11, events: [11, 12, 13, 14].map((seq) => ({ seq, type: 'unit_moved' })) });
-  // No acks on this page (a reload): the last frame with one of my events.
-  assert.equal(undoPlan(state, frames, [], 2)?.seq, 13);
-  assert.equal(undoPlan(state, frames, [], 1)?.seq, 11);
-  // A frame that starts with proposal bookkeeping: from its first undoable event.
-  assert.equal(undoPlan({ undoable: [{ seq: 20, type: 'unit_moved', actor: 1 }] }, [[19, 20]], [20], 1)?.seq, 20);
-  // My last action is out of the undoable window: the last action seen, as a whole.
-  assert.equal(undoPlan({ undoable: undoable.slice(3) }, frames, [12], 1)?.seq, 13);
-  // Nothing known: the server's default, the last event.
-  assert.deepEqual(undoPlan(state, [], [], 1), { seq: null, events: [{ seq: 14, type: 'unit_moved' }] });
-  assert.equal(undoPlan({ undoable: [] }, frames, [12], 1), null);
-  assert.equal(undoPlan(state, frames, [12], null), null);
+test('undo: what the server offers to take back, in words, or why not (the same after a reload)', () => {
+  const offer = { action: 'propose', available: true, undo: { from_seq: 11, events: [{ seq: 11, type: 'charge_reaction', text: 'Citizen Spears (2): Hold' }], rolls: [{ seq: 12, faces: [3, 4], expression: '2D6', total: 7, unit_name: 'Citizen Spears (1)' }] } };
+  assert.deepEqual(undoFromOffer(offer), { seq: 11, events: [{ seq: 11, type: 'charge_reaction', text: 'Citizen Spears (2): Hold' }], rolls: offer.undo.rolls, reason: null });
+  assert.deepEqual(undoFromOffer({ available: false, reason: 'nothing of yours to undo' }), { seq: null, events: [], rolls: [], reason: 'nothing of yours to undo' });
+  assert.equal(undoFromOffer(null), null);
 });
 
 test('the client reads the orders the server offers: shown, disabled with its reason, or absent', () => {

@@ -1,7 +1,8 @@
-"""Undo by agreement over the websocket (issue 4 item 7): player 2 proposes to undo player 1's
-last action, player 1 accepts; the spectator sees the proposal, the acceptance and the undo;
-the state after the undo equals the state before the undone action; the dice are not rewound
-and every roll of the log still verifies."""
+"""Undo by agreement over the websocket (issue 4 item 7): player 2 proposes to undo their own
+last action (the Charge Reaction and the charge it rolled: issue 19 item 2, a player takes back
+only their own actions), player 1 accepts; the spectator sees the proposal, the acceptance and
+the undo; the state after the undo equals the state before the undone action; the dice are not
+rewound and every roll of the log still verifies."""
 
 from __future__ import annotations
 
@@ -47,12 +48,14 @@ def test_undo_by_agreement_over_the_websocket(client: TestClient) -> None:
 
         bad = p2.act(type="accept_proposal")
         assert bad["type"] == "error" and bad["code"] == "out_of_phase"
-        assert p1.act(type="propose", kind="undo", seq=before["seq"] + 1)["type"] == "ack"
+        # Not player 1's to take back: player 2 acted last.
+        assert p1.act(type="propose", kind="undo", seq=before["seq"] + 1)["type"] == "error"
+        assert p2.act(type="propose", kind="undo", seq=before["seq"] + 1)["type"] == "ack"
         mid = client.get(rest).json()["state"]
         assert mid["proposal"]["kind"] == "undo" and mid["proposal"]["open"] is True
-        own = p1.act(type="accept_proposal")
+        own = p2.act(type="accept_proposal")
         assert own["type"] == "error" and own["code"] == "out_of_phase"
-        done = p2.act(type="accept_proposal")
+        done = p1.act(type="accept_proposal")
         assert done["type"] == "ack"
 
         final = client.get(rest).json()
@@ -72,6 +75,7 @@ def test_undo_by_agreement_over_the_websocket(client: TestClient) -> None:
         assert again["type"] == "ack"
         last = client.get(f"{rest}/events?since={done['seq']}").json()["events"][-1]
         assert last["payload"]["roll"]["start"] == dice_end
+        assert last["payload"]["reroll"]["of"] == batch[-1]["seq"]  # marked a re-roll
 
         # The spectator saw everything, the proposal and the undo included, in order.
         total = client.get(rest).json()["seq"]

@@ -53,7 +53,9 @@ def test_the_sender_gets_its_own_events_too(client: TestClient) -> None:
         hello(p1, game["p1"])
         p1.send_json({"type": "action", "ref": "r", "action": {"type": "note", "text": "hi"}})
         events = receive_events(p1, 1)
-        assert events[0]["type"] == "note_added" and events[0]["payload"] == {"text": "hi"}
+        # (the first event of an action names who took it: `action_by`, issue 19)
+        assert events[0]["type"] == "note_added"
+        assert events[0]["payload"] == {"text": "hi", "action_by": 1}
 
 
 def test_resume_since_sends_exactly_the_missed_events(client: TestClient) -> None:

@@ -226,6 +226,10 @@ def test_deployment_a_charge_an_end_of_phase_and_a_move_with_the_keyboard_only(
               ".some(o => /— charge \\(\\d+\\.\\d in\\)/.test(o.textContent))")
     tab_to(p1, "#charge-target")
     p1.keyboard.press("Enter")
+    # The server's preview first (issue 19): the distance needed, then Declare.
+    p1.wait_for_selector("#charge-preview li[data-check=needed]")
+    tab_to(p1, "#declare-charge")
+    p1.keyboard.press("Enter")
     p1.wait_for_selector("#charge-prompt:has-text('Waiting for Player 2')")
     # Player 2's banner has the focus on Hold (Flee! is refused: Fearless): Enter answers.
     until_equal(p2, "document.activeElement && document.activeElement.dataset.reaction", "hold")
@@ -233,6 +237,9 @@ def test_deployment_a_charge_an_end_of_phase_and_a_move_with_the_keyboard_only(
     # 28 in is more than 2D6 + the Advance Rate can reach: the server rolls and it fails.
     p1.wait_for_selector(".game-log li:has-text('charge failed')")
     expect(p1.locator("#charge-prompt")).to_have_count(0)
+    # The Failed Charge move (t9a: the Charge Range, straight at the target).
+    y0 = until(p1, "(id) => { const p = warfield.store.state.units[id].placement;"
+                   " return p.y > 10 && p.y; }", spears)
 
     # End of phase: Tab to End phase, Enter.
     tab_to(p1, "#end-phase")
@@ -252,8 +259,9 @@ def test_deployment_a_charge_an_end_of_phase_and_a_move_with_the_keyboard_only(
               " && warfield.table.ghost.verdict === 'legal'")
     tab_to(p1, "#confirm-move", shift=True)
     p1.keyboard.press("Enter")
-    until(p1, "(id) => warfield.store.state.units[id].placement.y === 14", spears)
-    p1.wait_for_selector(f"button[data-pick={spears}]:has-text('front at 20.0, 14.0 in')")
+    until(p1, "([id, y]) => Math.abs(warfield.store.state.units[id].placement.y - y) < 0.01",
+          [spears, y0 + 4])
+    p1.wait_for_selector(f"button[data-pick={spears}]:has-text('front at 20.0, {y0 + 4:.1f} in')")
     assert pages.errors == []
 
 

@@ -108,6 +108,7 @@ def test_charge_reaction_undo_shooting_and_melee(server: str, pages: Any, tmp_pa
         p1.wait_for_selector("#charge")
         p1.click("#charge")
         p1.mouse.click(*at(p1, 20, 39))
+        p1.click("#declare-charge:not([disabled])")  # after the server's preview (issue 19)
         p2.wait_for_selector("#charge-prompt button[data-reaction=hold]:not([disabled])")
 
     charge()
@@ -128,12 +129,15 @@ def test_charge_reaction_undo_shooting_and_melee(server: str, pages: Any, tmp_pa
     placement_when(p1, SPEARS, f"p.y > {moved['y'] + 1}")
     p1.screenshot(path=str(tmp_path / "player1-charged.png"))
 
-    # --- Undo by agreement: player 1 takes the charge back; every page shows the Spears back.
-    p1.wait_for_selector("#propose-undo:not([disabled])")
-    expect(p1.locator("#agreement .undo-what")).to_contain_text("charge declared")
-    p1.click("#propose-undo")
-    p2.wait_for_selector("#proposal-banner:has-text('undo')")
-    p2.click("#accept-proposal")
+    # --- Undo by agreement: player 2 takes back their own last action, the Hold and the charge
+    # it rolled (issue 19: a player undoes only their own actions since the opponent last
+    # acted); every page shows the Spears back, the charge waiting for its reaction again.
+    expect(p1.locator("#propose-undo")).to_be_disabled()
+    p2.wait_for_selector("#propose-undo:not([disabled])")
+    expect(p2.locator("#agreement .undo-what")).to_contain_text("Hold")
+    p2.click("#propose-undo")
+    p1.wait_for_selector("#proposal-banner:has-text('undo')")
+    p1.click("#accept-proposal")
     all_pages(everyone,
               "([id, y]) => Math.abs(warfield.store.state.units[id].placement.y - y) < 0.01",
               [SPEARS, moved["y"]])
@@ -143,10 +147,11 @@ def test_charge_reaction_undo_shooting_and_melee(server: str, pages: Any, tmp_pa
         page.wait_for_selector(".game-log li:has-text('Undone by agreement')")
     spectator.screenshot(path=str(tmp_path / "spectator-undone.png"))
 
-    # The charge again (the dice go on from where they were: it still reaches 3 in).
-    charge()
+    # Hold again (the dice go on from where they were: the charge still reaches 3 in).
+    p2.wait_for_selector("#charge-prompt button[data-reaction=hold]:not([disabled])")
     p2.click("#charge-prompt button[data-reaction=hold]")
     p1.wait_for_function("(id) => warfield.store.state.units[id].engaged_with", arg=SPEARS)
+    p1.wait_for_selector(".game-log li:has-text('a re-roll')")
 
     # --- Shooting Phase: the Archers shoot the other Gremlins: Hard Target in the report. ----
     for _ in range(3):
@@ -196,6 +201,7 @@ def test_charge_reaction_undo_shooting_and_melee(server: str, pages: Any, tmp_pa
     p2.wait_for_selector("#charge")
     p2.click("#charge")
     p2.mouse.click(*at(p2, 52, 21))
+    p2.click("#declare-charge:not([disabled])")
     p1.wait_for_selector("#charge-prompt button[data-reaction=flee]:not([disabled])")
     p1.click("#charge-prompt button[data-reaction=flee]")
     for page in everyone:

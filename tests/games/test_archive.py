@@ -60,7 +60,8 @@ def test_ending_the_game_reveals_the_seed_in_the_same_batch(client: TestClient) 
     events = store_of(client).events(gid)
     assert [e.type for e in events[-2:]] == ["game_ended", "dice_revealed"]
     ended, revealed = events[-2:]
-    assert ended.payload == {"reason": "concede", "winner": 1} and ended.actor == 2
+    assert ended.payload == {"reason": "concede", "winner": 1, "action_by": 2}
+    assert ended.actor == 2
     record = store_of(client).load_game(gid)
     assert revealed.payload == {"seed": record.dice_seed.hex(),
                                 "commitment": record.dice_commitment}

@@ -137,7 +137,13 @@ def test_flee_then_the_charge_reaches_or_fails(seed: bytes) -> None:
     else:
         assert kinds[2:] == ["charge_failed"]
         assert game.unit("u2").markers == (FLEEING,)
-        assert game.unit("u1").placement == (36, 27, 0)
+        # The Failed Charge move (t9a: the Charge Range towards the target, stopping clear
+        # of Unit Spacing): straight ahead, never into contact.
+        moved = charge["failed_move"]["distance"]
+        assert 0 < moved <= charge["range"]
+        x, y, facing = game.unit("u1").placement
+        assert (x, facing) == (36, 0) and y == pytest.approx(27 + moved, abs=1e-3)
+        assert y < 27 + 3 + fled["moved"] - 1  # its front more than 1 in from the fled unit
 
 
 def test_the_seeds_cover_both_flee_outcomes() -> None:

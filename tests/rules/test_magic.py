@@ -57,7 +57,7 @@ def test_each_attempt_is_logged_and_only_successes_count(system: str) -> None:
     events = game.act(1, type="cast_spell", spell=" Fireball ", caster="u1", outcome="success")
     assert events[0].payload == {
         "seat": 1, "spell": "Fireball", "caster": "u1", "outcome": "success",
-        "player_turn": 1, "text": f"{NAMES[system]} cast Fireball",
+        "player_turn": 1, "text": f"{NAMES[system]} cast Fireball", "action_by": 1,
     }
     events = game.act(1, type="cast_spell", spell="Curse", outcome="failure")
     assert events[0].payload["text"] == "Player 1 failed to cast Curse"

@@ -45,9 +45,10 @@ def test_undo_of_the_last_action_restores_the_state_but_not_the_dice() -> None:
     rolled_to = game.state.dice_position
     assert rolled_to > position
     (made,) = game.act(2, type="propose", kind="undo", seq=events[0].seq)
-    assert made.payload["undo"]["events"] == [
+    assert [{k: e[k] for k in ("seq", "type")} for e in made.payload["undo"]["events"]] == [
         {"seq": e.seq, "type": e.type} for e in events
     ]
+    assert made.payload["undo"]["events"][0]["text"] == "Citizen Spears (2): Hold"
     assert game.refused(2, type="accept_proposal").code == "out_of_phase"  # not your own
     accepted = game.act(1, type="accept_proposal", id=made.payload["id"])
     assert [e.type for e in accepted] == ["proposal_accepted", "events_undone"]
@@ -67,8 +68,8 @@ def test_every_roll_of_a_log_with_an_undo_still_verifies() -> None:
     game = close()
     game.act(1, type="declare_charge", unit="u1", target="u2")
     events = game.act(2, type="charge_reaction", reaction="flee")
-    game.act(1, type="propose", kind="undo", seq=events[0].seq)
-    game.act(2, type="accept_proposal")
+    game.act(2, type="propose", kind="undo", seq=events[0].seq)
+    game.act(1, type="accept_proposal")
     game.act(2, type="charge_reaction", reaction="hold")
     rolls = [r for e in game.log for r in core.rolls_of(e.payload)]
     # Flee 2D6 and charge 2D6 (undone, still in the log), then the new charge 2D6.
@@ -83,7 +84,7 @@ def test_undo_without_seq_takes_back_the_last_event() -> None:
     before = view(game)
     game.act(1, type="move_unit", unit="u1", manoeuvre="backward", distance=2)
     (made,) = game.act(1, type="propose", kind="undo")
-    assert made.payload["description"] == f"undo 1 event from seq {made.seq - 1}"
+    assert made.payload["description"] == "undo 1 event (Unit moved: Citizen Spears (1))"
     game.act(2, type="accept_proposal")
     assert view(game) == before
     assert game.state.to_json()["units"]["u1"]["moved"] == {}
@@ -124,7 +125,8 @@ def test_one_open_proposal_decline_and_withdraw() -> None:
     err = game.refused(2, type="propose", kind="undo")
     assert err.details["rule"] == "One Proposal at a Time"
     (declined,) = game.act(2, type="decline_proposal")
-    assert declined.payload == {"id": made.payload["id"], "by": 2, "withdrawn": False}
+    assert declined.payload == {"id": made.payload["id"], "by": 2, "withdrawn": False,
+                                "action_by": 2}
     assert game.state.to_json()["proposal"] is None
     assert game.state.extra["phase"] == "Movement"  # nothing happened
     game.act(1, type="propose", kind="undo")
@@ -145,7 +147,7 @@ def test_a_proposal_lapses_when_the_game_moves_on() -> None:
     # A stale proposal does not block a new one: it lapses first.
     game.act(1, type="propose", kind="undo")
     game.act(1, type="end_phase")
-    kinds = [e.type for e in game.act(2, type="propose", kind="undo")]
+    kinds = [e.type for e in game.act(1, type="propose", kind="undo")]
     assert kinds == ["proposal_lapsed", "proposal_made"]
 
 
@@ -201,3 +203,109 @@ def test_undo_of_a_free_move_and_spectators() -> None:
     game.act(1, type="accept_proposal")
     assert view(game) == before
     assert game.refused(None, type="propose", kind="undo").code == "forbidden"  # type: ignore[arg-type]
+
+
+# --- issue 19 item 2: what an undo may take back, in words, and the dice it discards ---------
+
+
+def undo_offer(game: Game, seat: int, state: core.GameState | None = None) -> dict[str, Any]:
+    from server.rules.orders import orders_for
+
+    return dict(orders_for(state or game.state, seat)["game"]["undo"])
+
+
+def test_a_player_undoes_only_their_own_actions_since_the_opponent_last_acted() -> None:
+    """Decision (README "Playing", docs/rules-decisions.md "By agreement"): at the start of
+    player 2's turn the last action is player 1's end of their turn, so player 2 has nothing
+    to take back (the issue's "Propose undo offered all of player 1's turn"); player 1 may
+    propose undoing it. Once player 2 acts, player 1's actions are out of reach."""
+    game = close()
+    game.to_phase(2, "Charge")
+    offer = undo_offer(game, 2)
+    assert offer["available"] is False and "player 1 has acted" in offer["reason"]
+    err = game.refused(2, type="propose", kind="undo")
+    assert err.details["rule"] == "Undo"
+    mine = undo_offer(game, 1)
+    assert mine["available"] is True
+    assert mine["undo"]["events"][0]["text"] == "End of the Melee phase (player 1)"
+    game.act(2, type="end_phase")
+    assert undo_offer(game, 1)["available"] is False
+    assert undo_offer(game, 2)["available"] is True
+
+
+def test_an_undo_starts_at_an_action_never_inside_one() -> None:
+    """A Charge Reaction's batch (reaction, charge roll) is one action: an undo from its second
+    event is refused, naming where the actions start."""
+    game = close()
+    game.act(1, type="declare_charge", unit="u1", target="u2")
+    events = game.act(2, type="charge_reaction", reaction="hold")
+    err = game.refused(2, type="propose", kind="undo", seq=events[1].seq)
+    assert err.details["rule"] == "Undo" and err.details["starts"] == [events[0].seq]
+    # Player 1's charge declaration came before player 2 acted: not player 1's to take back.
+    assert game.refused(1, type="propose", kind="undo").details["rule"] == "Undo"
+
+
+def test_the_undo_offer_lists_events_in_words_and_is_the_same_after_a_reload() -> None:
+    """The offer names what it takes back (the events' own texts, units by name, never ids)
+    and is a fold of the log: replaying the log (a reload) gives the same offer."""
+    game = close()
+    game.act(1, type="declare_charge", unit="u1", target="u2")
+    game.act(2, type="charge_reaction", reaction="hold")
+    offer = undo_offer(game, 2)
+    texts = [e["text"] for e in offer["undo"]["events"]]
+    assert texts[0] == "Citizen Spears (2): Hold"
+    assert texts[1].startswith("Citizen Spears (1) roll ")
+    assert not any(" u1" in t or " u2" in t for t in texts)
+    assert offer == undo_offer(game, 2, core.replay(game.log))
+
+
+def test_an_accepted_undo_shows_the_discarded_dice_and_the_roll_made_again_is_a_reroll() -> None:
+    """Player 2 takes back their Hold and the charge roll it led to; the `events_undone`
+    event lists the discarded charge roll (its faces) for both players; holding again rolls
+    the charge anew, marked as a re-roll of the discarded one."""
+    game = close()
+    game.act(1, type="declare_charge", unit="u1", target="u2")
+    events = game.act(2, type="charge_reaction", reaction="hold")
+    rolled = events[-1].payload["roll"]
+    (made,) = game.act(2, type="propose", kind="undo")
+    assert made.payload["undo"]["rolls"][0]["faces"] == [d["face"] for d in rolled["dice"]]
+    _, undone = game.act(1, type="accept_proposal")
+    discarded = undone.payload["discarded"]
+    assert [r["faces"] for r in discarded] == [[d["face"] for d in rolled["dice"]]]
+    assert discarded[0]["unit_name"] == "Citizen Spears (1)"
+    again = game.act(2, type="charge_reaction", reaction="hold")[-1]
+    assert again.payload["reroll"]["faces"] == discarded[0]["faces"]
+    assert "a re-roll: the undone roll was" in again.payload["text"]
+    assert game.state.extra["discarded_rolls"] == []
+    # A later roll is not a re-roll any more.
+    assert core.replay(game.log).extra["discarded_rolls"] == []
+
+
+def test_a_free_move_proposal_carries_the_outline_to_draw() -> None:
+    """The opponent and the spectators draw the proposed position: the proposal carries the
+    unit's outline there (GeoJSON), as the geometry core places it."""
+    game = close()
+    (made,) = game.act(1, type="propose", kind="free_move", unit="u1", x=50, y=20, facing=90)
+    outline = made.payload["free_move"]["outline"]
+    assert outline["type"] == "Polygon"
+    xs = [p[0] for p in outline["coordinates"][0]]
+    assert min(xs) == pytest.approx(50) and max(xs) == pytest.approx(50 + 3.1496, abs=0.01)
+    assert game.state.to_json(None)["proposal"]["free_move"]["outline"] == outline
+
+
+def test_a_reroll_is_matched_to_the_same_units_roll() -> None:
+    """Player 2's Flee! is taken back (the flee roll of the fleeing Spears and the charge roll of
+    the charger are discarded); Hold instead: the new charge roll is the re-roll of the charge
+    roll, not of the flee roll."""
+    game = close()
+    game.act(1, type="declare_charge", unit="u1", target="u2")
+    fled = game.act(2, type="charge_reaction", reaction="flee")
+    charge = next(e for e in fled if e.type in ("charge_succeeded", "charge_failed"))
+    charge_faces = [d["face"] for d in charge.payload["roll"]["dice"]]
+    game.act(2, type="propose", kind="undo")
+    _, undone = game.act(1, type="accept_proposal")
+    assert [r["units"][0] for r in undone.payload["discarded"]] == ["u2", "u1"]
+    again = game.act(2, type="charge_reaction", reaction="hold")[-1]
+    assert again.payload["reroll"]["faces"] == charge_faces
+    # The flee roll stays discarded with no re-roll: nobody fled this time.
+    assert [r["units"][0] for r in game.state.extra["discarded_rolls"]] == ["u2"]

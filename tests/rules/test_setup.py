@@ -17,7 +17,7 @@ def test_terrain_lies_on_the_table_and_overlaps_nothing() -> None:
                       height="standard", label="Wood")
     assert events[0].payload == {"id": "ter1", "kind": "cover",
                                  "points": [[1.0, 1.0], [5.0, 1.0], [5.0, 4.0]],
-                                 "height": "standard", "label": "Wood"}
+                                 "height": "standard", "label": "Wood", "action_by": 2}
     assert game.state.next_id == 2
     err = game.refused(1, type="place_terrain", kind="impassable",
                        points=[[2, 1.5], [4, 1.5], [4, 3]])

@@ -6,7 +6,7 @@ Sources: seed 000 (Swiftstride, Fearless, Feigned Flight, Light Troops, Skirmish
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +33,13 @@ def _global(sheet: Datasheet) -> Any:
 
 @dataclass(frozen=True)
 class NinthAgeRanked(RankAndFlankReactions, RankedRules):
+    failed_charge_words: str = "the Charge Range rolled"
+
+    def failed_charge_distance(self, roll: Mapping[str, Any], reach: float) -> float:
+        """A failed charge still moves its whole Charge Range towards the target (the
+        Failed Charge Move; docs/rules-decisions.md "Charges")."""
+        return float(reach)
+
     def discipline(self, sheet: Datasheet) -> int:
         """Rally Tests are taken against Discipline."""
         return int(_global(sheet).discipline)
@@ -124,8 +131,5 @@ VARIANT = NinthAge(
                          "has the first Player Turn",
         source="The Ninth Age (2022), Battle Setup: Roll-off for Attacker or Defender; Deploy "
                "Units (newrecruit.eu/wiki/t9a/the-ninth-age-(2022)/rules/battle-setup)",
-    ),
-    failed_charge_note=(
-        "the Failed Charge Move is not automated: move the unit by hand, as a free move"
     ),
 )

@@ -46,6 +46,15 @@ def _movement(sheet: Datasheet) -> int:
 
 @dataclass(frozen=True)
 class WarhammerRanked(RankAndFlankReactions, RankedRules):
+    failed_charge_words: str = "the highest single die of the charge roll"
+
+    def failed_charge_distance(self, roll: Mapping[str, Any], reach: float) -> float:
+        """A failed charge moves the highest single D6 of its charge roll towards the target
+        (FACTS.md, Warhammer Fantasy Battle 8th edition: "Failed charge")."""
+        kept = [d["face"] for d in roll.get("dice", ()) if d.get("kept", True)
+                and isinstance(d.get("face"), int)]
+        return float(max(kept, default=0))
+
     def discipline(self, sheet: Datasheet) -> int:
         """Rally Tests are taken against Leadership: the highest of the sheet's models."""
         return max(int(m.Ld or 0) for m in sheet.profile.models)  # type: ignore[union-attr]
@@ -94,12 +103,6 @@ class Warhammer(Variant):
     def unit_charge_roll(self, sheets: Sequence[Datasheet]) -> tuple[str, int]:
         """M + 2D6; Swiftstride only when every model of the unit has it (as its flee roll)."""
         return swiftstride_roll(sheets)[0], _movement(sheets[0])
-
-    def failed_charge_move(self, roll: Any) -> tuple[float, str] | None:
-        """FACTS.md "Failed charge": the charger moves the highest single D6 of its charge roll
-        towards the target (Swiftstride's three dice: the highest of them)."""
-        faces = [d.face for d in roll.dice if isinstance(d.face, int) and not d.rerolled]
-        return (float(max(faces)), "Failed Charge") if faces else None
 
     def game_result(self, state: GameState, conceded_by: int | None) -> GameResult | None:
         """Victory Points for units dead or fled (FACTS.md) and the winner by 100 or more

@@ -7,6 +7,7 @@ import { errorText, ownerWords, unitName } from '../format.js';
 import { humanize } from './describe.js';
 import { ambushTrayItem } from './ambush.js';
 import { controlAttrs, targetIds, unitOffer } from './offers.js';
+import { chargePreviewLines } from './charge-preview.js';
 import { terrainForm } from './terrain.js';
 import { reportView, rosterButtons } from './rosters.js';
 import { cost, loadCatalog, pointsWords } from './card.js';
@@ -398,6 +399,31 @@ export function renderTray(el, table, store, conn, toast) {
 }
 
 /**
+ * The charge the Charge tool is previewing: the server's judgement in words (✓ / ✗ per check),
+ * a warning when the path is blocked or out of reach, and Declare / Cancel.
+ * @param {Table} table @param {any} st
+ */
+function chargePreviewPanel(table, st) {
+  const tool = table.tools.charge;
+  const p = tool.pending;
+  if (!p) return null;
+  if (!p.verdict) return h('div', { class: 'charge-preview', id: 'charge-preview', role: 'status', 'aria-live': 'polite' }, `Charge ${unitName(st, p.target)}: asking the server…`);
+  const words = chargePreviewLines(p.verdict, st);
+  return h('div', { class: 'charge-preview', id: 'charge-preview', role: 'status', 'aria-live': 'polite', dataset: { target: p.target } },
+    h('b', null, words.title),
+    h('ul', null, words.lines.map((l) => h('li', { class: l.ok === false ? 'bad' : l.ok ? 'ok' : '', dataset: { check: l.key } },
+      l.ok === null ? '' : l.ok ? '✓ ' : '✗ ', l.text))),
+    words.warning ? h('div', { class: 'warning', id: 'charge-warning', role: 'alert' }, words.warning) : null,
+    h('div', { class: 'buttons' },
+      h('button', {
+        type: 'button', id: 'declare-charge', class: words.declarable && !words.warning ? 'primary' : '',
+        disabled: !words.declarable, title: words.declarable ? 'Declare the charge' : String(words.warning || ''),
+        onclick: () => tool.declare(),
+      }, words.warning && words.declarable ? 'Declare anyway' : 'Declare charge', h('kbd', null, 'Enter')),
+      h('button', { type: 'button', id: 'cancel-charge', onclick: () => table.setMode('idle') }, 'Cancel', h('kbd', null, 'Esc'))));
+}
+
+/**
  * Orders for the selected own unit in the battle, exactly as the server offers them: the
  * move (wheels, the March toggle, each with the allowance left), Advance (D6) and Charge….
  * A control shown but not possible is disabled with the server's reason on hover.
@@ -445,6 +471,7 @@ export function unitOrders(unit, table, store) {
       ...controlAttrs(charge, targets.length ? `Charge: ${targets.join(', ')}` : 'Charge…'),
       onclick: () => table.setMode(table.mode === 'charge' ? 'idle' : 'charge'),
     }, 'Charge…') : null,
+    charge && table.mode === 'charge' ? chargePreviewPanel(table, st) : null,
     move && move.available ? h('small', { class: 'hint' }, 'Drag the unit forward or back; drag a corner (W) to wheel, the knob (↻) to pivot, the rear corner (⇔) to reform (R turns it 90°). R stages a 15° pivot.') : null,
     models && models.available ? h('small', { class: 'hint' }, `Drag a model to move it (up to ${Number(models.allowance).toFixed(1)} in), Shift+drag (or between models) to move them all; then Confirm.`) : null,
     (move && !move.available) || (models && !models.available) ? h('small', { class: 'hint unavailable' }, String((move || models)?.reason || '')) : null,

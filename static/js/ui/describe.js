@@ -17,9 +17,12 @@ function chargeWords(p, state, ok) {
   const head = `${unitName(state, p.unit)} charged ${unitName(state, p.target)}`;
   // A failed roll's reason repeats the numbers; any other reason (blocked) is news.
   const why = !ok && p.reason && !/^rolled /.test(String(p.reason)) ? ` — ${p.reason}` : '';
+  const wheel = p.wheel ? `, with a ${Math.abs(p.wheel)}° wheel` : '';
+  // The Failed Charge move the system makes (issue 19 item 1).
+  const fm = !ok && p.failed_move ? `; ${p.failed_move.rule}: moved ${Number(p.failed_move.distance).toFixed(1)} in towards the target` : '';
   // What the players must still do by hand (a random-move charge through Dangerous Terrain).
   const manual = p.not_automated ? ` — ${p.not_automated}` : '';
-  return `${head}: ${ok ? 'charge succeeded' : 'charge failed'} (${[roll, need].filter(Boolean).join(', ')})${why}${manual}`;
+  return `${head}: ${ok ? 'charge succeeded' : 'charge failed'} (${[roll, need].filter(Boolean).join(', ')}${wheel})${why}${fm}${manual}`;
 }
 
 /** @type {Object<string, (p:Record<string, any>, ev:import('../store.js').GameEvent, state?:import('../types.js').GameState|null|undefined) => string>} */
@@ -58,6 +61,15 @@ const WORDS = {
 
 /** @param {import('../store.js').GameEvent} ev @param {import('../types.js').GameState|null|undefined} [state] unit names @returns {string} */
 export function describe(ev, state) {
+  const text = describeEvent(ev, state);
+  // A roll made again after an accepted undo took the first one back (issue 19 item 2).
+  const re = ev.payload?.reroll;
+  if (re && !text.includes('re-roll')) return `${text} (a re-roll: the undone roll was ${(re.faces || []).join(', ')})`;
+  return text;
+}
+
+/** @param {import('../store.js').GameEvent} ev @param {import('../types.js').GameState|null|undefined} [state] @returns {string} */
+function describeEvent(ev, state) {
   const words = WORDS[ev.type] || ORDER_WORDS[ev.type];
   try {
     if (words) return words(ev.payload || {}, ev, state);

@@ -11,12 +11,23 @@ export const REACTION_NAMES = /** @type {Record<string, string>} */ ({ hold: 'Ho
 export function proposalWords(p, state) {
   if (p?.kind === 'undo' && p.undo) {
     const evs = Array.isArray(p.undo.events) ? p.undo.events : [];
-    const types = [...new Set(evs.map((/** @type {any} */ e) => String(e.type).replace(/_/g, ' ')))];
     const n = evs.length;
-    return `undo ${n} event${n === 1 ? '' : 's'} from #${p.undo.from_seq}${types.length ? ` (${types.slice(0, 4).join(', ')}${types.length > 4 ? ', …' : ''})` : ''}`;
+    const words = evs.map((/** @type {any} */ e) => String(e.text || String(e.type).replace(/_/g, ' ')));
+    return `to undo ${n} event${n === 1 ? '' : 's'}${words.length ? `: ${words.slice(0, 3).join('; ')}${words.length > 3 ? '; …' : ''}` : ''}`;
   }
   if (p?.kind === 'free_move' && p.free_move) return `a free move of ${unitName(state, p.free_move.unit)}`;
   return String(p?.description || p?.kind || 'something');
+}
+
+/**
+ * Rolls in words: "Citizen Spears (1): 2D6 [3, 4] = 7; …" (the dice an undo discards).
+ * @param {any[]} rolls
+ */
+export function rollList(rolls) {
+  return (rolls || []).map((r) => {
+    const faces = Array.isArray(r.faces) ? r.faces.join(', ') : '';
+    return `${r.unit_name ? `${r.unit_name}: ` : ''}${r.expression || 'roll'} [${faces}]${r.total !== null && r.total !== undefined ? ` = ${r.total}` : ''}`;
+  }).join('; ');
 }
 
 /** @type {Object<string, (p:Record<string, any>, ev:import('../store.js').GameEvent, state?:import('../types.js').GameState|null|undefined) => string>} */
@@ -56,7 +67,8 @@ export const ORDER_WORDS = {
   events_undone: (p) => {
     const seqs = Array.isArray(p.seqs) ? p.seqs : [];
     const span = seqs.length ? ` #${Math.min(...seqs)}${seqs.length > 1 ? `–#${Math.max(...seqs)}` : ''}` : '';
-    return `Undone by agreement (${p.proposal}):${span}, ${seqs.length} event${seqs.length === 1 ? '' : 's'} taken back`;
+    const dice = Array.isArray(p.discarded) && p.discarded.length ? `; dice discarded: ${rollList(p.discarded)}` : '';
+    return `Undone by agreement (${p.proposal}):${span}, ${seqs.length} event${seqs.length === 1 ? '' : 's'} taken back${dice}`;
   },
   free_move: (p, ev, state) => `${who(ev.actor)}: ${p.unit?.name || unitName(state, p.unit?.id)} moved by agreement (free move, ${p.proposal})`,
 };

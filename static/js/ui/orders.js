@@ -5,7 +5,7 @@
 
 import { h, replace } from './dom.js';
 import { geometryRings } from '../view/hit.js';
-import { REACTION_NAMES, proposalWords } from './order-words.js';
+import { REACTION_NAMES, proposalWords, rollList } from './order-words.js';
 import { errorText, unitName } from '../format.js';
 import { reportGroups, renderReport } from './report.js';
 import { fortyOrderPanels } from './forty.js';
@@ -91,53 +91,23 @@ export function proposalBanner(state, seat) {
 }
 
 /**
- * What "Propose undo" takes back: this seat's last action still undoable — from the first
- * undoable event of the `events` frame that carried it (one frame is one action's batch) —
- * else the last frame with an event by this seat; else the last action seen live (its whole
- * batch, never half a melee round); else the server's default (the last event).
- * @param {{undoable?:{seq:number, type:string, actor:any}[]}} state
- * @param {[number, number][]} frames live frames [first, last]
- * @param {number[]} ownAcks seqs acked for this page's actions
- * @param {number|null} seat
- * @param {any[]} [history]
- * @returns {null|{seq:number|null, events:{seq:number, type:string}[]}}
+ * What "Propose undo" takes back, as the server's order says (issue 19 item 2): this seat's
+ * last action since the opponent last acted, its events in words and the dice it would
+ * discard. The same after a reload (the server works it out from the log). Null when the
+ * server offers none; `reason` when it refuses (nothing of yours to undo…).
+ * @param {any} offer the `undo` game order
+ * @returns {null|{seq:number|null, events:{seq:number, type:string, text:string}[], rolls:any[], reason:string|null}}
  */
-export function undoPlan(state, frames, ownAcks, seat, history = []) {
-  const undoable = Array.isArray(state?.undoable) ? state.undoable : [];
-  if (!undoable.length || seat === null) return null;
-  const head = undoable[undoable.length - 1].seq;
-  const from = (/** @type {number} */ seq) => {
-    const events = undoable.filter((e) => e.seq >= seq).map((e) => ({ seq: e.seq, type: e.type }));
-    return { seq, events };
+export function undoFromOffer(offer) {
+  if (!offer) return null;
+  if (!offer.available || !offer.undo) return { seq: null, events: [], rolls: [], reason: String(offer.reason || 'nothing to undo') };
+  const events = Array.isArray(offer.undo.events) ? offer.undo.events : [];
+  return {
+    seq: Number(offer.undo.from_seq),
+    events: events.map((/** @type {any} */ e) => ({ seq: Number(e.seq), type: String(e.type), text: String(e.text || e.type) })),
+    rolls: Array.isArray(offer.undo.rolls) ? offer.undo.rolls : [],
+    reason: null,
   };
-  /** The undoable events of the frame holding `seq`, from its first one. @param {number} seq */
-  const frameStart = (seq) => {
-    const f = frames.find(([a, b]) => a <= seq && seq <= b);
-    const lo = f ? f[0] : seq;
-    const hi = f ? f[1] : seq;
-    const inside = undoable.filter((e) => e.seq >= lo && e.seq <= hi);
-    return inside.length ? inside[0].seq : null;
-  };
-  for (let i = ownAcks.length - 1; i >= 0; i -= 1) {
-    if (ownAcks[i] > head) continue;
-    const start = frameStart(ownAcks[i]);
-    if (start !== null) return from(start);
-  }
-  const bySeat = new Map(history.map((ev) => [ev.seq, ev.actor]));
-  for (let i = frames.length - 1; i >= 0; i -= 1) {
-    const [a, b] = frames[i];
-    const mine = undoable.filter((e) => e.seq >= a && e.seq <= b && (e.actor === seat || bySeat.get(e.seq) === seat));
-    if (mine.length) {
-      const start = frameStart(mine[0].seq);
-      if (start !== null) return from(start);
-    }
-  }
-  for (let i = frames.length - 1; i >= 0; i -= 1) {
-    const start = frameStart(frames[i][1]);
-    if (start !== null) return from(start);
-  }
-  const last = undoable[undoable.length - 1];
-  return { seq: null, events: [{ seq: last.seq, type: last.type }] };
 }
 
 // --- intents ---------------------------------------------------------------------------------
@@ -311,8 +281,15 @@ export function mountOrders(o) {
           : h('div', { class: 'waiting' }, charge.role === 'wait' ? `Waiting for ${who}'s Charge Reaction…` : `${who} chooses a Charge Reaction…`)));
     }
     if (prop) {
+      const undoing = st.proposal?.kind === 'undo' && st.proposal.undo ? st.proposal.undo : null;
       rows.push(h('div', { class: `banner-row proposal${prop.open ? '' : ' lapsing'}`, id: 'proposal-banner', dataset: { proposal: prop.id } },
         h('b', null, prop.text),
+        undoing && Array.isArray(undoing.events)
+          ? h('ul', { class: 'proposal-list', id: 'proposal-events' }, undoing.events.map((/** @type {any} */ e) => h('li', { dataset: { seq: e.seq } }, String(e.text || e.type))))
+          : null,
+        undoing && Array.isArray(undoing.rolls) && undoing.rolls.length
+          ? h('div', { class: 'undo-dice', id: 'proposal-dice' }, `Dice it discards: ${rollList(undoing.rolls)}`)
+          : null,
         prop.role === 'answer'
           ? h('div', { class: 'buttons' },
             h('button', { type: 'button', class: 'primary', id: 'accept-proposal', disabled: busy, onclick: () => once(() => send(table, { type: 'accept_proposal', id: prop.id }, 'Accept')) }, 'Accept'),
@@ -386,26 +363,25 @@ export function mountOrders(o) {
     const seated = store.seat !== null;
     agreement.hidden = !seated || !st.stage || st.stage === 'setup' || !Array.isArray(st.undoable);
     if (agreement.hidden) return;
-    const plan = undoPlan(st, store.frames, store.ownAcks, store.seat, store.history);
+    const undoOffer = gameOffer(st, 'undo');
+    const plan = undoFromOffer(undoOffer);
     const blocked = Boolean(st.proposal && st.proposal.open !== false);
-    // A hidden event (the opponent's secret, whfb8 Fanatics) is said as such, not by its type.
-    const words = plan ? plan.events.map((e) => `#${e.seq} ${e.type === 'hidden' ? 'a hidden event' : String(e.type).replace(/_/g, ' ')}`) : [];
+    const can = Boolean(plan && plan.seq !== null);
     const undo = /** @type {HTMLButtonElement} */ (h('button', {
       type: 'button', id: 'propose-undo',
-      title: plan ? `Undo ${words.join(', ')}` : 'Nothing to undo',
-      onclick: () => plan && once(() => send(table, plan.seq === null ? { type: 'propose', kind: 'undo' } : { type: 'propose', kind: 'undo', seq: plan.seq }, 'Propose undo')),
+      title: can && plan ? `Undo: ${plan.events.map((e) => e.text).join('; ')}` : String(plan?.reason || 'Nothing to undo'),
+      onclick: () => can && plan && once(() => send(table, { type: 'propose', kind: 'undo', seq: plan.seq }, 'Propose undo')),
     }, 'Propose undo'));
-    const undoOffer = gameOffer(st, 'undo');
-    undo.disabled = !plan || blocked || busy || !undoOffer?.available;
-    if (undoOffer && !undoOffer.available) {
-      undo.title = String(undoOffer.reason || 'not possible now');
-      undo.setAttribute('aria-disabled', 'true');
-    }
+    undo.disabled = !can || blocked || busy;
+    if (!can) undo.setAttribute('aria-disabled', 'true');
     replace(agreement, h('h2', null, 'By agreement'),
       h('div', { class: 'buttons' }, undo),
-      h('small', { class: 'hint undo-what' }, plan
-        ? `Takes back ${plan.events.length === 1 ? 'the last event' : `${plan.events.length} events`}: ${words.slice(0, 3).join(', ')}${words.length > 3 ? ', …' : ''}`
-        : 'Nothing to undo.'),
+      can && plan
+        ? h('div', { class: 'hint undo-what' },
+          `Takes back your last action (${plan.events.length === 1 ? '1 event' : `${plan.events.length} events`}):`,
+          h('ul', { class: 'proposal-list' }, plan.events.map((e) => h('li', { dataset: { seq: e.seq } }, e.text))),
+          plan.rolls.length ? h('div', { class: 'undo-dice' }, `Dice it discards: ${rollList(plan.rolls)}`) : null)
+        : h('small', { class: 'hint undo-what' }, plan?.reason ? `${plan.reason.charAt(0).toUpperCase()}${plan.reason.slice(1)}.` : 'Nothing to undo.'),
       h('small', { class: 'hint' }, 'Free move: select a unit, then Free move…'));
   }
 
@@ -435,7 +411,7 @@ export function mountOrders(o) {
 export function flashEvents(table, events) {
   for (const ev of events) {
     const swept = ev.payload?.swept;
-    if ((ev.type === 'unit_fled' || ev.type === 'charge_succeeded') && swept?.type) {
+    if ((ev.type === 'unit_fled' || ev.type === 'charge_succeeded' || ev.type === 'charge_failed') && swept?.type) {
       table.flashes = [...table.flashes, { geometry: swept, born: performance.now(), kind: ev.type === 'unit_fled' ? 'flee' : 'charge' }];
     }
   }

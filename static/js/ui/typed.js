@@ -207,7 +207,8 @@ export function targetPicker(unit, table) {
   /** @param {string} id */
   const usable = (id) => Boolean(charges.get(id)?.available || shots.get(id)?.available);
   if (!ids.includes(v.target)) v.target = ids.find(usable) || ids[0];
-  const chargeButton = /** @type {HTMLButtonElement} */ (h('button', { type: 'button', id: 'charge-target', onclick: () => void table.tools.charge.click(v.target) }, 'Charge it'));
+  // The charge is previewed first (issue 19): the unit's orders then show Declare / Cancel.
+  const chargeButton = /** @type {HTMLButtonElement} */ (h('button', { type: 'button', id: 'charge-target', onclick: () => { if (table.mode !== 'charge') table.setMode('charge'); void table.tools.charge.click(v.target); } }, 'Charge it'));
   const shootButton = /** @type {HTMLButtonElement} */ (h('button', { type: 'button', id: 'shoot-target', onclick: () => void table.tools.shoot.shootAt(v.target) }, 'Shoot it'));
   /** Each button is enabled only for a target the server offers it, with the reason otherwise. */
   const judge = () => {

@@ -18,7 +18,7 @@ export function flashAlpha(age) {
 
 /**
  * @param {CanvasRenderingContext2D} ctx @param {import('./transform.js').View} v @param {import('../types.js').GameState|null} state
- * @param {{flashes?:{geometry:import('../types.js').Geometry, born:number, kind:string}[]}} holder  keeps the live flashes
+ * @param {{flashes?:{geometry:import('../types.js').Geometry, born:number, kind:string}[], proposalGhost?:{proposal:string, unit:string, label:string}|null}} holder  keeps the live flashes; records the proposal ghost drawn
  * @param {number} now
  * @returns {boolean} true while something is still animating (ask for another frame)
  */
@@ -43,6 +43,7 @@ export function drawOrderLayer(ctx, v, state, holder, now) {
     ctx.stroke();
     ctx.globalAlpha = 1;
   }
+  holder.proposalGhost = drawProposalGhost(ctx, v, state);
   for (const u of Object.values(state?.units || {})) {
     if (u.status !== 'on_table') continue;
     const badges = markerBadges(u);
@@ -51,6 +52,52 @@ export function drawOrderLayer(ctx, v, state, holder, now) {
     if (top) drawBadges(ctx, badges, top.x, top.y - 10);
   }
   return flashes.length > 0;
+}
+
+/**
+ * The open free-move proposal's position, drawn on every table (the opponent's, the
+ * spectators', the proposer's): a dashed outline with a hatched fill and its words, so that
+ * what is asked is seen before it is answered (issue 19 item 2). Returns what it drew.
+ * @param {CanvasRenderingContext2D} ctx @param {import('./transform.js').View} v @param {import('../types.js').GameState|null} state
+ * @returns {{proposal:string, unit:string, label:string}|null}
+ */
+export function drawProposalGhost(ctx, v, state) {
+  const p = state?.proposal;
+  const outline = p?.kind === 'free_move' && p.open !== false ? p.free_move?.outline : null;
+  if (!p || !outline) return null;
+  const unitId = String(p.free_move?.unit || '');
+  const name = state?.units?.[unitId]?.name || 'unit';
+  const label = `Proposed: ${name} (free move, player ${p.by})`;
+  ctx.beginPath();
+  /** @type {{x:number, y:number}|null} */
+  let top = null;
+  for (const ring of geometryRings(outline)) {
+    ring.forEach((/** @type {number[]} */ pt, i) => {
+      const s = toScreen(v, pt[0], pt[1]);
+      if (!top || s.y < top.y) top = s;
+      if (i === 0) ctx.moveTo(s.x, s.y);
+      else ctx.lineTo(s.x, s.y);
+    });
+    ctx.closePath();
+  }
+  ctx.fillStyle = 'rgba(120,170,255,0.3)';
+  ctx.fill('evenodd');
+  ctx.setLineDash([8, 4]);
+  ctx.lineWidth = 2;
+  ctx.strokeStyle = '#9cc2ff';
+  ctx.stroke();
+  ctx.setLineDash([]);
+  if (top) {
+    const t = /** @type {{x:number, y:number}} */ (top);
+    ctx.font = '12px system-ui, sans-serif';
+    ctx.textAlign = 'center';
+    ctx.lineWidth = 3;
+    ctx.strokeStyle = 'rgba(0,0,0,0.8)';
+    ctx.strokeText(label, t.x, t.y - 6);
+    ctx.fillStyle = '#dbe8ff';
+    ctx.fillText(label, t.x, t.y - 6);
+  }
+  return { proposal: String(p.id), unit: unitId, label };
 }
 
 /** The screen point above a unit's outline. @param {import('./transform.js').View} v @param {import('../types.js').Unit} u */

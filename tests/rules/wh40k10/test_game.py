@@ -475,7 +475,8 @@ def test_the_player_with_more_vp_wins_at_the_end() -> None:
 def test_concede_ends_the_game_with_the_opponent_the_winner() -> None:
     """Issue 16 item 5: a concede."""
     state, events = act(deployed(), 1, type="concede")
-    assert events[-1].payload == {"reason": "concede", "winner": 2} and state.over
+    # the first event of an action names who took it (`action_by`, what an undo takes back)
+    assert events[-1].payload == {"reason": "concede", "winner": 2, "action_by": 1} and state.over
 
 
 # --- 6. the catalog's marks ----------------------------------------------------------------------

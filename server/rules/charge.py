@@ -133,8 +133,6 @@ WHEEL_TRIES_DEG: tuple[float, ...] = tuple(
 """The wheels tried, smallest first, when a charger's straight slide into contact is blocked."""
 BLOCKING_RULES = (Rule.IMPASSABLE_TERRAIN, Rule.MOVING_THROUGH_UNITS)
 """What a wheel may go around (a wheel cannot fix the table edge or the end position)."""
-FAILED_STEP_IN = 0.1
-"""A failed charge move is shortened in these steps until it ends clear of everything."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -233,24 +231,45 @@ def charge_path(state: GameState, unit: Unit, target: Unit) -> ChargePath:
     return straight
 
 
+FAILED_MOVE_HALVINGS = 24
+"""Halvings of the search for the furthest legal end of a Failed Charge move (2^-24 of it)."""
+
+
 def failed_charge_move(
     state: GameState, unit: Unit, path: ChargePath, inches: float
-) -> tuple[Footprint, float, Any] | None:
-    """Where a failed charge ends: `inches` along the charge path, shortened in 0.1 in steps
-    until the charger ends clear of Unit Spacing (the target included: a failed charge makes
-    no contact) and crosses nothing. None when it cannot move at all."""
+) -> tuple[Footprint, float, Any, str | None] | None:
+    """Where a failed charge ends: `inches` along the charge path or, when that end is not
+    legal (Unit Spacing from any unit, the target included: a failed charge makes no contact;
+    Impassable Terrain; the table edge; through a unit), the furthest legal point of the path
+    before it, found by halving; with the distance travelled, the area crossed and what stopped
+    it in words. None when it cannot move at all."""
     table = table_of(state)
-    travelled = min(inches, path.length)
-    while travelled > 1e-9:
+
+    def judged(travelled: float) -> tuple[Footprint, Any, str | None]:
         here = path.at(travelled)
         swept = path.swept_to(travelled)
-        rule, _ = movement.check_area(
+        rule, obstacle = movement.check_area(
             table, unit.id, here.boundary, swept, origin=path.start.boundary
         )
-        if rule is None:
-            return here, travelled, swept
-        travelled = round(travelled - FAILED_STEP_IN, 6)
-    return None
+        return here, swept, None if rule is None else f"{rule}{in_the_way(state, obstacle)}"
+
+    far = min(inches, path.length)
+    if far <= 1e-9:
+        return None
+    here, swept, stopped_by = judged(far)
+    if stopped_by is None:
+        return here, far, swept, None
+    lo, hi = 0.0, far
+    for _ in range(FAILED_MOVE_HALVINGS):
+        mid = (lo + hi) / 2.0
+        if judged(mid)[2] is None:
+            lo = mid
+        else:
+            hi = mid
+    if lo < 0.005:
+        return None
+    here, swept, _ = judged(lo)
+    return here, lo, swept, stopped_by
 
 
 def charge_preview(
@@ -640,14 +659,14 @@ def charge_result(
         needed = gap if path is None or path.rule is not None else path.needed(gap)
         why = f"rolled {reach}, needed {needed:.1f}" + (
             f" (with a {abs(path.wheel):g}° wheel)" if path is not None and path.wheel else "")
-        return [_failed(state, seat, unit, path, payload, roll.to_payload(), reach,
-                        {"reason": why, "text": failed_text})]
+        return _failed(state, seat, unit, path, payload, roll.to_payload(), reach,
+                       {"reason": why, "text": failed_text})
     if path is not None:
         if path.rule is not None:
             blocked = f"{path.rule}{in_the_way(state, path.obstacle)}"
-            return [_failed(state, seat, unit, path, payload, roll.to_payload(), reach,
-                            {"reason": blocked, "blocked_by": path.obstacle,
-                             "text": f"{failed_text}: {blocked}"})]
+            return _failed(state, seat, unit, path, payload, roll.to_payload(), reach,
+                           {"reason": blocked, "blocked_by": path.obstacle,
+                            "text": f"{failed_text}: {blocked}"})
         placement, arc = path.end, path.arc
         swept = path.swept
         moved = dataclasses.replace(
@@ -730,11 +749,14 @@ def _failed(
     roll: dict[str, Any],
     reach: float,
     why: dict[str, Any],
-) -> Event:
+) -> list[Event]:
     """`charge_failed`, with the Failed Charge move the system makes (ranked systems: along
-    the charge path, `RankedRules.failed_charge_distance`, stopping clear of everything)."""
+    the charge path, `RankedRules.failed_charge_distance`, stopping clear of everything), cut
+    short where a rule stops moves (`Variant.move_stop`: whfb8 Fanatics released at 8 in,
+    whose events follow)."""
     out = {**payload, **why}
     ranked = variant_of(state.system).ranked
+    after: list[Event] = []
     if path is not None and ranked is not None:
         inches = ranked.failed_charge_distance(roll, reach)
         ended = failed_charge_move(state, unit, path, inches)
@@ -743,20 +765,28 @@ def _failed(
             out["failed_move"] = {"distance": 0.0, "allowed": inches, "rule": words}
             out["text"] = f"{out['text']}; {words}: no room to move"
         else:
-            here, travelled, swept = ended
+            here, travelled, swept, stopped_by = ended
+            whole = travelled
+            stop = variant_of(state.system).move_stop(
+                state, unit.id, lambda t: path.at(t * whole))
+            if stop is not None:
+                travelled, after = whole * stop[0], stop[1]
+                here, swept = path.at(travelled), path.swept_to(travelled)
+                stopped_by = "a rule stops the move"
             assert here.placement is not None
             p = here.placement
-            after = dataclasses.replace(
+            moved = dataclasses.replace(
                 unit, placement=(round(p.x, 4), round(p.y, 4), round(p.facing % 360.0, 4))
             )
             out["failed_move"] = {"distance": round(travelled, 3), "allowed": inches,
-                                  "rule": words}
-            out["unit_after"] = after.to_json()
+                                  "rule": words, "stopped_by": stopped_by}
+            out["unit_after"] = moved.to_json()
             out["swept"] = geo.to_geojson(swept)
             out["text"] = (f"{out['text']}; {words}: "
-                           f"{display_name(state, unit.id)} move {travelled:.1f} in "
-                           "towards the target")
-    return Event("charge_failed", out, actor=seat)
+                           f"{display_name(state, unit.id)} move {travelled:.1f} in towards "
+                           f"{display_name(state, str(payload['target']))}"
+                           + (f" ({stopped_by})" if stopped_by else ""))
+    return [Event("charge_failed", out, actor=seat), *after]
 
 
 def _charge_stop(

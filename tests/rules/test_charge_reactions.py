@@ -137,13 +137,14 @@ def test_flee_then_the_charge_reaches_or_fails(seed: bytes) -> None:
     else:
         assert kinds[2:] == ["charge_failed"]
         assert game.unit("u2").markers == (FLEEING,)
-        # The Failed Charge move (t9a: the Charge Range towards the target, stopping clear
-        # of Unit Spacing): straight ahead, never into contact.
+        # The Failed Charge move (t9a: the Charge Range towards the target, stopping at the
+        # furthest point clear of Unit Spacing): straight ahead, never into contact.
         moved = charge["failed_move"]["distance"]
         assert 0 < moved <= charge["range"]
         x, y, facing = game.unit("u1").placement
         assert (x, facing) == (36, 0) and y == pytest.approx(27 + moved, abs=1e-3)
-        assert y < 27 + 3 + fled["moved"] - 1  # its front more than 1 in from the fled unit
+        # Its front no closer than 1 in to the fled unit (Unit Spacing): the furthest legal point.
+        assert y <= 27 + 3 + fled["moved"] - 1 + 1e-6
 
 
 def test_the_seeds_cover_both_flee_outcomes() -> None:

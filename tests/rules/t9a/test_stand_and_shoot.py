@@ -70,11 +70,13 @@ def test_the_archers_shoot_the_charging_spears(charge: list[int], reaches: bool)
         assert last.type == "charge_succeeded"
         assert state.extra["engaged"] == {"u1": "u2"}
     else:
-        assert last.type == "charge_failed" and "failed_move" not in last.payload
-        assert unit(state, "u1").placement == (36.0, 14.0, 0.0)
-        # ... and the players are told so (a rule not automated says so).
-        assert "Failed Charge Move is not automated" in last.payload["not_automated"]
-        assert last.payload["text"].endswith("move the unit by hand, as a free move)")
+        # The Failed Charge Move (a Decision, docs/rules-decisions.md "Charges"): the Charge
+        # Range rolled, towards the target, stopping clear of it.
+        assert last.type == "charge_failed"
+        assert last.payload["failed_move"]["allowed"] == last.payload["range"]
+        moved = last.payload["failed_move"]["distance"]
+        assert 0 < moved <= last.payload["range"]
+        assert unit(state, "u1").placement[1] == pytest.approx(14.0 + moved, abs=1e-3)
 
 
 def test_a_charger_beyond_range_is_shot_at_long_range() -> None:

@@ -66,7 +66,7 @@ def test_the_handgunners_shoot_before_the_charge_is_rolled() -> None:
     assert [d["face"] for d in to_hit["roll"]["dice"]] == [5, 5, 5, 6, 4]
     assert events[3].payload["successes"] == 1 and events[4].payload["needed"] is None
     failed = events[-1].payload
-    assert failed["range"] == 8 and failed["failed_move"]["die"] == 3
+    assert failed["range"] == 8 and failed["failed_move"]["allowed"] == 3
     assert failed["failed_move"]["distance"] == pytest.approx(3.0)
     assert "move 3.0 in towards Empire Handgunners" in failed["text"]
     halberdiers = unit(state, "u1")
@@ -173,7 +173,7 @@ def test_a_failed_charge_stops_short_of_a_friend() -> None:
     failed = events[-1].payload
     gap = (36.0 - WIDTH / 2) - 33.5
     front = 19.5 - math.sqrt(1.0 - gap**2)
-    assert failed["failed_move"]["die"] == 5
+    assert failed["failed_move"]["allowed"] == 5
     assert failed["failed_move"]["distance"] == pytest.approx(front - 14.0, abs=1e-3)
     assert failed["failed_move"]["stopped_by"] == (
         "Unit Spacing (Empire Halberdiers (2) is in the way)"
@@ -192,8 +192,11 @@ def test_swiftstride_failed_charge_moves_the_highest_of_its_three_dice() -> None
     faces, total, extra = resolve(spec, dice)
     roll = Roll(spec.canonical(), faces, total, 0, 3, extra)
     assert roll.total == 5
-    assert variant_of("whfb8").failed_charge_move(roll) == (3.0, "Failed Charge")
-    assert variant_of("t9a").failed_charge_move(roll) is None
+    whfb8, t9a = variant_of("whfb8").ranked, variant_of("t9a").ranked
+    assert whfb8 is not None and t9a is not None
+    assert whfb8.failed_charge_distance(roll.to_payload(), 5 + 4) == 3.0
+    # t9a (a Decision, docs/rules-decisions.md "Charges"): the Charge Range rolled.
+    assert t9a.failed_charge_distance(roll.to_payload(), 5 + 4) == 9.0
 
 
 def test_a_failed_charge_move_that_comes_within_8_in_of_concealed_fanatics_stops_there() -> None:
@@ -213,7 +216,7 @@ def test_a_failed_charge_move_that_comes_within_8_in_of_concealed_fanatics_stops
     kinds = [e.type for e in events]
     assert kinds[:2] == ["charge_reaction", "charge_failed"] and "fanatics_revealed" in kinds
     failed = events[1].payload["failed_move"]
-    assert failed["die"] == 2 and failed["distance"] == pytest.approx(1.5, abs=1e-3)
+    assert failed["allowed"] == 2 and failed["distance"] == pytest.approx(1.5, abs=1e-3)
     table = table_of(state)
     assert geo.distance(table.units["u1"], table.units["u2"]).distance == pytest.approx(
         8.0, abs=1e-3

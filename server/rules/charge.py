@@ -50,6 +50,7 @@ from server.rules.flee import (
 )
 from server.rules.naming import display_name, in_the_way
 from server.rules.orders import judge, offer, refused, register_offer
+from server.rules.resume import is_suspended, register_frame, suspend_with
 from server.rules.systems import (
     CHARGE_PHASES,
     REACTION_NAMES,
@@ -353,11 +354,38 @@ def react(state: GameState, reaction: str, dice: DiceStream, *, forced: bool) ->
     events = [Event("charge_reaction", payload, actor=target.owner)]
     after = fold_all(state, events)
     if reaction == "flee":
-        fled = flee_events(after, target.id, charger.id, dice, CHARGE_REACTION)
+        fled = flee_events(after, target.id, charger.id, dice, CHARGE_REACTION, suspend=True)
+        if is_suspended(fled):  # the flee waits for a player (whfb8 Fanatics); then the charge
+            return events + suspend_with(fled, _charge_frame(state, charger, target))
         events += fled
         after = fold_all(after, fled)
     target = units_of(after)[target.id]
     return events + charge_result(after, charger.owner, charger, target, dice)
+
+
+def _charge_frame(state: GameState, charger: Unit, target: Unit) -> dict[str, Any]:
+    """What a charge reaction's flee suspended for a player leaves to do: the charge itself
+    (server/rules/resume.py)."""
+    return {
+        "kind": "charge_after_reaction",
+        "charger": charger.id,
+        "target": target.id,
+        "text": f"{display_name(state, charger.id)} roll their charge against "
+        f"{display_name(state, target.id)}",
+    }
+
+
+@register_frame("charge_after_reaction")
+def _resume_charge(state: GameState, frame: Any, dice: DiceStream) -> list[Event]:
+    """The charge after its reaction's flee went on: rolled and resolved as `react` does, with
+    the charger and its target as they now stand."""
+    units = units_of(state)
+    charger, target = units[frame["charger"]], units[frame["target"]]
+    if charger.status != "on_table" or FLEEING in charger.markers:
+        reason = "the charger can no longer charge"
+        return [Event("charge_abandoned", {"unit": charger.id, "reason": reason,
+                                           "text": f"The charge ends: {reason}"})]
+    return charge_result(state, charger.owner, charger, target, dice)
 
 
 def charge_result(

@@ -37,9 +37,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import shapely
+import shapely.geometry
 from shapely.geometry.base import BaseGeometry
 
 from server import geometry as geo
@@ -58,6 +61,7 @@ from server.rules.core import (
 )
 from server.rules.markers import FEIGNED_FLIGHT, FLED_OFF, FLEEING, SHAKEN
 from server.rules.naming import display_name, display_names
+from server.rules.resume import register_frame, suspend_with
 from server.rules.systems import RankedRules, variant_of
 from server.rules.units import (
     Unit,
@@ -178,13 +182,18 @@ def halt_on_the_way(
     markers: tuple[str, ...],
     dice: DiceStream,
     what: str,
+    *,
+    suspend: bool = False,
 ) -> tuple[Footprint, list[Event]]:
     """A rule of the system that stops a flee or a pursuit part-way (whfb8: Night Goblin
     Fanatics released at 8 in, seed 003): the unit halts at the point the system finds on its
     straight move of `length` in from `start` (`move_halted`), whatever it ran into on the way
     acts (`move_contacts`), the system resolves the stop at once (`resolve_stop`), and the
-    move then goes on: a fleeing or pursuing unit must complete its move. Returns where it
-    halted (`start` when it was not stopped) and the events, none when not stopped.
+    move then goes on: a fleeing or pursuing unit must complete its move. With `suspend` the
+    stop is not resolved here but by the players' actions (whfb8: the owner's
+    `release_fanatic`), the caller suspending the rest of its resolution (server/rules/
+    resume.py). Returns where it halted (`start` when it was not stopped) and the events,
+    none when not stopped.
     `markers` are the unit's markers during the move (a fleeing unit's own hidden Fanatics
     are lost, not released)."""
     variant = variant_of(state.system)
@@ -227,7 +236,8 @@ def halt_on_the_way(
     )
     events += touched + revealed
     after = core.fold_all(after, touched + revealed)
-    events += variant.resolve_stop(after, dice)
+    if not suspend:
+        events += variant.resolve_stop(after, dice)
     return here, events
 
 
@@ -248,11 +258,23 @@ def _moved_on(
 
 
 def flee_events(
-    state: GameState, unit_id: str, away_from: str, dice: DiceStream, reason: str
+    state: GameState,
+    unit_id: str,
+    away_from: str,
+    dice: DiceStream,
+    reason: str,
+    *,
+    suspend: bool = False,
 ) -> list[Event]:
     """Make `unit_id` flee directly away from unit `away_from` for `reason`: roll the Flee
     Distance (Swiftstride applied), move it through the geometry core, return the events
     (one `unit_fled`). Pure: `state` is not changed; `dice` advances by the roll.
+
+    With `suspend`, a flee stopped on the way for a player's choice (whfb8: Fanatics released
+    at 8 in, seed 003) ends its events with `resolution_suspended` holding the rest of the
+    flee (its Flee Distance already rolled, its path fixed): server/rules/resume.py runs it
+    (`_rest_of_flee`) once the choice is made. Without it, the system resolves the stop at
+    once (`resolve_stop`).
 
     `unit_fled` payload: unit, away_from, reason, roll, rule ("Swiftstride" or null),
     distance (the roll), moved (inches really moved, longer when it had to get clear),
@@ -271,26 +293,9 @@ def flee_events(
     if reason == CHARGE_REACTION and feigned is not None and entirely(state, unit, feigned):
         markers += (FEIGNED_FLIGHT,)  # whfb8 seed 002: rallies automatically next turn
     assert path.turned is not None and path.reached is not None
-    here, halt = halt_on_the_way(state, unit, path.turned, path.moved, markers, dice, "fleeing")
+    here, halt = halt_on_the_way(state, unit, path.turned, path.moved, markers, dice, "fleeing",
+                                 suspend=suspend)
     rest = movement.sweep_straight(here, path.reached) if halt else path.swept
-    if halt:
-        unit = units_of(core.fold_all(state, halt))[unit_id]
-        if unit.status != "on_table":  # the Fanatics' hits destroyed it where it stopped
-            return halt
-    if path.end is None:
-        after = dataclasses.replace(
-            unit,
-            status="destroyed",
-            markers=tuple(m for m in markers if m != FLEEING) + (FLED_OFF,),
-        )
-    else:
-        end = path.end.placement
-        assert end is not None
-        after = dataclasses.replace(
-            unit,
-            placement=(round(end.x, 4), round(end.y, 4), round(end.facing % 360.0, 4)),
-            markers=markers,
-        )
     source = units_of(state).get(away_from)
     text = (
         f"{display_name(state, unit.id)} flee ({reason}) {distance:g} in"
@@ -301,29 +306,80 @@ def flee_events(
         + (f"; passed through {display_names(state, path.passed_through)} "
            "(Dangerous Terrain tests not automated)" if path.passed_through else "")
     )
+    end = None if path.end is None else path.end.placement
+    frame: dict[str, Any] = {
+        "kind": "flee",
+        "text": f"{display_name(state, unit.id)} flee on to the end of their "
+        f"{distance:g} in",
+        "fled": {
+            "text": text,
+            "unit": unit.id,
+            "away_from": away_from,
+            "reason": reason,
+            "roll": roll.to_payload(),
+            "rule": rule,
+            "distance": distance,
+            "moved": round(path.moved, 4),
+            "facing": round(path.facing, 4),
+            "swept": geo.to_geojson(path.swept),
+            "passed_through": list(path.passed_through),
+            "destroyed": path.off_table,
+        },
+        "end": None if end is None else [round(end.x, 4), round(end.y, 4),
+                                         round(end.facing % 360.0, 4)],
+        "markers": list(markers),
+        "halted_after": halt[0].payload["moved"] if halt else None,
+    }
+    if halt and suspend:
+        frame["rest"] = geo.to_geojson(rest, None)
+        return suspend_with(halt, frame)
+    return halt + _rest_of_flee(core.fold_all(state, halt), frame, dice, rest)
+
+
+def _rest_of_flee(
+    state: GameState, frame: Mapping[str, Any], dice: DiceStream,
+    rest: BaseGeometry | None = None,
+) -> list[Event]:
+    """The flee's `unit_fled` (to the end its roll gave it) and what it ran into on the rest of
+    its way, on `state` as it stands after any stop (the unit as it then is: a stop's Fanatic
+    hits may have destroyed it, then it goes no further)."""
+    unit = units_of(state)[frame["fled"]["unit"]]
+    if unit.status != "on_table":  # the Fanatics' hits destroyed it where it stopped
+        return []
+    markers = tuple(frame["markers"])
+    if frame["end"] is None:
+        after = dataclasses.replace(
+            unit,
+            status="destroyed",
+            markers=tuple(m for m in markers if m != FLEEING) + (FLED_OFF,),
+        )
+    else:
+        x, y, facing = frame["end"]
+        after = dataclasses.replace(unit, placement=(x, y, facing), markers=markers)
+    halted = frame.get("halted_after")
     fled = [
         Event(
             "unit_fled",
             {
-                "text": text,
-                "unit": unit.id,
-                "away_from": away_from,
-                "reason": reason,
-                "roll": roll.to_payload(),
-                "rule": rule,
-                "distance": distance,
-                "moved": round(path.moved, 4),
-                "facing": round(path.facing, 4),
-                "swept": geo.to_geojson(path.swept),
-                "passed_through": list(path.passed_through),
-                "destroyed": path.off_table,
+                **{k: frame["fled"][k] for k in FLED_KEYS},
                 "unit_after": after.to_json(),
-                **({"halted_after": halt[0].payload["moved"]} if halt else {}),
+                **({"halted_after": halted} if halted is not None else {}),
             },
             actor=unit.owner,
         )
     ]
-    return halt + fled + _moved_on(state, halt + fled, unit_id, rest, dice)
+    if rest is None:
+        rest = shapely.geometry.shape(frame["rest"])
+    return fled + _moved_on(state, fled, unit.id, rest, dice)
+
+
+FLED_KEYS = ("text", "unit", "away_from", "reason", "roll", "rule", "distance", "moved",
+             "facing", "swept", "passed_through", "destroyed")
+
+
+@register_frame("flee")
+def _resume_flee(state: GameState, frame: Mapping[str, Any], dice: Any) -> list[Event]:
+    return _rest_of_flee(state, frame, dice)
 
 
 def _without_engagements(state: GameState, unit_id: str) -> GameState:

@@ -67,6 +67,7 @@ from server.rules.rankandflank.attacks import resolve
 from server.rules.rankandflank.engagement import FLEEING, rank_and_file_sheet
 from server.rules.rankandflank.events import Log, losses_events, step_events
 from server.rules.rankandflank.system import rank_and_flank_of
+from server.rules.resume import resume
 from server.rules.systems import MOVEMENT_PHASE
 from server.rules.units import (
     Coord,
@@ -725,6 +726,9 @@ def release_fanatic(
             there = fold_all(after, done)
             rest = sweep_straight(table_of(after).units[uid], table_of(there).units[uid])
             events += move_contacts(there, uid, rest, dice)
+        # A flee stopped at 8 in goes on, then what came after it (the charge on the fleeing
+        # unit), with the distances rolled before the stop (server/rules/resume.py).
+        events += resume(fold_all(state, events), dice, lambda s: bool(pending_release(s)))
     return events
 
 

@@ -1,8 +1,9 @@
 """Night Goblin Fanatics in flee, pursuit and charge moves (issue 15 items 2 and 3): the release
 at 8 in during a flee and a pursuit, and units moving into a released Fanatic while charging,
 fleeing or pursuing - as the Fanatic page (../shared/seeds/003_39e99837749f8d9d.txt) writes
-them. Hand-worked positions: 20 Night Goblins or Empire Halberdiers 5 x 4 on 20 mm bases
-(3.94 in wide, 3.15 in deep); a Fanatic's base is 25 mm (radius 0.49 in)."""
+them (a flee chosen as a Charge Reaction, which waits for the owner's releases:
+test_fanatics_resumed.py). Hand-worked positions: 20 Night Goblins or Empire Halberdiers
+5 x 4 on 20 mm bases (3.94 in wide, 3.15 in deep); a Fanatic's base is 25 mm (radius 0.49 in)."""
 
 from __future__ import annotations
 
@@ -35,41 +36,6 @@ def _flee_towards_hiding_goblins(goblins: dict[str, object]) -> GameState:
                       "u3": (36.0, 30.0, 180.0)}, phase="Movement")
     state, _ = run(state, 1, [], type="declare_charge", unit="u2", target="u3")
     return state
-
-
-def test_a_flee_stops_at_8_in_the_fanatics_whirl_and_the_flee_goes_on_into_one() -> None:
-    """Seed 003: released when "an enemy comes within 8"" of a concealing unit in any move; "the
-    moving unit stops immediately"; "models can move into contact with them. Any unit that
-    does so takes 2D6 S 5 Armour Piercing (1) hits. The Fanatic model is then removed, and the
-    unit may carry on with its move" - a fleeing unit must. The Halberdiers flee 6 + 4 = 10 in
-    towards goblins 16 in away: they stop after 8 in (8 in away), the two Fanatics are
-    released at once (the server aims them at the Halberdiers: a flee goes on at once), 3 + 3
-    = 6 in and 1 + 2 = 3 in; the flee goes on 2 in into the first Fanatic: 2 + 3 = 5 hits,
-    to wound 2+: 2, 2, 1, 6, 5 = 4 wounds, no save (6+, -2 for S5, -1 Armour Piercing)."""
-    state = _flee_towards_hiding_goblins(HIDING)
-    state, events = run(state, 2, [6, 4, 3, 3, 1, 2, 2, 3, 2, 2, 1, 6, 5, 1, 1],
-                        type="charge_reaction", reaction="flee")
-    kinds = [e.type for e in events]
-    assert kinds[:5] == ["charge_reaction", "move_halted", "fanatics_revealed",
-                         "fanatic_released", "fanatic_released"], kinds
-    halted = events[1].payload
-    assert halted["moved"] == pytest.approx(8.0, abs=1e-3)
-    first, second = events[3].payload, events[4].payload
-    assert first["distance"] == 6.0 and second["distance"] == 3.0
-    assert first["aimed_by_server"] == "Empire Halberdiers"
-    assert "aimed by the server at Empire Halberdiers" in first["text"]
-    fled = events[kinds.index("unit_fled")].payload
-    assert fled["distance"] == 10.0 and fled["halted_after"] == pytest.approx(8.0, abs=1e-3)
-    hits = next(e.payload for e in events if e.type == "fanatic_hits")
-    assert (hits["target"], hits["hits"]) == ("u3", 5)
-    assert "Empire Halberdiers move into Night Goblin Fanatic (1)" in hits["text"]
-    removed = next(e.payload for e in events if e.type == "fanatic_removed")
-    assert removed["unit"] == first["unit"]["id"] and removed["reason"] == "contacted"
-    assert units_of(state)["u3"].models == 16
-    assert units_of(state)["u3"].placement == pytest.approx((36.0, 20.0, 180.0), abs=1e-3)
-    assert _gap(state, "u1", "u3") == pytest.approx(6.0, abs=1e-3)
-    assert kinds[-1] == "charge_failed"  # the charge is rolled after the flee: 1 + 1 + 4 in
-    assert not state.extra["fanatic_releases"] and state.extra["concealed"] == {}
 
 
 def test_a_flee_past_goblins_hiding_nothing_is_not_stopped() -> None:

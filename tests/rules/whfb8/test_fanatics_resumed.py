@@ -1,0 +1,157 @@
+"""Night Goblin Fanatics released by their owner in a flee (issue 15 item 2): the Fanatic page,
+../shared/seeds/003_39e99837749f8d9d.txt - "Fanatics must be released when a concealing unit
+comes to within 8" of the enemy or vice versa. The moving unit stops immediately ... When a
+Fanatic is released, you may choose the direction in which it travels, and the point on the
+concealing unit from which it starts." A flee chosen as a Charge Reaction that brings the
+enemy within 8 in stops there and waits for the owner's `release_fanatic`s; after the last one
+the flee goes on with the Flee Distance rolled before the stop (never rolled again), then the
+charge is rolled (server/rules/resume.py). Hand-worked positions: 20 Night Goblins or Empire
+Halberdiers 5 x 4 on 20 mm bases (3.94 in wide, 3.15 in deep); a Fanatic's base is 25 mm."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from server import geometry as geo
+from server.rules import core
+from server.rules.core import Event, GameState
+from server.rules.units import table_of, units_of
+from tests.games.test_replay import assert_every_seq_matches
+from tests.rules.helpers import Game, battle
+from tests.rules.t9a.scripted import ScriptedDice
+from tests.rules.whfb8.positions import GOBLINS, HALBERDIERS, run
+from tests.rules.whfb8.test_fanatics import HIDING
+from tests.rules.whfb8.test_fanatics_on_the_way import _flee_towards_hiding_goblins
+
+
+def _gap(state: GameState, a: str, b: str) -> float:
+    table = table_of(state)
+    return geo.distance(table.units[a], table.units[b]).distance
+
+
+def _halted() -> tuple[GameState, list[Event]]:
+    """The Halberdiers (player 2, u3, front at (36, 30) facing south) flee 6 + 4 = 10 in from
+    the goblins charging their rear (u2) straight at concealing goblins (player 1, u1, front at
+    (36, 14) facing north), 16 in away: they stop after 8 in."""
+    state = _flee_towards_hiding_goblins(HIDING)
+    return run(state, 2, [6, 4], type="charge_reaction", reaction="flee")
+
+
+def test_a_flee_stops_at_8_in_and_waits_for_the_owner_to_release_the_fanatics() -> None:
+    """Seed 003: "The moving unit stops immediately" and "you may choose the direction ... and
+    the point on the concealing unit": the flee's events end with the stop, the release and
+    what is left to do (the rest of the 10 in flee, then the charge); nothing is rolled but the
+    Flee Distance, and nothing else may happen until the owner releases them."""
+    state, events = _halted()
+    assert [e.type for e in events] == ["charge_reaction", "move_halted", "fanatics_revealed",
+                                        "resolution_suspended"]
+    assert events[1].payload["moved"] == pytest.approx(8.0, abs=1e-3)
+    assert _gap(state, "u1", "u3") == pytest.approx(8.0, abs=1e-3)
+    frames = events[-1].payload["frames"]
+    assert [f["kind"] for f in frames] == ["flee", "charge_after_reaction"]
+    assert frames[0]["fled"]["distance"] == 10.0
+    assert frames[0]["fled"]["roll"]["end"] == frames[0]["fled"]["roll"]["start"] + 2
+    assert events[-1].payload["text"] == (
+        "Then: Empire Halberdiers flee on to the end of their 10 in; then Night Goblins (2) "
+        "roll their charge against Empire Halberdiers")
+    assert state.extra["fanatic_releases"] == ({"unit": "u1", "left": 2, "owner": 1,
+                                                "interrupted": "u3"},)
+    # Only the owner releases them; nothing else moves or ends meanwhile.
+    with pytest.raises(core.RuleError) as err:
+        run(state, 2, [], type="release_fanatic", unit="u1", point=[36.0, 14.0], facing=0.0)
+    assert err.value.code != "internal"
+    with pytest.raises(core.RuleError) as err:
+        run(state, 1, [], type="end_phase")
+    assert err.value.code == core.OUT_OF_PHASE
+    with pytest.raises(core.RuleError):
+        run(state, 1, [], type="move_unit", unit="u2", manoeuvre="forward", distance=1.0)
+
+
+def test_the_owner_releases_two_fanatics_then_the_flee_completes_and_the_charge_resolves() -> None:
+    """Seed 003: the owner picks each Fanatic's start point and direction; each moves 2D6 in.
+    The first from the goblins' front centre straight north 3 + 3 = 6 in (stops 1.51 in short
+    of the halted Halberdiers), the second from the right front corner due east (270 deg),
+    1 + 2 = 3 in. Then the flee goes on its last 2 in (the 10 in rolled before the stop) into
+    the first Fanatic: "Any unit that does so takes 2D6 S 5 Armour Piercing (1) hits. The
+    Fanatic model is then removed": 2 + 3 = 5 hits, 2, 2, 1, 6, 5 to wound = 4 wounds, no
+    save; then the charge is rolled: 1 + 1 + M4 = 6 in, short of 16.9 in: it fails."""
+    state, halted = _halted()
+    rolled = halted[-1].payload["frames"][0]["fled"]["roll"]
+    state, first = run(state, 1, [3, 3], type="release_fanatic", unit="u1",
+                       point=[36.0, 14.0], facing=0.0)
+    assert [e.type for e in first] == ["fanatic_released"]
+    one = first[0].payload
+    assert (one["start"], one["end"], one["distance"]) == ([36.0, 14.0], [36.0, 20.0], 6.0)
+    assert "aimed_by_server" not in one and "aimed by the server" not in one["text"]
+    assert state.extra["fanatic_releases"][0]["left"] == 1
+    assert units_of(state)["u3"].placement == pytest.approx((36.0, 22.0, 180.0), abs=1e-3)
+
+    state, events = run(state, 1, [1, 2, 2, 3, 2, 2, 1, 6, 5, 1, 1], type="release_fanatic",
+                        unit="u1", point=[37.9, 14.0], facing=270.0)
+    kinds = [e.type for e in events]
+    assert kinds == ["fanatic_released", "resolution_resumed", "unit_fled", "fanatic_hits",
+                     "attack_step", "attack_step", "hp_lost", "fanatic_removed",
+                     "resolution_resumed", "charge_failed"], kinds
+    two = events[0].payload
+    assert two["start"] == [37.9, 14.0] and two["end"] == pytest.approx([40.9, 14.0])
+    fled = events[2].payload
+    assert fled["distance"] == 10.0 and fled["halted_after"] == pytest.approx(8.0, abs=1e-3)
+    assert fled["roll"] == rolled  # the Flee Distance rolled before the stop, not again
+    hits = events[3].payload
+    assert (hits["unit"], hits["target"], hits["hits"]) == (one["unit"]["id"], "u3", 5)
+    assert events[7].payload["unit"] == one["unit"]["id"]
+    charge = events[-1].payload
+    assert charge["roll"]["total"] == 2 and charge["range"] == 6
+    assert units_of(state)["u3"].models == 16
+    assert units_of(state)["u3"].placement == pytest.approx((36.0, 20.0, 180.0), abs=1e-3)
+    assert _gap(state, "u1", "u3") == pytest.approx(6.0, abs=1e-3)
+    assert state.extra["suspended"] == () and not state.extra["fanatic_releases"]
+    assert state.extra["concealed"] == {}
+
+
+def test_without_fanatics_the_same_flee_and_charge_are_one_step() -> None:
+    """No pause ever happens without Fanatics (seed 003 releases only concealed ones): the
+    same reaction with goblins hiding nothing flees its 10 in and rolls the charge at once."""
+    state = _flee_towards_hiding_goblins(GOBLINS)
+    state, events = run(state, 2, [6, 4, 1, 1], type="charge_reaction", reaction="flee")
+    assert [e.type for e in events] == ["charge_reaction", "unit_fled", "charge_failed"]
+    assert "suspended" not in state.extra
+
+
+def _scripted(game: Game, seat: int, faces: list[int], **action: Any) -> list[Event]:
+    dice = ScriptedDice(faces, game.state.dice_position)
+    made = game.append(core.decide(game.state, seat, action, dice))  # type: ignore[arg-type]
+    assert dice.used == len(faces)
+    return made
+
+
+def test_undo_and_replay_of_a_halted_flee_match_the_fold_at_every_seq() -> None:
+    """The halted flee, a release, its undo by agreement (the Fanatic and its dice taken back,
+    the flee still waiting), the releases again and the resumed flee and charge: the state at
+    every seq is the fold of the log up to it (issue 20's replays), whatever the checkpoints."""
+    game = battle("whfb8", [HIDING, GOBLINS], [HALBERDIERS])
+    game.put("u1", 36.0, 14.0, 0.0)
+    game.put("u2", 36.0, 40.0, 180.0)
+    game.put("u3", 36.0, 30.0, 180.0)
+    game.to_phase(1, "Movement")
+    _scripted(game, 1, [], type="declare_charge", unit="u2", target="u3")
+    _scripted(game, 2, [6, 4], type="charge_reaction", reaction="flee")
+    waiting = game.state
+    released = _scripted(game, 1, [3, 3], type="release_fanatic", unit="u1",
+                         point=[36.0, 14.0], facing=0.0)
+    (made,) = game.act(2, type="propose", kind="undo", seq=released[0].seq)
+    game.act(1, type="accept_proposal", id=made.payload["id"])
+    assert core.needs_replay(game.log)
+    for key in ("fanatic_releases", "suspended", "units"):
+        assert game.state.extra[key] == waiting.extra[key]
+    _scripted(game, 1, [3, 3], type="release_fanatic", unit="u1", point=[36.0, 14.0],
+              facing=0.0)
+    done = _scripted(game, 1, [1, 2, 2, 3, 2, 2, 1, 6, 5, 1, 1], type="release_fanatic",
+                     unit="u1", point=[37.9, 14.0], facing=270.0)
+    assert [e.type for e in done][-1] == "charge_failed"
+    assert game.state.extra["suspended"] == ()
+    n = game.state.seq
+    for every in (1, 3, 16):
+        assert_every_seq_matches(game.log, every, [*range(n, -1, -1), *range(n + 1)])

@@ -497,7 +497,13 @@ PURSUE_STEP_IN = 0.1
 
 
 def pursue_events(
-    state: GameState, pursuer_id: str, fled_id: str, flee_distance: float, dice: DiceStream
+    state: GameState,
+    pursuer_id: str,
+    fled_id: str,
+    flee_distance: float,
+    dice: DiceStream,
+    *,
+    suspend: bool = False,
 ) -> list[Event]:
     """The winner of a combat pursues a unit that broke from it (t9a, whfb8): it rolls the
     Pursue Distance (2D6; Swiftstride: Maximised, seed 000), turns about its centre to the
@@ -509,6 +515,10 @@ def pursue_events(
     `PURSUE_STEP_IN`, of anything that would end its move within Unit Spacing of another unit
     or Impassable Terrain or beyond a table edge (pursuing into a new enemy, off the table or
     through terrain is not automated).
+
+    With `suspend`, a pursuit stopped on the way for a player's choice (whfb8: Fanatics
+    released at 8 in) ends its events with `resolution_suspended` holding the rest of it (its
+    Pursue Distance already rolled): `_rest_of_pursuit` once the choice is made.
     """
     pursuer, fled = _unit(state, pursuer_id), _unit(state, fled_id)
     if pursuer.status != "on_table" or not is_ranked(state.system):
@@ -541,17 +551,8 @@ def pursue_events(
         end_placement, moved = result.footprint.placement, go
         swept = shapely.union_all([start.boundary, turned.boundary, result.swept])
         here, halt = halt_on_the_way(state, pursuer, turned, go, pursuer.markers, dice,
-                                     "pursuing")
+                                     "pursuing", suspend=suspend)
         rest = movement.sweep_straight(here, result.footprint) if halt else swept
-        if halt:
-            pursuer = units_of(core.fold_all(state, halt))[pursuer_id]
-            if pursuer.status != "on_table":  # the Fanatics' hits destroyed it
-                return halt
-    after = dataclasses.replace(
-        pursuer,
-        placement=(round(end_placement.x, 4), round(end_placement.y, 4),
-                   round(end_placement.facing % 360.0, 4)),
-    )
     text = (
         f"{display_name(state, pursuer.id)} pursue {display_name(state, fled.id)}: "
         f"{distance:g} in"
@@ -563,38 +564,82 @@ def pursue_events(
         + (f" (stopped after {halt[0].payload['moved']:g} in on the way, then went on)"
            if halt else "")
     )
+    frame: dict[str, Any] = {
+        "kind": "pursuit",
+        "text": f"{display_name(state, pursuer.id)} pursue on to the end of their "
+        f"{distance:g} in",
+        "pursued": {
+            "unit": pursuer.id,
+            "target": fled.id,
+            "roll": roll.to_payload(),
+            "rule": rule or "Pursuit",
+            "distance": distance,
+            "flee_distance": flee_distance,
+            "moved": round(moved, 4),
+            "facing": round(facing % 360.0, 4),
+            "swept": geo.to_geojson(swept),
+            "caught": caught,
+            "text": text,
+        },
+        "end": [round(end_placement.x, 4), round(end_placement.y, 4),
+                round(end_placement.facing % 360.0, 4)],
+        "halted_after": halt[0].payload["moved"] if halt else None,
+    }
+    if halt and suspend:
+        frame["rest"] = geo.to_geojson(rest, None)
+        return suspend_with(halt, frame)
+    return halt + _rest_of_pursuit(core.fold_all(state, halt), frame, dice, rest)
+
+
+PURSUED_KEYS = ("unit", "target", "roll", "rule", "distance", "flee_distance", "moved", "facing",
+                "swept", "caught")
+
+
+def _rest_of_pursuit(
+    state: GameState, frame: Mapping[str, Any], dice: DiceStream,
+    rest: BaseGeometry | None = None,
+) -> list[Event]:
+    """The pursuit's `unit_pursued` (to the end its roll gave it), the catch, and what it ran
+    into on the rest of its way, on `state` as it stands after any stop (a stop's Fanatic hits
+    may have destroyed the pursuer: then it goes no further)."""
+    p = frame["pursued"]
+    pursuer = units_of(state)[p["unit"]]
+    if pursuer.status != "on_table":  # the Fanatics' hits destroyed it
+        return []
+    x, y, facing = frame["end"]
+    after = dataclasses.replace(pursuer, placement=(x, y, facing))
+    halted = frame.get("halted_after")
     events = [
         Event(
             "unit_pursued",
             {
-                "unit": pursuer.id,
-                "target": fled.id,
-                "roll": roll.to_payload(),
-                "rule": rule or "Pursuit",
-                "distance": distance,
-                "flee_distance": flee_distance,
-                "moved": round(moved, 4),
-                "facing": round(facing % 360.0, 4),
-                "swept": geo.to_geojson(swept),
-                "caught": caught,
+                **{k: p[k] for k in PURSUED_KEYS},
                 "unit_after": after.to_json(),
-                "text": text,
-                **({"halted_after": halt[0].payload["moved"]} if halt else {}),
+                "text": p["text"],
+                **({"halted_after": halted} if halted is not None else {}),
             },
             actor=pursuer.owner,
         )
     ]
-    if caught:
+    if p["caught"]:
+        fled = p["target"]
         events.append(
             Event(
                 "fleeing_unit_caught",
-                {"unit": fled.id, "by": pursuer.id, "rule": "Pursuit",
+                {"unit": fled, "by": pursuer.id, "rule": "Pursuit",
                  "text": f"{display_name(state, pursuer.id)} catch the fleeing "
-                 f"{display_name(state, fled.id)}: destroyed"},
+                 f"{display_name(state, fled)}: destroyed"},
                 actor=pursuer.owner,
             )
         )
-    return halt + events + _moved_on(state, halt + events, pursuer_id, rest, dice)
+    if rest is None:
+        rest = shapely.geometry.shape(frame["rest"])
+    return events + _moved_on(state, events, pursuer.id, rest, dice)
+
+
+@register_frame("pursuit")
+def _resume_pursuit(state: GameState, frame: Mapping[str, Any], dice: Any) -> list[Event]:
+    return _rest_of_pursuit(state, frame, dice)
 
 
 @register_folder("unit_pursued")

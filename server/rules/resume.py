@@ -19,11 +19,21 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from server.rules.core import Event, GameState, fold_all, register_folder
+from server.rules.core import (
+    OUT_OF_PHASE,
+    Event,
+    GameState,
+    RuleError,
+    fold_all,
+    register_folder,
+    register_projector,
+)
 from server.rules.units import _set
 
 SUSPENDED = "suspended"
 """state.extra key: the frames still to resolve, front first."""
+CURSOR = "suspended_at"
+"""state.extra key: where the next suspended frames go (see `_fold_suspended`)."""
 
 Frame = Mapping[str, Any]
 FrameRunner = Callable[[GameState, Frame, Any], list[Event]]
@@ -49,17 +59,26 @@ def is_suspended(events: Sequence[Event]) -> bool:
     return bool(events) and events[-1].type == "resolution_suspended"
 
 
+def suspension(frame: Frame) -> Event:
+    """What a resolution that waits for a player still has to do once the player has acted.
+    An enclosing resolution adds its own after it (folded after the inner ones)."""
+    return Event("resolution_suspended", {"frames": [dict(frame)], "text": str(frame["text"])})
+
+
 def suspend_with(events: list[Event], frame: Frame) -> list[Event]:
-    """`events` with `frame` (what the enclosing resolution still has to do) added after the
-    frames of the `resolution_suspended` they end with, or a new one when they do not."""
-    if is_suspended(events):
-        frames = [*events[-1].payload["frames"], dict(frame)]
-        head = events[:-1]
-        actor = events[-1].actor
-    else:
-        frames, head, actor = [dict(frame)], events, "system"
-    text = "Then: " + "; then ".join(str(f["text"]) for f in frames)
-    return [*head, Event("resolution_suspended", {"frames": frames, "text": text}, actor=actor)]
+    """`events` (ending suspended) and then `frame`, the enclosing resolution's rest."""
+    return [*events, suspension(frame)]
+
+
+def refuse_while_suspended(state: GameState, doing: str) -> None:
+    """`out_of_phase` while a resolution waits for a player (nothing else starts meanwhile)."""
+    frames = suspended_of(state)
+    if frames:
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"{doing} waits: a resolution is under way; first {frames[0]['text']}",
+            rule="Resolution under way",
+        )
 
 
 def resume(state: GameState, dice: Any, waiting: Callable[[GameState], bool]) -> list[Event]:
@@ -76,18 +95,31 @@ def resume(state: GameState, dice: Any, waiting: Callable[[GameState], bool]) ->
     return events
 
 
+@register_projector
+def _project(state: GameState, viewer: int | None, out: dict[str, Any]) -> None:
+    """Everyone sees what waits (`resolution_waiting`, words), only while something does: a
+    resolution is suspended only after a public event stopped it (whfb8: the Fanatics'
+    release), so a game with nothing to wait for has no such key."""
+    frames = suspended_of(state)
+    if frames:
+        out["resolution_waiting"] = [str(f["text"]) for f in frames]
+
+
 @register_folder("resolution_suspended")
 def _fold_suspended(state: GameState, event: Event) -> GameState:
-    frames = tuple(dict(f) for f in event.payload["frames"])
-    return _set(state, **{SUSPENDED: frames + suspended_of(state)})
+    """The frames go in at the cursor: after the frames suspended earlier in the same
+    resolution (inner ones first), before those still waiting from before it (a frame that
+    stops again while resumed puts its rest in front of them)."""
+    frames = suspended_of(state)
+    at = int(state.extra.get(CURSOR, 0)) if frames else 0
+    new = tuple(dict(f) for f in event.payload["frames"])
+    return _set(state, **{SUSPENDED: frames[:at] + new + frames[at:], CURSOR: at + len(new)})
 
 
 @register_folder("resolution_resumed")
 def _fold_resumed(state: GameState, event: Event) -> GameState:
-    rest = suspended_of(state)[1:]
-    if rest:
-        return _set(state, **{SUSPENDED: rest})
-    return _set(state, **{SUSPENDED: ()})
+    return _set(state, **{SUSPENDED: suspended_of(state)[1:], CURSOR: 0})
 
 
-__all__ = ["register_frame", "resume", "suspend_with", "suspended_of"]
+__all__ = ["refuse_while_suspended", "register_frame", "resume", "suspend_with", "suspended_of",
+           "suspension"]

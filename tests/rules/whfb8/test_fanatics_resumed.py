@@ -46,16 +46,16 @@ def test_a_flee_stops_at_8_in_and_waits_for_the_owner_to_release_the_fanatics() 
     Flee Distance, and nothing else may happen until the owner releases them."""
     state, events = _halted()
     assert [e.type for e in events] == ["charge_reaction", "move_halted", "fanatics_revealed",
-                                        "resolution_suspended"]
+                                        "resolution_suspended", "resolution_suspended"]
     assert events[1].payload["moved"] == pytest.approx(8.0, abs=1e-3)
     assert _gap(state, "u1", "u3") == pytest.approx(8.0, abs=1e-3)
-    frames = events[-1].payload["frames"]
+    frames = state.extra["suspended"]
     assert [f["kind"] for f in frames] == ["flee", "charge_after_reaction"]
     assert frames[0]["fled"]["distance"] == 10.0
     assert frames[0]["fled"]["roll"]["end"] == frames[0]["fled"]["roll"]["start"] + 2
-    assert events[-1].payload["text"] == (
-        "Then: Empire Halberdiers flee on to the end of their 10 in; then Night Goblins (2) "
-        "roll their charge against Empire Halberdiers")
+    assert [e.payload["text"] for e in events[-2:]] == [
+        "Empire Halberdiers flee on to the end of their 10 in",
+        "Night Goblins (2) roll their charge against Empire Halberdiers"]
     assert state.extra["fanatic_releases"] == ({"unit": "u1", "left": 2, "owner": 1,
                                                 "interrupted": "u3"},)
     # Only the owner releases them; nothing else moves or ends meanwhile.
@@ -78,7 +78,7 @@ def test_the_owner_releases_two_fanatics_then_the_flee_completes_and_the_charge_
     Fanatic model is then removed": 2 + 3 = 5 hits, 2, 2, 1, 6, 5 to wound = 4 wounds, no
     save; then the charge is rolled: 1 + 1 + M4 = 6 in, short of 16.9 in: it fails."""
     state, halted = _halted()
-    rolled = halted[-1].payload["frames"][0]["fled"]["roll"]
+    rolled = halted[-2].payload["frames"][0]["fled"]["roll"]
     state, first = run(state, 1, [3, 3], type="release_fanatic", unit="u1",
                        point=[36.0, 14.0], facing=0.0)
     assert [e.type for e in first] == ["fanatic_released"]
@@ -155,3 +155,91 @@ def test_undo_and_replay_of_a_halted_flee_match_the_fold_at_every_seq() -> None:
     n = game.state.seq
     for every in (1, 3, 16):
         assert_every_seq_matches(game.log, every, [*range(n, -1, -1), *range(n + 1)])
+
+
+# --- a lost combat: the flee and the pursuit ------------------------------------------------------
+
+
+def _lost_combat(loser: str) -> tuple[GameState, list[Event]]:
+    """Night Goblins hiding Fanatics (player 1, u1, front at (44, 14) facing north) stand 4 in
+    to the side of a combat between other goblins (u2) and Halberdiers (player 2, u3) whose
+    fronts meet at y = 30, the goblins' facing south when `loser` is the Halberdiers and north
+    otherwise. The loser fails its Break Test (5 + 5 against Ld - 3), flees 6 + 6 = 12 in
+    south, and the winner pursues; then the combat's last step (`combat_fought`). The rest of
+    the combat after the Break Test is what `resolve_combat` runs (`_rest_of_combat`)."""
+    from server.rules.rankandflank.events import Log
+    from server.rules.rankandflank.melee import _rest_of_combat
+    from tests.rules.t9a.test_combat import charged
+    from tests.rules.whfb8.positions import position
+
+    if loser == "u3":  # the goblins charged the Halberdiers from the north
+        places = {"u1": (44.0, 14.0, 0.0), "u2": (36.0, 40.0, 180.0), "u3": (36.0, 30.0, 0.0)}
+        charger, winner = "u2", "u2"
+    else:  # the Halberdiers charged the goblins from the north
+        places = {"u1": (44.0, 14.0, 0.0), "u2": (36.0, 30.0, 0.0), "u3": (36.0, 40.0, 180.0)}
+        charger, winner = "u3", "u3"
+    state = position([HIDING, GOBLINS], [HALBERDIERS], places)
+    state = charged(state, charger, loser)
+    log = Log(state, resumable=True)
+    dice = ScriptedDice([5, 5, 6, 6] + ([6, 5] if loser == "u2" else []), state.dice_position)
+    _rest_of_combat(log, {"kind": "combat", "combat": ["u2", "u3"], "names": "the fight",
+                          "difference": 3, "winners": [winner], "enemy_ranks": 4,
+                          "losers": [loser], "destroyed": []}, dice)
+    return log.state, log.events
+
+
+def test_a_pursuit_stops_at_8_in_waits_for_the_owner_and_then_the_combat_ends() -> None:
+    """Seed 003, "in any move": the Halberdiers pursue the broken goblins 6 + 5 = 11 in south
+    and come within 8 in of the concealing goblins 4.06 in to the side after 9.11 in: they stop
+    there and the owner (player 1) releases the Fanatics (one due west, 3 + 3 = 6 in, one due
+    east, 2 + 1 = 3 in); then the pursuit goes on to the end of its 11 in (10.9 in: short of
+    the fled goblins by Unit Spacing; Pursue Distance rolled before the stop) and the combat's
+    round ends. Meanwhile no combat may be fought."""
+    state, events = _lost_combat("u2")
+    kinds = [e.type for e in events]
+    assert kinds == ["break_test", "unit_broke", "unit_fled", "move_halted",
+                     "fanatics_revealed", "resolution_suspended", "resolution_suspended"], kinds
+    assert events[3].payload["unit"] == "u3"
+    assert events[3].payload["moved"] == pytest.approx(9.1085, abs=1e-3)
+    assert [f["kind"] for f in state.extra["suspended"]] == ["pursuit", "combat"]
+    assert state.extra["suspended"][0]["pursued"]["distance"] == 11.0
+    with pytest.raises(core.RuleError) as err:
+        run(state, 1, [], type="fight_combat", unit="u2")
+    assert "Empire Halberdiers pursue on to the end of their 11 in" in err.value.message
+    state, _ = run(state, 1, [3, 3], type="release_fanatic", unit="u1", point=[42.1, 14.0],
+                   facing=90.0)
+    state, events = run(state, 1, [2, 1], type="release_fanatic", unit="u1",
+                        point=[45.9, 14.0], facing=270.0)
+    assert [e.type for e in events] == ["fanatic_released", "resolution_resumed",
+                                        "unit_pursued", "resolution_resumed", "combat_fought"]
+    pursued = events[2].payload
+    assert (pursued["distance"], pursued["moved"], pursued["caught"]) == (11.0, 10.9, False)
+    assert pursued["halted_after"] == pytest.approx(9.1085, abs=1e-3)
+    assert units_of(state)["u3"].placement == pytest.approx((36.0, 19.1, 180.0), abs=1e-3)
+    assert state.extra["suspended"] == () and not state.extra["fanatic_releases"]
+
+
+def test_a_flee_from_a_lost_combat_stops_at_8_in_then_panic_tests_and_the_pursuit_follow() -> None:
+    """Seed 003, "in any move": the Halberdiers break and flee 12 in south; after 5.96 in they
+    come within 8 in of the concealing goblins, stop, and wait for the owner's releases. Then
+    the rest, in order: the flee to its 12 in, the Panic Tests of friends it fled through (the
+    goblins it fled through are enemies: none), the Panic Tests for the unit breaking (no
+    friend within 6 in), the winner's pursuit (1 + 1 = 2 in, short of 12 in), the round's
+    end."""
+    state, events = _lost_combat("u3")
+    assert [e.type for e in events][:5] == ["break_test", "unit_broke", "move_halted",
+                                            "fanatics_revealed", "resolution_suspended"]
+    assert [f["kind"] for f in state.extra["suspended"]] == [
+        "flee", "panic_through", "broke", "combat"]
+    state, _ = run(state, 1, [3, 3], type="release_fanatic", unit="u1", point=[42.1, 14.0],
+                   facing=90.0)
+    state, events = run(state, 1, [2, 1, 1, 1], type="release_fanatic", unit="u1",
+                        point=[45.9, 14.0], facing=270.0)
+    assert [e.type for e in events] == [
+        "fanatic_released", "resolution_resumed", "unit_fled", "resolution_resumed",
+        "resolution_resumed", "unit_pursued", "resolution_resumed", "combat_fought"]
+    assert events[2].payload["distance"] == 12.0
+    assert events[5].payload["distance"] == 2.0 and events[5].payload["flee_distance"] == 12.0
+    assert units_of(state)["u3"].placement == pytest.approx((36.0, 14.8504, 180.0), abs=1e-3)
+    assert "fleeing" in units_of(state)["u3"].markers
+    assert state.extra["suspended"] == ()

@@ -243,3 +243,32 @@ def test_a_flee_from_a_lost_combat_stops_at_8_in_then_panic_tests_and_the_pursui
     assert units_of(state)["u3"].placement == pytest.approx((36.0, 14.8504, 180.0), abs=1e-3)
     assert "fleeing" in units_of(state)["u3"].markers
     assert state.extra["suspended"] == ()
+
+
+def test_a_panic_flee_after_shooting_stops_at_8_in_and_waits_for_the_owner() -> None:
+    """Seed 003, "in any move": Handgunners (player 1) shoot 5 of 20 Halberdiers dead (6s to
+    hit and wound, no save), a quarter of them: the Halberdiers take a Panic Test (6 + 6
+    against Ld 7), fail and flee 6 + 5 = 11 in away from the shooters, towards concealing
+    goblins 9.35 in behind them: they stop within 8 in, the owner releases both Fanatics, and
+    only then does the flee go on (11 in, rolled before the stop). No unit shoots meanwhile."""
+    from tests.rules.whfb8.positions import HANDGUNNERS, position
+
+    state = position([HIDING, HANDGUNNERS], [HALBERDIERS],
+                     {"u1": (36.0, 32.5, 180.0), "u2": (36.0, 10.0, 0.0),
+                      "u3": (36.0, 20.0, 180.0)}, phase="Shooting")
+    state, events = run(state, 1, [6] * 10 + [6, 6, 6, 5], type="shoot", unit="u2",
+                        target="u3")
+    kinds = [e.type for e in events]
+    assert kinds[-6:] == ["panic_test", "unit_broke", "move_halted", "fanatics_revealed",
+                          "resolution_suspended", "resolution_suspended"], kinds
+    assert _gap(state, "u1", "u3") == pytest.approx(8.0, abs=1e-3)
+    with pytest.raises(core.RuleError):
+        run(state, 1, [], type="shoot", unit="u2", target="u3")
+    state, _ = run(state, 1, [1, 1], type="release_fanatic", unit="u1", point=[34.1, 32.5],
+                   facing=90.0)
+    state, events = run(state, 1, [1, 2], type="release_fanatic", unit="u1", point=[37.9, 32.5],
+                        facing=270.0)
+    assert [e.type for e in events] == ["fanatic_released", "resolution_resumed", "unit_fled",
+                                        "resolution_resumed"]
+    assert events[2].payload["distance"] == 11.0
+    assert state.extra["suspended"] == () and "fleeing" in units_of(state)["u3"].markers

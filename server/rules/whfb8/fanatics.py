@@ -761,9 +761,9 @@ def release_at_once(state: GameState, dice: DiceStream) -> list[Event]:
     the owner (a failed Rally Test's flee at the start of a turn, a Panic flee caused by Stand
     and Shoot; every other flee and pursuit waits: server/rules/resume.py) (seed 003): that
     move must go on at once, so the server releases them there and then (**Decision**, with no
-    pause for the owner's choice): each starts from the point of its concealing unit nearest the unit
-    that came within 8 in (for a concealing unit that pursued, the nearest enemy) and heads
-    straight at it, one after another."""
+    pause for the owner's choice): each starts from the point of its concealing unit nearest
+    the unit that came within 8 in (for a concealing unit that pursued, the nearest enemy) and
+    heads straight at it, one after another."""
     events: list[Event] = []
     for pending in pending_release(state):
         for _ in range(int(pending["left"])):

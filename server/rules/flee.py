@@ -61,7 +61,7 @@ from server.rules.core import (
 )
 from server.rules.markers import FEIGNED_FLIGHT, FLED_OFF, FLEEING, SHAKEN
 from server.rules.naming import display_name, display_names
-from server.rules.resume import register_frame, suspend_with
+from server.rules.resume import is_suspended, register_frame, suspend_with, suspension
 from server.rules.systems import RankedRules, variant_of
 from server.rules.units import (
     Unit,
@@ -422,15 +422,20 @@ def nearest_enemy(state: GameState, unit: Unit) -> str:
     ).id
 
 
-def rally_events(state: GameState, dice: DiceStream) -> list[Event]:
+def rally_events(
+    state: GameState, dice: DiceStream, *, suspend: bool = False, past: str | None = None
+) -> list[Event]:
     """At the start of a Player Turn: the active player's shaken units steady (t9a: Shaken
     lasts until the end of the Player Turn it began in) and each fleeing unit takes a Rally
-    Test, or rallies automatically after a whfb8 Feigned Flight (seed 002)."""
+    Test, or rallies automatically after a whfb8 Feigned Flight (seed 002). With `suspend`, a
+    failed test's flee that waits part-way for a player (whfb8 Fanatics released at 8 in)
+    suspends the other units' tests (`past`: the unit whose flee waited; they go on from the
+    next unit)."""
     if not is_ranked(state.system):
         return []
     seat = state.extra.get("active_player")
     events: list[Event] = []
-    for unit in sorted(units_of(state).values(), key=lambda u: u.id):
+    for unit in sorted(units_of(state).values(), key=lambda u: u.id) if past is None else ():
         # Shaken after a Rally Test lasts until the end of that Player Turn (t9a).
         if unit.owner == other(int(seat or 1)) and SHAKEN in unit.markers \
                 and FLEEING not in unit.markers:
@@ -441,6 +446,8 @@ def rally_events(state: GameState, dice: DiceStream) -> list[Event]:
                 )
             )
     for unit_id in sorted(units_of(state)):
+        if past is not None and unit_id <= past:
+            continue
         unit = units_of(state)[unit_id]
         if unit.owner != seat or unit.status != "on_table" or FLEEING not in unit.markers:
             continue
@@ -482,11 +489,20 @@ def rally_events(state: GameState, dice: DiceStream) -> list[Event]:
             else:
                 new.append(Event("rally_failed", payload, actor=unit.owner))
                 new += flee_events(
-                    state, unit.id, nearest_enemy(state, unit), dice, "failed Rally Test"
+                    state, unit.id, nearest_enemy(state, unit), dice, "failed Rally Test",
+                    suspend=suspend,
                 )
         state = core.fold_all(state, new)  # the next unit flees on the table as it is now
         events += new
+        if is_suspended(new):
+            return [*events, suspension({"kind": "rally", "after": unit.id,
+                                         "text": "the other Rally Tests"})]
     return events
+
+
+@register_frame("rally")
+def _resume_rally(state: GameState, frame: Mapping[str, Any], dice: Any) -> list[Event]:
+    return rally_events(state, dice, suspend=True, past=str(frame["after"]))
 
 
 # --- pursuit ------------------------------------------------------------------------------------
@@ -649,7 +665,7 @@ def _fold_unit_pursued(state: GameState, event: Event) -> GameState:
 
 @register_turn_start
 def _rally_at_turn_start(state: GameState, dice: DiceStream) -> list[Event]:
-    return rally_events(state, dice)
+    return rally_events(state, dice, suspend=True)
 
 
 @register_folder("unit_rallied")

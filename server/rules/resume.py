@@ -16,6 +16,7 @@ Pure: no I/O; a frame's `kind` names a function registered with `register_frame`
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -28,7 +29,11 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
-from server.rules.units import _set
+
+
+def _set(state: GameState, **values: Any) -> GameState:
+    return dataclasses.replace(state, extra={**state.extra, **values})
+
 
 SUSPENDED = "suspended"
 """state.extra key: the frames still to resolve, front first."""

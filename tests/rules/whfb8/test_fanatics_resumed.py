@@ -272,3 +272,37 @@ def test_a_panic_flee_after_shooting_stops_at_8_in_and_waits_for_the_owner() -> 
                                         "resolution_resumed"]
     assert events[2].payload["distance"] == 11.0
     assert state.extra["suspended"] == () and "fleeing" in units_of(state)["u3"].markers
+
+
+def test_a_failed_rally_tests_flee_at_the_turns_start_waits_for_the_owner() -> None:
+    """Seed 003, "in any move": as player 2's turn begins, fleeing Halberdiers fail their
+    Rally Test (6 + 6 against Ld 7) and flee 5 + 4 = 9 in away from the nearest enemy (goblins
+    1.35 in behind them), straight at concealing goblins 8.5 in ahead: they stop after 0.5 in.
+    The turn's start waits (the other Rally Tests, the other start-of-turn rules, the phase's
+    start) until the owner (player 1, in player 2's turn) has released both Fanatics; then the
+    flee goes on (the 9 in rolled before the stop, through the goblins and clear of them)."""
+    from tests.rules.whfb8.positions import position, with_units
+
+    state = position([HIDING, GOBLINS], [HALBERDIERS],
+                     {"u1": (36.0, 14.0, 0.0), "u2": (36.0, 27.0, 180.0),
+                      "u3": (36.0, 22.5, 180.0)}, phase="Close Combat")
+    state = with_units(state, u3={"markers": ("fleeing",)})
+    state, events = run(state, 1, [6, 6, 5, 4], type="end_phase")
+    assert [e.type for e in events] == [
+        "phase_ended", "rally_failed", "move_halted", "fanatics_revealed",
+        "resolution_suspended", "resolution_suspended", "resolution_suspended"]
+    assert (state.extra["active_player"], state.extra["phase"]) == (2, "Start")
+    assert [f["kind"] for f in state.extra["suspended"]] == ["flee", "rally", "turn_start"]
+    with pytest.raises(core.RuleError):
+        run(state, 2, [], type="end_phase")
+    state, _ = run(state, 1, [1, 1], type="release_fanatic", unit="u1", point=[34.1, 14.0],
+                   facing=90.0)
+    state, events = run(state, 1, [1, 2], type="release_fanatic", unit="u1",
+                        point=[37.9, 14.0], facing=270.0)
+    assert [e.type for e in events] == ["fanatic_released", "resolution_resumed", "unit_fled",
+                                        "resolution_resumed", "resolution_resumed"]
+    assert events[2].payload["distance"] == 9.0 and events[2].payload["reason"] == (
+        "failed Rally Test")
+    assert units_of(state)["u3"].placement == pytest.approx((36.0, 6.7, 180.0), abs=1e-3)
+    assert state.extra["suspended"] == ()
+    state, _ = run(state, 2, [], type="end_phase")  # the turn goes on

@@ -15,8 +15,8 @@ their units, released at 8 in mid-move, whirling 2D6 in through everything.
    then releases each Fanatic with `release_fanatic` (a start point on the concealing unit and a
    facing); the interrupted unit's player may then carry on with the rest of the allowance. A
    flee or pursuit stopped so waits too, the rest of its resolution suspended
-   (server/rules/resume.py) and resumed after the last release; only a failed Rally Test's flee
-   and a Panic flee caused by Stand and Shoot have them aimed by the server (`release_at_once`).
+   (server/rules/resume.py) and resumed after the last release; only a Panic flee caused by
+   Stand and Shoot has them aimed by the server (`release_at_once`).
 3. **The whirl** (`whirl`): 2D6 in straight ahead; through units (each takes D6 S5 Armour
    Piercing (1) hits, server/rules/rankandflank/attacks.py with whfb8's steps); ending inside a
    unit bounces it 1 in beyond; removed on contact with terrain that is not open ground, with
@@ -758,8 +758,8 @@ def _release(
 
 def release_at_once(state: GameState, dice: DiceStream) -> list[Event]:
     """Fanatics released when a flee stopped at 8 in inside a resolution that cannot wait for
-    the owner (a failed Rally Test's flee at the start of a turn, a Panic flee caused by Stand
-    and Shoot; every other flee and pursuit waits: server/rules/resume.py) (seed 003): that
+    the owner (a Panic flee caused by Stand and Shoot; every other flee and pursuit waits:
+    server/rules/resume.py) (seed 003): that
     move must go on at once, so the server releases them there and then (**Decision**, with no
     pause for the owner's choice): each starts from the point of its concealing unit nearest
     the unit that came within 8 in (for a concealing unit that pursued, the nearest enemy) and

@@ -38,6 +38,34 @@ def _flee_towards_hiding_goblins(goblins: dict[str, object]) -> GameState:
     return state
 
 
+def test_a_flee_that_cannot_wait_has_its_fanatics_aimed_by_the_server() -> None:
+    """The fallback (docs/rules-decisions.md, Night Goblin Fanatics): a flee inside a
+    resolution that cannot wait for the owner (`flee_events` without `suspend`: a Panic flee
+    caused by Stand and Shoot) stops at 8 in as seed 003 says and goes on at once, so the
+    server releases the Fanatics there and then, each from the point of the concealing unit
+    nearest the fleeing unit straight at it, and says so. The Halberdiers flee 6 + 4 = 10 in
+    towards goblins 16 in away: they stop after 8 in; the Fanatics whirl 3 + 3 = 6 in and
+    1 + 2 = 3 in at them; the flee goes on 2 in into the first: 2 + 3 = 5 hits, to wound 2, 2,
+    1, 6, 5 = 4 wounds, no save."""
+    from server.rules.flee import flee_events
+
+    state = _flee_towards_hiding_goblins(HIDING)
+    dice = ScriptedDice([6, 4, 3, 3, 1, 2, 2, 3, 2, 2, 1, 6, 5], state.dice_position)
+    events = flee_events(state, "u3", "u2", dice, "failed a Panic Test")
+    assert dice.used == 13
+    kinds = [e.type for e in events]
+    assert kinds[:5] == ["move_halted", "fanatics_revealed", "fanatic_released",
+                         "fanatic_released", "unit_fled"], kinds
+    first = events[2].payload
+    assert first["aimed_by_server"] == "Empire Halberdiers"
+    assert "aimed by the server at Empire Halberdiers" in first["text"]
+    hits = next(e.payload for e in events if e.type == "fanatic_hits")
+    assert (hits["target"], hits["hits"]) == ("u3", 5)
+    after = core.fold_all(state, events)
+    assert units_of(after)["u3"].models == 16
+    assert "suspended" not in after.extra
+
+
 def test_a_flee_past_goblins_hiding_nothing_is_not_stopped() -> None:
     """Without Fanatics nothing stops: the same flee goes its whole 10 in in one event."""
     state = _flee_towards_hiding_goblins(GOBLINS)
@@ -80,26 +108,32 @@ def test_a_concealing_unit_that_flees_past_the_enemy_releases_nothing_and_loses_
 def test_a_pursuit_stops_at_8_in_then_goes_on() -> None:
     """Seed 003: "in any move" - a pursuit too. The Halberdiers (u3) pursue fleeing goblins
     (u2) off to the side, straight at concealing goblins (u1) 16 in away: 6 + 4 = 10 in, short
-    of the Flee Distance 12. They stop after 8 in; the first Fanatic whirls 6 + 5 = 11 in
-    through them and bounces 1 in beyond (D6 = 1 hit, a 1 to wound), the second goes 1 + 1 =
-    2 in; the pursuit goes on the last 2 in."""
+    of the Flee Distance 12. They stop after 8 in and wait for the owner (server/rules/
+    resume.py): the first Fanatic, sent from the goblins' front centre straight at them, whirls
+    6 + 5 = 11 in through them and bounces 1 in beyond (D6 = 1 hit, a 1 to wound), the second
+    goes 1 + 1 = 2 in; the pursuit then goes on the last 2 in."""
     state = position([HIDING, GOBLINS], [HALBERDIERS],
                      {"u1": (36.0, 14.0, 0.0), "u2": (60.0, 30.0, 180.0),
                       "u3": (36.0, 30.0, 180.0)}, phase="Close Combat")
     state = with_units(state, u2={"markers": ("fleeing",)})
-    dice = ScriptedDice([6, 4, 6, 5, 1, 1, 1, 1], state.dice_position)
-    events = pursue_events(state, "u3", "u2", 12.0, dice)
-    assert dice.used == 8
-    kinds = [e.type for e in events]
-    assert kinds == ["move_halted", "fanatics_revealed", "fanatic_released", "fanatic_hits",
-                     "attack_step", "fanatic_released", "unit_pursued"], kinds
-    assert events[0].payload["moved"] == pytest.approx(8.0, abs=1e-3)
-    assert events[2].payload["through"] == ["u3"]
+    dice = ScriptedDice([6, 4], state.dice_position)
+    halted = pursue_events(state, "u3", "u2", 12.0, dice, suspend=True)
+    assert [e.type for e in halted] == ["move_halted", "fanatics_revealed",
+                                        "resolution_suspended"]
+    assert halted[0].payload["moved"] == pytest.approx(8.0, abs=1e-3)
+    state = fold(state, halted)
+    state, first = run(state, 1, [6, 5, 1, 1], type="release_fanatic", unit="u1",
+                       point=[36.0, 14.0], facing=0.0)
+    assert [e.type for e in first] == ["fanatic_released", "fanatic_hits", "attack_step"]
+    assert first[0].payload["through"] == ["u3"]
+    state, events = run(state, 1, [1, 1], type="release_fanatic", unit="u1",
+                        point=[35.0, 14.0], facing=0.0)
+    assert [e.type for e in events] == ["fanatic_released", "resolution_resumed",
+                                        "unit_pursued"]
     pursued = events[-1].payload
     assert pursued["moved"] == 10.0 and pursued["caught"] is False
     assert pursued["halted_after"] == pytest.approx(8.0, abs=1e-3)
-    after = core.fold_all(state, events)
-    assert _gap(after, "u1", "u3") == pytest.approx(6.0, abs=1e-3)
+    assert _gap(state, "u1", "u3") == pytest.approx(6.0, abs=1e-3)
 
 
 def test_a_charge_through_a_fanatic_takes_2d6_hits_removes_it_and_goes_on() -> None:
@@ -183,22 +217,28 @@ def test_an_interrupted_charge_completes_into_a_fanatic_released_on_its_way() ->
 def test_a_concealing_unit_that_pursues_releases_its_fanatics_at_8_in_and_runs_into_one() -> None:
     """Seed 003: released "when a concealing unit comes to within 8" of the enemy" - its own
     pursuit too. The goblins pursue Halberdiers fleeing off to the side (6 + 6 = 12 in, short
-    of 20) towards other Halberdiers 16 in ahead: they stop after 8 in, release their Fanatics
-    at once towards those Halberdiers (3 + 3 = 6 in, 1 + 1 = 2 in), then pursue on 4 in into
-    the second: 1 + 1 = 2 hits on the goblins, 1, 1 to wound (none), and it is removed."""
+    of 20) towards other Halberdiers 16 in ahead: they stop after 8 in; their owner releases
+    the Fanatics from the goblins' front centre towards those Halberdiers (3 + 3 = 6 in,
+    1 + 1 = 2 in), then they pursue on 4 in into the second: 1 + 1 = 2 hits on the goblins, 1,
+    1 to wound (none), and it is removed."""
     state = position([HIDING], [HALBERDIERS, HALBERDIERS],
                      {"u1": (36.0, 30.0, 180.0), "u2": (60.0, 20.0, 180.0),
                       "u3": (36.0, 14.0, 0.0)}, phase="Close Combat")
     state = with_units(state, u2={"markers": ("fleeing",)})
-    dice = ScriptedDice([6, 6, 3, 3, 1, 1, 1, 1, 1, 1], state.dice_position)
-    events = pursue_events(state, "u1", "u2", 20.0, dice)
-    assert dice.used == 10
+    dice = ScriptedDice([6, 6], state.dice_position)
+    halted = pursue_events(state, "u1", "u2", 20.0, dice, suspend=True)
+    assert [e.type for e in halted] == ["move_halted", "fanatics_revealed",
+                                        "resolution_suspended"]
+    state = fold(state, halted)
+    state, _ = run(state, 1, [3, 3], type="release_fanatic", unit="u1", point=[36.0, 22.0],
+                   facing=180.0)
+    state, events = run(state, 1, [1, 1, 1, 1, 1, 1], type="release_fanatic", unit="u1",
+                        point=[36.0, 22.0], facing=180.0)
     assert [e.type for e in events] == [
-        "move_halted", "fanatics_revealed", "fanatic_released", "fanatic_released",
-        "unit_pursued", "fanatic_hits", "attack_step", "fanatic_removed"]
-    assert events[2].payload["aimed_by_server"] == "Empire Halberdiers (2)"
-    second = events[3].payload["unit"]["id"]
-    assert events[5].payload["target"] == "u1" and events[-1].payload["unit"] == second
-    after = core.fold_all(state, events)
-    assert _gap(after, "u1", "u3") == pytest.approx(4.0, abs=1e-3)
-    assert after.extra["concealed"] == {}
+        "fanatic_released", "resolution_resumed", "unit_pursued", "fanatic_hits",
+        "attack_step", "fanatic_removed"]
+    assert "aimed_by_server" not in events[0].payload
+    second = events[0].payload["unit"]["id"]
+    assert events[3].payload["target"] == "u1" and events[-1].payload["unit"] == second
+    assert _gap(state, "u1", "u3") == pytest.approx(4.0, abs=1e-3)
+    assert state.extra["concealed"] == {}

@@ -333,20 +333,29 @@ def flee_events(
     if halt and suspend:
         frame["rest"] = geo.to_geojson(rest, None)
         return suspend_with(halt, frame)
-    return halt + _rest_of_flee(core.fold_all(state, halt), frame, dice, rest)
+    return halt + _rest_of_flee(core.fold_all(state, halt), frame, dice, rest, suspend=suspend)
 
 
 def _rest_of_flee(
     state: GameState, frame: Mapping[str, Any], dice: DiceStream,
-    rest: BaseGeometry | None = None,
+    rest: BaseGeometry | None = None, *, suspend: bool = True,
 ) -> list[Event]:
     """The flee's `unit_fled` (to the end its roll gave it) and what it ran into on the rest of
     its way, on `state` as it stands after any stop (the unit as it then is: a stop's Fanatic
-    hits may have destroyed it, then it goes no further)."""
+    hits may have destroyed it, then it goes no further). The rest of a stopped flee may stop
+    again (another concealing unit further on): then it waits again."""
     unit = units_of(state)[frame["fled"]["unit"]]
     if unit.status != "on_table":  # the Fanatics' hits destroyed it where it stopped
         return []
     markers = tuple(frame["markers"])
+    again = _stops_again(state, unit, frame, frame["fled"]["moved"], markers, dice, "fleeing",
+                         suspend)
+    if again is not None:
+        halt, frame, rest = again
+        if suspend:
+            return halt + [suspension(frame)]
+        state = core.fold_all(state, halt)
+        return halt + _rest_of_flee(state, frame, dice, rest, suspend=False)
     if frame["end"] is None:
         after = dataclasses.replace(
             unit,
@@ -604,7 +613,39 @@ def pursue_events(
     if halt and suspend:
         frame["rest"] = geo.to_geojson(rest, None)
         return suspend_with(halt, frame)
-    return halt + _rest_of_pursuit(core.fold_all(state, halt), frame, dice, rest)
+    return halt + _rest_of_pursuit(core.fold_all(state, halt), frame, dice, rest,
+                                   suspend=suspend)
+
+
+def _stops_again(
+    state: GameState,
+    unit: Unit,
+    frame: Mapping[str, Any],
+    total: float,
+    markers: tuple[str, ...],
+    dice: DiceStream,
+    what: str,
+    suspend: bool,
+) -> tuple[list[Event], dict[str, Any], BaseGeometry] | None:
+    """The rest of a stopped flee or pursuit (from where it stopped, `total` in in all) judged
+    again (`halt_on_the_way`): a concealing unit further on stops it again (seed 003: "in any
+    move"; units already within 8 in of it where it stopped do not). Returns the new stop's
+    events, the frame of what is left after it and the area left to sweep, or None."""
+    done = frame.get("halted_after")
+    if done is None or total - float(done) <= 1e-6:
+        return None
+    start = table_of(state).units[unit.id]
+    assert start.placement is not None and start.formation is not None
+    length = total - float(done)
+    here, halt = halt_on_the_way(state, unit, start, length, markers, dice, what,
+                                 suspend=suspend)
+    if not halt:
+        return None
+    end = footprint(start.formation, start.placement.moved(length))
+    left = movement.sweep_straight(here, end)
+    again = {**frame, "halted_after": round(float(done) + halt[0].payload["moved"], 4),
+             "rest": geo.to_geojson(left, None)}
+    return halt, again, left
 
 
 PURSUED_KEYS = ("unit", "target", "roll", "rule", "distance", "flee_distance", "moved", "facing",
@@ -613,15 +654,24 @@ PURSUED_KEYS = ("unit", "target", "roll", "rule", "distance", "flee_distance", "
 
 def _rest_of_pursuit(
     state: GameState, frame: Mapping[str, Any], dice: DiceStream,
-    rest: BaseGeometry | None = None,
+    rest: BaseGeometry | None = None, *, suspend: bool = True,
 ) -> list[Event]:
     """The pursuit's `unit_pursued` (to the end its roll gave it), the catch, and what it ran
     into on the rest of its way, on `state` as it stands after any stop (a stop's Fanatic hits
-    may have destroyed the pursuer: then it goes no further)."""
+    may have destroyed the pursuer: then it goes no further). The rest of a stopped pursuit
+    may stop again (another concealing unit further on): then it waits again."""
     p = frame["pursued"]
     pursuer = units_of(state)[p["unit"]]
     if pursuer.status != "on_table":  # the Fanatics' hits destroyed it
         return []
+    again = _stops_again(state, pursuer, frame, p["moved"], pursuer.markers, dice, "pursuing",
+                         suspend)
+    if again is not None:
+        halt, frame, rest = again
+        if suspend:
+            return halt + [suspension(frame)]
+        state = core.fold_all(state, halt)
+        return halt + _rest_of_pursuit(state, frame, dice, rest, suspend=False)
     x, y, facing = frame["end"]
     after = dataclasses.replace(pursuer, placement=(x, y, facing))
     halted = frame.get("halted_after")

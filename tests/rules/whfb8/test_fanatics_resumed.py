@@ -306,3 +306,40 @@ def test_a_failed_rally_tests_flee_at_the_turns_start_waits_for_the_owner() -> N
     assert units_of(state)["u3"].placement == pytest.approx((36.0, 6.7, 180.0), abs=1e-3)
     assert state.extra["suspended"] == ()
     state, _ = run(state, 2, [], type="end_phase")  # the turn goes on
+
+
+def test_a_flee_that_comes_within_8_in_of_a_second_concealing_unit_stops_again() -> None:
+    """Seed 003, "when a concealing unit comes to within 8" of the enemy": the Halberdiers flee
+    6 + 6 = 12 in south; after 4.71 in they come within 8 in of goblins off to the side (u1)
+    and stop; after those two Fanatics, the rest of the flee comes within 8 in of goblins
+    straight ahead (u2) after 5.29 in more (10 in in all) and stops again; after those two,
+    the flee ends its 12 in and the charge is rolled (1 + 1 + M4 = 6 in: it fails)."""
+    from tests.rules.whfb8.positions import position
+
+    state = position([HIDING, HIDING, GOBLINS], [HALBERDIERS],
+                     {"u1": (45.94, 20.0, 0.0), "u2": (36.0, 12.0, 0.0),
+                      "u3": (36.0, 40.0, 180.0), "u4": (36.0, 30.0, 180.0)}, phase="Movement")
+    state, _ = run(state, 1, [], type="declare_charge", unit="u3", target="u4")
+    state, events = run(state, 2, [6, 6], type="charge_reaction", reaction="flee")
+    assert events[1].payload["moved"] == pytest.approx(4.71, abs=0.01)
+    assert events[2].payload["unit"] == "u1"
+    state, _ = run(state, 1, [1, 1], type="release_fanatic", unit="u1", point=[47.84, 20.0],
+                   facing=270.0)
+    state, events = run(state, 1, [1, 2], type="release_fanatic", unit="u1",
+                        point=[47.84, 18.0], facing=270.0)
+    assert [e.type for e in events] == ["fanatic_released", "resolution_resumed", "move_halted",
+                                        "fanatics_revealed", "resolution_suspended"]
+    assert events[2].payload["moved"] == pytest.approx(5.29, abs=0.01)
+    assert events[3].payload["unit"] == "u2"
+    assert [f["kind"] for f in state.extra["suspended"]] == ["flee", "charge_after_reaction"]
+    assert _gap(state, "u2", "u4") == pytest.approx(8.0, abs=1e-3)
+    state, _ = run(state, 1, [1, 1], type="release_fanatic", unit="u2", point=[34.1, 12.0],
+                   facing=90.0)
+    state, events = run(state, 1, [1, 2, 1, 1], type="release_fanatic", unit="u2",
+                        point=[37.9, 12.0], facing=270.0)
+    assert [e.type for e in events] == ["fanatic_released", "resolution_resumed", "unit_fled",
+                                        "resolution_resumed", "charge_failed"]
+    assert events[2].payload["distance"] == 12.0
+    assert events[2].payload["halted_after"] == pytest.approx(10.0, abs=1e-3)
+    assert units_of(state)["u4"].placement == pytest.approx((36.0, 18.0, 180.0), abs=1e-3)
+    assert state.extra["suspended"] == ()

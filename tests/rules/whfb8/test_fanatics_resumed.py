@@ -343,3 +343,47 @@ def test_a_flee_that_comes_within_8_in_of_a_second_concealing_unit_stops_again()
     assert events[2].payload["halted_after"] == pytest.approx(10.0, abs=1e-3)
     assert units_of(state)["u4"].placement == pytest.approx((36.0, 18.0, 180.0), abs=1e-3)
     assert state.extra["suspended"] == ()
+
+
+def test_undo_and_replay_of_a_combat_waiting_for_fanatics_match_the_fold_at_every_seq() -> None:
+    """A real charge (goblins 3 in from the Halberdiers' front, 1 + 1 + M4 in), then the rest
+    of the combat after its strikes (`_rest_of_combat`, as `fight_combat` runs it): the
+    Halberdiers break, flee and stop at 8 in of the concealing goblins; the owner's releases,
+    the last one undone by agreement and made again, then the flee, the pursuit and the
+    round's end: the state at every seq is the fold of the log up to it."""
+    from server.rules.rankandflank.events import Log
+    from server.rules.rankandflank.melee import _rest_of_combat
+
+    game = battle("whfb8", [HIDING, GOBLINS], [HALBERDIERS])
+    game.put("u1", 44.0, 14.0, 0.0)
+    game.put("u2", 36.0, 33.0, 180.0)
+    game.put("u3", 36.0, 30.0, 0.0)
+    game.to_phase(1, "Movement")
+    _scripted(game, 1, [], type="declare_charge", unit="u2", target="u3")
+    charged = _scripted(game, 2, [1, 1], type="charge_reaction", reaction="hold")
+    assert charged[-1].type == "charge_succeeded"
+    game.to_phase(1, "Close Combat")
+    log = Log(game.state, resumable=True)
+    _rest_of_combat(log, {"kind": "combat", "combat": ["u2", "u3"], "names": "the fight",
+                          "difference": 3, "winners": ["u2"], "enemy_ranks": 4,
+                          "losers": ["u3"], "destroyed": []},
+                    ScriptedDice([5, 5, 6, 6], game.state.dice_position))
+    game.append(log.events)
+    assert [f["kind"] for f in game.state.extra["suspended"]] == [
+        "flee", "panic_through", "broke", "combat"]
+    _scripted(game, 1, [3, 3], type="release_fanatic", unit="u1", point=[42.1, 14.0],
+              facing=90.0)
+    waiting = game.state
+    last = _scripted(game, 1, [2, 1, 1, 1], type="release_fanatic", unit="u1",
+                     point=[45.9, 14.0], facing=270.0)
+    assert last[-1].type == "combat_fought"
+    (made,) = game.act(2, type="propose", kind="undo", seq=last[0].seq)
+    game.act(1, type="accept_proposal", id=made.payload["id"])
+    for key in ("fanatic_releases", "suspended", "units"):
+        assert game.state.extra[key] == waiting.extra[key]
+    again = _scripted(game, 1, [2, 1, 1, 1], type="release_fanatic", unit="u1",
+                      point=[45.9, 14.0], facing=270.0)
+    assert [e.type for e in again] == [e.type for e in last]
+    n = game.state.seq
+    for every in (1, 5, 16):
+        assert_every_seq_matches(game.log, every, [*range(n, -1, -1), *range(n + 1)])

@@ -551,6 +551,8 @@ def _charge_stop(
             {
                 "unit": unit.id,
                 "target": payload["target"],
+                # the charge's roll, in the dice's order (its completion names it distance_roll)
+                "roll": payload["roll"],
                 "unit_after": halted.to_json(),
                 "charge": {**payload, "unit_after": moved.to_json()},
                 "text": f"{unit.name} stop part-way through the charge; they complete it after",
@@ -579,6 +581,8 @@ def complete_interrupted_charge(state: GameState) -> list[Event]:
                                            "text": f"The interrupted charge ends: {reason}"})]
     assert charger is not None and target is not None  # (a reason was given otherwise)
     payload = dict(pending)
+    if "roll" in payload:  # recorded on `charge_interrupted`, where it was drawn
+        payload["distance_roll"] = payload.pop("roll")
     after = unit_from_json(payload["unit_after"])
     payload["unit_after"] = dataclasses.replace(
         after, models=charger.models, damage=charger.damage, characters=charger.characters

@@ -184,6 +184,7 @@ def halt_on_the_way(
     what: str,
     *,
     suspend: bool = False,
+    roll: Mapping[str, Any] | None = None,
 ) -> tuple[Footprint, list[Event]]:
     """A rule of the system that stops a flee or a pursuit part-way (whfb8: Night Goblin
     Fanatics released at 8 in, seed 003): the unit halts at the point the system finds on its
@@ -193,7 +194,9 @@ def halt_on_the_way(
     stop is not resolved here but by the players' actions (whfb8: the owner's
     `release_fanatic`), the caller suspending the rest of its resolution (server/rules/
     resume.py). Returns where it halted (`start` when it was not stopped) and the events,
-    none when not stopped.
+    none when not stopped. `roll` (the distance's roll) is recorded on `move_halted`, the event
+    that follows it in the log, so the dice stay in the order they were drawn (the whole move's
+    event, after the stop's, names it `distance_roll`).
     `markers` are the unit's markers during the move (a fleeing unit's own hidden Fanatics
     are lost, not released)."""
     variant = variant_of(state.system)
@@ -226,6 +229,7 @@ def halt_on_the_way(
                 "swept": geo.to_geojson(movement.sweep_straight(start, here)),
                 "text": f"{display_name(state, unit.id)} stop {what} after "
                 f"{length * fraction:.1f} in; they go on once that is resolved",
+                **({"roll": dict(roll)} if roll is not None else {}),
             },
             actor=unit.owner,
         )
@@ -294,7 +298,7 @@ def flee_events(
         markers += (FEIGNED_FLIGHT,)  # whfb8 seed 002: rallies automatically next turn
     assert path.turned is not None and path.reached is not None
     here, halt = halt_on_the_way(state, unit, path.turned, path.moved, markers, dice, "fleeing",
-                                 suspend=suspend)
+                                 suspend=suspend, roll=roll.to_payload())
     rest = movement.sweep_straight(here, path.reached) if halt else path.swept
     source = units_of(state).get(away_from)
     text = (
@@ -370,7 +374,7 @@ def _rest_of_flee(
         Event(
             "unit_fled",
             {
-                **{k: frame["fled"][k] for k in FLED_KEYS},
+                **{_roll_key(k, halted): frame["fled"][k] for k in FLED_KEYS},
                 "unit_after": after.to_json(),
                 **({"halted_after": halted} if halted is not None else {}),
             },
@@ -380,6 +384,12 @@ def _rest_of_flee(
     if rest is None:
         rest = shapely.geometry.shape(frame["rest"])
     return fled + _moved_on(state, fled, unit.id, rest, dice)
+
+
+def _roll_key(key: str, halted: float | None) -> str:
+    """A move stopped on its way had its roll recorded on `move_halted` (in the dice's order):
+    the whole move's event repeats it as `distance_roll`, not as a second `roll`."""
+    return "distance_roll" if key == "roll" and halted is not None else key
 
 
 FLED_KEYS = ("text", "unit", "away_from", "reason", "roll", "rule", "distance", "moved",
@@ -576,7 +586,7 @@ def pursue_events(
         end_placement, moved = result.footprint.placement, go
         swept = shapely.union_all([start.boundary, turned.boundary, result.swept])
         here, halt = halt_on_the_way(state, pursuer, turned, go, pursuer.markers, dice,
-                                     "pursuing", suspend=suspend)
+                                     "pursuing", suspend=suspend, roll=roll.to_payload())
         rest = movement.sweep_straight(here, result.footprint) if halt else swept
     text = (
         f"{display_name(state, pursuer.id)} pursue {display_name(state, fled.id)}: "
@@ -679,7 +689,7 @@ def _rest_of_pursuit(
         Event(
             "unit_pursued",
             {
-                **{k: p[k] for k in PURSUED_KEYS},
+                **{_roll_key(k, halted): p[k] for k in PURSUED_KEYS},
                 "unit_after": after.to_json(),
                 "text": p["text"],
                 **({"halted_after": halted} if halted is not None else {}),

@@ -18,7 +18,14 @@ from server.rules.flee import pursue_events
 from server.rules.units import table_of, units_of
 from tests.rules.t9a.scripted import ScriptedDice
 from tests.rules.test_battle import fold
-from tests.rules.whfb8.positions import GOBLINS, HALBERDIERS, position, run, with_units
+from tests.rules.whfb8.positions import (
+    GOBLINS,
+    HALBERDIERS,
+    assert_dice_in_order,
+    position,
+    run,
+    with_units,
+)
 from tests.rules.whfb8.test_fanatics import HIDING, marching
 
 
@@ -196,13 +203,20 @@ def test_an_interrupted_charge_completes_into_a_fanatic_released_on_its_way() ->
                      {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 21.0, 180.0)},
                      phase="Movement", active=2)
     state, _ = run(state, 2, [], type="declare_charge", unit="u2", target="u1")
-    state, _ = run(state, 1, [4, 4], type="charge_reaction", reaction="hold")
+    state, reacted = run(state, 1, [4, 4], type="charge_reaction", reaction="hold")
     state, events = run(state, 1, [1, 2], type="release_fanatic", unit="u1",
                         point=[36.0, 10.0], facing=0.0)
     fanatic = events[0].payload["unit"]["id"]
     assert events[0].payload["through"] == []
+    first = events
     state, events = run(state, 1, [2, 1, 3, 2, 2, 2, 1, 6, 5], type="release_fanatic",
                         unit="u1", point=[37.5, 10.0], facing=270.0)
+    # The charge's roll is recorded where it was drawn (`charge_interrupted`), so the log's
+    # rolls stay in order for the dice proof; its completion names it `distance_roll`.
+    interrupted = next(e.payload for e in reacted if e.type == "charge_interrupted")
+    done = next(e.payload for e in events if e.type == "charge_succeeded")
+    assert done["distance_roll"] == interrupted["roll"] and "roll" not in done
+    assert_dice_in_order([*reacted, *first, *events])
     kinds = [e.type for e in events]
     assert kinds[0] == "fanatic_released" and "charge_succeeded" in kinds, kinds
     after = kinds[kinds.index("charge_succeeded"):]

@@ -21,7 +21,7 @@ from server.rules.units import table_of, units_of
 from tests.games.test_replay import assert_every_seq_matches
 from tests.rules.helpers import Game, battle
 from tests.rules.t9a.scripted import ScriptedDice
-from tests.rules.whfb8.positions import GOBLINS, HALBERDIERS, run
+from tests.rules.whfb8.positions import GOBLINS, HALBERDIERS, assert_dice_in_order, run
 from tests.rules.whfb8.test_fanatics import HIDING
 from tests.rules.whfb8.test_fanatics_on_the_way import _flee_towards_hiding_goblins
 
@@ -98,7 +98,11 @@ def test_the_owner_releases_two_fanatics_then_the_flee_completes_and_the_charge_
     assert two["start"] == [37.9, 14.0] and two["end"] == pytest.approx([40.9, 14.0])
     fled = events[2].payload
     assert fled["distance"] == 10.0 and fled["halted_after"] == pytest.approx(8.0, abs=1e-3)
-    assert fled["roll"] == rolled  # the Flee Distance rolled before the stop, not again
+    # The Flee Distance rolled before the stop, recorded where it stopped, not rolled again;
+    # the log's rolls stay in the order they were drawn (the dice proof checks that).
+    assert fled["distance_roll"] == rolled and "roll" not in fled
+    assert halted[1].payload["roll"] == rolled
+    assert_dice_in_order([*halted, *first, *events])
     hits = events[3].payload
     assert (hits["unit"], hits["target"], hits["hits"]) == (one["unit"]["id"], "u3", 5)
     assert events[7].payload["unit"] == one["unit"]["id"]
@@ -152,6 +156,7 @@ def test_undo_and_replay_of_a_halted_flee_match_the_fold_at_every_seq() -> None:
                      unit="u1", point=[37.9, 14.0], facing=270.0)
     assert [e.type for e in done][-1] == "charge_failed"
     assert game.state.extra["suspended"] == ()
+    assert_dice_in_order(game.log, 0)
     n = game.state.seq
     for every in (1, 3, 16):
         assert_every_seq_matches(game.log, every, [*range(n, -1, -1), *range(n + 1)])
@@ -196,6 +201,7 @@ def test_a_pursuit_stops_at_8_in_waits_for_the_owner_and_then_the_combat_ends() 
     the fled goblins by Unit Spacing; Pursue Distance rolled before the stop) and the combat's
     round ends. Meanwhile no combat may be fought."""
     state, events = _lost_combat("u2")
+    log = list(events)
     kinds = [e.type for e in events]
     assert kinds == ["break_test", "unit_broke", "unit_fled", "move_halted",
                      "fanatics_revealed", "resolution_suspended", "resolution_suspended"], kinds
@@ -206,12 +212,13 @@ def test_a_pursuit_stops_at_8_in_waits_for_the_owner_and_then_the_combat_ends() 
     with pytest.raises(core.RuleError) as err:
         run(state, 1, [], type="fight_combat", unit="u2")
     assert "Empire Halberdiers pursue on to the end of their 11 in" in err.value.message
-    state, _ = run(state, 1, [3, 3], type="release_fanatic", unit="u1", point=[42.1, 14.0],
-                   facing=90.0)
+    state, first = run(state, 1, [3, 3], type="release_fanatic", unit="u1", point=[42.1, 14.0],
+                       facing=90.0)
     state, events = run(state, 1, [2, 1], type="release_fanatic", unit="u1",
                         point=[45.9, 14.0], facing=270.0)
     assert [e.type for e in events] == ["fanatic_released", "resolution_resumed",
                                         "unit_pursued", "resolution_resumed", "combat_fought"]
+    assert_dice_in_order([*log, *first, *events])
     pursued = events[2].payload
     assert (pursued["distance"], pursued["moved"], pursued["caught"]) == (11.0, 10.9, False)
     assert pursued["halted_after"] == pytest.approx(9.1085, abs=1e-3)
@@ -341,6 +348,7 @@ def test_a_flee_that_comes_within_8_in_of_a_second_concealing_unit_stops_again()
                                         "resolution_resumed", "charge_failed"]
     assert events[2].payload["distance"] == 12.0
     assert events[2].payload["halted_after"] == pytest.approx(10.0, abs=1e-3)
+    assert events[2].payload["distance_roll"]["total"] == 12
     assert units_of(state)["u4"].placement == pytest.approx((36.0, 18.0, 180.0), abs=1e-3)
     assert state.extra["suspended"] == ()
 
@@ -384,6 +392,7 @@ def test_undo_and_replay_of_a_combat_waiting_for_fanatics_match_the_fold_at_ever
     again = _scripted(game, 1, [2, 1, 1, 1], type="release_fanatic", unit="u1",
                       point=[45.9, 14.0], facing=270.0)
     assert [e.type for e in again] == [e.type for e in last]
+    assert_dice_in_order(game.log, 0)
     n = game.state.seq
     for every in (1, 5, 16):
         assert_every_seq_matches(game.log, every, [*range(n, -1, -1), *range(n + 1)])

@@ -1,9 +1,12 @@
 """Fleeing and rallying (t9a and whfb8): the one place a unit is made to flee.
 
 Other rules call `flee_events(state, unit_id, away_from, dice, reason)`: a Flee! charge
-reaction (server/rules/charge.py) now, a failed Break Test (server/rules/t9a/) later, and a
-failed Rally Test here. It rolls the Flee Distance, moves the unit through the geometry core
-and returns the events; it never changes `state`.
+reaction (server/rules/charge.py), a failed Break Test or Panic Test (server/rules/rankandflank/)
+and a failed Rally Test here. It rolls the Flee Distance, moves the unit through the geometry
+core and returns the events; it never changes `state`. A flee or pursuit a system stops on its
+way for a player (whfb8: Night Goblin Fanatics released at 8 in, seed 003) ends its events
+with what is left of it suspended (`suspend=True`, server/rules/resume.py); its caller adds
+its own rest after it.
 
 Decisions (docs/rules-decisions.md "Flee"):
 

@@ -61,12 +61,14 @@ def test_a_flee_stops_at_8_in_and_waits_for_the_owner_to_release_the_fanatics() 
     # Only the owner releases them; nothing else moves or ends meanwhile.
     with pytest.raises(core.RuleError) as err:
         run(state, 2, [], type="release_fanatic", unit="u1", point=[36.0, 14.0], facing=0.0)
-    assert err.value.code != "internal"
+    assert err.value.message == "Night Goblins (1) belongs to player 1"
     with pytest.raises(core.RuleError) as err:
         run(state, 1, [], type="end_phase")
     assert err.value.code == core.OUT_OF_PHASE
-    with pytest.raises(core.RuleError):
+    with pytest.raises(core.RuleError) as err:
         run(state, 1, [], type="move_unit", unit="u2", manoeuvre="forward", distance=1.0)
+    assert err.value.code == core.OUT_OF_PHASE
+    assert "wait to be released from Night Goblins (1)" in err.value.message
 
 
 def test_the_owner_releases_two_fanatics_then_the_flee_completes_and_the_charge_resolves() -> None:

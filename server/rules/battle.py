@@ -42,6 +42,7 @@ from server.rules.orders import (
     register_game_offer,
     throwaway_dice,
 )
+from server.rules.resume import is_suspended, register_frame, suspension
 from server.rules.systems import find_system
 
 TurnStartHook = Callable[[GameState, DiceStream], list[Event]]
@@ -212,10 +213,36 @@ def end_phase(state: GameState, seat: int, action: EndPhase, dice: DiceStream) -
     began = fold_all(state, [ended])
     if nxt["active_player"] != seat:
         # A new Player Turn begins: start-of-turn rules (Rally Tests, ...) happen first.
-        new = _run_hooks(began, TURN_START_HOOKS, dice)
+        new = turn_start_from(began, 0, dice)
         began = fold_all(began, new)
         events += new
+        if is_suspended(new):  # a flee waits for a player: the rest after (resume.py)
+            return events
     return [*events, *phase_start_events(began, dice)]
+
+
+def turn_start_from(state: GameState, first: int, dice: DiceStream) -> list[Event]:
+    """The start-of-turn hooks from the `first`, in order; one whose events wait for a player
+    (whfb8: a Rally Test's flee stopped to release Fanatics) suspends the others and the
+    phase's start (server/rules/resume.py)."""
+    out: list[Event] = []
+    for i, hook in enumerate(TURN_START_HOOKS[first:], first):
+        produced = hook(state, dice)
+        state = fold_all(state, produced)
+        out.extend(produced)
+        if is_suspended(produced):
+            out.append(suspension({"kind": "turn_start", "next": i + 1,
+                                   "text": "the rest of the start of the turn"}))
+            return out
+    return out
+
+
+@register_frame("turn_start")
+def _resume_turn_start(state: GameState, frame: Any, dice: Any) -> list[Event]:
+    new = turn_start_from(state, int(frame["next"]), dice)
+    if is_suspended(new):
+        return new
+    return [*new, *phase_start_events(fold_all(state, new), dice)]
 
 
 @register_acting

@@ -64,6 +64,7 @@ from server.rules.markers import FLED_OFF
 from server.rules.moves import engaged_in_combat
 from server.rules.naming import display_name, in_the_way, possessive
 from server.rules.orders import judge, offer, refused, register_offer
+from server.rules.resume import is_suspended, register_frame, suspend_with
 from server.rules.systems import (
     CHARGE_PHASES,
     REACTION_NAMES,
@@ -577,7 +578,9 @@ def react(state: GameState, reaction: str, dice: DiceStream, *, forced: bool) ->
     after = fold_all(state, events)
     ranked = variant_of(state.system).ranked
     if reaction == "flee":
-        fled = flee_events(after, target.id, charger.id, dice, CHARGE_REACTION)
+        fled = flee_events(after, target.id, charger.id, dice, CHARGE_REACTION, suspend=True)
+        if is_suspended(fled):  # the flee waits for a player (whfb8 Fanatics); then the charge
+            return events + suspend_with(fled, _charge_frame(state, charger, target))
         events += fled
         after = fold_all(after, fled)
         if ranked is not None:
@@ -608,6 +611,31 @@ def react(state: GameState, reaction: str, dice: DiceStream, *, forced: bool) ->
             )
         ]
     return events + charge_result(after, charger.owner, charger, target, dice)
+
+
+def _charge_frame(state: GameState, charger: Unit, target: Unit) -> dict[str, Any]:
+    """What a charge reaction's flee suspended for a player leaves to do: the charge itself
+    (server/rules/resume.py)."""
+    return {
+        "kind": "charge_after_reaction",
+        "charger": charger.id,
+        "target": target.id,
+        "text": f"{display_name(state, charger.id)} roll their charge against "
+        f"{display_name(state, target.id)}",
+    }
+
+
+@register_frame("charge_after_reaction")
+def _resume_charge(state: GameState, frame: Any, dice: DiceStream) -> list[Event]:
+    """The charge after its reaction's flee went on: rolled and resolved as `react` does, with
+    the charger and its target as they now stand."""
+    units = units_of(state)
+    charger, target = units[frame["charger"]], units[frame["target"]]
+    if charger.status != "on_table" or FLEEING in charger.markers:
+        reason = "the charger can no longer charge"
+        return [Event("charge_abandoned", {"unit": charger.id, "reason": reason,
+                                           "text": f"The charge ends: {reason}"})]
+    return charge_result(state, charger.owner, charger, target, dice)
 
 
 def charge_result(
@@ -817,6 +845,8 @@ def _charge_stop(
             {
                 "unit": unit.id,
                 "target": payload["target"],
+                # the charge's roll, in the dice's order (its completion names it distance_roll)
+                "roll": payload["roll"],
                 "unit_after": halted.to_json(),
                 "charge": {**payload, "unit_after": moved.to_json()},
                 "text": f"{unit.name} stop part-way through the charge; they complete it after",
@@ -845,6 +875,8 @@ def complete_interrupted_charge(state: GameState) -> list[Event]:
                                            "text": f"The interrupted charge ends: {reason}"})]
     assert charger is not None and target is not None  # (a reason was given otherwise)
     payload = dict(pending)
+    if "roll" in payload:  # recorded on `charge_interrupted`, where it was drawn
+        payload["distance_roll"] = payload.pop("roll")
     after = unit_from_json(payload["unit_after"])
     payload["unit_after"] = dataclasses.replace(
         after, models=charger.models, damage=charger.damage, characters=charger.characters

@@ -1,9 +1,12 @@
 """Fleeing and rallying (t9a and whfb8): the one place a unit is made to flee.
 
 Other rules call `flee_events(state, unit_id, away_from, dice, reason)`: a Flee! charge
-reaction (server/rules/charge.py) now, a failed Break Test (server/rules/t9a/) later, and a
-failed Rally Test here. It rolls the Flee Distance, moves the unit through the geometry core
-and returns the events; it never changes `state`.
+reaction (server/rules/charge.py), a failed Break Test or Panic Test (server/rules/rankandflank/)
+and a failed Rally Test here. It rolls the Flee Distance, moves the unit through the geometry
+core and returns the events; it never changes `state`. A flee or pursuit a system stops on its
+way for a player (whfb8: Night Goblin Fanatics released at 8 in, seed 003) ends its events
+with what is left of it suspended (`suspend=True`, server/rules/resume.py); its caller adds
+its own rest after it.
 
 Decisions (docs/rules-decisions.md "Flee"):
 
@@ -37,9 +40,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import shapely
+import shapely.geometry
 from shapely.geometry.base import BaseGeometry
 
 from server import geometry as geo
@@ -58,6 +64,7 @@ from server.rules.core import (
 )
 from server.rules.markers import FEIGNED_FLIGHT, FLED_OFF, FLEEING, SHAKEN
 from server.rules.naming import display_name, display_names
+from server.rules.resume import is_suspended, register_frame, suspend_with, suspension
 from server.rules.systems import RankedRules, variant_of
 from server.rules.units import (
     Unit,
@@ -178,13 +185,21 @@ def halt_on_the_way(
     markers: tuple[str, ...],
     dice: DiceStream,
     what: str,
+    *,
+    suspend: bool = False,
+    roll: Mapping[str, Any] | None = None,
 ) -> tuple[Footprint, list[Event]]:
     """A rule of the system that stops a flee or a pursuit part-way (whfb8: Night Goblin
     Fanatics released at 8 in, seed 003): the unit halts at the point the system finds on its
     straight move of `length` in from `start` (`move_halted`), whatever it ran into on the way
     acts (`move_contacts`), the system resolves the stop at once (`resolve_stop`), and the
-    move then goes on: a fleeing or pursuing unit must complete its move. Returns where it
-    halted (`start` when it was not stopped) and the events, none when not stopped.
+    move then goes on: a fleeing or pursuing unit must complete its move. With `suspend` the
+    stop is not resolved here but by the players' actions (whfb8: the owner's
+    `release_fanatic`), the caller suspending the rest of its resolution (server/rules/
+    resume.py). Returns where it halted (`start` when it was not stopped) and the events,
+    none when not stopped. `roll` (the distance's roll) is recorded on `move_halted`, the event
+    that follows it in the log, so the dice stay in the order they were drawn (the whole move's
+    event, after the stop's, names it `distance_roll`).
     `markers` are the unit's markers during the move (a fleeing unit's own hidden Fanatics
     are lost, not released)."""
     variant = variant_of(state.system)
@@ -217,6 +232,7 @@ def halt_on_the_way(
                 "swept": geo.to_geojson(movement.sweep_straight(start, here)),
                 "text": f"{display_name(state, unit.id)} stop {what} after "
                 f"{length * fraction:.1f} in; they go on once that is resolved",
+                **({"roll": dict(roll)} if roll is not None else {}),
             },
             actor=unit.owner,
         )
@@ -227,7 +243,8 @@ def halt_on_the_way(
     )
     events += touched + revealed
     after = core.fold_all(after, touched + revealed)
-    events += variant.resolve_stop(after, dice)
+    if not suspend:
+        events += variant.resolve_stop(after, dice)
     return here, events
 
 
@@ -248,11 +265,23 @@ def _moved_on(
 
 
 def flee_events(
-    state: GameState, unit_id: str, away_from: str, dice: DiceStream, reason: str
+    state: GameState,
+    unit_id: str,
+    away_from: str,
+    dice: DiceStream,
+    reason: str,
+    *,
+    suspend: bool = False,
 ) -> list[Event]:
     """Make `unit_id` flee directly away from unit `away_from` for `reason`: roll the Flee
     Distance (Swiftstride applied), move it through the geometry core, return the events
     (one `unit_fled`). Pure: `state` is not changed; `dice` advances by the roll.
+
+    With `suspend`, a flee stopped on the way for a player's choice (whfb8: Fanatics released
+    at 8 in, seed 003) ends its events with `resolution_suspended` holding the rest of the
+    flee (its Flee Distance already rolled, its path fixed): server/rules/resume.py runs it
+    (`_rest_of_flee`) once the choice is made. Without it, the system resolves the stop at
+    once (`resolve_stop`).
 
     `unit_fled` payload: unit, away_from, reason, roll, rule ("Swiftstride" or null),
     distance (the roll), moved (inches really moved, longer when it had to get clear),
@@ -271,26 +300,9 @@ def flee_events(
     if reason == CHARGE_REACTION and feigned is not None and entirely(state, unit, feigned):
         markers += (FEIGNED_FLIGHT,)  # whfb8 seed 002: rallies automatically next turn
     assert path.turned is not None and path.reached is not None
-    here, halt = halt_on_the_way(state, unit, path.turned, path.moved, markers, dice, "fleeing")
+    here, halt = halt_on_the_way(state, unit, path.turned, path.moved, markers, dice, "fleeing",
+                                 suspend=suspend, roll=roll.to_payload())
     rest = movement.sweep_straight(here, path.reached) if halt else path.swept
-    if halt:
-        unit = units_of(core.fold_all(state, halt))[unit_id]
-        if unit.status != "on_table":  # the Fanatics' hits destroyed it where it stopped
-            return halt
-    if path.end is None:
-        after = dataclasses.replace(
-            unit,
-            status="destroyed",
-            markers=tuple(m for m in markers if m != FLEEING) + (FLED_OFF,),
-        )
-    else:
-        end = path.end.placement
-        assert end is not None
-        after = dataclasses.replace(
-            unit,
-            placement=(round(end.x, 4), round(end.y, 4), round(end.facing % 360.0, 4)),
-            markers=markers,
-        )
     source = units_of(state).get(away_from)
     text = (
         f"{display_name(state, unit.id)} flee ({reason}) {distance:g} in"
@@ -301,29 +313,95 @@ def flee_events(
         + (f"; passed through {display_names(state, path.passed_through)} "
            "(Dangerous Terrain tests not automated)" if path.passed_through else "")
     )
+    end = None if path.end is None else path.end.placement
+    frame: dict[str, Any] = {
+        "kind": "flee",
+        "text": f"{display_name(state, unit.id)} flee on to the end of their "
+        f"{distance:g} in",
+        "fled": {
+            "text": text,
+            "unit": unit.id,
+            "away_from": away_from,
+            "reason": reason,
+            "roll": roll.to_payload(),
+            "rule": rule,
+            "distance": distance,
+            "moved": round(path.moved, 4),
+            "facing": round(path.facing, 4),
+            "swept": geo.to_geojson(path.swept),
+            "passed_through": list(path.passed_through),
+            "destroyed": path.off_table,
+        },
+        "end": None if end is None else [round(end.x, 4), round(end.y, 4),
+                                         round(end.facing % 360.0, 4)],
+        "markers": list(markers),
+        "halted_after": halt[0].payload["moved"] if halt else None,
+    }
+    if halt and suspend:
+        frame["rest"] = geo.to_geojson(rest, None)
+        return suspend_with(halt, frame)
+    return halt + _rest_of_flee(core.fold_all(state, halt), frame, dice, rest, suspend=suspend)
+
+
+def _rest_of_flee(
+    state: GameState, frame: Mapping[str, Any], dice: DiceStream,
+    rest: BaseGeometry | None = None, *, suspend: bool = True,
+) -> list[Event]:
+    """The flee's `unit_fled` (to the end its roll gave it) and what it ran into on the rest of
+    its way, on `state` as it stands after any stop (the unit as it then is: a stop's Fanatic
+    hits may have destroyed it, then it goes no further). The rest of a stopped flee may stop
+    again (another concealing unit further on): then it waits again."""
+    unit = units_of(state)[frame["fled"]["unit"]]
+    if unit.status != "on_table":  # the Fanatics' hits destroyed it where it stopped
+        return []
+    markers = tuple(frame["markers"])
+    again = _stops_again(state, unit, frame, frame["fled"]["moved"], markers, dice, "fleeing",
+                         suspend)
+    if again is not None:
+        halt, frame, rest = again
+        if suspend:
+            return halt + [suspension(frame)]
+        state = core.fold_all(state, halt)
+        return halt + _rest_of_flee(state, frame, dice, rest, suspend=False)
+    if frame["end"] is None:
+        after = dataclasses.replace(
+            unit,
+            status="destroyed",
+            markers=tuple(m for m in markers if m != FLEEING) + (FLED_OFF,),
+        )
+    else:
+        x, y, facing = frame["end"]
+        after = dataclasses.replace(unit, placement=(x, y, facing), markers=markers)
+    halted = frame.get("halted_after")
     fled = [
         Event(
             "unit_fled",
             {
-                "text": text,
-                "unit": unit.id,
-                "away_from": away_from,
-                "reason": reason,
-                "roll": roll.to_payload(),
-                "rule": rule,
-                "distance": distance,
-                "moved": round(path.moved, 4),
-                "facing": round(path.facing, 4),
-                "swept": geo.to_geojson(path.swept),
-                "passed_through": list(path.passed_through),
-                "destroyed": path.off_table,
+                **{_roll_key(k, halted): frame["fled"][k] for k in FLED_KEYS},
                 "unit_after": after.to_json(),
-                **({"halted_after": halt[0].payload["moved"]} if halt else {}),
+                **({"halted_after": halted} if halted is not None else {}),
             },
             actor=unit.owner,
         )
     ]
-    return halt + fled + _moved_on(state, halt + fled, unit_id, rest, dice)
+    if rest is None:
+        rest = shapely.geometry.shape(frame["rest"])
+    return fled + _moved_on(state, fled, unit.id, rest, dice)
+
+
+def _roll_key(key: str, halted: float | None) -> str:
+    """A move stopped on its way had its roll recorded on `move_halted` (in the dice's order):
+    the whole move's event repeats it as `distance_roll`, not as a second `roll`."""
+    return "distance_roll" if key == "roll" and halted is not None else key
+
+
+FLED_KEYS = ("text", "unit", "away_from", "reason", "roll", "rule", "distance", "moved",
+             "facing", "swept", "passed_through", "destroyed")
+
+
+@register_frame("flee")
+def _resume_flee(state: GameState, frame: Mapping[str, Any], dice: Any) -> list[Event]:
+    return _rest_of_flee(state, frame, dice)
 
 
 def _without_engagements(state: GameState, unit_id: str) -> GameState:
@@ -366,15 +444,20 @@ def nearest_enemy(state: GameState, unit: Unit) -> str:
     ).id
 
 
-def rally_events(state: GameState, dice: DiceStream) -> list[Event]:
+def rally_events(
+    state: GameState, dice: DiceStream, *, suspend: bool = False, past: str | None = None
+) -> list[Event]:
     """At the start of a Player Turn: the active player's shaken units steady (t9a: Shaken
     lasts until the end of the Player Turn it began in) and each fleeing unit takes a Rally
-    Test, or rallies automatically after a whfb8 Feigned Flight (seed 002)."""
+    Test, or rallies automatically after a whfb8 Feigned Flight (seed 002). With `suspend`, a
+    failed test's flee that waits part-way for a player (whfb8 Fanatics released at 8 in)
+    suspends the other units' tests (`past`: the unit whose flee waited; they go on from the
+    next unit)."""
     if not is_ranked(state.system):
         return []
     seat = state.extra.get("active_player")
     events: list[Event] = []
-    for unit in sorted(units_of(state).values(), key=lambda u: u.id):
+    for unit in sorted(units_of(state).values(), key=lambda u: u.id) if past is None else ():
         # Shaken after a Rally Test lasts until the end of that Player Turn (t9a).
         if unit.owner == other(int(seat or 1)) and SHAKEN in unit.markers \
                 and FLEEING not in unit.markers:
@@ -385,6 +468,8 @@ def rally_events(state: GameState, dice: DiceStream) -> list[Event]:
                 )
             )
     for unit_id in sorted(units_of(state)):
+        if past is not None and unit_id <= past:
+            continue
         unit = units_of(state)[unit_id]
         if unit.owner != seat or unit.status != "on_table" or FLEEING not in unit.markers:
             continue
@@ -426,11 +511,20 @@ def rally_events(state: GameState, dice: DiceStream) -> list[Event]:
             else:
                 new.append(Event("rally_failed", payload, actor=unit.owner))
                 new += flee_events(
-                    state, unit.id, nearest_enemy(state, unit), dice, "failed Rally Test"
+                    state, unit.id, nearest_enemy(state, unit), dice, "failed Rally Test",
+                    suspend=suspend,
                 )
         state = core.fold_all(state, new)  # the next unit flees on the table as it is now
         events += new
+        if is_suspended(new):
+            return [*events, suspension({"kind": "rally", "after": unit.id,
+                                         "text": "the other Rally Tests"})]
     return events
+
+
+@register_frame("rally")
+def _resume_rally(state: GameState, frame: Mapping[str, Any], dice: Any) -> list[Event]:
+    return rally_events(state, dice, suspend=True, past=str(frame["after"]))
 
 
 # --- pursuit ------------------------------------------------------------------------------------
@@ -441,7 +535,13 @@ PURSUE_STEP_IN = 0.1
 
 
 def pursue_events(
-    state: GameState, pursuer_id: str, fled_id: str, flee_distance: float, dice: DiceStream
+    state: GameState,
+    pursuer_id: str,
+    fled_id: str,
+    flee_distance: float,
+    dice: DiceStream,
+    *,
+    suspend: bool = False,
 ) -> list[Event]:
     """The winner of a combat pursues a unit that broke from it (t9a, whfb8): it rolls the
     Pursue Distance (2D6; Swiftstride: Maximised, seed 000), turns about its centre to the
@@ -453,6 +553,10 @@ def pursue_events(
     `PURSUE_STEP_IN`, of anything that would end its move within Unit Spacing of another unit
     or Impassable Terrain or beyond a table edge (pursuing into a new enemy, off the table or
     through terrain is not automated).
+
+    With `suspend`, a pursuit stopped on the way for a player's choice (whfb8: Fanatics
+    released at 8 in) ends its events with `resolution_suspended` holding the rest of it (its
+    Pursue Distance already rolled): `_rest_of_pursuit` once the choice is made.
     """
     pursuer, fled = _unit(state, pursuer_id), _unit(state, fled_id)
     if pursuer.status != "on_table" or not is_ranked(state.system):
@@ -485,17 +589,8 @@ def pursue_events(
         end_placement, moved = result.footprint.placement, go
         swept = shapely.union_all([start.boundary, turned.boundary, result.swept])
         here, halt = halt_on_the_way(state, pursuer, turned, go, pursuer.markers, dice,
-                                     "pursuing")
+                                     "pursuing", suspend=suspend, roll=roll.to_payload())
         rest = movement.sweep_straight(here, result.footprint) if halt else swept
-        if halt:
-            pursuer = units_of(core.fold_all(state, halt))[pursuer_id]
-            if pursuer.status != "on_table":  # the Fanatics' hits destroyed it
-                return halt
-    after = dataclasses.replace(
-        pursuer,
-        placement=(round(end_placement.x, 4), round(end_placement.y, 4),
-                   round(end_placement.facing % 360.0, 4)),
-    )
     text = (
         f"{display_name(state, pursuer.id)} pursue {display_name(state, fled.id)}: "
         f"{distance:g} in"
@@ -507,38 +602,123 @@ def pursue_events(
         + (f" (stopped after {halt[0].payload['moved']:g} in on the way, then went on)"
            if halt else "")
     )
+    frame: dict[str, Any] = {
+        "kind": "pursuit",
+        "text": f"{display_name(state, pursuer.id)} pursue on to the end of their "
+        f"{distance:g} in",
+        "pursued": {
+            "unit": pursuer.id,
+            "target": fled.id,
+            "roll": roll.to_payload(),
+            "rule": rule or "Pursuit",
+            "distance": distance,
+            "flee_distance": flee_distance,
+            "moved": round(moved, 4),
+            "facing": round(facing % 360.0, 4),
+            "swept": geo.to_geojson(swept),
+            "caught": caught,
+            "text": text,
+        },
+        "end": [round(end_placement.x, 4), round(end_placement.y, 4),
+                round(end_placement.facing % 360.0, 4)],
+        "halted_after": halt[0].payload["moved"] if halt else None,
+    }
+    if halt and suspend:
+        frame["rest"] = geo.to_geojson(rest, None)
+        return suspend_with(halt, frame)
+    return halt + _rest_of_pursuit(core.fold_all(state, halt), frame, dice, rest,
+                                   suspend=suspend)
+
+
+def _stops_again(
+    state: GameState,
+    unit: Unit,
+    frame: Mapping[str, Any],
+    total: float,
+    markers: tuple[str, ...],
+    dice: DiceStream,
+    what: str,
+    suspend: bool,
+) -> tuple[list[Event], dict[str, Any], BaseGeometry] | None:
+    """The rest of a stopped flee or pursuit (from where it stopped, `total` in in all) judged
+    again (`halt_on_the_way`): a concealing unit further on stops it again (seed 003: "in any
+    move"; units already within 8 in of it where it stopped do not). Returns the new stop's
+    events, the frame of what is left after it and the area left to sweep, or None."""
+    done = frame.get("halted_after")
+    if done is None or total - float(done) <= 1e-6:
+        return None
+    start = table_of(state).units[unit.id]
+    assert start.placement is not None and start.formation is not None
+    length = total - float(done)
+    here, halt = halt_on_the_way(state, unit, start, length, markers, dice, what,
+                                 suspend=suspend)
+    if not halt:
+        return None
+    end = footprint(start.formation, start.placement.moved(length))
+    left = movement.sweep_straight(here, end)
+    again = {**frame, "halted_after": round(float(done) + halt[0].payload["moved"], 4),
+             "rest": geo.to_geojson(left, None)}
+    return halt, again, left
+
+
+PURSUED_KEYS = ("unit", "target", "roll", "rule", "distance", "flee_distance", "moved", "facing",
+                "swept", "caught")
+
+
+def _rest_of_pursuit(
+    state: GameState, frame: Mapping[str, Any], dice: DiceStream,
+    rest: BaseGeometry | None = None, *, suspend: bool = True,
+) -> list[Event]:
+    """The pursuit's `unit_pursued` (to the end its roll gave it), the catch, and what it ran
+    into on the rest of its way, on `state` as it stands after any stop (a stop's Fanatic hits
+    may have destroyed the pursuer: then it goes no further). The rest of a stopped pursuit
+    may stop again (another concealing unit further on): then it waits again."""
+    p = frame["pursued"]
+    pursuer = units_of(state)[p["unit"]]
+    if pursuer.status != "on_table":  # the Fanatics' hits destroyed it
+        return []
+    again = _stops_again(state, pursuer, frame, p["moved"], pursuer.markers, dice, "pursuing",
+                         suspend)
+    if again is not None:
+        halt, frame, rest = again
+        if suspend:
+            return halt + [suspension(frame)]
+        state = core.fold_all(state, halt)
+        return halt + _rest_of_pursuit(state, frame, dice, rest, suspend=False)
+    x, y, facing = frame["end"]
+    after = dataclasses.replace(pursuer, placement=(x, y, facing))
+    halted = frame.get("halted_after")
     events = [
         Event(
             "unit_pursued",
             {
-                "unit": pursuer.id,
-                "target": fled.id,
-                "roll": roll.to_payload(),
-                "rule": rule or "Pursuit",
-                "distance": distance,
-                "flee_distance": flee_distance,
-                "moved": round(moved, 4),
-                "facing": round(facing % 360.0, 4),
-                "swept": geo.to_geojson(swept),
-                "caught": caught,
+                **{_roll_key(k, halted): p[k] for k in PURSUED_KEYS},
                 "unit_after": after.to_json(),
-                "text": text,
-                **({"halted_after": halt[0].payload["moved"]} if halt else {}),
+                "text": p["text"],
+                **({"halted_after": halted} if halted is not None else {}),
             },
             actor=pursuer.owner,
         )
     ]
-    if caught:
+    if p["caught"]:
+        fled = p["target"]
         events.append(
             Event(
                 "fleeing_unit_caught",
-                {"unit": fled.id, "by": pursuer.id, "rule": "Pursuit",
+                {"unit": fled, "by": pursuer.id, "rule": "Pursuit",
                  "text": f"{display_name(state, pursuer.id)} catch the fleeing "
-                 f"{display_name(state, fled.id)}: destroyed"},
+                 f"{display_name(state, fled)}: destroyed"},
                 actor=pursuer.owner,
             )
         )
-    return halt + events + _moved_on(state, halt + events, pursuer_id, rest, dice)
+    if rest is None:
+        rest = shapely.geometry.shape(frame["rest"])
+    return events + _moved_on(state, events, pursuer.id, rest, dice)
+
+
+@register_frame("pursuit")
+def _resume_pursuit(state: GameState, frame: Mapping[str, Any], dice: Any) -> list[Event]:
+    return _rest_of_pursuit(state, frame, dice)
 
 
 @register_folder("unit_pursued")
@@ -548,7 +728,7 @@ def _fold_unit_pursued(state: GameState, event: Event) -> GameState:
 
 @register_turn_start
 def _rally_at_turn_start(state: GameState, dice: DiceStream) -> list[Event]:
-    return rally_events(state, dice)
+    return rally_events(state, dice, suspend=True)
 
 
 @register_folder("unit_rallied")

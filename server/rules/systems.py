@@ -260,9 +260,10 @@ class Variant(ABC):
         return None
 
     def resolve_stop(self, state: GameState, dice: Any) -> list[Event]:
-        """What stopped a compulsory move part-way (a flee or a pursuit, which must go on at
-        once), resolved by the server (`state` has the stop folded in): whfb8 releases the
-        Fanatics there and then (seed 003). Default: none."""
+        """What stopped a compulsory move part-way inside a resolution that cannot wait for a
+        player (a flee that must go on at once), resolved by the server (`state` has the stop
+        folded in): whfb8 releases the Fanatics there and then (seed 003). A resolution that
+        can wait suspends instead (server/rules/resume.py). Default: none."""
         return []
 
     def passable(self, state: GameState, unit_id: str) -> tuple[str, ...]:

@@ -1,7 +1,7 @@
 // Night Goblin Fanatics in the client (whfb8, seed 003): the pure helpers of view/fanatics.js.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { concealedCount, releasesFor, defaultRelease, whirlPath, whirlWords, hitWords, whirlOverlays } from '../js/view/fanatics.js';
+import { concealedCount, releasesFor, othersReleasing, waitingWords, defaultRelease, whirlPath, whirlWords, hitWords, whirlOverlays } from '../js/view/fanatics.js';
 
 test('the mark comes from the owner-only `concealed` state, nothing otherwise', () => {
   assert.equal(concealedCount({ concealed: { u1: 2 } }, 'u1'), 2);
@@ -15,6 +15,24 @@ test('only the owner is asked to release', () => {
   assert.deepEqual(releasesFor(state, 2), []);
   assert.deepEqual(releasesFor(state, null), []);
   assert.deepEqual(defaultRelease({ placement: { x: 36, y: 16, facing: 0 } }), { x: 36, y: 16, facing: 0 });
+});
+
+test('everyone else reads whose release it is and what waits after it (seed 003)', () => {
+  const st = {
+    fanatic_releases: [{ unit: 'u1', left: 2, owner: 1, interrupted: 'u3' }],
+    resolution_waiting: ['Empire Halberdiers flee on to the end of their 10 in', 'Night Goblins (2) roll their charge against Empire Halberdiers'],
+  };
+  const name = (/** @type {string} */ id) => (id === 'u1' ? 'Night Goblins (1)' : id);
+  assert.deepEqual(othersReleasing(st, 2, name), ['Waiting for player 1 to release 2 Fanatics from Night Goblins (1)']);
+  assert.deepEqual(othersReleasing(st, 1, name), []);
+  assert.equal(waitingWords(st), 'Then: Empire Halberdiers flee on to the end of their 10 in; then Night Goblins (2) roll their charge against Empire Halberdiers.');
+  assert.equal(waitingWords({}), '');
+});
+
+test('a Fanatic the server aimed says so (a flee that could not wait)', () => {
+  const words = whirlWords({ distance: 6, roll: { dice: [{ face: 3 }, { face: 3 }] }, through: [], removed: null, aimed_by_server: 'Empire Halberdiers' });
+  assert.equal(words, 'Fanatic 3 + 3: 6 in (aimed by the server at Empire Halberdiers: the flee it stopped went on at once)');
+  assert.ok(!whirlWords({ distance: 6, through: [] }).includes('aimed'));
 });
 
 test('the whirl is a band from start to end, in words with its hits', () => {

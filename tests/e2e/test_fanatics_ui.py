@@ -116,3 +116,88 @@ def test_a_release_through_the_ui_and_the_secret_only_on_the_owners_page(
         assert shown[1]["born"] >= shown[0]["born"] + 1000  # one after the other
         until(page, """() => /released and whirls/.test(
             document.getElementById('announcer')?.textContent || '')""")
+
+
+def test_a_flee_stopped_at_8_in_waits_for_the_release_tool_then_goes_on(
+    server: str, pages: Any
+) -> None:
+    """Seed 003: released "when ... an enemy comes within 8"" in any move - a flee too - and
+    "you may choose the direction ... and the point on the concealing unit". Agreed free moves
+    stand Halberdiers 8.5 in from concealing goblins, other goblins charge them from behind and
+    they flee (2D6, at least 2 in) straight at the goblins: the flee stops at 8 in. Player 1's
+    page offers the release tool and says what waits; player 2's page and the spectator's say
+    whose release it is; after the two releases through the tool the flee goes on and the
+    charge is rolled, on every page."""
+    g = rest(f"{server}/api/games", {"system": "whfb8", "name": "Fanatics flee"})
+    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {"invite": g["invite"]})
+    tokens = {1: g["token"], 2: seat2["token"]}
+    base = f"{server}/api/games/{g['id']}"
+
+    def act(seat: int, action: dict[str, Any]) -> Any:
+        return rest(f"{base}/actions", {"action": action}, token=tokens[seat])
+
+    goblins = {"datasheet": "night-goblins", "models": 20, "files": 5}
+    act(1, {"type": "submit_army", "units": [
+        {**goblins, "concealed": {"night-goblin-fanatic": 2}}, goblins]})
+    act(2, {"type": "submit_army", "units": [{"datasheet": "empire-halberdiers", "models": 20,
+                                              "files": 5}]})
+    units = rest(base)["state"]["units"]
+    gob, gob2 = sorted((u for u in units if units[u]["owner"] == 1), key=lambda u: int(u[1:]))
+    hal = next(u for u in units if units[u]["owner"] == 2)
+    act(1, {"type": "deploy_unit", "unit": gob, "x": 20, "y": 11, "facing": 0})
+    act(2, {"type": "deploy_unit", "unit": hal, "x": 36, "y": 36, "facing": 180})
+    act(1, {"type": "deploy_unit", "unit": gob2, "x": 52, "y": 11, "facing": 0})
+    for _ in range(12):
+        st = rest(base)["state"]
+        if st["phase"] == "Movement" and st["active_player"] == 1:
+            break
+        act(st["active_player"], {"type": "end_phase"})
+    for unit, x, y, facing in ((gob2, 36, 27, 180), (hal, 36, 22.5, 180), (gob, 36, 14, 0)):
+        act(1, {"type": "propose", "kind": "free_move", "unit": unit, "x": x, "y": y,
+                "facing": facing})
+        act(2, {"type": "accept_proposal"})
+
+    url = f"{server}/games/{g['id']}"
+    p1 = pages.open("player1", f"{url}#seat=1&token={tokens[1]}")
+    p2 = pages.open("player2", f"{url}#seat=2&token={tokens[2]}")
+    spectator = pages.open("spectator", url)
+    for page in (p1, p2, spectator):
+        page.wait_for_function(READY)
+
+    act(1, {"type": "declare_charge", "unit": gob2, "target": hal})
+    act(2, {"type": "charge_reaction", "reaction": "flee"})
+    st = rest(base)["state"]
+    assert st["fanatic_releases"][0]["left"] == 2
+    assert st["resolution_waiting"][-1].endswith("roll their charge against Empire Halberdiers")
+
+    form = f"form.release-fanatic[data-unit='{gob}']"
+    p1.wait_for_selector(form)
+    until(p1, """() => /Then: Empire Halberdiers flee on to the end of their \\d+ in; then/.test(
+        document.getElementById('fanatics')?.textContent || '')""")
+    for page in (p2, spectator):
+        until(page, """() => /Waiting for player 1 to release 2 Fanatics from Night Goblins/.test(
+            document.getElementById('fanatics')?.textContent || '')""")
+        assert page.locator("form.release-fanatic").count() == 0
+    for x, facing in (("34.5", "90"), ("37.5", "270")):
+        p1.wait_for_selector(form)
+        p1.fill(f"{form} input[aria-label='Start x']", x)
+        p1.fill(f"{form} input[aria-label='Direction (degrees)']", facing)
+        p1.click(f"{form} button[type=submit]")
+        p1.wait_for_function(
+            "(n) => warfield.store.history.filter(e => e.type === 'fanatic_released').length === n",
+            arg=1 if x == "34.5" else 2,
+        )
+    p1.wait_for_selector(form, state="detached")
+    for page in (p1, p2, spectator):
+        kinds = until(page, """() => { const t = warfield.store.history.map(e => e.type);
+            return t.some(k => k === 'charge_failed' || k === 'charge_succeeded') ? t : null; }""")
+        last_release = len(kinds) - 1 - kinds[::-1].index("fanatic_released")
+        after = kinds[last_release:]
+        assert after.index("unit_fled") < next(
+            i for i, k in enumerate(after) if k in ("charge_failed", "charge_succeeded"))
+        released = page.evaluate("""() => warfield.store.history.filter(
+            e => e.type === 'fanatic_released').map(e => e.payload)""")
+        assert [(r["start"][0], r["facing"]) for r in released] == [(34.5, 90), (37.5, 270)]
+        assert all("aimed_by_server" not in r for r in released)
+        until(page, """() => !/Waiting for player|Then: /.test(
+            document.getElementById('fanatics')?.textContent || '')""")

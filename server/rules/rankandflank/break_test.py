@@ -34,10 +34,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
+import shapely
+import shapely.geometry
 from pydantic import Field
+from shapely.geometry.base import BaseGeometry
 
+from server import geometry as geo
 from server.dice import DiceStream
-from server.geometry.footprint import Footprint
+from server.geometry.footprint import Footprint, as_geometry
 from server.geometry.measure import distance
 from server.rules.core import (
     BATTLE,
@@ -63,6 +67,7 @@ from server.rules.rankandflank.events import (
     losses_events,
 )
 from server.rules.rankandflank.system import rank_and_flank_of
+from server.rules.resume import is_suspended, register_frame, suspension
 from server.rules.systems import find_system
 from server.rules.units import Unit, _set, _unit, phase_moves, table_of, units_of
 
@@ -78,13 +83,29 @@ def panic_tests(
     """Panic Tests for friendly units within the Panic range of `source_id`, which broke or
     was destroyed standing at `where` (its footprint before it fled or was removed); module
     text, step 3."""
+    _panic_tests(log, source_id, where, enemy_id, dice, cause, None)
+
+
+def _panic_tests(
+    log: Log,
+    source_id: str,
+    where: Footprint | BaseGeometry | None,
+    enemy_id: str,
+    dice: Roller,
+    cause: str,
+    only: list[str] | None,
+) -> None:
+    """`panic_tests` for the units in `only` (None: every unit), in order; a Panic Test whose
+    flee waits for a player (whfb8 Fanatics) suspends the tests still to take."""
     state = log.state
     rules = rank_and_flank_of(state)
     source = units_of(state)[source_id]
     table = table_of(state)
     if where is None:
         return
-    for unit in list(units_of(state).values()):
+    order = [u.id for u in units_of(state).values()] if only is None else only
+    for i, uid in enumerate(order):
+        unit = units_of(state)[uid]
         if unit.owner != source.owner or unit.id == source_id or not active(unit):
             continue
         if is_engaged(log.state, unit.id) or unit.id not in table.units:
@@ -93,6 +114,25 @@ def panic_tests(
         if gap > rules.panic_range_in + 1e-9:
             continue
         panic_test(log, unit, source_id, enemy_id, dice, cause)
+        if log.suspended:
+            log.add(suspension({
+                "kind": "panic_tests", "source": source_id, "where": _shape(where),
+                "enemy": enemy_id, "cause": cause, "left": order[i + 1:],
+                "text": f"the other Panic Tests ({cause})",
+            }))
+            return
+
+
+def _shape(where: Footprint | BaseGeometry) -> Any:
+    return geo.to_geojson(as_geometry(where), None)
+
+
+@register_frame("panic_tests")
+def _resume_panic_tests(state: GameState, frame: Any, dice: Any) -> list[Event]:
+    log = Log(state, resumable=True)
+    _panic_tests(log, frame["source"], shapely.geometry.shape(frame["where"]), frame["enemy"],
+                 dice, frame["cause"], list(frame["left"]))
+    return log.events
 
 
 def panic_test(
@@ -159,7 +199,7 @@ def flee_and_panic(
 ) -> list[Event]:
     """`flee_unit`, then (a system with `panic_through`, whfb8) a Panic Test for each friendly
     unit the flight passed through (flee.py's `passed_through`); the flee events."""
-    fled = flee_unit(log.state, unit_id, enemy_id, dice, reason)
+    fled = flee_unit(log.state, unit_id, enemy_id, dice, reason, suspend=log.resumable)
     log.add(*fled)
     panic_through(log, unit_id, enemy_id, fled, dice)
     return fled
@@ -177,15 +217,56 @@ def panic_through(
     crossed = [
         uid for e in fled if e.type == "unit_fled" for uid in e.payload.get("passed_through", ())
     ]
+    if log.suspended:  # the flee waits part-way: its rest first, then these tests
+        crossed = list(_flee_frame(list(fled))["fled"]["passed_through"])
+        log.add(suspension({"kind": "panic_through", "unit": unit_id, "enemy": enemy_id,
+                            "crossed": crossed,
+                            "text": "Panic Tests of the units they fled through"}))
+        return
+    _panic_through(log, unit_id, enemy_id, crossed, dice)
+
+
+def _panic_through(
+    log: Log, unit_id: str, enemy_id: str, crossed: list[str], dice: Roller
+) -> None:
+    """The Panic Tests of friends a flight passed through (whfb8 `panic_through`)."""
     name = log.unit(unit_id).name
     owner = log.unit(unit_id).owner
-    for uid in crossed:
+    for i, uid in enumerate(crossed):
         friend = units_of(log.state).get(uid)
         if friend is None or friend.owner != owner or not active(friend):
             continue
         if is_engaged(log.state, uid):
             continue
         panic_test(log, friend, unit_id, enemy_id, dice, f"{name} fled through them")
+        if log.suspended:
+            log.add(suspension({"kind": "panic_through", "unit": unit_id, "enemy": enemy_id,
+                                "crossed": crossed[i + 1:],
+                                "text": "Panic Tests of the units they fled through"}))
+            return
+
+
+@register_frame("panic_through")
+def _resume_panic_through(state: GameState, frame: Any, dice: Any) -> list[Event]:
+    log = Log(state, resumable=True)
+    _panic_through(log, frame["unit"], frame["enemy"], list(frame["crossed"]), dice)
+    return log.events
+
+
+def _flee_frame(events: list[Event]) -> Any:
+    """The suspended rest of the flee among `events` (its Flee Distance, what it crossed)."""
+    return next(f for e in events if e.type == "resolution_suspended"
+                for f in e.payload["frames"] if f["kind"] == "flee")
+
+
+def flee_distance_of(events: list[Event]) -> float:
+    """The Flee Distance rolled by the flee among `events` (moved or still suspended)."""
+    for e in events:
+        if e.type == "unit_fled":
+            return float(e.payload["distance"])
+    if is_suspended(events):
+        return float(_flee_frame(events)["fled"]["distance"])
+    return 0.0
 
 
 def reaction_flight_panic(
@@ -421,17 +502,70 @@ def break_test(
             panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} destroyed")
         return
     fled = flee_and_panic(log, unit.id, enemy, dice, "failed its Break Test")
-    panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} broke")
-    flee_distance = next(
-        (float(e.payload["distance"]) for e in fled if e.type == "unit_fled"), 0.0
-    )
-    for winner in winners:
+    flee_distance = flee_distance_of(fled)
+    if log.suspended:  # the flee waits part-way (whfb8 Fanatics): the rest after it
+        log.add(suspension({
+            "kind": "broke", "unit": unit.id, "where": None if where is None else _shape(where),
+            "enemy": enemy, "winners": list(winners), "flee_distance": flee_distance,
+            "text": f"Panic Tests for {unit.name} breaking, then the pursuit",
+        }))
+        return
+    _after_breaking(log, unit.id, where, enemy, winners, flee_distance, dice)
+
+
+def _after_breaking(
+    log: Log,
+    unit_id: str,
+    where: Footprint | BaseGeometry | None,
+    enemy: str,
+    winners: list[str],
+    flee_distance: float,
+    dice: Roller,
+) -> None:
+    """A unit broke and fled: Panic Tests for it, then the winners' pursuits."""
+    name = log.unit(unit_id).name
+    panic_tests(log, unit_id, where, enemy, dice, f"{name} broke")
+    if log.suspended:
+        log.add(suspension({"kind": "pursuits", "fled": unit_id, "winners": list(winners),
+                            "flee_distance": flee_distance,
+                            "text": f"the pursuit of {name}"}))
+        return
+    _pursuits(log, unit_id, winners, flee_distance, dice)
+
+
+def _pursuits(
+    log: Log, fled_id: str, winners: list[str], flee_distance: float, dice: Roller
+) -> None:
+    for i, winner in enumerate(winners):
         # A winner still fighting another enemy stays; the others pursue (flee.py), unless
         # ordered to hold back and they pass the system's restraint test.
         if log.unit(winner).status == "on_table" and not is_engaged(log.state, winner):
-            if restrains(log, winner, unit.id, dice):
+            if restrains(log, winner, fled_id, dice):
                 continue
-            log.add(*pursue_events(log.state, winner, unit.id, flee_distance, dice))  # type: ignore[arg-type]
+            log.add(*pursue_events(log.state, winner, fled_id, flee_distance, dice,  # type: ignore[arg-type]
+                                   suspend=log.resumable))
+            if log.suspended and winners[i + 1:]:
+                log.add(suspension({"kind": "pursuits", "fled": fled_id,
+                                    "winners": winners[i + 1:], "flee_distance": flee_distance,
+                                    "text": f"the other pursuits of {log.unit(fled_id).name}"}))
+            if log.suspended:
+                return
+
+
+@register_frame("broke")
+def _resume_broke(state: GameState, frame: Any, dice: Any) -> list[Event]:
+    log = Log(state, resumable=True)
+    where = None if frame["where"] is None else shapely.geometry.shape(frame["where"])
+    _after_breaking(log, frame["unit"], where, frame["enemy"], list(frame["winners"]),
+                    float(frame["flee_distance"]), dice)
+    return log.events
+
+
+@register_frame("pursuits")
+def _resume_pursuits(state: GameState, frame: Any, dice: Any) -> list[Event]:
+    log = Log(state, resumable=True)
+    _pursuits(log, frame["fled"], list(frame["winners"]), float(frame["flee_distance"]), dice)
+    return log.events
 
 
 def _no_break_test(

@@ -38,6 +38,7 @@ from server.rules.rankandflank.engagement import (
     sheet,
 )
 from server.rules.rankandflank.system import RankAndFlankRules, rank_and_flank_of
+from server.rules.resume import is_suspended
 from server.rules.systems import find_system
 from server.rules.units import (
     JoinedCharacter,
@@ -53,9 +54,12 @@ from server.rules.units import (
 class Log:
     """Events of one action, folded as they are made so later steps see their effects."""
 
-    def __init__(self, state: GameState) -> None:
+    def __init__(self, state: GameState, *, resumable: bool = False) -> None:
         self.state = state
         self.events: list[Event] = []
+        # Whether a flee or pursuit of this action may wait for a player part-way (whfb8:
+        # Fanatics released at 8 in) and the rest be resumed later (server/rules/resume.py).
+        self.resumable = resumable
 
     def add(self, *events: Event) -> None:
         for event in events:
@@ -64,6 +68,12 @@ class Log:
 
     def unit(self, unit_id: str) -> Unit:
         return units_of(self.state)[unit_id]
+
+    @property
+    def suspended(self) -> bool:
+        """The action waits for a player: what is left is suspended (the caller adds its own
+        rest with `suspension` and returns)."""
+        return is_suspended(self.events)
 
 
 def step_events(outcome: Outcome, unit: Unit, target: Unit, **extra: Any) -> list[Event]:
@@ -204,7 +214,8 @@ def losses_events(
 
 
 def flee_unit(
-    state: GameState, unit_id: str, away_from: str, dice: Roller, reason: str
+    state: GameState, unit_id: str, away_from: str, dice: Roller, reason: str,
+    *, suspend: bool = False,
 ) -> list[Event]:
     """The one place a unit that broke or failed a Panic Test flees: `unit_broke` (it leaves
     the combat, marked "fleeing"), then the flee move of server/rules/flee.py (Flee Distance
@@ -220,7 +231,8 @@ def flee_unit(
         },
     )
     after = fold_all(state, [broke])
-    return [broke, *flee_events(after, unit_id, away_from, dice, reason)]  # type: ignore[arg-type]
+    return [broke, *flee_events(after, unit_id, away_from, dice, reason,  # type: ignore[arg-type]
+                                suspend=suspend)]
 
 
 MODELS_AT_START = "models_at_start"

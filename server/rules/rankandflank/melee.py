@@ -40,8 +40,11 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import shapely
+import shapely.geometry
 from pydantic import Field
 
+from server import geometry as geo
 from server.data import Datasheet
 from server.dice import DiceStream
 from server.geometry.arcs import arc_of_unit
@@ -83,6 +86,7 @@ from server.rules.rankandflank.system import (
     rank_and_flank_of,
     rank_and_flank_systems,
 )
+from server.rules.resume import refuse_while_suspended, register_frame, suspension
 from server.rules.units import Unit, _set, _unit, phase_moves, table_of, units_of
 
 
@@ -238,6 +242,7 @@ def fight_combat(state: GameState, seat: int, action: FightCombat, dice: DiceStr
 def _check_fight(state: GameState, unit: Unit) -> list[str]:
     """The combat `unit` is in, not yet fought this phase, or the rule that refuses it."""
     rule = rank_and_flank_of(state).melee_phase
+    refuse_while_suspended(state, "Fighting a combat")
     combat = combat_of(state, unit.id)
     if not combat:
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} is not Engaged in Combat", rule=rule)
@@ -293,7 +298,7 @@ def resolve_combat(
     """One round of combat among `combat` (units of both players), module text steps 1-6."""
     rules = rank_and_flank_of(state)
     order = rules.strike_order_name
-    log = Log(state)
+    log = Log(state, resumable=True)
     units = units_of(state)
     names = ", ".join(units[u].name for u in combat)
     sides: dict[str, list[str]] = {}
@@ -378,30 +383,66 @@ def resolve_combat(
     )
 
     # -- 5. Break Tests for the loser's units still standing
+    rest: dict[str, Any] = {"kind": "combat", "combat": combat, "names": names,
+                            "difference": difference, "winners": [], "enemy_ranks": 0,
+                            "losers": []}
     if winner is not None:
         loser = other(winner)
         winners = [u for u in combat if units_now[u].owner == winner and active(units_now[u])]
         enemy_ranks = max((proper_ranks(log.state, units_now[u]) for u in winners), default=0)
-        for uid in [u for u in combat if units_now[u].owner == loser]:
-            unit = log.unit(uid)
-            if not active(unit):
-                continue
-            break_test(log, unit, difference, enemy_ranks, winners, dice)
-
+        rest.update(winners=winners, enemy_ranks=enemy_ranks,
+                    losers=[u for u in combat if units_now[u].owner == loser])
     # -- 5. Panic Tests for units destroyed by the strikes (Break Tests did their own)
-    for uid in combat:
-        if units_now[uid].status == "destroyed":
-            enemy = opponent_of(state, uid, combat) or uid
-            name = units_now[uid].name
-            panic_tests(log, uid, where.get(uid), enemy, dice, f"{name} destroyed")
+    rest["destroyed"] = [
+        {"unit": uid, "enemy": opponent_of(state, uid, combat) or uid,
+         "name": units_now[uid].name,
+         "where": None if uid not in where else geo.to_geojson(where[uid].boundary, None)}
+        for uid in combat if units_now[uid].status == "destroyed"
+    ]
+    _rest_of_combat(log, rest, dice)
+    return log.events
 
+
+def _rest_of_combat(log: Log, rest: dict[str, Any], dice: Roller) -> None:
+    """Steps 5 and 6 from the Break Tests on, for the losers and destroyed units in `rest`
+    still to do; a flee or pursuit that waits for a player (whfb8 Fanatics released at 8 in,
+    server/rules/resume.py) suspends what is left of them."""
+    losers = list(rest["losers"])
+    while losers:
+        unit = log.unit(losers.pop(0))
+        if not active(unit):
+            continue
+        break_test(log, unit, rest["difference"], rest["enemy_ranks"], list(rest["winners"]),
+                   dice)
+        if log.suspended:
+            log.add(suspension({**rest, "losers": losers, "text": _rest_text(rest)}))
+            return
+    destroyed = list(rest["destroyed"])
+    while destroyed:
+        gone = destroyed.pop(0)
+        where = None if gone["where"] is None else shapely.geometry.shape(gone["where"])
+        panic_tests(log, gone["unit"], where, gone["enemy"], dice, f"{gone['name']} destroyed")
+        if log.suspended:
+            log.add(suspension({**rest, "losers": [], "destroyed": destroyed,
+                                "text": _rest_text(rest)}))
+            return
     # -- 6.
     log.add(
         Event(
             "combat_fought",
-            {"units": combat, "text": f"Round of combat fought: {names}"},
+            {"units": rest["combat"], "text": f"Round of combat fought: {rest['names']}"},
         )
     )
+
+
+def _rest_text(rest: dict[str, Any]) -> str:
+    return f"the rest of the combat ({rest['names']})"
+
+
+@register_frame("combat")
+def _resume_combat(state: GameState, frame: Any, dice: Any) -> list[Event]:
+    log = Log(state, resumable=True)
+    _rest_of_combat(log, dict(frame), dice)
     return log.events
 
 

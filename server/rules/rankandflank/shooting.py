@@ -75,6 +75,7 @@ from server.rules.rankandflank.system import (
     rank_and_flank_of,
     rank_and_flank_systems,
 )
+from server.rules.resume import refuse_while_suspended
 from server.rules.units import (
     Unit,
     _set,
@@ -228,9 +229,12 @@ def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[
         raise RuleError(ILLEGAL_MOVE, "shooting targets an enemy unit", rule="Shooting")
     _check_shooter(state, unit)
     _check_target(state, target)
+    refuse_while_suspended(state, "Shooting")
     moved = turn_moves(state).get(unit.id, {})
+    # A Panic flee it causes may wait part-way for a player (whfb8 Fanatics released at 8 in,
+    # server/rules/resume.py): nothing follows the volley in this action, so it may.
     return volley(state, unit, target, action.weapon, dice, moved=bool(moved.get("moved")),
-                  actor=seat)
+                  actor=seat, resumable=True)
 
 
 def volley(
@@ -244,6 +248,7 @@ def volley(
     actor: int,
     extra: Sequence[Modifier] = (),
     beyond_range: bool = False,
+    resumable: bool = False,
 ) -> list[Event]:
     """`unit` shoots `weapon_name` (default its first weapon) at `target`: range, line of
     sight, modifiers (the system's and `extra`), then module text step 6. `shoot` calls it
@@ -258,7 +263,7 @@ def volley(
     modifiers += list(extra)
     modifiers += rules.shooting_target_modifiers(sheets_of(state, target), target.model_count)
 
-    log = Log(state)
+    log = Log(state, resumable=resumable)
     models = shooters(
         table.units[unit.id], unit, rules.ranks_that_shoot(rank_and_file_sheet(state, unit))
     )

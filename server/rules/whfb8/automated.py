@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from server.rules.automation import handled_by
 from server.rules.flee import flee_events
+from server.rules.resume import resume
 from server.rules.setup import declare_reserve
 from server.rules.units import _formation
 from server.rules.whfb8 import (
@@ -73,9 +74,13 @@ handled_by(WHFB8, "Concealed Fanatic", fanatics.release_fanatic,
 handled_by(WHFB8, "Concealed Fanatic", fanatics.lost_fanatics,
            "lost when the concealing unit flees or is destroyed (announced when the phase ends)",
            lacks="the stop part-way through a Fanatic's whirl")
+handled_by(WHFB8, "Concealed Fanatic", resume,
+           "flee and pursuit moves stop at 8 in too and wait for the owner's releases; the move "
+           "and what follows it (the charge, Panic Tests, pursuits, the rest of the combat or of "
+           "the turn's start) go on after the last one")
 handled_by(WHFB8, "Concealed Fanatic", fanatics.release_at_once,
-           "flee and pursuit moves stop at 8 in too, the Fanatics are released there at once "
-           "(aimed by the server) and the move goes on")
+           "a Panic flee caused by Stand and Shoot cannot wait: its Fanatics are released at "
+           "once (aimed by the server) and the flee goes on")
 handled_by(WHFB8, "Fanatic Impacts", fanatics.whirl,
            "through units, bounce 1 in beyond, removal on terrain, another Fanatic, the table "
            "edge or a double after the release turn")

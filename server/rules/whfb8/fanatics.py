@@ -13,7 +13,10 @@ their units, released at 8 in mid-move, whirling 2D6 in through everything.
    geometry core's `distance`) is 8 in: the path is sampled every 0.25 in and the crossing
    bisected to 1e-4 of the move. `fanatics_revealed` (public) is the release moment; the owner
    then releases each Fanatic with `release_fanatic` (a start point on the concealing unit and a
-   facing); the interrupted unit's player may then carry on with the rest of the allowance.
+   facing); the interrupted unit's player may then carry on with the rest of the allowance. A
+   flee or pursuit stopped so waits too, the rest of its resolution suspended
+   (server/rules/resume.py) and resumed after the last release; only a Panic flee caused by
+   Stand and Shoot has them aimed by the server (`release_at_once`).
 3. **The whirl** (`whirl`): 2D6 in straight ahead; through units (each takes D6 S5 Armour
    Piercing (1) hits, server/rules/rankandflank/attacks.py with whfb8's steps); ending inside a
    unit bounces it 1 in beyond; removed on contact with terrain that is not open ground, with
@@ -67,6 +70,7 @@ from server.rules.rankandflank.attacks import resolve
 from server.rules.rankandflank.engagement import FLEEING, rank_and_file_sheet
 from server.rules.rankandflank.events import Log, losses_events, step_events
 from server.rules.rankandflank.system import rank_and_flank_of
+from server.rules.resume import resume
 from server.rules.systems import MOVEMENT_PHASE
 from server.rules.units import (
     Coord,
@@ -725,6 +729,9 @@ def release_fanatic(
             there = fold_all(after, done)
             rest = sweep_straight(table_of(after).units[uid], table_of(there).units[uid])
             events += move_contacts(there, uid, rest, dice)
+        # A flee stopped at 8 in goes on, then what came after it (the charge on the fleeing
+        # unit), with the distances rolled before the stop (server/rules/resume.py).
+        events += resume(fold_all(state, events), dice, lambda s: bool(pending_release(s)))
     return events
 
 
@@ -750,11 +757,13 @@ def _release(
 
 
 def release_at_once(state: GameState, dice: DiceStream) -> list[Event]:
-    """Fanatics released when a flee or a pursuit stopped at 8 in (seed 003): that move must go
-    on at once, so the server releases them there and then (**Decision**, with no pause for
-    the owner's choice): each starts from the point of its concealing unit nearest the unit
-    that came within 8 in (for a concealing unit that pursued, the nearest enemy) and heads
-    straight at it, one after another."""
+    """Fanatics released when a flee stopped at 8 in inside a resolution that cannot wait for
+    the owner (a Panic flee caused by Stand and Shoot; every other flee and pursuit waits:
+    server/rules/resume.py) (seed 003): that
+    move must go on at once, so the server releases them there and then (**Decision**, with no
+    pause for the owner's choice): each starts from the point of its concealing unit nearest
+    the unit that came within 8 in (for a concealing unit that pursued, the nearest enemy) and
+    heads straight at it, one after another."""
     events: list[Event] = []
     for pending in pending_release(state):
         for _ in range(int(pending["left"])):

@@ -136,7 +136,8 @@ class Warhammer(Variant):
         return move_stop(state, unit_id, path)
 
     def resolve_stop(self, state: GameState, dice: Any) -> list[Event]:
-        """A flee or pursuit stopped at 8 in: the Fanatics are released at once, aimed by the
+        """A flee stopped at 8 in that cannot wait for the owner (a Panic flee from Stand and
+        Shoot): the Fanatics are released at once, aimed by the
         server (seed 003; server/rules/whfb8/fanatics.py `release_at_once`)."""
         from server.rules.whfb8.fanatics import release_at_once
 

@@ -12,7 +12,8 @@ export function humanize(s) {
 
 /** @param {Record<string, any>} p @param {import('../types.js').GameState|null|undefined} state @param {boolean} ok */
 function chargeWords(p, state, ok) {
-  const roll = p.roll ? `rolled ${rollWords(p.roll)}${p.bonus ? ` +${p.bonus}${typeof p.range === 'number' ? ` = ${p.range}` : ''}` : ''}` : '';
+  const rolled = p.roll || p.distance_roll; // an interrupted charge's roll: recorded where it stopped
+  const roll = rolled ? `rolled ${rollWords(rolled)}${p.bonus ? ` +${p.bonus}${typeof p.range === 'number' ? ` = ${p.range}` : ''}` : ''}` : '';
   const need = typeof p.distance === 'number' ? `needed ${p.distance.toFixed(1)} in` : '';
   const head = `${unitName(state, p.unit)} charged ${unitName(state, p.target)}`;
   // A failed roll's reason repeats the numbers; any other reason (blocked) is news.

@@ -5,7 +5,7 @@
 
 import { h, replace } from './dom.js';
 import { errorText } from '../format.js';
-import { concealedCount, releasesFor, defaultRelease, whirlWords, hitWords } from '../view/fanatics.js';
+import { concealedCount, releasesFor, othersReleasing, defaultRelease, waitingWords, whirlWords, hitWords } from '../view/fanatics.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -41,12 +41,16 @@ export function renderFanatics(el, store, conn, toast) {
     }, h('p', null, `${name(r.unit)} must release ${r.left} Fanatic${r.left === 1 ? '' : 's'}: a point on the unit and a direction`),
     x, y, facing, h('button', { type: 'submit', class: 'primary' }, 'Release'));
   });
+  // Everyone reads what waits: whose release it is, and the flee or pursuit it stopped.
+  const waits = [...othersReleasing(st, store.seat, name), waitingWords(st)].filter(Boolean)
+    .map((text) => h('p', { class: 'fanatic-waiting' }, text));
+  if (!tools.length && !othersReleasing(st, store.seat, name).length) waits.length = 0;
   const report = [];
   for (const ev of (store.history || []).slice(-40)) {
     if (ev.type === 'fanatic_released' || ev.type === 'fanatic_moved') report.push(h('li', { class: 'whirl' }, whirlWords(ev.payload, name)));
     if (ev.type === 'fanatic_hits') report.push(h('li', { class: 'fanatic-hits' }, hitWords(ev.payload, name)));
   }
-  el.hidden = !marks.length && !tools.length && !report.length;
-  replace(el, h('h3', null, 'Fanatics'), marks.length ? h('ul', null, marks) : null, ...tools,
+  el.hidden = !marks.length && !tools.length && !report.length && !waits.length;
+  replace(el, h('h3', null, 'Fanatics'), marks.length ? h('ul', null, marks) : null, ...tools, ...waits,
     report.length ? h('ul', { class: 'fanatic-report' }, report) : null);
 }

@@ -44,7 +44,9 @@ export const ORDER_WORDS = {
   },
   unit_fled: (p, _ev, state) => {
     const bits = [`${unitName(state, p.unit)} flee ${inch(p.distance)}`];
-    if (p.roll) bits.push(`[${rollWords(p.roll)}${p.rule ? `, ${p.rule}` : ''}]`);
+    // A flee stopped on its way to release Fanatics had its roll recorded where it stopped.
+    const roll = p.roll || p.distance_roll;
+    if (roll) bits.push(`[${rollWords(roll)}${p.rule ? `, ${p.rule}` : ''}]`);
     if (p.away_from && p.away_from !== p.unit) bits.push(`away from ${unitName(state, p.away_from)}`);
     if (p.reason) bits.push(`(${p.reason})`);
     let text = bits.join(' ');

@@ -157,7 +157,8 @@ function lineOf(ev, state, undone) {
 
 /** @param {Record<string, any>} p @param {boolean} ok */
 function chargeLine(p, ok) {
-  const roll = p.roll ? `rolled ${p.roll.total ?? '?'}${p.bonus ? ` + ${p.bonus} = ${p.range}` : ''}` : '';
+  const rolled = p.roll || p.distance_roll; // an interrupted charge's roll: recorded where it stopped
+  const roll = rolled ? `rolled ${rolled.total ?? '?'}${p.bonus ? ` + ${p.bonus} = ${p.range}` : ''}` : '';
   const need = typeof p.distance === 'number' ? `needed ${p.distance.toFixed(1)} in` : '';
   const why = !ok && p.reason && !/^rolled /.test(String(p.reason)) ? ` — ${p.reason}` : '';
   return `${ok ? (p.caught ? 'Charge succeeded: the fleeing unit is caught' : 'Charge succeeded') : 'Charge failed'} (${[roll, need].filter(Boolean).join(', ')})${why}`;

@@ -31,6 +31,28 @@ export function releasesFor(state, seat) {
 }
 
 /**
+ * What waits for the releases to be made, in words ("" when nothing does): the rest of a flee
+ * or pursuit stopped at 8 in and what comes after it (the server's `resolution_waiting`).
+ * @param {any} state
+ */
+export function waitingWords(state) {
+  const waiting = Array.isArray(state?.resolution_waiting) ? state.resolution_waiting.map(String) : [];
+  return waiting.length ? `Then: ${waiting.join('; then ')}.` : '';
+}
+
+/**
+ * The releases other seats must make now, in words for everyone else (owner by seat number).
+ * @param {any} state @param {number|null} seat @param {(id:string) => string} [name]
+ * @returns {string[]}
+ */
+export function othersReleasing(state, seat, name = (id) => id) {
+  if (!Array.isArray(state?.fanatic_releases)) return [];
+  return state.fanatic_releases
+    .filter((/** @type {any} */ r) => r && r.owner !== seat && r.left > 0)
+    .map((/** @type {any} */ r) => `Waiting for player ${r.owner} to release ${r.left} Fanatic${r.left === 1 ? '' : 's'} from ${name(String(r.unit))}`);
+}
+
+/**
  * Where a release starts by default: the middle of the concealing unit's front edge, facing
  * its way (the owner may change both).
  * @param {any} unit @returns {{x:number, y:number, facing:number}|null}
@@ -74,7 +96,10 @@ export function whirlWords(p, name = (id) => id) {
   const faces = Array.isArray(p.roll?.dice) ? p.roll.dice.map((/** @type {any} */ d) => d.face ?? d).join(' + ') : '';
   const through = Array.isArray(p.through) && p.through.length ? ` through ${p.through.map(name).join(', ')}` : '';
   const gone = p.removed ? `; ${REMOVED[p.removed] ?? 'removed'}` : '';
-  return `Fanatic ${faces ? `${faces}: ` : ''}${p.distance} in${through}${gone}`;
+  // A flee that could not wait for the owner (a Panic flee from Stand and Shoot): the server
+  // aimed this Fanatic.
+  const aimed = p.aimed_by_server ? ` (aimed by the server at ${p.aimed_by_server}: the flee it stopped went on at once)` : '';
+  return `Fanatic ${faces ? `${faces}: ` : ''}${p.distance} in${aimed}${through}${gone}`;
 }
 
 /**

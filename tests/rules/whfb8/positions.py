@@ -88,3 +88,13 @@ def with_units(state: GameState, **changes: dict[str, Any]) -> GameState:
     for uid, fields in changes.items():
         units[uid] = dataclasses.replace(units[uid], **fields)
     return dataclasses.replace(state, extra={**state.extra, "units": units})
+
+
+def assert_dice_in_order(events: list[Event], start: int | None = None) -> None:
+    """Every roll of `events` starts where the one before ended (docs/dice.md: the dice proof
+    checks the log's rolls cover the stream in order, each draw exactly once)."""
+    rolls = [r for e in events for r in core.rolls_of(e.payload)]
+    at = rolls[0]["start"] if start is None else start
+    for roll in rolls:
+        assert roll["start"] == at, (roll, at)
+        at = roll["end"]

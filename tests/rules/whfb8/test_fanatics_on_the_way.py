@@ -1,8 +1,9 @@
 """Night Goblin Fanatics in flee, pursuit and charge moves (issue 15 items 2 and 3): the release
 at 8 in during a flee and a pursuit, and units moving into a released Fanatic while charging,
 fleeing or pursuing - as the Fanatic page (../shared/seeds/003_39e99837749f8d9d.txt) writes
-them. Hand-worked positions: 20 Night Goblins or Empire Halberdiers 5 x 4 on 20 mm bases
-(3.94 in wide, 3.15 in deep); a Fanatic's base is 25 mm (radius 0.49 in)."""
+them (a flee chosen as a Charge Reaction, which waits for the owner's releases:
+test_fanatics_resumed.py). Hand-worked positions: 20 Night Goblins or Empire Halberdiers
+5 x 4 on 20 mm bases (3.94 in wide, 3.15 in deep); a Fanatic's base is 25 mm (radius 0.49 in)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,14 @@ from server.rules.flee import pursue_events
 from server.rules.units import table_of, units_of
 from tests.rules.t9a.scripted import ScriptedDice
 from tests.rules.test_battle import fold
-from tests.rules.whfb8.positions import GOBLINS, HALBERDIERS, position, run, with_units
+from tests.rules.whfb8.positions import (
+    GOBLINS,
+    HALBERDIERS,
+    assert_dice_in_order,
+    position,
+    run,
+    with_units,
+)
 from tests.rules.whfb8.test_fanatics import HIDING, marching
 
 
@@ -37,39 +45,32 @@ def _flee_towards_hiding_goblins(goblins: dict[str, object]) -> GameState:
     return state
 
 
-def test_a_flee_stops_at_8_in_the_fanatics_whirl_and_the_flee_goes_on_into_one() -> None:
-    """Seed 003: released when "an enemy comes within 8"" of a concealing unit in any move; "the
-    moving unit stops immediately"; "models can move into contact with them. Any unit that
-    does so takes 2D6 S 5 Armour Piercing (1) hits. The Fanatic model is then removed, and the
-    unit may carry on with its move" - a fleeing unit must. The Halberdiers flee 6 + 4 = 10 in
-    towards goblins 16 in away: they stop after 8 in (8 in away), the two Fanatics are
-    released at once (the server aims them at the Halberdiers: a flee goes on at once), 3 + 3
-    = 6 in and 1 + 2 = 3 in; the flee goes on 2 in into the first Fanatic: 2 + 3 = 5 hits,
-    to wound 2+: 2, 2, 1, 6, 5 = 4 wounds, no save (6+, -2 for S5, -1 Armour Piercing)."""
+def test_a_flee_that_cannot_wait_has_its_fanatics_aimed_by_the_server() -> None:
+    """The fallback (docs/rules-decisions.md, Night Goblin Fanatics): a flee inside a
+    resolution that cannot wait for the owner (`flee_events` without `suspend`: a Panic flee
+    caused by Stand and Shoot) stops at 8 in as seed 003 says and goes on at once, so the
+    server releases the Fanatics there and then, each from the point of the concealing unit
+    nearest the fleeing unit straight at it, and says so. The Halberdiers flee 6 + 4 = 10 in
+    towards goblins 16 in away: they stop after 8 in; the Fanatics whirl 3 + 3 = 6 in and
+    1 + 2 = 3 in at them; the flee goes on 2 in into the first: 2 + 3 = 5 hits, to wound 2, 2,
+    1, 6, 5 = 4 wounds, no save."""
+    from server.rules.flee import flee_events
+
     state = _flee_towards_hiding_goblins(HIDING)
-    state, events = run(state, 2, [6, 4, 3, 3, 1, 2, 2, 3, 2, 2, 1, 6, 5, 1, 1],
-                        type="charge_reaction", reaction="flee")
+    dice = ScriptedDice([6, 4, 3, 3, 1, 2, 2, 3, 2, 2, 1, 6, 5], state.dice_position)
+    events = flee_events(state, "u3", "u2", dice, "failed a Panic Test")
+    assert dice.used == 13
     kinds = [e.type for e in events]
-    assert kinds[:5] == ["charge_reaction", "move_halted", "fanatics_revealed",
-                         "fanatic_released", "fanatic_released"], kinds
-    halted = events[1].payload
-    assert halted["moved"] == pytest.approx(8.0, abs=1e-3)
-    first, second = events[3].payload, events[4].payload
-    assert first["distance"] == 6.0 and second["distance"] == 3.0
+    assert kinds[:5] == ["move_halted", "fanatics_revealed", "fanatic_released",
+                         "fanatic_released", "unit_fled"], kinds
+    first = events[2].payload
     assert first["aimed_by_server"] == "Empire Halberdiers"
     assert "aimed by the server at Empire Halberdiers" in first["text"]
-    fled = events[kinds.index("unit_fled")].payload
-    assert fled["distance"] == 10.0 and fled["halted_after"] == pytest.approx(8.0, abs=1e-3)
     hits = next(e.payload for e in events if e.type == "fanatic_hits")
     assert (hits["target"], hits["hits"]) == ("u3", 5)
-    assert "Empire Halberdiers move into Night Goblin Fanatic (1)" in hits["text"]
-    removed = next(e.payload for e in events if e.type == "fanatic_removed")
-    assert removed["unit"] == first["unit"]["id"] and removed["reason"] == "contacted"
-    assert units_of(state)["u3"].models == 16
-    assert units_of(state)["u3"].placement == pytest.approx((36.0, 20.0, 180.0), abs=1e-3)
-    assert _gap(state, "u1", "u3") == pytest.approx(6.0, abs=1e-3)
-    assert kinds[-1] == "charge_failed"  # the charge is rolled after the flee: 1 + 1 + 4 in
-    assert not state.extra["fanatic_releases"] and state.extra["concealed"] == {}
+    after = core.fold_all(state, events)
+    assert units_of(after)["u3"].models == 16
+    assert "suspended" not in after.extra
 
 
 def test_a_flee_past_goblins_hiding_nothing_is_not_stopped() -> None:
@@ -114,26 +115,32 @@ def test_a_concealing_unit_that_flees_past_the_enemy_releases_nothing_and_loses_
 def test_a_pursuit_stops_at_8_in_then_goes_on() -> None:
     """Seed 003: "in any move" - a pursuit too. The Halberdiers (u3) pursue fleeing goblins
     (u2) off to the side, straight at concealing goblins (u1) 16 in away: 6 + 4 = 10 in, short
-    of the Flee Distance 12. They stop after 8 in; the first Fanatic whirls 6 + 5 = 11 in
-    through them and bounces 1 in beyond (D6 = 1 hit, a 1 to wound), the second goes 1 + 1 =
-    2 in; the pursuit goes on the last 2 in."""
+    of the Flee Distance 12. They stop after 8 in and wait for the owner (server/rules/
+    resume.py): the first Fanatic, sent from the goblins' front centre straight at them, whirls
+    6 + 5 = 11 in through them and bounces 1 in beyond (D6 = 1 hit, a 1 to wound), the second
+    goes 1 + 1 = 2 in; the pursuit then goes on the last 2 in."""
     state = position([HIDING, GOBLINS], [HALBERDIERS],
                      {"u1": (36.0, 14.0, 0.0), "u2": (60.0, 30.0, 180.0),
                       "u3": (36.0, 30.0, 180.0)}, phase="Close Combat")
     state = with_units(state, u2={"markers": ("fleeing",)})
-    dice = ScriptedDice([6, 4, 6, 5, 1, 1, 1, 1], state.dice_position)
-    events = pursue_events(state, "u3", "u2", 12.0, dice)
-    assert dice.used == 8
-    kinds = [e.type for e in events]
-    assert kinds == ["move_halted", "fanatics_revealed", "fanatic_released", "fanatic_hits",
-                     "attack_step", "fanatic_released", "unit_pursued"], kinds
-    assert events[0].payload["moved"] == pytest.approx(8.0, abs=1e-3)
-    assert events[2].payload["through"] == ["u3"]
+    dice = ScriptedDice([6, 4], state.dice_position)
+    halted = pursue_events(state, "u3", "u2", 12.0, dice, suspend=True)
+    assert [e.type for e in halted] == ["move_halted", "fanatics_revealed",
+                                        "resolution_suspended"]
+    assert halted[0].payload["moved"] == pytest.approx(8.0, abs=1e-3)
+    state = fold(state, halted)
+    state, first = run(state, 1, [6, 5, 1, 1], type="release_fanatic", unit="u1",
+                       point=[36.0, 14.0], facing=0.0)
+    assert [e.type for e in first] == ["fanatic_released", "fanatic_hits", "attack_step"]
+    assert first[0].payload["through"] == ["u3"]
+    state, events = run(state, 1, [1, 1], type="release_fanatic", unit="u1",
+                        point=[35.0, 14.0], facing=0.0)
+    assert [e.type for e in events] == ["fanatic_released", "resolution_resumed",
+                                        "unit_pursued"]
     pursued = events[-1].payload
     assert pursued["moved"] == 10.0 and pursued["caught"] is False
     assert pursued["halted_after"] == pytest.approx(8.0, abs=1e-3)
-    after = core.fold_all(state, events)
-    assert _gap(after, "u1", "u3") == pytest.approx(6.0, abs=1e-3)
+    assert _gap(state, "u1", "u3") == pytest.approx(6.0, abs=1e-3)
 
 
 def test_a_charge_through_a_fanatic_takes_2d6_hits_removes_it_and_goes_on() -> None:
@@ -196,13 +203,20 @@ def test_an_interrupted_charge_completes_into_a_fanatic_released_on_its_way() ->
                      {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 21.0, 180.0)},
                      phase="Movement", active=2)
     state, _ = run(state, 2, [], type="declare_charge", unit="u2", target="u1")
-    state, _ = run(state, 1, [4, 4], type="charge_reaction", reaction="hold")
+    state, reacted = run(state, 1, [4, 4], type="charge_reaction", reaction="hold")
     state, events = run(state, 1, [1, 2], type="release_fanatic", unit="u1",
                         point=[36.0, 10.0], facing=0.0)
     fanatic = events[0].payload["unit"]["id"]
     assert events[0].payload["through"] == []
+    first = events
     state, events = run(state, 1, [2, 1, 3, 2, 2, 2, 1, 6, 5], type="release_fanatic",
                         unit="u1", point=[37.5, 10.0], facing=270.0)
+    # The charge's roll is recorded where it was drawn (`charge_interrupted`), so the log's
+    # rolls stay in order for the dice proof; its completion names it `distance_roll`.
+    interrupted = next(e.payload for e in reacted if e.type == "charge_interrupted")
+    done = next(e.payload for e in events if e.type == "charge_succeeded")
+    assert done["distance_roll"] == interrupted["roll"] and "roll" not in done
+    assert_dice_in_order([*reacted, *first, *events])
     kinds = [e.type for e in events]
     assert kinds[0] == "fanatic_released" and "charge_succeeded" in kinds, kinds
     after = kinds[kinds.index("charge_succeeded"):]
@@ -217,22 +231,28 @@ def test_an_interrupted_charge_completes_into_a_fanatic_released_on_its_way() ->
 def test_a_concealing_unit_that_pursues_releases_its_fanatics_at_8_in_and_runs_into_one() -> None:
     """Seed 003: released "when a concealing unit comes to within 8" of the enemy" - its own
     pursuit too. The goblins pursue Halberdiers fleeing off to the side (6 + 6 = 12 in, short
-    of 20) towards other Halberdiers 16 in ahead: they stop after 8 in, release their Fanatics
-    at once towards those Halberdiers (3 + 3 = 6 in, 1 + 1 = 2 in), then pursue on 4 in into
-    the second: 1 + 1 = 2 hits on the goblins, 1, 1 to wound (none), and it is removed."""
+    of 20) towards other Halberdiers 16 in ahead: they stop after 8 in; their owner releases
+    the Fanatics from the goblins' front centre towards those Halberdiers (3 + 3 = 6 in,
+    1 + 1 = 2 in), then they pursue on 4 in into the second: 1 + 1 = 2 hits on the goblins, 1,
+    1 to wound (none), and it is removed."""
     state = position([HIDING], [HALBERDIERS, HALBERDIERS],
                      {"u1": (36.0, 30.0, 180.0), "u2": (60.0, 20.0, 180.0),
                       "u3": (36.0, 14.0, 0.0)}, phase="Close Combat")
     state = with_units(state, u2={"markers": ("fleeing",)})
-    dice = ScriptedDice([6, 6, 3, 3, 1, 1, 1, 1, 1, 1], state.dice_position)
-    events = pursue_events(state, "u1", "u2", 20.0, dice)
-    assert dice.used == 10
+    dice = ScriptedDice([6, 6], state.dice_position)
+    halted = pursue_events(state, "u1", "u2", 20.0, dice, suspend=True)
+    assert [e.type for e in halted] == ["move_halted", "fanatics_revealed",
+                                        "resolution_suspended"]
+    state = fold(state, halted)
+    state, _ = run(state, 1, [3, 3], type="release_fanatic", unit="u1", point=[36.0, 22.0],
+                   facing=180.0)
+    state, events = run(state, 1, [1, 1, 1, 1, 1, 1], type="release_fanatic", unit="u1",
+                        point=[36.0, 22.0], facing=180.0)
     assert [e.type for e in events] == [
-        "move_halted", "fanatics_revealed", "fanatic_released", "fanatic_released",
-        "unit_pursued", "fanatic_hits", "attack_step", "fanatic_removed"]
-    assert events[2].payload["aimed_by_server"] == "Empire Halberdiers (2)"
-    second = events[3].payload["unit"]["id"]
-    assert events[5].payload["target"] == "u1" and events[-1].payload["unit"] == second
-    after = core.fold_all(state, events)
-    assert _gap(after, "u1", "u3") == pytest.approx(4.0, abs=1e-3)
-    assert after.extra["concealed"] == {}
+        "fanatic_released", "resolution_resumed", "unit_pursued", "fanatic_hits",
+        "attack_step", "fanatic_removed"]
+    assert "aimed_by_server" not in events[0].payload
+    second = events[0].payload["unit"]["id"]
+    assert events[3].payload["target"] == "u1" and events[-1].payload["unit"] == second
+    assert _gap(state, "u1", "u3") == pytest.approx(4.0, abs=1e-3)
+    assert state.extra["concealed"] == {}

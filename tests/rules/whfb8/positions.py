@@ -30,11 +30,14 @@ def position(
     *,
     phase: str = "Close Combat",
     active: int = 1,
+    own_units1: list[dict[str, Any]] | None = None,
 ) -> GameState:
     """A whfb8 game with both armies submitted and units standing at `places` (x, y, facing
-    of the front-edge centre), in `phase` of player `active`'s first turn."""
+    of the front-edge centre), in `phase` of player `active`'s first turn; `own_units1`:
+    player 1's units of your own (issue 18), for entries the catalogue's faction lacks."""
     state = new_game("whfb8")
-    state, _ = act(state, 1, type="submit_army", units=army1)
+    state, _ = act(state, 1, type="submit_army", units=army1,
+                   **({"own_units": own_units1} if own_units1 else {}))
     state, _ = act(state, 2, type="submit_army", units=army2)
     state = fold(
         state, [Event("battle_started", {"turn": 1, "active_player": active, "phase": phase})]

@@ -147,8 +147,10 @@ def test_undo_and_replay_of_a_halted_flee_match_the_fold_at_every_seq() -> None:
     waiting = game.state
     released = _scripted(game, 1, [3, 3], type="release_fanatic", unit="u1",
                          point=[36.0, 14.0], facing=0.0)
-    (made,) = game.act(2, type="propose", kind="undo", seq=released[0].seq)
-    game.act(1, type="accept_proposal", id=made.payload["id"])
+    # The releasing player proposes taking back their own release (the undo rule:
+    # docs/rules-decisions.md "By agreement"); the opponent accepts.
+    (made,) = game.act(1, type="propose", kind="undo", seq=released[0].seq)
+    game.act(2, type="accept_proposal", id=made.payload["id"])
     assert core.needs_replay(game.log)
     for key in ("fanatic_releases", "suspended", "units"):
         assert game.state.extra[key] == waiting.extra[key]
@@ -260,11 +262,20 @@ def test_a_panic_flee_after_shooting_stops_at_8_in_and_waits_for_the_owner() -> 
     against Ld 7), fail and flee 6 + 5 = 11 in away from the shooters, towards concealing
     goblins 9.35 in behind them: they stop within 8 in, the owner releases both Fanatics, and
     only then does the flee go on (11 in, rolled before the stop). No unit shoots meanwhile."""
+    from server.data import load_catalog
     from tests.rules.whfb8.positions import HANDGUNNERS, position
 
-    state = position([HIDING, HANDGUNNERS], [HALBERDIERS],
+    # An army is of one Army Book (issue 18): the goblins' shooters are a unit of your own
+    # with the Handgunners' profile (the catalogue has no Night Goblin shooters).
+    sheet = load_catalog().get("whfb8", HANDGUNNERS["datasheet"]).model_dump(mode="json")
+    writable = ("base", "models", "default_files", "profile", "equipment", "special_rules",
+                "keywords", "points")
+    shooters = {"ref": "goblin-handgunners", "name": "Goblin Handgunners",
+                **{k: sheet[k] for k in writable if sheet.get(k) is not None}}
+    shooters["profile"] = {k: v for k, v in shooters["profile"].items() if k != "system"}
+    state = position([HIDING, {**HANDGUNNERS, "datasheet": "goblin-handgunners"}], [HALBERDIERS],
                      {"u1": (36.0, 32.5, 180.0), "u2": (36.0, 10.0, 0.0),
-                      "u3": (36.0, 20.0, 180.0)}, phase="Shooting")
+                      "u3": (36.0, 20.0, 180.0)}, phase="Shooting", own_units1=[shooters])
     state, events = run(state, 1, [6] * 10 + [6, 6, 6, 5], type="shoot", unit="u2",
                         target="u3")
     kinds = [e.type for e in events]
@@ -387,8 +398,10 @@ def test_undo_and_replay_of_a_combat_waiting_for_fanatics_match_the_fold_at_ever
     last = _scripted(game, 1, [2, 1, 1, 1], type="release_fanatic", unit="u1",
                      point=[45.9, 14.0], facing=270.0)
     assert last[-1].type == "combat_fought"
-    (made,) = game.act(2, type="propose", kind="undo", seq=last[0].seq)
-    game.act(1, type="accept_proposal", id=made.payload["id"])
+    # The releasing player proposes taking back their own release (the undo rule:
+    # docs/rules-decisions.md "By agreement"); the opponent accepts.
+    (made,) = game.act(1, type="propose", kind="undo", seq=last[0].seq)
+    game.act(2, type="accept_proposal", id=made.payload["id"])
     for key in ("fanatic_releases", "suspended", "units"):
         assert game.state.extra[key] == waiting.extra[key]
     again = _scripted(game, 1, [2, 1, 1, 1], type="release_fanatic", unit="u1",

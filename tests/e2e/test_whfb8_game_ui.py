@@ -323,6 +323,8 @@ def charge(page: Any, other: Any, me: str, foe: str, everyone: tuple[Any, ...], 
     page.click("#charge:not([disabled])")
     until_equal(page, "warfield.table.mode", "charge")
     page.mouse.click(*at(page, *centre(page, foe)))
+    # The server's preview first (issue 19 item 1), then Declare.
+    page.click("#declare-charge:not([disabled])")
     hold = "#charge-prompt button[data-reaction=hold]:not([disabled])"
     other.wait_for_selector(hold)
     everyone[2].wait_for_selector("#charge-prompt")

@@ -323,7 +323,7 @@ function allocationControls(unit, table) {
     h('small', null, set ? '(set: attacks on this unit take these models first to last)' : '(not set: the default, the last Bodyguard model first, as shown)'),
     h('ol', null, shown.map((kind, i) => h('li', null, kind, ' ',
       i > 0
-        ? h('button', { type: 'button', class: 'small', ...controlAttrs(offer, `${kind} lose models before ${shown[i - 1]}`), 'aria-label': `${kind} first`, onclick: () => send1(moveEarlier(shown, i)) }, '↑ earlier')
+        ? h('button', { type: 'button', class: 'small', ...controlAttrs(offer, `${kind} lose models before ${shown[i - 1]}`), onclick: () => send1(moveEarlier(shown, i)) }, `↑ ${kind} earlier`)
         : null))),
     !set ? h('button', { type: 'button', ...controlAttrs(offer, 'Keep this order'), onclick: () => send1(shown) }, 'Set this order') : null,
     why(offer),

@@ -561,7 +561,7 @@ def check(state: GameState, seat: int, action: UseStratagem) -> tuple[Stratagem,
                       "cannot be used more than once in the same phase)")
     unit, effect = CHECKS[s.name](state, seat, s, action)
     have = cp(state)[str(seat)]
-    if have < s.cost:
+    if have < s.cost and s.name not in used_this_phase(state, seat):
         raise _refuse(s, f"{s.name} costs {s.cost} CP and you have {have}", cost=s.cost,
                       cp=have)
     return s, unit, effect
@@ -658,6 +658,13 @@ def _usable(state: GameState, seat: int, s: Stratagem) -> dict[str, Any]:
     """Whether `s` can be used now, on what, and why not."""
     entry: dict[str, Any] = {"name": s.name, "cost": s.cost, "category": s.category,
                              "when": s.when, "effect": s.effect, "note": s.note or None}
+    have = cp(state)[str(seat)]
+    if have < s.cost and s.name not in used_this_phase(state, seat):
+        # Not affordable: no target can change that, so none is judged (the per-target checks
+        # measure ranges and sight, the bulk of the offer's cost).
+        entry.update(available=False, targets=[],
+                     reason=f"{s.name} costs {s.cost} CP and you have {have}")
+        return entry
     units = [u for u in units_of(state).values() if u.status == "on_table" and u.positions]
     mine = [u for u in units if u.owner == seat]
     targets: list[dict[str, Any]] = []

@@ -160,7 +160,9 @@ class RankedRules(ABC):
         self, state: GameState, unit_id: str, charger_id: str, dice: Any
     ) -> list[Event]:
         """The shots of a Stand and Shoot the charged unit chose (allowed by
-        `stand_and_shoot_refusal`), as events; none by default."""
+        `stand_and_shoot_refusal`), as events; none by default. The events may end suspended
+        (`resolution_suspended`: a Panic flee waiting for a player, server/rules/resume.py);
+        the charge is then suspended after them."""
         return []
 
     def reaction_flight(
@@ -168,7 +170,7 @@ class RankedRules(ABC):
     ) -> list[Event]:
         """What a Flee! Charge Reaction causes after the flight (`fled`, already folded into
         `state`): whfb8 Panic Tests of the friends it fled through (FACTS Panic); none by
-        default."""
+        default. The events may end suspended, as `stand_and_shoot`'s may."""
         return []
 
 

@@ -10,7 +10,10 @@ Stand and Shoot shoots the charger before the range is rolled, as the system's `
 says (t9a and whfb8: the rank-and-flank volley, server/rules/rankandflank/shooting.py); a
 charger destroyed or put to flight by it does not charge (`charge_abandoned`). After a Flee!
 the system says what the flight causes (`RankedRules.reaction_flight`: whfb8 Panic Tests of
-the friends it passed through).
+the friends it passed through). A flee of the reaction (the Flee!, a Panic flee its Stand
+and Shoot or that flight caused) that waits for a player part-way (whfb8 Fanatics released at
+8 in) suspends the charge after it (`charge_after_reaction`, server/rules/resume.py): rolled,
+or abandoned when the charger fled or was destroyed meanwhile.
 Not automated: redirecting a charge whose target fled.
 
 The charge move (ranked systems, `charge_path`): straight into contact with the facing the
@@ -600,6 +603,7 @@ def react(state: GameState, reaction: str, dice: DiceStream, *, forced: bool) ->
     abandoned = _abandoned(after, charger.id, target.id, reaction)
     if abandoned is not None:
         return events + [abandoned]
+    target, charger = units_of(after)[target.id], units_of(after)[charger.id]  # as they now stand
     return events + charge_result(after, charger.owner, charger, target, dice)
 
 

@@ -261,13 +261,6 @@ class Variant(ABC):
         8 in, seed 003). Default: never stopped."""
         return None
 
-    def resolve_stop(self, state: GameState, dice: Any) -> list[Event]:
-        """What stopped a compulsory move part-way inside a resolution that cannot wait for a
-        player (a flee that must go on at once), resolved by the server (`state` has the stop
-        folded in): whfb8 releases the Fanatics there and then (seed 003). A resolution that
-        can wait suspends instead (server/rules/resume.py). Default: none."""
-        return []
-
     def passable(self, state: GameState, unit_id: str) -> tuple[str, ...]:
         """Units the moving unit's move may run into instead of being refused by Moving
         Through Units (whfb8: released Fanatics, seed 003; what then happens is

@@ -582,8 +582,12 @@ def react(state: GameState, reaction: str, dice: DiceStream, *, forced: bool) ->
     ranked = variant_of(state.system).ranked
     if reaction == "flee":
         fled = flee_events(after, target.id, charger.id, dice, CHARGE_REACTION, suspend=True)
-        if is_suspended(fled):  # the flee waits for a player (whfb8 Fanatics); then the charge
-            return events + suspend_with(fled, _charge_frame(state, charger, target, reaction))
+        if is_suspended(fled):  # the flee waits for a player (whfb8 Fanatics); then what the
+            # flight causes (the Panic Tests of friends it fled through), then the charge
+            panicked = [] if ranked is None else ranked.reaction_flight(
+                fold_all(after, fled), target.id, charger.id, fled, dice)
+            return events + suspend_with([*fled, *panicked],
+                                         _charge_frame(state, charger, target, reaction))
         events += fled
         after = fold_all(after, fled)
         if ranked is not None:

@@ -280,6 +280,13 @@ def reaction_flight_panic(
     reaction (server/rules/charge.py `react`) suspends the charge after them."""
     if FEIGNED_FLIGHT in units_of(state)[unit_id].markers:
         return []
+    if is_suspended(list(fled)):  # the flee waits part-way (whfb8 Fanatics): the tests after it
+        crossed = list(_flee_frame(list(fled))["fled"]["passed_through"])
+        if not crossed or not rank_and_flank_of(state).panic_through:
+            return []
+        return [suspension({"kind": "panic_through", "unit": unit_id, "enemy": charger_id,
+                            "crossed": crossed,
+                            "text": "Panic Tests of the units they fled through"})]
     log = Log(state, resumable=True)
     panic_through(log, unit_id, charger_id, fled, dice)
     return log.events

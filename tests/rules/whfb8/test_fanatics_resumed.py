@@ -512,3 +512,40 @@ def test_a_panic_flee_caused_by_stand_and_shoot_waits_for_the_owner_then_the_cha
     n = game.state.seq
     for every in (1, 4, 16):
         assert_every_seq_matches(game.log, every, [*range(n, -1, -1), *range(n + 1)])
+
+
+def test_a_flee_reaction_through_friends_that_waits_is_followed_by_their_panic_tests() -> None:
+    """FACTS Panic ("when fleeing friends pass through") with seed 003's stop at 8 in: the
+    Halberdiers (u3, front at (36, 30) facing south) flee 6 + 4 = 10 in from goblins charging
+    their rear (u2), through other Halberdiers (u4, front at (36, 25)), towards concealing
+    goblins (u1, front at (36, 14) facing north): they stop after 8 in. After the owner's two
+    releases (sideways, 1 + 1 and 1 + 2 in) the flee ends its 10 in, the Halberdiers it fled
+    through take their Panic Test (3 + 3 against Ld 7: passed), then the charge is rolled
+    (1 + 1 + M4 = 6 in, short of 16.85 in: it fails)."""
+    from tests.rules.whfb8.positions import position
+
+    state = position([HIDING, GOBLINS], [HALBERDIERS, HALBERDIERS],
+                     {"u1": (36.0, 14.0, 0.0), "u2": (36.0, 40.0, 180.0),
+                      "u3": (36.0, 30.0, 180.0), "u4": (36.0, 25.0, 180.0)}, phase="Movement")
+    state, _ = run(state, 1, [], type="declare_charge", unit="u2", target="u3")
+    state, halted = run(state, 2, [6, 4], type="charge_reaction", reaction="flee")
+    assert [e.type for e in halted] == ["charge_reaction", "move_halted", "fanatics_revealed",
+                                        "resolution_suspended", "resolution_suspended",
+                                        "resolution_suspended"]
+    assert halted[1].payload["moved"] == pytest.approx(8.0, abs=1e-3)
+    frames = state.extra["suspended"]
+    assert [f["kind"] for f in frames] == ["flee", "panic_through", "charge_after_reaction"]
+    assert frames[1]["crossed"] == ["u4"]
+    state, first = run(state, 1, [1, 1], type="release_fanatic", unit="u1", point=[34.1, 14.0],
+                       facing=90.0)
+    state, events = run(state, 1, [1, 2, 3, 3, 1, 1], type="release_fanatic", unit="u1",
+                        point=[37.9, 14.0], facing=270.0)
+    assert [e.type for e in events] == ["fanatic_released", "resolution_resumed", "unit_fled",
+                                        "resolution_resumed", "panic_test", "resolution_resumed",
+                                        "charge_failed"]
+    assert events[2].payload["passed_through"] == ["u4"]
+    panic = events[4].payload
+    assert (panic["unit"], panic["cause"], panic["passed"]) == ("u4", "u3", True)
+    assert events[-1].payload["range"] == 6
+    assert_dice_in_order([*halted, *first, *events])
+    assert state.extra["suspended"] == ()

@@ -10,7 +10,10 @@ Stand and Shoot shoots the charger before the range is rolled, as the system's `
 says (t9a and whfb8: the rank-and-flank volley, server/rules/rankandflank/shooting.py); a
 charger destroyed or put to flight by it does not charge (`charge_abandoned`). After a Flee!
 the system says what the flight causes (`RankedRules.reaction_flight`: whfb8 Panic Tests of
-the friends it passed through).
+the friends it passed through). A flee of the reaction (the Flee!, a Panic flee its Stand
+and Shoot or that flight caused) that waits for a player part-way (whfb8 Fanatics released at
+8 in) suspends the charge after it (`charge_after_reaction`, server/rules/resume.py): rolled,
+or abandoned when the charger fled or was destroyed meanwhile.
 Not automated: redirecting a charge whose target fled.
 
 The charge move (ranked systems, `charge_path`): straight into contact with the facing the
@@ -579,47 +582,65 @@ def react(state: GameState, reaction: str, dice: DiceStream, *, forced: bool) ->
     ranked = variant_of(state.system).ranked
     if reaction == "flee":
         fled = flee_events(after, target.id, charger.id, dice, CHARGE_REACTION, suspend=True)
-        if is_suspended(fled):  # the flee waits for a player (whfb8 Fanatics); then the charge
-            return events + suspend_with(fled, _charge_frame(state, charger, target))
+        if is_suspended(fled):  # the flee waits for a player (whfb8 Fanatics); then what the
+            # flight causes (the Panic Tests of friends it fled through), then the charge
+            panicked = [] if ranked is None else ranked.reaction_flight(
+                fold_all(after, fled), target.id, charger.id, fled, dice)
+            return events + suspend_with([*fled, *panicked],
+                                         _charge_frame(state, charger, target, reaction))
         events += fled
         after = fold_all(after, fled)
         if ranked is not None:
             panicked = ranked.reaction_flight(after, target.id, charger.id, fled, dice)
+            if is_suspended(panicked):  # a friend's Panic flee waits (whfb8 Fanatics)
+                return events + suspend_with(panicked,
+                                             _charge_frame(state, charger, target, reaction))
             events += panicked
             after = fold_all(after, panicked)
     if reaction == "stand_and_shoot":
         assert ranked is not None  # (reactions exist only for ranked systems)
         shots = ranked.stand_and_shoot(after, target.id, charger.id, dice)
+        if is_suspended(shots):  # a Panic flee it caused waits (whfb8 Fanatics); then the charge
+            return events + suspend_with(shots, _charge_frame(state, charger, target, reaction))
         events += shots
         after = fold_all(after, shots)
-    target, charger = units_of(after)[target.id], units_of(after)[charger.id]
-    if charger.status != "on_table" or FLEEING in charger.markers:
-        name, shooter = display_name(after, charger.id), display_name(after, target.id)
-        shooters = possessive(shooter)
-        shot_down = charger.status != "on_table" and FLED_OFF not in charger.markers
-        why = (
-            f"destroyed by {shooters} Stand and Shoot"
-            if shot_down
-            else f"they flee after {shooters} Stand and Shoot"
-        )
-        return events + [
-            Event(
-                "charge_abandoned",
-                {"unit": charger.id, "target": target.id, "reason": why,
-                 "text": f"{name} do not charge: {why}"},
-                actor=charger.owner,
-            )
-        ]
+    abandoned = _abandoned(after, charger.id, target.id, reaction)
+    if abandoned is not None:
+        return events + [abandoned]
+    target, charger = units_of(after)[target.id], units_of(after)[charger.id]  # as they now stand
     return events + charge_result(after, charger.owner, charger, target, dice)
 
 
-def _charge_frame(state: GameState, charger: Unit, target: Unit) -> dict[str, Any]:
-    """What a charge reaction's flee suspended for a player leaves to do: the charge itself
-    (server/rules/resume.py)."""
+def _abandoned(state: GameState, charger_id: str, target_id: str, reaction: str) -> Event | None:
+    """`charge_abandoned` when the charger can no longer charge after the reaction (destroyed
+    or put to flight by a Stand and Shoot), else None."""
+    charger = units_of(state)[charger_id]
+    if charger.status == "on_table" and FLEEING not in charger.markers:
+        return None
+    if reaction == "stand_and_shoot":
+        shooters = possessive(display_name(state, target_id))
+        fled = FLEEING in charger.markers or FLED_OFF in charger.markers
+        why = (f"they flee after {shooters} Stand and Shoot" if fled
+               else f"destroyed by {shooters} Stand and Shoot")
+    else:
+        why = "the charger can no longer charge"
+    return Event(
+        "charge_abandoned",
+        {"unit": charger_id, "target": target_id, "reason": why,
+         "text": f"{display_name(state, charger_id)} do not charge: {why}"},
+        actor=charger.owner,
+    )
+
+
+def _charge_frame(state: GameState, charger: Unit, target: Unit, reaction: str) -> dict[str, Any]:
+    """What a charge reaction suspended for a player (its flee, or a Panic flee its Stand and
+    Shoot caused, waiting for whfb8 Fanatics' releases) leaves to do: the charge itself, or its
+    abandonment (server/rules/resume.py)."""
     return {
         "kind": "charge_after_reaction",
         "charger": charger.id,
         "target": target.id,
+        "reaction": reaction,
         "text": f"{display_name(state, charger.id)} roll their charge against "
         f"{display_name(state, target.id)}",
     }
@@ -627,14 +648,14 @@ def _charge_frame(state: GameState, charger: Unit, target: Unit) -> dict[str, An
 
 @register_frame("charge_after_reaction")
 def _resume_charge(state: GameState, frame: Any, dice: DiceStream) -> list[Event]:
-    """The charge after its reaction's flee went on: rolled and resolved as `react` does, with
-    the charger and its target as they now stand."""
+    """The charge after its reaction's suspended part went on: rolled and resolved as `react`
+    does, with the charger and its target as they now stand; abandoned when the charger fled
+    or was destroyed meanwhile."""
     units = units_of(state)
     charger, target = units[frame["charger"]], units[frame["target"]]
-    if charger.status != "on_table" or FLEEING in charger.markers:
-        reason = "the charger can no longer charge"
-        return [Event("charge_abandoned", {"unit": charger.id, "reason": reason,
-                                           "text": f"The charge ends: {reason}"})]
+    abandoned = _abandoned(state, charger.id, target.id, str(frame.get("reaction", "flee")))
+    if abandoned is not None:
+        return [abandoned]
     return charge_result(state, charger.owner, charger, target, dice)
 
 

@@ -57,6 +57,7 @@ from server.rules import core
 from server.rules.battle import other, register_turn_start
 from server.rules.core import (
     ILLEGAL_MOVE,
+    OUT_OF_PHASE,
     Event,
     GameState,
     RuleError,
@@ -192,11 +193,12 @@ def halt_on_the_way(
     """A rule of the system that stops a flee or a pursuit part-way (whfb8: Night Goblin
     Fanatics released at 8 in, seed 003): the unit halts at the point the system finds on its
     straight move of `length` in from `start` (`move_halted`), whatever it ran into on the way
-    acts (`move_contacts`), the system resolves the stop at once (`resolve_stop`), and the
-    move then goes on: a fleeing or pursuing unit must complete its move. With `suspend` the
-    stop is not resolved here but by the players' actions (whfb8: the owner's
-    `release_fanatic`), the caller suspending the rest of its resolution (server/rules/
-    resume.py). Returns where it halted (`start` when it was not stopped) and the events,
+    acts (`move_contacts`), and the stop is resolved by the players' actions (whfb8: the
+    owner's `release_fanatic`), the caller suspending the rest of its resolution (server/rules/
+    resume.py); the move then goes on: a fleeing or pursuing unit must complete its move.
+    Every resolution in play can wait (`suspend`); a caller that cannot (`suspend=False`,
+    never one in play: no rule stops its moves) is refused rather than have the server choose
+    for the player. Returns where it halted (`start` when it was not stopped) and the events,
     none when not stopped. `roll` (the distance's roll) is recorded on `move_halted`, the event
     that follows it in the log, so the dice stay in the order they were drawn (the whole move's
     event, after the stop's, names it `distance_roll`).
@@ -213,6 +215,9 @@ def halt_on_the_way(
     stop = variant.move_stop(judged, unit.id, path)
     if stop is None:
         return start, []
+    if not suspend:  # unreachable in play: every flee and pursuit of a game can wait
+        raise RuleError(OUT_OF_PHASE, f"{display_name(state, unit.id)} cannot stop part-way "
+                        f"{what} here: this resolution cannot wait", rule="Resolution under way")
     fraction, revealed = stop
     here = path(fraction)
     assert here.placement is not None
@@ -242,9 +247,6 @@ def halt_on_the_way(
         after, unit.id, shapely.union(start.boundary, movement.sweep_straight(start, here)), dice
     )
     events += touched + revealed
-    after = core.fold_all(after, touched + revealed)
-    if not suspend:
-        events += variant.resolve_stop(after, dice)
     return here, events
 
 
@@ -280,8 +282,8 @@ def flee_events(
     With `suspend`, a flee stopped on the way for a player's choice (whfb8: Fanatics released
     at 8 in, seed 003) ends its events with `resolution_suspended` holding the rest of the
     flee (its Flee Distance already rolled, its path fixed): server/rules/resume.py runs it
-    (`_rest_of_flee`) once the choice is made. Without it, the system resolves the stop at
-    once (`resolve_stop`).
+    (`_rest_of_flee`) once the choice is made. Without it, a stop is refused
+    (`halt_on_the_way`; no flee in play is made so).
 
     `unit_fled` payload: unit, away_from, reason, roll, rule ("Swiftstride" or null),
     distance (the roll), moved (inches really moved, longer when it had to get clear),

@@ -160,7 +160,9 @@ class RankedRules(ABC):
         self, state: GameState, unit_id: str, charger_id: str, dice: Any
     ) -> list[Event]:
         """The shots of a Stand and Shoot the charged unit chose (allowed by
-        `stand_and_shoot_refusal`), as events; none by default."""
+        `stand_and_shoot_refusal`), as events; none by default. The events may end suspended
+        (`resolution_suspended`: a Panic flee waiting for a player, server/rules/resume.py);
+        the charge is then suspended after them."""
         return []
 
     def reaction_flight(
@@ -168,7 +170,7 @@ class RankedRules(ABC):
     ) -> list[Event]:
         """What a Flee! Charge Reaction causes after the flight (`fled`, already folded into
         `state`): whfb8 Panic Tests of the friends it fled through (FACTS Panic); none by
-        default."""
+        default. The events may end suspended, as `stand_and_shoot`'s may."""
         return []
 
 
@@ -258,13 +260,6 @@ class Variant(ABC):
         that stopping makes (after the truncated move), or None (whfb8: Fanatics released at
         8 in, seed 003). Default: never stopped."""
         return None
-
-    def resolve_stop(self, state: GameState, dice: Any) -> list[Event]:
-        """What stopped a compulsory move part-way inside a resolution that cannot wait for a
-        player (a flee that must go on at once), resolved by the server (`state` has the stop
-        folded in): whfb8 releases the Fanatics there and then (seed 003). A resolution that
-        can wait suspends instead (server/rules/resume.py). Default: none."""
-        return []
 
     def passable(self, state: GameState, unit_id: str) -> tuple[str, ...]:
         """Units the moving unit's move may run into instead of being refused by Moving

@@ -29,10 +29,9 @@ test('everyone else reads whose release it is and what waits after it (seed 003)
   assert.equal(waitingWords({}), '');
 });
 
-test('a Fanatic the server aimed says so (a flee that could not wait)', () => {
-  const words = whirlWords({ distance: 6, roll: { dice: [{ face: 3 }, { face: 3 }] }, through: [], removed: null, aimed_by_server: 'Empire Halberdiers' });
-  assert.equal(words, 'Fanatic 3 + 3: 6 in (aimed by the server at Empire Halberdiers: the flee it stopped went on at once)');
-  assert.ok(!whirlWords({ distance: 6, through: [] }).includes('aimed'));
+test('a whirl in words: its dice and distance', () => {
+  const words = whirlWords({ distance: 6, roll: { dice: [{ face: 3 }, { face: 3 }] }, through: [], removed: null });
+  assert.equal(words, 'Fanatic 3 + 3: 6 in');
 });
 
 test('the whirl is a band from start to end, in words with its hits', () => {

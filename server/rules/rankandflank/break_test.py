@@ -275,10 +275,19 @@ def reaction_flight_panic(
     """Panic Tests for the friends a unit that fled as a Charge Reaction passed through (the
     events `fled`, already folded into `state`), in a system with `panic_through` (whfb8,
     FACTS Panic: "when fleeing friends pass through"); none after a Feigned Flight (seed 002:
-    it "does not cause Panic from fleeing through friendly units")."""
+    it "does not cause Panic from fleeing through friendly units"). A friend's Panic flee may
+    wait part-way for a player (whfb8 Fanatics): the events then end suspended, and the charge
+    reaction (server/rules/charge.py `react`) suspends the charge after them."""
     if FEIGNED_FLIGHT in units_of(state)[unit_id].markers:
         return []
-    log = Log(state)
+    if is_suspended(list(fled)):  # the flee waits part-way (whfb8 Fanatics): the tests after it
+        crossed = list(_flee_frame(list(fled))["fled"]["passed_through"])
+        if not crossed or not rank_and_flank_of(state).panic_through:
+            return []
+        return [suspension({"kind": "panic_through", "unit": unit_id, "enemy": charger_id,
+                            "crossed": crossed,
+                            "text": "Panic Tests of the units they fled through"})]
+    log = Log(state, resumable=True)
     panic_through(log, unit_id, charger_id, fled, dice)
     return log.events
 

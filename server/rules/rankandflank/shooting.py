@@ -357,14 +357,16 @@ def stand_and_shoot(state: GameState, unit_id: str, charger_id: str, dice: Rolle
     the system's `stand_and_shoot_modifiers`, -1), by the charged unit's owner, with the
     shooting phase's Panic Tests (a charger that flees or dies does not charge). The Charge
     Reaction (server/rules/charge.py) calls it through the system's `RankedRules`; raises
-    `RuleError` when it cannot shoot."""
+    `RuleError` when it cannot shoot. A Panic flee it causes may wait part-way for a player
+    (whfb8 Fanatics released at 8 in): its events then end suspended and `react` suspends the
+    charge (or its abandonment) after it (server/rules/resume.py)."""
     _check_stand_and_shoot(state, unit_id, charger_id)
     units = units_of(state)
     unit, charger = units[unit_id], units[charger_id]
     rules = rank_and_flank_of(state)
     return volley(state, unit, charger, None, dice, moved=False, actor=unit.owner,
                   extra=rules.stand_and_shoot_modifiers(),
-                  beyond_range=rules.stand_and_shoot_beyond_range)
+                  beyond_range=rules.stand_and_shoot_beyond_range, resumable=True)
 
 
 @register_folder("shots_fired")

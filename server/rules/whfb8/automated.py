@@ -75,12 +75,10 @@ handled_by(WHFB8, "Concealed Fanatic", fanatics.lost_fanatics,
            "lost when the concealing unit flees or is destroyed (announced when the phase ends)",
            lacks="the stop part-way through a Fanatic's whirl")
 handled_by(WHFB8, "Concealed Fanatic", resume,
-           "flee and pursuit moves stop at 8 in too and wait for the owner's releases; the move "
-           "and what follows it (the charge, Panic Tests, pursuits, the rest of the combat or of "
-           "the turn's start) go on after the last one")
-handled_by(WHFB8, "Concealed Fanatic", fanatics.release_at_once,
-           "a Panic flee caused by Stand and Shoot cannot wait: its Fanatics are released at "
-           "once (aimed by the server) and the flee goes on")
+           "flee and pursuit moves stop at 8 in too (a Panic flee caused by Stand and Shoot as "
+           "well) and wait for the owner's releases; the move and what follows it (the charge or "
+           "its abandonment, Panic Tests, pursuits, the rest of the combat or of the turn's "
+           "start) go on after the last one; the server never aims a Fanatic")
 handled_by(WHFB8, "Fanatic Impacts", fanatics.whirl,
            "through units, bounce 1 in beyond, removal on terrain, another Fanatic, the table "
            "edge or a double after the release turn")

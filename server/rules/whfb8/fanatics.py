@@ -14,9 +14,10 @@ their units, released at 8 in mid-move, whirling 2D6 in through everything.
    bisected to 1e-4 of the move. `fanatics_revealed` (public) is the release moment; the owner
    then releases each Fanatic with `release_fanatic` (a start point on the concealing unit and a
    facing); the interrupted unit's player may then carry on with the rest of the allowance. A
-   flee or pursuit stopped so waits too, the rest of its resolution suspended
-   (server/rules/resume.py) and resumed after the last release; only a Panic flee caused by
-   Stand and Shoot has them aimed by the server (`release_at_once`).
+   flee or pursuit stopped so waits too (every one: a Flee! reaction, a Panic flee from
+   shooting, Stand and Shoot or a flight through friends, a Break Test's flee, a pursuit, a
+   failed Rally Test's flee), the rest of its resolution suspended (server/rules/resume.py)
+   and resumed after the last release; the server never aims a Fanatic.
 3. **The whirl** (`whirl`): 2D6 in straight ahead; through units (each takes D6 S5 Armour
    Piercing (1) hits, server/rules/rankandflank/attacks.py with whfb8's steps); ending inside a
    unit bounces it 1 in beyond; removed on contact with terrain that is not open ground, with
@@ -505,13 +506,10 @@ def whirl_events(
         payload["roll"] = roll.to_payload()
     named = _with_unit(state, moved)
     verb = {"fanatic_released": "is released and whirls", "fanatic_moved": "whirls"}[kind]
-    aimed = (extra or {}).get("aimed_by_server")
     payload["text"] = (
         f"{display_name(named, moved.id)} {verb} {path.travelled:g} in"
         + (f" from {display_name(state, str((extra or {})['from']))}"
            if kind == "fanatic_released" else "")
-        + (f", aimed by the server at {aimed} (the flee or pursuit it stopped goes on at once)"
-           if aimed else "")
         + (f" through {display_names(state, path.through)}" if path.through else "")
         + (f"; it {REMOVAL_TEXT[path.removed]}" if path.removed else "")
     )
@@ -741,54 +739,15 @@ def _release(
     start: tuple[float, float],
     facing: float,
     dice: DiceStream,
-    aimed: str | None = None,
 ) -> list[Event]:
     """One Fanatic out of `hider` from `start` facing `facing`: 2D6 in (Random Movement)."""
     roll = dice.roll(MOVE_DICE)
     fanatic = Unit(state.new_id("u"), hider.owner, FANATIC, "Night Goblin Fanatic", 1, 1)
     path = whirl(state, None, start, facing, float(roll.total or 0), ignore=(hider.id,))
-    extra: dict[str, Any] = {"from": hider.id}
-    if aimed is not None:
-        extra["aimed_by_server"] = aimed
     return whirl_events(
         state, fanatic, path, roll, dice, kind="fanatic_released", actor=hider.owner,
-        extra=extra,
+        extra={"from": hider.id},
     )
-
-
-def release_at_once(state: GameState, dice: DiceStream) -> list[Event]:
-    """Fanatics released when a flee stopped at 8 in inside a resolution that cannot wait for
-    the owner (a Panic flee caused by Stand and Shoot; every other flee and pursuit waits:
-    server/rules/resume.py) (seed 003): that
-    move must go on at once, so the server releases them there and then (**Decision**, with no
-    pause for the owner's choice): each starts from the point of its concealing unit nearest
-    the unit that came within 8 in (for a concealing unit that pursued, the nearest enemy) and
-    heads straight at it, one after another."""
-    events: list[Event] = []
-    for pending in pending_release(state):
-        for _ in range(int(pending["left"])):
-            units = units_of(state)
-            table = table_of(state)
-            hider = units[pending["unit"]]
-            here = table.units.get(hider.id)
-            if here is None or hider.status != "on_table":
-                break
-            target = pending["interrupted"]
-            if target == hider.id or target not in table.units:
-                enemies = [uid for uid, u in units.items()
-                           if u.owner != hider.owner and uid in table.units]
-                if not enemies:
-                    break
-                target = min(enemies, key=lambda e: (geo.distance(here, table.units[e]).distance,
-                                                     e))
-            near = geo.distance(here, table.units[target])
-            (ax, ay), (bx, by) = near.from_point, near.to_point
-            facing = math.degrees(math.atan2(-(bx - ax), by - ay)) % 360.0
-            made = _release(state, hider, (float(ax), float(ay)), facing, dice,
-                            display_name(state, target))
-            events += made
-            state = fold_all(state, made)
-    return events
 
 
 class RandomMove(ActionModel):

@@ -135,14 +135,6 @@ class Warhammer(Variant):
 
         return move_stop(state, unit_id, path)
 
-    def resolve_stop(self, state: GameState, dice: Any) -> list[Event]:
-        """A flee stopped at 8 in that cannot wait for the owner (a Panic flee from Stand and
-        Shoot): the Fanatics are released at once, aimed by the
-        server (seed 003; server/rules/whfb8/fanatics.py `release_at_once`)."""
-        from server.rules.whfb8.fanatics import release_at_once
-
-        return release_at_once(state, dice)
-
     def passable(self, state: GameState, unit_id: str) -> tuple[str, ...]:
         """Released Fanatics: units may move into them (seed 003; whfb8/fanatics.py)."""
         from server.rules.whfb8.fanatics import passable

@@ -96,10 +96,7 @@ export function whirlWords(p, name = (id) => id) {
   const faces = Array.isArray(p.roll?.dice) ? p.roll.dice.map((/** @type {any} */ d) => d.face ?? d).join(' + ') : '';
   const through = Array.isArray(p.through) && p.through.length ? ` through ${p.through.map(name).join(', ')}` : '';
   const gone = p.removed ? `; ${REMOVED[p.removed] ?? 'removed'}` : '';
-  // A flee that could not wait for the owner (a Panic flee from Stand and Shoot): the server
-  // aimed this Fanatic.
-  const aimed = p.aimed_by_server ? ` (aimed by the server at ${p.aimed_by_server}: the flee it stopped went on at once)` : '';
-  return `Fanatic ${faces ? `${faces}: ` : ''}${p.distance} in${aimed}${through}${gone}`;
+  return `Fanatic ${faces ? `${faces}: ` : ''}${p.distance} in${through}${gone}`;
 }
 
 /**

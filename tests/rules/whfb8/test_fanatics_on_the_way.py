@@ -45,32 +45,27 @@ def _flee_towards_hiding_goblins(goblins: dict[str, object]) -> GameState:
     return state
 
 
-def test_a_flee_that_cannot_wait_has_its_fanatics_aimed_by_the_server() -> None:
-    """The fallback (docs/rules-decisions.md, Night Goblin Fanatics): a flee inside a
-    resolution that cannot wait for the owner (`flee_events` without `suspend`: a Panic flee
-    caused by Stand and Shoot) stops at 8 in as seed 003 says and goes on at once, so the
-    server releases the Fanatics there and then, each from the point of the concealing unit
-    nearest the fleeing unit straight at it, and says so. The Halberdiers flee 6 + 4 = 10 in
-    towards goblins 16 in away: they stop after 8 in; the Fanatics whirl 3 + 3 = 6 in and
-    1 + 2 = 3 in at them; the flee goes on 2 in into the first: 2 + 3 = 5 hits, to wound 2, 2,
-    1, 6, 5 = 4 wounds, no save."""
+def test_a_flee_that_cannot_wait_is_refused_rather_than_aimed_by_the_server() -> None:
+    """Seed 003: "When a Fanatic is released, you may choose the direction in which it
+    travels, and the point on the concealing unit from which it starts" - the owner, never the
+    server (docs/rules-decisions.md, Night Goblin Fanatics). Every flee in play can wait for
+    the owner (a Panic flee caused by Stand and Shoot too: test_fanatics_resumed.py); a flee
+    made by a caller that cannot (`flee_events` without `suspend`, none in play) is refused
+    when it would stop at 8 in: the Halberdiers' 6 + 4 = 10 in towards goblins 16 in away."""
     from server.rules.flee import flee_events
 
     state = _flee_towards_hiding_goblins(HIDING)
-    dice = ScriptedDice([6, 4, 3, 3, 1, 2, 2, 3, 2, 2, 1, 6, 5], state.dice_position)
-    events = flee_events(state, "u3", "u2", dice, "failed a Panic Test")
-    assert dice.used == 13
-    kinds = [e.type for e in events]
-    assert kinds[:5] == ["move_halted", "fanatics_revealed", "fanatic_released",
-                         "fanatic_released", "unit_fled"], kinds
-    first = events[2].payload
-    assert first["aimed_by_server"] == "Empire Halberdiers"
-    assert "aimed by the server at Empire Halberdiers" in first["text"]
-    hits = next(e.payload for e in events if e.type == "fanatic_hits")
-    assert (hits["target"], hits["hits"]) == ("u3", 5)
-    after = core.fold_all(state, events)
-    assert units_of(after)["u3"].models == 16
-    assert "suspended" not in after.extra
+    dice = ScriptedDice([6, 4], state.dice_position)
+    with pytest.raises(core.RuleError) as err:
+        flee_events(state, "u3", "u2", dice, "failed a Panic Test")
+    assert err.value.code == core.OUT_OF_PHASE
+    assert err.value.message == ("Empire Halberdiers cannot stop part-way fleeing here: this "
+                                 "resolution cannot wait")
+    # Without Fanatics nothing stops, and the same flee needs no waiting.
+    plain = _flee_towards_hiding_goblins(GOBLINS)
+    events = flee_events(plain, "u3", "u2", ScriptedDice([6, 4], plain.dice_position),
+                         "failed a Panic Test")
+    assert [e.type for e in events] == ["unit_fled"]
 
 
 def test_a_flee_past_goblins_hiding_nothing_is_not_stopped() -> None:

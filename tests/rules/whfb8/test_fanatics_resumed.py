@@ -411,3 +411,141 @@ def test_undo_and_replay_of_a_combat_waiting_for_fanatics_match_the_fold_at_ever
     n = game.state.seq
     for every in (1, 5, 16):
         assert_every_seq_matches(game.log, every, [*range(n, -1, -1), *range(n + 1)])
+
+
+# --- a Panic flee caused by Stand and Shoot ------------------------------------------------------
+
+
+def _goblin_shooters() -> dict[str, Any]:
+    """An army is of one Army Book (issue 18): the goblins' shooters are a unit of your own
+    with the Handgunners' profile (the catalogue has no Night Goblin shooters)."""
+    from server.data import load_catalog
+    from tests.rules.whfb8.positions import HANDGUNNERS
+
+    sheet = load_catalog().get("whfb8", HANDGUNNERS["datasheet"]).model_dump(mode="json")
+    writable = ("base", "models", "default_files", "profile", "equipment", "special_rules",
+                "keywords", "points")
+    shooters = {"ref": "goblin-handgunners", "name": "Goblin Handgunners",
+                **{k: sheet[k] for k in writable if sheet.get(k) is not None}}
+    shooters["profile"] = {k: v for k, v in shooters["profile"].items() if k != "system"}
+    return shooters
+
+
+def test_a_panic_flee_caused_by_stand_and_shoot_waits_for_the_owner_then_the_charge_is_abandoned(
+) -> None:
+    """Seed 003, "in any move", and "When a Fanatic is released, you may choose the direction
+    in which it travels, and the point on the concealing unit from which it starts": 20 Empire
+    Halberdiers (player 2, u3, front at (36, 20) facing south) charge Goblin Handgunners
+    (player 1, u2, front at (36, 10) facing north) 10 in away; the Handgunners Stand and Shoot
+    (5 shots, 6s to hit and to wound: 5 dead, no save), a quarter of the Halberdiers: they
+    take a Panic Test (6 + 6 against Ld 7), fail and flee 6 + 5 = 11 in away from the
+    shooters, north towards goblins concealing two Fanatics (u1, front at (36, 32.5) facing
+    south) 10.14 in behind them (15 models, three ranks of 0.79 in): they stop after 2.14 in,
+    within 8 in. Nothing is aimed by the
+    server: the owner (player 1, in player 2's turn) releases one Fanatic west from the
+    goblins' left front corner, 1 + 1 = 2 in, and one east from the right, 1 + 2 = 3 in; then
+    the flee goes on to the end of its 11 in (rolled before the stop, never again), the Panic
+    Tests of friends it fled through (none: the goblins are enemies), and the charge is
+    abandoned: the chargers fled. The log's rolls are in the order drawn and the state at
+    every seq is the fold of the log up to it."""
+    from tests.rules.whfb8.positions import HANDGUNNERS
+
+    game = Game("whfb8")
+    game.act(1, type="submit_army", units=[HIDING, {**HANDGUNNERS,
+                                                    "datasheet": "goblin-handgunners"}],
+             own_units=[_goblin_shooters()])
+    game.act(2, type="submit_army", units=[HALBERDIERS])
+    game.act(1, type="deploy_unit", unit="u1", x=10, y=6)
+    game.act(2, type="deploy_unit", unit="u3", x=10, y=42, facing=180)
+    game.act(1, type="deploy_unit", unit="u2", x=25, y=6)
+    assert game.state.extra.get("stage") == "battle"
+    game.put("u1", 36.0, 32.5, 180.0)
+    game.put("u2", 36.0, 10.0, 0.0)
+    game.put("u3", 36.0, 20.0, 180.0)
+    game.to_phase(2, "Movement")
+    _scripted(game, 2, [], type="declare_charge", unit="u3", target="u2")
+    halted = _scripted(game, 1, [6] * 10 + [6, 6, 6, 5], type="charge_reaction",
+                       reaction="stand_and_shoot")
+    kinds = [e.type for e in halted]
+    assert kinds[:2] == ["charge_reaction", "shots_fired"], kinds
+    assert kinds[-8:] == ["heavy_casualties", "panic_test", "unit_broke", "move_halted",
+                          "fanatics_revealed", "resolution_suspended", "resolution_suspended",
+                          "resolution_suspended"], kinds
+    assert "fanatic_released" not in kinds and "charge_abandoned" not in kinds
+    assert halted[-5].payload["moved"] == pytest.approx(2.1378, abs=1e-3)
+    assert _gap(game.state, "u1", "u3") == pytest.approx(8.0, abs=1e-3)
+    frames = game.state.extra["suspended"]
+    assert [f["kind"] for f in frames] == ["flee", "panic_through", "charge_after_reaction"]
+    assert frames[0]["fled"]["distance"] == 11.0
+    assert frames[2]["reaction"] == "stand_and_shoot"
+    assert game.state.extra["fanatic_releases"] == ({"unit": "u1", "left": 2, "owner": 1,
+                                                     "interrupted": "u3"},)
+    # Nothing else happens until the owner has released them.
+    assert game.refused(2, type="end_phase").code == core.OUT_OF_PHASE
+
+    first = _scripted(game, 1, [1, 1], type="release_fanatic", unit="u1", point=[34.1, 32.5],
+                      facing=90.0)
+    assert [e.type for e in first] == ["fanatic_released"]
+    one = first[0].payload
+    assert one["start"] == [34.1, 32.5] and one["end"] == pytest.approx([32.1, 32.5])
+    assert "aimed_by_server" not in one and "aimed by the server" not in one["text"]
+    done = _scripted(game, 1, [1, 2], type="release_fanatic", unit="u1", point=[37.9, 32.5],
+                     facing=270.0)
+    assert [e.type for e in done] == ["fanatic_released", "resolution_resumed", "unit_fled",
+                                      "resolution_resumed", "resolution_resumed",
+                                      "charge_abandoned"]
+    two = done[0].payload
+    assert two["start"] == [37.9, 32.5] and two["end"] == pytest.approx([40.9, 32.5])
+    fled = done[2].payload
+    assert fled["distance"] == 11.0 and fled["halted_after"] == pytest.approx(2.1378, abs=1e-3)
+    assert fled["distance_roll"] == frames[0]["fled"]["roll"] and "roll" not in fled
+    abandoned = done[-1].payload
+    assert (abandoned["unit"], abandoned["target"]) == ("u3", "u2")
+    assert abandoned["text"] == ("Empire Halberdiers do not charge: they flee after Goblin "
+                                 "Handgunners' Stand and Shoot")
+    assert "fleeing" in units_of(game.state)["u3"].markers
+    assert game.state.extra["suspended"] == () and not game.state.extra["fanatic_releases"]
+    assert game.state.extra["concealed"] == {}
+    assert "charged" not in game.state.extra.get("phase_moves", {}).get("u3", {})
+    assert_dice_in_order([*halted, *first, *done])
+    assert_dice_in_order(game.log, 0)
+    n = game.state.seq
+    for every in (1, 4, 16):
+        assert_every_seq_matches(game.log, every, [*range(n, -1, -1), *range(n + 1)])
+
+
+def test_a_flee_reaction_through_friends_that_waits_is_followed_by_their_panic_tests() -> None:
+    """FACTS Panic ("when fleeing friends pass through") with seed 003's stop at 8 in: the
+    Halberdiers (u3, front at (36, 30) facing south) flee 6 + 4 = 10 in from goblins charging
+    their rear (u2), through other Halberdiers (u4, front at (36, 25)), towards concealing
+    goblins (u1, front at (36, 14) facing north): they stop after 8 in. After the owner's two
+    releases (sideways, 1 + 1 and 1 + 2 in) the flee ends its 10 in, the Halberdiers it fled
+    through take their Panic Test (3 + 3 against Ld 7: passed), then the charge is rolled
+    (1 + 1 + M4 = 6 in, short of 16.85 in: it fails)."""
+    from tests.rules.whfb8.positions import position
+
+    state = position([HIDING, GOBLINS], [HALBERDIERS, HALBERDIERS],
+                     {"u1": (36.0, 14.0, 0.0), "u2": (36.0, 40.0, 180.0),
+                      "u3": (36.0, 30.0, 180.0), "u4": (36.0, 25.0, 180.0)}, phase="Movement")
+    state, _ = run(state, 1, [], type="declare_charge", unit="u2", target="u3")
+    state, halted = run(state, 2, [6, 4], type="charge_reaction", reaction="flee")
+    assert [e.type for e in halted] == ["charge_reaction", "move_halted", "fanatics_revealed",
+                                        "resolution_suspended", "resolution_suspended",
+                                        "resolution_suspended"]
+    assert halted[1].payload["moved"] == pytest.approx(8.0, abs=1e-3)
+    frames = state.extra["suspended"]
+    assert [f["kind"] for f in frames] == ["flee", "panic_through", "charge_after_reaction"]
+    assert frames[1]["crossed"] == ["u4"]
+    state, first = run(state, 1, [1, 1], type="release_fanatic", unit="u1", point=[34.1, 14.0],
+                       facing=90.0)
+    state, events = run(state, 1, [1, 2, 3, 3, 1, 1], type="release_fanatic", unit="u1",
+                        point=[37.9, 14.0], facing=270.0)
+    assert [e.type for e in events] == ["fanatic_released", "resolution_resumed", "unit_fled",
+                                        "resolution_resumed", "panic_test", "resolution_resumed",
+                                        "charge_failed"]
+    assert events[2].payload["passed_through"] == ["u4"]
+    panic = events[4].payload
+    assert (panic["unit"], panic["cause"], panic["passed"]) == ("u4", "u3", True)
+    assert events[-1].payload["range"] == 6
+    assert_dice_in_order([*halted, *first, *events])
+    assert state.extra["suspended"] == ()

@@ -23,7 +23,9 @@
    2D6 against its leadership; a unit with the system's `panic_immunity` rule (t9a Fearless)
    passes without a roll; a failed test flees from the enemy. A system with
    `heavy_casualties` (whfb8: 0.25) also has a unit that lost that fraction of the models it
-   had at the start of the phase test (`heavy_casualties`, after shooting); with
+   had at the start of the phase test (`heavy_casualties`, after any loss: shooting, Stand
+   and Shoot, a Fanatic's hits; never an Engaged unit, so the strikes and Unstable wounds of a
+   combat make no such test, FACTS "units in close combat do not test"); with
    `panic_once_per_phase` (whfb8) a unit that passed a Panic Test does not test again that
    phase; with `panic_through` (whfb8) a unit that breaks or flees from Panic makes the friends
    it flees through test.

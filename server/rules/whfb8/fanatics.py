@@ -67,6 +67,7 @@ from server.rules.core import (
 )
 from server.rules.naming import display_name, display_names
 from server.rules.rankandflank.attacks import resolve
+from server.rules.rankandflank.break_test import heavy_casualties
 from server.rules.rankandflank.engagement import FLEEING, rank_and_file_sheet
 from server.rules.rankandflank.events import Log, losses_events, step_events
 from server.rules.rankandflank.system import rank_and_flank_of
@@ -559,6 +560,7 @@ def hit_batch(log: Log, source: Unit, target: Unit, hits: int, dice: Any, label:
     log.add(*step_events(outcome, source, target))
     losses, _ = losses_events(log.state, target, outcome.unsaved)
     log.add(*losses)
+    heavy_casualties(log, target.id, source.id, dice)  # 25 % in a phase, any cause (FACTS)
 
 
 def _on_table_fanatics(state: GameState) -> list[Unit]:

@@ -503,7 +503,7 @@ def break_test(
         if log.unit(unit.id).status == "destroyed":
             panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} destroyed")
         return
-    fled = flee_and_panic(log, unit.id, enemy, dice, "failed its Break Test")
+    fled = flee_and_panic(log, unit.id, enemy, dice, "failed their Break Test")
     flee_distance = flee_distance_of(fled)
     if log.suspended:  # the flee waits part-way (whfb8 Fanatics): the rest after it
         log.add(suspension({

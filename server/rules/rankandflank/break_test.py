@@ -297,7 +297,7 @@ def restrains(log: Log, winner_id: str, fled_id: str, dice: Roller) -> bool:
     roll = dice.roll("2D6")
     total = roll.total or 0
     passed = rules.test_passes(total, value)
-    outcome = "passed: it holds" if passed else "failed: it pursues"
+    outcome = "passed: they hold" if passed else "failed: they pursue"
     text = (
         f"{winner.name} try to restrain their pursuit of {log.unit(fled_id).name}: rolled "
         f"{total} against {rules.leadership_name} {value}: {outcome}"

@@ -33,7 +33,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import shapely
@@ -423,6 +423,21 @@ def heavy_casualties(log: Log, unit_id: str, enemy_id: str, dice: Roller) -> Non
         )
     )
     panic_test(log, log.unit(unit_id), unit_id, enemy_id, dice, f"{lost} of {start} models lost")
+
+
+def heavy_casualties_held_back(
+    state: GameState, away_from: Callable[[Unit], str], dice: Roller
+) -> list[Event]:
+    """The `heavy_casualties` Panic Tests held back while nothing else could move (whfb8:
+    Fanatics waiting to be released, seed 003, "the Fanatics move before anything else"): every
+    unit whose losses this phase reached the fraction and that has not tested, in id order,
+    each fleeing (if it fails) from `away_from(unit)`."""
+    log = Log(state)
+    for uid in sorted(phase_moves(state)):
+        unit = units_of(log.state).get(uid)
+        if unit is not None:
+            heavy_casualties(log, uid, away_from(unit), dice)
+    return log.events
 
 
 def break_test(

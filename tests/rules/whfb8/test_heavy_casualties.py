@@ -77,3 +77,31 @@ def test_a_unit_in_close_combat_does_not_test_for_its_losses() -> None:
     breaking.heavy_casualties(log, "u2", "u1", dice)
     assert [e.type for e in log.events] == ["hp_lost"]
     assert dice.used == 0
+
+
+def test_the_test_for_a_fanatics_hits_waits_until_no_fanatic_waits_to_be_released() -> None:
+    """Seed 003: the Fanatics are released and move before anything else moves, so the Panic
+    test for their hits (FACTS: 25 % from any cause) is taken once the last one has moved. 10
+    Halberdiers charge goblins hiding two Fanatics and stop at 8 in; the first Fanatic whirls
+    5 + 4 in through them: 4 hits, 2, 2, 2, 1 to wound (2+), no save (6+, S5 -2, AP -1): 3 of
+    10 models (30 %), no test yet. The second whirls 1 + 2 in to the side; then the Halberdiers
+    test (6 + 6 = 12 against Ld 7, failed) and flee 1 + 1 = 2 in away from the goblins, into
+    the first Fanatic behind them (2D6 = 1 + 1 hits, 1 and 1 to wound: no loss); the charge
+    ends: the charger is fleeing."""
+    state = position([HIDING], [{"datasheet": "empire-halberdiers", "models": 10, "files": 5}],
+                     {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 21.0, 180.0)},
+                     phase="Movement", active=2)
+    state, _ = run(state, 2, [], type="declare_charge", unit="u2", target="u1")
+    state, _ = run(state, 1, [4, 4], type="charge_reaction", reaction="hold")
+    state, first = run(state, 1, [5, 4, 4, 2, 2, 2, 1], type="release_fanatic", unit="u1",
+                       point=[36.0, 9.5], facing=0.0)
+    assert [e.payload["unit_after"]["models"] for e in first if e.type == "hp_lost"] == [7]
+    assert not [e for e in first if e.type in ("heavy_casualties", "panic_test")]
+    state, second = run(state, 1, [1, 2, 6, 6, 1, 1, 1, 1, 1, 1], type="release_fanatic",
+                        unit="u1", point=[37.5, 9.5], facing=270.0)
+    kinds = [e.type for e in second]
+    assert kinds[:5] == ["fanatic_released", "heavy_casualties", "panic_test", "unit_broke",
+                         "unit_fled"], kinds
+    assert second[2].payload["passed"] is False
+    assert kinds[-1] == "charge_abandoned"
+    assert "fleeing" in units_of(state)["u2"].markers

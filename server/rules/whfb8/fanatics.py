@@ -771,7 +771,8 @@ def release_at_once(state: GameState, dice: DiceStream) -> list[Event]:
     the unit that came within 8 in (for a concealing unit that pursued, the nearest enemy) and
     heads straight at it, one after another."""
     events: list[Event] = []
-    for pending in pending_release(state):
+    waiting = pending_release(state)
+    for pending in waiting:
         for _ in range(int(pending["left"])):
             units = units_of(state)
             table = table_of(state)
@@ -794,6 +795,11 @@ def release_at_once(state: GameState, dice: DiceStream) -> list[Event]:
                             display_name(state, target))
             events += made
             state = fold_all(state, made)
+    if waiting and not pending_release(state):  # the Panic Tests for the Fanatics' hits
+        first = waiting[0]
+        owner = units_of(state)[first["unit"]].owner
+        events += heavy_casualties_held_back(
+            state, lambda u: first["unit"] if u.owner != owner else first["interrupted"], dice)
     return events
 
 

@@ -18,7 +18,8 @@ Decisions (docs/rules-decisions.md "Flee"):
   Distance straight ahead. If `away_from` is not on the table (or is the unit itself) the unit
   keeps its facing.
 * **Through units and terrain**: a fleeing unit passes through other units and Impassable
-  Terrain; those it passed are listed in the event (`passed_through`), with the Dangerous
+  Terrain; those it passed (its way overlaps them; a unit it only touches, such as the enemy
+  it fought, is not) are listed in the event (`passed_through`), with the Dangerous
   Terrain tests the rules ask for there left to the players (not automated). It may not end
   on top of another unit or Impassable Terrain nor within Unit Spacing of them: it moves on,
   in steps of `FLEE_EXTEND_STEP_IN`, until it is clear.
@@ -51,6 +52,7 @@ from shapely.geometry.base import BaseGeometry
 from server import geometry as geo
 from server.dice import DiceStream
 from server.geometry import movement
+from server.geometry.constants import CONTACT_TOLERANCE_IN
 from server.geometry.footprint import Footprint, footprint, placement_for_centre
 from server.geometry.kinds import Rule
 from server.rules import core
@@ -169,7 +171,10 @@ def flee_path(state: GameState, unit_id: str, away_from: str, distance: float) -
         go = round(go + FLEE_EXTEND_STEP_IN, 6)
     swept = shapely.union_all([start.boundary, turned.boundary, result.swept])
     idx = table.index
-    hits = idx.query(swept, "intersects")
+    # What it passed through is what its way overlaps, not what it only touches (the enemy it
+    # fought, a friend in base contact beside it): the way shrunk by the contact tolerance.
+    inner = shapely.buffer(swept, -CONTACT_TOLERANCE_IN, join_style="mitre")
+    hits = idx.query(inner, "intersects")
     passed = tuple(sorted(idx.ids[int(i)] for i in hits if idx.ids[int(i)] != unit_id
                           and idx.ids[int(i)] not in passable
                           and (idx.is_unit[int(i)] or idx.impassable[int(i)])))

@@ -83,7 +83,7 @@ export function chargeAckToast(history, ackSeq, state) {
     const ev = history[i];
     if (ev.seq > ackSeq) continue;
     const p = ev.payload || {};
-    if (ev.type === 'fleeing_unit_caught') return { text: `Charge succeeded: ${unitName(state, p.unit)} is caught and destroyed!`, kind: 'ok' };
+    if (ev.type === 'fleeing_unit_caught') return { text: `Charge succeeded: ${unitName(state, p.unit)} are caught and destroyed!`, kind: 'ok' };
     if (ev.type === 'charge_succeeded') return { text: 'Charge succeeded!', kind: 'ok' };
     if (ev.type === 'charge_failed') return { text: `Charge failed: ${p.reason || ''}`, kind: 'info' };
     if (ev.type === 'charge_declared') {

@@ -56,7 +56,7 @@ test('badges only for fleeing and shaken; a charge ack is read back from the eve
   assert.deepEqual(markerBadges(null), []);
   const units = { u1: { id: 'u1', owner: 1, name: 'Knights' }, u2: { id: 'u2', owner: 2, name: 'Goblins' } };
   const caught = { seq: 5, type: 'fleeing_unit_caught', payload: { unit: 'u2' } };
-  assert.deepEqual(chargeAckToast([caught], 5, { units }), { text: 'Charge succeeded: Goblins is caught and destroyed!', kind: 'ok' });
+  assert.deepEqual(chargeAckToast([caught], 5, { units }), { text: 'Charge succeeded: Goblins are caught and destroyed!', kind: 'ok' });
   // Events after the ack are not this charge's.
   assert.equal(chargeAckToast([caught], 4, { units }), null);
   assert.deepEqual(chargeAckToast([{ seq: 3, type: 'charge_succeeded', payload: {} }], 3, { units }), { text: 'Charge succeeded!', kind: 'ok' });

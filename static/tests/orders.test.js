@@ -21,7 +21,7 @@ const pending = { units, pending_charge: { unit: 'u1', target: 'u2', reacting_pl
 test('charge prompt: the charged player gets the reactions, refused ones with the rule', () => {
   const p = chargePrompt(pending, [declared], 2);
   assert.equal(p?.role, 'react');
-  assert.equal(p?.text, 'Citizen Spears declares a charge on Mageblight Gremlin (8.3 in)');
+  assert.equal(p?.text, 'Citizen Spears declare a charge on Mageblight Gremlin (8.3 in)');
   assert.deepEqual(p?.reactions.map((r) => [r.id, r.allowed, r.rule]), [['hold', true, null], ['flee', false, 'Fearless'], ['stand_and_shoot', false, 'Stand and Shoot']]);
   assert.match(String(p?.reactions[1].reason), /cannot choose Flee!/);
   assert.equal(chargePrompt(pending, [declared], 1)?.role, 'wait');
@@ -132,7 +132,7 @@ test('combat report: one group per shooting, melee round and charge, dice and ru
   assert.equal(groups[0].outcome, 'Mageblight Gremlin lose 1 Health Point');
   assert.equal(groups[1].outcome, 'Break Test failed');
   assert.equal(groups[1].lines[2].rules[0].rule, 'Supernal');
-  assert.equal(groups[2].title, 'Citizen Spears charges Mageblight Gremlin');
+  assert.equal(groups[2].title, 'Citizen Spears charge Mageblight Gremlin');
   assert.equal(groups[2].outcome, 'Charge failed: rolled 8, needed 8.3');
   assert.match(groups[2].lines[1].text, /react to Citizen Spears's charge: Hold/);
   // An accepted undo strikes the group out.
@@ -156,7 +156,7 @@ test('free move: the outline centre goes to the point, the placement follows, tu
 
 test('charge reactions, flight, rallies and proposals in words', () => {
   const st = { units };
-  assert.equal(describe(declared, st), 'Player 1: Citizen Spears declares a charge on Mageblight Gremlin (8.3 in); Player 2 chooses a Charge Reaction');
+  assert.equal(describe(declared, st), 'Player 1: Citizen Spears declare a charge on Mageblight Gremlin (8.3 in); Player 2 chooses a Charge Reaction');
   assert.equal(describe({ seq: 8, type: 'charge_reaction', actor: 2, payload: { unit: 'u2', charger: 'u1', reaction: 'flee', name: 'Flee!', forced: false } }, st), "Player 2: Mageblight Gremlin react to Citizen Spears's charge: Flee!");
   assert.equal(
     describe({ seq: 9, type: 'unit_fled', actor: 2, payload: { unit: 'u2', away_from: 'u1', reason: 'charge reaction', roll: { expression: '2D6 maximised x1', dice: [{ face: 6, kept: true }, { face: 1, kept: false }, { face: 4, kept: true }], total: 10 }, rule: 'Swiftstride', distance: 10, moved: 10, passed_through: [], destroyed: false } }, st),

@@ -114,7 +114,7 @@ def test_charge_reaction_undo_shooting_and_melee(server: str, pages: Any, tmp_pa
     charge()
     p1.wait_for_selector("#charge-prompt:has-text('Waiting for Player 2')")
     spectator.wait_for_selector(
-        "#charge-prompt:has-text('declares a charge on Mageblight Gremlin')")
+        "#charge-prompt:has-text('declare a charge on Mageblight Gremlin')")
     flee = p2.locator("#charge-prompt button[data-reaction=flee]")
     expect(flee).to_be_disabled()
     expect(flee).to_have_attribute("title", re.compile("Fearless"))

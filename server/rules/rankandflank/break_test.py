@@ -23,7 +23,9 @@
    2D6 against its leadership; a unit with the system's `panic_immunity` rule (t9a Fearless)
    passes without a roll; a failed test flees from the enemy. A system with
    `heavy_casualties` (whfb8: 0.25) also has a unit that lost that fraction of the models it
-   had at the start of the phase test (`heavy_casualties`, after shooting); with
+   had at the start of the phase test (`heavy_casualties`, after any loss: shooting, Stand
+   and Shoot, a Fanatic's hits; never an Engaged unit, so the strikes and Unstable wounds of a
+   combat make no such test, FACTS "units in close combat do not test"); with
    `panic_once_per_phase` (whfb8) a unit that passed a Panic Test does not test again that
    phase; with `panic_through` (whfb8) a unit that breaks or flees from Panic makes the friends
    it flees through test.
@@ -31,7 +33,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import shapely
@@ -304,7 +306,7 @@ def restrains(log: Log, winner_id: str, fled_id: str, dice: Roller) -> bool:
     roll = dice.roll("2D6")
     total = roll.total or 0
     passed = rules.test_passes(total, value)
-    outcome = "passed: it holds" if passed else "failed: it pursues"
+    outcome = "passed: they hold" if passed else "failed: they pursue"
     text = (
         f"{winner.name} try to restrain their pursuit of {log.unit(fled_id).name}: rolled "
         f"{total} against {rules.leadership_name} {value}: {outcome}"
@@ -432,6 +434,21 @@ def heavy_casualties(log: Log, unit_id: str, enemy_id: str, dice: Roller) -> Non
     panic_test(log, log.unit(unit_id), unit_id, enemy_id, dice, f"{lost} of {start} models lost")
 
 
+def heavy_casualties_held_back(
+    state: GameState, away_from: Callable[[Unit], str], dice: Roller
+) -> list[Event]:
+    """The `heavy_casualties` Panic Tests held back while nothing else could move (whfb8:
+    Fanatics waiting to be released, seed 003, "the Fanatics move before anything else"): every
+    unit whose losses this phase reached the fraction and that has not tested, in id order,
+    each fleeing (if it fails) from `away_from(unit)`."""
+    log = Log(state)
+    for uid in sorted(phase_moves(state)):
+        unit = units_of(log.state).get(uid)
+        if unit is not None:
+            heavy_casualties(log, uid, away_from(unit), dice)
+    return log.events
+
+
 def break_test(
     log: Log,
     unit: Unit,
@@ -510,7 +527,7 @@ def break_test(
         if log.unit(unit.id).status == "destroyed":
             panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} destroyed")
         return
-    fled = flee_and_panic(log, unit.id, enemy, dice, "failed its Break Test")
+    fled = flee_and_panic(log, unit.id, enemy, dice, "failed their Break Test")
     flee_distance = flee_distance_of(fled)
     if log.suspended:  # the flee waits part-way (whfb8 Fanatics): the rest after it
         log.add(suspension({

@@ -13,7 +13,8 @@ Per side, the parts both games share, each value the system's (`RankAndFlankRule
 4. **Charge**: `charge_bonus` when one of the side's units charged this round.
 5. **Flank / Rear**: `flank_bonus` / `rear_bonus` when one of its units stands outside an enemy
    unit's Front arc, in its Rear arc for the rear.
-6. **Extra parts** the system adds (`extra_score`; whfb8's battle standard and overkill).
+6. **Extra parts** the system adds (`extra_score`; whfb8's battle standard; not overkill,
+   which needs challenges, not automated).
 
 The side with the higher total wins by the difference; equal totals are a draw.
 """

@@ -208,7 +208,7 @@ def losses_events(
     ]
     if destroyed:
         events.append(
-            Event("unit_destroyed", {"unit": unit.id, "text": f"{unit.name} is destroyed"})
+            Event("unit_destroyed", {"unit": unit.id, "text": f"{unit.name} destroyed"})
         )
     return events, alloc.applied
 
@@ -227,7 +227,7 @@ def flee_unit(
             "unit": unit_id,
             "away_from": away_from,
             "reason": reason,
-            "text": f"{unit.name} {reason} and flees from {units_of(state)[away_from].name}",
+            "text": f"{unit.name} {reason} and flee from {units_of(state)[away_from].name}",
         },
     )
     after = fold_all(state, [broke])

@@ -287,8 +287,9 @@ class RankAndFlankRules(AttackSteps):
         self, state: GameState, mine: Sequence[str], theirs: Sequence[str]
     ) -> tuple[dict[str, int], list[dict[str, str]]]:
         """Combat score parts beyond wounds, ranks, standard, charge, flank and rear for the
-        side with units `mine` against `theirs` (whfb8: battle standard, overkill): each part's
-        value by name, and the notes. None by default."""
+        side with units `mine` against `theirs` (whfb8: battle standard; not overkill, which
+        needs challenges, not automated): each part's value by name, and the notes. None by
+        default."""
         return {}, []
 
     # -- Break Tests and Panic ---------------------------------------------------------------------

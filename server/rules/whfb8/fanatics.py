@@ -68,6 +68,7 @@ from server.rules.core import (
 )
 from server.rules.naming import display_name, display_names
 from server.rules.rankandflank.attacks import resolve
+from server.rules.rankandflank.break_test import heavy_casualties, heavy_casualties_held_back
 from server.rules.rankandflank.engagement import FLEEING, rank_and_file_sheet
 from server.rules.rankandflank.events import Log, losses_events, step_events
 from server.rules.rankandflank.system import rank_and_flank_of
@@ -557,6 +558,8 @@ def hit_batch(log: Log, source: Unit, target: Unit, hits: int, dice: Any, label:
     log.add(*step_events(outcome, source, target))
     losses, _ = losses_events(log.state, target, outcome.unsaved)
     log.add(*losses)
+    if not pending_release(log.state):  # else once none waits (release_fanatic, seed 003)
+        heavy_casualties(log, target.id, source.id, dice)  # 25 % in a phase (FACTS)
 
 
 def _on_table_fanatics(state: GameState) -> list[Unit]:
@@ -718,6 +721,9 @@ def release_fanatic(
     events = _release(state, hider, start, float(action.facing), dice)
     after = fold_all(state, events)
     if not pending_release(after):
+        events += heavy_casualties_held_back(  # the Panic Tests for the Fanatics' hits
+            after, lambda u: hider.id if u.owner != hider.owner else pending["interrupted"], dice)
+        after = fold_all(state, events)
         # Seed 003: "chargers must complete their charge" once the Fanatics have moved; a
         # Fanatic on the rest of its way is moved into (2D6 hits, removed).
         done = complete_interrupted_charge(after)

@@ -34,7 +34,7 @@ export function rollList(rolls) {
 export const ORDER_WORDS = {
   charge_declared: (p, ev, state) => {
     const tail = p.reactions?.length === 1 && p.reactions[0] === 'flee' ? '' : `; Player ${p.reacting_player} chooses a Charge Reaction`;
-    return `${who(ev.actor)}: ${unitName(state, p.unit)} declares a charge on ${unitName(state, p.target)} (${inch(p.distance)})${tail}`;
+    return `${who(ev.actor)}: ${unitName(state, p.unit)} declare a charge on ${unitName(state, p.target)} (${inch(p.distance)})${tail}`;
   },
   charge_reaction: (p, ev, state) => {
     const name = p.name || REACTION_NAMES[p.reaction] || p.reaction;
@@ -61,7 +61,7 @@ export const ORDER_WORDS = {
     ? `${unitName(state, p.unit)} rallied: ${p.rule || 'Rally Test'} [${rollWords(p.roll)}] against Discipline ${p.discipline}`
     : `${unitName(state, p.unit)} rallied (${p.rule || 'automatically'})`),
   rally_failed: (p, _ev, state) => `${unitName(state, p.unit)} failed to rally [${rollWords(p.roll)}] against Discipline ${p.discipline}`,
-  unit_steadied: (p, _ev, state) => `${unitName(state, p.unit)} is no longer ${(p.removed || ['shaken']).join(', ')}${p.reason ? ` (${p.reason})` : ''}`,
+  unit_steadied: (p, _ev, state) => `${unitName(state, p.unit)} are no longer ${(p.removed || ['shaken']).join(', ')}${p.reason ? ` (${p.reason})` : ''}`,
   proposal_made: (p, ev, state) => `${who(ev.actor ?? p.by)} proposes ${proposalWords(p, state)} (${p.id})`,
   proposal_accepted: (p) => `Player ${p.by} accepted proposal ${p.id}`,
   proposal_declined: (p) => (p.withdrawn ? `Player ${p.by} withdrew proposal ${p.id}` : `Player ${p.by} declined proposal ${p.id}`),

@@ -43,7 +43,7 @@ export function chargePrompt(state, history, seat) {
   const refused = declared?.refused || {};
   const reacting = Number(pc.reacting_player ?? declared?.reacting_player);
   const role = seat === null || seat === undefined ? 'watch' : seat === reacting ? 'react' : 'wait';
-  const text = `${unitName(state, pc.unit)} declares a charge on ${unitName(state, pc.target)}${distance !== null ? ` (${distance.toFixed(1)} in)` : ''}`;
+  const text = `${unitName(state, pc.unit)} declare a charge on ${unitName(state, pc.target)}${distance !== null ? ` (${distance.toFixed(1)} in)` : ''}`;
   const offered = unitOffer(state, pc.target, 'charge_reaction');
   if (offered && Array.isArray(offered.reactions)) {
     return {

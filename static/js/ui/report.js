@@ -114,8 +114,8 @@ export function reportGroups(history, state) {
 function newGroup(kind, ev, state) {
   const p = ev.payload || {};
   let title = typeof p.text === 'string' && p.text ? p.text : '';
-  if (kind === 'charge') title = `${unitName(state, p.unit)} charges ${unitName(state, p.target ?? p.charger)}`;
-  if (kind === 'charge' && ev.type === 'charge_reaction') title = `${unitName(state, p.charger)} charges ${unitName(state, p.unit)}`;
+  if (kind === 'charge') title = `${unitName(state, p.unit)} charge ${unitName(state, p.target ?? p.charger)}`;
+  if (kind === 'charge' && ev.type === 'charge_reaction') title = `${unitName(state, p.charger)} charge ${unitName(state, p.unit)}`;
   if (!title) title = kind === 'melee' ? 'Combat' : kind === 'shooting' ? 'Shooting' : 'Charge';
   return { key: String(ev.seq), kind, title, outcome: '', first: ev.seq, last: ev.seq, lines: [], undone: false };
 }

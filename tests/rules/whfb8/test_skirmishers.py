@@ -232,3 +232,32 @@ def test_skirmishers_fire_on_the_march_and_shoot_with_every_rank() -> None:
     assert rules.ranks_that_shoot(swarm) >= 10 and rules.ranks_that_shoot(halberdiers) == 1
     assert rules.marched_shooting_rule(swarm) == "Fire on the March"
     assert rules.marched_shooting_rule(halberdiers) is None
+
+
+def test_charged_skirmishers_that_hold_close_up_too() -> None:
+    """Seed 002, Skirmishers and Charging: "If skirmishers declare a charge (or a charge
+    reaction that does not involve fleeing) they tighten their loose formation": Empire
+    Halberdiers charge a Tomb Swarm 5 in away (M 4 + 2D6 always reaches), the Swarm holds, and
+    at the end of the Movement phase it stands in base contact model to model, its 3 files and
+    its facing kept."""
+    game = Game("whfb8")
+    game.act(1, type="submit_army", units=[SWARM])
+    game.act(2, type="submit_army", units=[HALBERDIERS])
+    ids = {u.datasheet: u.id for u in units_of(game.state).values()}
+    sid, hal = ids["tomb-swarm"], ids["empire-halberdiers"]
+    game.act(1, type="deploy_unit", unit=sid, x=36, y=6, facing=0)
+    game.act(2, type="deploy_unit", unit=hal, x=36, y=42, facing=180)
+    game.to_phase(2, "Movement")
+    game.put(sid, 36.0, 30.0, 0.0)
+    game.put(hal, 36.0, 35.0, 180.0)
+    loose = table_of(game.state).units[sid]
+    assert loose.width == pytest.approx(3 * BASE_IN + 2 * 0.5)
+    game.act(2, type="declare_charge", unit=hal, target=sid)
+    game.act(1, type="charge_reaction", reaction="hold")
+    assert game.state.extra["engaged"][hal] == sid
+    events = game.act(2, type="end_phase")
+    assert "skirmishers_tightened" in [e.type for e in events]
+    unit = game.unit(sid)
+    assert "tightened" in unit.markers and unit.files == 3 and unit.placement[2] == 0.0
+    tight = table_of(game.state).units[sid]
+    assert tight.width == pytest.approx(3 * BASE_IN)

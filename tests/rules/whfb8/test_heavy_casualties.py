@@ -105,30 +105,3 @@ def test_the_test_for_a_fanatics_hits_waits_until_no_fanatic_waits_to_be_release
     assert second[2].payload["passed"] is False
     assert kinds[-1] == "charge_abandoned"
     assert "fleeing" in units_of(state)["u2"].markers
-
-
-def test_fanatics_the_server_releases_at_once_make_the_same_test_after_the_last() -> None:
-    """The same when the server releases the Fanatics itself (`release_at_once`, the fallback
-    for a flee that cannot wait, docs/rules-decisions.md): both aimed straight at the
-    Halberdiers, the first whirls 5 + 4 in through them (3 of 10 lost, as above), the second
-    1 + 2 in; then the Halberdiers test (12: failed) and flee 1 + 1 in into the first Fanatic
-    (1 + 1 hits, no wound)."""
-    from server.rules import core
-    from server.rules.whfb8.fanatics import release_at_once
-
-    state = position([HIDING], [{"datasheet": "empire-halberdiers", "models": 10, "files": 5}],
-                     {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 21.0, 180.0)},
-                     phase="Movement", active=2)
-    state, _ = run(state, 2, [], type="declare_charge", unit="u2", target="u1")
-    state, _ = run(state, 1, [4, 4], type="charge_reaction", reaction="hold")
-    faces = [5, 4, 4, 2, 2, 2, 1] + [1, 2] + [6, 6, 1, 1, 1, 1, 1, 1]
-    dice = ScriptedDice(faces, state.dice_position)
-    events = release_at_once(state, dice)
-    assert dice.used == len(faces)
-    kinds = [e.type for e in events]
-    assert kinds.count("fanatic_released") == 2
-    assert kinds.index("heavy_casualties") > max(
-        i for i, k in enumerate(kinds) if k == "fanatic_released")
-    panic = next(e.payload for e in events if e.type == "panic_test")
-    assert (panic["unit"], panic["passed"]) == ("u2", False)
-    assert "fleeing" in units_of(core.fold_all(state, events))["u2"].markers

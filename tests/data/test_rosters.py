@@ -435,7 +435,7 @@ def test_an_unmapped_whfb8_unit_from_new_recruit_becomes_a_unit_of_your_own() ->
 def test_an_unmapped_t9a_unit_with_its_characteristics_becomes_a_unit_of_your_own() -> None:
     """A t9a roster printing the 2nd-edition characteristics by their army-book names."""
     result = import_roster("t9a", fixture("t9a-own-units.ros"))
-    assert [m["datasheet"] for m in result.mapped] == ["citizen-spears"]
+    assert [m["datasheet"] for m in result.mapped] == ["highborn-commander", "citizen-spears"]
     [sheet] = result.own_sheets.values()
     profile = sheet.profile
     assert profile.global_characteristics.model_dump() == {  # type: ignore[union-attr]

@@ -81,11 +81,15 @@ def test_an_imported_unit_of_your_own_deploys_and_shows_its_card(server: str, pa
     # The roster's Sea Guard are not in the catalogue: made a unit of your own from the
     # roster's profile, said so in the report with what was assumed.
     p1.set_input_files("#roster-file", str(ROSTERS / "t9a-own-units.ros"))
-    p1.wait_for_selector("#roster-report h4:has-text('1 mapped, 1 created as your own, "
+    p1.wait_for_selector("#roster-report h4:has-text('2 mapped, 1 created as your own, "
                          "0 skipped')")
     created = p1.inner_text("#roster-report .created")
     assert "Sea Guard × 20 (290 pts) → a unit of your own" in created, created
     assert "base assumed 20 x 20 mm" in created, created
+    until_equal(p1, "document.querySelectorAll('.army-list li').length", 3)
+    # Rosters do not say who joins whom: the Commander joins the Spears in the builder.
+    p1.select_option("li[data-datasheet='citizen-spears'] select.join",
+                     label="Highborn Commander")
     until_equal(p1, "document.querySelectorAll('.army-list li').length", 2)
 
     p1.click("#submit-army")
@@ -126,6 +130,10 @@ def test_an_imported_unit_of_your_own_deploys_and_shows_its_card(server: str, pa
     p1.click(f"[data-pick='{spears}']")
     until(p1, f"{CARD}.includes('Citizen Spears') && {CARD}.includes('Highborn Elves')")
     card = p1.inner_text("#info .selected.unit")
-    for words in ("Offensive", "Defensive", "25 pts + 11 pts per model"):
+    for words in ("Offensive", "Defensive", "25 pts + 11 pts per model", "20 models remaining",
+                  "With Highborn Commander"):
         assert words in card, (words, card)
+    # The joined character's own profile, inside the Spears' card.
+    commander = p1.inner_text("#info .selected.unit .characters")
+    assert "Defensive" in commander and "130 pts" in commander, commander
     assert not pages.errors, pages.errors

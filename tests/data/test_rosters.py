@@ -73,11 +73,20 @@ def test_battlescribe_40k_roster_maps_fully_with_model_counts_and_points() -> No
     assert validate_army("wh40k10", result.army) == []
 
 
-def test_zipped_rosz_reads_like_its_ros() -> None:
-    xml = fixture("wh40k10-orks-full.ros")
-    zipped = import_roster("wh40k10", rosz(xml))
+@pytest.mark.parametrize(
+    ("system", "name"),
+    [("wh40k10", "wh40k10-orks-full.ros"), ("t9a", "t9a-highborn-full.ros"),
+     ("whfb8", "whfb8-empire-full.ros"), ("wh40k10", "wh40k10-own-units.ros"),
+     ("t9a", "t9a-own-units.ros")],
+)
+def test_zipped_rosz_reads_like_its_ros(system: str, name: str) -> None:
+    """Each system's .rosz: the same army, units of your own included, as its .ros."""
+    xml = fixture(name)
+    zipped = import_roster(system, rosz(xml))
+    plain = import_roster(system, xml)
     assert zipped.format == "battlescribe-rosz"
-    assert zipped.army == import_roster("wh40k10", xml).army
+    assert zipped.army == plain.army and zipped.army
+    assert zipped.own_units == plain.own_units and zipped.created == plain.created
 
 
 def test_battlescribe_t9a_roster_maps_fully_with_command_group_standard() -> None:

@@ -586,16 +586,13 @@ def _own_from_roster(
     nodes = list(_walk(node))
     profiles = [p for n in nodes for p in n.profiles]
     try:
-        profile, notes = data.profile_from_roster(profiles, known)
+        read = data.profile_from_roster(profiles, known)
     except RosterProfileError as exc:
         result.skipped.append({**seen, "reason": f"not in the catalog, and {exc}"})
         return
     special: list[str] = []
     other: list[dict[str, str]] = []
-    printed_rules = [(n, t) for x in nodes for n, t in x.rules if n]
-    # Weapon keywords the system's list lacks: kept as text on the card, like the rules.
-    printed_rules += [(note.split(" kept as text", 1)[0], "a weapon keyword from the roster")
-                      for note in notes if note.endswith("kept as text, not automated")]
+    printed_rules = [(n, t) for x in nodes for n, t in x.rules if n] + read.text_rules
     for name, text in dict(printed_rules).items():
         printed = known(name)
         if printed and printed not in special:
@@ -609,9 +606,9 @@ def _own_from_roster(
     raw: dict[str, Any] = {
         "ref": ref, "name": node.name[:80] or "Unnamed unit", "base": base,
         "models": {"min": models, "max": models, "default": models},
-        "profile": profile, "special_rules": special, "other_rules": other,
+        "profile": read.profile, "special_rules": special, "other_rules": other,
         "points": {"unit": seen["points"]},
-        "notes": "From a roster: " + "; ".join([base_note, *notes]),
+        "notes": "From a roster: " + "; ".join([base_note, *read.assumed]),
     }
     try:
         sheet = own_datasheet(system, raw, catalog)
@@ -623,7 +620,7 @@ def _own_from_roster(
     result.own_units.append(raw)
     result.own_sheets[ref] = sheet
     result.army.append(ArmyEntry(datasheet=ref, models=models))
-    result.created.append({**seen, "ref": ref, "assumed": [base_note, *notes],
+    result.created.append({**seen, "ref": ref, "assumed": [base_note, *read.assumed],
                            "rules_as_text": [r["name"] for r in other]})
 
 

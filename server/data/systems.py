@@ -72,6 +72,17 @@ def roster_dice(text: str | None) -> int | str | None:
     return roster_int(text)
 
 
+@dataclass
+class RosterRead:
+    """What a system reads from a roster unit's profiles: its datasheet ``profile``, what was
+    ``assumed`` because the roster does not say it, and rules kept as text (``(name, text)``,
+    not automated) such as weapon keywords the system's rule list lacks."""
+
+    profile: dict[str, Any]
+    assumed: list[str] = field(default_factory=list)
+    text_rules: list[tuple[str, str]] = field(default_factory=list)
+
+
 class RosterProfileError(ValueError):
     """The roster's profiles do not make the system's profile; the message says what lacks."""
 
@@ -111,11 +122,11 @@ class SystemData(ABC):
     @abstractmethod
     def profile_from_roster(
         self, profiles: list[RosterProfile], known: KnownRule
-    ) -> tuple[dict[str, Any], list[str]]:
+    ) -> RosterRead:
         """The system's datasheet profile from a roster unit's printed profiles (issue 18
-        item 3: an unmapped roster unit becomes a unit of your own), and what was assumed
-        because the roster does not say it. Raises :class:`RosterProfileError` naming what
-        the roster lacks."""
+        item 3: an unmapped roster unit becomes a unit of your own), what was assumed
+        because the roster does not say it, and rules kept as text. Raises
+        :class:`RosterProfileError` naming what the roster lacks."""
 
     def roster_base(self) -> tuple[dict[str, Any], str]:
         """The base a roster unit of your own is given (rosters print none), and the words
@@ -137,6 +148,7 @@ __all__ = [
     "KnownRule",
     "RosterProfile",
     "RosterProfileError",
+    "RosterRead",
     "SystemData",
     "roster_dice",
     "roster_int",

@@ -12,6 +12,7 @@ from server.data.systems import (
     KnownRule,
     RosterProfile,
     RosterProfileError,
+    RosterRead,
     SystemData,
     roster_dice,
     roster_int,
@@ -54,7 +55,7 @@ class NinthAgeData(SystemData):
 
     def profile_from_roster(
         self, profiles: list[RosterProfile], known: KnownRule
-    ) -> tuple[dict[str, Any], list[str]]:
+    ) -> RosterRead:
         """The 2nd-edition characteristics as the army books print them, in whichever
         profiles a roster holds them: Global (Adv, Mar, Dis), Defensive (HP, Def, Res, Arm,
         Aeg) and Offensive (Att, Off, Str, AP, Agi), one model part per Offensive line.
@@ -64,7 +65,7 @@ class NinthAgeData(SystemData):
         defensive: dict[str, int | None] = {}
         offensive: list[dict[str, Any]] = []
         height, kind = None, None
-        notes: list[str] = []
+        read = RosterRead({})
         for p in profiles:
             if not glob and p.get("Adv") is not None:
                 glob = {"advance_rate": roster_int(p.get("Adv")),
@@ -87,7 +88,7 @@ class NinthAgeData(SystemData):
             height = height or p.get("Height")
             kind = kind or p.get("Type")
             if p.get("Range") is not None:
-                notes.append(f"{p.name}: shooting weapons are not read from rosters; add it "
+                read.assumed.append(f"{p.name}: shooting weapons are not read from rosters; add it "
                              "in the builder")
         lacking = [name for name, part in (("Global (Adv, Mar, Dis)", glob),
                                            ("Defensive (HP, Def, Res, Arm)", defensive),
@@ -100,12 +101,14 @@ class NinthAgeData(SystemData):
         height_read, kind_read = (height or "").title(), (kind or "").title()
         if height_read not in heights:
             height_read = "Standard"
-            notes.append("height assumed Standard (the roster names none)")
+            read.assumed.append("height assumed Standard (the roster names none)")
         if kind_read not in kinds:
             kind_read = "Infantry"
-            notes.append("type assumed Infantry (the roster names none)")
-        return {"height": height_read, "type": kind_read, "global_characteristics": glob,
-                "defensive": defensive, "offensive": offensive}, notes
+            read.assumed.append("type assumed Infantry (the roster names none)")
+        read.profile = {"height": height_read, "type": kind_read,
+                        "global_characteristics": glob, "defensive": defensive,
+                        "offensive": offensive}
+        return read
 
 
 SYSTEM = NinthAgeData(

@@ -14,10 +14,13 @@ from server.data.systems import (
     KnownRule,
     RosterProfile,
     RosterProfileError,
+    RosterRead,
     SystemData,
     roster_dice,
     roster_int,
 )
+
+KEYWORD_AS_TEXT = "a weapon keyword from the roster, not on this system's rule list"
 
 
 @dataclass(frozen=True)
@@ -35,13 +38,13 @@ class Warhammer40kData(SystemData):
 
     def profile_from_roster(
         self, profiles: list[RosterProfile], known: KnownRule
-    ) -> tuple[dict[str, Any], list[str]]:
+    ) -> RosterRead:
         """BSData's 10th-edition profiles: "Unit" (M, T, SV, W, LD, OC), "Ranged Weapons"
         (Range, A, BS, S, AP, D, Keywords), "Melee Weapons" (the same with WS). Weapon
         keywords the rule list lacks are left out and said so."""
         models: list[dict[str, Any]] = []
         weapons: dict[str, dict[str, Any]] = {}
-        notes: list[str] = []
+        read = RosterRead({})
         for p in profiles:
             kind = p.type_name.strip().lower()
             if kind in {"unit", "model"}:
@@ -64,21 +67,22 @@ class Warhammer40kData(SystemData):
                 else:
                     weapon["WS"] = skill
                 if any(weapon[k] is None for k in weapon):
-                    notes.append(f"{p.name} left out: its profile is incomplete")
+                    read.assumed.append(f"{p.name} left out: its profile is incomplete")
                     continue
-                keywords, unknown = [], []
+                keywords: list[str] = []
+                unknown: list[str] = []
                 for word in (p.get("Keywords") or "").split(","):
                     if word.strip():
                         printed = known(word.strip())
                         (keywords if printed else unknown).append(printed or word.strip())
                 weapon["keywords"] = keywords
-                if unknown:
-                    notes.append(f"{p.name}: {', '.join(unknown)} kept as text, not automated")
+                read.text_rules += [(f"{p.name}: {word}", KEYWORD_AS_TEXT) for word in unknown]
                 weapons[p.name] = weapon
         if not models:
             raise RosterProfileError(
                 "the roster prints no Unit profile with M, T, SV, W, LD and OC")
-        return {"models": models, "weapons": list(weapons.values())}, notes
+        read.profile = {"models": models, "weapons": list(weapons.values())}
+        return read
 
     def roster_base(self) -> tuple[dict[str, Any], str]:
         return ({"shape": "round", "diameter_mm": 32},

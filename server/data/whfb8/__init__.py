@@ -13,6 +13,7 @@ from server.data.systems import (
     KnownRule,
     RosterProfile,
     RosterProfileError,
+    RosterRead,
     SystemData,
     roster_dice,
     roster_int,
@@ -53,13 +54,13 @@ class WarhammerData(SystemData):
 
     def profile_from_roster(
         self, profiles: list[RosterProfile], known: KnownRule
-    ) -> tuple[dict[str, Any], list[str]]:
+    ) -> RosterRead:
         """BSData's 8th-edition profiles (BSData/whfb, "Warhammer Fantasy 8th ed.gst"):
         "Model" (M, WS, BS, S, T, W, I, A, LD, ArmourSave, WardSave, Type) and "Weapon"
         (Range, Strength, Special Rules); a weapon with a Range is a missile weapon."""
         models: list[dict[str, Any]] = []
         shooting: dict[str, dict[str, Any]] = {}
-        notes: list[str] = []
+        read = RosterRead({})
         troop_type, save, ward = None, None, None
         for p in profiles:
             kind = p.type_name.strip().lower()
@@ -79,27 +80,29 @@ class WarhammerData(SystemData):
                 reach, strength = roster_int(p.get("Range")), roster_int(p.get("Strength"))
                 if reach is None or reach <= 0 or strength is None:
                     continue  # a close combat weapon: not a missile weapon
-                rules, unknown = [], []
+                rules: list[str] = []
+                unknown: list[str] = []
                 for word in (p.get("Special Rules") or "").split(","):
                     if word.strip():
                         found = known(word.strip())
                         (rules if found else unknown).append(found or word.strip())
-                if unknown:
-                    notes.append(f"{p.name}: {', '.join(unknown)} kept as text, not automated")
+                read.text_rules += [(f"{p.name}: {word}", "a weapon rule from the roster, not "
+                                     "on this system's rule list") for word in unknown]
                 shooting[p.name] = {"name": p.name, "range_in": reach, "strength": strength,
                                     "special_rules": rules}
         if not models:
             raise RosterProfileError("the roster prints no Model profile with T and W")
         if troop_type is None:
             troop_type = "Infantry"
-            notes.append("troop type assumed Infantry (the roster names none)")
+            read.assumed.append("troop type assumed Infantry (the roster names none)")
         profile: dict[str, Any] = {"troop_type": troop_type, "models": models,
                                    "shooting": list(shooting.values())}
         if save is not None and 1 <= save <= 6:
             profile["save"] = save
         if ward is not None and 2 <= ward <= 6:
             profile["ward_save"] = ward
-        return profile, notes
+        read.profile = profile
+        return read
 
 
 SYSTEM = WarhammerData(

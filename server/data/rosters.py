@@ -48,8 +48,8 @@ from pydantic import ValidationError
 from server.data.army import ArmyEntry, validate_army
 from server.data.catalog import Catalog, load_catalog
 from server.data.own import MAX_OWN_UNITS, OwnUnitError, own_datasheet
-from server.data.schema import SYSTEM_IDS, Datasheet
-from server.data.systems import system_data
+from server.data.schema import SYSTEM_IDS, Datasheet, SpecialRule
+from server.data.systems import RosterProfile, RosterProfileError, system_data
 
 MAX_INPUT_BYTES = 256 * 1024  # the REST body limit: a roster file as uploaded (.ros, .rosz, JSON)
 MAX_XML_BYTES = 4 * 1024 * 1024  # a .rosz's roster once decompressed
@@ -82,6 +82,8 @@ class ImportResult:
     # their checked datasheets.
     own_units: list[dict[str, Any]] = field(default_factory=list)
     own_sheets: dict[str, Datasheet] = field(default_factory=dict)
+    # Roster units the catalogue lacks, made units of your own from what the roster prints.
+    created: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self, system: str, catalog: Catalog | None = None) -> dict[str, Any]:
         army = [entry.model_dump(mode="json", exclude_defaults=True) for entry in self.army]
@@ -111,6 +113,7 @@ class ImportResult:
             **own,
             "report": {
                 "mapped": self.mapped,
+                "created": self.created,
                 "skipped": self.skipped,
                 "roster_points": self.roster_points,
                 # What submit_army would refuse, so the player sees it before submitting.
@@ -292,6 +295,8 @@ class _Node:
     number: int
     points: float
     children: list[_Node]
+    profiles: list[RosterProfile] = field(default_factory=list)
+    rules: list[tuple[str, str]] = field(default_factory=list)  # (name, text)
 
 
 @dataclass
@@ -353,6 +358,20 @@ def _xml_selections(parent: Element, depth: int, counter: list[int]) -> list[_No
                     number=max(0, int(_number(sel.get("number", "1")) or 0)),
                     points=_xml_points(sel) or 0.0,
                     children=_xml_selections(sel, depth + 1, counter),
+                    profiles=[
+                        RosterProfile(
+                            prof.get("typeName", ""), prof.get("name", ""),
+                            {c.get("name", ""): (c.text or "")
+                             for chars in _kids(prof, "characteristics")
+                             for c in _kids(chars, "characteristic")},
+                        )
+                        for group in _kids(sel, "profiles") for prof in _kids(group, "profile")
+                    ],
+                    rules=[
+                        (rule.get("name", ""),
+                         " ".join((d.text or "") for d in _kids(rule, "description")).strip())
+                        for group in _kids(sel, "rules") for rule in _kids(group, "rule")
+                    ],
                 )
             )
     return nodes
@@ -403,9 +422,32 @@ def _json_selections(parent: Mapping[str, Any], depth: int, counter: list[int]) 
                 number=max(0, int(_number(sel.get("number", 1)) or 0)),
                 points=_json_points(sel) or 0.0,
                 children=_json_selections(sel, depth + 1, counter),
+                profiles=_json_profiles(sel.get("profiles")),
+                rules=_json_rules(sel.get("rules")),
             )
         )
     return nodes
+
+
+def _json_profiles(raw: Any) -> list[RosterProfile]:
+    """New Recruit's profiles: ``[{"name", "typeName", "characteristics": [{"name",
+    "$text"}]}]`` (BattleScribe's JSON shape)."""
+    found = []
+    for prof in raw if isinstance(raw, list) else []:
+        if not isinstance(prof, Mapping):
+            continue
+        chars = prof.get("characteristics")
+        found.append(RosterProfile(
+            str(prof.get("typeName", "")), str(prof.get("name", "")),
+            {str(c.get("name", "")): str(c.get("$text", c.get("value", "")))
+             for c in (chars if isinstance(chars, list) else []) if isinstance(c, Mapping)},
+        ))
+    return found
+
+
+def _json_rules(raw: Any) -> list[tuple[str, str]]:
+    return [(str(rule.get("name", "")), str(rule.get("description", "")).strip())
+            for rule in (raw if isinstance(raw, list) else []) if isinstance(rule, Mapping)]
 
 
 def _is_points(name: str) -> bool:
@@ -490,7 +532,7 @@ def _map_unit(
     if faction:
         seen["faction"] = faction
     if sheet is None:
-        result.skipped.append({**seen, "reason": "not in the catalog"})
+        _own_from_roster(system, node, seen, catalog, result)
         return
     if models < 1:
         result.skipped.append({**seen, "reason": "the roster gives it no models"})
@@ -512,6 +554,74 @@ def _map_unit(
     if sheet.points is not None:
         mapped["catalog_points"] = sheet.points.cost(models)
     result.mapped.append(mapped)
+
+
+def _own_from_roster(
+    system: str, node: _Node, seen: dict[str, Any], catalog: Catalog, result: ImportResult
+) -> None:
+    """A roster unit the catalogue lacks becomes a unit of your own (issue 18 items 2 and 3)
+    from what the roster prints: its profiles, its rules (those the system's list knows
+    work; the others are kept as text, not automated), its models and its points; what the
+    roster does not say (the base...) is assumed and said so in the report. Skipped, with
+    why, when its profiles do not make the system's profile."""
+    if seen["models"] < 1:
+        result.skipped.append({**seen, "reason": "not in the catalog, and the roster gives it "
+                                                 "no models"})
+        return
+    if len(result.own_sheets) >= MAX_OWN_UNITS:
+        result.skipped.append({**seen, "reason": f"not in the catalog, and an army brings at "
+                                                 f"most {MAX_OWN_UNITS} units of your own"})
+        return
+    data = system_data(system)
+    registry = catalog.registries[system]
+
+    def known(printed: str) -> str | None:
+        for text in (printed, printed.upper(), printed.title()):
+            try:
+                return SpecialRule.model_validate(text, context={"rules": registry}).printed
+            except (ValidationError, ValueError):
+                continue
+        return None
+
+    nodes = list(_walk(node))
+    profiles = [p for n in nodes for p in n.profiles]
+    try:
+        read = data.profile_from_roster(profiles, known)
+    except RosterProfileError as exc:
+        result.skipped.append({**seen, "reason": f"not in the catalog, and {exc}"})
+        return
+    special: list[str] = []
+    other: list[dict[str, str]] = []
+    printed_rules = [(n, t) for x in nodes for n, t in x.rules if n] + read.text_rules
+    for name, text in dict(printed_rules).items():
+        printed = known(name)
+        if printed and printed not in special:
+            special.append(printed)
+        elif not printed and len(other) < 40:
+            other.append({"name": name[:80], "text": text[:1000]})
+    base, base_note = data.roster_base()
+    models = seen["models"]
+    slug = re.sub(r"[^a-z0-9]+", "-", normalize_name(node.name)).strip("-")[:40] or "unit"
+    ref = f"roster-{slug}-{len(result.own_sheets) + 1}"
+    raw: dict[str, Any] = {
+        "ref": ref, "name": node.name[:80] or "Unnamed unit", "base": base,
+        "models": {"min": models, "max": models, "default": models},
+        "profile": read.profile, "special_rules": special, "other_rules": other,
+        "points": {"unit": seen["points"]},
+        "notes": "From a roster: " + "; ".join([base_note, *read.assumed]),
+    }
+    try:
+        sheet = own_datasheet(system, raw, catalog)
+    except OwnUnitError as exc:
+        why = "; ".join(exc.problems)
+        result.skipped.append({**seen, "reason": "not in the catalog, and its roster profile "
+                                                 f"does not make a unit: {why}"})
+        return
+    result.own_units.append(raw)
+    result.own_sheets[ref] = sheet
+    result.army.append(ArmyEntry(datasheet=ref, models=models))
+    result.created.append({**seen, "ref": ref, "assumed": [base_note, *read.assumed],
+                           "rules_as_text": [r["name"] for r in other]})
 
 
 def _model_count(node: _Node) -> int:

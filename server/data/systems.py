@@ -12,13 +12,79 @@ from __future__ import annotations
 
 import functools
 import importlib
+import re
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from server.data.schema import Datasheet
 
 JoinProblem = tuple[str, str]
 """(stable code, human message) of one reason a character may not join a unit."""
+
+
+@dataclass(frozen=True)
+class RosterProfile:
+    """One profile a BattleScribe / New Recruit roster prints for a unit: its type ("Unit",
+    "Ranged Weapons", "Model", "Defensive"...), its name and its characteristics as printed
+    ("M": '6"', "SV": "3+")."""
+
+    type_name: str
+    name: str
+    characteristics: Mapping[str, str] = field(default_factory=dict)
+
+    def get(self, *names: str) -> str | None:
+        """The first characteristic printed under one of ``names`` (case folded)."""
+        folded = {key.strip().lower(): value for key, value in self.characteristics.items()}
+        for name in names:
+            value = folded.get(name.lower())
+            if value is not None and value.strip() not in {"", "-", "\u2013", "*"}:
+                return value.strip()
+        return None
+
+
+KnownRule = Callable[[str], str | None]
+"""The system's printed form of a rule a roster names ("Rapid Fire 1"), or None when the
+system's rule list lacks it."""
+
+_INT = re.compile(r"[-+]?\d+")
+_DICE = re.compile(r"^(\d*)D(3|6)(?:\s*\+\s*(\d+))?$", re.IGNORECASE)
+
+
+def roster_int(text: str | None) -> int | None:
+    """The number a roster prints: '6"' -> 6, "3+" -> 3, "-1" -> -1; None for "-" or none."""
+    if text is None:
+        return None
+    found = _INT.search(text)
+    return int(found.group()) if found else None
+
+
+def roster_dice(text: str | None) -> int | str | None:
+    """A number or a dice roll as the datasheets write it: "2", "D6", "2D6", "D3+1"."""
+    if text is None:
+        return None
+    compact = text.replace(" ", "")
+    found = _DICE.match(compact)
+    if found:
+        count, sides, plus = found.groups()
+        return f"{count}D{sides}" + (f"+{plus}" if plus else "")
+    return roster_int(text)
+
+
+@dataclass
+class RosterRead:
+    """What a system reads from a roster unit's profiles: its datasheet ``profile``, what was
+    ``assumed`` because the roster does not say it, and rules kept as text (``(name, text)``,
+    not automated) such as weapon keywords the system's rule list lacks."""
+
+    profile: dict[str, Any]
+    assumed: list[str] = field(default_factory=list)
+    text_rules: list[tuple[str, str]] = field(default_factory=list)
+
+
+class RosterProfileError(ValueError):
+    """The roster's profiles do not make the system's profile; the message says what lacks."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +119,21 @@ class SystemData(ABC):
     def join_problems(self, unit: Datasheet, character: Datasheet) -> list[JoinProblem]:
         """Why `character` may not join `unit`; [] when it may."""
 
+    @abstractmethod
+    def profile_from_roster(
+        self, profiles: list[RosterProfile], known: KnownRule
+    ) -> RosterRead:
+        """The system's datasheet profile from a roster unit's printed profiles (issue 18
+        item 3: an unmapped roster unit becomes a unit of your own), what was assumed
+        because the roster does not say it, and rules kept as text. Raises
+        :class:`RosterProfileError` naming what the roster lacks."""
+
+    def roster_base(self) -> tuple[dict[str, Any], str]:
+        """The base a roster unit of your own is given (rosters print none), and the words
+        that tell the player so: a 20 x 20 mm square, the rank-and-flank infantry base."""
+        return ({"shape": "rectangular", "width_mm": 20, "depth_mm": 20},
+                "base assumed 20 x 20 mm (the roster gives none)")
+
 
 @functools.cache
 def system_data(system: str) -> SystemData:
@@ -62,4 +143,14 @@ def system_data(system: str) -> SystemData:
     return found
 
 
-__all__ = ["JoinProblem", "SystemData", "system_data"]
+__all__ = [
+    "JoinProblem",
+    "KnownRule",
+    "RosterProfile",
+    "RosterProfileError",
+    "RosterRead",
+    "SystemData",
+    "roster_dice",
+    "roster_int",
+    "system_data",
+]

@@ -8,6 +8,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from server.data.rosters import export_army
+from tests.api.helpers import auth, new_game
 
 FIXTURES = Path(__file__).parent.parent / "data" / "fixtures" / "rosters"
 
@@ -21,7 +22,10 @@ def test_import_route_maps_a_battlescribe_roster_and_reports_skips(client: TestC
     assert data["format"] == "battlescribe-ros"
     assert data["army"] == [{"datasheet": "intercessor-squad", "models": 5}] * 2
     assert [m["datasheet"] for m in data["report"]["mapped"]] == ["intercessor-squad"] * 2
-    assert [s["reason"] for s in data["report"]["skipped"]] == ["not in the catalog"] * 2
+    assert [s["reason"] for s in data["report"]["skipped"]] == [
+        "not in the catalog, and the roster prints no Unit profile with M, T, SV, W, LD and OC"
+    ] * 2
+    assert data["report"]["created"] == []
 
 
 def test_imported_army_file_is_what_submit_army_takes(client: TestClient) -> None:
@@ -47,3 +51,40 @@ def test_import_route_refuses_a_body_over_the_limit_and_an_unknown_system(
     too_big = client.post("/api/systems/t9a/rosters/import", content=b" " * (300 * 1024))
     assert too_big.status_code == 413 and too_big.json()["code"] == "too_large"
     assert client.post("/api/systems/chess/rosters/import", content=b"<roster/>").status_code == 404
+
+
+def test_a_roster_unit_the_catalog_lacks_is_submitted_deployed_and_shown_as_your_own(
+    client: TestClient,
+) -> None:
+    """Issue 18 items 2 and 3 together: the import's unit of your own (the Redemptor
+    Dreadnought, from its BSData profiles) goes into submit_army as the import answered it,
+    is kept in the game's log, deploys, and its card shows its profile, its points and its
+    rules (Duty Eternal kept as text)."""
+    body = (FIXTURES / "wh40k10-own-units.ros").read_bytes()
+    data = client.post("/api/systems/wh40k10/rosters/import", content=body).json()
+    assert [c["name"] for c in data["report"]["created"]] == ["Redemptor Dreadnought"]
+    game = new_game(client, "wh40k10")
+
+    def act(seat: int, **action: object) -> object:
+        answer = client.post(f"/api/games/{game['id']}/actions",
+                             headers=auth(game[f"p{seat}"]), json={"action": action})
+        assert answer.status_code == 200, answer.text
+        return answer
+
+    act(1, type="submit_army", units=data["army"], own_units=data["own_units"])
+    act(2, type="submit_army", units=[{"datasheet": "boyz", "models": 10}])
+    view = client.get(f"/api/games/{game['id']}").json()["state"]
+    [sheet] = view["own_datasheets"].values()
+    assert sheet["name"] == "Redemptor Dreadnought" and sheet["points"]["unit"] == 210
+    assert sheet["other_rules"][0]["name"] == "Duty Eternal"
+    dread = next(u for u in view["units"].values() if u["datasheet"] == sheet["id"])
+    url = f"/api/games/{game['id']}"
+    while (state := client.get(url).json()["state"])["stage"] == "deployment":
+        seat = state["deploying"]
+        uid = next(u["id"] for u in state["units"].values()
+                   if u["owner"] == seat and u["status"] == "undeployed")
+        x = 15 if uid == dread["id"] else 40
+        act(seat, type="deploy_unit", unit=uid, x=x, y=8 if seat == 1 else 36,
+            facing=0 if seat == 1 else 180)
+    units = client.get(f"/api/games/{game['id']}").json()["state"]["units"]
+    assert units[dread["id"]]["status"] == "on_table"

@@ -33,6 +33,9 @@ from server.data.rosters import (
 from server.data.schema import SYSTEM_IDS
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rosters"
+NO_40K_PROFILE = ("not in the catalog, and the roster prints no Unit profile with M, T, SV, W, "
+                  "LD and OC")
+"""Why a roster unit the catalogue lacks, printing no profile, is skipped (40k)."""
 
 
 def fixture(name: str) -> bytes:
@@ -70,11 +73,20 @@ def test_battlescribe_40k_roster_maps_fully_with_model_counts_and_points() -> No
     assert validate_army("wh40k10", result.army) == []
 
 
-def test_zipped_rosz_reads_like_its_ros() -> None:
-    xml = fixture("wh40k10-orks-full.ros")
-    zipped = import_roster("wh40k10", rosz(xml))
+@pytest.mark.parametrize(
+    ("system", "name"),
+    [("wh40k10", "wh40k10-orks-full.ros"), ("t9a", "t9a-highborn-full.ros"),
+     ("whfb8", "whfb8-empire-full.ros"), ("wh40k10", "wh40k10-own-units.ros"),
+     ("t9a", "t9a-own-units.ros")],
+)
+def test_zipped_rosz_reads_like_its_ros(system: str, name: str) -> None:
+    """Each system's .rosz: the same army, units of your own included, as its .ros."""
+    xml = fixture(name)
+    zipped = import_roster(system, rosz(xml))
+    plain = import_roster(system, xml)
     assert zipped.format == "battlescribe-rosz"
-    assert zipped.army == import_roster("wh40k10", xml).army
+    assert zipped.army == plain.army and zipped.army
+    assert zipped.own_units == plain.own_units and zipped.created == plain.created
 
 
 def test_battlescribe_t9a_roster_maps_fully_with_command_group_standard() -> None:
@@ -121,8 +133,8 @@ def test_battlescribe_40k_roster_maps_partly_and_reports_what_it_skipped() -> No
         {"datasheet": "intercessor-squad", "models": 5},  # "INTERCESSOR SQUAD": case folded
     ]
     assert [(s["name"], s["reason"], s["points"]) for s in result.skipped] == [
-        ("Captain in Terminator Armour", "not in the catalog", 95),
-        ("Redemptor Dreadnought", "not in the catalog", 210),
+        ("Captain in Terminator Armour", NO_40K_PROFILE, 95),
+        ("Redemptor Dreadnought", NO_40K_PROFILE, 210),
     ]
 
 
@@ -133,7 +145,8 @@ def test_new_recruit_t9a_export_maps_partly() -> None:
         {"datasheet": "mageblight-gremlin", "models": 4},  # "Mageblight Gremlins": plural
     ]
     assert [(s["name"], s["models"], s["reason"]) for s in result.skipped] == [
-        ("Kuulima's Deceivers", 6, "not in the catalog")
+        ("Kuulima's Deceivers", 6, "not in the catalog, and the roster prints no Global (Adv, "
+         "Mar, Dis), Defensive (HP, Def, Res, Arm), Offensive (Att, Off, Str, AP, Agi)")
     ]
 
 
@@ -340,3 +353,106 @@ def test_every_alias_names_a_datasheet_of_its_system(system: str) -> None:
     table = aliases(system)
     assert table, f"{system} has an alias table"
     assert set(table.values()) <= known, set(table.values()) - known
+
+
+# ------------------------------------------- units the catalogue lacks become units of your own
+
+
+def test_an_unmapped_40k_unit_with_its_profile_becomes_a_unit_of_your_own() -> None:
+    """Issue 18 item 3: "anything unmapped becomes a unit of your own with what the roster
+    gives (profile, rules text, points)". The Redemptor Dreadnought prints BSData's Unit and
+    weapon profiles: its characteristics, weapons and points come over; Deadly Demise D6 is
+    on the system's list (automated), Duty Eternal and the weapon keywords the list lacks are
+    kept as text; the base, which rosters never give, is assumed and said so. The Captain
+    prints no profile: skipped, saying why."""
+    result = import_roster("wh40k10", fixture("wh40k10-own-units.ros"))
+    [ref] = result.own_sheets
+    assert entries(result) == [{"datasheet": "intercessor-squad", "models": 5},
+                               {"datasheet": ref, "models": 1}]
+    sheet = result.own_sheets[ref]
+    assert sheet.own and sheet.name == "Redemptor Dreadnought"
+    assert sheet.profile.model_dump(exclude={"system", "weapons"}) == {
+        "models": [{"name": "Redemptor Dreadnought", "M": 8, "T": 10, "Sv": 2, "W": 12,
+                    "Ld": 6, "OC": 4}],
+        "invulnerable_save": None,
+    }
+    weapons = {w.name: w for w in sheet.profile.weapons}  # type: ignore[union-attr]
+    assert (weapons["Icarus rocket pod"].A, weapons["Icarus rocket pod"].range_in) == ("D3", 24)
+    assert [k.printed for k in weapons["Icarus rocket pod"].keywords] == ["HEAVY"]
+    assert (weapons["Redemptor fist"].type, weapons["Redemptor fist"].WS,
+            weapons["Redemptor fist"].AP) == ("melee", 3, -2)
+    assert [r.printed for r in sheet.special_rules] == ["Deadly Demise D6"]
+    assert [r.name for r in sheet.other_rules] == [
+        "Duty Eternal", "Heavy onslaught gatling cannon: Devastating Wounds",
+        "Icarus rocket pod: Anti-fly 2+"]
+    assert sheet.points is not None and sheet.points.cost(1) == 210
+    assert sheet.base.diameter_mm == 32
+    [created] = result.created
+    assert created["name"] == "Redemptor Dreadnought" and created["points"] == 210
+    assert "base assumed 32 mm round (the roster gives none)" in created["assumed"]
+    assert [(s["name"], s["reason"]) for s in result.skipped] == [
+        ("Captain in Terminator Armour", NO_40K_PROFILE)]
+    body = result.to_json("wh40k10")
+    assert body["report"]["problems"] == []
+    assert body["own_units"][0]["ref"] == ref and body["own_datasheets"][ref]["id"] == sheet.id
+
+
+WHFB8_GREATSWORDS = {
+    "roster": {
+        "gameSystemName": "Warhammer Fantasy 8th ed",
+        "forces": [{"catalogueName": "The Empire", "selections": [
+            {"name": "Halberdiers", "type": "unit", "number": 1,
+             "costs": [{"name": "pts", "value": 120}],
+             "selections": [{"name": "Halberdier", "type": "model", "number": 20}]},
+            {"name": "Greatswords", "type": "unit", "number": 1,
+             "costs": [{"name": "pts", "value": 110}],
+             "rules": [{"name": "Stubborn", "description": "Never give ground."},
+                       {"name": "Detachment", "description": "May support a parent unit."}],
+             "selections": [
+                 {"name": "Greatsword", "type": "model", "number": 10,
+                  "profiles": [{"name": "Greatsword", "typeName": "Model", "characteristics": [
+                      {"name": "M", "$text": "4"}, {"name": "WS", "$text": "4"},
+                      {"name": "BS", "$text": "3"}, {"name": "S", "$text": "3"},
+                      {"name": "T", "$text": "3"}, {"name": "W", "$text": "1"},
+                      {"name": "I", "$text": "3"}, {"name": "A", "$text": "1"},
+                      {"name": "LD", "$text": "8"}, {"name": "ArmourSave", "$text": "4+"},
+                      {"name": "Type", "$text": "In"}]}]}]},
+        ]}],
+    }
+}
+"""A New Recruit export (BattleScribe's JSON shape) after BSData/whfb's 8th-edition profile
+types: "Model" with M WS BS S T W I A LD ArmourSave WardSave Type."""
+
+
+def test_an_unmapped_whfb8_unit_from_new_recruit_becomes_a_unit_of_your_own() -> None:
+    result = import_roster("whfb8", json.dumps(WHFB8_GREATSWORDS).encode())
+    assert [m["datasheet"] for m in result.mapped] == ["empire-halberdiers"]
+    [sheet] = result.own_sheets.values()
+    assert sheet.name == "Greatswords" and sheet.models.default == 10
+    [line] = sheet.profile.models  # type: ignore[union-attr]
+    assert (line.WS, line.T, line.Ld) == (4, 3, 8)
+    assert sheet.profile.save == 4 and sheet.profile.troop_type == "Infantry"  # type: ignore[union-attr]
+    assert [r.printed for r in sheet.special_rules] == ["Stubborn"]
+    assert [(r.name, r.text) for r in sheet.other_rules] == [
+        ("Detachment", "May support a parent unit.")]
+    [created] = result.created  # "In": the army books' abbreviation of Infantry
+    assert not any("troop type" in note for note in created["assumed"])
+    halberdiers = [e for e in result.army if e.datasheet == "empire-halberdiers"]
+    assert validate_army("whfb8", halberdiers) == []
+
+
+def test_an_unmapped_t9a_unit_with_its_characteristics_becomes_a_unit_of_your_own() -> None:
+    """A t9a roster printing the 2nd-edition characteristics by their army-book names."""
+    result = import_roster("t9a", fixture("t9a-own-units.ros"))
+    assert [m["datasheet"] for m in result.mapped] == ["highborn-commander", "citizen-spears"]
+    [sheet] = result.own_sheets.values()
+    profile = sheet.profile
+    assert profile.global_characteristics.model_dump() == {  # type: ignore[union-attr]
+        "advance_rate": 5, "march_rate": 10, "discipline": 8}
+    assert profile.defensive.resilience == 3  # type: ignore[union-attr]
+    assert profile.offensive[0].agility == 5  # type: ignore[union-attr]
+    assert [r.printed for r in sheet.special_rules] == ["Fearless"]
+    assert [r.name for r in sheet.other_rules] == ["Sea Drill"]
+    assert sheet.points is not None and sheet.points.cost(20) == 290
+    assert sheet.base.size_mm == (20, 20) and sheet.models.default == 20
+    assert result.skipped == [] and result.to_json("t9a")["report"]["problems"] == []

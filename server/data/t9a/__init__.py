@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from server.data.army import SKIRMISH_HEIGHT, SUPERNAL_JOIN
 from server.data.schema import Datasheet
-from server.data.systems import JoinProblem, SystemData
+from server.data.systems import (
+    JoinProblem,
+    KnownRule,
+    RosterProfile,
+    RosterProfileError,
+    RosterRead,
+    SystemData,
+    roster_dice,
+    roster_int,
+)
 
 
 @dataclass(frozen=True)
@@ -42,6 +52,63 @@ class NinthAgeData(SystemData):
                 )
             )
         return found
+
+    def profile_from_roster(
+        self, profiles: list[RosterProfile], known: KnownRule
+    ) -> RosterRead:
+        """The 2nd-edition characteristics as the army books print them, in whichever
+        profiles a roster holds them: Global (Adv, Mar, Dis), Defensive (HP, Def, Res, Arm,
+        Aeg) and Offensive (Att, Off, Str, AP, Agi), one model part per Offensive line.
+        Height and Type from characteristics of those names, else assumed and said so.
+        Shooting weapons are not read (kept out, said so)."""
+        glob: dict[str, int | None] = {}
+        defensive: dict[str, int | None] = {}
+        offensive: list[dict[str, Any]] = []
+        height, kind = None, None
+        read = RosterRead({})
+        for p in profiles:
+            if not glob and p.get("Adv") is not None:
+                glob = {"advance_rate": roster_int(p.get("Adv")),
+                        "march_rate": roster_int(p.get("Mar")),
+                        "discipline": roster_int(p.get("Dis"))}
+            if not defensive and p.get("HP") is not None:
+                defensive = {"health_points": roster_int(p.get("HP")),
+                             "defensive_skill": roster_int(p.get("Def")),
+                             "resilience": roster_int(p.get("Res")),
+                             "armour": roster_int(p.get("Arm")) or 0}
+                aegis = roster_int(p.get("Aeg", "Aegis"))
+                if aegis is not None:
+                    defensive["aegis"] = aegis
+            if p.get("Att") is not None and p.get("Off") is not None:
+                offensive.append({"name": p.name, "attacks": roster_dice(p.get("Att")),
+                                  "offensive_skill": roster_int(p.get("Off")),
+                                  "strength": roster_int(p.get("Str")),
+                                  "armour_penetration": roster_int(p.get("AP")) or 0,
+                                  "agility": roster_int(p.get("Agi"))})
+            height = height or p.get("Height")
+            kind = kind or p.get("Type")
+            if p.get("Range") is not None:
+                read.assumed.append(f"{p.name}: shooting weapons are not read from rosters; add it "
+                             "in the builder")
+        lacking = [name for name, part in (("Global (Adv, Mar, Dis)", glob),
+                                           ("Defensive (HP, Def, Res, Arm)", defensive),
+                                           ("Offensive (Att, Off, Str, AP, Agi)", offensive))
+                   if not part]
+        if lacking:
+            raise RosterProfileError("the roster prints no " + ", ".join(lacking))
+        heights = {"Standard", "Large", "Gigantic"}
+        kinds = {"Infantry", "Beast", "Cavalry", "Construct", "Swarm"}
+        height_read, kind_read = (height or "").title(), (kind or "").title()
+        if height_read not in heights:
+            height_read = "Standard"
+            read.assumed.append("height assumed Standard (the roster names none)")
+        if kind_read not in kinds:
+            kind_read = "Infantry"
+            read.assumed.append("type assumed Infantry (the roster names none)")
+        read.profile = {"height": height_read, "type": kind_read,
+                        "global_characteristics": glob, "defensive": defensive,
+                        "offensive": offensive}
+        return read
 
 
 SYSTEM = NinthAgeData(

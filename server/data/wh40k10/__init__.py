@@ -5,10 +5,22 @@ Bearers), and a Leader attaches to one of the Bodyguard units its datasheet list
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from server.data.army import LEADER_CANNOT_LEAD
 from server.data.schema import Datasheet
-from server.data.systems import JoinProblem, SystemData
+from server.data.systems import (
+    JoinProblem,
+    KnownRule,
+    RosterProfile,
+    RosterProfileError,
+    RosterRead,
+    SystemData,
+    roster_dice,
+    roster_int,
+)
+
+KEYWORD_AS_TEXT = "a weapon keyword from the roster, not on this system's rule list"
 
 
 @dataclass(frozen=True)
@@ -23,6 +35,58 @@ class Warhammer40kData(SystemData):
                 f"{character.name} can lead {', '.join(character.leads)}; not {unit.name}",
             )
         ]
+
+    def profile_from_roster(
+        self, profiles: list[RosterProfile], known: KnownRule
+    ) -> RosterRead:
+        """BSData's 10th-edition profiles: "Unit" (M, T, SV, W, LD, OC), "Ranged Weapons"
+        (Range, A, BS, S, AP, D, Keywords), "Melee Weapons" (the same with WS). Weapon
+        keywords the rule list lacks are left out and said so."""
+        models: list[dict[str, Any]] = []
+        weapons: dict[str, dict[str, Any]] = {}
+        read = RosterRead({})
+        for p in profiles:
+            kind = p.type_name.strip().lower()
+            if kind in {"unit", "model"}:
+                stats = {key: roster_int(p.get(key)) for key in ("M", "T", "SV", "W", "LD", "OC")}
+                if any(value is None for value in stats.values()):
+                    continue
+                models.append({"name": p.name, "M": stats["M"], "T": stats["T"],
+                               "Sv": stats["SV"], "W": stats["W"], "Ld": stats["LD"],
+                               "OC": stats["OC"]})
+            elif kind in {"ranged weapons", "melee weapons"} and p.name not in weapons:
+                ranged = kind.startswith("ranged")
+                skill = roster_int(p.get("BS" if ranged else "WS"))
+                weapon: dict[str, Any] = {
+                    "name": p.name, "type": "ranged" if ranged else "melee",
+                    "A": roster_dice(p.get("A")), "S": roster_int(p.get("S")),
+                    "AP": roster_int(p.get("AP")) or 0, "D": roster_dice(p.get("D")),
+                }
+                if ranged:
+                    weapon.update(range_in=roster_int(p.get("Range")), BS=skill)
+                else:
+                    weapon["WS"] = skill
+                if any(weapon[k] is None for k in weapon):
+                    read.assumed.append(f"{p.name} left out: its profile is incomplete")
+                    continue
+                keywords: list[str] = []
+                unknown: list[str] = []
+                for word in (p.get("Keywords") or "").split(","):
+                    if word.strip():
+                        printed = known(word.strip())
+                        (keywords if printed else unknown).append(printed or word.strip())
+                weapon["keywords"] = keywords
+                read.text_rules += [(f"{p.name}: {word}", KEYWORD_AS_TEXT) for word in unknown]
+                weapons[p.name] = weapon
+        if not models:
+            raise RosterProfileError(
+                "the roster prints no Unit profile with M, T, SV, W, LD and OC")
+        read.profile = {"models": models, "weapons": list(weapons.values())}
+        return read
+
+    def roster_base(self) -> tuple[dict[str, Any], str]:
+        return ({"shape": "round", "diameter_mm": 32},
+                "base assumed 32 mm round (the roster gives none)")
 
 
 SYSTEM = Warhammer40kData(

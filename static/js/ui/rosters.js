@@ -59,21 +59,27 @@ export async function importRoster(system, file) {
 }
 
 /**
- * The mapping report: what was mapped to which datasheet, what was skipped and why, and what
- * submit_army would refuse.
+ * The mapping report: what was mapped to which datasheet, what the catalogue lacks and was
+ * made a unit of your own from the roster (with what was assumed), what was skipped and why,
+ * and what submit_army would refuse.
  * @param {any} report @returns {HTMLElement}
  */
 export function reportView(report) {
   const mapped = Array.isArray(report?.mapped) ? report.mapped : [];
+  const created = Array.isArray(report?.created) ? report.created : [];
   const skipped = Array.isArray(report?.skipped) ? report.skipped : [];
   const problems = Array.isArray(report?.problems) ? report.problems : [];
   const pts = (/** @type {any} */ p) => (typeof p === 'number' ? ` (${p} pts)` : '');
+  const made = created.length ? `, ${created.length} created as your own` : '';
   return h('section', { class: 'roster-report', id: 'roster-report', 'aria-live': 'polite' },
-    h('h4', null, `Imported: ${mapped.length} mapped, ${skipped.length} skipped`
+    h('h4', null, `Imported: ${mapped.length} mapped${made}, ${skipped.length} skipped`
       + (typeof report?.roster_points === 'number' ? ` · roster ${report.roster_points} pts` : '')),
     mapped.length ? h('ul', { class: 'mapped' }, mapped.map((/** @type {any} */ m) => h('li', null,
       `${m.name} × ${m.models}${pts(m.points)} → ${m.datasheet_name || m.datasheet}`
       + (typeof m.catalog_points === 'number' && m.catalog_points !== m.points ? ` (ours: ${m.catalog_points} pts)` : '')))) : null,
+    created.length ? h('ul', { class: 'created' }, created.map((/** @type {any} */ c) => h('li', null,
+      `${c.name} × ${c.models}${pts(c.points)} → a unit of your own, from the roster's profile`
+      + (Array.isArray(c.assumed) && c.assumed.length ? `; ${c.assumed.join('; ')}` : '')))) : null,
     skipped.length ? h('ul', { class: 'skipped' }, skipped.map((/** @type {any} */ s) => h('li', null,
       `Skipped ${s.name}${s.models ? ` × ${s.models}` : ''}${pts(s.points)}: ${s.reason}`))) : null,
     problems.length ? h('ul', { class: 'problems' }, problems.map((/** @type {any} */ p) => h('li', null,

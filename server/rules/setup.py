@@ -161,9 +161,9 @@ def _piece(state: GameState, terrain_id: str) -> Terrain:
 def moved_outline(
     points: tuple[tuple[float, float], ...], dx: float, dy: float, rotate: float, scale: float
 ) -> list[tuple[float, float]]:
-    """An outline turned `rotate` degrees clockwise on the table (y grows away from player 1)
-    and scaled by `scale` about its centroid, then shifted by (dx, dy); rounded to 1/1000 in.
-    The client previews the same sum (static/js/handlers/terrain-edit.js movedOutline)."""
+    """An outline turned `rotate` degrees (from +x towards +y) and scaled by `scale` about
+    its centroid, then shifted by (dx, dy); rounded to 1/1000 in. The client previews the
+    same sum (static/js/handlers/terrain-edit.js movedOutline)."""
     poly = shapely.Polygon(points)
     c = poly.centroid
     cx, cy = (c.x, c.y) if poly.is_valid and poly.area > 0 else (
@@ -173,7 +173,8 @@ def moved_outline(
     out = []
     for x, y in points:
         ux, uy = (x - cx) * scale, (y - cy) * scale
-        out.append((round(cx + ux * cos - uy * sin + dx, 3), round(cy + ux * sin + uy * cos + dy, 3)))
+        out.append((round(cx + ux * cos - uy * sin + dx, 3),
+                    round(cy + ux * sin + uy * cos + dy, 3)))
     return out
 
 

@@ -135,8 +135,9 @@ export class TerrainEditTool extends Tool {
 
   /** The selected piece as the server last said, or null. @returns {TerrainView|null} */
   piece() {
+    /** @type {any} */
     const pieces = this.table.store.state?.terrain;
-    return (Array.isArray(pieces) && pieces.find((/** @type {any} */ t) => t.id === this.selected)) || null;
+    return (Array.isArray(pieces) && pieces.find((/** @type {TerrainView} */ t) => t.id === this.selected)) || null;
   }
 
   /** Select a piece (or none). @param {string|null} id */

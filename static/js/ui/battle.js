@@ -125,7 +125,7 @@ export function setupPanel(el, store, conn, toast, table) {
   /** "Take back": before player 2 joins, player 1's own last setup action, at once (the
    * server's `take_back` order says what it takes back, or why not). */
   function takeBackButton() {
-    const o = gameOffer(store.state, 'take_back');
+    const o = /** @type {any} */ (gameOffer(store.state, 'take_back'));
     if (!o) return null;
     const events = Array.isArray(o.undo?.events) ? o.undo.events : [];
     const words = events.map((/** @type {any} */ e) => String(e.text || e.type)).join('; ');

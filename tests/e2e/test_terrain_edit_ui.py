@@ -71,12 +71,12 @@ def test_terrain_is_fixed_and_taken_back_before_player_2_joins(server: str, page
     p1.mouse.up()
     until(p1, f"Math.abs(({PIECE})(arg).points[0][0] - {orchard['points'][0][0] + 3}) < 0.3",
           orchard["id"])
-    moved = p1.evaluate(f"({PIECE})(arg).points", orchard["id"])
+    moved = p1.evaluate(f"(arg) => ({PIECE})(arg).points", orchard["id"])
 
     # R turns it 15°: the first corner moves, the centre stays.
     p1.keyboard.press("r")
     until(p1, f"({PIECE})(arg).points[0][1] !== {moved[0][1]}", orchard["id"])
-    turned = p1.evaluate(f"({PIECE})(arg).points", orchard["id"])
+    turned = p1.evaluate(f"(arg) => ({PIECE})(arg).points", orchard["id"])
     assert abs(centre(turned)[0] - centre(moved)[0]) < 0.1
 
     # Typed values: resize to 50 %.

@@ -14,6 +14,7 @@ import pytest
 from server.dice import DiceStream
 from server.rules import core, table
 from server.rules.core import Battlefield, GameState
+from server.rules.orders import orders_for
 from server.rules.setup import moved_outline
 from server.rules.units import terrain_of
 from tests.rules.helpers import SEED, Game
@@ -133,6 +134,18 @@ def test_a_player_alone_takes_back_their_own_setup_actions() -> None:
     assert game.state.to_json()["terrain"] == []
     err = game.refused(1, type="take_back")
     assert (err.code, err.details) == ("illegal_move", {"rule": "Undo"})
+
+
+def test_the_take_back_order_says_what_it_takes_back_while_alone() -> None:
+    """orders.game.take_back: offered to player 1 alone with the events in words; refused
+    with the reason when there is nothing; not offered once player 2 has joined."""
+    game = alone()
+    offer = orders_for(game.state, 1)["game"]["take_back"]
+    assert (offer["available"], "nothing to undo" in offer["reason"]) == (False, True)
+    game.act(1, type="place_terrain", kind="cover", points=SQUARE, label="Wood")
+    offer = orders_for(game.state, 1)["game"]["take_back"]
+    assert offer["available"] and len(offer["undo"]["events"]) == 1
+    assert "take_back" not in orders_for(Game().state, 1)["game"]
 
 
 def test_once_player_2_has_joined_an_undo_is_by_agreement() -> None:

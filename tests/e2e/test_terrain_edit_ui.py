@@ -8,6 +8,8 @@ automated).
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +19,7 @@ from tests.e2e.waits import until, until_equal
 
 pytestmark = pytest.mark.e2e
 
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 PIECE = "(id) => warfield.store.state.terrain.find((t) => t.id === id)"
 
 
@@ -68,6 +71,9 @@ def test_terrain_is_fixed_and_taken_back_before_player_2_joins(server: str, page
     p1.mouse.down()
     p1.mouse.move(*at(p1, x0 + 1.5, y0), steps=4)
     p1.mouse.move(*at(p1, x0 + 3, y0), steps=4)
+    until(p1, "warfield.table.tools.terrain_edit.layers().terrainDraft")
+    if os.environ.get("WARFIELD_DOCS_SCREENSHOTS") == "1":  # the README's picture
+        p1.screenshot(path=str(DOCS / "terrain-edit.png"))
     p1.mouse.up()
     until(p1, f"Math.abs(({PIECE})(arg).points[0][0] - {orchard['points'][0][0] + 3}) < 0.3",
           orchard["id"])

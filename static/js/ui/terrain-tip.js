@@ -16,6 +16,7 @@ export function attachTerrainTip(table) {
   let shown = '';
   /** @param {PointerEvent} e */
   const move = (e) => {
+    if (e.buttons) return hide(); // a drag or a pan in hand: the piece speaks for itself
     const r = canvas.getBoundingClientRect();
     const t = table.view ? terrainAt(table.store.state, table.world({ x: e.clientX - r.left, y: e.clientY - r.top })) : null;
     if (!t) return hide();

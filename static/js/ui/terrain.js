@@ -80,15 +80,15 @@ function numberField(name, label, value, step) {
  * @param {import('../handlers/terrain-edit.js').TerrainEditTool} tool @param {any} t */
 function pieceControls(tool, t) {
   const words = terrainWords(t);
-  const dx = numberField('terrain-dx', 'Move across (inches)', 0, 0.5);
-  const dy = numberField('terrain-dy', 'Move forward (inches)', 0, 0.5);
+  const dx = numberField('terrain-dx', 'Move across the table, x (inches)', 0, 0.5);
+  const dy = numberField('terrain-dy', "Move towards player 2's edge, y (inches)", 0, 0.5);
   const turn = numberField('terrain-turn', 'Turn (degrees)', 15, 5);
   const size = numberField('terrain-size', 'Size (percent)', 100, 5);
   const height = /** @type {HTMLSelectElement} */ (h('select', { name: 'terrain-new-height', 'aria-label': 'Height of the selected piece' },
     TERRAIN_HEIGHTS.map((v) => h('option', { value: v, selected: v === t.height }, v))));
   return h('div', { class: 'terrain-piece-controls', id: 'terrain-selected', role: 'group', 'aria-label': `${words.name}, selected` },
     h('p', null, h('b', null, words.name), ` — ${words.lines.join('; ')}`),
-    h('div', { class: 'row' }, h('label', null, 'Move ', dx, ' in across, ', dy, ' in forward '),
+    h('div', { class: 'row' }, h('label', null, 'Move ', dx, ' in across (x), ', dy, " in towards player 2's edge (y) "),
       h('button', { type: 'button', id: 'terrain-move', onclick: () => tool.change({ dx: Number(dx.value) || 0, dy: Number(dy.value) || 0 }) }, 'Move')),
     h('div', { class: 'row' }, h('label', null, 'Turn ', turn, '° '),
       h('button', { type: 'button', id: 'terrain-turn-button', onclick: () => tool.change({ rotate: Number(turn.value) || 0 }) }, 'Turn')),

@@ -53,6 +53,7 @@ from server.rules.core import (
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
     PUBLIC,
+    SETUP,
     UNDO_EVENT,
     UNDO_WINDOW,
     ActionModel,
@@ -60,6 +61,7 @@ from server.rules.core import (
     GameState,
     RuleError,
     UndoEntry,
+    When,
     register_action,
     register_batch_hook,
     register_folder,
@@ -495,6 +497,66 @@ def decline_proposal(
             actor=seat,
         )
     ]
+
+
+# --- alone at the table --------------------------------------------------------------------------
+
+
+class TakeBack(ActionModel):
+    type: Literal["take_back"]
+    seq: int | None = Field(default=None, ge=1)
+
+
+def _alone(state: GameState, seat: int) -> None:
+    """Taking back without agreement is for a player alone at the table: nobody else can have
+    seen, let alone agreed to, what is taken back."""
+    if len(state.seats) >= 2:
+        raise RuleError(
+            OUT_OF_PHASE,
+            f"player {other(seat)} has joined: propose the undo, and they accept or decline it",
+            rule="Undo",
+            seats=sorted(state.seats),
+        )
+
+
+@register_action("take_back", TakeBack, when=[When(SETUP)], doing="taking back a setup action")
+def take_back(state: GameState, seat: int, action: TakeBack, dice: DiceStream) -> list[Event]:
+    """Before player 2 joins, player 1 takes back their own setup actions (terrain placed,
+    moved or removed, an army submitted) at once: the same plan as a proposed undo (from one
+    of their actions to the end of the log), with no opponent to ask. Once both seats are
+    taken, an undo is by agreement (`propose`)."""
+    _alone(state, seat)
+    plan = _undo_plan(state, seat, action.seq)
+    return [
+        Event(
+            UNDO_EVENT,
+            {
+                "proposal": None,
+                "alone": True,
+                "seqs": [e["seq"] for e in plan["events"]],
+                "discarded": plan["rolls"],
+                "when": _when(state),
+                "dice_position": state.dice_position,
+                "rolls": state.rolls,
+                "next_id": state.next_id,
+                "text": f"Player {seat} took back: {undo_description(plan)}",
+            },
+            actor=seat,
+        )
+    ]
+
+
+@register_game_offer("take_back")
+def _offer_take_back(state: GameState, seat: int) -> dict[str, Any] | None:
+    """Take back: the player alone at the table, in setup, with what it takes back in words."""
+    if str(state.extra.get("stage", "setup")) != "setup" or len(state.seats) >= 2:
+        return None
+    try:
+        plan = _undo_plan(state, seat, None)
+    except RuleError as why:
+        return refused("take_back", why)
+    return offer("take_back", undo={k: v for k, v in plan.items() if k != "starts"},
+                 starts=plan["starts"])
 
 
 # --- folds and what the players see --------------------------------------------------------------

@@ -5,8 +5,10 @@ deployment, including units a rule keeps in reserve or ambush.
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, Literal
 
+import shapely
 from pydantic import BaseModel, ConfigDict, Field
 
 from server.data import load_catalog, validate_army
@@ -88,6 +90,32 @@ DEPLOYING = [When(DEPLOYMENT, ACTIVE)]
 """Setting a unit down (or keeping it off the table): the player who deploys now."""
 
 
+def _check_piece(state: GameState, piece: Terrain, ignore: frozenset[str] = frozenset()) -> None:
+    """A terrain outline may stand on the table: a simple polygon, wholly on the battlefield,
+    overlapping no other feature (the pieces in `ignore` — the ones being moved or replaced —
+    excepted). The one check for placing, moving, rotating and resizing terrain."""
+    problem = outline_problem(piece.points)
+    if problem is not None:
+        raise RuleError(BAD_REQUEST, f"terrain outline: {problem}", field="points")
+    polygon = piece.polygon
+    if not GeoBattlefield(state.battlefield.width, state.battlefield.depth).contains_bounds(
+        polygon.bounds
+    ):
+        raise RuleError(
+            ILLEGAL_MOVE, "terrain must lie on the battlefield", rule="Battlefield Edge"
+        )
+    for other_piece in terrain_of(state):
+        if other_piece.id in ignore or other_piece.id == piece.id:
+            continue
+        if other_piece.polygon.intersection(polygon).area > 1e-9:
+            raise RuleError(
+                ILLEGAL_MOVE,
+                f"terrain overlaps {display_name(state, other_piece.id)}",
+                rule="Terrain Overlap",
+                obstacle=other_piece.id,
+            )
+
+
 @register_action("place_terrain", PlaceTerrain, when=SETTING_UP, doing="placing terrain")
 def place_terrain(
     state: GameState, seat: int, action: PlaceTerrain, dice: DiceStream
@@ -105,21 +133,7 @@ def place_terrain(
         raise RuleError(BAD_REQUEST, f"terrain outline: {problem}", field="points")
     terrain_id = state.new_id("ter")
     piece = Terrain(terrain_id, tuple(action.points), action.kind, Height[action.height.upper()])
-    polygon = piece.polygon
-    if not GeoBattlefield(state.battlefield.width, state.battlefield.depth).contains_bounds(
-        polygon.bounds
-    ):
-        raise RuleError(
-            ILLEGAL_MOVE, "terrain must lie on the battlefield", rule="Battlefield Edge"
-        )
-    for other_piece in terrain_of(state):
-        if other_piece.polygon.intersection(polygon).area > 1e-9:
-            raise RuleError(
-                ILLEGAL_MOVE,
-                f"terrain overlaps {display_name(state, other_piece.id)}",
-                rule="Terrain Overlap",
-                obstacle=other_piece.id,
-            )
+    _check_piece(state, piece)
     return [
         Event(
             "terrain_placed",
@@ -133,6 +147,107 @@ def place_terrain(
             actor=seat,
         )
     ]
+
+
+def _piece(state: GameState, terrain_id: str) -> Terrain:
+    """The terrain feature `terrain_id` (else bad_request naming the field)."""
+    for piece in terrain_of(state):
+        if piece.id == terrain_id:
+            return piece
+    raise RuleError(BAD_REQUEST, f"there is no terrain {terrain_id!r} on the table",
+                    field="terrain")
+
+
+def moved_outline(
+    points: tuple[tuple[float, float], ...], dx: float, dy: float, rotate: float, scale: float
+) -> list[tuple[float, float]]:
+    """An outline turned `rotate` degrees (from +x towards +y) and scaled by `scale` about
+    its centroid, then shifted by (dx, dy); rounded to 1/1000 in. The client previews the
+    same sum (static/js/handlers/terrain-edit.js movedOutline)."""
+    poly = shapely.Polygon(points)
+    c = poly.centroid
+    cx, cy = (c.x, c.y) if poly.is_valid and poly.area > 0 else (
+        sum(p[0] for p in points) / len(points), sum(p[1] for p in points) / len(points))
+    a = math.radians(rotate)
+    cos, sin = math.cos(a), math.sin(a)
+    out = []
+    for x, y in points:
+        ux, uy = (x - cx) * scale, (y - cy) * scale
+        out.append((round(cx + ux * cos - uy * sin + dx, 3),
+                    round(cy + ux * sin + uy * cos + dy, 3)))
+    return out
+
+
+class MoveTerrain(ActionModel):
+    type: Literal["move_terrain"]
+    terrain: str = Field(min_length=1, max_length=40)
+    dx: float = Field(default=0.0, ge=-1000, le=1000)
+    dy: float = Field(default=0.0, ge=-1000, le=1000)
+    rotate: float = Field(default=0.0, ge=-360, le=360)
+    scale: float = Field(default=1.0, ge=0.25, le=4.0)
+    height: Literal["flat", "standard", "large", "gigantic", "infinite"] | None = None
+
+
+@register_action("move_terrain", MoveTerrain, when=SETTING_UP, doing="moving terrain")
+def move_terrain(
+    state: GameState, seat: int, action: MoveTerrain, dice: DiceStream
+) -> list[Event]:
+    """Either player moves, rotates (degrees, about its centre) or resizes (a factor) a terrain
+    feature before the armies are set down, or changes its height; the new outline is checked
+    like a placed one (on the table, overlapping nothing else)."""
+    old = _piece(state, action.terrain)
+    points = moved_outline(old.points, action.dx, action.dy, action.rotate, action.scale)
+    height = Height[action.height.upper()] if action.height is not None else old.height
+    piece = Terrain(old.id, tuple(points), old.kind, height)
+    _check_piece(state, piece)
+    return [
+        Event(
+            "terrain_moved",
+            {
+                "id": old.id,
+                "points": [list(p) for p in points],
+                "height": height.name.lower(),
+                "text": f"{display_name(state, old.id)} moved",
+            },
+            actor=seat,
+        )
+    ]
+
+
+class RemoveTerrain(ActionModel):
+    type: Literal["remove_terrain"]
+    terrain: str = Field(min_length=1, max_length=40)
+
+
+@register_action("remove_terrain", RemoveTerrain, when=SETTING_UP, doing="removing terrain")
+def remove_terrain(
+    state: GameState, seat: int, action: RemoveTerrain, dice: DiceStream
+) -> list[Event]:
+    """Either player takes a terrain feature off the table before the armies are set down."""
+    piece = _piece(state, action.terrain)
+    return [Event("terrain_removed", {"id": piece.id,
+                                      "text": f"{display_name(state, piece.id)} removed"},
+                  actor=seat)]
+
+
+@register_folder("terrain_moved")
+def _fold_terrain_moved(state: GameState, event: Event) -> GameState:
+    p = event.payload
+    pieces = tuple(
+        Terrain(t.id, tuple(tuple(pt) for pt in p["points"]), t.kind,
+                Height[str(p["height"]).upper()])
+        if t.id == p["id"] else t
+        for t in terrain_of(state)
+    )
+    return _set(state, terrain=pieces)
+
+
+@register_folder("terrain_removed")
+def _fold_terrain_removed(state: GameState, event: Event) -> GameState:
+    gone = event.payload["id"]
+    labels = {k: v for k, v in state.extra.get("terrain_labels", {}).items() if k != gone}
+    return _set(state, terrain=tuple(t for t in terrain_of(state) if t.id != gone),
+                terrain_labels=labels)
 
 
 @register_folder("terrain_placed")
@@ -166,7 +281,14 @@ PRESETS: dict[str, list[dict[str, Any]]] = {
             "height": "standard",
             "label": "Orchard",
         },
-        {"kind": "blocks_los", "points": [(50, 18), (58, 20), (56, 28), (48, 26)], "label": "Hill"},
+        # A hill hides what stands behind it from units of its height or lower (line of sight,
+        # server/geometry/los.py): Large, so that Gigantic models see over it.
+        {
+            "kind": "blocks_los",
+            "points": [(50, 18), (58, 20), (56, 28), (48, 26)],
+            "height": "large",
+            "label": "Hill",
+        },
         {
             "kind": "dangerous",
             "points": [(40, 34), (46, 34), (46, 38), (40, 38)],
@@ -209,17 +331,27 @@ PRESETS: dict[str, list[dict[str, Any]]] = {
 class UsePreset(ActionModel):
     type: Literal["use_preset_table"]
     preset: Literal["open-field", "village", "ruins"]
+    replace: bool = False
+    """Take the terrain on the table off first (the client asks the player to confirm)."""
 
 
 @register_action(
     "use_preset_table", UsePreset, when=SETTING_UP, doing="laying out a preset table"
 )
 def use_preset(state: GameState, seat: int, action: UsePreset, dice: DiceStream) -> list[Event]:
-    """Lay out one of the preset tables (scaled to this battlefield)."""
-    if terrain_of(state):
-        raise RuleError(ILLEGAL_MOVE, "the table already has terrain", rule="Preset Table")
-    sx, sy = state.battlefield.width / 72.0, state.battlefield.depth / 48.0
+    """Lay out one of the preset tables (scaled to this battlefield); with `replace`, the
+    terrain already on the table is taken off first."""
     events: list[Event] = []
+    if terrain_of(state):
+        if not action.replace:
+            raise RuleError(ILLEGAL_MOVE, "the table already has terrain: replace it with the "
+                            "preset, or remove pieces first", rule="Preset Table")
+        events += [
+            Event("terrain_removed", {"id": t.id, "text": f"{display_name(state, t.id)} removed"},
+                  actor=seat)
+            for t in terrain_of(state)
+        ]
+    sx, sy = state.battlefield.width / 72.0, state.battlefield.depth / 48.0
     for i, piece in enumerate(PRESETS[action.preset]):
         events.append(
             Event(

@@ -507,6 +507,7 @@ def _project_units(state: GameState, viewer: int | None, out: dict[str, Any]) ->
             "id": t.id,
             "kind": str(t.kind),
             "height": t.height.name.lower(),
+            "cover": t.cover_level.label,
             "points": [list(p) for p in t.points],
             "label": labels.get(t.id, ""),
         }

@@ -14,6 +14,7 @@ import { helpOverlay } from './ui/help.js';
 import { mountOrders } from './ui/orders.js';
 import { mountAnnouncer } from './ui/announce.js';
 import { showReplay } from './ui/replay-page.js';
+import { attachTerrainTip } from './ui/terrain-tip.js';
 
 const root = /** @type {HTMLElement} */ (document.getElementById('app'));
 const route = routeOf(location.pathname);
@@ -92,6 +93,7 @@ async function showTable(gameId) {
 
   const table = new Table({ canvas, store, conn, toast, onChange: () => updatePanels(), toggleHelp });
   table.mount();
+  attachTerrainTip(table);
   const links = gameLinks(location.origin, gameId, '', choice.invite ?? null);
   const updatePanels = mountPanels({ root: side, store, conn, table, toast, links });
   mountOrders({ side, board, store, conn, table, toast });

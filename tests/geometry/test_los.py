@@ -182,3 +182,15 @@ def test_individually_placed_models_block_like_any_unit() -> None:
     # Moved aside, it no longer blocks.
     t = table(viewer=VIEWER, target=TARGET).with_unit("guard", models_footprint(guard(45.0)))
     assert line_of_sight(t, "viewer", "target").fraction == 1.0
+
+
+def test_a_hill_hides_by_its_height() -> None:
+    """Issue 19 item 4: a hill (blocks line of sight, height Large, as the Village preset's) hides
+    standard and large units behind it; a Gigantic viewer sees over it (the height rule above:
+    terrain blocks when its height is at least the greater of the viewer's and the target's)."""
+    hill = Terrain("hill", ((20, 19), (52, 19), (52, 22), (20, 22)), TerrainKind.BLOCKS_LOS,
+                   Height.LARGE)
+    assert not line_of_sight(table(hill, a=VIEWER, b=TARGET), "a", "b").visible
+    assert not line_of_sight(table(hill, a=(LARGE, VIEWER[1]), b=TARGET), "a", "b").visible
+    giant = RankedFormation(RectBase(25, 25), 20, 5, height=Height.GIGANTIC)
+    assert line_of_sight(table(hill, a=(giant, VIEWER[1]), b=TARGET), "a", "b").visible

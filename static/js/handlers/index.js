@@ -19,6 +19,7 @@ import { AmbushTool } from './ambush.js';
 import { EntombedTool } from './entombed.js';
 import { SkirmishMoveTool } from './skirmish.js';
 import { TerrainTool } from './terrain.js';
+import { TerrainEditTool } from './terrain-edit.js';
 import { FortyChargeTool } from './forty-charge.js';
 import { ChargeMoveTool } from './charge-move.js';
 import { ArriveTool } from './reserves.js';
@@ -50,6 +51,7 @@ export function toolHandlers(table) {
     entombed: new EntombedTool(table),
     skirmish: new SkirmishMoveTool(table),
     terrain: new TerrainTool(table),
+    terrain_edit: new TerrainEditTool(table),
     forty_charge: new FortyChargeTool(table),
     charge_move: new ChargeMoveTool(table),
     arrive: new ArriveTool(table),

@@ -6,9 +6,9 @@ import { h, replace } from './dom.js';
 import { errorText, ownerWords, unitName } from '../format.js';
 import { humanize } from './describe.js';
 import { ambushTrayItem } from './ambush.js';
-import { controlAttrs, targetIds, unitOffer } from './offers.js';
+import { controlAttrs, gameOffer, targetIds, unitOffer } from './offers.js';
 import { chargePreviewLines } from './charge-preview.js';
-import { terrainForm } from './terrain.js';
+import { terrainEditor, terrainForm } from './terrain.js';
 import { reportView, rosterButtons } from './rosters.js';
 import { cost, loadCatalog, pointsWords } from './card.js';
 import { checkOwnUnit, forgetOwnUnit, ownUnitForm, safeStorage, saveOwnUnit, savedOwnUnits } from './own.js';
@@ -113,6 +113,29 @@ export function setupPanel(el, store, conn, toast, table) {
     }
   }
 
+  /** A preset table; over terrain already on the table, only once the player confirms that
+   * it replaces it (issue 19 item 4). @param {string} name @param {string} what */
+  function usePreset(name, what) {
+    const pieces = Array.isArray(store.state?.terrain) ? store.state.terrain.length : 0;
+    if (pieces && !window.confirm(`Replace the ${pieces} terrain piece${pieces === 1 ? '' : 's'} on the table with the ${what}?`)) return;
+    if (table.mode === 'terrain_edit') table.tools.terrain_edit.pick(null);
+    void act({ type: 'use_preset_table', preset: name, replace: pieces > 0 }, what);
+  }
+
+  /** "Take back": before player 2 joins, player 1's own last setup action, at once (the
+   * server's `take_back` order says what it takes back, or why not). */
+  function takeBackButton() {
+    const o = /** @type {any} */ (gameOffer(store.state, 'take_back'));
+    if (!o) return null;
+    const events = Array.isArray(o.undo?.events) ? o.undo.events : [];
+    const words = events.map((/** @type {any} */ e) => String(e.text || e.type)).join('; ');
+    return h('button', {
+      type: 'button', id: 'take-back', disabled: !o.available,
+      title: o.available ? `Takes back: ${words}` : String(o.reason || 'nothing to take back'),
+      onclick: () => act({ type: 'take_back' }, 'Take back'),
+    }, 'Take back');
+  }
+
   const sheets = () => (Array.isArray(catalog?.datasheets) ? catalog.datasheets : []);
   const armyRules = () => (catalog?.army && typeof catalog.army === 'object' ? catalog.army : {});
   /** @param {string} id */
@@ -150,15 +173,11 @@ export function setupPanel(el, store, conn, toast, table) {
     const submitted = store.seat !== null && Array.isArray(st.armies_submitted) && st.armies_submitted.includes(store.seat);
     const preset = h('div', { class: 'terrain-setup' },
       h('div', { class: 'buttons' },
-        h('button', {
-          type: 'button', id: 'preset-village',
-          onclick: () => act({ type: 'use_preset_table', preset: 'village' }, 'Village table'),
-        }, 'Village table'),
-        h('button', {
-          type: 'button', id: 'preset-ruins',
-          onclick: () => act({ type: 'use_preset_table', preset: 'ruins' }, 'Ruins table'),
-        }, 'Ruins table')),
-      terrainForm(table));
+        h('button', { type: 'button', id: 'preset-village', onclick: () => usePreset('village', 'Village table') }, 'Village table'),
+        h('button', { type: 'button', id: 'preset-ruins', onclick: () => usePreset('ruins', 'Ruins table') }, 'Ruins table'),
+        takeBackButton()),
+      terrainForm(table),
+      terrainEditor(table));
     if (submitted) {
       replace(el, h('h2', null, 'Setup'), preset,
         h('p', { class: 'waiting', id: 'army-waiting' }, "Army submitted: waiting for opponent's army."));

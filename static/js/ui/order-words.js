@@ -66,10 +66,11 @@ export const ORDER_WORDS = {
   proposal_accepted: (p) => `Player ${p.by} accepted proposal ${p.id}`,
   proposal_declined: (p) => (p.withdrawn ? `Player ${p.by} withdrew proposal ${p.id}` : `Player ${p.by} declined proposal ${p.id}`),
   proposal_lapsed: (p) => `Proposal ${p.id} lapsed: ${p.reason || 'the game moved on'}`,
-  events_undone: (p) => {
+  events_undone: (p, ev) => {
     const seqs = Array.isArray(p.seqs) ? p.seqs : [];
     const span = seqs.length ? ` #${Math.min(...seqs)}${seqs.length > 1 ? `–#${Math.max(...seqs)}` : ''}` : '';
     const dice = Array.isArray(p.discarded) && p.discarded.length ? `; dice discarded: ${rollList(p.discarded)}` : '';
+    if (p.alone) return `${who(ev.actor)} took back${span} before player 2 joined, ${seqs.length} event${seqs.length === 1 ? '' : 's'}`;
     return `Undone by agreement (${p.proposal}):${span}, ${seqs.length} event${seqs.length === 1 ? '' : 's'} taken back${dice}`;
   },
   free_move: (p, ev, state) => `${who(ev.actor)}: ${p.unit?.name || unitName(state, p.unit?.id)} moved by agreement (free move, ${p.proposal})`,

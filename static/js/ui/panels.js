@@ -146,6 +146,7 @@ export function mountPanels(o) {
   replace(notes.body, noteForm, noteLog);
 
   const renderSetup = setupPanel(setup, store, conn, toast, table);
+  let terrainEditKey = '';
   const renderMagic = magicPanel(magic, store, conn, toast);
   const renderObjective = objectivePanel(objective, store, conn, toast);
   const renderPregame = pregamePanel(pregame, store, conn, toast);
@@ -193,6 +194,12 @@ export function mountPanels(o) {
         shareOpened = true;
         /** @type {HTMLDetailsElement} */ (share.el).open = true;
       }
+    }
+    // The setup panel's terrain editor follows the edit tool and its selected piece.
+    const editKey = `${table.mode === 'terrain_edit'}:${table.tools.terrain_edit.selected}`;
+    if (editKey !== terrainEditKey) {
+      terrainEditKey = editKey;
+      renderSetup();
     }
     if (`${table.mode}:${table.tools.arrive.unit}` !== trayMode) {
       trayMode = `${table.mode}:${table.tools.arrive.unit}`;

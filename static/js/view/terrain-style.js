@@ -14,9 +14,9 @@ export const MARK_COLOR = 'rgba(20, 20, 20, 0.75)';
 /** @type {Record<string, TerrainStyle>} */
 export const TERRAIN_STYLES = {
   impassable: { fill: '#c8c8c8', alpha: 0.9, mark: 'hatch', name: 'Impassable', says: 'cross-hatched: nothing moves through' },
-  blocks_los: { fill: '#e0b887', alpha: 0.9, mark: 'stripes', name: 'Blocks line of sight', says: 'striped: hides what is behind it' },
+  blocks_los: { fill: '#e0b887', alpha: 0.9, mark: 'stripes', name: 'Blocks line of sight', says: 'striped: hides what is behind it from models no taller than it (a hill is Large)' },
   cover: { fill: '#a9df8e', alpha: 0.85, mark: 'dots', name: 'Cover', says: 'dotted: units in it are in cover' },
-  dangerous: { fill: '#f4a6cc', alpha: 0.9, mark: 'zigzag', name: 'Dangerous', says: 'zig-zag: moving through it is a test' },
+  dangerous: { fill: '#f4a6cc', alpha: 0.9, mark: 'zigzag', name: 'Dangerous', says: 'zig-zag: dangerous to move through (Dangerous Terrain tests: not automated, roll them yourselves)' },
   open: { fill: '#d9d1a3', alpha: 0.75, mark: 'none', name: 'Open ground', says: 'plain: no effect' },
 };
 

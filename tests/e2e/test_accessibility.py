@@ -285,7 +285,8 @@ def test_layouts_desktop_tablet_phone_and_a_refused_move_under_protanopia(
     p1.wait_for_function(READY)
     p1.click(f"button[data-pick={g['ids'][SPEARS]}]")
     p1.wait_for_selector("#info .selected.unit")
-    for sel in (".panel.phase", "#info .selected.unit"):
+    p1.wait_for_selector("#combat-report:not([hidden]) details")
+    for sel in (".panel.phase", "#info .selected.unit", "#combat-report details summary"):
         box = _box(p1, sel)
         assert box["y"] + 20 < 800, (sel, box)
     _save(p1, tmp_path, "screenshot-1280x800.png")
@@ -308,6 +309,11 @@ def test_layouts_desktop_tablet_phone_and_a_refused_move_under_protanopia(
     assert board["width"] == 390 and board["height"] > 200, board
     assert banner["y"] >= board["y"] + board["height"] - 1, (banner, board)  # not over it
     assert side["y"] < 844 - 200, side  # the panel sheet is on screen with the table
+    # Scrolling the sheet to the game log leaves the table where it was, in view.
+    phone.locator(".game-log li").first.scroll_into_view_if_needed()
+    log = _box(phone, ".game-log li >> nth=0")
+    assert side["y"] <= log["y"] and log["y"] + log["height"] <= 844, (log, side)
+    assert _box(phone, ".board") == board
     _save(phone, tmp_path, "screenshot-390x844.png")
 
     # A move the server refuses, seen under protanopia: a Spears move of 14 in (Move Distance).

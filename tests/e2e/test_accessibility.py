@@ -290,6 +290,14 @@ def test_layouts_desktop_tablet_phone_and_a_refused_move_under_protanopia(
         box = _box(p1, sel)
         assert box["y"] + 20 < 800, (sel, box)
     _save(p1, tmp_path, "screenshot-1280x800.png")
+    # The terrain legend (folded): each kind's pattern in words, and the refused move's marks.
+    p1.click("#section-legend > summary")
+    legend = p1.locator("#section-legend .legend-list")
+    for kind, words in (("impassable", "cross-hatched"), ("blocks_los", "striped"),
+                        ("cover", "dotted"), ("dangerous", "zig-zag")):
+        expect(legend.locator(f"li[data-kind={kind}]")).to_contain_text(words)
+    expect(legend.locator(".legend-ghost")).to_contain_text("dotted black-and-white outline")
+    p1.click("#section-legend > summary")
 
     # Tablet portrait: the table is the full width of the screen.
     tablet = pages.open("tablet", g["spectate"], width=768, height=1024)
@@ -391,6 +399,8 @@ def test_setup_terrain_row_fits_at_every_width(server: str, pages: Any, tmp_path
     page.wait_for_function(READY)
     page.wait_for_selector("#setup:not([hidden]) .terrain-form #draw-terrain")
     side = _box(page, ".side")
+    if width >= 1600:  # the panel widens on wide screens (320 px at 1280)
+        assert side["width"] >= 400, side
     for sel in (".terrain-form", ".terrain-form #draw-terrain", "form.army-add",
                 "#setup #submit-army"):
         box = _box(page, sel)

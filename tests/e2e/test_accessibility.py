@@ -297,6 +297,7 @@ def test_layouts_desktop_tablet_phone_and_a_refused_move_under_protanopia(
                         ("cover", "dotted"), ("dangerous", "zig-zag")):
         expect(legend.locator(f"li[data-kind={kind}]")).to_contain_text(words)
     expect(legend.locator(".legend-ghost")).to_contain_text("dotted black-and-white outline")
+    assert_no_serious_violations(p1, "battle with the terrain legend open")
     p1.click("#section-legend > summary")
 
     # Tablet portrait: the table is the full width of the screen.
@@ -305,6 +306,7 @@ def test_layouts_desktop_tablet_phone_and_a_refused_move_under_protanopia(
     board = _box(tablet, ".board")
     assert board["width"] == 768 and board["height"] > 480, board
     _save(tablet, tmp_path, "screenshot-768x1024.png")
+    assert_no_serious_violations(tablet, "spectator (tablet)")
 
     # Phone: the spectator sees the table and the report at once; the banner covers none of it.
     phone = pages.open("phone", g["spectate"], width=390, height=844)
@@ -336,6 +338,7 @@ def test_layouts_desktop_tablet_phone_and_a_refused_move_under_protanopia(
     expect(p1.locator("#info .verdict.illegal")).to_contain_text("Not allowed: ")
     text = p1.evaluate("warfield.table.ghost.text")
     assert "Not allowed: Move Distance · 14.0 in" in text, text
+    assert_no_serious_violations(p1, "a refused move, the typed orders open")
     cdp = p1.context.new_cdp_session(p1)
     cdp.send("Emulation.setEmulatedVisionDeficiency", {"type": "protanopia"})
     _save(p1, tmp_path, "screenshot-protanopia-illegal-move.png")

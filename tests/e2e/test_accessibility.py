@@ -166,6 +166,12 @@ def test_axe_finds_no_serious_violations_on_lobby_setup_battle_banner_and_specta
     spectator.wait_for_selector("#charge-prompt")
     spectator.wait_for_selector(".game-log li")
     assert_no_serious_violations(spectator, "spectator (phone)")
+
+    # The reaction banner on a phone, docked at the top of the panel sheet.
+    phone = pages.open("player2-phone", g["p2"], width=390, height=844)
+    phone.wait_for_function(READY)
+    phone.wait_for_selector(".side > #order-banner #charge-prompt button[data-reaction=hold]")
+    assert_no_serious_violations(phone, "reaction banner (phone)")
     assert pages.errors == []
 
 

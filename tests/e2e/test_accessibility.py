@@ -166,6 +166,12 @@ def test_axe_finds_no_serious_violations_on_lobby_setup_battle_banner_and_specta
     spectator.wait_for_selector("#charge-prompt")
     spectator.wait_for_selector(".game-log li")
     assert_no_serious_violations(spectator, "spectator (phone)")
+
+    # The reaction banner on a phone, docked at the top of the panel sheet.
+    phone = pages.open("player2-phone", g["p2"], width=390, height=844)
+    phone.wait_for_function(READY)
+    phone.wait_for_selector(".side > #order-banner #charge-prompt button[data-reaction=hold]")
+    assert_no_serious_violations(phone, "reaction banner (phone)")
     assert pages.errors == []
 
 
@@ -285,10 +291,20 @@ def test_layouts_desktop_tablet_phone_and_a_refused_move_under_protanopia(
     p1.wait_for_function(READY)
     p1.click(f"button[data-pick={g['ids'][SPEARS]}]")
     p1.wait_for_selector("#info .selected.unit")
-    for sel in (".panel.phase", "#info .selected.unit"):
+    p1.wait_for_selector("#combat-report:not([hidden]) details")
+    for sel in (".panel.phase", "#info .selected.unit", "#combat-report details summary"):
         box = _box(p1, sel)
         assert box["y"] + 20 < 800, (sel, box)
     _save(p1, tmp_path, "screenshot-1280x800.png")
+    # The terrain legend (folded): each kind's pattern in words, and the refused move's marks.
+    p1.click("#section-legend > summary")
+    legend = p1.locator("#section-legend .legend-list")
+    for kind, words in (("impassable", "cross-hatched"), ("blocks_los", "striped"),
+                        ("cover", "dotted"), ("dangerous", "zig-zag")):
+        expect(legend.locator(f"li[data-kind={kind}]")).to_contain_text(words)
+    expect(legend.locator(".legend-ghost")).to_contain_text("dotted black-and-white outline")
+    assert_no_serious_violations(p1, "battle with the terrain legend open")
+    p1.click("#section-legend > summary")
 
     # Tablet portrait: the table is the full width of the screen.
     tablet = pages.open("tablet", g["spectate"], width=768, height=1024)
@@ -296,6 +312,7 @@ def test_layouts_desktop_tablet_phone_and_a_refused_move_under_protanopia(
     board = _box(tablet, ".board")
     assert board["width"] == 768 and board["height"] > 480, board
     _save(tablet, tmp_path, "screenshot-768x1024.png")
+    assert_no_serious_violations(tablet, "spectator (tablet)")
 
     # Phone: the spectator sees the table and the report at once; the banner covers none of it.
     phone = pages.open("phone", g["spectate"], width=390, height=844)
@@ -308,6 +325,11 @@ def test_layouts_desktop_tablet_phone_and_a_refused_move_under_protanopia(
     assert board["width"] == 390 and board["height"] > 200, board
     assert banner["y"] >= board["y"] + board["height"] - 1, (banner, board)  # not over it
     assert side["y"] < 844 - 200, side  # the panel sheet is on screen with the table
+    # Scrolling the sheet to the game log leaves the table where it was, in view.
+    phone.locator(".game-log li").first.scroll_into_view_if_needed()
+    log = _box(phone, ".game-log li >> nth=0")
+    assert side["y"] <= log["y"] and log["y"] + log["height"] <= 844, (log, side)
+    assert _box(phone, ".board") == board
     _save(phone, tmp_path, "screenshot-390x844.png")
 
     # A move the server refuses, seen under protanopia: a Spears move of 14 in (Move Distance).
@@ -322,6 +344,7 @@ def test_layouts_desktop_tablet_phone_and_a_refused_move_under_protanopia(
     expect(p1.locator("#info .verdict.illegal")).to_contain_text("Not allowed: ")
     text = p1.evaluate("warfield.table.ghost.text")
     assert "Not allowed: Move Distance · 14.0 in" in text, text
+    assert_no_serious_violations(p1, "a refused move, the typed orders open")
     cdp = p1.context.new_cdp_session(p1)
     cdp.send("Emulation.setEmulatedVisionDeficiency", {"type": "protanopia"})
     _save(p1, tmp_path, "screenshot-protanopia-illegal-move.png")
@@ -385,6 +408,8 @@ def test_setup_terrain_row_fits_at_every_width(server: str, pages: Any, tmp_path
     page.wait_for_function(READY)
     page.wait_for_selector("#setup:not([hidden]) .terrain-form #draw-terrain")
     side = _box(page, ".side")
+    if width >= 1600:  # the panel widens on wide screens (320 px at 1280)
+        assert side["width"] >= 400, side
     for sel in (".terrain-form", ".terrain-form #draw-terrain", "form.army-add",
                 "#setup #submit-army"):
         box = _box(page, sel)

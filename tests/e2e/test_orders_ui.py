@@ -177,6 +177,11 @@ def test_charge_reaction_undo_shooting_and_melee(server: str, pages: Any, tmp_pa
     p2.wait_for_selector("#combat-report details.melee[open] .rule-line:has-text('Distracting')")
     melee = p2.locator("#combat-report details.melee")
     expect(melee).to_contain_text("Combat score")
+    # A success is marked by a tick and in words, not only by its green (issue 24 item 3).
+    assert melee.locator(".die.met").count() > 0
+    expect(melee.locator(".die.met:not(:has(.tick:text-is('✓')))")).to_have_count(0)
+    expect(melee.locator(".die.met:not(:has(.sr-only:text-is('(success)')))")).to_have_count(0)
+    expect(melee.locator(".die:not(.met) .tick")).to_have_count(0)
     gremlin_faces = p2.evaluate("""() => warfield.store.history
         .filter(e => e.type === 'attack_step' && e.payload.step === 'to_hit'
                 && e.payload.unit === 'u3')

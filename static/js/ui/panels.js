@@ -360,8 +360,11 @@ function unitCard(u, st) {
     u.moved && Object.keys(u.moved).length && typeof u.moved.used === 'number'
       ? h('div', { class: 'coords' }, `Moved ${u.moved.used.toFixed(1)}${u.moved.allowance ? ` of ${u.moved.allowance} in` : ' in'}`)
       : null,
+    // The profile scrolls in its own box (issue 24 item 4) so the latest combat report under
+    // the card stays in view; focusable, so the keyboard scrolls it too.
     sheet
-      ? profileView(sheet, { notAutomated: notAuto, partly, registry })
+      ? h('div', { class: 'card-profile', tabindex: '0', role: 'region', 'aria-label': `${u.name || 'Unit'} profile` },
+        profileView(sheet, { notAutomated: notAuto, partly, registry }))
       : h('div', null,
         h('p', { class: 'hint' }, 'Loading the profile…'),
         rules.length ? h('ul', { class: 'rules' }, rules.map((/** @type {string} */ r) => h('li', { class: notAuto.includes(r) ? 'manual' : '' }, r,

@@ -286,6 +286,12 @@ class Variant(ABC):
         a rule letting it charge, or it is in Engagement Range); None: it may."""
         return None
 
+    def advance_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
+        """(rule, why) when a model-by-model unit may not Advance now for a rule of the
+        system's own (40k: it started the Movement phase within Engagement Range); None: it
+        may."""
+        return None
+
     def charge_target_refusal(self, state: GameState, target_id: str) -> tuple[str, str] | None:
         """(rule, why) when the unit may not be charged at all (whfb8: Night Goblin Fanatics,
         seed 003); None: it may."""

@@ -24,6 +24,21 @@ class Warhammer40k(Variant):
         """2D6, nothing added."""
         return "2D6", 0
 
+    def advance_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
+        """A unit that starts its Movement phase within Engagement Range of an enemy unit may
+        not make a Normal move or Advance: it Falls Back or Remains Stationary (10th-edition
+        core rules, Movement phase; docs/rules-decisions.md "Advance out of Engagement
+        Range")."""
+        from server.rules.units import units_of
+        from server.rules.wh40k10.fall_back import started_engaged
+
+        unit = units_of(state)[unit_id]
+        if not started_engaged(state, unit):
+            return None
+        return ("Engagement Range",
+                f"{unit.name} started the Movement phase within Engagement Range of an enemy "
+                "unit: it may Fall Back or Remain Stationary, not Advance")
+
     def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
         """A unit within Engagement Range of an enemy may not declare a charge (10th-edition
         core rules, docs/rules-decisions.md); a unit that Advanced this turn may not charge

@@ -13,8 +13,10 @@ Terrain, other units, Engagement Range of units not charged), its swept base cro
 the models to touch, its end base overlaps none of `blockers` (its own unit's other models,
 friendly models) and the unit stays in coherency with the others where they are.
 
-A narrow gap between the samples can be missed: then the model is not required to reach it
-(the judgement errs towards the player, never refusing a move that has no legal alternative).
+A narrow gap between the samples can be missed, and only the MOVE_CHECKS nearest places that
+pass the cheap tests (reach, overlap, coherency) are judged by `move_models`: then the model is
+not required to reach it (the judgement errs towards the player, never refusing a move that
+has no legal alternative).
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ CONTACT_GAP_IN = CONTACT_TOLERANCE_IN / 4.0
 
 SAMPLE_STEP_IN = 0.1
 """Spacing of the places tried along each contact ring, inches."""
+
+MOVE_CHECKS = 64
+"""At most this many places (the nearest that pass the cheap tests) are judged by
+`move_models`, which bounds the time a model left short costs."""
 
 
 def _outline(model: ModelPlacement) -> np.ndarray:
@@ -113,12 +119,16 @@ def reach_contact(
             area = shapely.area(shapely.intersection(polys[ci], tree.geometries[si]))
             bad[ci[area > CONTACT_TOLERANCE_IN**2]] = True
     touch_all = shapely.union_all(np.asarray(contacts, dtype=object))
+    checks = 0
     for c, cand in enumerate(cands):
         if bad[c]:
             continue
         trial = [*models[:index], cand, *models[index + 1:]]
         if coherency(trial):
             continue
+        checks += 1
+        if checks > MOVE_CHECKS:
+            return
         result = move_models(table, unit_id, [moving], [cand], ignore=ignore,
                              charging=charging, max_distance=max_distance,
                              engagement_range=engagement_range)

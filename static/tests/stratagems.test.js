@@ -69,6 +69,16 @@ test('Move all towards the target: each model that can ends in base contact (cor
   const apart = Math.hypot(moved[0][0] - moved[1][0], moved[0][1] - moved[1][1]) - 2 * r;
   assert.ok(apart >= 0 && apart <= 2, 'no overlap, in coherency');
   assert.ok(Math.hypot(moved[1][0] - 12, moved[1][1] - 10) <= 6, 'within the roll');
+  // a second rank: its straight way to a place in contact never passes through the target model
+  const ranks = [{ x: 10, y: 10, r }, { x: 10, y: 8, r }];
+  const both = towardsTargets(ranks, target, 8);
+  assert.ok(both);
+  const [sx, sy] = [10, 8];
+  const [ex, ey] = both[1];
+  const len2 = (ex - sx) ** 2 + (ey - sy) ** 2;
+  const t = Math.max(0, Math.min(1, ((10 - sx) * (ex - sx) + (14 - sy) * (ey - sy)) / len2));
+  const pass = Math.hypot(sx + t * (ex - sx) - 10, sy + t * (ey - sy) - 14);
+  assert.ok(pass >= 2 * r - 0.001, `the second rank passes ${pass} from the target's centre`);
   // a model of another enemy unit beside the target: the second model keeps out of its
   // Engagement Range, or stays where the straight move put it
   const other = [{ x: 11.3, y: 15.3, r, enemy: true }, { x: 8.7, y: 15.3, r, enemy: true }];

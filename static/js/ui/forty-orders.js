@@ -83,6 +83,15 @@ function gapOf(a, b) {
   return Math.hypot(b.x - a.x, b.y - a.y) - a.r - b.r;
 }
 
+/** The least distance from the centre of `o` to the segment a-b. @param {Disc} a @param {Disc} b @param {Disc} o */
+function segmentDistance(a, b, o) {
+  const dx = b.x - a.x;
+  const dy = b.y - a.y;
+  const len2 = dx * dx + dy * dy;
+  const t = len2 > 0 ? Math.max(0, Math.min(1, ((o.x - a.x) * dx + (o.y - a.y) * dy) / len2)) : 0;
+  return Math.hypot(a.x + t * dx - o.x, a.y + t * dy - o.y);
+}
+
 /** Every model within 2 in of one other (two others from 7 models). @param {Disc[]} discs */
 function coherent(discs) {
   if (discs.length <= 1) return true;
@@ -95,8 +104,9 @@ function coherent(discs) {
  * in a straight line towards the closest target model, until the model nearest to it touches
  * it (never further than the roll); then each model still short of base contact that can reach
  * a target model within the roll (from where it started) is put in base contact with one, at the
- * nearest free place that keeps the unit coherent, overlaps no base and keeps out of Engagement
- * Range of the other enemy units (`others` with `enemy`). A proposal only: the server judges
+ * nearest free place that keeps the unit coherent, overlaps no base, is reached in a straight
+ * line through no enemy model and keeps out of Engagement Range of the other enemy units
+ * (`others` with `enemy`) on the way. A proposal only: the server judges
  * it like any Charge move (straight lines, terrain) and names the model it would still want in
  * base contact. Null when no model can get closer.
  * @param {Disc[]} own @param {Disc[]} targets every model of every target
@@ -138,6 +148,9 @@ export function towardsTargets(own, targets, range, others = []) {
         if (d > range - ROLL_MARGIN_IN || (place && d >= place.d)) continue;
         if (pos.some((m, j) => j !== i && gapOf(c, m) < -1e-6)) continue;
         if (targets.some((t) => t !== b && gapOf(c, t) < 0)) continue;
+        // the straight way there passes through no enemy model (friends may be passed)
+        if (targets.some((t) => segmentDistance(start, c, t) < start.r + t.r - 0.001)) continue;
+        if (others.some((o) => o.enemy && segmentDistance(start, c, o) < start.r + o.r + ENGAGEMENT_RANGE_IN + 0.01)) continue;
         if (others.some((o) => gapOf(c, o) < (o.enemy ? ENGAGEMENT_RANGE_IN + 0.01 : -1e-6))) continue;
         if (!coherent(pos.map((m, j) => (j === i ? c : m)))) continue;
         place = { c, d };

@@ -735,11 +735,12 @@ def charge_result(
         length = math.hypot(bx - ax, by - ay) or 1.0
         shift = max(0.0, length - 0.01)
         dx, dy = (bx - ax) / length * shift, (by - ay) / length * shift
-        moved = dataclasses.replace(
-            unit, positions=tuple((round(x + dx, 4), round(y + dy, 4)) for x, y in unit.positions)
-        )
+        straight = [(round(x + dx, 4), round(y + dy, 4)) for x, y in unit.positions]
+        moved = dataclasses.replace(unit, positions=tuple(
+            variant_of(state.system).finish_model_charge(
+                state, unit.id, [target.id], straight, float(reach))))
         refusal = variant_of(state.system).model_charge_refusal(
-            state, unit.id, [target.id], moved.positions
+            state, unit.id, [target.id], moved.positions, float(reach)
         )
         if refusal is not None:
             return [

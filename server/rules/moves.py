@@ -421,6 +421,9 @@ def _check_advance(state: GameState, unit: Unit) -> None:
         raise RuleError(
             ILLEGAL_MOVE, f"{unit.name} {what} this phase", rule="One Move per Phase"
         )
+    refusal = variant_of(state.system).advance_refusal(state, unit.id)
+    if refusal is not None:
+        raise RuleError(ILLEGAL_MOVE, refusal[1], rule=refusal[0])
 
 
 def _model_mover(state: GameState, seat: int, unit: Unit) -> bool:

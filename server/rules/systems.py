@@ -281,18 +281,34 @@ class Variant(ABC):
         a rule letting it charge, or it is in Engagement Range); None: it may."""
         return None
 
+    def advance_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
+        """(rule, why) when a model-by-model unit may not Advance now for a rule of the
+        system's own (40k: it started the Movement phase within Engagement Range); None: it
+        may."""
+        return None
+
     def charge_target_refusal(self, state: GameState, target_id: str) -> tuple[str, str] | None:
         """(rule, why) when the unit may not be charged at all (whfb8: Night Goblin Fanatics,
         seed 003); None: it may."""
         return None
 
+    def finish_model_charge(
+        self, state: GameState, unit_id: str, targets: Sequence[str],
+        positions: Sequence[tuple[float, float]], reach: float,
+    ) -> Sequence[tuple[float, float]]:
+        """A model-by-model charger's end positions after the server's straight charge, as the
+        system's charge move finishes them (40k: each model that can into base contact);
+        default: as they are."""
+        return positions
+
     def model_charge_refusal(
         self, state: GameState, unit_id: str, targets: Sequence[str],
-        positions: Sequence[tuple[float, float]],
+        positions: Sequence[tuple[float, float]], reach: float | None = None,
     ) -> tuple[str, str] | None:
-        """(rule, why) when a model-by-model charger's end `positions` break a rule of the
-        system's charge move, so the charge fails (40k: within Engagement Range of every
-        target and of no other enemy unit, each model closer to a target); None: it stands."""
+        """(rule, why) when a model-by-model charger's end `positions` (after a roll of
+        `reach` in) break a rule of the system's charge move, so the charge fails (40k: within
+        Engagement Range of every target and of no other enemy unit, each model closer to a
+        target, in base contact where it can reach); None: it stands."""
         return None
 
     def ambush_options(

@@ -49,18 +49,19 @@ test('Charge…: targets picked from the offer (a refused one says why), then `c
 });
 
 test('the Charge move: "Move all towards the target" stages a charge_move the server previews', () => {
-  const table = fakeTable({ state: chargeState({ charge_move: { action: 'charge_move', available: true, reason: null, targets: ['u2'], range: 7, not_automated: 'base contact' } }) });
+  const table = fakeTable({ state: chargeState({ charge_move: { action: 'charge_move', available: true, reason: null, targets: ['u2'], range: 7 } }) });
   table.tools.charge_move.towards('u1');
   assert.equal(table.mode, 'charge_move');
   const g = table.moves.ghost;
   assert.equal(g?.phase, 'staged');
   assert.equal(g?.action?.type, 'charge_move');
-  // 4 in between centres, two bases: a gap of 2.74 in; the unit moves 2.71 in towards u2
-  assert.deepEqual(g?.action?.positions, [[10, 12.71], [12, 12.71]]);
+  // 4 in between centres, two bases: a gap of 2.74 in; the unit moves 2.738 in towards u2,
+  // each model then in base contact with the one in front of it (core rules)
+  assert.deepEqual(g?.action?.positions, [[10, 12.738], [12, 12.738]]);
   table.moves.flush();
   assert.deepEqual(table.asked.at(-1)?.type, 'preview');
   table.command('confirm');
-  assert.deepEqual(table.asked.at(-1), { type: 'act', body: { type: 'charge_move', unit: 'u1', positions: [[10, 12.71], [12, 12.71]] } });
+  assert.deepEqual(table.asked.at(-1), { type: 'act', body: { type: 'charge_move', unit: 'u1', positions: [[10, 12.738], [12, 12.738]] } });
 });
 
 test('Arrive: the models set down around the point, sent as positions (the ghost is what is judged)', async () => {

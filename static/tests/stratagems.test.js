@@ -43,17 +43,50 @@ test('no offer (a spectator, another system): no panel', () => {
   assert.equal(stratagemView(null), null);
 });
 
-test('Move all towards the target: the nearest model ends just short of base contact, never past the roll', () => {
+test('Move all towards the target: straight in to base contact, never past the roll', () => {
+  const r = 0.63;
+  const own = [{ x: 10, y: 10, r }, { x: 12, y: 10, r }];
+  const target = [{ x: 10, y: 14, r }];
+  const moved = towardsTargets(own, target, 2);
+  // gap 4 - 1.26 = 2.74: on a roll of 2 the unit moves 1.995 straight in, keeping its shape,
+  // and no model can reach base contact
+  assert.deepEqual(moved, [[10, 11.995], [12, 11.995]]);
+  assert.equal(towardsTargets([{ x: 10, y: 12.738, r }], target, 6), null, 'already in base contact');
+});
+
+test('Move all towards the target: each model that can ends in base contact (core rules), coherent, overlapping nothing', () => {
   const r = 0.63;
   const own = [{ x: 10, y: 10, r }, { x: 12, y: 10, r }];
   const target = [{ x: 10, y: 14, r }];
   const moved = towardsTargets(own, target, 6);
   assert.ok(moved);
-  // gap 4 - 1.26 = 2.74; the unit moves 2.71 straight towards the target, keeping its shape
-  assert.deepEqual(moved, [[10, 12.71], [12, 12.71]]);
-  const short = towardsTargets(own, target, 2);
-  assert.deepEqual(short, [[10, 11.98], [12, 11.98]]);
-  assert.equal(towardsTargets([{ x: 10, y: 12.74, r }], target, 6), null, 'already in base contact');
+  // the first model straight in (2.738 in), touching; the second beside the target model
+  assert.deepEqual(moved[0], [10, 12.738]);
+  const gap = (/** @type {number[]} */ p, /** @type {{x:number,y:number}} */ q) => Math.hypot(p[0] - q.x, p[1] - q.y) - 2 * r;
+  for (const p of moved) {
+    assert.ok(gap(p, target[0]) >= 0 && gap(p, target[0]) <= 0.005, `${p} touches the target`);
+  }
+  const apart = Math.hypot(moved[0][0] - moved[1][0], moved[0][1] - moved[1][1]) - 2 * r;
+  assert.ok(apart >= 0 && apart <= 2, 'no overlap, in coherency');
+  assert.ok(Math.hypot(moved[1][0] - 12, moved[1][1] - 10) <= 6, 'within the roll');
+  // a second rank: its straight way to a place in contact never passes through the target model
+  const ranks = [{ x: 10, y: 10, r }, { x: 10, y: 8, r }];
+  const both = towardsTargets(ranks, target, 8);
+  assert.ok(both);
+  const [sx, sy] = [10, 8];
+  const [ex, ey] = both[1];
+  const len2 = (ex - sx) ** 2 + (ey - sy) ** 2;
+  const t = Math.max(0, Math.min(1, ((10 - sx) * (ex - sx) + (14 - sy) * (ey - sy)) / len2));
+  const pass = Math.hypot(sx + t * (ex - sx) - 10, sy + t * (ey - sy) - 14);
+  assert.ok(pass >= 2 * r - 0.001, `the second rank passes ${pass} from the target's centre`);
+  // a model of another enemy unit beside the target: the second model keeps out of its
+  // Engagement Range, or stays where the straight move put it
+  const other = [{ x: 11.3, y: 15.3, r, enemy: true }, { x: 8.7, y: 15.3, r, enemy: true }];
+  const kept = towardsTargets(own, target, 6, other);
+  assert.ok(kept);
+  for (const p of kept) {
+    assert.ok(other.every((o) => Math.hypot(p[0] - o.x, p[1] - o.y) - 2 * r > 1));
+  }
 });
 
 test('the arrival grid is the server\'s deployment grid (rows of five, 0.5 in apart)', () => {

@@ -5,8 +5,10 @@ FACTS.md (Charge phase) and the 10th-edition core rules (docs/rules-decisions.md
 a unit that did not Advance or Fall Back (the Waaagh! aside) selects one or more enemy units
 within 12 in as the targets of its charge and rolls 2D6. Then each model makes its Charge move,
 up to the roll: it ends closer to one of the targets, moves within Engagement Range of no enemy
-unit that is not a target, and the unit ends within Engagement Range of every target and in
-Unit Coherency (`engage.charge_move_refusal`). If that is not possible the charge fails and no
+unit that is not a target, ends in base contact with a model of a target if it can (within
+the roll, in a straight line, the move still legal: `engage.base_contact_refusal`), and the
+unit ends within Engagement Range of every target and in Unit Coherency
+(`engage.charge_move_refusal`). If that is not possible the charge fails and no
 model moves.
 
 `charge` declares and rolls (`charge_rolled`; at once `charge_failed` when the roll is short of
@@ -50,10 +52,6 @@ from server.rules.wh40k10.army import SYSTEM_ID, forty, set_forty
 from server.rules.wh40k10.engage import charge_move_refusal
 
 ROLLED = "charge_rolled"
-BASE_CONTACT_NOTE = (
-    "Each model that can must end in base-to-base contact with a target: the server does not "
-    "check this part of the Charge move; make it by agreement"
-)
 
 
 def pending_charge_move(state: GameState) -> dict[str, Any] | None:
@@ -161,8 +159,7 @@ def _offer_charge_move(state: GameState, seat: int, unit: Unit) -> dict[str, Any
     pending = pending_charge_move(state)
     if unit.owner != seat or pending is None or pending["unit"] != unit.id:
         return None
-    return offer("charge_move", targets=list(pending["targets"]), range=pending["range"],
-                 not_automated=BASE_CONTACT_NOTE)
+    return offer("charge_move", targets=list(pending["targets"]), range=pending["range"])
 
 
 @register_folder(ROLLED)
@@ -232,7 +229,6 @@ def charge_move(state: GameState, seat: int, action: ChargeMove, dice: DiceStrea
                 "range": pending["range"],
                 "distance": round(far, 3),
                 "rule": None,
-                "not_automated": BASE_CONTACT_NOTE,
                 "unit_after": moved.to_json(),
                 "text": f"{display_name(state, unit.id)} make the Charge move "
                 f"({far:.1f} of {pending['range']} in) "

@@ -21,12 +21,12 @@ model overlap, Unit Coherency) and then the rules of the move:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import shapely
 
-from server.geometry import ENGAGEMENT_RANGE_IN, movement
+from server.geometry import ENGAGEMENT_RANGE_IN, contact, movement
 from server.geometry.constants import CONTACT_TOLERANCE_IN, EPSILON_IN
 from server.geometry.footprint import model_polygons as placed_polygons
 from server.geometry.formation import ModelPlacement
@@ -107,9 +107,13 @@ def charge_move_refusal(
     targets: Sequence[str],
     positions: Sequence[Sequence[float]],
     max_distance: float | None = None,
+    *,
+    base_contact: bool = True,
 ) -> RuleError | None:
     """Why the Charge move of `unit` to `positions` against `targets` is not allowed (None:
-    it is). `max_distance`: the Charge roll (None: judge everything but the distance)."""
+    it is). `max_distance`: the Charge roll (None: judge everything but the distance and
+    base contact, which needs the roll). `base_contact` False: leave base contact unjudged (the
+    trial moves `base_contact_refusal` makes)."""
     _count(state, unit, positions, "positions")
     what = f"{display_name(state, unit.id)} cannot charge there"
     table = table_of(state)
@@ -158,7 +162,103 @@ def charge_move_refusal(
                 f"{display_name(state, t)} is not",
                 target=t,
             )
+    if base_contact and max_distance is not None:
+        return base_contact_refusal(state, unit, targets, positions, max_distance)
     return None
+
+
+CONTACT_TRIES = 6
+"""Places in base contact tried (with the whole move judged again) per model left short."""
+
+
+def _short_of_contact(
+    state: GameState,
+    unit: Unit,
+    targets: Sequence[str],
+    positions: Sequence[Sequence[float]],
+    max_distance: float,
+) -> Iterator[tuple[int, ModelPlacement, str]]:
+    """Each model of `unit` that `positions` leaves short of base contact with a model of a
+    target and that could reach it (in a straight line within the roll, the other models where
+    `positions` puts them, the whole Charge move then still legal): (its index, the nearest
+    such place, the target it touches there)."""
+    table = table_of(state)
+    units = units_of(state)
+    starts = placements(state, unit, unit.positions)
+    ends = placements(state, unit, positions)
+    touch: list[Any] = []
+    owners: list[str] = []
+    for t in targets:
+        polys = model_polygons(state, units[t])
+        touch += polys
+        owners += [t] * len(polys)
+    if not touch:
+        return
+    friends = [p for f in _friends(state, unit) if f in table.units
+               for p in model_polygons(state, units[f])]
+    for i, poly in enumerate(placed_polygons(ends)):
+        if any(in_base_contact(poly, tp) for tp in touch):
+            continue
+        for tries, (place, k) in enumerate(contact.reach_contact(
+            table, unit.id, ends, i, starts[i], touch, max_distance=max_distance,
+            ignore=_friends(state, unit), charging=list(targets), blockers=friends,
+        ), start=1):
+            trial = [(m.x, m.y) for m in ends]
+            trial[i] = (place.x, place.y)
+            if charge_move_refusal(state, unit, targets, trial, max_distance,
+                                   base_contact=False) is None:
+                yield i, place, owners[k]
+                break
+            if tries >= CONTACT_TRIES:
+                break
+
+
+def base_contact_refusal(
+    state: GameState,
+    unit: Unit,
+    targets: Sequence[str],
+    positions: Sequence[Sequence[float]],
+    max_distance: float,
+) -> RuleError | None:
+    """The core rules' "each model that can must end its Charge move in base-to-base contact
+    with an enemy model in one of the target units" (docs/rules-decisions.md, "Charges: base
+    contact"): the first model left short of base contact that could reach it is refused,
+    named, with the place it could reach (`geometry.contact.reach_contact` finds the places)."""
+    for i, place, target in _short_of_contact(state, unit, targets, positions, max_distance):
+        model = models_of(state, unit)[i]
+        label = model.name if model.character else f"{model.name} #{i + 1}"
+        x0, y0 = unit.positions[i]
+        far = ((place.x - x0) ** 2 + (place.y - y0) ** 2) ** 0.5
+        return _refuse(
+            "Charge: base contact",
+            f"{display_name(state, unit.id)} cannot charge there: {label} can reach base "
+            f"contact with {display_name(state, target)} ({far:.1f} in, within the roll of "
+            f"{max_distance:g} in), and each model that can must end its Charge move in base "
+            "contact with a model of a target",
+            model=i, target=target, place=[round(place.x, 3), round(place.y, 3)],
+        )
+    return None
+
+
+def into_base_contact(
+    state: GameState,
+    unit: Unit,
+    targets: Sequence[str],
+    positions: Sequence[Sequence[float]],
+    max_distance: float,
+) -> list[tuple[float, float]]:
+    """`positions` with each model that could reach base contact moved to the nearest such
+    place, one model at a time (a model placed opens or closes places for the others, so the
+    models are gone over again after each one placed, until none short can reach). The
+    server's straight charge (`declare_charge`) finishes its move so."""
+    out = [(float(x), float(y)) for x, y in positions]
+    for _ in range(len(out)):
+        found = next(iter(_short_of_contact(state, unit, targets, out, max_distance)), None)
+        if found is None:
+            break
+        i, place, _target = found
+        out[i] = (round(place.x, 4), round(place.y, 4))
+    return out
 
 
 # --- Pile in and Consolidate ---------------------------------------------------------------------

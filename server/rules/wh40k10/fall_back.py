@@ -41,6 +41,16 @@ def fell_back_this_turn(state: GameState) -> list[str]:
     return list(record.get("units", []))
 
 
+def started_engaged(state: GameState, unit: Unit) -> bool:
+    """Did `unit` start this Movement phase within Engagement Range of an enemy unit? (The
+    record made as the phase started; a unit that has not moved is where it started.)"""
+    at = [state.extra.get("player_turn"), state.extra.get("phase")]
+    record = forty(state).get("engaged_at_movement", {})
+    if record.get("at") == at and unit.id in record.get("units", []):
+        return True
+    return unit.id not in phase_moves(state) and bool(engaged_with(state, unit))
+
+
 @on_phase_start(SYSTEM_ID, "Movement")
 def record_engagements(state: GameState, dice: DiceStream) -> list[Event]:
     active = state.extra.get("active_player")

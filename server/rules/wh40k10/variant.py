@@ -24,6 +24,21 @@ class Warhammer40k(Variant):
         """2D6, nothing added."""
         return "2D6", 0
 
+    def advance_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
+        """A unit that starts its Movement phase within Engagement Range of an enemy unit may
+        not make a Normal move or Advance: it Falls Back or Remains Stationary (10th-edition
+        core rules, Movement phase; docs/rules-decisions.md "Advance out of Engagement
+        Range")."""
+        from server.rules.units import units_of
+        from server.rules.wh40k10.fall_back import started_engaged
+
+        unit = units_of(state)[unit_id]
+        if not started_engaged(state, unit):
+            return None
+        return ("Engagement Range",
+                f"{unit.name} started the Movement phase within Engagement Range of an enemy "
+                "unit: it may Fall Back or Remain Stationary, not Advance")
+
     def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
         """A unit within Engagement Range of an enemy may not declare a charge (10th-edition
         core rules, docs/rules-decisions.md); a unit that Advanced this turn may not charge
@@ -57,17 +72,34 @@ class Warhammer40k(Variant):
             + (" (a Waaagh! would allow it)" if all(has_waaagh(s) for s in sheets(unit)) else ""),
         )
 
+    def finish_model_charge(
+        self, state: GameState, unit_id: str, targets: Sequence[str],
+        positions: Sequence[tuple[float, float]], reach: float,
+    ) -> Sequence[tuple[float, float]]:
+        """The straight charge's models, each that can reach base contact with a target's
+        model moved into it (10th-edition core rules; server/rules/wh40k10/engage.py), once
+        the straight move itself is legal (otherwise the refusal names why)."""
+        from server.rules.units import units_of
+        from server.rules.wh40k10.engage import charge_move_refusal, into_base_contact
+
+        unit = units_of(state)[unit_id]
+        if charge_move_refusal(state, unit, targets, positions, reach,
+                               base_contact=False) is not None:
+            return positions
+        return into_base_contact(state, unit, targets, positions, reach)
+
     def model_charge_refusal(
         self, state: GameState, unit_id: str, targets: Sequence[str],
-        positions: Sequence[tuple[float, float]],
+        positions: Sequence[tuple[float, float]], reach: float | None = None,
     ) -> tuple[str, str] | None:
         """The Charge move's rules (10th-edition core rules, docs/rules-decisions.md
         "Charges"): within Engagement Range of every target and of no other enemy unit, each
-        model closer to a target, in coherency (server/rules/wh40k10/engage.py)."""
+        model closer to a target, in base contact where it can reach one within `reach`, in
+        coherency (server/rules/wh40k10/engage.py)."""
         from server.rules.units import units_of
         from server.rules.wh40k10.engage import charge_move_refusal
 
-        err = charge_move_refusal(state, units_of(state)[unit_id], targets, positions)
+        err = charge_move_refusal(state, units_of(state)[unit_id], targets, positions, reach)
         if err is None:
             return None
         rule = err.details.get("rule")

@@ -1,8 +1,8 @@
 // The 40k Charge move (wh40k10, issue 16): after the charge roll, the charging unit's models are
 // dragged one by one (Shift-drag: all of them) as in a model-by-model move (handlers/models.js),
 // the ghost showing the server's verdict on the `charge_move` (its preview); "Move all towards
-// the target" proposes positions (ui/forty-orders.js towardsTargets) that the server judges
-// the same way. Confirm (Enter) sends the move; Esc puts the models back.
+// the target" proposes positions (ui/forty-orders.js towardsTargets: straight in, then each
+// model that can into base contact) that the server judges the same way. Confirm (Enter) sends the move; Esc puts the models back.
 
 import { Tool } from './handler.js';
 import { ModelDrag } from './models.js';
@@ -111,8 +111,12 @@ export class ChargeMoveTool extends Tool {
     const unit = st?.units?.[unitId];
     const offer = /** @type {any} */ (unitOffer(st, unitId, 'charge_move'));
     if (!unit || !offer) return;
-    const targets = (Array.isArray(offer.targets) ? offer.targets : []).flatMap((/** @type {string} */ id) => discsOf(st?.units?.[id]));
-    const positions = towardsTargets(discsOf(unit), targets, Number(offer.range));
+    const aimed = Array.isArray(offer.targets) ? offer.targets.map(String) : [];
+    const targets = aimed.flatMap((/** @type {string} */ id) => discsOf(st?.units?.[id]));
+    const others = Object.values(st?.units || {})
+      .filter((u) => u.id !== unitId && !aimed.includes(u.id) && u.status === 'on_table')
+      .flatMap((u) => discsOf(u).map((d) => ({ ...d, enemy: u.owner !== unit.owner })));
+    const positions = towardsTargets(discsOf(unit), targets, Number(offer.range), others);
     if (!positions) {
       t.toast(`${unitName(st, unitId)}: no model can get closer to the target.`, 'info');
       return;

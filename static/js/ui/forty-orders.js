@@ -14,10 +14,20 @@ import { controlAttrs, unitOffer } from './offers.js';
 /** @typedef {import('../table.js').Table} Table */
 /** @typedef {{x:number, y:number, r:number}} Disc */
 
-/** Inches left between the leading model and the target's base by "Move all towards". */
-export const CONTACT_GAP_IN = 0.03;
-/** Inches kept under the roll (positions are sent rounded to 0.01 in). */
-const ROLL_MARGIN_IN = 0.02;
+/** Inches left between bases placed in base contact by "Move all towards" (the server counts
+ * bases within 0.01 in as touching; its round bases are drawn a little inside the circle). */
+export const CONTACT_GAP_IN = 0.002;
+/** Inches kept under the roll. */
+const ROLL_MARGIN_IN = 0.005;
+/** Positions are proposed rounded to 0.001 in (the server keeps 0.0001). */
+const ROUND_TO = 1000;
+/** Places tried around each target model for a model still short of base contact. */
+const CONTACT_ANGLES = 72;
+/** 40k Unit Coherency: within 2 in of one other model, of two for units of 7 or more. */
+const COHERENCY_IN = 2;
+const COHERENCY_LARGE_UNIT = 7;
+/** Engagement Range: a Charge move keeps this far from enemy units that are not targets. */
+const ENGAGEMENT_RANGE_IN = 1;
 /** Inches between bases in the arrival grid (as the server sets a unit down around a point). */
 const GRID_GAP_IN = 0.5;
 const MM = 25.4;
@@ -68,16 +78,43 @@ export function discsOf(unit) {
   return pos.map((/** @type {number[]} */ p, /** @type {number} */ i) => ({ x: Number(p[0]), y: Number(p[1]), r: radius[i] ?? 0.63 }));
 }
 
+/** @param {Disc} a @param {Disc} b @returns {number} the gap between two round bases */
+function gapOf(a, b) {
+  return Math.hypot(b.x - a.x, b.y - a.y) - a.r - b.r;
+}
+
+/** The least distance from the centre of `o` to the segment a-b. @param {Disc} a @param {Disc} b @param {Disc} o */
+function segmentDistance(a, b, o) {
+  const dx = b.x - a.x;
+  const dy = b.y - a.y;
+  const len2 = dx * dx + dy * dy;
+  const t = len2 > 0 ? Math.max(0, Math.min(1, ((o.x - a.x) * dx + (o.y - a.y) * dy) / len2)) : 0;
+  return Math.hypot(a.x + t * dx - o.x, a.y + t * dy - o.y);
+}
+
+/** Every model within 2 in of one other (two others from 7 models). @param {Disc[]} discs */
+function coherent(discs) {
+  if (discs.length <= 1) return true;
+  const need = discs.length >= COHERENCY_LARGE_UNIT ? 2 : 1;
+  return discs.every((a, i) => discs.filter((b, j) => j !== i && gapOf(a, b) <= COHERENCY_IN + 1e-6).length >= need);
+}
+
 /**
- * "Move all towards the target": the whole unit moved in a straight line towards the closest
- * target model, so that the model nearest to it ends just short of base contact, never further
- * than the roll. A proposal only (it keeps the unit's shape, so its coherency): the server
- * judges it like any Charge move. Null when no model can get closer.
+ * "Move all towards the target", as the core rules want the Charge move: first the whole unit
+ * in a straight line towards the closest target model, until the model nearest to it touches
+ * it (never further than the roll); then each model still short of base contact that can reach
+ * a target model within the roll (from where it started) is put in base contact with one, at the
+ * nearest free place that keeps the unit coherent, overlaps no base, is reached in a straight
+ * line through no enemy model and keeps out of Engagement Range of the other enemy units
+ * (`others` with `enemy`) on the way. A proposal only: the server judges
+ * it like any Charge move (straight lines, terrain) and names the model it would still want in
+ * base contact. Null when no model can get closer.
  * @param {Disc[]} own @param {Disc[]} targets every model of every target
  * @param {number} range the charge roll, inches
+ * @param {Array<Disc & {enemy?: boolean}>} [others] the other units' models (`enemy`: of a unit not charged)
  * @returns {number[][]|null}
  */
-export function towardsTargets(own, targets, range) {
+export function towardsTargets(own, targets, range, others = []) {
   let best = null;
   for (const a of own) {
     for (const b of targets) {
@@ -87,10 +124,44 @@ export function towardsTargets(own, targets, range) {
     }
   }
   if (!best) return null;
+  const round = (/** @type {number} */ v) => Math.round(v * ROUND_TO) / ROUND_TO;
   const step = Math.min(range - ROLL_MARGIN_IN, best.gap - CONTACT_GAP_IN);
-  if (!(step > 0.01)) return null;
-  const round = (/** @type {number} */ v) => Math.round(v * 100) / 100;
-  return own.map((m) => [round(m.x + best.ux * step), round(m.y + best.uy * step)]);
+  const shift = step > 0.01 ? step : 0;
+  /** @type {Disc[]} */
+  const pos = own.map((m) => ({ x: round(m.x + best.ux * shift), y: round(m.y + best.uy * shift), r: m.r }));
+  let moved = shift > 0;
+  const touching = (/** @type {Disc} */ m) => targets.some((b) => gapOf(m, b) <= 0.005);
+  const nearest = (/** @type {Disc} */ m) => Math.min(...targets.map((b) => gapOf(m, b)));
+  const order = own.map((_, i) => i).sort((i, j) => nearest(own[i]) - nearest(own[j]));
+  for (const i of order) {
+    if (touching(pos[i])) continue;
+    const start = own[i];
+    let place = null;
+    for (const b of targets) {
+      const reach = start.r + b.r + CONTACT_GAP_IN;
+      const direct = Math.atan2(start.y - b.y, start.x - b.x);
+      for (let k = 0; k <= CONTACT_ANGLES; k++) {
+        const angle = k === CONTACT_ANGLES ? direct : direct + (2 * Math.PI * k) / CONTACT_ANGLES;
+        /** @type {Disc} */
+        const c = { x: round(b.x + reach * Math.cos(angle)), y: round(b.y + reach * Math.sin(angle)), r: start.r };
+        const d = Math.hypot(c.x - start.x, c.y - start.y);
+        if (d > range - ROLL_MARGIN_IN || (place && d >= place.d)) continue;
+        if (pos.some((m, j) => j !== i && gapOf(c, m) < -1e-6)) continue;
+        if (targets.some((t) => t !== b && gapOf(c, t) < 0)) continue;
+        // the straight way there passes through no enemy model (friends may be passed)
+        if (targets.some((t) => segmentDistance(start, c, t) < start.r + t.r - 0.001)) continue;
+        if (others.some((o) => o.enemy && segmentDistance(start, c, o) < start.r + o.r + ENGAGEMENT_RANGE_IN + 0.01)) continue;
+        if (others.some((o) => gapOf(c, o) < (o.enemy ? ENGAGEMENT_RANGE_IN + 0.01 : -1e-6))) continue;
+        if (!coherent(pos.map((m, j) => (j === i ? c : m)))) continue;
+        place = { c, d };
+      }
+    }
+    if (place) {
+      pos[i] = place.c;
+      moved = true;
+    }
+  }
+  return moved ? pos.map((m) => [m.x, m.y]) : null;
 }
 
 /**

@@ -33,15 +33,21 @@ def _ahead(state, dy: float):  # type: ignore[no-untyped-def]
 TO_HALF_AN_INCH = 30.0 - BASE_IN - 0.5 - 24.0
 """How far the Boyz row moves to stand 0.5 in from the squads' row (Engagement Range: 1 in)."""
 
+TO_WITHIN_ER = 30.0 - BASE_IN - 0.9 - 24.0
+"""3.84 in: the Boyz row ends 0.9 in from the squads' row, within Engagement Range. On a
+Charge roll of 4 no model can reach base contact (4.74 in straight ahead, farther aslant), so
+base contact does not bind these moves."""
+
 
 def test_a_charge_against_two_units_ends_within_engagement_range_of_both() -> None:
     """FACTS.md: within Engagement Range of every target; chargers fight first."""
     state = _two_squads()
-    state, events, _ = scripted(state, 1, [4, 4], type="charge", unit="u1", targets=["u2", "u3"])
-    assert events[0].type == "charge_rolled" and events[0].payload["range"] == 8
-    assert "make the Charge move (each model up to 8 in)" in events[0].payload["text"]
+    state, events, _ = scripted(state, 1, [2, 2], type="charge", unit="u1", targets=["u2", "u3"])
+    assert events[0].type == "charge_rolled" and events[0].payload["range"] == 4
+    assert "make the Charge move (each model up to 4 in)" in events[0].payload["text"]
     state, events = act(state, 1, type="charge_move", unit="u1",
-                        positions=_ahead(state, TO_HALF_AN_INCH))
+                        positions=_ahead(state, TO_WITHIN_ER))
+    assert "not_automated" not in events[0].payload
     assert events[0].type == "charge_succeeded"
     assert events[0].payload["targets"] == ["u2", "u3"]
     state = to_phase(state, 1, "Fight")
@@ -54,12 +60,12 @@ def test_a_charge_move_short_of_one_target_is_refused_and_can_be_given_up() -> N
     state = _two_squads(squad_x=(20.0, 36.0))
     state, _, _ = scripted(state, 1, [4, 4], type="charge", unit="u1", targets=["u2", "u3"])
     # Only the left half of the row moves in: the right squad is out of reach of the end.
-    moved = [(x, y + (TO_HALF_AN_INCH if x < 27 else 0.0))
+    moved = [(x, y + (TO_WITHIN_ER if x < 27 else 0.0))
              for x, y in units_of(state)["u1"].positions]
     err = refused(state, 1, type="charge_move", unit="u1", positions=moved)
     assert err.details["rule"] in ("Charge", "Unit Coherency")
     whole = refused(state, 1, type="charge_move", unit="u1",
-                    positions=_ahead(state, TO_HALF_AN_INCH))
+                    positions=_ahead(state, TO_WITHIN_ER))
     assert whole.details["rule"] == "Charge" and "every target" in whole.message
     assert "Intercessor Squad" in whole.message
     before = units_of(state)["u1"].positions
@@ -73,9 +79,9 @@ def test_no_model_moves_within_engagement_range_of_a_unit_that_is_not_a_target()
     """FACTS.md: the move ends within Engagement Range of no other enemy unit (core rules: at
     no point of the move)."""
     state = _two_squads()
-    state, _, _ = scripted(state, 1, [4, 4], type="charge", unit="u1", targets=["u2"])
+    state, _, _ = scripted(state, 1, [2, 2], type="charge", unit="u1", targets=["u2"])
     err = refused(state, 1, type="charge_move", unit="u1",
-                  positions=_ahead(state, TO_HALF_AN_INCH))
+                  positions=_ahead(state, TO_WITHIN_ER))
     assert err.details["rule"] == "Engagement Range" and err.details["obstacle"] == "u3"
     assert "not a target of the charge" in err.message
 

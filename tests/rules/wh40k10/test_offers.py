@@ -194,6 +194,33 @@ def test_a_unit_that_fell_back_is_offered_no_shot_and_its_move_is_called_fall_ba
     assert agrees(state, 2) == 4
 
 
+def test_a_unit_that_starts_its_movement_engaged_is_not_offered_an_advance() -> None:
+    """10th-edition core rules, Movement phase (docs/rules-decisions.md "Advance out of
+    Engagement Range"): a unit that starts its Movement phase within Engagement Range may
+    Fall Back or Remain Stationary, not make a Normal move or Advance. The offer says why, and
+    the `advance` action is refused with the same words, rolling nothing; the Intercessors'
+    foes out of Engagement Range may still Advance."""
+    state = deployed()
+    state = place(state, "u1", block(11, BOYZ_FRONT, x0=24.0, dy=-(BASE_IN + 0.005)))
+    state = place(state, "u2", row(5, 33.0, x0=24.0))
+    state = to_phase(state, 2, "Movement")
+    advance = unit_orders(state, 2, "u2")["advance"]
+    assert advance["available"] is False
+    why = ("Intercessor Squad started the Movement phase within Engagement Range of an enemy "
+           "unit: it may Fall Back or Remain Stationary, not Advance")
+    assert advance["reason"] == why
+    try:
+        act(state, 2, type="advance", unit="u2")
+    except RuleError as err:
+        assert err.message == why and err.details["rule"] == "Engagement Range"
+    else:
+        raise AssertionError("an engaged unit Advanced")
+    assert unit_orders(state, 2, "u2")["fall_back"]["available"]
+    state = place(state, "u2", row(5, 40.0, x0=24.0))
+    state = to_phase(state, 2, "Movement", turn=2)
+    assert unit_orders(state, 2, "u2")["advance"]["available"]
+
+
 def test_in_engagement_range_only_pistols_at_the_engaged_unit() -> None:
     """FACTS.md, the core loop: a unit in Engagement Range fires Pistols only, at a unit it is
     engaged with; the Bolt rifle is refused with the reason, the Bolt pistol is suggested."""

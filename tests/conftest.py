@@ -130,7 +130,7 @@ class ServerProcess:
         )
         self.wait_ready()
 
-    def wait_ready(self, timeout: float = 20.0) -> None:
+    def wait_ready(self, timeout: float = 60.0) -> None:
         import time
         import urllib.request
 

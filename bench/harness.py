@@ -17,6 +17,7 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -88,6 +89,11 @@ class Server:
         fields = stat[stat.rindex(")") + 2 :].split()
         return (int(fields[11]) + int(fields[12])) * 1000.0 / CLK_TCK
 
+    def profile(self, on: bool) -> None:
+        """Start or stop the server's profiler (bench/profiled.py --window), if it has one."""
+        if os.environ.get("WARFIELD_BENCH_PROFILE") and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGUSR1 if on else signal.SIGUSR2)
+
     def thread_cpu_ms(self) -> tuple[float, float]:
         """utime + stime in ms of the main thread (the event loop) and of all other threads
         (the thread pool: database calls) so far."""
@@ -148,14 +154,15 @@ def warfield_server(env: dict[str, str], data_dir: str) -> Server:
 
 def profiler_argv(port: int) -> list[str]:
     """How the server module is run: `-m`, or with WARFIELD_BENCH_PROFILE=DIR under cProfile
-    (bench/profiled.py), writing DIR/server-PORT.prof when it stops. The profile covers the
+    (bench/profiled.py), writing DIR/server-PORT.prof when it stops; `Server.profile` starts
+    and stops it (the benches call it around what they measure). The profile covers the
     event-loop thread only: the database calls made in worker threads are not in it
     (`Server.thread_cpu_ms` tells the two apart)."""
     where = os.environ.get("WARFIELD_BENCH_PROFILE")
     if not where:
         return ["-m"]
     os.makedirs(where, exist_ok=True)
-    return ["-m", "bench.profiled", os.path.join(where, f"server-{port}.prof")]
+    return ["-m", "bench.profiled", "--window", os.path.join(where, f"server-{port}.prof")]
 
 
 class BgioServer(Server):

@@ -377,6 +377,8 @@ class Fanout:
                 if s == WARMUP:
                     cpu_before = self.deployment.cpu_ms()
                     threads_before = [sv.thread_cpu_ms() for sv in servers]
+                    for sv in servers:
+                        sv.profile(True)
                     loop_started = time.perf_counter()
                 token = tokens[s % TOKENS]
                 x, y = (7 * s + 3) % 73, (11 * s + 5) % 49
@@ -386,6 +388,8 @@ class Fanout:
                 if s >= WARMUP:
                     latencies.append(latency)
             wall = time.perf_counter() - loop_started
+            for sv in servers:
+                sv.profile(False)
             cpu = self.deployment.cpu_ms() - cpu_before
             by_process = [
                 [round((now - then) / moves, 3) for now, then in zip(sv.thread_cpu_ms(), was,

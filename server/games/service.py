@@ -413,8 +413,10 @@ class GameService:
             return False
         if not self.hub.classes(live.record.id) <= frames.keys():
             return False
+        base = live.seq
         live.deferred.extend(events)
         self.hub.deliver(live.record.id, events, frames=dict(frames))
+        live.projections.advance(base, events[-1].seq, frames)
         return True
 
     async def apply_remote(

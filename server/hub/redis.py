@@ -6,11 +6,13 @@ the games its own sockets watch (on the first local subscriber; it unsubscribes 
 ignores its own messages and hands the others' batches to the service.
 
 **What crosses.** A batch goes out with its events and, for each visibility class another
-process asked for (seat 1, seat 2, spectators), the `events` frame the committing process
-encoded: the events as that class may see them and its state patch, the same string its own
-sockets of that class get. So a receiving process does not fold, project or encode anything:
-it hands the frames to its sockets and keeps the events to fold later, when something here
-reads the game's state (`LiveGame.deferred`). Which classes a process needs it says on the
+process asked for (seat 1, seat 2, spectators) and each its own sockets watch, the `events`
+frame the committing process encoded: the events as that class may see them and its state
+patch, the same string its own sockets of that class get. So a receiving process does not
+fold, project or encode anything: it hands the frames to its sockets and keeps the events to
+fold later, when something here reads the game's state (`LiveGame.deferred`); one that commits
+batches of the game too applies the patches to the projections it keeps, ready for its next
+patch (`Projections.advance`). Which classes a process needs it says on the
 game's channel (a "need" message) when its sockets' classes change, when a batch came without
 one it needs, and every `NEED_RENEW_S` while it receives batches; the committing process
 encodes those classes for `NEED_TTL_S` after it last heard. A batch that lacks a class a
@@ -179,7 +181,7 @@ class RedisHub(LocalHub):
 
     def _say_needs(self, game_id: str, changed_only: bool = False) -> None:
         """Tell the other processes which classes' frames we need for the game (when that
-        changed, with `changed_only`)."""
+        changed, with `changed_only`): our sockets' classes."""
         classes = self.classes(game_id)
         said = self._needed.get(game_id)
         if changed_only and (said is None and not classes or said and said[0] == classes):
@@ -220,9 +222,14 @@ class RedisHub(LocalHub):
         frames = self.deliver(game_id, events, patches)
         if not events or not self._started:
             return
-        # The frames the other processes asked for, encoded here once (module text).
+        # The frames the other processes asked for, encoded here once (module text), and
+        # those of our own sockets' classes: with them a process that commits for those
+        # classes too keeps their projections current without projecting (`Projections`).
         sent: Frames = {}
-        for viewer in self._wanted_classes(game_id):
+        wanted = self._wanted_classes(game_id)
+        if wanted:
+            wanted |= frames.keys()
+        for viewer in wanted:
             frame = frames.get(viewer)
             if frame is None:
                 patch = patches(viewer) if patches is not None else None

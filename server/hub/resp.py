@@ -11,10 +11,13 @@ through redis-py.
 from __future__ import annotations
 
 import asyncio
+import logging
 import ssl
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlsplit
+
+log = logging.getLogger("warfield.hub")
 
 Reply = bytes | int | str | list[Any] | None
 
@@ -91,7 +94,10 @@ class RespConnection(asyncio.Protocol):
         try:
             while pos < len(buf):
                 reply, pos = parse(buf, pos)
-                self.on_reply(reply)
+                try:
+                    self.on_reply(reply)
+                except Exception:  # noqa: BLE001 - one bad reply must not stop the others
+                    log.exception("handling a redis reply failed")
         except _Incomplete:
             pass
         except ValueError:  # (not Redis speaking)

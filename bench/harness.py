@@ -10,12 +10,14 @@ comparison; needs `npm ci --prefix bench/bgio` once). Every server listens on a 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import re
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -65,7 +67,7 @@ class Server:
                                      stderr=subprocess.STDOUT)
         self.pid = self.proc.pid
 
-    def wait_ready(self, timeout: float = 30.0) -> None:
+    def wait_ready(self, timeout: float = 90.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -86,6 +88,26 @@ class Server:
         stat = Path(f"/proc/{self.pid}/stat").read_text()
         fields = stat[stat.rindex(")") + 2 :].split()
         return (int(fields[11]) + int(fields[12])) * 1000.0 / CLK_TCK
+
+    def profile(self, on: bool) -> None:
+        """Start or stop the server's profiler (bench/profiled.py --window), if it has one."""
+        if os.environ.get("WARFIELD_BENCH_PROFILE") and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGUSR1 if on else signal.SIGUSR2)
+
+    def thread_cpu_ms(self) -> tuple[float, float]:
+        """utime + stime in ms of the main thread (the event loop) and of all other threads
+        (the thread pool: database calls) so far."""
+        main = other = 0.0
+        for task in Path(f"/proc/{self.pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                stat = (task / "stat").read_text()
+                fields = stat[stat.rindex(")") + 2 :].split()
+                ms = (int(fields[11]) + int(fields[12])) * 1000.0 / CLK_TCK
+                if task.name == str(self.pid):
+                    main += ms
+                else:
+                    other += ms
+        return main, other
 
     def vm_mb(self, field: str = "VmHWM:") -> float:
         for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
@@ -125,9 +147,22 @@ def warfield_server(env: dict[str, str], data_dir: str) -> Server:
     for name in ("DATABASE_URL", "REDIS_URL"):
         if name not in env:
             full.pop(name, None)
-    argv = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1",
-            "--port", str(port)]
+    argv = [sys.executable, *profiler_argv(port), "server.cli", "serve",
+            "--host", "127.0.0.1", "--port", str(port)]
     return Server(argv, full, data_dir, port)
+
+
+def profiler_argv(port: int) -> list[str]:
+    """How the server module is run: `-m`, or with WARFIELD_BENCH_PROFILE=DIR under cProfile
+    (bench/profiled.py), writing DIR/server-PORT.prof when it stops; `Server.profile` starts
+    and stops it (the benches call it around what they measure). The profile covers the
+    event-loop thread only: the database calls made in worker threads are not in it
+    (`Server.thread_cpu_ms` tells the two apart)."""
+    where = os.environ.get("WARFIELD_BENCH_PROFILE")
+    if not where:
+        return ["-m"]
+    os.makedirs(where, exist_ok=True)
+    return ["-m", "bench.profiled", "--window", os.path.join(where, f"server-{port}.prof")]
 
 
 class BgioServer(Server):

@@ -209,6 +209,9 @@ class ManyGames:
             runtime_before = [await asyncio.to_thread(runtime_figures, s)
                               for s in self.deployment.servers]
             cpu_before = self.deployment.cpu_ms()
+            threads_before = [s.thread_cpu_ms() for s in self.deployment.servers]
+            for server in self.deployment.servers:
+                server.profile(True)
             started = loop.time()
             ends_at = started + self.seconds
             turns = [(1, 2)] if self.per_game else [(1,), (2,)]
@@ -216,6 +219,14 @@ class ManyGames:
                                    for seats in turns))
             elapsed = loop.time() - started
             cpu = self.deployment.cpu_ms() - cpu_before
+            for server in self.deployment.servers:
+                server.profile(False)
+            actions = max(1, len(self.latencies))
+            by_process = [
+                [round((now - then) / actions, 3) for now, then in zip(s.thread_cpu_ms(), was,
+                                                                       strict=True)]
+                for s, was in zip(self.deployment.servers, threads_before, strict=True)
+            ]
             load_after = load_average()
             # The last interval's gauges roll within 5 s of the end: wait for one more scrape.
             await asyncio.sleep(poller.every_s * 2 + 5.0)
@@ -276,6 +287,9 @@ class ManyGames:
             "errors": sum(self.errors.values()),
             "error_kinds": self.errors,
             "server_cpu_pct": round(cpu / (elapsed * 1000.0) * 100.0, 1),
+            "server_cpu_ms_per_action": round(cpu / actions, 3),
+            # Per process: [event-loop thread, other threads (database calls)].
+            "cpu_ms_per_action_by_process": by_process,
             "server_cpu_ms_per_game_per_s": round(cpu / elapsed / self.games, 3),
             "server_rss_mb": round(rss_hwm, 1),
             "server_rss_mb_per_game": round((rss_now - baseline_rss) / self.games, 3),

@@ -371,10 +371,14 @@ class Fanout:
             # 2. Warm-up, 3. recorded moves.
             latencies: list[float] = []
             cpu_before = 0.0
+            threads_before: list[tuple[float, float]] = []
             loop_started = 0.0
             for s in range(WARMUP + moves):
                 if s == WARMUP:
                     cpu_before = self.deployment.cpu_ms()
+                    threads_before = [sv.thread_cpu_ms() for sv in servers]
+                    for sv in servers:
+                        sv.profile(True)
                     loop_started = time.perf_counter()
                 token = tokens[s % TOKENS]
                 x, y = (7 * s + 3) % 73, (11 * s + 5) % 49
@@ -384,7 +388,14 @@ class Fanout:
                 if s >= WARMUP:
                     latencies.append(latency)
             wall = time.perf_counter() - loop_started
+            for sv in servers:
+                sv.profile(False)
             cpu = self.deployment.cpu_ms() - cpu_before
+            by_process = [
+                [round((now - then) / moves, 3) for now, then in zip(sv.thread_cpu_ms(), was,
+                                                                     strict=True)]
+                for sv, was in zip(servers, threads_before, strict=True)
+            ]
             rss = self.deployment.rss_mb()
         finally:
             for client in everyone:
@@ -401,6 +412,8 @@ class Fanout:
             "moves_per_s": round(moves / wall, 1),
             "server_rss_mb": round(rss, 1),
             "server_cpu_ms_per_move": round(cpu / moves, 3),
+            # Per process (A first): [event-loop thread, other threads (database calls)].
+            "cpu_ms_per_move_by_process": by_process,
             "processes": len(servers),
         }
 

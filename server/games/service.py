@@ -34,7 +34,7 @@ from server import dice
 from server.games import archive
 from server.games.delay import MAX_DELAY_S
 from server.games.views import Projections
-from server.hub import LocalHub
+from server.hub import Frames, LocalHub
 from server.rules import core, questions, table
 from server.rules.core import (
     BAD_REQUEST,
@@ -88,14 +88,39 @@ def action_digest(action: Any) -> str:
 
 @dataclass
 class LiveGame:
-    """A game's folded state in memory, with the lock that makes this process its one writer."""
+    """A game's folded state in memory, with the lock that makes this process its one writer.
+
+    Events another process committed, which reached this one with their frames already
+    encoded (server/hub/redis.py), wait in `deferred` and are folded when the state is next
+    read: a process whose sockets only watch a game never folds it.
+    """
 
     record: GameRecord
-    state: GameState
+    _state: GameState
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # The last REFS_REMEMBERED acknowledged refs, least recently used first (`remember_ref`).
     refs: OrderedDict[tuple[int, str], ActionRecord] = field(default_factory=OrderedDict)
     projections: Projections = field(default_factory=Projections)
+    # Committed events after `_state`, contiguous, none of them an undo (`core.needs_replay`).
+    deferred: list[Event] = field(default_factory=list)
+
+    @property
+    def state(self) -> GameState:
+        """The game's state at its latest known seq (the deferred events folded in)."""
+        if self.deferred:
+            self._state = core.fold_all(self._state, self.deferred)
+            self.deferred = []
+        return self._state
+
+    @state.setter
+    def state(self, value: GameState) -> None:
+        self._state = value
+        self.deferred = [e for e in self.deferred if e.seq > value.seq]
+
+    @property
+    def seq(self) -> int:
+        """The latest seq known here (folded or deferred)."""
+        return self.deferred[-1].seq if self.deferred else self._state.seq
 
     def dice(self) -> dice.DiceStream:
         return dice.DiceStream(self.record.dice_seed, self.state.dice_position)
@@ -142,6 +167,7 @@ class GameService:
         self.store = store
         self.hub = hub or LocalHub()
         self.hub.on_remote = self.apply_remote
+        self.hub.on_remote_now = self.apply_remote_now
         self.cache_size = max(1, LIVE_GAMES_CACHED if cache_size is None else cache_size)
         self._live: OrderedDict[str, LiveGame] = OrderedDict()
         # One entry per game id being loaded right now, removed by the last task waiting on it
@@ -369,23 +395,61 @@ class GameService:
             live.record.id, stored, live.projections.patches(before, live.state)
         )
 
-    async def apply_remote(self, game_id: str, events: list[Event]) -> None:
-        """Events another process committed (via the hub): fold them, then deliver them here.
+    def apply_remote_now(self, game_id: str, events: list[Event], frames: Frames) -> bool:
+        """A batch another process committed, taken without waiting when it can be: the game
+        is not cached here (its frames are delivered as they came), or nobody holds its lock
+        and the batch follows what we know, with a frame for every class watching here (it
+        is delivered and its events deferred: `_take_remote`). False: `apply_remote` must."""
+        live = self._live.get(game_id)
+        if live is None:
+            self.hub.deliver(game_id, events, frames=dict(frames))
+            return True
+        if live.lock.locked():
+            return False
+        return self._take_remote(live, events, frames)
+
+    def _take_remote(self, live: LiveGame, events: list[Event], frames: Frames) -> bool:
+        """True when the batch is handled without folding: already known (and delivered), or
+        next in line with every frame this process needs (delivered; events deferred)."""
+        if not events:
+            return False
+        if events[-1].seq <= live.seq:
+            return True
+        if events[0].seq != live.seq + 1 or core.needs_replay(events):
+            return False
+        if not self.hub.classes(live.record.id) <= frames.keys():
+            return False
+        base = live.seq
+        live.deferred.extend(events)
+        self.hub.deliver(live.record.id, events, frames=dict(frames))
+        live.projections.advance(base, events[-1].seq, frames)
+        return True
+
+    async def apply_remote(
+        self, game_id: str, events: list[Event], frames: Frames | None = None
+    ) -> None:
+        """Events another process committed (via the hub), once the game's lock is free:
+        delivered with the frames that came with them, those missing folded and projected here.
 
         A batch that does not follow our state (a message was lost) and an empty batch (the hub
         asks after a reconnect) both mean: read the log from our seq, fold and deliver that.
         A batch we already folded was already delivered.
         """
+        frames = frames or {}
         live = self._live.get(game_id)
         if live is None:
-            self.hub.deliver(game_id, events)
+            self.hub.deliver(game_id, events, frames=dict(frames))
             return
         async with live.lock:
-            if events and events[0].seq == live.state.seq + 1:
+            if self._take_remote(live, events, frames):
+                return
+            if events and events[0].seq == live.seq + 1:
                 before = live.state
                 await self._fold_in(live, events)
-                self.hub.deliver(game_id, events, live.projections.patches(before, live.state))
-            elif not events or events[-1].seq > live.state.seq:
+                self.hub.deliver(
+                    game_id, events, live.projections.patches(before, live.state), dict(frames)
+                )
+            elif not events or events[-1].seq > live.seq:
                 await self._catch_up(live)
 
     # --- retention ---------------------------------------------------------------------------

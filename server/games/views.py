@@ -15,6 +15,7 @@ rest key by key.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -55,6 +56,26 @@ def state_patch(
     return patch
 
 
+def apply_patch(view: Mapping[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
+    """`view` with `patch` applied, as the browser client does (static/js/store.js applyPatch).
+
+    The result equals the projection the patch was made to, but for a collection that is
+    absent there: it comes out empty here. `state_patch` treats an absent collection and an
+    empty one alike, so a patch made from the result is the one made from the projection."""
+    after = {**view, **patch["state"]}
+    for key in patch.get("dropped", ()):
+        after.pop(key, None)
+    for key, tail in patch.get("tails", {}).items():
+        after[key] = [*list(view.get(key) or [])[tail["drop"] :], *tail["push"]]
+    for key, changed in patch["items"].items():
+        things = {**(view.get(key) or {}), **changed}
+        for gone in patch["removed"].get(key, ()):
+            things.pop(gone, None)
+        after[key] = things
+    after["seq"] = patch["seq"]
+    return after
+
+
 def list_tail(before: Any, after: Any) -> dict[str, Any] | None:
     """A list that lost `drop` items at its head and gained `push` at its tail (a sliding
     window such as `undoable`), as {"drop", "push"}; None when that is not smaller."""
@@ -70,10 +91,16 @@ def list_tail(before: Any, after: Any) -> dict[str, Any] | None:
 
 class Projections:
     """Each visibility class's projection of a game's state at its latest seq, kept so that a
-    batch's patch and a REST read do not project the same state twice."""
+    batch's patch and a REST read do not project the same state twice.
+
+    A batch another process committed arrives with its frames (server/hub/redis.py) and is not
+    folded here; `advance` applies those frames' patches to the projections kept here, so the
+    next batch this process commits finds the projections of the state before it ready (they
+    serve as the start of its patches only: `of` always projects)."""
 
     def __init__(self) -> None:
         self._cache: dict[int | None, tuple[GameState, dict[str, Any]]] = {}
+        self._advanced: dict[int | None, tuple[int, dict[str, Any]]] = {}
 
     def of(self, state: GameState, viewer: int | None) -> dict[str, Any]:
         """`state` projected for `viewer` (cached for the latest state object). The dict is
@@ -89,6 +116,10 @@ class Projections:
         """The patch source of one batch (computed lazily, once per visibility class)."""
         made: dict[int | None, dict[str, Any]] = {}
         old = {viewer: self.of(before, viewer) for viewer in self._known(before)}
+        for viewer, (seq, view) in self._advanced.items():
+            if seq == before.seq:
+                old.setdefault(viewer, view)
+        self._advanced.clear()
 
         def patch(viewer: int | None) -> dict[str, Any]:
             if viewer not in made:
@@ -99,6 +130,28 @@ class Projections:
             return made[viewer]
 
         return patch
+
+    def advance(self, base: int, seq: int, frames: Mapping[int | None, str]) -> None:
+        """Another process's batch from `base` to `seq`, with its `events` frames by class:
+        each projection kept here at `base` takes its class's patch (the others are dropped)."""
+        advanced: dict[int | None, tuple[int, dict[str, Any]]] = {}
+        for viewer, frame in frames.items():
+            start = self._at(base, viewer)
+            if start is None:
+                continue
+            patch = json.loads(frame).get("patch")
+            if isinstance(patch, dict) and patch.get("base") == base and patch.get("seq") == seq:
+                advanced[viewer] = (seq, apply_patch(start, patch))
+        self._advanced = advanced
+
+    def _at(self, seq: int, viewer: int | None) -> Mapping[str, Any] | None:
+        hit = self._cache.get(viewer)
+        if hit is not None and hit[0].seq == seq:
+            return hit[1]
+        moved = self._advanced.get(viewer)
+        if moved is not None and moved[0] == seq:
+            return moved[1]
+        return None
 
     def _known(self, state: GameState) -> list[int | None]:
         """Viewers whose projection of `state` is already cached (nothing is projected)."""

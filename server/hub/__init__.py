@@ -21,7 +21,10 @@ from typing import Any, Protocol
 from server.games.delay import SpectatorDelay
 from server.rules.core import Event
 
-RemoteHandler = Callable[[str, list[Event]], Awaitable[None]]
+Frames = dict[int | None, str]
+"""A batch's `events` frames by visibility class (seat 1, seat 2, None: spectators)."""
+RemoteHandler = Callable[[str, list[Event], Frames], Awaitable[None]]
+RemoteFastPath = Callable[[str, list[Event], Frames], bool]
 
 
 def dumps(value: Any) -> str:
@@ -58,6 +61,7 @@ class LocalHub:
     def __init__(self) -> None:
         self._subscribers: dict[str, set[Subscriber]] = defaultdict(set)
         self.on_remote: RemoteHandler | None = None
+        self.on_remote_now: RemoteFastPath | None = None
         self.delay = SpectatorDelay(self._release_delayed)
 
     def subscribe(self, game_id: str, subscriber: Subscriber) -> None:
@@ -78,16 +82,30 @@ class LocalHub:
     def watched_games(self) -> list[str]:
         return list(self._subscribers)
 
+    def classes(self, game_id: str) -> set[int | None]:
+        """The visibility classes this process needs a game's frames for: its subscribers'
+        (spectators also when only the delay queue holds them)."""
+        wanted = {sub.viewer for sub in self._subscribers.get(game_id, ())}
+        if self.delay.feed(game_id) is not None:
+            wanted.add(None)
+        return wanted
+
     def deliver(
-        self, game_id: str, events: Sequence[Event], patches: PatchSource | None = None
-    ) -> None:
+        self,
+        game_id: str,
+        events: Sequence[Event],
+        patches: PatchSource | None = None,
+        frames: Frames | None = None,
+    ) -> Frames:
         """Hand a committed batch to this process's subscribers of the game: one frame per
-        visibility class (with that class's state patch), the same string to each socket."""
+        visibility class (with that class's state patch), the same string to each socket.
+        `frames` are ones already encoded (by the process that committed the batch); the
+        others are encoded here. Returns every frame used (`frames` filled in)."""
+        frames = {} if frames is None else frames
         subs = self._subscribers.get(game_id)
         if not subs or not events:
-            return
+            return frames
         delayed = self.delay.feed(game_id) is not None
-        frames: dict[int | None, str] = {}
         for sub in list(subs):
             if sub.viewer is None and (delayed or getattr(sub, "delay_s", 0) > 0):
                 continue  # (their frame goes through the delay queue below)
@@ -97,8 +115,12 @@ class LocalHub:
                 frame = frames[sub.viewer] = events_frame(events, sub.viewer, patch)
             sub.offer(events, frame)
         if delayed:
-            patch = patches(None) if patches is not None else None
-            self.delay.push(game_id, events, events_frame(events, None, patch))
+            frame = frames.get(None)
+            if frame is None:
+                patch = patches(None) if patches is not None else None
+                frame = frames[None] = events_frame(events, None, patch)
+            self.delay.push(game_id, events, frame)
+        return frames
 
     def _release_delayed(
         self, game_id: str, events: Sequence[Event], frame: str | None

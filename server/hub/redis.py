@@ -3,16 +3,31 @@
 Every committed batch is delivered to this process's sockets at once (as `LocalHub` does) and
 published, once, on the channel `warfield:game:{id}`. Each process subscribes to the channels of
 the games its own sockets watch (on the first local subscriber; it unsubscribes after the last),
-ignores its own messages and hands the others' batches to the service (`on_remote`), which folds
-them into its live state and delivers them here.
+ignores its own messages and hands the others' batches to the service.
+
+**What crosses.** A batch goes out with its events and, for each visibility class another
+process asked for (seat 1, seat 2, spectators) and each its own sockets watch, the `events`
+frame the committing process encoded: the events as that class may see them and its state
+patch, the same string its own sockets of that class get. So a receiving process does not
+fold, project or encode anything: it hands the frames to its sockets and keeps the events to
+fold later, when something here reads the game's state (`LiveGame.deferred`); one that commits
+batches of the game too applies the patches to the projections it keeps, ready for its next
+patch (`Projections.advance`). Which classes a process needs it says on the
+game's channel (a "need" message) when its sockets' classes change, when a batch came without
+one it needs, and every `NEED_RENEW_S` while it receives batches; the committing process
+encodes those classes for `NEED_TTL_S` after it last heard. A batch that lacks a class a
+process needs (it asked too late, or the asker restarted) is folded and projected there, as
+before: the frames save work, correctness never depends on them.
 
 Redis is only a doorbell. The PostgreSQL event log stays the single source of truth: a batch
 lost in Redis shows up as a seq gap at the next one (the service reads the log), and whenever
 the subscription (re)starts, every watched game is caught up from the log. So a Redis restart
 costs a reconnect (with backoff) and one log read per watched game, never an event.
 
-Publishing never holds up an action: batches go into a bounded queue that one task drains with
-pipelined PUBLISHes. While Redis is unreachable they are dropped (and healed as above).
+Publishing never holds up an action: the PUBLISH is written to the socket at once and its reply
+counted when it comes (server/hub/resp.py: no coroutine, pool or round trip per batch). While
+Redis is unreachable, or past `PUBLISH_BUFFER_MAX` bytes not yet sent, batches are dropped (and
+healed as above).
 """
 
 from __future__ import annotations
@@ -23,52 +38,86 @@ import json
 import logging
 import os
 import secrets
+import time
 from collections import deque
 from collections.abc import Sequence
-from typing import Any
 
 import redis.asyncio as aioredis
 from redis.backoff import NoBackoff
-from redis.exceptions import RedisError
 from redis.retry import Retry
 
-from server.hub import LocalHub, PatchSource, Subscriber
+from server.hub import Frames, LocalHub, PatchSource, Subscriber, events_frame, resp
 from server.rules.core import Event
 
 log = logging.getLogger("warfield.hub")
 
 CHANNEL_PREFIX = "warfield:game:"
-PUBLISH_QUEUE_MAX = 10_000
+PUBLISH_BUFFER_MAX = 8 * 1024 * 1024  # bytes written and not yet sent: past it, drop
 BACKOFF_FIRST_S = 0.05
 BACKOFF_MAX_S = 0.8
 SOCKET_TIMEOUT_S = 2.0
+NEED_RENEW_S = 20.0  # a receiving process repeats which classes it needs this often...
+NEED_TTL_S = 60.0  # ...and a committing process encodes them for this long after hearing it
+NEED_RETRY_S = 1.0  # at most this often after a batch that lacked a class
+BATCH, NEED = "b", "n"
+
+
+CHANNEL_BYTES = CHANNEL_PREFIX.encode()
 
 
 def channel(game_id: str) -> str:
     return CHANNEL_PREFIX + game_id
 
 
-def encode_batch(origin: str, events: Sequence[Event]) -> str:
-    """The pub/sub payload of a batch: who sent it and the events, visibility included."""
-    return json.dumps(
-        {
-            "origin": origin,
-            "events": [
-                [e.seq, e.type, e.actor, e.visibility, e.payload] for e in events
-            ],
-        },
+def _class_key(viewer: int | None) -> int | None:
+    if viewer is None or (isinstance(viewer, int) and not isinstance(viewer, bool)):
+        return viewer
+    raise ValueError(f"not a visibility class: {viewer!r}")
+
+
+def encode_batch(origin: str, events: Sequence[Event], frames: Frames | None = None) -> str:
+    """The pub/sub payload of a batch, one item a line: who sent it, "b", the events
+    (visibility included), the classes of the frames that follow, then those frames. (Every
+    part is JSON with its non-ASCII escaped: none holds a newline.)"""
+    frames = frames or {}
+    classes = list(frames)
+    head = json.dumps(
+        [[e.seq, e.type, e.actor, e.visibility, e.payload] for e in events],
         separators=(",", ":"),
         allow_nan=False,
     )
+    return "\n".join([origin, BATCH, head, json.dumps(classes), *(frames[c] for c in classes)])
 
 
-def decode_batch(data: str | bytes) -> tuple[str, list[Event]]:
-    message = json.loads(data)
+def encode_need(origin: str, classes: set[int | None]) -> str:
+    """The payload saying which classes' frames `origin` needs for the channel's game."""
+    return "\n".join([origin, NEED, json.dumps(sorted(classes, key=lambda c: c or 0))])
+
+
+def decode_message(data: str | bytes) -> tuple[str, str, list[Event], Frames | set[int | None]]:
+    """(origin, kind, events, frames) of a batch; (origin, kind, [], classes) of a need."""
+    text = data.decode() if isinstance(data, bytes) else data
+    parts = text.split("\n")
+    origin, kind = parts[0], parts[1]
+    if kind == NEED:
+        return origin, kind, [], {_class_key(c) for c in json.loads(parts[2])}
+    if kind != BATCH:
+        raise ValueError(f"unknown message kind {kind!r}")
     events = [
         Event(type=t, payload=payload, actor=actor, visibility=visibility, seq=int(seq))
-        for seq, t, actor, visibility, payload in message["events"]
+        for seq, t, actor, visibility, payload in json.loads(parts[2])
     ]
-    return str(message["origin"]), events
+    classes = [_class_key(c) for c in json.loads(parts[3])]
+    if len(parts) != 4 + len(classes):
+        raise ValueError("a batch's frames do not match its classes")
+    return origin, kind, events, dict(zip(classes, parts[4:], strict=True))
+
+
+def decode_batch(data: str | bytes) -> tuple[str, list[Event], Frames]:
+    origin, kind, events, frames = decode_message(data)
+    if kind != BATCH or not isinstance(frames, dict):
+        raise ValueError("not a batch")
+    return origin, events, frames
 
 
 class RedisHub(LocalHub):
@@ -78,16 +127,29 @@ class RedisHub(LocalHub):
         super().__init__()
         self.url = url
         self.process_id = process_id or f"{os.getpid()}-{secrets.token_hex(4)}"
-        self._client: aioredis.Redis | None = None
-        self._outbox: asyncio.Queue[tuple[str, str]] | None = None
+        self._client: aioredis.Redis | None = None  # (for PING only)
+        self._started = False
         self._tasks: list[asyncio.Task[None]] = []
-        self._changed = asyncio.Event()
         self.connected = asyncio.Event()  # set while the subscription is live
         self.reconnects = 0  # subscription (re)starts after the first
         self.dropped = 0  # batches not published because Redis was unreachable
+        # Publishing: the connection (None while down), PUBLISHes awaiting their reply, drops
+        # not logged yet, and the task reconnecting it.
+        self._pub: resp.RespConnection | None = None
+        self._pub_waiting = 0
+        self._pub_unlogged = 0
+        self._pub_task: asyncio.Task[None] | None = None
+        # Listening: the subscription's connection and the channels it is subscribed to.
+        self._sub: resp.RespConnection | None = None
+        self._channels: set[str] = set()
         # Batches from other processes waiting for their game's drainer (one per game).
-        self._inbound: dict[str, deque[list[Event]]] = {}
+        self._inbound: dict[str, deque[tuple[list[Event], Frames]]] = {}
         self._drainers: set[asyncio.Task[None]] = set()
+        # game id -> process id -> (classes it needs frames of, until when: monotonic seconds)
+        self._wanted: dict[str, dict[str, tuple[set[int | None], float]]] = {}
+        # game id -> (classes we last said we need, when we said it)
+        self._needed: dict[str, tuple[set[int | None], float]] = {}
+        self._own_prefix = (self.process_id + "\n").encode()
 
     def _new_client(self) -> aioredis.Redis:
         # No library-level retries: a broken connection surfaces here and we reconnect
@@ -105,152 +167,254 @@ class RedisHub(LocalHub):
         first = game_id not in self._subscribers
         super().subscribe(game_id, subscriber)
         if first:
-            self._changed.set()
+            self._sync_channels()
+        self._say_needs(game_id, changed_only=True)
 
     def unsubscribe(self, game_id: str, subscriber: Subscriber) -> None:
         super().unsubscribe(game_id, subscriber)
         if game_id not in self._subscribers:
-            self._changed.set()
+            self._sync_channels()
+            self._wanted.pop(game_id, None)  # (we no longer hear the others' needs)
+        self._say_needs(game_id, changed_only=True)
+
+    # --- which frames each process needs ---------------------------------------------------------
+
+    def _say_needs(self, game_id: str, changed_only: bool = False) -> None:
+        """Tell the other processes which classes' frames we need for the game (when that
+        changed, with `changed_only`): our sockets' classes."""
+        classes = self.classes(game_id)
+        said = self._needed.get(game_id)
+        if changed_only and (said is None and not classes or said and said[0] == classes):
+            return
+        if classes:
+            self._needed[game_id] = (classes, time.monotonic())
+        else:
+            self._needed.pop(game_id, None)
+        self._enqueue(game_id, encode_need(self.process_id, classes), batch=False)
+
+    def _heard_needs(self, game_id: str, origin: str, classes: set[int | None]) -> None:
+        if game_id not in self._subscribers:
+            return  # (only the processes that commit a game's actions encode for it)
+        wanted = self._wanted.setdefault(game_id, {})
+        if classes:
+            wanted[origin] = (classes, time.monotonic() + NEED_TTL_S)
+        else:
+            wanted.pop(origin, None)
+
+    def _wanted_classes(self, game_id: str) -> set[int | None]:
+        wanted = self._wanted.get(game_id)
+        if not wanted:
+            return set()
+        now = time.monotonic()
+        out: set[int | None] = set()
+        for origin, (classes, until) in list(wanted.items()):
+            if until < now:
+                del wanted[origin]
+            else:
+                out |= classes
+        return out
 
     # --- publishing ------------------------------------------------------------------------------
 
     async def publish(
         self, game_id: str, events: Sequence[Event], patches: PatchSource | None = None
     ) -> None:
-        # Other processes fold the batch into their own live state and patch from there.
-        self.deliver(game_id, events, patches)
-        if not events or self._outbox is None:
+        frames = self.deliver(game_id, events, patches)
+        if not events or not self._started:
             return
-        if self._outbox.qsize() >= PUBLISH_QUEUE_MAX:
-            self.dropped += 1
-            return
-        self._outbox.put_nowait((channel(game_id), encode_batch(self.process_id, events)))
+        # The frames the other processes asked for, encoded here once (module text), and
+        # those of our own sockets' classes: with them a process that commits for those
+        # classes too keeps their projections current without projecting (`Projections`).
+        sent: Frames = {}
+        wanted = self._wanted_classes(game_id)
+        if wanted:
+            wanted |= frames.keys()
+        for viewer in wanted:
+            frame = frames.get(viewer)
+            if frame is None:
+                patch = patches(viewer) if patches is not None else None
+                frame = events_frame(events, viewer, patch)
+            sent[viewer] = frame
+        self._enqueue(game_id, encode_batch(self.process_id, events, sent))
 
-    async def _publisher(self) -> None:
-        assert self._outbox is not None and self._client is not None
-        outbox, client = self._outbox, self._client
-        while True:
-            batch = [await outbox.get()]
-            while not outbox.empty() and len(batch) < 256:
-                batch.append(outbox.get_nowait())
+    def _enqueue(self, game_id: str, payload: str, batch: bool = True) -> None:
+        """PUBLISH now (written to the socket; the reply is counted when it comes), or drop
+        it while Redis is unreachable or not keeping up (healed from the log: module text).
+        A need that cannot go is not counted: it is said again (`_heal`, `_received`)."""
+        if not self._started:
+            return
+        pub = self._pub
+        if pub is not None and pub.buffered() <= PUBLISH_BUFFER_MAX:
             try:
-                if len(batch) == 1:
-                    await client.publish(*batch[0])
-                else:
-                    async with client.pipeline(transaction=False) as pipe:
-                        for ch, payload in batch:
-                            pipe.publish(ch, payload)
-                        await pipe.execute()
-            except (RedisError, OSError) as exc:
-                # Lost here, healed from the log by the other processes when they reconnect
-                # (or at their next message for this game: the seq gap).
-                self.dropped += len(batch)
-                log.warning("redis publish failed (%s); %d batch(es) dropped",
-                            type(exc).__name__, len(batch))
-                await asyncio.sleep(BACKOFF_FIRST_S)
+                pub.send("PUBLISH", channel(game_id), payload)
+            except (ConnectionError, OSError, RuntimeError):
+                pass  # (closing: `_publisher_lost` follows)
+            else:
+                self._pub_waiting += 1
+                return
+        if batch:
+            self.dropped += 1
+            self._pub_unlogged += 1
+        self._reconnect_publisher()
+
+    def _published(self, reply: resp.Reply | resp.RespError) -> None:
+        self._pub_waiting -= 1
+        if isinstance(reply, resp.RespError):
+            self.dropped += 1
+            log.warning("redis publish failed (%s); 1 batch(es) dropped", reply)
+
+    def _publisher_lost(self) -> None:
+        # What was written without a reply may or may not have gone out: counted as dropped
+        # (the receivers heal a gap from the log either way).
+        self._pub = None
+        self.dropped += self._pub_waiting
+        self._pub_unlogged += self._pub_waiting
+        self._pub_waiting = 0
+        self._reconnect_publisher()
+
+    def _reconnect_publisher(self) -> None:
+        if self._started and (self._pub_task is None or self._pub_task.done()):
+            self._pub_task = asyncio.create_task(self._connect_publisher(), name="redis-publisher")
+
+    async def _connect_publisher(self) -> None:
+        delay = BACKOFF_FIRST_S
+        while True:
+            try:
+                pub = await resp.connect(
+                    self.url, self._published, self._publisher_lost, SOCKET_TIMEOUT_S
+                )
+            except (OSError, TimeoutError, resp.RespError) as exc:
+                if self._pub_unlogged:
+                    log.warning("redis publish failed (%s); %d batch(es) dropped",
+                                type(exc).__name__, self._pub_unlogged)
+                    self._pub_unlogged = 0
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, BACKOFF_MAX_S)
+                continue
+            if self._pub_unlogged:
+                log.warning("redis publish failed (ConnectionError); %d batch(es) dropped",
+                            self._pub_unlogged)
+                self._pub_unlogged = 0
+            self._pub = pub
+            return
 
     # --- listening -------------------------------------------------------------------------------
 
     async def _listener(self) -> None:
+        """Keep one subscription connection; after each (re)connect every watched game is
+        subscribed again, and each subscription's confirmation catches that game up."""
         delay = BACKOFF_FIRST_S
         first = True
         while True:
-            client = self._new_client()
-            pubsub = client.pubsub()
+            lost = asyncio.Event()
             try:
-                await self._listen(pubsub, first)
-            except (RedisError, OSError) as exc:
-                if self.connected.is_set():
-                    log.warning("redis subscription lost (%s); reconnecting",
-                                type(exc).__name__)
-                    delay = BACKOFF_FIRST_S
-                self.connected.clear()
+                sub = await resp.connect(self.url, self._pushed, lost.set, SOCKET_TIMEOUT_S)
+            except (OSError, TimeoutError, resp.RespError):
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, BACKOFF_MAX_S)
+                continue
+            self._sub, self._channels = sub, set()
+            try:
+                self._sync_channels()
+                if not first:
+                    self.reconnects += 1
+                    log.info("redis subscription restored; catching up %d game(s) from the log",
+                             len(self._subscribers))
+                self.connected.set()
+                delay = BACKOFF_FIRST_S
+                await lost.wait()
+                log.warning("redis subscription lost (ConnectionError); reconnecting")
             finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()
-                with contextlib.suppress(Exception):
-                    await client.aclose()
+                self.connected.clear()
+                self._sub = None
+                sub.abort()
             first = False
             await asyncio.sleep(delay)
             delay = min(delay * 2, BACKOFF_MAX_S)
 
-    async def _listen(self, pubsub: Any, first: bool) -> None:
-        """One connection's life: subscribe to the watched games, then read until it breaks."""
-        subscribed: set[str] = set()
-        # A throwaway channel keeps the connection in pub/sub mode while no game is watched.
-        await pubsub.subscribe(f"warfield:process:{self.process_id}")
-        control = asyncio.create_task(self._sync_channels(pubsub, subscribed))
-        try:
-            if not first:
-                self.reconnects += 1
-                log.info("redis subscription restored; catching up %d game(s) from the log",
-                         len(self._subscribers))
-            self.connected.set()
-            while True:
-                if control.done():
-                    control.result()  # re-raise its connection error
-                message = await pubsub.get_message(timeout=None)
-                if message is None:
-                    continue
-                kind = message["type"]
-                name = message["channel"]
-                name = name.decode() if isinstance(name, bytes) else name
-                if not name.startswith(CHANNEL_PREFIX):
-                    continue
-                game_id = name[len(CHANNEL_PREFIX) :]
-                if kind == b"message" or kind == "message":
-                    await self._received(game_id, message["data"])
-                elif kind == "subscribe" or kind == b"subscribe":
-                    # From here on every batch reaches us; anything before is in the log.
-                    await self._heal(game_id)
-        finally:
-            control.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await control
-
-    async def _sync_channels(self, pubsub: Any, subscribed: set[str]) -> None:
+    def _sync_channels(self) -> None:
         """Keep the Redis subscription equal to the set of games watched here."""
-        while True:
-            self._changed.clear()
-            wanted = set(self._subscribers)
-            add, drop = wanted - subscribed, subscribed - wanted
-            if add:
-                await pubsub.subscribe(*(channel(g) for g in add))
-                subscribed |= add
-            if drop:
-                await pubsub.unsubscribe(*(channel(g) for g in drop))
-                subscribed -= drop
-            if not self._changed.is_set():
-                await self._changed.wait()
-
-    async def _received(self, game_id: str, data: str | bytes) -> None:
+        sub = self._sub
+        if sub is None or sub.closed:
+            return  # (the listener subscribes them all when it connects)
+        wanted = {channel(g) for g in self._subscribers}
+        add, drop = wanted - self._channels, self._channels - wanted
         try:
-            origin, events = decode_batch(data)
-        except (ValueError, KeyError, TypeError):
-            log.warning("ignoring a malformed batch on %s", channel(game_id))
-            return
-        if origin == self.process_id or not events:
-            return
-        self._dispatch(game_id, events)
+            if add:
+                sub.send("SUBSCRIBE", *add)
+            if drop:
+                sub.send("UNSUBSCRIBE", *drop)
+        except (ConnectionError, OSError, RuntimeError):
+            return  # (the connection is going: the listener resubscribes on the next one)
+        self._channels = wanted
 
-    async def _heal(self, game_id: str) -> None:
+    def _pushed(self, reply: resp.Reply | resp.RespError) -> None:
+        """A message or a (un)subscribe confirmation on the subscription."""
+        if not isinstance(reply, list) or len(reply) != 3:
+            if isinstance(reply, resp.RespError):
+                log.warning("redis refused a subscription command: %s", reply)
+            return
+        kind, name, data = reply
+        if not isinstance(name, bytes) or not name.startswith(CHANNEL_BYTES):
+            return
+        game_id = name[len(CHANNEL_BYTES) :].decode()
+        if kind == b"message" and isinstance(data, bytes):
+            self._received(game_id, data)
+        elif kind == b"subscribe":
+            # From here on every batch reaches us; anything before is in the log.
+            self._heal(game_id)
+
+    def _received(self, game_id: str, data: str | bytes) -> None:
+        if isinstance(data, bytes) and data.startswith(self._own_prefix):
+            return  # our own batch: delivered here when it was committed
+        try:
+            origin, kind, events, frames = decode_message(data)
+        except (ValueError, KeyError, TypeError, IndexError):
+            log.warning("ignoring a malformed message on %s", channel(game_id))
+            return
+        if origin == self.process_id:
+            return
+        if kind == NEED:
+            assert isinstance(frames, set)
+            self._heard_needs(game_id, origin, frames)
+            return
+        if not events or not isinstance(frames, dict):
+            return
+        said = self._needed.get(game_id)
+        now = time.monotonic()
+        if said is None or now - said[1] > NEED_RENEW_S or (
+            now - said[1] > NEED_RETRY_S and not self.classes(game_id) <= frames.keys()
+        ):
+            self._say_needs(game_id)
+        self._dispatch(game_id, events, frames)
+
+    def _heal(self, game_id: str) -> None:
         """Catch a watched game up from the log (the service delivers what is new)."""
         if game_id in self._subscribers:
-            self._dispatch(game_id, [])
+            self._dispatch(game_id, [], {})
+            self._say_needs(game_id)
 
-    def _dispatch(self, game_id: str, events: list[Event]) -> None:
-        """Hand a batch to its game's drainer, in order, without waiting for it.
+    def _dispatch(self, game_id: str, events: list[Event], frames: Frames) -> None:
+        """Hand a batch to the service at once when it can take it without waiting (the
+        usual case: `on_remote_now`), else to its game's drainer, in order.
 
-        Applying a batch waits for the game's lock (held while a local action is written), so
-        the listener must not await it: one busy game would hold up every other game's events
+        Applying a batch may wait for the game's lock (held while a local action is written),
+        so the listener must not await it: one busy game would hold up every other game's events
         on this process (head-of-line blocking), and under load the others would then lose
         append races against a log they have not caught up with.
         """
         pending = self._inbound.get(game_id)
         if pending is not None:
-            pending.append(events)
+            pending.append((events, frames))
             return
-        self._inbound[game_id] = deque([events])
+        if events and self.on_remote_now is not None:
+            try:
+                if self.on_remote_now(game_id, events, frames):
+                    return
+            except Exception:  # noqa: BLE001 - one game's trouble must not stop the listener
+                log.exception("failed to apply remote events of game %s", game_id)
+                return
+        self._inbound[game_id] = deque([(events, frames)])
         task = asyncio.create_task(self._drain(game_id), name=f"redis-remote-{game_id}")
         self._drainers.add(task)
         task.add_done_callback(self._drainers.discard)
@@ -259,31 +423,32 @@ class RedisHub(LocalHub):
         pending = self._inbound[game_id]
         try:
             while pending:
-                await self._remote(game_id, pending.popleft())
+                await self._remote(game_id, *pending.popleft())
         finally:
             del self._inbound[game_id]
 
-    async def _remote(self, game_id: str, events: list[Event]) -> None:
+    async def _remote(self, game_id: str, events: list[Event], frames: Frames) -> None:
         if self.on_remote is None:
-            self.deliver(game_id, events)
+            self.deliver(game_id, events, frames=dict(frames))
             return
         try:
-            await self.on_remote(game_id, events)
+            await self.on_remote(game_id, events, frames)
         except Exception:  # noqa: BLE001 - one game's trouble must not stop the listener
             log.exception("failed to apply remote events of game %s", game_id)
 
     # --- life cycle ------------------------------------------------------------------------------
 
     async def start(self) -> None:
+        self._started = True
         self._client = self._new_client()
-        self._outbox = asyncio.Queue()
-        self._tasks = [
-            asyncio.create_task(self._publisher(), name="redis-publisher"),
-            asyncio.create_task(self._listener(), name="redis-listener"),
-        ]
+        self._reconnect_publisher()
+        self._tasks = [asyncio.create_task(self._listener(), name="redis-listener")]
 
     async def stop(self) -> None:
+        self._started = False
         tasks = [*self._tasks, *self._drainers]
+        if self._pub_task is not None:
+            tasks.append(self._pub_task)
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -292,6 +457,10 @@ class RedisHub(LocalHub):
         self._tasks = []
         await self.delay.stop()
         self.connected.clear()
+        for conn in (self._pub, self._sub):
+            if conn is not None:
+                conn.abort()
+        self._pub = self._sub = None
         if self._client is not None:
             with contextlib.suppress(Exception):
                 await self._client.aclose()

@@ -8,7 +8,9 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from server.games.views import state_patch
+from server.games.views import Projections, apply_patch, state_patch
+from server.hub import events_frame
+from server.rules.core import GameState
 from tests.api.helpers import new_game
 from tests.api.test_scripted_game import Player
 
@@ -118,3 +120,38 @@ def _frames(player: Player, upto: int) -> list[dict[str, Any]]:
         if frame["type"] == "events":
             last = max(last, *(e["seq"] for e in frame["events"]))
     return frames
+
+
+def test_a_projection_advanced_by_patches_makes_the_same_next_patch() -> None:
+    """A process that did not fold a batch (another process committed it) keeps its
+    projections current by applying the batch's patch (`Projections.advance`): the patch of
+    its own next batch is then the one it would make from the projection itself (issue 22).
+    A collection missing from the projection comes out empty, which patches alike."""
+    first = {"seq": 4, "turn": 1, "phase": "Charge", "undoable": [{"seq": 3}, {"seq": 4}],
+             "tokens": {"t1": {"x": 1}}, "gone": True}
+    second = {"seq": 5, "turn": 1, "phase": "Movement", "undoable": [{"seq": 3}, {"seq": 4},
+              {"seq": 5}], "tokens": {"t1": {"x": 2}, "t2": {"x": 3}}}
+    third = {"seq": 6, "turn": 2, "phase": "Movement", "undoable": [{"seq": 6}],
+             "tokens": {"t2": {"x": 4}}, "units": {"u1": {"x": 1}}}
+    advanced = apply_patch(first, state_patch(first, second, 4, 5))
+    assert {k: v for k, v in advanced.items() if k != "units"} == second
+    assert advanced.get("units", {}) == {}
+    assert state_patch(advanced, third, 5, 6) == state_patch(second, third, 5, 6)
+
+
+def test_projections_advance_only_from_the_seq_they_hold() -> None:
+    """`advance` takes a frame's patch only onto a projection at the patch's base; the next
+    `patches` starts from it instead of projecting the state before the batch."""
+    state = GameState(id="g", system="t9a", seq=4)
+    after = GameState(id="g", system="t9a", seq=5, over=True)
+    projections = Projections()
+    held = projections.of(state, None)
+    frame = events_frame([], None, state_patch(held, after.to_json(None), 4, 5))
+    projections.advance(3, 5, {None: frame})  # (not from the seq held: ignored)
+    assert projections._advanced == {}
+    projections.advance(4, 5, {None: frame, 1: frame})  # (no projection of seat 1 held)
+    assert list(projections._advanced) == [None]
+    later = GameState(id="g", system="t9a", seq=6, over=True, name="renamed")
+    patch = projections.patches(after, later)(None)
+    assert patch == state_patch(after.to_json(None), later.to_json(None), 5, 6)
+    assert projections._advanced == {}

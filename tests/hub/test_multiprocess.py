@@ -3,7 +3,9 @@ the event log, Redis pub/sub the doorbell between processes.
 
 Player 1 plays on process A; player 2 and a spectator watch from process B (a second spectator
 sits on A). Both players act at once; every viewer sees every event exactly once, in log
-order, and a Redis restart mid-game heals from the log within 2 s.
+order, with state patches (encoded by whichever process committed the batch, issue 22) that
+keep its state equal to the server's, and a Redis restart mid-game heals from the log within
+2 s.
 
 No fixed sleeps: each step waits for the state it needs (a process's Redis subscription is
 live, a process has noticed Redis is gone, ...), failing when the wait runs out (WAIT_S).
@@ -74,6 +76,11 @@ class Viewer:
         self.errors: list[dict[str, Any]] = []
         self.ack_waiters: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.reader: asyncio.Task[None] | None = None
+        self.token: str | None = None
+        # The welcome state with every frame's patch applied, as the browser client does
+        # (static/js/store.js applyPatch), and the frames whose patch did not apply.
+        self.state: dict[str, Any] = {}
+        self.unpatched: list[list[int]] = []
 
     @classmethod
     async def join(cls, base: str, game_id: str, token: str | None, name: str) -> Viewer:
@@ -83,7 +90,7 @@ class Viewer:
         while True:
             frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
             if frame["type"] == "welcome":
-                viewer.welcome = frame
+                viewer.welcome, viewer.state, viewer.token = frame, frame["state"], token
                 break
         viewer.reader = asyncio.create_task(viewer._read())
         return viewer
@@ -94,6 +101,11 @@ class Viewer:
             kind = frame["type"]
             if kind == "events":
                 self.events.extend(frame["events"])
+                patch = frame.get("patch")
+                if patch is not None and patch["base"] == self.state["seq"]:
+                    self.state = apply_patch(self.state, patch)
+                else:
+                    self.unpatched.append([e["seq"] for e in frame["events"]])
             elif kind in ("ack", "error"):
                 waiter = self.ack_waiters.pop(frame.get("ref"), None)
                 if waiter is not None and not waiter.done():
@@ -126,6 +138,32 @@ class Viewer:
         await self.ws.close()
         if self.reader is not None:
             self.reader.cancel()
+
+
+def apply_patch(state: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """A frame's state patch applied as static/js/store.js `applyPatch` does."""
+    after = {**state, **patch["state"]}
+    for key in patch.get("dropped", []):
+        after.pop(key, None)
+    for key, tail in patch.get("tails", {}).items():
+        after[key] = list(state.get(key) or [])[tail["drop"] :] + tail["push"]
+    for key, changed in patch["items"].items():
+        things = {**(state.get(key) or {}), **changed}
+        for gone in patch["removed"].get(key, []):
+            things.pop(gone, None)
+        after[key] = things
+    after["seq"] = patch["seq"]
+    return after
+
+
+def check_patches(viewers: list[Viewer], base: str, game_id: str) -> None:
+    """Each viewer's state, kept by patches alone (frames encoded on either process), is the
+    game as the server shows that viewer (seat or spectator) over REST."""
+    for viewer in viewers:
+        assert viewer.unpatched == [], f"{viewer.name}: frames without a patch that applies"
+        headers = {"Authorization": f"Bearer {viewer.token}"} if viewer.token else {}
+        shown = httpx.get(f"{base}/api/games/{game_id}", headers=headers).json()["state"]
+        assert viewer.state == shown, f"{viewer.name}'s patched state differs"
 
 
 async def play(viewer: Viewer, seat: int, count: int) -> None:
@@ -231,6 +269,7 @@ def test_two_processes_serve_one_game_everyone_sees_every_event_once_in_order(
     log = httpx.get(b.url + f"/api/games/{game['id']}/events?since=0").json()["events"]
     assert len(log) == 3 + 2 * ACTIONS_PER_PLAYER + 3
     check_log(viewers, log, since=3)
+    check_patches(viewers, a.url, game["id"])
     acked = {seq for viewer in (viewers[0], viewers[2]) for ref, seq in viewer.acks.items()
              if not ref.startswith("barrier")}
     assert acked == set(range(4, 4 + 2 * ACTIONS_PER_PLAYER))  # every action its own seq

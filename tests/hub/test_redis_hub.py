@@ -11,8 +11,15 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
-from server.hub import events_frame
-from server.hub.redis import CHANNEL_PREFIX, RedisHub, decode_batch, encode_batch
+from server.hub import Frames, events_frame
+from server.hub.redis import (
+    CHANNEL_PREFIX,
+    RedisHub,
+    decode_batch,
+    decode_message,
+    encode_batch,
+    encode_need,
+)
 from server.rules.core import Event
 from tests.conftest import redis_url
 
@@ -31,16 +38,34 @@ class Sink:
 
 
 class Remote:
-    """Stands in for the service's `apply_remote`: records calls, delivers as given."""
+    """Stands in for the service's `apply_remote`: records calls, delivers as given (the
+    frames that came with the batch, the others encoded here)."""
 
     def __init__(self, hub: RedisHub) -> None:
         self.hub = hub
         self.calls: list[tuple[str, list[Event]]] = []
         hub.on_remote = self
 
-    async def __call__(self, game_id: str, events: list[Event]) -> None:
+    async def __call__(self, game_id: str, events: list[Event], frames: Frames) -> None:
         self.calls.append((game_id, events))
-        self.hub.deliver(game_id, events)
+        self.hub.deliver(game_id, events, frames=dict(frames))
+
+
+class FastRemote(Remote):
+    """...and the service's `apply_remote_now`: takes a batch at once when it came with a
+    frame for every class watching here (as the service does for a game nobody is writing)."""
+
+    def __init__(self, hub: RedisHub) -> None:
+        super().__init__(hub)
+        self.taken: list[tuple[str, list[Event], Frames]] = []
+        hub.on_remote_now = self.now
+
+    def now(self, game_id: str, events: list[Event], frames: Frames) -> bool:
+        if not self.hub.classes(game_id) <= frames.keys():
+            return False
+        self.taken.append((game_id, events, frames))
+        self.hub.deliver(game_id, events, frames=dict(frames))
+        return True
 
 
 def batch(first: int, n: int = 1) -> list[Event]:
@@ -75,9 +100,15 @@ def test_a_batch_round_trips_with_its_visibility() -> None:
         Event("note_added", {"text": "hi"}, actor=2, seq=7),
         Event("fanatic_hidden", {"unit": "u3"}, actor="system", visibility="player:1", seq=8),
     ]
-    origin, back = decode_batch(encode_batch("p1", events))
-    assert origin == "p1" and back == events
+    frames = {None: events_frame(events, None), 1: events_frame(events, 1)}
+    origin, back, back_frames = decode_batch(encode_batch("p1", events, frames))
+    assert origin == "p1" and back == events and back_frames == frames
     assert back[1].to_wire(None)["type"] == "hidden" and back[1].to_wire(1)["type"] != "hidden"
+    assert '"fanatic_hidden"' not in back_frames[None] and '"fanatic_hidden"' in back_frames[1]
+    assert decode_batch(encode_batch("p1", events)) == ("p1", events, {})
+    assert decode_message(encode_need("p2", {None, 2})) == ("p2", "n", [], {None, 2})
+    with pytest.raises(ValueError):
+        decode_batch(encode_batch("p1", events, frames).rsplit("\n", 1)[0])  # a frame short
 
 
 @pytest.mark.redis
@@ -108,6 +139,87 @@ def test_batches_reach_the_other_process_once_and_not_the_sender() -> None:
             await asyncio.sleep(0.1)
             assert [c for c in remote_a.calls if c[1]] == []  # its own batches are ignored
             assert [len(c[1]) for c in remote_b.calls if c[1]] == [2, 2]
+        finally:
+            await a.stop()
+            await b.stop()
+
+    run(body)
+
+
+@pytest.mark.redis
+def test_a_batch_carries_the_frames_the_other_process_needs_and_it_encodes_nothing() -> None:
+    """Process B says which classes it watches (seat 2 and spectators); A's batches then
+    carry those frames (and A's own seat's), encoded once on A with A's patches, hidden
+    events already hidden for the classes that may not see them; B hands them on as they
+    came."""
+    url = redis_url()
+    game = "g" + secrets.token_hex(6)
+
+    async def body() -> None:
+        a, b = RedisHub(url), RedisHub(url)
+        Remote(a)
+        remote_b = FastRemote(b)
+        await a.start()
+        await b.start()
+        try:
+            p1_a, p2_b, spectator_b = Sink(1), Sink(2), Sink(None)
+            a.subscribe(game, p1_a)
+            b.subscribe(game, p2_b)
+            b.subscribe(game, spectator_b)
+            await until(lambda: a._wanted_classes(game) == {2, None})
+            hidden = Event("secret", {"u": 1}, actor=1, visibility="player:1", seq=2)
+            events = batch(1) + [hidden]
+            patches = {1: {"seq": 2, "p": "one"}, 2: {"seq": 2, "p": "two"},
+                       None: {"seq": 2, "p": "spectators"}}
+            await a.publish(game, events, patches.get)
+            await until(lambda: len(spectator_b.seqs) == 2 and len(p2_b.seqs) == 2)
+            assert [(g, ev, set(fr)) for g, ev, fr in remote_b.taken] == [
+                (game, events, {1, 2, None})]  # (and A's own class: see Projections.advance)
+            assert [c for c in remote_b.calls if c[1]] == []  # nothing folded or encoded on B
+            assert p2_b.frames == [events_frame(events, 2, patches[2])]
+            assert spectator_b.frames == [events_frame(events, None, patches[None])]
+            assert '"secret"' not in p2_b.frames[0] + spectator_b.frames[0]
+            assert p1_a.frames == [events_frame(events, 1, patches[1])]
+
+            # B's last spectator leaves: A stops encoding the spectators' frame.
+            b.unsubscribe(game, spectator_b)
+            await until(lambda: a._wanted_classes(game) == {2})
+        finally:
+            await a.stop()
+            await b.stop()
+
+    run(body)
+
+
+@pytest.mark.redis
+def test_a_batch_without_a_needed_frame_is_encoded_by_the_receiver() -> None:
+    """A process that has not said what it needs yet (or whose need lapsed) gets a batch
+    without its frames: it folds and encodes them itself (the service's `apply_remote`), and
+    asks for them, so the next batches carry them."""
+    url = redis_url()
+    game = "g" + secrets.token_hex(6)
+
+    async def body() -> None:
+        a, b = RedisHub(url), RedisHub(url)
+        Remote(a)
+        remote_b = FastRemote(b)
+        await a.start()
+        await b.start()
+        try:
+            p1_a, spectator_b = Sink(1), Sink(None)
+            a.subscribe(game, p1_a)
+            b.subscribe(game, spectator_b)
+            await until(lambda: a._wanted_classes(game) == {None})
+            a._wanted.clear()  # (as if B's need had lapsed on A ...
+            b._needed.clear()  # ... long ago: B asks again at once)
+            await a.publish(game, batch(1))
+            await until(lambda: spectator_b.seqs == [1])
+            assert remote_b.taken == [] and [c[1] for c in remote_b.calls if c[1]] == [batch(1)]
+            assert spectator_b.frames == [events_frame(batch(1), None)]
+            await until(lambda: a._wanted_classes(game) == {None})  # B asked again
+            await a.publish(game, batch(2))
+            await until(lambda: spectator_b.seqs == [1, 2])
+            assert [ev for _, ev, _ in remote_b.taken] == [batch(2)]
         finally:
             await a.stop()
             await b.stop()

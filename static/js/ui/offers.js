@@ -64,7 +64,8 @@ export function canGive(offer) {
 }
 
 /** The attributes of a control for an order: disabled with the server's reason as its title
- * (hover) and description (screen readers) when the order is shown but not possible.
+ * (hover) and as its accessible description (`aria-description`, read by screen readers
+ * even where a disabled control's title is not) when the order is shown but not possible.
  * @param {Offer|null|undefined} offer @param {string} [title] the title when available
  * @param {{available?:boolean, reason?:string|null}} [sub] a part of the order (a mode, a manoeuvre) */
 export function controlAttrs(offer, title = '', sub) {
@@ -72,7 +73,7 @@ export function controlAttrs(offer, title = '', sub) {
   const reason = !offer ? 'not possible now' : !offer.available ? offer.reason : sub && !sub.available ? sub.reason : null;
   return ok
     ? { disabled: false, title }
-    : { disabled: true, title: String(reason || 'not possible now'), 'aria-disabled': 'true' };
+    : { disabled: true, title: String(reason || 'not possible now'), 'aria-disabled': 'true', 'aria-description': String(reason || 'not possible now') };
 }
 
 /** The targets of a charge or shoot order that may be chosen now (ids).

@@ -6,6 +6,7 @@
 import { toScreen, visibleWorld } from './transform.js';
 import { rectCorners, geometryRings, axes, bbox } from './hit.js';
 import { terrainStyle, terrainPattern, rgba, TABLE_COLOR } from './terrain-style.js';
+import { drawSight } from './sight.js';
 
 /** @typedef {import('./transform.js').View} View */
 /** @typedef {import('./scene.js').Piece} Piece */
@@ -64,6 +65,7 @@ export const COLORS = {
  * @property {import('./manoeuvre.js').Handle[]|null} [handles]  wheel/pivot/reform handles
  * @property {{points:number[][], label:string, seat:number, alpha:number}[]} [overlays]  others' measures
  * @property {{points:number[][], label:string}|null} [aim]  the line to the Shoot target of the selected unit (Warhammer 40,000)
+ * @property {import('./sight.js').Sight|null} [sight]  the selected shooter's weapon areas and targets (t9a, whfb8)
  * @property {AmbushOverlay|null} [ambush]  the ambush tool
  * @property {{points:number[][], kind:string, closing:boolean}|null} [terrainDraft]  a terrain feature being drawn
  */
@@ -78,6 +80,7 @@ export function drawFrame(ctx, f) {
   drawZones(ctx, f.view, f.scene.zones || []);
   drawTerrain(ctx, f.view, f.scene.terrain);
   drawObjectives(ctx, f.view, f.scene.objectives || []);
+  if (f.sight) drawSight(ctx, f.view, f.sight);
   drawPieces(ctx, f);
   if (f.ambush) drawAmbush(ctx, f.view, f.ambush);
   if (f.terrainDraft) drawTerrainDraft(ctx, f.view, f.terrainDraft);

@@ -63,7 +63,8 @@ function targetText(t, ok) {
     if (Array.isArray(t.weapons) && t.weapons.length) bits.push(`with ${t.weapons.join(', ')}`);
     return `✓ ${bits.join(' · ')}`;
   }
-  if (t.reason) bits.push(String(t.reason));
+  // The reason of a target out of range says the distance already.
+  if (t.reason) return `✗ ${/ in away/.test(String(t.reason)) ? '' : `${bits.join(' · ')} · `}${t.reason}`;
   return `✗ ${bits.join(' · ')}`;
 }
 
@@ -84,6 +85,13 @@ function trace(ctx, v, ring) {
  * @param {CanvasRenderingContext2D} ctx @param {import('./transform.js').View} v @param {Sight} sight
  */
 export function drawSight(ctx, v, sight) {
+  // The areas stop at the table's edges.
+  const a = toScreen(v, 0, 0);
+  const b = toScreen(v, v.width, v.depth);
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(Math.min(a.x, b.x), Math.min(a.y, b.y), Math.abs(b.x - a.x), Math.abs(b.y - a.y));
+  ctx.clip();
   for (const w of sight.weapons) {
     if (!w.area) continue;
     ctx.beginPath();
@@ -110,6 +118,7 @@ export function drawSight(ctx, v, sight) {
       ctx.fillText(`${w.name} ${w.range} in`, top.x, top.y - 2);
     }
   }
+  ctx.restore();
   for (const t of sight.targets) {
     const rings = t.rings;
     if (!rings.length) continue;

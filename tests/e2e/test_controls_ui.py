@@ -121,3 +121,27 @@ def test_a_unit_that_has_charged_is_shown_no_charge_or_move_controls_only_why(
         expect(p1.locator(control)).to_have_count(0)
     p1.screenshot(path=str(tmp_path / "engaged-card.png"))
     assert pages.errors == []
+
+
+def test_a_toast_goes_when_its_moment_passes(server: str, pages: Any) -> None:
+    """Issue 19 item 9: a toast belongs to the stage, turn, player and phase it was said in;
+    when the phase ends it is gone at once (not after its few seconds: an error's is 6 s). A
+    listener added after the page's own counts the toasts as the new phase arrives."""
+    g = t9a_game(server)
+    g["act"](1, {"type": "end_phase"})  # Charge -> Movement
+    p1 = pages.open("player1", g["p1"])
+    p1.wait_for_function(READY)
+    until(p1, "warfield.store.state.phase === 'Movement'")
+    p1.evaluate(
+        "() => { window.toastsAt = null;"
+        " warfield.store.subscribe(() => { if (warfield.store.state.phase !== 'Movement'"
+        " && window.toastsAt === null)"
+        " window.toastsAt = document.querySelectorAll('.toasts .toast').length; }); }")
+    # A refusal said in the Movement phase (as the typed move says it).
+    p1.evaluate("() => warfield.table.toast('Move: type a distance in inches.', 'error')")
+    p1.wait_for_selector(".toasts .toast:has-text('type a distance')")
+    g["act"](1, {"type": "end_phase"})  # Movement -> Magic
+    gone = until(p1, "window.toastsAt !== null && {n: window.toastsAt}")
+    assert gone == {"n": 0}
+    expect(p1.locator(".toasts .toast")).to_have_count(0)
+    assert pages.errors == []

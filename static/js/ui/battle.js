@@ -469,6 +469,12 @@ export function unitOrders(unit, table, store) {
       ...controlAttrs(move, march ? `March: up to ${Number(march.allowance).toFixed(1)} in` : 'March', marchOn ? undefined : march),
       onclick: () => { table.moves.setMarch(unit.id, !marchOn); if (staged) table.cancel(); table.onChange(); },
     }, marchOn ? 'March: on' : 'March: off') : null,
+    // 40k Advance: the D6 is rolled and committed first; the move is then judged against it.
+    advance ? h('button', {
+      type: 'button', id: 'advance', ...controlAttrs(advance, `Roll the Advance D6 now, then move up to Move ${advance.move ?? ''} in + the die`),
+      onclick: () => table.conn.act({ type: 'advance', unit: unit.id })
+        .catch((/** @type {any} */ err) => table.toast(`Advance: ${errorText(err)}`, 'error')),
+    }, 'Advance (D6)') : null,
     charging ? h('button', {
       type: 'button', id: 'charge', class: table.mode === 'charge' ? 'active' : '',
       ...controlAttrs(charge, targets.length ? `Charge: ${targets.join(', ')}` : 'Charge…'),

@@ -52,7 +52,7 @@ test('joined characters: who may join whom, and the army entry sent', async () =
 });
 
 test('an order refused for the unit as a whole is not a control; one refused in a part is (issue 19 item 5)', async () => {
-  const { wholeOrder } = await import('../js/ui/battle.js');
+  const { wholeOrder } = await import('../js/ui/offers.js');
   assert.equal(wholeOrder(null), false);
   assert.equal(wholeOrder({ action: 'move_unit', available: true, reason: null }), true);
   // Engaged: refused with no modes: one line saying why, no Wheel or March buttons.

@@ -6,7 +6,7 @@ import { h, replace } from './dom.js';
 import { errorText, ownerWords, unitName } from '../format.js';
 import { humanize } from './describe.js';
 import { ambushTrayItem } from './ambush.js';
-import { controlAttrs, targetIds, unitOffer } from './offers.js';
+import { controlAttrs, targetIds, unitOffer, wholeOrder } from './offers.js';
 import { chargePreviewLines } from './charge-preview.js';
 import { terrainForm } from './terrain.js';
 import { reportView, rosterButtons } from './rosters.js';
@@ -486,18 +486,6 @@ export function unitOrders(unit, table, store) {
     [move && !moving ? move : null, models && !models.available ? models : null, charge && !charging ? charge : null]
       .filter(Boolean).map((o) => h('small', { class: 'hint unavailable', dataset: { order: String(o?.action) } }, sentence(String(o?.reason || 'not possible now')))),
     move?.reform_centre && move.available ? h('small', { class: 'hint light-troops' }, 'Light Troops: drag ✥ at the centre to reform and move the unit (up to twice its Mobility; R turns it 90°).') : null);
-}
-
-/** Is an order for the unit as a whole possible, or refused only in a part (a mode, a
- * manoeuvre, some targets)? A move refused with no modes, or a charge refused with no targets
- * listed, is refused for the unit itself (engaged, fled, already charged): not a control.
- * @param {import('./offers.js').Offer|null} offer */
-export function wholeOrder(offer) {
-  if (!offer) return false;
-  if (offer.available) return true;
-  if (offer.action === 'move_unit') return Boolean(offer.modes && Object.keys(offer.modes).length);
-  if (offer.action === 'declare_charge') return Array.isArray(offer.targets) && offer.targets.length > 0;
-  return true;
 }
 
 /** A reason as a sentence: capital first, full stop. @param {string} text */

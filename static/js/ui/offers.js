@@ -76,6 +76,18 @@ export function controlAttrs(offer, title = '', sub) {
     : { disabled: true, title: String(reason || 'not possible now'), 'aria-disabled': 'true', 'aria-description': String(reason || 'not possible now') };
 }
 
+/** Is an order for the unit as a whole possible, or refused only in a part (a mode, a
+ * manoeuvre, some targets)? A move refused with no modes, or a charge refused with no targets
+ * listed, is refused for the unit itself (engaged, fled, already charged): not a control.
+ * @param {Offer|null} offer */
+export function wholeOrder(offer) {
+  if (!offer) return false;
+  if (offer.available) return true;
+  if (offer.action === 'move_unit') return Boolean(offer.modes && Object.keys(offer.modes).length);
+  if (offer.action === 'declare_charge') return Array.isArray(offer.targets) && offer.targets.length > 0;
+  return true;
+}
+
 /** The targets of a charge or shoot order that may be chosen now (ids).
  * @param {Offer|null} offer @returns {string[]} */
 export function targetIds(offer) {

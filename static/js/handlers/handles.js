@@ -10,7 +10,7 @@ import {
   reformOutline, basisOf,
 } from '../view/manoeuvre.js';
 import { centreHandle, lightReform } from '../view/light.js';
-import { unitOffer, wholeOrder } from '../ui/offers.js';
+import { unitOffer } from '../ui/offers.js';
 import { isModelUnit } from './models.js';
 
 /** @typedef {import('../types.js').Pt} Pt */
@@ -64,9 +64,7 @@ export class HandleDrag extends Handler {
     const phase = t.moves.ghost?.phase;
     if (phase === 'staged' || phase === 'committing') return null;
     const m = this.manoeuvrable();
-    // No handles on a unit that may not move at all (engaged, fled, charged: issue 19 item 5);
-    // a drag of its body still previews and names the rule.
-    if (!m || !t.view || !wholeOrder(m.move)) return null;
+    if (!m || !t.view) return null;
     /** @type {AnyHandle[]} */
     const hs = handlesOf(m.frame, t.view.scale);
     return m.move.reform_centre ? [...hs, centreHandle(m.frame)] : hs;

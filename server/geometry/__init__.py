@@ -20,7 +20,14 @@ from .ambush import (
     edge_facing,
     find_ambush_placement,
 )
-from .arcs import arc_of_unit, arc_polygons, arc_tests, arcs_of_point, in_front_arc
+from .arcs import (
+    arc_of_unit,
+    arc_polygons,
+    arc_tests,
+    arcs_of_point,
+    front_arc_reach,
+    in_front_arc,
+)
 from .bases import Base, OvalBase, RectBase, RoundBase, base_outline
 from .constants import (
     AMBUSH_CORNERS_REQUIRED,
@@ -116,6 +123,7 @@ __all__ = [
     "arc_polygons",
     "arc_tests",
     "arcs_of_point",
+    "front_arc_reach",
     "base_outline",
     "check_ambush",
     "check_area",

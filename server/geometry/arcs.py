@@ -90,3 +90,12 @@ def arc_polygons(target: Footprint, reach: float = 100.0) -> dict[Arc, shapely.P
         world = target.placement.to_world(np.array(pts + [pts[0]], dtype=np.float64))
         out[arc] = shapely.Polygon(world)
     return out
+
+
+def front_arc_reach(viewer: Footprint, reach: float) -> shapely.Geometry:
+    """The part of the table within `reach` inches of `viewer`'s Unit Boundary (closest
+    points, as `measure.distance` measures a weapon's range) and in its front arc, for drawing
+    a weapon's range: the boundary buffered by `reach`, cut to the front arc's polygon."""
+    area = shapely.buffer(viewer.boundary, reach)
+    front = arc_polygons(viewer, reach + 1.0)[Arc.FRONT]
+    return shapely.intersection(area, front)

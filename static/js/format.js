@@ -31,10 +31,33 @@ export function verdictText(res) {
 
 /** "Visible · 50% · soft cover". @param {LosResult} res */
 export function losText(res) {
-  const bits = [res.visible ? 'Visible' : 'Not visible'];
-  if (typeof res.fraction === 'number') bits.push(`${Math.round(res.fraction * 100)}%`);
-  if (res.cover && res.cover !== 'none') bits.push(`${res.cover} cover`);
+  const seen = typeof res.fraction === 'number' ? Math.round(res.fraction * 100) : null;
+  if (!res.visible || seen === 0) return 'Not visible';
+  const bits = [seen !== null && seen < 100 ? `Partly visible: ${seen} %` : 'Fully visible'];
+  bits.push(res.cover && res.cover !== 'none' ? `${res.cover} cover` : 'no cover');
   return bits.join(' · ');
+}
+
+/**
+ * A line-of-sight answer in plain words (issue 19 item 7): "Partly visible: 82 % of the
+ * Citizen Spears, behind the Farmhouse; soft cover", "Fully visible: all of the Citizen Spears;
+ * no cover", "Not visible: the Farmhouse is in the way". A target 0 % seen is not visible.
+ * @param {{visible?:boolean, fraction?:number, cover?:string|null, blockers?:unknown[], cover_from?:unknown[]}} res
+ * @param {string} target the target's name
+ * @param {(id:string) => string} [nameOf] a blocker's name ("the Farmhouse", "Citizen Archers")
+ */
+export function losWords(res, target, nameOf = (id) => id) {
+  const seen = typeof res.fraction === 'number' ? Math.round(res.fraction * 100) : null;
+  const names = (/** @type {unknown} */ ids) => (Array.isArray(ids) ? ids.map((id) => nameOf(String(id))) : []);
+  const list = (/** @type {string[]} */ xs) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}` : xs[0] || '');
+  const blockers = names(res.blockers);
+  if (!res.visible || seen === 0) {
+    return `Not visible: ${blockers.length ? `${list(blockers)} ${blockers.length > 1 ? 'are' : 'is'} in the way` : `none of the ${target} can be seen`}`;
+  }
+  const behind = [...new Set([...names(res.cover_from), ...blockers])];
+  const cover = res.cover && res.cover !== 'none' ? `${res.cover} cover` : 'no cover';
+  if (seen === null || seen >= 100) return `Fully visible: all of the ${target}${behind.length ? `, behind ${list(behind)}` : ''}; ${cover}`;
+  return `Partly visible: ${seen} % of the ${target}${behind.length ? `, behind ${list(behind)}` : ''}; ${cover}`;
 }
 
 /** A refusal in words, its rule first when it names one. @param {unknown} err */

@@ -40,8 +40,10 @@ export class Moves {
     this.ghost = null;
     /** A preview waits for the next frame. */
     this.previewWanted = false;
-    /** Unit drags and wheels make March moves instead of Advance moves. */
-    this.march = false;
+    /** The units whose March toggle is on, each with the turn it was set in (the toggle
+     * belongs to the unit: selecting another unit shows that unit's own; a new turn starts
+     * off). @type {Map<string, string>} */
+    this.marching = new Map();
     /** @type {LatestOnly<Action, Verdict>} */
     this.previewer = new LatestOnly(
       (action) => table.conn.preview(action),
@@ -51,7 +53,30 @@ export class Moves {
     );
   }
 
-  /** 'march' or 'advance', as the March switch says. */
+  /** The turn a March toggle was set in. */
+  turnKey() {
+    const st = this.table.store.state || {};
+    return `${st.turn ?? ''}:${st.active_player ?? ''}`;
+  }
+
+  /** Does this unit's move March (its own toggle, this turn)? @param {string|null|undefined} id */
+  marchingFor(id) {
+    return Boolean(id) && this.marching.get(String(id)) === this.turnKey();
+  }
+
+  /** Turn a unit's March toggle on or off. @param {string} id @param {boolean} on */
+  setMarch(id, on) {
+    if (on) this.marching.set(id, this.turnKey());
+    else this.marching.delete(id);
+  }
+
+  /** The selected unit's March toggle: unit drags and wheels make March moves instead of
+   * Advance moves. */
+  get march() {
+    return this.marchingFor(this.table.selected);
+  }
+
+  /** 'march' or 'advance', as the selected unit's March toggle says. */
   get mode() {
     return this.march ? 'march' : 'advance';
   }

@@ -8,7 +8,7 @@ import { announcements, MAX_LINES } from '../js/ui/announce.js';
 import { focusKey } from '../js/ui/dom.js';
 import { engagedNames, unitLine, unitGroups, pick } from '../js/ui/units.js';
 import { zoneMiddle, stageStraightMove } from '../js/ui/typed.js';
-import { fitLabel } from '../js/view/render.js';
+import { fitLabel, fullLabels } from '../js/view/render.js';
 import { TERRAIN_STYLES, TABLE_COLOR, contrast, rgb, shownFill } from '../js/view/terrain-style.js';
 import { fakeTable } from './fakes.js';
 
@@ -117,6 +117,19 @@ test('a unit label is cut or abbreviated to fit, never squeezed', () => {
   assert.equal(fitLabel('Mageblight Gremlin', 70, measure), 'Magebligh…');
   assert.equal(fitLabel('Citizen Spears 2', 28, measure), 'CS2');
   assert.equal(fitLabel('Citizen Spears', 10, measure), '');
+});
+
+test('the hovered and the selected unit show their whole name, each once (issue 19 item 9)', () => {
+  const pieces = /** @type {any[]} */ ([
+    { id: 'u1', label: 'Mageblight Gremlin', labelHere: true },
+    { id: 'u1', label: 'Mageblight Gremlin', labelHere: false, kind: 'model' },
+    { id: 'u2', label: 'Citizen Spears', labelHere: true },
+    { id: 't1', label: '', labelHere: true },
+  ]);
+  assert.deepEqual(fullLabels(pieces, 'u1', 'u2').map((l) => [l.piece.id, l.piece.label, l.grow]), [['u2', 'Citizen Spears', 22], ['u1', 'Mageblight Gremlin', 0]]);
+  assert.deepEqual(fullLabels(pieces, 'u1', 'u1').map((l) => l.piece.id), ['u1']);
+  assert.deepEqual(fullLabels(pieces, 't1', null), []);
+  assert.deepEqual(fullLabels(pieces, null, null), []);
 });
 
 test('every terrain fill stands out from the table at 3:1 or more, and each kind has its own marks', () => {

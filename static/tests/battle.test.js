@@ -50,3 +50,17 @@ test('joined characters: who may join whom, and the army entry sent', async () =
   assert.deepEqual(armyEntry({ datasheet: 'boyz', models: 10, joined: [] }), { datasheet: 'boyz', models: 10 });
   assert.deepEqual(armyEntry({ datasheet: 'spears', models: 20, joined: [], standard: true }), { datasheet: 'spears', models: 20, standard: true });
 });
+
+test('an order refused for the unit as a whole is not a control; one refused in a part is (issue 19 item 5)', async () => {
+  const { wholeOrder } = await import('../js/ui/offers.js');
+  assert.equal(wholeOrder(null), false);
+  assert.equal(wholeOrder({ action: 'move_unit', available: true, reason: null }), true);
+  // Engaged: refused with no modes: one line saying why, no Wheel or March buttons.
+  assert.equal(wholeOrder({ action: 'move_unit', available: false, reason: 'Spears are engaged in combat and cannot move' }), false);
+  // Refused in a part (the modes are listed): the controls stay, disabled with the reason.
+  assert.equal(wholeOrder({ action: 'move_unit', available: false, reason: 'x', modes: { advance: { available: false } } }), true);
+  // A charger that may not charge at all (already charged, engaged): no targets listed.
+  assert.equal(wholeOrder({ action: 'declare_charge', available: false, reason: 'Spears are Engaged', targets: [] }), false);
+  // Every target out of reach: the Charge button stays, saying why.
+  assert.equal(wholeOrder({ action: 'declare_charge', available: false, reason: 'no enemy unit can be charged from here', targets: [{ unit: 'u3', available: false }] }), true);
+});

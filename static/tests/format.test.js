@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  measureLabel, verdictText, losText, errorText, unitName, who, rollWords, markerBadges, chargeAckToast,
+  measureLabel, verdictText, losText, losWords, errorText, unitName, who, rollWords, markerBadges, chargeAckToast,
 } from '../js/format.js';
 
 test('a distance is shown to 0.1 in, and nothing for what is not a number', () => {
@@ -27,9 +27,10 @@ test('a verdict names the rule and obstacle when illegal and the distance agains
 });
 
 test('line of sight in words: visibility, the fraction seen and cover other than none', () => {
-  assert.equal(losText({ visible: true, fraction: 0.5, cover: 'soft' }), 'Visible · 50% · soft cover');
-  assert.equal(losText({ visible: false, fraction: 0, cover: 'none' }), 'Not visible · 0%');
-  assert.equal(losText({ visible: true }), 'Visible');
+  assert.equal(losText({ visible: true, fraction: 0.5, cover: 'soft' }), 'Partly visible: 50 % · soft cover');
+  assert.equal(losText({ visible: false, fraction: 0, cover: 'none' }), 'Not visible');
+  assert.equal(losText({ visible: true, fraction: 0, cover: 'none' }), 'Not visible');
+  assert.equal(losText({ visible: true }), 'Fully visible · no cover');
 });
 
 test('a refusal in words puts its rule first; anything else still says something', () => {
@@ -60,4 +61,18 @@ test('badges only for fleeing and shaken; a charge ack is read back from the eve
   // Events after the ack are not this charge's.
   assert.equal(chargeAckToast([caught], 4, { units }), null);
   assert.deepEqual(chargeAckToast([{ seq: 3, type: 'charge_succeeded', payload: {} }], 3, { units }), { text: 'Charge succeeded!', kind: 'ok' });
+});
+
+test('line of sight in plain words: how much of the target, behind what, the cover; 0 % is not visible (issue 19 item 7)', () => {
+  const names = /** @type {Record<string, string>} */ ({ ter1: 'the Farmhouse', ter2: 'the Wood', u3: 'Citizen Archers' });
+  const nameOf = (/** @type {string} */ id) => names[id] || id;
+  assert.equal(losWords({ visible: true, fraction: 0.82, cover: 'soft', blockers: [], cover_from: ['ter1'] }, 'Citizen Spears', nameOf),
+    'Partly visible: 82 % of the Citizen Spears, behind the Farmhouse; soft cover');
+  assert.equal(losWords({ visible: true, fraction: 1, cover: 'none', blockers: [], cover_from: [] }, 'Citizen Spears', nameOf),
+    'Fully visible: all of the Citizen Spears; no cover');
+  assert.equal(losWords({ visible: false, fraction: 0, cover: 'none', blockers: ['ter1', 'ter2'] }, 'Citizen Spears', nameOf),
+    'Not visible: the Farmhouse and the Wood are in the way');
+  assert.equal(losWords({ visible: true, fraction: 0, cover: 'none' }, 'Citizen Spears', nameOf), 'Not visible: none of the Citizen Spears can be seen');
+  assert.equal(losWords({ visible: true, fraction: 0.4, cover: 'hard', blockers: ['u3'], cover_from: ['ter1'] }, 'Gremlins', nameOf),
+    'Partly visible: 40 % of the Gremlins, behind the Farmhouse and Citizen Archers; hard cover');
 });

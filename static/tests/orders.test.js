@@ -68,7 +68,7 @@ test('the client reads the orders the server offers: shown, disabled with its re
   assert.equal(unitOffer(st, 'u1', 'declare_charge'), null, 'not offered: not shown');
   assert.equal(unitOffer(st, 'u2', 'shoot'), null, "the enemy's units have no orders");
   assert.deepEqual(targetIds(unitOffer(st, 'u1', 'shoot')), ['u2']);
-  assert.deepEqual(controlAttrs(unitOffer(st, 'u1', 'move_unit'), 'Move'), { disabled: true, title: 'Spears are engaged in combat and cannot move', 'aria-disabled': 'true' });
+  assert.deepEqual(controlAttrs(unitOffer(st, 'u1', 'move_unit'), 'Move'), { disabled: true, title: 'Spears are engaged in combat and cannot move', 'aria-disabled': 'true', 'aria-description': 'Spears are engaged in combat and cannot move' });
   assert.deepEqual(controlAttrs(unitOffer(st, 'u1', 'shoot'), 'Shoot'), { disabled: false, title: 'Shoot' });
   assert.equal(controlAttrs({ action: 'move_unit', available: true, reason: null }, 'Wheel', { available: false, reason: 'a March Move allows no sideways manoeuvre' }).title, 'a March Move allows no sideways manoeuvre');
   assert.equal(gameOffer(st, 'end_phase')?.available, true);

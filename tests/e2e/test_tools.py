@@ -123,14 +123,16 @@ def test_handles_measure_line_of_sight_and_keys(server: str, pages: Any, tmp_pat
                      " && warfield.table.overlays[0].label === label", f"P1: {label}")
     spectator.screenshot(path=str(tmp_path / "spectator-390.png"))
 
-    # L: line of sight from player 1's unit to the enemy: verdict, fraction, cover.
+    # L: line of sight from player 1's unit to the enemy, in plain words (issue 19 item 7):
+    # how much of it is seen, behind what, its cover.
     p1.keyboard.press("l")
     until_equal(p1, "warfield.table.mode", "los")
     p1.mouse.click(*at(p1, 14, 6))
     p1.mouse.click(*at(p1, 14, 42))
     los = p1.locator("#los-result")
-    for words in ("Visible", "% seen", "Orchard"):
-        expect(los).to_contain_text(words)
+    expect(los).to_contain_text(re.compile(
+        r"(Fully visible: all|Partly visible: \d+ %) of the .*, behind .*Orchard.*; "
+        r"(soft|hard|no) cover"))
     until(p1, "warfield.table.los.lines.length > 0")
     p1.screenshot(path=str(tmp_path / "player1-1280.png"))
 

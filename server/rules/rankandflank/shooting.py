@@ -46,7 +46,9 @@ from typing import Any, Literal
 from pydantic import Field
 
 from server.dice import DiceStream
+from server.geometry.arcs import front_arc_reach
 from server.geometry.footprint import Footprint
+from server.geometry.geojson import to_geojson
 from server.geometry.measure import distance
 from server.rules.core import (
     ACTIVE,
@@ -177,14 +179,21 @@ def aim(
 @register_offer("shoot")
 def _offer_shoot(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
     """Shoot…: in the Shooting phase, for the active player's units with a shooting weapon,
-    the weapons (name, range) and per enemy unit the weapons that may shoot at it now."""
+    the weapons (name, range, and the area in range and in the front arc, drawn on the table
+    when the shooter is selected) and per enemy unit the weapons that may shoot at it now,
+    with the distance and, for a target in sight, how much of it is seen and its cover (the
+    same judgement `shoot` makes: `aim`)."""
     if unit.owner != seat or unit.status != "on_table":
         return None
     rules = rank_and_flank_of(state)
     weapons = rules.shooting_weapons(rank_and_file_sheet(state, unit))
     if not weapons:
         return None
-    arms = [{"name": w.name, "range": w.range_in} for w in weapons]
+    table = table_of(state)
+    fp = table.units.get(unit.id)
+    arms = [{"name": w.name, "range": w.range_in,
+             "area": to_geojson(front_arc_reach(fp, w.range_in), 3) if fp is not None else None}
+            for w in weapons]
     err = judge(lambda: _check_shooter(state, unit))
     if err is not None:
         return refused("shoot", err, weapons=arms, targets=[])
@@ -193,20 +202,28 @@ def _offer_shoot(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | No
         if enemy.owner == seat or enemy.status != "on_table":
             continue
         can: list[str] = []
+        sight: Any = None
         why = judge(partial(_check_target, state, enemy))
         for w in weapons if why is None else ():
-            got = judge(partial(aim, state, unit, enemy, w.name))
-            if got is None:
-                can.append(w.name)
-            elif why is None:
-                why = got
-            if got is not None and got.details.get("rule") != "Shooting: Range":
-                break  # not a question of this weapon's range: the others fare no better
+            try:
+                _, _, sight = aim(state, unit, enemy, w.name)
+            except RuleError as got:
+                if why is None:
+                    why = got
+                if got.details.get("rule") != "Shooting: Range":
+                    break  # not a question of this weapon's range: the others fare no better
+                continue
+            can.append(w.name)
+        efp = table.units.get(enemy.id)
+        gap = distance(fp, efp).distance if fp is not None and efp is not None else None
         targets.append({
             "unit": enemy.id,
             "available": bool(can),
             "reason": None if can or why is None else why.message,
             "weapons": can,
+            "distance": None if gap is None else round(float(gap), 2),
+            "seen": round(float(sight.fraction), 3) if sight is not None else None,
+            "cover": sight.cover.label if sight is not None else None,
         })
     if not any(t["available"] for t in targets):
         return offer("shoot", False, f"no enemy unit is in range and sight of {unit.name}",

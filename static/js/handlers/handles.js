@@ -1,7 +1,8 @@
 // The selected ranked unit's handles: drag a wheel handle to wheel about a front corner, the
 // pivot handle to turn about the centre, the reform handle to change the frontage (R turns a
 // reform 90°), and a Light Troops unit's ✥ centre handle to reform it elsewhere. Without a
-// drag, R stages a 15° pivot for Confirm (Enter); the panel's buttons wheel it 15°.
+// drag, R stages a 15° pivot for Confirm (Enter); the panel's buttons stage
+// a 15° wheel the same way (previewed by the server, then Confirm).
 
 import { Handler } from './handler.js';
 import {
@@ -219,11 +220,37 @@ export class HandleDrag extends Handler {
     return true;
   }
 
-  /** Wheel the selected unit by `deg` (positive: to the left) at once. @param {number} deg */
+  /** Stage a wheel of the selected unit, `deg` more (positive: to the left, turning about
+   * the front-left corner; negative about the front-right), for Confirm (Enter): the ghost shows where
+   * it would stand with the server's verdict before anything is sent (issue 19 item 5). A wheel
+   * the other way while one is staged takes degrees off it.
+   * @param {number} deg @returns {boolean} false: no unit to wheel */
   wheelSelected(deg) {
+    const m = this.manoeuvrable();
     const t = this.table;
-    const u = t.ownUnit(t.selected);
-    if (!u) return t.toast('Select one of your units first.', 'info');
-    void t.moves.commit({ type: 'move_unit', unit: u.id, manoeuvre: 'wheel', mode: t.moves.mode, degrees: deg }, `Wheel ${u.name}`);
+    if (!m) {
+      t.toast('Select one of your units that may move now.', 'info');
+      return false;
+    }
+    const moves = t.moves;
+    const g = moves.ghost;
+    const before = g?.phase === 'staged' && g.id === m.unit.id && g.action?.manoeuvre === 'wheel' ? Number(g.action.degrees) : 0;
+    const total = before + deg;
+    if (!total) {
+      moves.clearGhost();
+      t.onChange();
+      return true;
+    }
+    const f = m.frame;
+    // A wheel to the left turns about the front-left corner, to the right about the front-right.
+    const about = total > 0 ? f.fl : f.fr;
+    const geometry = rotateGeometry(f.geometry, about[0], about[1], total);
+    const [cx, cy] = f.centre;
+    moves.setGhost({
+      id: m.unit.id, x: cx, y: cy, facing: f.facing + total, width: f.width, depth: f.depth, geometry,
+      verdict: 'unknown', phase: 'staged', basis: basisOf(m.unit), label: `Wheel ${Math.abs(total)}° ${total > 0 ? 'left' : 'right'}`,
+    }, { type: 'move_unit', unit: m.unit.id, manoeuvre: 'wheel', mode: moves.mode, degrees: total });
+    t.onChange();
+    return true;
   }
 }

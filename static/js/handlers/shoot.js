@@ -7,6 +7,7 @@ import { Tool } from './handler.js';
 import { errorText } from '../format.js';
 import { aimLine, pickShootTarget } from '../ui/forty.js';
 import { unitOffer } from '../ui/offers.js';
+import { sightOf } from '../view/sight.js';
 
 /** @typedef {import('../types.js').Pt} Pt */
 /** @typedef {import('../types.js').Action} Action */
@@ -27,11 +28,15 @@ export class ShootTool extends Tool {
     return this.fortyOrder() ? 'Click the enemy unit to make it the target (Esc to cancel).' : 'Click the enemy unit to shoot at (Esc to cancel).';
   }
 
-  /** A 40k unit with a Shoot order: the line to its target, with the distance and whether it
-   * is visible, drawn while it is selected (the player sees them before rolling). */
+  /** Drawn while a shooter is selected, whatever the tool: a 40k unit's line to its target,
+   * with the distance and whether it is visible (the player sees them before rolling); a
+   * t9a / whfb8 unit's weapon areas and its targets marked (view/sight.js). */
   layers() {
     const aim = aimLine(this.table.store.state, this.table.selected);
-    return aim ? { aim } : {};
+    // t9a / whfb8: the selected shooter's weapon areas and its targets marked, before a click
+    // (issue 19 item 7): from the server's `shoot` order, only while it offers one.
+    const sight = sightOf(this.table.store.state, this.table.selected);
+    return { ...(aim ? { aim } : {}), ...(sight ? { sight } : {}) };
   }
 
   /** The selected unit's 40k Shoot order, if the server offers one. */

@@ -6,7 +6,7 @@ import { h, replace } from './dom.js';
 import { errorText, ownerWords, unitName } from '../format.js';
 import { humanize } from './describe.js';
 import { ambushTrayItem } from './ambush.js';
-import { controlAttrs, gameOffer, targetIds, unitOffer } from './offers.js';
+import { controlAttrs, gameOffer, targetIds, unitOffer, wholeOrder } from './offers.js';
 import { chargePreviewLines } from './charge-preview.js';
 import { terrainEditor, terrainForm } from './terrain.js';
 import { reportView, rosterButtons } from './rosters.js';
@@ -459,40 +459,56 @@ export function unitOrders(unit, table, store) {
   const g = table.moves.ghost;
   // (a 40k Charge move has its own Confirm: ui/forty-orders.js)
   const staged = g?.phase === 'staged' && g.id === unit.id && !(/** @type {any} */ (g).proposal) && g.action?.type !== 'charge_move';
+  // Only what the unit may do now (issue 19 item 5): an order the server refuses for the unit
+  // as a whole (engaged, fled, already charged or reformed) is one line saying why, not a row
+  // of dead buttons; a part of an order refused (a wheel while marching) stays, disabled with
+  // the reason on hover and for screen readers.
+  const moving = wholeOrder(move);
+  const charging = wholeOrder(charge);
   if (!move && !models && !advance && !charge && !staged) return null;
   // The March toggle belongs to the unit: once it has begun a move, the server's order says
   // which kind, and the toggle follows it.
-  if (move?.mode && (move.mode === 'march') !== table.moves.march) table.moves.march = move.mode === 'march';
-  const mode = table.moves.march ? 'march' : 'advance';
+  const marching = table.moves.marchingFor(unit.id);
+  if (move?.mode && (move.mode === 'march') !== marching) table.moves.setMarch(unit.id, move.mode === 'march');
+  const marchOn = table.moves.marchingFor(unit.id);
+  const mode = marchOn ? 'march' : 'advance';
   const modeOffer = move?.modes?.[mode];
   const march = move?.modes?.march;
   const wheel = modeOffer?.manoeuvres?.wheel;
   const left = modeOffer && modeOffer.available ? ` (${Number(modeOffer.left).toFixed(1)} of ${Number(modeOffer.allowance).toFixed(1)} in left)` : '';
   const targets = targetIds(charge).map((id) => unitName(st, id));
+  const wheelStaged = staged && g?.action?.manoeuvre === 'wheel';
   return h('div', { class: 'buttons orders' },
-    staged ? h('button', { type: 'button', id: 'confirm-move', class: 'primary', onclick: () => table.moves.confirmStaged() }, 'Confirm move', h('kbd', null, 'Enter')) : null,
+    staged ? h('button', { type: 'button', id: 'confirm-move', class: 'primary', onclick: () => table.moves.confirmStaged() }, wheelStaged ? 'Confirm wheel' : 'Confirm move', h('kbd', null, 'Enter')) : null,
     staged ? h('button', { type: 'button', id: 'reset-move', onclick: () => table.cancel() }, 'Reset', h('kbd', null, 'Esc')) : null,
-    move ? h('button', { type: 'button', id: 'wheel-left', ...controlAttrs(move, `Wheel left 15°${left}`, wheel), onclick: () => table.handlers.handles.wheelSelected(15) }, 'Wheel left 15°') : null,
-    move ? h('button', { type: 'button', id: 'wheel-right', ...controlAttrs(move, `Wheel right 15°${left}`, wheel), onclick: () => table.handlers.handles.wheelSelected(-15) }, 'Wheel right 15°') : null,
-    move ? h('button', {
-      type: 'button', id: 'march', class: table.moves.march ? 'active' : '', 'aria-pressed': table.moves.march ? 'true' : 'false',
-      ...controlAttrs(move, march ? `March: up to ${Number(march.allowance).toFixed(1)} in` : 'March', table.moves.march ? undefined : march),
-      onclick: () => { table.moves.march = !table.moves.march; table.onChange(); },
-    }, table.moves.march ? 'March: on' : 'March: off') : null,
+    moving ? h('button', { type: 'button', id: 'wheel-left', ...controlAttrs(move, `Wheel left 15°${left}`, wheel), onclick: () => table.handlers.handles.wheelSelected(15) }, 'Wheel left 15°') : null,
+    moving ? h('button', { type: 'button', id: 'wheel-right', ...controlAttrs(move, `Wheel right 15°${left}`, wheel), onclick: () => table.handlers.handles.wheelSelected(-15) }, 'Wheel right 15°') : null,
+    moving ? h('button', {
+      type: 'button', id: 'march', class: marchOn ? 'active' : '', 'aria-pressed': marchOn ? 'true' : 'false',
+      ...controlAttrs(move, march ? `March: up to ${Number(march.allowance).toFixed(1)} in` : 'March', marchOn ? undefined : march),
+      onclick: () => { table.moves.setMarch(unit.id, !marchOn); if (staged) table.cancel(); table.onChange(); },
+    }, marchOn ? 'March: on' : 'March: off') : null,
     // 40k Advance: the D6 is rolled and committed first; the move is then judged against it.
     advance ? h('button', {
       type: 'button', id: 'advance', ...controlAttrs(advance, `Roll the Advance D6 now, then move up to Move ${advance.move ?? ''} in + the die`),
       onclick: () => table.conn.act({ type: 'advance', unit: unit.id })
         .catch((/** @type {any} */ err) => table.toast(`Advance: ${errorText(err)}`, 'error')),
     }, 'Advance (D6)') : null,
-    charge ? h('button', {
+    charging ? h('button', {
       type: 'button', id: 'charge', class: table.mode === 'charge' ? 'active' : '',
       ...controlAttrs(charge, targets.length ? `Charge: ${targets.join(', ')}` : 'Charge…'),
       onclick: () => table.setMode(table.mode === 'charge' ? 'idle' : 'charge'),
     }, 'Charge…') : null,
-    charge && table.mode === 'charge' ? chargePreviewPanel(table, st) : null,
+    charging && table.mode === 'charge' ? chargePreviewPanel(table, st) : null,
     move && move.available ? h('small', { class: 'hint' }, 'Drag the unit forward or back; drag a corner (W) to wheel, the knob (↻) to pivot, the rear corner (⇔) to reform (R turns it 90°). R stages a 15° pivot.') : null,
     models && models.available ? h('small', { class: 'hint' }, `Drag a model to move it (up to ${Number(models.allowance).toFixed(1)} in), Shift+drag (or between models) to move them all; then Confirm.`) : null,
-    (move && !move.available) || (models && !models.available) ? h('small', { class: 'hint unavailable' }, String((move || models)?.reason || '')) : null,
+    [move && !moving ? move : null, models && !models.available ? models : null, charge && !charging ? charge : null]
+      .filter(Boolean).map((o) => h('small', { class: 'hint unavailable', dataset: { order: String(o?.action) } }, sentence(String(o?.reason || 'not possible now')))),
     move?.reform_centre && move.available ? h('small', { class: 'hint light-troops' }, 'Light Troops: drag ✥ at the centre to reform and move the unit (up to twice its Mobility; R turns it 90°).') : null);
+}
+
+/** A reason as a sentence: capital first, full stop. @param {string} text */
+function sentence(text) {
+  const t = text.trim();
+  return t ? `${t.charAt(0).toUpperCase()}${t.slice(1)}${/[.!?]$/.test(t) ? '' : '.'}` : t;
 }

@@ -64,7 +64,8 @@ export function canGive(offer) {
 }
 
 /** The attributes of a control for an order: disabled with the server's reason as its title
- * (hover) and description (screen readers) when the order is shown but not possible.
+ * (hover) and as its accessible description (`aria-description`, read by screen readers
+ * even where a disabled control's title is not) when the order is shown but not possible.
  * @param {Offer|null|undefined} offer @param {string} [title] the title when available
  * @param {{available?:boolean, reason?:string|null}} [sub] a part of the order (a mode, a manoeuvre) */
 export function controlAttrs(offer, title = '', sub) {
@@ -72,7 +73,19 @@ export function controlAttrs(offer, title = '', sub) {
   const reason = !offer ? 'not possible now' : !offer.available ? offer.reason : sub && !sub.available ? sub.reason : null;
   return ok
     ? { disabled: false, title }
-    : { disabled: true, title: String(reason || 'not possible now'), 'aria-disabled': 'true' };
+    : { disabled: true, title: String(reason || 'not possible now'), 'aria-disabled': 'true', 'aria-description': String(reason || 'not possible now') };
+}
+
+/** Is an order for the unit as a whole possible, or refused only in a part (a mode, a
+ * manoeuvre, some targets)? A move refused with no modes, or a charge refused with no targets
+ * listed, is refused for the unit itself (engaged, fled, already charged): not a control.
+ * @param {Offer|null} offer */
+export function wholeOrder(offer) {
+  if (!offer) return false;
+  if (offer.available) return true;
+  if (offer.action === 'move_unit') return Boolean(offer.modes && Object.keys(offer.modes).length);
+  if (offer.action === 'declare_charge') return Array.isArray(offer.targets) && offer.targets.length > 0;
+  return true;
 }
 
 /** The targets of a charge or shoot order that may be chosen now (ids).

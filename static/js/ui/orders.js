@@ -11,6 +11,7 @@ import { reportGroups, renderReport } from './report.js';
 import { fortyOrderPanels } from './forty.js';
 import { controlAttrs, gameOffer, targetIds, unitOffer } from './offers.js';
 import { whirlsFrom } from '../view/fanatics.js';
+import { sightOf } from '../view/sight.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -166,6 +167,12 @@ export function unitActions(unit, table) {
       },
     }, 'Shoot…'));
   }
+  // What the shooter sees and reaches, in words beside the marks on the table (issue 19 item 7).
+  const sight = shootOrder ? sightOf(st, unit.id) : null;
+  const seen = sight && sight.targets.length
+    ? h('ul', { class: 'shoot-targets', id: 'shoot-targets', 'aria-label': `Targets of ${unitName(st, unit.id)}` },
+      sight.targets.map((t) => h('li', { class: t.ok ? 'ok' : 'bad', dataset: { unit: t.unit } }, h('b', null, t.name), ` ${t.text}`)))
+    : null;
   if (fightOrder) {
     buttons.push(h('button', { type: 'button', id: 'fight', class: 'primary', ...controlAttrs(fightOrder, 'Fight this combat'), onclick: () => fight(table, unit.id) }, 'Fight'));
   }
@@ -202,7 +209,7 @@ export function unitActions(unit, table) {
   }
   const forty = fortyOrderPanels(unit, table);
   if (!buttons.length && !forty) return null;
-  return h('div', { class: 'combat-orders' }, buttons.length ? h('div', { class: 'buttons orders' }, buttons) : null, forty);
+  return h('div', { class: 'combat-orders' }, buttons.length ? h('div', { class: 'buttons orders' }, buttons) : null, seen, forty);
 }
 
 // --- the banner, the agreement panel and the report ------------------------------------------

@@ -5,7 +5,7 @@
 import { fortyBar } from './forty.js';
 import { h, replace } from './dom.js';
 import { gameOffer } from './offers.js';
-import { errorText, markerBadges, rollSummary, unitName } from '../format.js';
+import { errorText, losWords, markerBadges, rollSummary, unitName } from '../format.js';
 import { describe, humanize } from './describe.js';
 import { setupPanel, renderTray, unitOrders } from './battle.js';
 import { unitActions } from './orders.js';
@@ -299,13 +299,10 @@ function renderInfo(el, table, store) {
   if (los?.result) {
     const r = los.result;
     const st = store.state || {};
-    rows.push(h('p', { class: 'los-result', id: 'los-result' },
+    const seen = typeof r.fraction === 'number' ? Math.round(r.fraction * 100) : null;
+    rows.push(h('p', { class: `los-result ${!r.visible || seen === 0 ? 'not-visible' : seen !== null && seen < 100 ? 'partly-visible' : 'visible'}`, id: 'los-result', role: 'status' },
       h('b', null, `${unitName(st, los.viewer)} → ${unitName(st, los.target)}: `),
-      `${r.visible ? 'Visible' : 'Not visible'}`,
-      typeof r.fraction === 'number' ? ` · ${Math.round(r.fraction * 100)}% seen` : '',
-      r.cover ? ` · cover: ${r.cover}` : '',
-      Array.isArray(r.blockers) && r.blockers.length ? ` · blocked by ${r.blockers.map((/** @type {any} */ b) => thingName(st, b)).join(', ')}` : '',
-      Array.isArray(r.cover_from) && r.cover_from.length ? ` · cover from ${r.cover_from.map((/** @type {any} */ b) => thingName(st, b)).join(', ')}` : ''));
+      losWords(r, unitName(st, los.target), (id) => thingName(st, id, true))));
   }
   const unit = table.selected ? store.state?.units?.[table.selected] : null;
   const sel = table.selected ? store.state?.tokens?.[table.selected] : null;
@@ -384,12 +381,14 @@ function modeHint(table) {
   return table.tool?.hint() || '';
 }
 
-/** A unit's or terrain piece's name for the line-of-sight verdict. @param {any} st @param {string} id */
-function thingName(st, id) {
+/** A unit's or terrain piece's name for the line-of-sight verdict ("the Farmhouse" with
+ * `article`). @param {any} st @param {string} id @param {boolean} [article] */
+function thingName(st, id, article = false) {
   const unit = st.units?.[id];
-  if (unit) return unit.name || id;
+  if (unit) return unitName(st, id);
   const t = (Array.isArray(st.terrain) ? st.terrain : []).find((/** @type {any} */ x) => x.id === id);
-  return t ? t.label || humanize(String(t.kind)) : id;
+  const name = t ? t.label || humanize(String(t.kind)) : id;
+  return article && t ? `the ${name}` : name;
 }
 
 /** @param {HTMLElement} list @param {Store} store */

@@ -6,6 +6,7 @@
 import { toScreen, visibleWorld } from './transform.js';
 import { rectCorners, geometryRings, axes, bbox } from './hit.js';
 import { terrainStyle, terrainPattern, rgba, TABLE_COLOR } from './terrain-style.js';
+import { drawSight } from './sight.js';
 
 /** @typedef {import('./transform.js').View} View */
 /** @typedef {import('./scene.js').Piece} Piece */
@@ -64,6 +65,7 @@ export const COLORS = {
  * @property {import('./manoeuvre.js').Handle[]|null} [handles]  wheel/pivot/reform handles
  * @property {{points:number[][], label:string, seat:number, alpha:number}[]} [overlays]  others' measures
  * @property {{points:number[][], label:string}|null} [aim]  the line to the Shoot target of the selected unit (Warhammer 40,000)
+ * @property {import('./sight.js').Sight|null} [sight]  the selected shooter's weapon areas and targets (t9a, whfb8)
  * @property {AmbushOverlay|null} [ambush]  the ambush tool
  * @property {{points:number[][], kind:string, closing:boolean}|null} [terrainDraft]  a terrain feature being drawn
  */
@@ -78,6 +80,7 @@ export function drawFrame(ctx, f) {
   drawZones(ctx, f.view, f.scene.zones || []);
   drawTerrain(ctx, f.view, f.scene.terrain);
   drawObjectives(ctx, f.view, f.scene.objectives || []);
+  if (f.sight) drawSight(ctx, f.view, f.sight);
   drawPieces(ctx, f);
   if (f.ambush) drawAmbush(ctx, f.view, f.ambush);
   if (f.terrainDraft) drawTerrainDraft(ctx, f.view, f.terrainDraft);
@@ -369,7 +372,7 @@ function drawPieces(ctx, f) {
     ctx.lineWidth = id === f.selected ? 3 : 1.5;
     ctx.stroke();
   }
-  drawLabels(ctx, v, visible, f.selected);
+  drawLabels(ctx, v, visible, f.selected, f.hover || null);
 }
 
 /** A short bar along each piece's front edge. @param {CanvasRenderingContext2D} ctx @param {View} v @param {Piece[]} pieces */
@@ -459,9 +462,12 @@ function overlaps(a, b) {
  * Unit names under (or, when that is taken, over) each unit, readable at full size and never
  * over another unit (one in contact), nor over the selected unit and its handles: a label
  * with no free place is left out (the units list names every unit). Wounds on the models.
+ * The hovered and the selected unit's whole name is drawn on a dark box over everything
+ * (a cut or left-out label is read there: issue 19 item 9).
  * @param {CanvasRenderingContext2D} ctx @param {View} v @param {Piece[]} pieces @param {string|null} [selected]
+ * @param {string|null} [hover]
  */
-function drawLabels(ctx, v, pieces, selected = null) {
+function drawLabels(ctx, v, pieces, selected = null, hover = null) {
   ctx.textAlign = 'center';
   ctx.textBaseline = 'middle';
   ctx.font = '600 11px system-ui, sans-serif';
@@ -503,6 +509,33 @@ function drawLabels(ctx, v, pieces, selected = null) {
       ctx.fillText(p.wounds, s.x, s.y);
     }
   }
+  for (const { piece, grow } of fullLabels(pieces, hover, selected)) {
+    const own = screenBox(v, piece);
+    const text = String(piece.label);
+    const w = measure(text) + 10;
+    const cx = (own.x0 + own.x1) / 2;
+    const y = own.y1 + grow + 10;
+    ctx.fillStyle = 'rgba(15,17,20,0.88)';
+    ctx.fillRect(cx - w / 2, y - 8, w, 16);
+    ctx.fillStyle = '#fff';
+    ctx.fillText(text, cx, y + 0.5);
+  }
+}
+
+/**
+ * The units whose whole name is shown (issue 19 item 9): the hovered one and the selected one
+ * (below its handles' reach), each once. Pure.
+ * @param {Piece[]} pieces @param {string|null} hover @param {string|null} selected
+ * @returns {{piece:Piece, grow:number}[]}
+ */
+export function fullLabels(pieces, hover, selected) {
+  const out = [];
+  for (const id of new Set([selected, hover])) {
+    if (!id) continue;
+    const piece = pieces.find((p) => p.id === id && p.labelHere && p.label);
+    if (piece) out.push({ piece, grow: id === selected ? 22 : 0 });
+  }
+  return out;
 }
 
 /** @param {CanvasRenderingContext2D} ctx @param {View} v @param {Ghost} g */

@@ -103,7 +103,7 @@ test('unit labels are never drawn over a unit in contact, nor over the selected 
         assert.ok(!over, `"${text}" is over ${p.id} (selected: ${selected})`);
       }
     }
-    // The selected unit carries no label (its name is in the panel).
-    if (selected) assert.ok(!labels.some((c) => pieces.find((p) => p.id === selected)?.label.startsWith(c.args[0].replace('…', ''))));
+    // The selected unit's whole name (issue 19 item 9) is drawn only where it covers no other
+    // unit: the loop above checked every label drawn, that one included.
   }
 });

@@ -514,7 +514,13 @@ function drawLabels(ctx, v, pieces, selected = null, hover = null) {
     const text = String(piece.label);
     const w = measure(text) + 10;
     const cx = (own.x0 + own.x1) / 2;
-    const y = own.y1 + grow + 10;
+    // Below the unit (past its handles' reach), else above it; never over another unit (one
+    // in contact, issue 24 item 5): where neither is free the name stays in the side panel.
+    const y = [own.y1 + grow + 10, own.y0 - grow - 10].find((at) => {
+      const box = { x0: cx - w / 2, y0: at - 8, x1: cx + w / 2, y1: at + 8 };
+      return !boxes.some((b) => b.id !== piece.id && overlaps(box, b.box));
+    });
+    if (y === undefined) continue;
     ctx.fillStyle = 'rgba(15,17,20,0.88)';
     ctx.fillRect(cx - w / 2, y - 8, w, 16);
     ctx.fillStyle = '#fff';

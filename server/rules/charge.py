@@ -432,15 +432,10 @@ def _check_charge_target(state: GameState, seat: int, unit: Unit, target: Unit) 
     return gap
 
 
-@register_offer("declare_charge")
-def _offer_charge(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
-    """Charge…: in the charge phase, for the active player's units on the table, the enemy
-    units it may charge (in arc, sight or range, as the server judges), each with why not."""
-    if unit.owner != seat or unit.status != "on_table":
-        return None
-    err = judge(lambda: _check_charger(state, unit))
-    if err is not None:
-        return refused("declare_charge", err, targets=[])
+def charge_targets(state: GameState, seat: int, unit: Unit) -> list[dict[str, Any]]:
+    """Every enemy unit on the table as a charge order's target: whether `unit` may declare a
+    charge on it (`_check_charge_target`), the reason when not, the distance when it may. The
+    one list every charge order offers (this module's `declare_charge`, 40k's `charge`)."""
     targets: list[dict[str, Any]] = []
     for enemy in units_of(state).values():
         if enemy.owner == seat or enemy.status != "on_table":
@@ -455,6 +450,19 @@ def _offer_charge(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | N
             "reason": None if why is None else why.message,
             "distance": round(gap[0], 3) if gap else None,
         })
+    return targets
+
+
+@register_offer("declare_charge")
+def _offer_charge(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
+    """Charge…: in the charge phase, for the active player's units on the table, the enemy
+    units it may charge (in arc, sight or range, as the server judges), each with why not."""
+    if unit.owner != seat or unit.status != "on_table":
+        return None
+    err = judge(lambda: _check_charger(state, unit))
+    if err is not None:
+        return refused("declare_charge", err, targets=[])
+    targets = charge_targets(state, seat, unit)
     if not any(t["available"] for t in targets):
         return offer("declare_charge", False, "no enemy unit can be charged from here",
                      targets=targets)

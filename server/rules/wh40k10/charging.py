@@ -30,7 +30,12 @@ from pydantic import Field
 from server.dice import DiceStream
 from server.geometry import ENGAGEMENT_RANGE_IN
 from server.rules.battle import BATTLE, on_phase_end
-from server.rules.charge import _check_charge_target, _check_charger, charge_roll_expression
+from server.rules.charge import (
+    _check_charge_target,
+    _check_charger,
+    charge_roll_expression,
+    charge_targets,
+)
 from server.rules.core import (
     ACTIVE,
     BAD_REQUEST,
@@ -137,17 +142,7 @@ def _offer_charge(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | N
     err = judge(lambda: _check_charger(state, unit))
     if err is not None:
         return refused("charge", err, targets=[])
-    targets: list[dict[str, Any]] = []
-    for enemy in units_of(state).values():
-        if enemy.owner == seat or enemy.status != "on_table":
-            continue
-        try:
-            gap, why = [_check_charge_target(state, seat, unit, enemy)], None
-        except RuleError as err_:
-            gap, why = [], err_
-        targets.append({"unit": enemy.id, "available": why is None,
-                        "reason": None if why is None else why.message,
-                        "distance": round(gap[0], 3) if gap else None})
+    targets = charge_targets(state, seat, unit)
     if not any(t["available"] for t in targets):
         return offer("charge", False, "no enemy unit is within 12 in", targets=targets)
     return offer("charge", targets=targets)

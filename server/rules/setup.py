@@ -17,6 +17,7 @@ from server.data.catalog import register_own
 from server.data.own import MAX_OWN_UNITS, OwnUnitError, own_datasheet, read_own_sheet
 from server.dice import DiceStream
 from server.geometry import movement
+from server.geometry.formation import layout
 from server.geometry.kinds import Height, TerrainKind
 from server.geometry.table import Battlefield as GeoBattlefield
 from server.geometry.table import Terrain, outline_problem
@@ -49,6 +50,7 @@ from server.rules.units import (
     Facing,
     JoinedCharacter,
     Unit,
+    _formation,
     _illegal,
     _set,
     _unit,
@@ -605,7 +607,25 @@ def _offer_deploy(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | N
     """Deploy: the deploying player's units not yet deployed (placed in their zone)."""
     if unit.owner != seat or judge(lambda: _undeployed(state, seat, unit.id)):
         return None
-    return offer("deploy_unit", zone=seat)
+    if not is_ranked(state.system):
+        return offer("deploy_unit", zone=seat)
+    # The Unit Boundary for each frontage the player may pick (files), in the unit's own frame
+    # (front-edge centre at the origin, facing 0), so the deploy tool draws the ghost under the
+    # pointer at any placement; the server's preview judges it (issue 19 item 6).
+    joined = tuple(c.datasheet for c in unit.characters)
+    most = min(unit.models, MAX_DEPLOY_FILES)
+    outlines = {
+        str(files): [[round(float(x), 4), round(float(y), 4)] for x, y in
+                     layout(_formation(state.system, unit.datasheet, unit.models, files,
+                                       joined)).outline]
+        for files in range(1, most + 1)
+    }
+    return offer("deploy_unit", zone=seat, files=min(unit.files or 1, most),
+                 facing=0.0 if seat == 1 else 180.0, outlines=outlines)
+
+
+MAX_DEPLOY_FILES = 12
+"""Frontages the deploy tool offers (a wider block is typed in the deploy form)."""
 
 
 @register_offer("declare_reserve")

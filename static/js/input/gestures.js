@@ -138,6 +138,8 @@ export const KEYS = {
   Delete: 'remove',
   Backspace: 'remove',
   Enter: 'confirm',
+  '[': 'narrower',
+  ']': 'wider',
 };
 
 /**

@@ -6,6 +6,7 @@ const SHORTCUTS = [
   ['Drag a piece', 'Move your token or unit; the ghost shows the server’s verdict (green / red, the rule, the distance used); release to move'],
   ['Handles', 'On your selected unit: W corners wheel, ↻ knob pivots, ⇔ rear corner reforms'],
   ['✥ (Light Troops)', 'Drag the centre handle of your selected Light Troops unit: a Reform that also moves it (up to twice its Mobility); R turns it 90°; the ghost says when it counts as a March'],
+  ['Deploy', 'Pick a unit in the tray: its ghost follows the pointer with the server’s verdict (green / red with the rule); R / Shift+R turn it 15°, [ and ] change its frontage (files); click to deploy it there'],
   ['Arrive (Ambush)', 'In your Movement Phase, after the roll: Arrive in the tray, move along a table edge (the 6 in zone and the nearest valid placement show), click to choose the point, drag the ghost or R to turn it, click it or Enter to arrive'],
   ['Emerge (whfb8 Entombed)', 'In your Movement phase, after the roll: Emerge in the tray, click the table to place the marker; the scatter and artillery dice move it; drag the ghost touching the marker (or against the enemy it landed under), R turns it, click it or Enter to emerge'],
   ['Skirmish move / Vanguard (whfb8)', 'Select your Skirmishers, Skirmish move… (Movement phase) or Vanguard… (before the first turn), click where they go, R turns them, Enter moves them; red with the rule when a model would go too far around what is in the way'],

@@ -29,6 +29,9 @@
  * @property {string} [question]  choose_first: the choice the roll-off gives, in words
  * @property {{first:number, label:string}[]} [options]  choose_first: its two answers
  * @property {string} [about]  choose_first: "deploy_first" or "first_turn"
+ * @property {Record<string, number[][]>} [outlines]  deploy_unit (ranked): the Unit Boundary per frontage (files), in the unit's own frame
+ * @property {number} [files]  deploy_unit: the default frontage
+ * @property {number} [facing]  deploy_unit: the default facing
  */
 
 /** @param {any} state @returns {{seat:number|null, units:Record<string, Record<string, Offer>>, game:Record<string, Offer>}} */

@@ -86,7 +86,27 @@ export function rollWords(roll) {
 
 /** A unit's name from the state, or its id. @param {GameState|null|undefined} state @param {unknown} id */
 export function unitName(state, id) {
-  return String(state?.units?.[String(id)]?.name || id || 'a unit');
+  const units = state?.units || {};
+  const unit = units[String(id)];
+  if (!unit) return String(id || 'a unit');
+  const name = String(unit.name || id);
+  // Two units of one name are numbered as the server numbers them in its texts
+  // (server/rules/naming.py: by id, numerically, "u5" before "u12").
+  const same = Object.keys(units).filter((k) => String(units[k]?.name || k) === name).sort(compareIds);
+  return same.length > 1 ? `${name} (${same.indexOf(String(id)) + 1})` : name;
+}
+
+/** Ids in numeric order ("u5" before "u12"), as the server orders them. @param {string} a @param {string} b */
+export function compareIds(a, b) {
+  const key = (/** @type {string} */ s) => {
+    const m = /^(\D*)(\d+)(.*)$/.exec(s);
+    return m ? [m[1], Number(m[2]), m[3]] : [s, -1, ''];
+  };
+  const [pa, na, ra] = key(a);
+  const [pb, nb, rb] = key(b);
+  if (pa !== pb) return pa < pb ? -1 : 1;
+  if (na !== nb) return Number(na) - Number(nb);
+  return ra === rb ? 0 : ra < rb ? -1 : 1;
 }
 
 /** The badges drawn on a unit: Fleeing, Shaken. @param {Pick<Unit, 'markers'>|null|undefined} unit */

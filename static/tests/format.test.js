@@ -76,3 +76,14 @@ test('line of sight in plain words: how much of the target, behind what, the cov
   assert.equal(losWords({ visible: true, fraction: 0.4, cover: 'hard', blockers: ['u3'], cover_from: ['ter1'] }, 'Gremlins', nameOf),
     'Partly visible: 40 % of the Gremlins, behind the Farmhouse and Citizen Archers; hard cover');
 });
+
+test('two units of one name are numbered as the server numbers them', async () => {
+  const { unitName } = await import('../js/format.js');
+  const state = { units: {
+    u12: { id: 'u12', name: 'Mageblight Gremlin' }, u5: { id: 'u5', name: 'Mageblight Gremlin' },
+    u1: { id: 'u1', name: 'Citizen Spears' } } };
+  assert.equal(unitName(state, 'u5'), 'Mageblight Gremlin (1)');
+  assert.equal(unitName(state, 'u12'), 'Mageblight Gremlin (2)');
+  assert.equal(unitName(state, 'u1'), 'Citizen Spears');
+  assert.equal(unitName(state, 'u9'), 'u9');
+});

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -537,6 +537,11 @@ class Wh40kProfile(_Model):
 
 
 Profile = Annotated[T9AProfile | WHFB8Profile | Wh40kProfile, Field(discriminator="system")]
+AnyProfile = TypeVar("AnyProfile", T9AProfile, WHFB8Profile, Wh40kProfile)
+
+
+class WrongSystem(ValueError):
+    """A system's rules asked for their own profile on a datasheet of another system."""
 
 
 # --------------------------------------------------------------------------- datasheet
@@ -683,6 +688,24 @@ class Datasheet(_Model):
 
     def rule(self, name: str) -> SpecialRule | None:
         return next((rule for rule in self.special_rules if rule.name == name), None)
+
+    def rule_printed(self, name: str) -> str:
+        """The unit rule ``name`` as printed with its parameter ("Ambush", "Deep Strike"), or
+        the bare name when the sheet lacks it."""
+        rule = self.rule(name)
+        return name if rule is None else rule.printed
+
+    def profile_as(self, kind: type[AnyProfile]) -> AnyProfile:
+        """The profile, typed as one system's: each system's rules read their own profile
+        through this (``server/rules/<system>/profiles.py: profile_of``); a sheet of another
+        system raises :class:`WrongSystem`."""
+        profile = self.profile
+        if not isinstance(profile, kind):
+            raise WrongSystem(
+                f"{self.id} is a {self.system} datasheet, not a "
+                f"{kind.model_fields['system'].default} one"
+            )
+        return profile
 
     def all_rules(self) -> list[SpecialRule]:
         """Every rule on the sheet: unit rules, equipment, model-part and weapon rules."""

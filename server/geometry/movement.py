@@ -376,7 +376,7 @@ def move_models(
         np.vstack([shapely.get_coordinates(a), shapely.get_coordinates(b)])
         for a, b in zip(start_polys, end_polys, strict=True)
     ]
-    hulls = shapely.convex_hull(shapely.multipoints(hull_in))  # type: ignore[arg-type]
+    hulls = shapely.convex_hull(shapely.multipoints(hull_in))
     swept = shapely.union_all(hulls)
     incoherent = coherency(list(end))
 

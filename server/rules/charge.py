@@ -204,12 +204,13 @@ def charge_path(state: GameState, unit: Unit, target: Unit) -> ChargePath:
     table = table_of(state)
     start, aim = table.units[unit.id], table.units[target.id]
     assert start.placement is not None and start.formation is not None
+    formation = start.formation
     # Units a charge may run into (whfb8 Fanatics, seed 003): `move_contacts` after the move.
     passable = variant_of(state.system).passable(state, unit.id)
 
     def judged(mid: Footprint, wheel: float, pivot: tuple[float, float] | None) -> ChargePath:
         placement, arc = contact_placement(mid, aim)
-        end = footprint(start.formation, placement)  # type: ignore[arg-type]
+        end = footprint(formation, placement)
         assert mid.placement is not None
         path = ChargePath(start, placement, arc, wheel, pivot,
                           start.width * abs(math.radians(wheel))

@@ -629,8 +629,12 @@ def _abandoned(state: GameState, charger_id: str, target_id: str, reaction: str)
     if reaction == "stand_and_shoot":
         shooters = possessive(display_name(state, target_id))
         fled = FLEEING in charger.markers or FLED_OFF in charger.markers
-        why = (f"they flee after {shooters} Stand and Shoot" if fled
-               else f"destroyed by {shooters} Stand and Shoot")
+        if fled and charger.status == "destroyed":  # e.g. a whfb8 Fanatic on the flee path
+            why = f"they flee after {shooters} Stand and Shoot and are destroyed as they flee"
+        elif fled:
+            why = f"they flee after {shooters} Stand and Shoot"
+        else:
+            why = f"destroyed by {shooters} Stand and Shoot"
     else:
         why = "the charger can no longer charge"
     return Event(

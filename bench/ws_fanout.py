@@ -10,12 +10,16 @@ the last spectator has parsed the frame with the move's seq and its state shows 
 One JSON line per K on stdout; percentiles nearest-rank.
 
     python -m bench.ws_fanout [--config sqlite|postgres|redis2|bgio] [--k 1 10 100] [--moves M]
+                              [--steps]
     warfield bench fanout --config postgres
 
 Configurations (bench/harness.py): `sqlite`, `postgres`, `redis2` (player 1 on process A,
 spectators alternate B, A) and `bgio`: boardgame.io 0.50.2's own server (bench/bgio/server.js,
 `npm ci --prefix bench/bgio` once) driven by this same load generator over its socket.io wire,
 so the two systems are compared with one client, one protocol, on one machine.
+With `--steps` the Warfield servers time each step of the move path (server/games/steps.py)
+and each line carries `steps_by_process`: CPU ms per move by step, the loop's CPU no step
+covers, the commit's wall-clock time, and the collector's counts per move.
 Server RSS is VmHWM from /proc/PID/status after the last move and CPU is utime + stime from
 /proc/PID/stat over the recorded moves (summed over both processes for redis2).
 """
@@ -446,13 +450,14 @@ def per_move_steps(report: dict[str, Any], loop_ms: float, moves: int) -> dict[s
     """A server's step totals (`GET /debug/steps`, server/games/steps.py) per recorded move:
     CPU ms per step, `loop_other_ms` (the event loop's CPU that no step covers: uvicorn reading
     frames, the hop to the database thread and back, task switches) and the collector's
-    counts per move."""
+    counts per move; `commit_wall_ms`: the commit by the wall clock (the disk's flush)."""
     ms = {step: round(ns / moves / 1e6, 4) for step, ns in report["cpu_ns"].items()}
     on_loop = sum(v for step, v in ms.items() if step != "commit_db")
     gc = report["gc"]
     return {
         "cpu_ms": ms,
         "loop_other_ms": round(loop_ms - on_loop, 4),
+        "commit_wall_ms": round(report["commit_wall_ns"] / moves / 1e6, 4),
         "calls_per_move": {step: round(n / moves, 2) for step, n in report["calls"].items()},
         "young_allocations_per_move": round(gc["young_allocations"] / moves, 1),
         "gc_collections": gc["collections"],

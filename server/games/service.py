@@ -185,7 +185,7 @@ class GameService:
         """The durable commit of an action's events, on the database thread."""
         append = self.store.append
         if steps.totals is not None:  # (bench/: the step timing)
-            append = steps.timed("commit_db", append)
+            append = steps.commit_timed(append)
         return await self._db(append, game_id, last_seq, events, record)
 
     # --- games and seats -----------------------------------------------------------------------

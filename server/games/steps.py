@@ -9,7 +9,8 @@ mode) reads or resets the totals. The steps, in the order a move takes them:
 - `decode`: the client's frame parsed as JSON (the event loop);
 - `validate`: the message checked against its schema, and the action's digest for its `ref`;
 - `decide`: the rules judge the action and name its events (`core.decide`, the dice reveal);
-- `commit_db`: the transaction that makes the events durable, on the database thread;
+- `commit_db`: the transaction that makes the events durable, on the database thread (its
+  wall-clock time too, the disk's flush included: `commit_wall_ns`);
 - `fold`: the events folded into the live state;
 - `patch`: each visibility class's projection of the new state and its patch;
 - `encode`: frames encoded (the `events` frame per class, the `ack`);
@@ -49,6 +50,7 @@ class StepTotals:
     def __init__(self) -> None:
         self.ns: dict[str, int] = dict.fromkeys(_RAW, 0)
         self.calls: dict[str, int] = dict.fromkeys(_RAW, 0)
+        self.commit_wall_ns = 0  # the durable commit by the wall clock (fsync included)
         self._gc_runs = [0, 0, 0]
         self._gc_tracked = 0  # young objects a collection found (allocated, not yet freed)
         self._gc_started = 0
@@ -75,6 +77,7 @@ class StepTotals:
     def reset(self) -> None:
         for step in _RAW:
             self.ns[step] = self.calls[step] = 0
+        self.commit_wall_ns = 0
         self._gc_runs = [0, 0, 0]
         self._gc_tracked = 0
         self._blocks = sys.getallocatedblocks()
@@ -88,6 +91,7 @@ class StepTotals:
             "cpu_ns": {step: ns[step] for step in STEPS},
             "raw_cpu_ns": dict(self.ns),
             "calls": dict(self.calls),
+            "commit_wall_ns": self.commit_wall_ns,
             "gc": {
                 "collections": list(self._gc_runs),
                 "young_allocations": self._gc_tracked + gc.get_count()[0] - self._count0,
@@ -97,6 +101,21 @@ class StepTotals:
 
 
 totals = StepTotals() if ENABLED else None
+
+
+def commit_timed(fn: Callable[..., T]) -> Callable[..., T]:
+    """`fn` (the durable commit, on the database thread) charging its CPU to `commit_db` and
+    its wall-clock time (waiting for the disk included) to `commit_wall_ns`."""
+
+    def run(*args: Any, **kwargs: Any) -> T:
+        wall = time.perf_counter_ns()
+        try:
+            return timed("commit_db", fn)(*args, **kwargs)
+        finally:
+            if totals is not None:
+                totals.commit_wall_ns += time.perf_counter_ns() - wall
+
+    return run
 
 
 def timed(step: str, fn: Callable[..., T]) -> Callable[..., T]:

@@ -373,6 +373,7 @@ def _xml_selections(parent: Element, depth: int, counter: list[int]) -> list[_No
                             {c.get("name", ""): (c.text or "")
                              for chars in _kids(prof, "characteristics")
                              for c in _kids(chars, "characteristic")},
+                            sel.get("name", ""),
                         )
                         for group in _kids(sel, "profiles") for prof in _kids(group, "profile")
                     ],
@@ -433,7 +434,7 @@ def _json_selections(parent: Mapping[str, Any], depth: int, counter: list[int]) 
                 number=max(0, int(_number(sel.get("number", 1)) or 0)),
                 points=_json_points(sel) or 0.0,
                 children=_json_selections(sel, depth + 1, counter),
-                profiles=_json_profiles(sel.get("profiles")),
+                profiles=_json_profiles(sel.get("profiles"), str(sel.get("name", ""))),
                 rules=_json_rules(sel.get("rules")),
                 categories=[str(c.get("name", "")) for c in sel.get("categories") or []
                             if isinstance(c, Mapping)] if isinstance(sel.get("categories"),
@@ -443,7 +444,7 @@ def _json_selections(parent: Mapping[str, Any], depth: int, counter: list[int]) 
     return nodes
 
 
-def _json_profiles(raw: Any) -> list[RosterProfile]:
+def _json_profiles(raw: Any, source: str = "") -> list[RosterProfile]:
     """New Recruit's profiles: ``[{"name", "typeName", "characteristics": [{"name",
     "$text"}]}]`` (BattleScribe's JSON shape)."""
     found = []
@@ -455,6 +456,7 @@ def _json_profiles(raw: Any) -> list[RosterProfile]:
             str(prof.get("typeName", "")), str(prof.get("name", "")),
             {str(c.get("name", "")): str(c.get("$text", c.get("value", "")))
              for c in (chars if isinstance(chars, list) else []) if isinstance(c, Mapping)},
+            source,
         ))
     return found
 
@@ -599,7 +601,7 @@ FLAG_WORDS = ("standard bearer", "battle standard")
 
 
 def _roster_upgrades(
-    node: _Node, kit: set[str]
+    node: _Node, kit: set[str], models: int
 ) -> tuple[list[RosterUpgrade], list[str], list[dict[str, str]]]:
     """A unit's upgrade selections, each with the model selection it sits under: those
     printing a profile or a rule, the datasheet's own kit (by name), and the others (a
@@ -607,12 +609,12 @@ def _roster_upgrades(
     upgrades: list[RosterUpgrade] = []
     on_sheet: list[str] = []
     bare: list[dict[str, str]] = []
-    stack: list[tuple[_Node, str]] = [(child, node.name) for child in node.children]
+    stack: list[tuple[_Node, _Node]] = [(child, node) for child in node.children]
     while stack:
         current, carrier = stack.pop(0)
         if current.type == "concealed":
             continue
-        inner = current.name if current.type == "model" else carrier
+        inner = current if current.type == "model" else carrier
         stack.extend((child, inner) for child in current.children)
         if current.type != "upgrade":
             continue
@@ -621,9 +623,18 @@ def _roster_upgrades(
             continue
         if key in kit or _singular(key) in kit:
             on_sheet.append(current.name)
+        elif carrier.type == "model" and 0 < current.number < carrier.number and (
+                current.profiles or current.rules):
+            # BattleScribe counts a model selection's upgrades in total: 1 of 4 Intercessors
+            # carries it. A profile change applies to a whole model line, so it is not made.
+            bare.append({"name": current.name[:120], "reason": f"carried by {current.number} "
+                         f"of {carrier.number} {carrier.name}; a change applies to every model "
+                         "of a model line"})
         elif current.profiles or current.rules:
-            upgrades.append(RosterUpgrade(current.name, tuple(current.profiles),
-                                          tuple(current.rules), carrier))
+            upgrades.append(RosterUpgrade(
+                current.name, tuple(current.profiles), tuple(current.rules),
+                carrier.name if carrier is not node else "",
+                whole_unit=carrier is node or carrier.number >= models))
         elif not current.children:
             bare.append({"name": current.name[:120],
                          "reason": "prints no profile or rule to apply"})
@@ -647,7 +658,7 @@ def _upgraded(
     weapon, armour, a mount...) becomes a unit of your own ``based_on`` the datasheet, with
     the changed profile and every change named with its source; the ref its entry names, or
     None when nothing changes. What cannot be applied goes in the report with why."""
-    upgrades, on_sheet, bare = _roster_upgrades(node, _kit(sheet))
+    upgrades, on_sheet, bare = _roster_upgrades(node, _kit(sheet), _model_count(node))
     if on_sheet:
         mapped["on_datasheet"] = on_sheet
     not_applied = list(bare)

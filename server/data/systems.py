@@ -33,6 +33,8 @@ class RosterProfile:
     type_name: str
     name: str
     characteristics: Mapping[str, str] = field(default_factory=dict)
+    source: str = ""
+    """The name of the selection that prints it ("Bow (3+)" for the profile "Bow")."""
 
     def get(self, *names: str) -> str | None:
         """The first characteristic printed under one of ``names`` (case folded)."""
@@ -93,6 +95,14 @@ class RosterUpgrade:
     profiles: tuple[RosterProfile, ...] = ()
     rules: tuple[tuple[str, str], ...] = ()
     carrier: str = ""
+    whole_unit: bool = True
+    """Every model of the unit carries it (the unit's own, or its carrier selection is all the
+    unit's models); else only the ``carrier`` models do."""
+
+    def only_some(self) -> str:
+        """Why a change for the whole profile is not made, or "" when every model has it."""
+        return "" if self.whole_unit else (f"carried by {self.carrier} only; a change here "
+                                           "would apply to every model of the unit")
 
 
 RuleKind = Callable[[str], str | None]
@@ -133,9 +143,15 @@ class UpgradeRead:
                     self.special_rules.append(printed)
                     self.change("special rule", None, printed, source)
             else:
-                self.text_rules.append((f"{source}: {word}"[:80], word[:1000]))
+                self.text_rules.append((rule_label(source, word), word[:1000]))
             found = True
         return found
+
+
+def rule_label(source: str, word: str) -> str:
+    """The name a rule kept as text goes by: "Bow: Volley Fire"; the source alone when the
+    roster prints the rule's words rather than its name."""
+    return (f"{source}: {word}" if len(word) <= 60 else source)[:80]
 
 
 def split_rules(words: str | None) -> list[str]:
@@ -250,6 +266,7 @@ __all__ = [
     "roster_dice",
     "roster_int",
     "roster_modifier",
+    "rule_label",
     "split_rules",
     "system_data",
 ]

@@ -22,6 +22,7 @@ from server.data.systems import (
     roster_dice,
     roster_int,
     roster_modifier,
+    rule_label,
     split_rules,
 )
 
@@ -55,7 +56,8 @@ def shooting_weapon(
     assumed: list[str] = []
     aim = roster_int(p.get("Aim"))
     if aim is None:
-        found = AIM_IN_NAME.search(p.name) or AIM_IN_NAME.search(source)
+        found = (AIM_IN_NAME.search(p.name) or AIM_IN_NAME.search(source)
+                 or AIM_IN_NAME.search(p.source))
         aim = int(found.group(1)) if found else None
     if aim is None or not 2 <= aim <= 6:
         aim = ASSUMED_AIM
@@ -70,7 +72,7 @@ def shooting_weapon(
         if printed:
             rules.append(printed)
         else:
-            text.append((f"{name}: {word}"[:80], word[:1000]))
+            text.append((rule_label(name, word), word[:1000]))
     weapon = {"name": name[:80], "range_in": reach, "shots": roster_dice(p.get("Shots")) or 1,
               "aim": aim, "strength": strength if strength is not None else 0,
               "armour_penetration": piercing or 0, "special_rules": rules}
@@ -201,14 +203,18 @@ class NinthAgeData(SystemData):
         parts: list[dict[str, Any]] = p["offensive"]
         for up in upgrades:
             before = len(read.changes)
+            carrier = up.carrier.lower()
+            part = next((x for x in parts if carrier and carrier in x["name"].lower()), None)
+            if up.only_some():  # a profile holds no weapon per model: all or nothing
+                read.skip(up.name, up.only_some())
+                continue
+            part = part or parts[0]
             if kind(up.name) == "equipment":
                 printed = known(up.name) or up.name
                 if printed not in read.equipment:
                     read.equipment.append(printed)
                     read.change("equipment", None, printed, up.name)
                 continue
-            carrier = up.carrier.lower()
-            part = next((x for x in parts if carrier and carrier in x["name"].lower()), parts[0])
             for prof in up.profiles:
                 self._apply_profile(read, prof, up, part, known)
             for name, _text in up.rules:

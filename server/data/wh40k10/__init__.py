@@ -132,6 +132,9 @@ class Warhammer40kData(SystemData):
                         continue
                     if up.carrier.lower() in lines and len(lines) > 1:
                         weapon["carried_by"] = lines[up.carrier.lower()]["name"]
+                    elif up.only_some() and up.carrier.lower() not in lines:
+                        read.skip(up.name, up.only_some())
+                        continue
                     p["weapons"].append(weapon)
                     read.text_rules += text
                     read.change(f"{weapon['type']} weapon", None, _weapon_words(weapon),

@@ -128,15 +128,19 @@ class WarhammerData(SystemData):
         p = read.profile
         for up in upgrades:
             before = len(read.changes)
+            carrier = up.carrier.lower()
+            found = next((m for m in p["models"] if carrier and carrier in m["name"].lower()),
+                         None)
+            if up.only_some():  # a profile holds no weapon per model: all or nothing
+                read.skip(up.name, up.only_some())
+                continue
+            line = found or p["models"][0]
             equip = kind(up.name) == "equipment"
             if equip:
                 printed = known(up.name) or up.name
                 if printed not in read.equipment:
                     read.equipment.append(printed)
                     read.change("equipment", None, printed, up.name)
-            carrier = up.carrier.lower()
-            line = next((m for m in p["models"] if carrier and carrier in m["name"].lower()),
-                        p["models"][0])
             for prof in up.profiles:
                 kind_name = prof.type_name.strip().lower()
                 if prof.get("Saving Throw modifier") is not None:

@@ -15,9 +15,7 @@ Range Strength "'+2", "Armour" "Saving Throw modifier", "Model").
 
 from __future__ import annotations
 
-import io
 import json
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -105,17 +103,6 @@ def test_t9a_shooting_weapon_without_aim_is_assumed_and_said() -> None:
     body = fixture("t9a-highborn-bsdata.ros").replace(b'name="Bow (4+)"', b'name="Bow"')
     guard = import_roster("t9a", body).created[0]
     assert "Bow: Aim assumed 4+ (the roster prints none)" in guard["assumed"]
-
-
-def test_t9a_roster_as_rosz_reads_the_same() -> None:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("army.ros", fixture("t9a-highborn-bsdata.ros"))
-    zipped = import_roster("t9a", buffer.getvalue())
-    plain = import_roster("t9a", fixture("t9a-highborn-bsdata.ros"))
-    assert zipped.format == "battlescribe-rosz"
-    assert (zipped.army, zipped.mapped, zipped.created) == (plain.army, plain.mapped,
-                                                           plain.created)
 
 
 def test_an_own_character_from_a_roster_joins_a_catalogue_unit_and_the_join_survives_export(

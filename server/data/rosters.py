@@ -16,7 +16,12 @@ system's alias table ``server/data/<system>/aliases.yaml`` tolerated) and become
 :class:`~server.data.army.ArmyEntry`; the report lists what was mapped and what was skipped and
 why. BattleScribe and New Recruit rosters do not record which character joins which unit, so a
 roster's characters come in as entries of their own (join them in the army builder); our own
-export keeps the joins.
+export keeps the joins. A roster unit the catalogue lacks becomes a unit of your own from the
+profiles it prints (a character when its category says so; a 40k Leader leads the units its
+Leader ability lists). A mapped unit whose upgrades change it (a weapon, armour, a mount)
+becomes a unit of your own ``based_on`` its datasheet with the changes applied and listed
+(``_upgraded``; each system's ``SystemData.apply_upgrades``); what cannot be applied is in the
+report's ``not_applied`` with why (docs/rules-decisions.md "Army lists").
 
 Malformed input raises :class:`RosterError` (API code ``bad_request``) and returns nothing: input
 over :data:`MAX_INPUT_BYTES`; a zip that is not one, holds no ``.ros`` or too many members, or

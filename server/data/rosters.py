@@ -769,7 +769,7 @@ def _own_from_roster(
             special.append(printed)
         elif not printed and len(other) < 40:
             other.append({"name": name[:80], "text": text[:1000]})
-    base, base_note = data.roster_base()
+    base, base_note = (read.base, "") if read.base else data.roster_base()
     models = seen["models"]
     slug = re.sub(r"[^a-z0-9]+", "-", normalize_name(node.name)).strip("-")[:40] or "unit"
     ref = f"roster-{slug}-{len(result.own_sheets) + 1}"
@@ -778,7 +778,8 @@ def _own_from_roster(
         "models": {"min": models, "max": models, "default": models},
         "profile": read.profile, "special_rules": special, "other_rules": other,
         "points": {"unit": seen["points"]},
-        "notes": "From a roster: " + "; ".join([base_note, *read.assumed]),
+        "notes": "From a roster: " + ("; ".join(n for n in (base_note, *read.assumed) if n)
+                                      or "as printed"),
     }
     if _is_character(node):
         raw["character"] = True
@@ -789,7 +790,8 @@ def _own_from_roster(
             else:
                 read.assumed.append("a character that leads no unit: the roster's Leader "
                                     "ability names none of the catalogue's units")
-            raw["notes"] = "From a roster: " + "; ".join([base_note, *read.assumed])
+            raw["notes"] = "From a roster: " + "; ".join(
+                n for n in (base_note, *read.assumed) if n)
     try:
         sheet = own_datasheet(system, raw, catalog)
     except OwnUnitError as exc:
@@ -800,7 +802,7 @@ def _own_from_roster(
     result.own_units.append(raw)
     result.own_sheets[ref] = sheet
     result.army.append(ArmyEntry(datasheet=ref, models=models))
-    created = {**seen, "ref": ref, "assumed": [base_note, *read.assumed],
+    created = {**seen, "ref": ref, "assumed": [n for n in (base_note, *read.assumed) if n],
                "rules_as_text": [r["name"] for r in other]}
     if raw.get("character"):
         created.update(character=True, leads=raw.get("leads", []))

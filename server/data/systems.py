@@ -83,6 +83,9 @@ class RosterRead:
     profile: dict[str, Any]
     assumed: list[str] = field(default_factory=list)
     text_rules: list[tuple[str, str]] = field(default_factory=list)
+    base: dict[str, Any] | None = None
+    """The base, when the roster prints one (BSData's T9A "0 Size" Base "20×20"); else the
+    system's :meth:`SystemData.roster_base` is assumed."""
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,10 @@ def test_t9a_units_of_your_own_read_shooting_weapons_and_characters() -> None:
         "armour_penetration": 0}  # Aim from the selection's name "Bow (4+)"
     assert "Bow: Volley Fire" in guard["rules_as_text"]
     assert not any("Aim assumed" in note for note in guard["assumed"])
+    # Its base from BSData's "0 Size" Base "20×20", not assumed; the Sea Helm prints none.
+    assert sea_guard.base.size_mm == (20, 20) and sea_guard.base.shape == "rectangular"
+    assert not any("base" in note for note in guard["assumed"])
+    assert "base assumed 20 x 20 mm (the roster gives none)" in helm["assumed"]
     assert (helm["name"], helm["character"]) == ("Sea Helm", True)
     sheet = result.own_sheets[helm["ref"]]
     assert sheet.character and sheet.can_join

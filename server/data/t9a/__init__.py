@@ -29,6 +29,8 @@ from server.data.systems import (
 AIM_IN_NAME = re.compile(r"\((\d)\+\)")
 """BSData's T9A catalogues print a weapon's Aim in its name: "Bow (3+)", "Longbow (4+)"."""
 ASSUMED_AIM = 4
+BASE_SIZE = re.compile(r"(\d+)\s*[x\u00d7X*]\s*(\d+)")
+"""BSData's T9A "0 Size" Base, width by depth in millimetres: "20×20", "25x50"."""
 
 
 def _characteristic(printed: str | None, user: int) -> int | None:
@@ -121,10 +123,11 @@ class NinthAgeData(SystemData):
         """The 2nd-edition characteristics as the army books print them, in whichever
         profiles a roster holds them: Global (Adv, Mar, Dis), Defensive (HP, Def, Res, Arm,
         Aeg) and Offensive (Att, Off, Str, AP, Agi), one model part per Offensive line.
-        Height and Type from characteristics of those names (BSData's "0 Size"), else assumed
-        and said so. Shooting weapons from "6 Ranged Weapon" profiles (:func:`shooting_weapon`).
-        BSData's profile type names carry a number ("1 Global", "2 Defensive"...); they are
-        read by their characteristics, whatever the type is called."""
+        Height, Type and Base from characteristics of those names (BSData's "0 Size"), else
+        assumed and said so. Shooting weapons from "6 Ranged Weapon" profiles
+        (:func:`shooting_weapon`). BSData's profile type names carry a number ("1 Global",
+        "2 Defensive"...); they are read by their characteristics, whatever the type is
+        called."""
         glob: dict[str, int | None] = {}
         defensive: dict[str, int | None] = {}
         offensive: list[dict[str, Any]] = []
@@ -152,6 +155,10 @@ class NinthAgeData(SystemData):
                                   "agility": roster_int(p.get("Agi"))})
             height = height or p.get("Height")
             kind = kind or p.get("Type")
+            size = BASE_SIZE.search(p.get("Base") or "")
+            if size and read.base is None:
+                read.base = {"shape": "rectangular", "width_mm": int(size.group(1)),
+                             "depth_mm": int(size.group(2))}
             if p.get("Range") is not None:
                 shooters.append(p)
         lacking = [name for name, part in (("Global (Adv, Mar, Dis)", glob),

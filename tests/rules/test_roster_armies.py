@@ -71,7 +71,7 @@ def test_t9a_changed_units_attack_and_save_with_their_changed_values() -> None:
     commander, archers = units["u1"], units["u2"]
     sheet = datasheet_of(state, commander)
     assert (sheet.based_on, sheet.own) == ("highborn-commander", True)
-    [part] = t9a.t9a_profile(sheet).offensive
+    [part] = t9a.profile_of(sheet).offensive
     strike = t9a.strike_of(part, t9a.melee_weapon(sheet, charged=False), 4, sheet.name)
     assert (strike.strength, strike.armour_penetration) == (6, 3)
     catalogue = t9a.sheet("t9a", "citizen-archers")

@@ -679,9 +679,6 @@ def _upgraded(
                            not_applied)
             if ref:
                 return ref
-        elif read.text_rules:
-            not_applied += [{"name": name, "reason": "a rule this table does not apply to a "
-                             "catalogue unit unchanged"} for name, _ in read.text_rules]
     if not_applied:
         mapped["not_applied"] = not_applied
     return None

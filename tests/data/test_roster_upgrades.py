@@ -56,7 +56,8 @@ def test_t9a_great_weapon_bow_and_shield_change_the_catalogue_units() -> None:
     ]
     assert commander["on_datasheet"] == ["Heavy Armour"]  # its own kit: nothing to change
     # An artefact prints words only: reported, its words kept as text on the card.
-    assert [n["name"] for n in commander["not_applied"]] == ["Talisman of the Tides"]
+    assert commander["not_applied"] == [{"name": "Talisman of the Tides",
+                                         "reason": "prints no characteristic this table applies"}]
     sheet = result.own_sheets[commander["ref"]]
     assert (sheet.own, sheet.based_on, sheet.faction, sheet.character) == (
         True, "highborn-commander", "Highborn Elves", True)
@@ -65,7 +66,9 @@ def test_t9a_great_weapon_bow_and_shield_change_the_catalogue_units() -> None:
         == (6, 3)
     [bow] = sheet.profile.shooting
     assert (bow.name, bow.range_in, bow.aim, bow.strength) == ("Bow", 24, 3, 3)
-    assert [r.name for r in sheet.other_rules] == ["Great Weapon", "Bow: Volley Fire"]
+    assert [r.name for r in sheet.other_rules] == [
+        "Great Weapon", "Bow: Volley Fire", "Talisman of the Tides"]
+    assert sheet.other_rules[2].text.startswith("The bearer may reroll")  # on the card, as text
     assert [c.source for c in sheet.changes][:2] == ["Great Weapon", "Great Weapon"]
     # The Shield is on the system's equipment list: the engine's armour counts it.
     archers = mapped["Citizen Archers"]

@@ -227,9 +227,7 @@ class NinthAgeData(SystemData):
             for name, _text in up.rules:
                 read.rules_from(up.name, name, known)
             if len(read.changes) == before:
-                read.skip(up.name, "prints no characteristic this table applies"
-                          + (" (its rules are kept as text, not automated)"
-                             if read.text_rules else ""))
+                read.skip(up.name, "prints no characteristic this table applies")
         return read
 
     def _apply_profile(
@@ -294,6 +292,10 @@ class NinthAgeData(SystemData):
                     read.change(f"{printed} ({part['name']})", part[key], value, up.name)
                     part[key] = value
             read.rules_from(up.name, prof.get("Attributes"), known)
+            return
+        words = prof.get("Effect")  # "7 Artefact": words only, kept as text on the unit
+        if words:
+            read.text_rules.append((up.name[:80], words[:1000]))
             return
         height, kind_ = (prof.get("Height") or "").title(), (prof.get("Type") or "").title()
         if height in {"Standard", "Large", "Gigantic"} and height != p["height"]:

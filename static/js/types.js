@@ -4,6 +4,7 @@
 // left out, and a field may be absent on an older server, hence the many optionals.
 
 /** @typedef {{x:number, y:number}} Pt  a point on the table, inches */
+/** @typedef {number[] | number[][] | number[][][] | number[][][][]} Coordinates  a GeoJSON geometry's positions (Point, LineString, Polygon, MultiPolygon) */
 /** @typedef {[number, number]} Pos */
 
 /**
@@ -34,10 +35,23 @@
  * @property {number[][]} [positions]      model-by-model units: each model's centre
  * @property {number} [files]
  * @property {number} [models]
- * @property {unknown[]} [characters]
+ * @property {JoinedCharacter[]} [characters]
+ * @property {number} [damage]            wounds lost by the one wounded rank-and-file model
  * @property {string[]} [markers]
  * @property {string[]} [rules]
- * @property {{type?:string, features?:Feature[]}} [footprint]
+ * @property {{type?:string, features?:Feature[]}|null} [footprint]
+ * @property {string[]} [not_automated]   printed rules no handler automates (server/rules/automation.py)
+ * @property {Record<string, string>} [partly_automated]  printed rule -> what is and is not automated
+ * @property {Record<string, unknown>} [moved]   this phase's move record (mode, used, advanced…)
+ * @property {string|null} [engaged_with]  ranked: the enemy unit it fights
+ */
+
+/**
+ * A character joined to a unit (server/rules/units.py `JoinedCharacter.to_json`).
+ * @typedef {Object} JoinedCharacter
+ * @property {string} datasheet
+ * @property {string} [name]
+ * @property {number} [damage]
  */
 
 /**
@@ -86,6 +100,266 @@
  * @property {string|null} [secondary_objective]  t9a: the Secondary Objective played (id)
  * @property {string|null} [secondary_objective_name]
  * @property {Record<string, number>} [objective_counters]  t9a Hold the Ground: counters per seat
+ * @property {OrdersView} [orders]     what this viewer may order now (server/rules/orders.py)
+ * @property {FortyView} [forty]       wh40k10 only, from deployment's end (server/rules/wh40k10/command.py)
+ * @property {PregameView} [pregame]   server/rules/pregame.py
+ * @property {Record<string, number>} [concealed]  whfb8: Fanatics each of the viewer's units conceals (owner only)
+ * @property {FanaticRelease[]} [fanatic_releases]  whfb8: releases waiting for their owner
+ * @property {Record<string, {from?:string, released?:unknown, moved?:unknown}>} [fanatics]  whfb8: Fanatics on the table
+ * @property {string[]} [resolution_waiting]  what waits for the releases (server/rules/resume.py)
+ * @property {Record<string, PendingEmergence>} [entombed]  whfb8: emergences waiting, per unit
+ * @property {Record<string, unknown>|null} [game_result]
+ */
+
+/**
+ * A Fanatic release waiting for its owner (server/rules/whfb8/fanatics.py).
+ * @typedef {Object} FanaticRelease
+ * @property {string} unit         the unit concealing the Fanatics
+ * @property {number} owner
+ * @property {number} left         Fanatics still to release
+ * @property {string} interrupted  the unit whose move stopped for it
+ */
+
+/**
+ * A whfb8 Entombed emergence waiting (server/rules/whfb8/entombed.py `pending`).
+ * @typedef {Object} PendingEmergence
+ * @property {string} mode            'marker', 'enemy' or 'edge'
+ * @property {number[]|null} [marker]
+ * @property {string|null} [enemy]
+ * @property {string|null} [edge]
+ * @property {Placement|null} [suggested]
+ * @property {number[][]|null} [outline]
+ */
+
+/**
+ * The pre-game roll-offs and choices (server/rules/pregame.py `_project_pregame`).
+ * @typedef {Object} PregameView
+ * @property {string} mode
+ * @property {{seat:number, about:string}|null} [pending]  the choice waiting, and whose it is
+ * @property {number|null} [finished_first]
+ * @property {Record<string, number>} [roll_offs_won]
+ * @property {Record<string, number>} [chosen]
+ * @property {string|null} [deployment_words]
+ * @property {string|null} [first_turn_words]
+ */
+
+/**
+ * What wh40k10 projects for everyone from the battle on (server/rules/wh40k10/command.py
+ * `_project_forty`, stratagems.py `_project_stratagems`); seats are string keys ("1", "2").
+ * @typedef {Object} FortyView
+ * @property {Record<string, number>} cp
+ * @property {Record<string, number>} vp
+ * @property {{used:number[], active:number[]}} [waaagh]
+ * @property {string[]} [battle_shocked]
+ * @property {string[]} [roared]
+ * @property {FortyObjective[]} [objectives]
+ * @property {string[]} [fights_first]
+ * @property {{seat:number|null, units:string[]}} [fight_next]
+ * @property {Record<string, string[]>} [allocation]
+ * @property {Record<string, FortyModel[]>} [models]
+ * @property {Record<string, number>} [starting_strength]
+ * @property {Record<string, string[]>} [engaged]
+ * @property {Record<string, unknown>} [stratagems]
+ */
+
+/** @typedef {{id:string, name:string, wounds:number, lost:number, character:boolean}} FortyModel  one model of a 40k unit */
+
+/**
+ * An objective marker with who controls it (server/rules/wh40k10/command.py `control`).
+ * @typedef {Object} FortyObjective
+ * @property {string} id
+ * @property {number} x
+ * @property {number} y
+ * @property {Record<string, number>} oc   each side's Objective Control, by seat
+ * @property {number|null} controller
+ */
+
+/** One die as a roll's payload carries it (server/dice.py `Die.to_payload`).
+ * @typedef {{face:number, kept:boolean, raw?:number, rerolled?:boolean}} Die */
+
+/**
+ * A roll as events carry it (server/dice.py `Roll.to_payload`).
+ * @typedef {Object} Roll
+ * @property {string} expression
+ * @property {Die[]} dice
+ * @property {number|null} total
+ * @property {number} [start]
+ * @property {number} [end]
+ * @property {Record<string, unknown>} [extra]
+ */
+
+// --- the orders the server offers (server/rules/orders.py and the offers each rule registers) --
+
+/**
+ * An order as every offer has it (server/rules/orders.py `offer`): the action type to send,
+ * whether it may be given now, and why not in words. The offers add what the order needs.
+ * @typedef {Object} Offer
+ * @property {string} action
+ * @property {boolean} available
+ * @property {string|null} reason
+ * @property {string|null} [rule]
+ */
+
+/** @typedef {{available:boolean, reason:string|null}} Choice  a part of an order that may be refused on its own */
+
+/**
+ * An enemy unit a charge order may target (server/rules/charge.py `charge_targets`).
+ * @typedef {Object} ChargeTarget
+ * @property {string} unit
+ * @property {boolean} available
+ * @property {string|null} reason
+ * @property {number|null} distance
+ */
+
+/** @typedef {Offer & {targets:ChargeTarget[]}} ChargeOffer  `declare_charge` (ranked), `charge` (40k) */
+
+/** @typedef {{reaction:string, name:string, available:boolean, reason:string|null, rule:string|null}} ReactionChoice */
+/** @typedef {Offer & {charger:string, reactions:ReactionChoice[]}} ReactionOffer  `charge_reaction` */
+
+/** @typedef {Choice & {cost?:number, allowance?:number}} ManoeuvreChoice */
+/**
+ * One mode of a ranked unit's move (server/rules/moves.py `_offer_move_unit`).
+ * @typedef {Choice & {allowance:number, used:number, left:number, manoeuvres:Record<string, ManoeuvreChoice>}} MoveMode
+ */
+/** @typedef {Offer & {mode?:string|null, modes?:Record<string, MoveMode>, reform_centre?:boolean}} MoveOffer  `move_unit` */
+/** @typedef {Offer & {move:number}} AdvanceOffer  `advance` (40k): the Move the die is added to */
+/** @typedef {Offer & {allowance?:number, advance?:boolean}} ModelsMoveOffer  `move_models` */
+/** @typedef {Offer & {cost?:string, desperate_escape?:boolean}} FallBackOffer  `fall_back` (40k) */
+/** @typedef {Offer & {allowance?:number|Record<string, number>}} SkirmishOffer  `skirmish_move` (per mode), `vanguard_move` */
+
+/** @typedef {{name:string, range:number, area:Geometry|null}} RankedWeapon  a shooting weapon and the area it reaches */
+/**
+ * An enemy unit a ranked unit's Shoot may target (server/rules/rankandflank/shooting.py).
+ * @typedef {Object} RankedShootTarget
+ * @property {string} unit
+ * @property {boolean} available
+ * @property {string|null} reason
+ * @property {string[]} weapons     the weapons that may shoot at it
+ * @property {number|null} distance
+ * @property {number|null} seen
+ * @property {string|null} cover
+ */
+/** @typedef {Offer & {weapons:RankedWeapon[], targets:RankedShootTarget[]}} ShootOffer  `shoot` (ranked) */
+
+/**
+ * A 40k weapon as its models use it now (server/rules/wh40k10/offers.py `_profile`).
+ * @typedef {Object} FortyWeapon
+ * @property {string} name
+ * @property {number} models       how many models carry it
+ * @property {number} [range]
+ * @property {number|string} A
+ * @property {number|null} skill
+ * @property {number|string} S
+ * @property {number} AP
+ * @property {number|string} D
+ * @property {string[]} abilities
+ * @property {boolean} [pistol]
+ * @property {boolean} [available]  ranged: what the unit's own state allows
+ * @property {string|null} [reason]
+ */
+/** @typedef {{weapon:string, available:boolean, reason:string|null, rule:string|null, models_in_range:number}} WeaponCheck */
+/**
+ * An enemy unit a 40k Shoot or Fight may target (server/rules/wh40k10/offers.py).
+ * @typedef {Object} FortyTarget
+ * @property {string} unit
+ * @property {string} name
+ * @property {number} distance
+ * @property {boolean} available
+ * @property {string|null} reason
+ * @property {number[][]} [line]      Shoot: the closest points
+ * @property {boolean} [visible]
+ * @property {number} [seen]
+ * @property {boolean} [cover]
+ * @property {boolean} [engaged]
+ * @property {string[]} [weapons]     Shoot: the weapons that may fire at it
+ * @property {string[]} [suggested]   Shoot: the weapons fired unless the player picks
+ * @property {WeaponCheck[]} [checks]
+ */
+/** @typedef {Offer & {weapons:FortyWeapon[], targets:FortyTarget[]}} FortyAttackOffer  `shoot_weapons`, `fight` (40k) */
+/** @typedef {Offer & {targets:string[], range:number}} ChargeMoveOffer  `charge_move` (40k): the targets and the roll */
+/** @typedef {Offer & {models:string[], order?:string[], leaders?:string[], leaders_reason?:string|null}} AllocationOffer  `set_allocation_order` */
+/** @typedef {Offer & {where?:string, enemy_gap_in?:number, edge_band_in?:number}} ReservesArrivalOffer  `arrive_from_reserves` */
+/** @typedef {Offer & {mode?:string}} ReserveOffer  `declare_reserve`: `rule` names the reserve rule */
+/** @typedef {Offer & {zone?:number, files?:number, facing?:number, outlines?:Record<string, number[][]>}} DeployOffer  `deploy_unit` (outlines per frontage, ranked) */
+/** @typedef {{unit:string, available:boolean, reason:string|null}} HostChoice */
+/** @typedef {Offer & {host?:string|null, hosts:HostChoice[]}} AmbushHostOffer  `choose_ambush_host` (t9a) */
+/** @typedef {Offer & {suggested?:{point:number[], x:number, y:number, facing:number}}} AmbushArrivalOffer  `arrive_from_ambush` (t9a) */
+/** @typedef {Offer & {entombed?:boolean, marker?:boolean}} EmergeOffer  `emerge` (whfb8) */
+/** @typedef {Offer & {combat?:string[]}} CombatOffer  `fight_combat` (ranked): the units of the combat */
+/** @typedef {Offer & {restrained?:boolean}} RestrainOffer  `restrain_pursuit` */
+
+/**
+ * The order for each unit-order key (server/rules/*: `register_offer`).
+ * @typedef {Object} UnitOffers
+ * @property {MoveOffer} move_unit
+ * @property {AdvanceOffer} advance
+ * @property {ModelsMoveOffer} move_models
+ * @property {FallBackOffer} fall_back
+ * @property {SkirmishOffer} skirmish_move
+ * @property {SkirmishOffer} vanguard_move
+ * @property {ChargeOffer} declare_charge
+ * @property {ChargeOffer} charge
+ * @property {ChargeMoveOffer} charge_move
+ * @property {ReactionOffer} charge_reaction
+ * @property {ShootOffer} shoot
+ * @property {FortyAttackOffer} shoot_weapons
+ * @property {FortyAttackOffer} fight
+ * @property {CombatOffer} fight_combat
+ * @property {RestrainOffer} restrain_pursuit
+ * @property {DeployOffer} deploy_unit
+ * @property {ReserveOffer} declare_reserve
+ * @property {Offer} declare_strategic_reserves
+ * @property {ReservesArrivalOffer} arrive_from_reserves
+ * @property {AllocationOffer} set_allocation_order
+ * @property {AmbushHostOffer} choose_ambush_host
+ * @property {AmbushArrivalOffer} arrive_from_ambush
+ * @property {EmergeOffer} emerge
+ */
+
+/** A roll an undo discards (server/rules/proposals.py `_rolls`).
+ * @typedef {{seq:number, type:string, units:string[], unit_name:string|null, expression?:string, total?:number|null, faces:number[]}} UndoneRoll */
+/**
+ * What an undo takes back (server/rules/proposals.py `_undo_plan`): from which event, the
+ * events in words and the dice they rolled.
+ * @typedef {{from_seq:number, events:{seq:number, type:string, text?:string}[], rolls?:UndoneRoll[]}} UndoPlan
+ */
+
+/**
+ * A core Stratagem as offered (server/rules/wh40k10/stratagems.py `_usable`).
+ * @typedef {Object} StratagemEntry
+ * @property {string} name
+ * @property {number} cost
+ * @property {string} [category]
+ * @property {string} [when]
+ * @property {string} [effect]
+ * @property {string|null} [note]
+ * @property {boolean} available
+ * @property {string|null} reason
+ * @property {{unit?:string, target?:string, roll?:string, weapons?:string[]}[]} targets
+ */
+/** @typedef {{name:string, cost:number, when:string, effect:string, reason:string}} ManualStratagem  a Stratagem the server does not automate */
+/** @typedef {Offer & {cp:number, stratagems:StratagemEntry[], not_automated:ManualStratagem[]}} StratagemsOffer  `stratagems` */
+
+/**
+ * The order for each game-order key (`register_game_offer`).
+ * @typedef {Object} GameOffers
+ * @property {Offer & {phase?:string}} end_phase
+ * @property {Offer} concede
+ * @property {Offer & {about:string, question:string, options:{first:number, label:string}[]}} choose_first
+ * @property {Offer & {casters:string[]}} cast_spell
+ * @property {Offer & {kind:'undo', undo?:UndoPlan, starts?:number[]}} undo
+ * @property {Offer & {kind:'free_move'}} free_move
+ * @property {Offer & {proposal:string}} accept_proposal
+ * @property {Offer & {proposal:string, withdraw?:boolean}} decline_proposal
+ * @property {Offer & {undo?:UndoPlan, starts?:number[]}} take_back
+ * @property {Offer & {current:string|null, objectives:{id:string, name:string, text:string}[]}} choose_secondary_objective
+ * @property {StratagemsOffer} stratagems
+ * @property {Offer} call_waaagh
+ */
+
+/**
+ * This viewer's orders (`state.orders`): per unit id, order key -> offer; the game orders.
+ * @typedef {{seat?:number|null, units?:Record<string, Record<string, Offer>>, game?:Record<string, Offer>}} OrdersView
  */
 
 /**
@@ -110,7 +384,7 @@
  * @property {number} by
  * @property {boolean} [open]
  * @property {string} [description]
- * @property {{from_seq:number, events?:{seq:number, type:string, text?:string}[], rolls?:any[]}} [undo]  events in words, the dice it discards
+ * @property {{from_seq:number, events?:{seq:number, type:string, text?:string}[], rolls?:UndoneRoll[]}} [undo]  events in words, the dice it discards
  * @property {{unit:string, outline?:Geometry}} [free_move]  the outline at the proposed position (drawn for everyone)
  */
 

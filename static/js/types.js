@@ -357,6 +357,69 @@
  * @property {Offer} call_waaagh
  */
 
+// --- event payloads the client reads field by field (each event's `payload` is open: the
+// reader narrows by the event's `type` and casts to one of these) ----------------------------
+
+/** One step of a 40k attack sequence (server/rules/wh40k10/damage.py `Step.to_json`).
+ * @typedef {{step:string, text:string, roll?:number, model?:string, needed?:number, data?:Record<string, unknown>}} AttackStep */
+/**
+ * `attacks_resolved` (wh40k10): the sequence step by step, the rolls its steps index.
+ * @typedef {Object} AttacksResolvedPayload
+ * @property {string} [text]
+ * @property {string} [kind]        'shooting' or 'fight'
+ * @property {Roll[]} [rolls]
+ * @property {AttackStep[]} [steps]
+ * @property {number} [wounds_lost]
+ * @property {string[]} [destroyed]
+ */
+/**
+ * `fanatic_released` / `fanatic_moved` (whfb8, server/rules/whfb8/fanatics.py): the whirl.
+ * @typedef {Object} WhirlPayload
+ * @property {{id:string, owner:number}} [unit]   the Fanatic as a unit (`Unit.to_json`)
+ * @property {number[]} start
+ * @property {number[]} end
+ * @property {number} [facing]
+ * @property {number} distance
+ * @property {string[]} [through]
+ * @property {string|null} [removed]  why it was removed ('terrain', 'double'…)
+ * @property {Roll} [roll]
+ * @property {string} [text]
+ */
+/** `fanatic_hits` (whfb8). @typedef {{unit:string, target:string, hits:number, roll?:Roll, text?:string}} FanaticHitsPayload */
+/**
+ * `entombed_marker` (whfb8, server/rules/whfb8/entombed.py): where the marker was put, how
+ * the scatter and artillery dice moved it, and what came of it.
+ * @typedef {Object} EntombedMarkerPayload
+ * @property {string} unit
+ * @property {number[]} chosen
+ * @property {Roll[]} [rolls]
+ * @property {boolean} hit
+ * @property {boolean} misfire
+ * @property {number|null} direction
+ * @property {number} scattered
+ * @property {number[]} landed
+ * @property {number[]|null} [marker]
+ * @property {string[]} [moved_off]
+ * @property {string} [outcome]      'marker', 'enemy' or 'mishap'
+ * @property {string|null} [enemy]
+ * @property {Placement} [suggested]
+ * @property {number[][]} [outline]
+ * @property {string} [text]
+ */
+/**
+ * `ambush_rolled` (t9a, server/rules/t9a/ambush.py; whfb8 Ambushers): the roll to arrive.
+ * @typedef {Object} AmbushRolledPayload
+ * @property {string} unit
+ * @property {number} [player_turn]
+ * @property {number} [needed]       what the roll needs (3: arrives on 3+)
+ * @property {boolean} [automatic]
+ * @property {Roll} [roll]
+ * @property {number} [maximised]
+ * @property {boolean} [arrives]
+ * @property {string[]} [rules]
+ * @property {string} [text]
+ */
+
 /**
  * This viewer's orders (`state.orders`): per unit id, order key -> offer; the game orders.
  * @typedef {{seat?:number|null, units?:Record<string, Record<string, Offer>>, game?:Record<string, Offer>}} OrdersView

@@ -458,6 +458,20 @@
  * @property {string} target
  * @property {number} [distance]
  * @property {number} [reacting_player]
+ * @property {string[]} [reactions]   the reactions allowed (server/rules/charge.py `_fold_charge_declared`)
+ */
+
+/**
+ * `charge_declared` (server/rules/charge.py `declare_charge`): the reactions allowed and why
+ * each other one is refused.
+ * @typedef {Object} ChargeDeclaredPayload
+ * @property {string} unit
+ * @property {string} target
+ * @property {number} [distance]
+ * @property {number} [reacting_player]
+ * @property {string[]} [reactions]
+ * @property {Record<string, {message?:string, rule?:string}>} [refused]
+ * @property {string} [text]
  */
 
 /**

@@ -21,7 +21,7 @@ export function proposalWords(p, state) {
 
 /**
  * Rolls in words: "Citizen Spears (1): 2D6 [3, 4] = 7; …" (the dice an undo discards).
- * @param {any[]} rolls
+ * @param {import('../types.js').UndoneRoll[]} rolls
  */
 export function rollList(rolls) {
   return (rolls || []).map((r) => {

@@ -426,6 +426,32 @@
  */
 
 /**
+ * A datasheet as the server serves it (`GET /api/systems/{id}/datasheets`, server/data/schema.py
+ * `Datasheet.model_dump`); the client reads these fields.
+ * @typedef {Object} Datasheet
+ * @property {string} id
+ * @property {string} name
+ * @property {string} [system]
+ * @property {string|null} [faction]
+ * @property {Base} base
+ * @property {{min:number, max:number, default:number}} models
+ * @property {number|null} [default_files]
+ * @property {Record<string, unknown>} [profile]
+ * @property {unknown[]} [special_rules]
+ * @property {string[]} [keywords]
+ * @property {boolean} [character]
+ * @property {boolean|null} [attachable]
+ * @property {string[]} [leads]
+ * @property {string[]} [led_by]
+ * @property {{datasheet:string, max:number}[]} [conceals]
+ * @property {{unit?:number, per_model?:number, tiers?:Record<string, number>}|null} [points]
+ * @property {boolean} [own]
+ */
+
+/** A model's base (server/data/schema.py `Base`): round ones a diameter, others width and depth.
+ * @typedef {{shape:'rectangular'|'round'|'oval', width_mm?:number|null, depth_mm?:number|null, diameter_mm?:number|null}} Base */
+
+/**
  * A terrain feature (its outline as GeoJSON, or as a ring of points from older servers).
  * @typedef {Object} Terrain
  * @property {string} [id]

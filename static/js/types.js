@@ -446,6 +446,58 @@
  * @property {{datasheet:string, max:number}[]} [conceals]
  * @property {{unit?:number, per_model?:number, tiers?:Record<string, number>}|null} [points]
  * @property {boolean} [own]
+ * @property {boolean} [can_join]   derived: may join another unit (t9a/whfb8 attachable, 40k Leader)
+ * @property {boolean} [bodyguard]  derived, 40k: some Leader may lead it
+ * @property {string} [height_class]
+ */
+
+/**
+ * A system's datasheets answer (`GET /api/systems/{id}/datasheets`, server/api/routes/systems.py
+ * `list_datasheets`): the datasheets, the rules with their automation marks, the army rules
+ * and which characters may join which unit.
+ * @typedef {Object} Catalog
+ * @property {string} system
+ * @property {Datasheet[]} datasheets
+ * @property {Record<string, unknown>[]} [rules]
+ * @property {ArmyRules} army
+ * @property {Record<string, string[]>} joinable   host datasheet id -> the character ids that may join it
+ */
+
+/**
+ * A system's army rules as the builder reads them (`list_datasheets` `army`).
+ * @typedef {Object} ArmyRules
+ * @property {boolean} [ranked]
+ * @property {boolean} [standards]
+ * @property {boolean} [leaders]
+ * @property {string[]} [factions]
+ * @property {string|null} [faction_rule]
+ * @property {boolean} [allies]
+ * @property {{name:string, points:number}[]} [game_sizes]
+ * @property {string|null} [points_rule]
+ */
+
+/**
+ * A unit of your own as the player writes it (server/data/own.py: a datasheet without id,
+ * system or sources, named in the army by `ref`).
+ * @typedef {{ref:string, name?:string} & Record<string, unknown>} OwnUnit
+ */
+
+/**
+ * An army entry as `submit_army` takes it and a roster import gives it back.
+ * @typedef {Object} ArmyEntryJson
+ * @property {string} datasheet
+ * @property {number} models
+ * @property {number} [files]
+ * @property {string[]} [joined_characters]
+ * @property {Record<string, number>} [concealed]
+ * @property {boolean} [standard]
+ * @property {boolean} [battle_standard]
+ */
+
+/**
+ * A roster import's answer (`POST /api/systems/{id}/rosters/import`, server/data/rosters.py): the
+ * army entries, the units of your own with their checked datasheets, the mapping report.
+ * @typedef {{army?:ArmyEntryJson[], own_units?:OwnUnit[], own_datasheets?:Record<string, Datasheet>, report?:unknown}} RosterImport
  */
 
 /** A model's base (server/data/schema.py `Base`): round ones a diameter, others width and depth.

@@ -173,8 +173,8 @@ export function baseInches(base) {
     const d = Number(base.diameter_mm) / MM;
     return { round: true, width: d, depth: d };
   }
-  const w = Number(base?.width_mm) > 0 ? Number(base.width_mm) / MM : 32 / MM;
-  const dp = Number(base?.depth_mm) > 0 ? Number(base.depth_mm) / MM : w;
+  const w = Number(base?.width_mm) > 0 ? Number(base?.width_mm) / MM : 32 / MM;
+  const dp = Number(base?.depth_mm) > 0 ? Number(base?.depth_mm) / MM : w;
   return { round: base?.shape === 'oval', width: w, depth: dp };
 }
 

@@ -108,7 +108,7 @@
  * @property {Record<string, {from?:string, released?:unknown, moved?:unknown}>} [fanatics]  whfb8: Fanatics on the table
  * @property {string[]} [resolution_waiting]  what waits for the releases (server/rules/resume.py)
  * @property {Record<string, PendingEmergence>} [entombed]  whfb8: emergences waiting, per unit
- * @property {Record<string, unknown>|null} [game_result]
+ * @property {import('./ui/result.js').GameResult|null} [game_result]  server/rules/endgame.py
  */
 
 /**

@@ -425,6 +425,29 @@
  * @typedef {{seat?:number|null, units?:Record<string, Record<string, Offer>>, game?:Record<string, Offer>}} OrdersView
  */
 
+// --- REST answers (server/api/routes/*.py response models) ------------------------------------
+
+/** @typedef {{id:string, system:string, seat:number, token:string, dice_commitment:string, invite:string}} GameCreated  `POST /api/games` */
+/** @typedef {{seat:1|2, token:string}} SeatClaimed  `POST /api/games/{id}/seats` */
+/** @typedef {{id:string, system:string, seq:number, state:GameState, spectator_delay_s?:number}} GameView  `GET /api/games/{id}` */
+/** @typedef {{seq:number, type:string, actor:number|string, payload:Record<string, unknown>}} WireEvent  one event of `GET /api/games/{id}/events` */
+/** @typedef {{id:string, system:string, seq:number, last:number, over:boolean, event:WireEvent|null, state:GameState}} ReplayState  `GET /api/games/{id}/state?at=` */
+/** @typedef {{id:string, system:string, last:number, over:boolean, steps:import('./replay.js').TimelineStep[]}} Timeline  `GET /api/games/{id}/timeline` */
+/**
+ * The dice proof (server/games/archive.py `dice_proof`): the commitment while the game runs;
+ * after it the seed, and whether every roll verified (the failures with their reason).
+ * @typedef {Object} DiceProof
+ * @property {string} commitment
+ * @property {boolean} revealed
+ * @property {number} rolls
+ * @property {string} [seed]
+ * @property {boolean} [verified]
+ * @property {{seq:number|null, roll:number|null, start:number|null, reason:string}[]} [failures]
+ */
+/** @typedef {{category:string, label:string, trials:number, successes:number, expected:number, spread:number, deviation:number, events:number}} LuckRow */
+/** @typedef {{id:string, seq:number, players:Record<string, LuckRow[]>, charts:Record<string, string>, proof:DiceProof}} Luck  `GET /api/games/{id}/luck` */
+/** @typedef {{id:string, name:string, battlefield:{width:number, depth:number}, turns:number, turn_name:string}} SystemInfo  one of `GET /api/systems` */
+
 /**
  * A datasheet as the server serves it (`GET /api/systems/{id}/datasheets`, server/data/schema.py
  * `Datasheet.model_dump`); the client reads these fields.

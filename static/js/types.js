@@ -600,6 +600,34 @@
  * @property {number} [allowance]
  * @property {number} [distance]
  * @property {Geometry|null} [swept]
+ * @property {ChargeExplain} [explain]  a charge's preview (server/rules/questions.py `_explained`)
+ */
+
+/**
+ * What the server adds to the `preview` of a `declare_charge` (server/rules/charge.py
+ * `charge_preview`): the distance, arc and sight (or declaration range), the path and the most
+ * the roll can reach. Empty when a unit is not on the table.
+ * @typedef {Object} ChargeExplain
+ * @property {string} [unit]
+ * @property {string} [target]
+ * @property {number} [distance]
+ * @property {number} [needed]
+ * @property {boolean} [in_arc]
+ * @property {boolean} [in_sight]
+ * @property {string|null} [sight_blocked_by]
+ * @property {number} [declare_within]
+ * @property {boolean} [within_range]
+ * @property {string} [roll]          the charge roll's expression ("2D6 + 1")
+ * @property {number} [max_range]
+ * @property {number} [wheel]
+ * @property {number} [path_length]
+ * @property {boolean} [blocked]
+ * @property {string|null} [rule]
+ * @property {string|null} [obstacle]
+ * @property {string|null} [obstacle_name]
+ * @property {Geometry|null} [swept]
+ * @property {string|null} [failed_move]  how a failed charge moves, in words (ranked systems)
+ * @property {boolean} [reachable]
  */
 
 /**

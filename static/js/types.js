@@ -532,6 +532,7 @@
  * @property {string} [id]
  * @property {string} [kind]
  * @property {string} [height]
+ * @property {string} [cover]
  * @property {string} [label]
  * @property {string} [name]
  * @property {Geometry} [geometry]

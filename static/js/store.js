@@ -13,7 +13,7 @@ import { ordersOf, unitOffers } from './ui/offers.js';
  * @property {number} seq
  * @property {string} type
  * @property {number|string} [actor]
- * @property {Object<string, any>} payload
+ * @property {Record<string, unknown>} payload
  */
 
 /** @typedef {{kind:'welcome'|'state'|'events'|'presence'|'history', events?:GameEvent[]}} Change */

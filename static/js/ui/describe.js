@@ -64,7 +64,7 @@ const WORDS = {
 export function describe(ev, state) {
   const text = describeEvent(ev, state);
   // A roll made again after an accepted undo took the first one back (issue 19 item 2).
-  const re = ev.payload?.reroll;
+  const re = /** @type {{faces?:number[]}|null|undefined} */ (ev.payload?.reroll);
   if (re && !text.includes('re-roll')) return `${text} (a re-roll: the undone roll was ${(re.faces || []).join(', ')})`;
   return text;
 }
@@ -80,14 +80,16 @@ function describeEvent(ev, state) {
   const p = ev.payload || {};
   // Rules engine events carry their own words (`text`) and the rule they apply; show both,
   // with every die of the roll when there is one.
-  if (typeof p.text === 'string' && p.text) {
+  const said = p.text;
+  if (typeof said === 'string' && said) {
     const dice = p.roll ? ` [${rollWords(p.roll)}]` : '';
-    const rule = p.rule && !p.text.startsWith(String(p.rule)) ? `${p.rule}: ` : '';
+    const rule = p.rule && !said.startsWith(String(p.rule)) ? `${p.rule}: ` : '';
     // The rules applied to this step in their own words ("Distracting: -1 to hit").
     const applied = Array.isArray(p.rules)
-      ? p.rules.map((/** @type {any} */ r) => r && r.text).filter((/** @type {any} */ s) => s && !p.text.includes(s))
+      ? p.rules.map((/** @type {unknown} */ r) => (r && typeof r === 'object' ? /** @type {{text?:unknown}} */ (r).text : undefined))
+        .filter((s) => typeof s === 'string' && s && !said.includes(s))
       : [];
-    return `${rule}${p.text}${applied.length ? ` — ${applied.join('; ')}` : ''}${dice}`;
+    return `${rule}${said}${applied.length ? ` — ${applied.join('; ')}` : ''}${dice}`;
   }
   const rule = p.rule ? ` (${p.rule})` : '';
   return `${who(ev.actor)}: ${humanize(ev.type)}${rule}`;

@@ -419,7 +419,7 @@ export function mountOrders(o) {
 /** Swept areas of charges and flights, flashed on the table for a moment. @param {Table} table @param {GameEvent[]} events */
 export function flashEvents(table, events) {
   for (const ev of events) {
-    const swept = ev.payload?.swept;
+    const swept = /** @type {import('../types.js').Geometry|null|undefined} */ (ev.payload?.swept);
     if ((ev.type === 'unit_fled' || ev.type === 'charge_succeeded' || ev.type === 'charge_failed') && swept?.type) {
       table.flashes = [...table.flashes, { geometry: swept, born: performance.now(), kind: ev.type === 'unit_fled' ? 'flee' : 'charge' }];
     }

@@ -178,14 +178,18 @@ export function ambushEntries(state, history) {
   /** The rule each unit was kept off the table by (`unit_deployed`'s rule). @type {Map<string, string>} */
   const keptBy = new Map();
   for (const ev of history || []) {
-    const id = ev.payload?.unit;
-    if (ev.type === 'unit_deployed' && id?.id && typeof ev.payload?.rule === 'string') keptBy.set(String(id.id), ev.payload.rule);
+    const p = ev.payload || {};
+    // `unit` is the unit's id in the ambush rolls, the unit itself (`Unit.to_json`) in
+    // `unit_deployed` and `unit_arrived`
+    const id = typeof p.unit === 'string' ? p.unit : null;
+    const unit = p.unit && typeof p.unit === 'object' ? /** @type {{id?:string}} */ (p.unit) : null;
+    if (ev.type === 'unit_deployed' && unit?.id && typeof p.rule === 'string') keptBy.set(String(unit.id), p.rule);
     if (ev.type === 'ambush_rolled' && id) {
-      rolls.set(id, /** @type {import('../types.js').AmbushRolledPayload} */ (ev.payload));
+      rolls.set(id, /** @type {import('../types.js').AmbushRolledPayload} */ (p));
       delayed.delete(id);
     }
     if (ev.type === 'ambush_delayed' && id) delayed.add(id);
-    if (ev.type === 'unit_arrived' && id?.id) rolls.delete(id.id);
+    if (ev.type === 'unit_arrived' && unit?.id) rolls.delete(unit.id);
   }
   /** @type {AmbushEntry[]} */
   const out = [];
@@ -222,7 +226,7 @@ export function spellTally(state, history, seat) {
   const turn = state?.player_turn;
   const spells = (history || [])
     .filter((ev) => ev.type === 'spell_cast' && ev.payload?.seat === seat && ev.payload?.player_turn === turn)
-    .map((ev) => ({ spell: String(ev.payload.spell), outcome: String(ev.payload.outcome), caster: ev.payload.caster ?? null }));
+    .map((ev) => ({ spell: String(ev.payload.spell), outcome: String(ev.payload.outcome), caster: typeof ev.payload.caster === 'string' ? ev.payload.caster : null }));
   const recorded = state?.magic?.[String(seat)]?.[String(turn)];
   const cast = typeof recorded === 'number' ? recorded : spells.filter((s) => s.outcome === 'success').length;
   return { cast, failed: spells.filter((s) => s.outcome !== 'success').length, spells };

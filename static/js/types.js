@@ -4,15 +4,16 @@
 // left out, and a field may be absent on an older server, hence the many optionals.
 
 /** @typedef {{x:number, y:number}} Pt  a point on the table, inches */
-/** @typedef {number[] | number[][] | number[][][] | number[][][][]} Coordinates  a GeoJSON geometry's positions (Point, LineString, Polygon, MultiPolygon) */
 /** @typedef {[number, number]} Pos */
 
 /**
- * A GeoJSON geometry as the server sends it (Polygon, MultiPolygon, LineString…).
- * @typedef {Object} Geometry
- * @property {string} type
- * @property {any} coordinates   nested number arrays; their depth depends on `type`
- * @property {Geometry[]} [geometries]  a GeometryCollection's members
+ * A GeoJSON geometry as the server sends it (server/geometry `to_geojson`), by its `type`:
+ * the depth of `coordinates` follows from it.
+ * @typedef {{type:'Point', coordinates:number[]}
+ *   | {type:'LineString'|'MultiPoint', coordinates:number[][]}
+ *   | {type:'Polygon'|'MultiLineString', coordinates:number[][][]}
+ *   | {type:'MultiPolygon', coordinates:number[][][][]}
+ *   | {type:'GeometryCollection', geometries:Geometry[]}} Geometry
  */
 
 /**

@@ -116,7 +116,7 @@ export class ChargeTool extends Tool {
 /** The middle of a GeoJSON polygon's outer ring (where the path's words go).
  * @param {import('../types.js').Geometry} g @returns {number[]} */
 function centreOf(g) {
-  const ring = g?.type === 'MultiPolygon' ? g.coordinates?.[0]?.[0] : g?.coordinates?.[0];
+  const ring = /** @type {number[][]|undefined} */ (g?.type === 'MultiPolygon' ? g.coordinates?.[0]?.[0] : g && 'coordinates' in g ? g.coordinates?.[0] : undefined);
   if (!Array.isArray(ring) || !ring.length) return [0, 0];
   const n = ring.length;
   return [ring.reduce((a, p) => a + p[0], 0) / n, ring.reduce((a, p) => a + p[1], 0) / n];

@@ -14,7 +14,7 @@ export function h(tag, attrs, ...children) {
     if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
     else if (key === 'class') el.className = String(value);
     else if (key === 'dataset') Object.assign(el.dataset, value);
-    else if (key in el && typeof value !== 'string') /** @type {any} */ (el)[key] = value;
+    else if (key in el && typeof value !== 'string') /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (el))[key] = value;
     else el.setAttribute(key, value === true ? '' : String(value));
   }
   append(el, children);

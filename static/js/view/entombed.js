@@ -42,6 +42,7 @@ export function lastMarker(history, unitId) {
  * A thin polygon along the path chosen point -> where the dice put it -> where it was put clear
  * (GeoJSON MultiPolygon), or null when the marker never moved.
  * @param {EntombedMarkerPayload|null|undefined} p an `entombed_marker` payload
+ * @returns {import('../types.js').Geometry|null}
  */
 export function scatterPath(p) {
   if (!p || !Array.isArray(p.chosen)) return null;

@@ -23,7 +23,7 @@ export const HISTORY_LIMIT = 5000;
 
 /**
  * Folders for the event types the client understands. Each mutates the (already copied) state.
- * @type {Object<string, (state:import('./types.js').GameState, payload:Record<string, any>) => void>}
+ * @type {Object<string, (state:import('./types.js').GameState, payload:Record<string, unknown>) => void>}
  */
 export const FOLDERS = {
   game_created(state, p) {
@@ -34,10 +34,12 @@ export const FOLDERS = {
   seat_claimed(state, p) {
     state.seats = { ...(state.seats || {}), [String(p.seat)]: true };
   },
-  token_placed(state, p) {
+  token_placed(state, payload) {
+    const p = /** @type {{token:import('./types.js').Token}} */ (payload);
     state.tokens = { ...(state.tokens || {}), [p.token.id]: { ...p.token } };
   },
-  token_moved(state, p) {
+  token_moved(state, payload) {
+    const p = /** @type {{id:string, x:number, y:number, facing?:number}} */ (payload);
     const old = state.tokens?.[p.id];
     if (!old) return;
     const facing = p.facing ?? old.facing;
@@ -46,7 +48,7 @@ export const FOLDERS = {
   token_removed(state, p) {
     if (!state.tokens) return;
     const tokens = { ...state.tokens };
-    delete tokens[p.id];
+    delete tokens[String(p.id)];
     state.tokens = tokens;
   },
 };

@@ -374,6 +374,29 @@
  * @property {string[]} [destroyed]
  */
 /**
+ * `charge_succeeded` / `charge_failed` (server/rules/charge.py; a 40k charge carries its own
+ * `text` and `targets`): the roll (`distance_roll` when a charge stopped on its way to release
+ * Fanatics), what it needed, and a failed charge's reason and Failed Charge move.
+ * @typedef {Object} ChargeOutcomePayload
+ * @property {string} unit
+ * @property {string} target
+ * @property {string[]} [targets]
+ * @property {number|null} [distance]
+ * @property {Roll} [roll]
+ * @property {Roll} [distance_roll]
+ * @property {number} [bonus]
+ * @property {number} [range]
+ * @property {string|null} [rule]
+ * @property {number} [wheel]
+ * @property {string} [reason]
+ * @property {boolean} [caught]
+ * @property {{distance:number, allowed?:number, rule:string, stopped_by?:string|null}} [failed_move]
+ * @property {string} [not_automated]  what the players must still do by hand
+ * @property {Geometry} [swept]
+ * @property {string} [text]
+ */
+
+/**
  * `fanatic_released` / `fanatic_moved` (whfb8, server/rules/whfb8/fanatics.py): the whirl.
  * @typedef {Object} WhirlPayload
  * @property {{id:string, owner:number}} [unit]   the Fanatic as a unit (`Unit.to_json`)

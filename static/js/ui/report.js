@@ -132,7 +132,7 @@ function lineOf(ev, state, undone) {
       text = '';
     }
   }
-  if (!text && (ev.type === 'charge_succeeded' || ev.type === 'charge_failed')) text = chargeLine(p, ev.type === 'charge_succeeded');
+  if (!text && (ev.type === 'charge_succeeded' || ev.type === 'charge_failed')) text = chargeLine(/** @type {import('../types.js').ChargeOutcomePayload} */ (p), ev.type === 'charge_succeeded');
   if (!text) text = String(ev.type).replace(/_/g, ' ');
   const roll = p.roll && typeof p.roll === 'object' ? /** @type {import('../types.js').Roll} */ (p.roll) : null;
   const needed = typeof p.needed === 'number' ? p.needed : null;
@@ -159,7 +159,7 @@ function lineOf(ev, state, undone) {
   };
 }
 
-/** @param {Record<string, any>} p @param {boolean} ok */
+/** @param {import('../types.js').ChargeOutcomePayload} p @param {boolean} ok */
 function chargeLine(p, ok) {
   const rolled = p.roll || p.distance_roll; // an interrupted charge's roll: recorded where it stopped
   const roll = rolled ? `rolled ${rolled.total ?? '?'}${p.bonus ? ` + ${p.bonus} = ${p.range}` : ''}` : '';

@@ -152,17 +152,19 @@ export class Store {
    * @param {import('./types.js').StatePatch} patch
    */
   applyPatch(patch) {
-    /** @type {Record<string, any>} */
-    const prev = this.state || {};
-    /** @type {Record<string, any>} */
+    // The state key by key, as the patch names them (its keys and items are the server's).
+    const prev = /** @type {Record<string, unknown>} */ (this.state || {});
+    /** @type {Record<string, unknown>} */
     const next = { ...prev, ...(patch.state || {}) };
     for (const key of patch.dropped || []) delete next[key];
     for (const [key, tail] of Object.entries(patch.tails || {})) {
-      const list = Array.isArray(prev[key]) ? prev[key] : [];
+      const was = prev[key];
+      const list = Array.isArray(was) ? was : [];
       next[key] = [...list.slice(tail.drop), ...tail.push];
     }
     for (const [key, changed] of Object.entries(patch.items || {})) {
-      const things = { ...(prev[key] || {}), ...changed };
+      /** @type {Record<string, unknown>} */
+      const things = { .../** @type {Record<string, unknown>|undefined} */ (prev[key]), ...changed };
       for (const id of patch.removed?.[key] || []) delete things[id];
       next[key] = things;
     }

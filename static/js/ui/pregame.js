@@ -11,7 +11,7 @@ import { gameOffer } from './offers.js';
 /** @typedef {import('../net.js').Connection} Connection */
 
 /** The roll-offs of this game so far, in words, newest last.
- * @param {{type:string, payload?:any}[]} history @returns {string[]} */
+ * @param {{type:string, payload?:Record<string, unknown>}[]} history @returns {string[]} */
 export function rollOffLines(history) {
   return history.filter((e) => e.type === 'roll_off' || e.type === 'first_chosen' || e.type === 'deployment_finished')
     .map((e) => String(e.payload?.text || ''))

@@ -40,7 +40,7 @@ export function zoneMiddle(zones, seat) {
 
 /**
  * A labelled input (every input has a visible label). @param {string} text
- * @param {Record<string, any>} attrs @param {string} key @param {Record<string, string>} v
+ * @param {Record<string, unknown>} attrs @param {string} key @param {Record<string, string>} v
  */
 function field(text, attrs, key, v) {
   const input = h('input', { ...attrs, name: `typed-${key}`, value: v[key],

@@ -89,7 +89,7 @@ export function attachable(army, index, joins, sheetFor) {
  * The setup panel: only while the stage is `setup` and for a seated player. Faction first (the
  * picker then offers that faction's datasheets and your own units), the game size, then units,
  * with each entry's points and the total against the size's limit.
- * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {Function} toast @param {Table} table
+ * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {import('../table.js').Toast} toast @param {Table} table
  */
 export function setupPanel(el, store, conn, toast, table) {
   /** @type {{datasheet:string, name:string, models:number, joined:{id:string, name:string}[], standard?:boolean, files?:number, concealed?:Record<string, number>, battle_standard?:boolean}[]} */
@@ -382,7 +382,7 @@ function joinsOf(catalog) {
 
 /**
  * Units off the table; during deployment your undeployed units can be picked and deployed.
- * @param {HTMLElement} el @param {Table} table @param {Store} store @param {Connection} conn @param {Function} toast
+ * @param {HTMLElement} el @param {Table} table @param {Store} store @param {Connection} conn @param {import('../table.js').Toast} toast
  */
 export function renderTray(el, table, store, conn, toast) {
   const st = store.state || {};

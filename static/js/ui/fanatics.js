@@ -12,7 +12,7 @@ import { concealedCount, releasesFor, othersReleasing, defaultRelease, waitingWo
 
 /**
  * Render the Fanatics section into `el` (hidden when there is nothing to show).
- * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {Function} toast
+ * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {import('../table.js').Toast} toast
  */
 export function renderFanatics(el, store, conn, toast) {
   const st = store.state || {};

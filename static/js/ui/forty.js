@@ -37,7 +37,7 @@ export function scoreItems(st) {
  * The turn bar's 40k items: each player's CP and VP, "Waaagh!" while one is active, and the
  * Waaagh! button while the server offers it (`call_waaagh`: the active player's Command phase,
  * an army with the ability; shown disabled with the reason once it has been called).
- * @param {GameState|null|undefined} st @param {number|null} seat @param {{act:(a:import('../types.js').Action)=>Promise<unknown>}} conn @param {Function} toast
+ * @param {GameState|null|undefined} st @param {number|null} seat @param {{act:(a:import('../types.js').Action)=>Promise<unknown>}} conn @param {import('../table.js').Toast} toast
  * @returns {HTMLElement[]}
  */
 export function fortyBar(st, seat, conn, toast) {

@@ -232,7 +232,7 @@ export function mountPanels(o) {
 
 /**
  * Stage, turn, phase and whose move it is, from the state; End phase only while there is one.
- * @param {HTMLElement} el @param {GameState} st @param {number|null} seat @param {Connection} conn @param {Function} toast
+ * @param {HTMLElement} el @param {GameState} st @param {number|null} seat @param {Connection} conn @param {import('../table.js').Toast} toast
  */
 function renderPhase(el, st, seat, conn, toast) {
   const hasPhase = st.phase !== undefined && st.phase !== null;

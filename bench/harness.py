@@ -142,6 +142,9 @@ def warfield_server(env: dict[str, str], data_dir: str) -> Server:
         # ...and the REST write limit per address (every client here is 127.0.0.1).
         "WARFIELD_REST_RATE_PER_MIN": "1000000000",
         "WARFIELD_REST_RATE_BURST": "1000000000",
+        # ...and the spectators one game admits per process (bench.ws_fanout --k 1000 puts
+        # all 1,000 on one process in the `sqlite` and `postgres` configurations).
+        "WARFIELD_MAX_SPECTATORS_PER_GAME": "100000",
         **env,
     }
     for name in ("DATABASE_URL", "REDIS_URL"):

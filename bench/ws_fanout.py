@@ -40,6 +40,7 @@ from bench.harness import (
     Server,
     create_game,
     http_json,
+    load_average,
     nearest_rank,
 )
 
@@ -377,6 +378,7 @@ class Fanout:
                 if s == WARMUP:
                     cpu_before = self.deployment.cpu_ms()
                     threads_before = [sv.thread_cpu_ms() for sv in servers]
+                    client_before = time.process_time()
                     for sv in servers:
                         sv.profile(True)
                     loop_started = time.perf_counter()
@@ -388,6 +390,7 @@ class Fanout:
                 if s >= WARMUP:
                     latencies.append(latency)
             wall = time.perf_counter() - loop_started
+            client_cpu = (time.process_time() - client_before) * 1000.0
             for sv in servers:
                 sv.profile(False)
             cpu = self.deployment.cpu_ms() - cpu_before
@@ -414,6 +417,9 @@ class Fanout:
             "server_cpu_ms_per_move": round(cpu / moves, 3),
             # Per process (A first): [event-loop thread, other threads (database calls)].
             "cpu_ms_per_move_by_process": by_process,
+            # The load generator's own CPU (it reads K frames a move on the same cores).
+            "client_cpu_ms_per_move": round(client_cpu / moves, 3),
+            "load_avg": load_average(),
             "processes": len(servers),
         }
 

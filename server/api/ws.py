@@ -67,6 +67,12 @@ CLOSE_TRY_LATER = 1013
 # After a send missed its deadline: how long the 1013 close frame may take to be written
 # before the connection is aborted (a reader that never reads never takes it).
 CLOSE_GRACE_S = 2.0
+# Presence frames (who is here) go to every socket of the game on each join and leave: with N
+# sockets a crowd arriving costs N² frames (1,000 spectators: a million). Up to this many
+# sockets of a game on this process each change is sent at once; above it the changes within
+# PRESENCE_COALESCE_S are sent as one frame with the latest counts.
+PRESENCE_IMMEDIATE_MAX = 64
+PRESENCE_COALESCE_S = 0.5
 
 
 class _Close:
@@ -199,9 +205,15 @@ def _echoable_ref(ref: Any) -> str | None:
 
 
 class Connections(set["Connection"]):
-    """The app's open sockets (past the handshake); `draining` once a shutdown has begun."""
+    """The app's open sockets (past the handshake); `draining` once a shutdown has begun.
+    `presence_due`: games whose coalesced presence frame is scheduled (see `_presence_changed`).
+    """
 
     draining: bool = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.presence_due: dict[str, asyncio.TimerHandle] = {}
 
 
 async def drain(connections: Connections, timeout: float = 8.0) -> None:
@@ -250,6 +262,11 @@ class Connection:
         self.closing = False  # a close is queued: offer nothing more
         self.busy = False  # handling a message (drain waits for it)
         self.writer: asyncio.Task[None] | None = None
+        # The send deadline (`_send_text`): when the frame being written was started (None
+        # between frames), the timer that checks it, and whether it fired.
+        self._sending_since: float | None = None
+        self._deadline: asyncio.TimerHandle | None = None
+        self._missed_deadline = False
 
     async def restart(self) -> None:
         """Close with 1012 once the frames already queued are sent (see `drain`)."""
@@ -278,18 +295,55 @@ class Connection:
         self.send({"type": "error", "ref": ref, **exc.to_wire()})
 
     async def _send_text(self, text: str) -> None:
-        """Write one frame, within the send deadline (`_SlowReader` past it)."""
+        """Write one frame, within the send deadline (`_SlowReader` past it).
+
+        The fan-out's inner loop (every frame to every socket) so no timer per frame
+        (`asyncio.wait_for` made a task and a timer for each, a third of the writer's CPU with
+        1,000 spectators): the write notes when it started, and one timer per socket, armed
+        when none is pending, checks at the deadline whether a write is still under way and
+        started that long ago; if so it cancels the writer (`_deadline_due`). A socket whose
+        reader keeps up re-arms it at most once per `send_timeout_s`."""
+        loop = asyncio.get_running_loop()
+        now = self._sending_since = loop.time()
+        if self._deadline is None:
+            self._deadline = loop.call_at(now + self.settings.send_timeout_s, self._deadline_due)
         try:
-            await asyncio.wait_for(self.ws.send_text(text), self.settings.send_timeout_s)
-        except TimeoutError:
-            raise _SlowReader from None
+            await self.ws.send_text(text)
+        finally:
+            self._sending_since = None
+
+    def _deadline_due(self) -> None:
+        self._deadline = None
+        started = self._sending_since
+        if started is None:
+            return  # (between frames: re-armed by the next write)
+        due = started + self.settings.send_timeout_s
+        loop = asyncio.get_running_loop()
+        if loop.time() < due:  # (a later frame: check again at its own deadline)
+            self._deadline = loop.call_at(due, self._deadline_due)
+            return
+        if self.writer is not None and not self.writer.done():
+            self._missed_deadline = True
+            self.writer.cancel()
 
     async def _writer(self) -> None:
         try:
             await self._write_queued()
+        except asyncio.CancelledError:
+            if not self._missed_deadline:
+                raise  # (cancelled: the connection is ending)
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()  # (the deadline's cancel is handled here)
+            log.info("closing a socket of game %s that stopped reading", self.game_id)
+            await self._close_slow_reader()
         except _SlowReader:
             log.info("closing a socket of game %s that stopped reading", self.game_id)
             await self._close_slow_reader()
+        finally:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
 
     async def _close_slow_reader(self) -> None:
         """Close with 1013 (try again later); if even the close frame cannot be written in
@@ -393,7 +447,10 @@ class Connection:
     async def _refuse(self, exc: RuleError, code: int = CLOSE_POLICY) -> None:
         """Before the writer runs: send the error, then close (each within the deadline)."""
         with contextlib.suppress(Exception):
-            await self._send_text(dumps({"type": "error", "ref": None, **exc.to_wire()}))
+            await asyncio.wait_for(
+                self.ws.send_text(dumps({"type": "error", "ref": None, **exc.to_wire()})),
+                self.settings.send_timeout_s,
+            )
             await asyncio.wait_for(
                 self.ws.close(code=code, reason=exc.message[:120]), self.settings.send_timeout_s
             )
@@ -540,6 +597,23 @@ class Connection:
         return None
 
     def _presence_changed(self) -> None:
+        """Tell every socket of the game who is here: at once in a small audience, else once
+        per PRESENCE_COALESCE_S however many came and went (the counts when it is sent)."""
+        due = self.connections.presence_due
+        if self.game_id in due:
+            return  # (scheduled: it will carry this change too)
+        if len(self.service.hub.watchers(self.game_id)) > PRESENCE_IMMEDIATE_MAX:
+            due[self.game_id] = asyncio.get_running_loop().call_later(
+                PRESENCE_COALESCE_S, self._presence_due
+            )
+            return
+        self._send_presence()
+
+    def _presence_due(self) -> None:
+        self.connections.presence_due.pop(self.game_id, None)
+        self._send_presence()
+
+    def _send_presence(self) -> None:
         watchers = self.service.hub.watchers(self.game_id)
         players = sorted({w.viewer for w in watchers if w.viewer is not None})
         frame = dumps(

@@ -202,6 +202,10 @@ class Metrics:
     def delivered(self, offered_at: float) -> None:
         self._observe_delivery(time.perf_counter() - offered_at)
 
+    def delivered_now(self) -> None:
+        """A batch written to a socket as it was handed over (no queue: no wait)."""
+        self._observe_delivery(0.0)
+
     def render(self) -> bytes:
         self._drain_gc()
         return generate_latest(self.registry)

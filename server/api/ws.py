@@ -120,6 +120,10 @@ class Outbox:
     def qsize(self) -> int:
         return len(self._items)
 
+    def idle(self) -> bool:
+        """Empty, its writer waiting for the next item (not busy with the last one)."""
+        return self._waiter is not None and not self._items
+
     def empty(self) -> bool:
         return not self._items
 
@@ -364,6 +368,21 @@ class Connection:
             # Too far behind: drop it; the client reconnects and resumes from its last seq.
             self.closing = True
             self.queue.put_nowait(_Close(CLOSE_TRY_LATER, "too far behind; reconnect"))
+            return
+        direct = self.direct
+        if (
+            direct is not None
+            and self.queue.idle()
+            and events
+            and events[0].seq == self.sent + 1
+            and direct.usable()
+        ):
+            # Nothing queued or being written, the batch follows what was sent: write it now
+            # (the writer would do exactly this, a task step later for each socket).
+            direct.write(wire(frame))
+            self.sent = events[-1].seq
+            if self.service.metrics is not None:  # metrics hook: commit -> delivered
+                self.service.metrics.delivered_now()
             return
         self.queue.put_nowait((events, frame, time.perf_counter()))  # (metrics: queued at)
 

@@ -22,7 +22,10 @@ before: the frames save work, correctness never depends on them.
 Redis is only a doorbell. The PostgreSQL event log stays the single source of truth: a batch
 lost in Redis shows up as a seq gap at the next one (the service reads the log), and whenever
 the subscription (re)starts, every watched game is caught up from the log. So a Redis restart
-costs a reconnect (with backoff) and one log read per watched game, never an event.
+costs a reconnect (with backoff) and one log read per watched game, never an event. A Redis
+that stops answering without closing the connection (frozen, a half-open TCP connection) is
+found by a PING on the subscription every `HEALTH_EVERY_S`: with no PONG within
+`HEALTH_TIMEOUT_S` the connection is dropped and healed the same way.
 
 Publishing never holds up an action: the PUBLISH is written to the socket at once and its reply
 counted when it comes (server/hub/resp.py: no coroutine, pool or round trip per batch). While

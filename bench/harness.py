@@ -33,6 +33,9 @@ DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 ROOT = Path(__file__).resolve().parents[1]
 BGIO_DIR = ROOT / "bench" / "bgio"
+# The tree whose server is measured: this one, or (before/after comparisons) another checkout,
+# e.g. `git worktree add ../base main` and WARFIELD_BENCH_SERVER_ROOT=../base.
+SERVER_ROOT = Path(os.environ.get("WARFIELD_BENCH_SERVER_ROOT") or ROOT).resolve()
 WARFIELD_CONFIGS = ("sqlite", "postgres", "redis2")
 CONFIGS = (*WARFIELD_CONFIGS, "bgio")
 
@@ -63,7 +66,7 @@ class Server:
         self.ws_url = f"ws://127.0.0.1:{port}"
         self.log_path = os.path.join(log_dir, f"server-{port}.log")
         self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=self._log,
+        self.proc = subprocess.Popen(argv, env=env, cwd=SERVER_ROOT, stdout=self._log,
                                      stderr=subprocess.STDOUT)
         self.pid = self.proc.pid
 
@@ -142,8 +145,12 @@ def warfield_server(env: dict[str, str], data_dir: str) -> Server:
         # ...and the REST write limit per address (every client here is 127.0.0.1).
         "WARFIELD_REST_RATE_PER_MIN": "1000000000",
         "WARFIELD_REST_RATE_BURST": "1000000000",
+        # ...and the spectators one game admits per process (bench.ws_fanout --k 1000 puts
+        # all 1,000 on one process in the `sqlite` and `postgres` configurations).
+        "WARFIELD_MAX_SPECTATORS_PER_GAME": "100000",
         **env,
     }
+    full["PYTHONPATH"] = str(SERVER_ROOT)  # (the server code measured: see SERVER_ROOT)
     for name in ("DATABASE_URL", "REDIS_URL"):
         if name not in env:
             full.pop(name, None)

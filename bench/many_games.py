@@ -113,9 +113,10 @@ class ManyGames:
         seconds: float,
         period: float = PERIOD_S,
         per_game: bool = False,
+        together: bool = False,
     ) -> None:
         self.deployment, self.games, self.seconds = deployment, games, seconds
-        self.period, self.per_game = period, per_game
+        self.period, self.per_game, self.together = period, per_game, together
         self.latencies: list[float] = []
         self.timed: list[tuple[float, float]] = []  # (loop time sent, latency ms)
         self.errors: dict[str, int] = {}
@@ -128,9 +129,10 @@ class ManyGames:
         games: list[Game] = []
 
         async def one(n: int) -> Game:
-            # Spread over the processes (redis2): player 1 on one, player 2 on the other.
+            # Spread over the processes (redis2): player 1 on one, player 2 on the other
+            # (`--together`: the whole game on one).
             home = servers[n % len(servers)]
-            away = servers[(n + 1) % len(servers)]
+            away = home if self.together else servers[(n + 1) % len(servers)]
             ids = await asyncio.to_thread(create_game, home.url)
             path = f"/ws/games/{ids['id']}"
             p1 = await Socket.join(home.ws_url + path, ids["p1"])
@@ -277,6 +279,7 @@ class ManyGames:
             "config": self.deployment.config,
             "processes": len(self.deployment.servers),
             "games": self.games,
+            "placement": "together" if self.together else "split",
             "sockets": len(sockets),
             "seconds": self.seconds,
             "actions": len(lat),
@@ -319,11 +322,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="seconds between two actions of a player (of a game: --per-game)")
     parser.add_argument("--per-game", action="store_true",
                         help="the period is per game, its two players taking turns")
+    parser.add_argument("--together", action="store_true",
+                        help="redis2: each game's four sockets on one process (games alternate "
+                             "between the processes), as the Compose proxy's hash on the game "
+                             "id places them; default: every game split over both")
     args = parser.parse_args(argv)
     deployment = Deployment(args.config)
     try:
         result = asyncio.run(ManyGames(deployment, args.games, args.seconds, args.period,
-                                       args.per_game).run())
+                                       args.per_game, args.together).run())
     except BaseException:
         deployment.print_logs()
         raise

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import contextlib
 import json
 import os
@@ -45,6 +46,7 @@ from bench.harness import (
     Server,
     create_game,
     http_json,
+    load_average,
     nearest_rank,
 )
 
@@ -158,23 +160,26 @@ class WarfieldClient(Client):
 
     async def read(self) -> None:
         async for raw in self.ws:
-            frame = json.loads(raw)
-            kind = frame["type"]
-            if kind == "events":
-                for event in frame["events"]:
-                    payload = event["payload"]
-                    if event["type"] == "token_moved":
-                        self.positions[payload["id"]] = (payload["x"], payload["y"])
-                    elif event["type"] == "token_placed":
-                        token = payload["token"]
-                        self.positions[token["id"]] = (token["x"], token["y"])
-                        self.placed.append(token["id"])
-                    self.seq = event["seq"]
-                self.received()
-            elif kind in ("ack", "error"):
-                waiter = self.replies.pop(frame.get("ref"), None)
-                if waiter is not None and not waiter.done():
-                    waiter.set_result(frame)
+            self.on_frame(json.loads(raw))
+
+    def on_frame(self, frame: dict[str, Any]) -> None:
+        """A frame from the server, parsed: follow the state, answer a waiting request."""
+        kind = frame["type"]
+        if kind == "events":
+            for event in frame["events"]:
+                payload = event["payload"]
+                if event["type"] == "token_moved":
+                    self.positions[payload["id"]] = (payload["x"], payload["y"])
+                elif event["type"] == "token_placed":
+                    token = payload["token"]
+                    self.positions[token["id"]] = (token["x"], token["y"])
+                    self.placed.append(token["id"])
+                self.seq = event["seq"]
+            self.received()
+        elif kind in ("ack", "error"):
+            waiter = self.replies.pop(frame.get("ref"), None)
+            if waiter is not None and not waiter.done():
+                waiter.set_result(frame)
 
     async def request(self, ref: str, action: dict[str, Any]) -> dict[str, Any]:
         waiter = asyncio.get_running_loop().create_future()
@@ -202,6 +207,116 @@ class WarfieldClient(Client):
     def move_frame(self, s: int, token: str, x: float, y: float) -> str:
         return json.dumps({"type": "action", "ref": f"m{s}", "action": {
             "type": "move_token", "id": token, "x": x, "y": y}})
+
+
+class LightSpectator(WarfieldClient):
+    """A spectator on a minimal websocket client (RFC 6455 over an asyncio protocol): for
+    K = 1,000 the `websockets` client's own cost per frame (~40 us on this machine) put 40 ms
+    of load-generator CPU into every move, more than the server's. It parses every frame's
+    JSON and follows the state exactly as `WarfieldClient` does (`on_frame`); only the framing
+    is done here: no compression, unfragmented server frames, pongs for the server's pings."""
+
+    class Protocol(asyncio.Protocol):
+        def __init__(self, client: LightSpectator) -> None:
+            self.client = client
+            self.transport: asyncio.Transport | None = None
+            self.buf = bytearray()
+            self.upgraded = False
+            self.welcome: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            self.transport = transport  # type: ignore[assignment]
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if not self.welcome.done():
+                self.welcome.set_exception(ConnectionError("closed before the welcome"))
+
+        def send(self, opcode: int, payload: bytes) -> None:
+            assert self.transport is not None
+            mask = os.urandom(4)
+            n = len(payload)
+            head = bytes([0x80 | opcode]) + (
+                bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + n.to_bytes(2, "big")
+            )
+            masked = bytes(b ^ mask[i & 3] for i, b in enumerate(payload))
+            self.transport.write(head + mask + masked)
+
+        def data_received(self, data: bytes) -> None:
+            buf = self.buf
+            buf += data
+            if not self.upgraded:
+                end = buf.find(b"\r\n\r\n")
+                if end < 0:
+                    return
+                status = bytes(buf[: buf.find(b"\r\n")])
+                if b" 101 " not in status:
+                    raise RuntimeError(f"websocket refused: {status!r}")
+                self.upgraded = True
+                del buf[: end + 4]
+                # (the hello only now: uvicorn drops bytes sent with the upgrade request)
+                self.send(1, json.dumps({"type": "hello", "token": None, "since": None}).encode())
+            pos, size = 0, len(buf)
+            while size - pos >= 2:
+                b0, n = buf[pos], buf[pos + 1] & 0x7F
+                head = 2
+                if n == 126:
+                    if size - pos < 4:
+                        break
+                    n, head = int.from_bytes(buf[pos + 2 : pos + 4], "big"), 4
+                elif n == 127:
+                    if size - pos < 10:
+                        break
+                    n, head = int.from_bytes(buf[pos + 2 : pos + 10], "big"), 10
+                if size - pos < head + n:
+                    break
+                payload = bytes(buf[pos + head : pos + head + n])
+                pos += head + n
+                opcode = b0 & 0x0F
+                if opcode == 1:
+                    frame = json.loads(payload)
+                    if frame["type"] == "welcome":
+                        self.client.welcomed(frame)
+                        if not self.welcome.done():
+                            self.welcome.set_result(None)
+                    else:
+                        self.client.on_frame(frame)
+                elif opcode == 9:  # ping: pong with its payload
+                    self.send(0xA, payload)
+                elif opcode == 8 and self.transport is not None:
+                    self.transport.close()
+            del buf[:pos]
+
+    @classmethod
+    async def join(cls, bench: Fanout, server: Server, game: dict[str, Any],
+                   seat: int | None) -> WarfieldClient:
+        assert seat is None, "light clients only watch"
+        client = cls(None, True, bench)
+        client.server, client.game_id = server, game["id"]
+        loop = asyncio.get_running_loop()
+        _, proto = await loop.create_connection(lambda: cls.Protocol(client), "127.0.0.1",
+                                                server.port)
+        client.ws = proto
+        key = base64.b64encode(os.urandom(16)).decode()
+        assert proto.transport is not None
+        proto.transport.write(
+            f"GET /ws/games/{game['id']} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+            f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        await asyncio.wait_for(proto.welcome, MOVE_TIMEOUT_S)
+        return client
+
+    def welcomed(self, frame: dict[str, Any]) -> None:
+        self.seq = frame["seq"]
+        for token_id, t in frame["state"].get("tokens", {}).items():
+            self.positions[token_id] = (t["x"], t["y"])
+
+    async def close(self) -> None:
+        proto = self.ws
+        if proto is not None and proto.transport is not None:
+            with contextlib.suppress(Exception):
+                proto.send(8, (1000).to_bytes(2, "big"))
+            proto.transport.close()
 
 
 # --- boardgame.io's wire: socket.io 4 (Engine.IO 4) over a plain websocket ------------------
@@ -333,8 +448,8 @@ class BgioClient(Client):
 
 
 class Fanout:
-    def __init__(self, deployment: Deployment, k: int) -> None:
-        self.deployment, self.k = deployment, k
+    def __init__(self, deployment: Deployment, k: int, light: bool = False) -> None:
+        self.deployment, self.k, self.light = deployment, k, light
         self.round: Round | None = None
 
     async def move(self, player: Client, s: int, token: str, x: float, y: float) -> float:
@@ -362,7 +477,8 @@ class Fanout:
             for i in range(self.k):
                 # redis2: spectators alternate B, A (the first on B, so K = 1 crosses Redis).
                 server = servers[(i + 1) % len(servers)]
-                everyone.append(await kind.join(self, server, game, None))
+                watcher = LightSpectator if self.light and not bgio else kind
+                everyone.append(await watcher.join(self, server, game, None))
 
             # State: 40 tokens, token i at (i mod 73, 3i mod 49).
             for i in range(TOKENS):
@@ -386,6 +502,7 @@ class Fanout:
                             http_json("GET", sv.url + "/debug/steps?reset=true")
                     cpu_before = self.deployment.cpu_ms()
                     threads_before = [sv.thread_cpu_ms() for sv in servers]
+                    client_before = time.process_time()
                     for sv in servers:
                         sv.profile(True)
                     loop_started = time.perf_counter()
@@ -397,6 +514,7 @@ class Fanout:
                 if s >= WARMUP:
                     latencies.append(latency)
             wall = time.perf_counter() - loop_started
+            client_cpu = (time.process_time() - client_before) * 1000.0
             for sv in servers:
                 sv.profile(False)
             cpu = self.deployment.cpu_ms() - cpu_before
@@ -408,6 +526,7 @@ class Fanout:
             rss = self.deployment.rss_mb()
             step_reports = [http_json("GET", sv.url + "/debug/steps") for sv in servers] \
                 if timing else []
+            rss_by_process = [round(sv.rss_hwm_mb(), 1) for sv in servers]
         finally:
             for client in everyone:
                 await client.close()
@@ -422,9 +541,14 @@ class Fanout:
             "p99_ms": round(nearest_rank(latencies, 99), 2),
             "moves_per_s": round(moves / wall, 1),
             "server_rss_mb": round(rss, 1),
+            "rss_mb_by_process": rss_by_process,
+            "spectator_client": "light" if self.light else "websockets",
             "server_cpu_ms_per_move": round(cpu / moves, 3),
             # Per process (A first): [event-loop thread, other threads (database calls)].
             "cpu_ms_per_move_by_process": by_process,
+            # The load generator's own CPU (it reads K frames a move on the same cores).
+            "client_cpu_ms_per_move": round(client_cpu / moves, 3),
+            "load_avg": load_average(),
             "processes": len(servers),
             **({"steps_by_process": [per_move_steps(r, loop_ms, moves)
                                      for r, (loop_ms, _) in zip(step_reports, by_process,
@@ -484,11 +608,11 @@ def default_moves(k: int) -> int:
     return 200 if k <= 10 else 100
 
 
-def run_one(config: str, k: int, moves: int | None) -> dict[str, Any]:
+def run_one(config: str, k: int, moves: int | None, light: bool = False) -> dict[str, Any]:
     deployment = Deployment(config)
     try:
         with asyncio.Runner(loop_factory=loop_factory()) as runner:
-            return runner.run(Fanout(deployment, k).run(moves or default_moves(k)))
+            return runner.run(Fanout(deployment, k, light).run(moves or default_moves(k)))
     except BaseException:
         deployment.print_logs()
         raise
@@ -506,11 +630,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--steps", action="store_true",
                         help="time each step of the move path in the servers "
                              "(WARFIELD_STEP_TIMING=1, server/games/steps.py): `steps_by_process`")
+    parser.add_argument("--light-spectators", action="store_true",
+                        help="spectators on a minimal websocket client (LightSpectator): for "
+                             "K in the thousands, where the `websockets` client's own cost per "
+                             "frame would be most of what is measured")
     args = parser.parse_args(argv)
     if args.steps:
         os.environ["WARFIELD_STEP_TIMING"] = "1"
     for k in args.k:
-        print(json.dumps(run_one(args.config, k, args.moves)), flush=True)
+        print(json.dumps(run_one(args.config, k, args.moves, args.light_spectators)),
+              flush=True)
     return 0
 
 

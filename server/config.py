@@ -44,8 +44,11 @@ class Settings(BaseSettings):
     # Spectator sockets one game accepts (per process). Players are never counted here: each
     # seat has its own small cap, so a crowd (or a flood) of spectators cannot lock them out.
     # WARFIELD_MAX_SOCKETS_PER_GAME is the setting's name before seats had their own cap.
+    # 1,000 (was 500): the proxy puts all of a game's sockets on one process, so this is the
+    # game's audience; 1,000 spectators cost one process about 14-18 ms of CPU per move and
+    # 40 MB (bench.ws_fanout --k 1000, docs/hosting.md "Capacity").
     max_spectators_per_game: int = Field(
-        default=500,
+        default=1000,
         validation_alias=AliasChoices(
             "max_spectators_per_game",
             "WARFIELD_MAX_SPECTATORS_PER_GAME",

@@ -37,6 +37,7 @@ import logging
 import os
 import re
 import time
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -49,6 +50,7 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+from prometheus_client.core import HistogramMetricFamily
 
 from server.rules import core
 from server.rules.core import Event
@@ -59,6 +61,32 @@ LATENCY_BUCKETS = (
 OTHER = "other"
 RUNTIME_TICK_S = 0.05  # the event-loop lag probe's period
 RUNTIME_INTERVAL_S = 5.0  # the interval of the `..._worst_seconds` gauges
+
+
+class FastHistogram:
+    """A histogram observed from the event loop only, once per frame written to each socket
+    (1,000 spectators: 1,000 observations a move): a bucket index found by bisection and two
+    additions, where `prometheus_client.Histogram.observe` takes a lock and walks every bucket
+    (it was a sixth of the socket writer's CPU). Exposed as an ordinary Prometheus histogram."""
+
+    def __init__(self, name: str, documentation: str, buckets: Sequence[float]) -> None:
+        self.name, self.documentation = name, documentation
+        self.bounds = list(buckets)
+        self.counts = [0] * (len(self.bounds) + 1)  # the last: above every bound (+Inf)
+        self.sum = 0.0
+
+    def observe(self, value: float) -> None:
+        self.counts[bisect_left(self.bounds, value)] += 1
+        self.sum += value
+
+    def collect(self) -> list[HistogramMetricFamily]:
+        cumulative, running = [], 0
+        for bound, count in zip([*map(str, self.bounds), "+Inf"], self.counts, strict=True):
+            running += count
+            cumulative.append((bound, running))
+        family = HistogramMetricFamily(self.name, self.documentation)
+        family.add_metric([], cumulative, sum_value=self.sum)
+        return [family]
 
 
 def role(viewer: int | None) -> str:
@@ -91,11 +119,12 @@ class Metrics:
             "From an action reaching the service to its events being durable",
             buckets=LATENCY_BUCKETS, registry=r,
         )
-        self.delivery_latency = Histogram(
+        self.delivery_latency = FastHistogram(
             "warfield_commit_delivered_seconds",
             "From a committed batch reaching a socket's queue to its frame being written",
-            buckets=LATENCY_BUCKETS, registry=r,
+            LATENCY_BUCKETS,
         )
+        r.register(self.delivery_latency)
         self._observe_delivery = self.delivery_latency.observe
         self.loop_lag = Histogram(
             "warfield_event_loop_lag_seconds",
@@ -172,6 +201,10 @@ class Metrics:
 
     def delivered(self, offered_at: float) -> None:
         self._observe_delivery(time.perf_counter() - offered_at)
+
+    def delivered_now(self) -> None:
+        """A batch written to a socket as it was handed over (no queue: no wait)."""
+        self._observe_delivery(0.0)
 
     def render(self) -> bytes:
         self._drain_gc()

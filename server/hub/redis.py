@@ -22,7 +22,10 @@ before: the frames save work, correctness never depends on them.
 Redis is only a doorbell. The PostgreSQL event log stays the single source of truth: a batch
 lost in Redis shows up as a seq gap at the next one (the service reads the log), and whenever
 the subscription (re)starts, every watched game is caught up from the log. So a Redis restart
-costs a reconnect (with backoff) and one log read per watched game, never an event.
+costs a reconnect (with backoff) and one log read per watched game, never an event. A Redis
+that stops answering without closing the connection (frozen, a half-open TCP connection) is
+found by a PING on the subscription every `HEALTH_EVERY_S`: with no PONG within
+`HEALTH_TIMEOUT_S` the connection is dropped and healed the same way.
 
 Publishing never holds up an action: the PUBLISH is written to the socket at once and its reply
 counted when it comes (server/hub/resp.py: no coroutine, pool or round trip per batch). While
@@ -59,6 +62,12 @@ SOCKET_TIMEOUT_S = 2.0
 NEED_RENEW_S = 20.0  # a receiving process repeats which classes it needs this often...
 NEED_TTL_S = 60.0  # ...and a committing process encodes them for this long after hearing it
 NEED_RETRY_S = 1.0  # at most this often after a batch that lacked a class
+# The subscription is pinged this often; with no PONG within HEALTH_TIMEOUT_S it is taken for
+# lost (a Redis that stops answering without closing: frozen, a half-open TCP connection, a
+# proxy holding it) and reconnected, which catches every watched game up from the log.
+HEALTH_EVERY_S = 5.0
+HEALTH_TIMEOUT_S = 5.0
+HEALTH_PING = b"warfield-health"
 BATCH, NEED = "b", "n"
 
 
@@ -123,9 +132,19 @@ def decode_batch(data: str | bytes) -> tuple[str, list[Event], Frames]:
 class RedisHub(LocalHub):
     """`LocalHub` plus Redis pub/sub between processes."""
 
-    def __init__(self, url: str, *, process_id: str | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        process_id: str | None = None,
+        health_every_s: float = HEALTH_EVERY_S,
+        health_timeout_s: float = HEALTH_TIMEOUT_S,
+    ) -> None:
         super().__init__()
         self.url = url
+        self.health_every_s, self.health_timeout_s = health_every_s, health_timeout_s
+        self.unanswered = 0  # subscriptions given up because a PING went unanswered
+        self._pong: asyncio.Event | None = None  # set when the subscription's PONG arrives
         self.process_id = process_id or f"{os.getpid()}-{secrets.token_hex(4)}"
         self._client: aioredis.Redis | None = None  # (for PING only)
         self._started = False
@@ -322,8 +341,12 @@ class RedisHub(LocalHub):
                              len(self._subscribers))
                 self.connected.set()
                 delay = BACKOFF_FIRST_S
-                await lost.wait()
-                log.warning("redis subscription lost (ConnectionError); reconnecting")
+                if await self._watch(sub, lost):
+                    log.warning("redis subscription lost (ConnectionError); reconnecting")
+                else:
+                    self.unanswered += 1
+                    log.warning("redis subscription stopped answering (no PONG within %.1f s); "
+                                "reconnecting", self.health_timeout_s)
             finally:
                 self.connected.clear()
                 self._sub = None
@@ -331,6 +354,31 @@ class RedisHub(LocalHub):
             first = False
             await asyncio.sleep(delay)
             delay = min(delay * 2, BACKOFF_MAX_S)
+
+    async def _watch(self, sub: resp.RespConnection, lost: asyncio.Event) -> bool:
+        """Until the subscription is lost (True) or a PING on it goes unanswered (False):
+        every `health_every_s` a PING, answered in order after any message before it."""
+        pong = self._pong = asyncio.Event()
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(lost.wait(), self.health_every_s)
+                return True
+            pong.clear()
+            try:
+                sub.send("PING", HEALTH_PING)
+            except (ConnectionError, OSError, RuntimeError):
+                return True
+            waiting = [asyncio.ensure_future(e.wait()) for e in (pong, lost)]
+            try:
+                done, _ = await asyncio.wait(waiting, timeout=self.health_timeout_s,
+                                             return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for w in waiting:
+                    w.cancel()
+            if lost.is_set():
+                return True
+            if not done:
+                return False
 
     def _sync_channels(self) -> None:
         """Keep the Redis subscription equal to the set of games watched here."""
@@ -349,7 +397,11 @@ class RedisHub(LocalHub):
         self._channels = wanted
 
     def _pushed(self, reply: resp.Reply | resp.RespError) -> None:
-        """A message or a (un)subscribe confirmation on the subscription."""
+        """A message or a (un)subscribe confirmation on the subscription (or the PONG)."""
+        if isinstance(reply, list) and len(reply) == 2 and reply == [b"pong", HEALTH_PING]:
+            if self._pong is not None:
+                self._pong.set()
+            return
         if not isinstance(reply, list) or len(reply) != 3:
             if isinstance(reply, resp.RespError):
                 log.warning("redis refused a subscription command: %s", reply)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from server.api.ws import Outbox
 
 
@@ -43,3 +45,17 @@ def test_a_cancelled_writer_leaves_the_box_usable() -> None:
         return str(await asyncio.wait_for(box.get(), 1))
 
     assert asyncio.run(scenario()) == "after"
+
+
+@pytest.mark.parametrize("size", [0, 5, 125, 126, 65535, 65536, 70000])
+def test_a_frame_written_directly_is_the_websockets_librarys_own_framing(size: int) -> None:
+    """`wire` builds what the websockets library sends for a text frame (unmasked, whole),
+    at every length encoding (7-bit, 16-bit, 64-bit), once per frame string."""
+    from websockets.frames import Frame, Opcode
+
+    from server.api.ws import wire
+
+    text = ("é" * size)[:size] if size % 2 else "x" * size
+    expected = Frame(Opcode.TEXT, text.encode()).serialize(mask=False, extensions=[])
+    assert wire(text) == expected
+    assert wire(text) is wire(text)  # (built once for every socket it goes to)

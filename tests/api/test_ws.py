@@ -194,6 +194,33 @@ def test_presence_counts_players_and_spectators(client: TestClient) -> None:
             assert presence == {"type": "presence", "players": [1], "spectators": 1}
 
 
+def test_presence_in_a_crowd_is_coalesced_and_ends_with_the_latest_counts(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above PRESENCE_IMMEDIATE_MAX sockets a game's presence changes go out together (a crowd
+    of N arriving would otherwise cost N² frames): the players still end up told the counts."""
+    from contextlib import ExitStack
+
+    from server.api import ws as ws_module
+
+    monkeypatch.setattr(ws_module, "PRESENCE_IMMEDIATE_MAX", 2)
+    monkeypatch.setattr(ws_module, "PRESENCE_COALESCE_S", 0.05)
+    game = new_game(client)
+    url = f"/ws/games/{game['id']}"
+    with client.websocket_connect(url) as p1:
+        hello(p1, game["p1"])
+        with ExitStack() as crowd:
+            for _ in range(6):
+                hello(crowd.enter_context(client.websocket_connect(url)), None)
+            counts = [receive_until(p1, "presence")["spectators"]]
+            while counts[-1] != 6:  # (each frame has the counts when it was sent)
+                counts.append(receive_until(p1, "presence")["spectators"])
+        while counts[-1] != 0:  # all six left: the last frame says so
+            counts.append(receive_until(p1, "presence")["spectators"])
+        arriving = counts[: counts.index(6) + 1]
+        assert arriving == sorted(arriving)  # (nobody left while the crowd arrived)
+
+
 def test_a_shared_measure_reaches_the_spectator_as_an_overlay(client: TestClient) -> None:
     game = new_game(client)
     url = f"/ws/games/{game['id']}"

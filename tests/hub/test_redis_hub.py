@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import signal
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -303,3 +304,46 @@ def test_a_redis_restart_reconnects_and_catches_up_every_watched_game(own_redis:
             await b.stop()
 
     run(body)
+
+
+def test_a_redis_that_stops_answering_without_closing_is_detected_and_healed(
+    own_redis: Any,
+) -> None:
+    """A frozen Redis (SIGSTOP: its sockets stay open, nothing is answered) is noticed by the
+    subscription's PING going unanswered; the hub reconnects and, once Redis answers again,
+    catches every watched game up from the log, as after a restart (issue 22)."""
+    games = ["g" + secrets.token_hex(6) for _ in range(2)]
+
+    async def body() -> None:
+        a = RedisHub(own_redis.url)
+        b = RedisHub(own_redis.url, health_every_s=0.1, health_timeout_s=0.3)
+        Remote(a)
+        remote_b = Remote(b)
+        await a.start()
+        await b.start()
+        try:
+            sinks = [Sink(None) for _ in games]
+            for game, sink in zip(games, sinks, strict=True):
+                b.subscribe(game, sink)
+            await until(lambda: {g for g, ev in remote_b.calls if not ev} == set(games))
+            await a.publish(games[0], batch(1))
+            await until(lambda: sinks[0].seqs == [1])
+            assert b.unanswered == 0  # (a Redis that answers is never given up on)
+
+            remote_b.calls.clear()
+            own_redis.proc.send_signal(signal.SIGSTOP)
+            try:
+                await until(lambda: b.unanswered >= 1, timeout=20)
+            finally:
+                own_redis.proc.send_signal(signal.SIGCONT)
+            await until(lambda: b.reconnects >= 1, timeout=20)
+            await until(lambda: {g for g, ev in remote_b.calls if not ev} == set(games),
+                        timeout=20)
+            await until(lambda: b.connected.is_set(), timeout=20)
+            await a.publish(games[0], batch(2))
+            await until(lambda: 2 in sinks[0].seqs, timeout=20)
+        finally:
+            await a.stop()
+            await b.stop()
+
+    asyncio.run(asyncio.wait_for(body(), 90))

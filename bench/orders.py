@@ -3,20 +3,35 @@ battle: for every state of the walk, the time of `GameState.to_json(seat)` with 
 the orders projector, on a fresh state object (no cached table or orders), in milliseconds.
 
     .venv/bin/python -m bench.orders
+
+`wh40k10` (issue 21): the scripted 40k battle of tests/rules/wh40k10/battle.py (movement,
+Advance, shooting, charges, fights, Stratagems of both players); for every state of it and
+each seat, on a fresh state object whose table is built, `orders_for(state, seat)` with every
+registered offer timed: per order kind (the offer summed over the units it is asked for), the
+median and p99 over the (state, seat) pairs that ask it, and the whole `orders_for` per seat.
+Each pair is timed `--repeat` times and its fastest kept (the machine is shared: the slowest
+runs measure the neighbours, not the offers).
+
+    .venv/bin/python -m bench.orders wh40k10 [--repeat 3]
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import statistics
 import time
+from collections.abc import Callable
+from typing import Any
 
 from server.dice import DiceStream
 from server.rules import core, table
+from server.rules import orders as orders_module
+from server.rules import units as units_module
 from server.rules.core import Battlefield, Event, GameState
 from server.rules.orders import orders_for
-from server.rules.units import units_of
+from server.rules.units import table_of, units_of
 
 SEED = bytes(range(32))
 _log: list[Event] = []
@@ -84,7 +99,99 @@ def walk() -> list[GameState]:
     return states
 
 
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+def _figures(values: list[float]) -> dict[str, float | int]:
+    return {"n": len(values), "median_ms": round(statistics.median(values), 3),
+            "p99_ms": round(_quantile(values, 0.99), 3), "max_ms": round(max(values), 3)}
+
+
+def forty(repeat: int) -> dict[str, Any]:
+    """The 40k walk: per order kind and per seat, what computing the orders costs."""
+    from tests.rules.wh40k10.battle import scripted_battle
+
+    game, states = scripted_battle(rounds=5)
+    spent: dict[str, float] = {}
+
+    def timed(key: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*args: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return fn(*args)
+            finally:
+                spent[key] = spent.get(key, 0.0) + time.perf_counter() - t0
+        return run
+
+    saved_units, saved_game = dict(orders_module.UNIT_OFFERS), dict(orders_module.GAME_OFFERS)
+    orders_module.UNIT_OFFERS.update({k: (a, timed(k, f)) for k, (a, f) in saved_units.items()})
+    orders_module.GAME_OFFERS.update({k: (a, timed(k, f)) for k, (a, f) in saved_game.items()})
+    # per (state, seat): the fastest of `repeat` runs, per kind and in all
+    best: dict[tuple[int, int], dict[str, float]] = {}
+    tables: list[float] = []
+    where: dict[int, str] = {}
+    try:
+        for _ in range(repeat):
+            # Every repeat starts cold (the walk itself warmed the footprints and their
+            # line-of-sight samples) and walks the states in order, as a server folds them.
+            units_module._model_footprint.cache_clear()
+            units_module._ranked_footprint.cache_clear()
+            for i, s in enumerate(states):
+                where[i] = f"{s.extra.get('phase')}"
+                fresh = dataclasses.replace(s)
+                t0 = time.perf_counter()
+                table_of(fresh)
+                tables.append((time.perf_counter() - t0) * 1000)
+                for seat in (1, 2):
+                    spent.clear()
+                    t0 = time.perf_counter()
+                    orders_for(fresh, seat)
+                    run = {k: v * 1000 for k, v in spent.items()}
+                    run["orders_for"] = (time.perf_counter() - t0) * 1000
+                    held = best.setdefault((i, seat), run)
+                    for k, v in run.items():
+                        held[k] = min(held.get(k, v), v)
+    finally:
+        orders_module.UNIT_OFFERS.update(saved_units)
+        orders_module.GAME_OFFERS.update(saved_game)
+    kinds = sorted({k for run in best.values() for k in run})
+    per_kind = {k: _figures([run[k] for run in best.values() if k in run]) for k in kinds}
+    # The Stratagem offer per phase, for the seat whose turn it is and for the other one.
+    by_phase: dict[str, list[float]] = {}
+    for (i, seat), run in best.items():
+        if "stratagems" in run:
+            mover = states[i].extra.get("active_player") == seat
+            key = f"{where[i]} ({'active' if mover else 'waiting'} seat)"
+            by_phase.setdefault(key, []).append(run["stratagems"])
+    return {
+        "system": "wh40k10",
+        "states": len(states),
+        "seat_samples": len(best),
+        "repeat": repeat,
+        "per_kind_per_seat": per_kind,
+        "stratagems_by_phase": {k: _figures(v) for k, v in sorted(by_phase.items())},
+        "table_build": _figures(tables),
+        "events": dict(sorted(_count(e.type for e in game.log).items())),
+    }
+
+
+def _count(items: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for item in items:
+        out[item] = out.get(item, 0) + 1
+    return out
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("system", nargs="?", default="t9a", choices=["t9a", "wh40k10"])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    if args.system == "wh40k10":
+        print(json.dumps(forty(args.repeat), indent=1))
+        return
     states = walk()
     with_orders: list[float] = []
     without: list[float] = []

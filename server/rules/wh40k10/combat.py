@@ -249,10 +249,20 @@ def shoot_weapons(
     *,
     overwatch: str | None = None,
 ) -> list[Event]:
-    """Shoot: each listed weapon at its target, every check made before any die is rolled.
-    `overwatch`: the enemy unit a Fire Overwatch shoots at (stratagems.py), "as if it were
-    your Shooting phase", hitting on unmodified 6s; the unit's Engagement Range with that
-    (charging) unit is not counted: Warfield resolves the charge move first."""
+    """Shoot: each listed weapon at its target, every check made before any die is rolled
+    (`plan_shooting`). `overwatch`: the enemy unit a Fire Overwatch shoots at (stratagems.py),
+    "as if it were your Shooting phase", hitting on unmodified 6s; the unit's Engagement Range
+    with that (charging) unit is not counted: Warfield resolves the charge move first."""
+    return _resolve(*plan_shooting(state, seat, action, overwatch=overwatch), dice,
+                    kind="shooting")
+
+
+def plan_shooting(
+    state: GameState, seat: int, action: ShootWeapons, *, overwatch: str | None = None
+) -> tuple[GameState, int, Unit, dict[str, list[AttackGroup]], dict[str, bool], Shooter, int,
+           list[str]]:
+    """Every check of `shoot_weapons`, no die rolled (Fire Overwatch asks it before its CP is
+    spent): the arguments of the attacks' resolution, or the refusal."""
     if overwatch is None:
         require_phase(state, seat, ("Shooting",), "shooting")
     unit = _unit(state, action.unit, seat)
@@ -300,8 +310,7 @@ def shoot_weapons(
         if weapon.hazardous:
             hazardous_used += len(in_range)
             hazardous_models.extend(m.id for m, _ in in_range)
-    return _resolve(state, seat, unit, plan, cover, shooter, hazardous_used, hazardous_models,
-                    dice, kind="shooting")
+    return state, seat, unit, plan, cover, shooter, hazardous_used, hazardous_models
 
 
 def _resolve(

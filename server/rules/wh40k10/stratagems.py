@@ -85,6 +85,7 @@ from server.rules.wh40k10.combat import (
     WeaponTarget,
     eligible_to_fight,
     model_weapon,
+    plan_shooting,
     shoot_weapons,
 )
 from server.rules.wh40k10.command import battle_shocked, below_half, cp
@@ -431,6 +432,9 @@ def _check_overwatch(state: GameState, seat: int, s: Stratagem, action: UseStrat
         raise _refuse(s, f"{target.name} is out of range of every ranged weapon of {unit.name}")
     shot = ShootWeapons(type="shoot_weapons", unit=unit.id,
                         weapons=[WeaponTarget(weapon=n, target=target.id) for n in names])
+    # The shot's own checks (an engaged unit fires only Pistols, at the unit it is engaged
+    # with; Fell Back; ...), before any CP is spent: the offer then offers only what shoots.
+    plan_shooting(state, seat, shot, overwatch=target.id)
 
     def fire(after: GameState, dice: DiceStream) -> list[Event]:
         return shoot_weapons(after, seat, shot, dice, overwatch=target.id)

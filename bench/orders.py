@@ -5,12 +5,14 @@ the orders projector, on a fresh state object (no cached table or orders), in mi
     .venv/bin/python -m bench.orders
 
 `wh40k10` (issue 21): the scripted 40k battle of tests/rules/wh40k10/battle.py (movement,
-Advance, shooting, charges, fights, Stratagems of both players); for every state of it and
-each seat, on a fresh state object whose table is built, `orders_for(state, seat)` with every
-registered offer timed: per order kind (the offer summed over the units it is asked for), the
-median and p99 over the (state, seat) pairs that ask it, and the whole `orders_for` per seat.
-Each pair is timed `--repeat` times and its fastest kept (the machine is shared: the slowest
-runs measure the neighbours, not the offers).
+Advance, shooting, charges, fights, Stratagems of both players). Its log is folded event by
+event as a server folds it, and at every state the players acted in, the table is built
+(`table_build`) and `orders_for(state, seat)` computed for both seats with every registered
+offer timed: per order kind (the offer summed over the units it is asked for), the median and
+p99 over the (state, seat) pairs that ask it, and the whole `orders_for` per seat; the
+Stratagem offer also per phase and in the Fire Overwatch window (the opponent's Movement or
+Charge phase after an enemy unit moved, with CP to pay). Each pair is timed `--repeat` times
+and its fastest kept (the machine is shared: the slowest runs measure the neighbours).
 
     .venv/bin/python -m bench.orders wh40k10 [--repeat 3]
 """
@@ -109,6 +111,21 @@ def _figures(values: list[float]) -> dict[str, float | int]:
             "p99_ms": round(_quantile(values, 0.99), 3), "max_ms": round(max(values), 3)}
 
 
+def _overwatch_window(state: GameState) -> int | None:
+    """The seat that may be offered Fire Overwatch in `state` (the opponent's Movement or
+    Charge phase, an enemy unit moved, 1 CP or more), or None."""
+    from server.rules.units import phase_moves
+    from server.rules.wh40k10.command import cp
+
+    active = state.extra.get("active_player")
+    if state.extra.get("phase") not in ("Movement", "Charge") or active not in (1, 2):
+        return None
+    waiting = 2 if active == 1 else 1
+    units = units_of(state)
+    moved = any(uid in units and units[uid].owner == active for uid in phase_moves(state))
+    return waiting if moved and cp(state)[str(waiting)] >= 1 else None
+
+
 def forty(repeat: int) -> dict[str, Any]:
     """The 40k walk: per order kind and per seat, what computing the orders costs."""
     from tests.rules.wh40k10.battle import scripted_battle
@@ -132,22 +149,30 @@ def forty(repeat: int) -> dict[str, Any]:
     best: dict[tuple[int, int], dict[str, float]] = {}
     tables: list[float] = []
     where: dict[int, str] = {}
+    overwatch: dict[int, int | None] = {}
+    steps = {s.seq: i for i, s in enumerate(states)}
     try:
         for _ in range(repeat):
             # Every repeat starts cold (the walk itself warmed the footprints and their
-            # line-of-sight samples) and walks the states in order, as a server folds them.
+            # line-of-sight samples) and folds the log event by event, as a server does; the
+            # orders of both seats are computed at every step, as its projections do.
             units_module._model_footprint.cache_clear()
             units_module._ranked_footprint.cache_clear()
-            for i, s in enumerate(states):
-                where[i] = f"{s.extra.get('phase')}"
-                fresh = dataclasses.replace(s)
+            state = GameState()
+            for event in game.log:
+                state = core.fold(state, event)
+                i = steps.get(state.seq, -1)
+                if i < 0:
+                    continue
+                where[i] = f"{state.extra.get('phase')}"
+                overwatch[i] = _overwatch_window(state)
                 t0 = time.perf_counter()
-                table_of(fresh)
+                table_of(state)
                 tables.append((time.perf_counter() - t0) * 1000)
                 for seat in (1, 2):
                     spent.clear()
                     t0 = time.perf_counter()
-                    orders_for(fresh, seat)
+                    orders_for(state, seat)
                     run = {k: v * 1000 for k, v in spent.items()}
                     run["orders_for"] = (time.perf_counter() - t0) * 1000
                     held = best.setdefault((i, seat), run)
@@ -165,6 +190,8 @@ def forty(repeat: int) -> dict[str, Any]:
             mover = states[i].extra.get("active_player") == seat
             key = f"{where[i]} ({'active' if mover else 'waiting'} seat)"
             by_phase.setdefault(key, []).append(run["stratagems"])
+            if overwatch[i] == seat:
+                by_phase.setdefault("Fire Overwatch window", []).append(run["stratagems"])
     return {
         "system": "wh40k10",
         "states": len(states),

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -114,13 +114,28 @@ def _refuse(message: str, rule: str = "Shooting", **details: object) -> RuleErro
     return RuleError(ILLEGAL_MOVE, message, rule=rule, **details)
 
 
+_PRINTED: dict[int, tuple[Any, Weapon]] = {}
+"""id of a datasheet's weapon profile -> (that profile, its `Weapon`): the catalog's profiles
+live as long as the process, and parsing one is most of what asking a model's weapon costs
+(the orders ask every weapon of every model per target)."""
+
+
+def _printed_weapon(printed: Any) -> Weapon:
+    held = _PRINTED.get(id(printed))
+    if held is None or held[0] is not printed:
+        if len(_PRINTED) > 4096:
+            _PRINTED.clear()
+        held = _PRINTED[id(printed)] = (printed, Weapon.from_datasheet(printed))
+    return held[1]
+
+
 def model_weapon(state: GameState, unit: Unit, model: Model, name: str) -> Weapon | None:
     """`name` as `model` uses it now: its profile, with Unstable Oracle (FACTS.md, Wurrboy: +2
     A per 5 models of the led unit, [HAZARDOUS] at 10 or more) and the Waaagh! (seed 004)."""
     printed = next((w for w in model.weapons() if w.name == name), None)
     if printed is None:
         return None
-    weapon = Weapon.from_datasheet(printed)
+    weapon = _printed_weapon(printed)
     if (
         name == EYEZ_OF_MORK
         and model.sheet.has_rule(UNSTABLE_ORACLE)

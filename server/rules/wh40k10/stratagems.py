@@ -669,13 +669,24 @@ def _usable(state: GameState, seat: int, s: Stratagem) -> dict[str, Any]:
         entry.update(available=False, targets=[],
                      reason=f"{s.name} costs {s.cost} CP and you have {have}")
         return entry
+    # The moment (stage, phase, whose turn, once per phase / turn / battle): asked with no
+    # unit, target or roll, a check refuses before it reads them or asks for the first one it
+    # needs (BAD_REQUEST). Any other refusal is the moment's, the same for every target: it is
+    # their verdict, and no target is judged (most Stratagems are out of their moment).
+    moment = _try(state, seat, stratagem=s.name)
+    if moment is not None and moment.code == BAD_REQUEST:
+        moment = None
+
+    def attempt(**fields: Any) -> RuleError | None:
+        return moment if moment is not None else _try(state, seat, stratagem=s.name, **fields)
+
     units = [u for u in units_of(state).values() if u.status == "on_table" and u.positions]
     mine = [u for u in units if u.owner == seat]
     targets: list[dict[str, Any]] = []
     reasons: list[RuleError] = []
     if s.name == COMMAND_REROLL:
         for kind in ("advance", "charge"):
-            err = _try(state, seat, stratagem=s.name, roll=kind)
+            err = attempt(roll=kind)
             if err is None:
                 last = _last_roll(state, kind)
                 assert last is not None
@@ -687,7 +698,7 @@ def _usable(state: GameState, seat: int, s: Stratagem) -> dict[str, Any]:
                    and (s.name == GRENADE or u.id in phase_moves(state))]
         for u in mine:
             for e in enemies:
-                err = _try(state, seat, stratagem=s.name, unit=u.id, target=e.id)
+                err = attempt(unit=u.id, target=e.id)
                 if err is None:
                     pair: dict[str, Any] = {"unit": u.id, "target": e.id}
                     if s.name == FIRE_OVERWATCH:
@@ -696,7 +707,7 @@ def _usable(state: GameState, seat: int, s: Stratagem) -> dict[str, Any]:
                 else:
                     reasons.append(err)
         if not enemies:
-            err = _try(state, seat, stratagem=s.name)
+            err = moment or _try(state, seat, stratagem=s.name)
             reasons.append(
                 err
                 if err is not None and err.code != BAD_REQUEST
@@ -706,7 +717,7 @@ def _usable(state: GameState, seat: int, s: Stratagem) -> dict[str, Any]:
             )
     else:
         for u in mine:
-            err = _try(state, seat, stratagem=s.name, unit=u.id)
+            err = attempt(unit=u.id)
             if err is None:
                 targets.append({"unit": u.id})
             else:

@@ -387,7 +387,13 @@ def _check_counter(state: GameState, seat: int, s: Stratagem, action: UseStratag
 
 def _overwatch_weapons(state: GameState, unit: Unit, target: Unit) -> list[str]:
     """Every ranged weapon of the unit with the target in range of a model carrying it; its
-    Pistols only when it has nothing else in range."""
+    Pistols only when it has nothing else in range. (Kept per state object: the offer asks
+    it for a pair `check` has just judged.)"""
+    known: dict[tuple[str, str], tuple[Unit, Unit, list[str]]] = state.__dict__.setdefault(
+        "_overwatch_weapons", {})
+    held = known.get((unit.id, target.id))
+    if held is not None and held[0] is unit and held[1] is target:
+        return list(held[2])
     table = table_of(state)
     from server.rules.wh40k10.army import model_polygons
 
@@ -402,7 +408,9 @@ def _overwatch_weapons(state: GameState, unit: Unit, target: Unit) -> list[str]:
             if within(polys[m.index], aim, float(w.range_in)):
                 found[w.name] = w.pistol
     others = [n for n, pistol in found.items() if not pistol]
-    return others or list(found)
+    names = others or list(found)
+    known[unit.id, target.id] = (unit, target, names)
+    return list(names)
 
 
 def _check_overwatch(state: GameState, seat: int, s: Stratagem, action: UseStratagem) -> tuple[

@@ -43,7 +43,8 @@ _log: list[Event] = []
 
 def walk() -> list[GameState]:
     """A t9a battle: two Spears and Archers each, through four Game Turns; every unit that
-    may advances 3 in, every archer that may shoot shoots, every charge offered is taken."""
+    may advances 3 in, every archer that may shoot shoots, every charge offered is taken, every
+    combat is fought."""
     state = GameState()
     states: list[GameState] = []
 
@@ -78,10 +79,12 @@ def walk() -> list[GameState]:
         seat = int(state.extra["active_player"])
         acted = False
         for uid, orders in orders_for(state, seat)["units"].items():
-            move, shoot, charge = (orders.get(k) for k in ("move_unit", "shoot",
-                                                          "declare_charge"))
+            move, shoot, charge, fight = (orders.get(k) for k in (
+                "move_unit", "shoot", "declare_charge", "fight_combat"))
             try:
-                if move and move["available"] and move["mode"] is None:
+                if fight and fight["available"]:  # a combat is fought before the phase ends
+                    act(seat, type="fight_combat", unit=fight["combat"][0])
+                elif move and move["available"] and move["mode"] is None:
                     act(seat, type="move_unit", unit=uid, manoeuvre="forward", distance=3)
                 elif shoot and shoot["available"]:
                     t = next(t for t in shoot["targets"] if t["available"])

@@ -244,12 +244,27 @@ def line_of_sight(
     target: Footprint | None = None,
 ) -> LineOfSight:
     """Line of sight from unit `viewer_id` to unit `target_id` on `table` (footprints default
-    to the table's). A unit's line of sight to itself is trivially clear."""
+    to the table's). A unit's line of sight to itself is trivially clear. With the table's own
+    footprints the answer is kept on the (immutable) table: the orders of a state ask the same
+    pairs several times (a Shoot offer, Fire Overwatch, the shot it would fire)."""
     if viewer_id == target_id:
         return _CLEAR
-    vfp = table.units[viewer_id] if viewer is None else viewer
-    tfp = table.units[target_id] if target is None else target
+    if viewer is None and target is None:
+        known: dict[tuple[str, str], LineOfSight] = table.__dict__.setdefault("_sight", {})
+        found = known.get((viewer_id, target_id))
+        if found is None:
+            found = known[viewer_id, target_id] = _line_of_sight(
+                table, viewer_id, target_id, table.units[viewer_id], table.units[target_id])
+        return found
+    return _line_of_sight(
+        table, viewer_id, target_id,
+        table.units[viewer_id] if viewer is None else viewer,
+        table.units[target_id] if target is None else target)
 
+
+def _line_of_sight(
+    table: Table, viewer_id: str, target_id: str, vfp: Footprint, tfp: Footprint
+) -> LineOfSight:
     vpts = _samples(vfp)[0]
     _, tpts, tnorm, concave = _samples(tfp)
     nv, nt = len(vpts), len(tpts)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any, Literal
 
 from server.dice import DiceStream
@@ -74,7 +75,14 @@ def stage(state: GameState) -> str:
 def require_stage(state: GameState, *allowed: str) -> None:
     """For an action registered without `when`: the stage check `decide` makes of a declared
     one (`core.check_when`). Declare `when=` instead (see `ActionSpec`)."""
-    check_when(_adhoc(tuple(When(s) for s in allowed), "this"), state, 0)
+    check_when(_stage_spec(allowed), state, 0)
+
+
+@lru_cache(maxsize=64)
+def _stage_spec(allowed: tuple[str, ...]) -> ActionSpec:
+    """The stage check's spec, made once per set of stages (it is asked per Stratagem target
+    in every projection)."""
+    return _adhoc(tuple(When(s) for s in allowed), "this")
 
 
 def require_phase(state: GameState, seat: int, phases: Iterable[str], what: str) -> None:

@@ -330,6 +330,10 @@ FOLDERS: dict[str, Folder] = {}
 STATE_PROJECTORS: list[Projector] = []
 BATCH_HOOKS: list[BatchHook] = []
 FOLD_HOOKS: list[Folder] = []
+CARRIED_CACHES: list[Callable[[GameState, GameState], None]] = []
+"""`carry(before, after)`, called after each fold: hands a cache kept on the state object
+(`object.__setattr__`) on to the next state when what it derives from did not change (the
+geometry table when no unit and no terrain changed, `units.table_of`)."""
 
 
 def register_action(
@@ -577,6 +581,13 @@ def fold(state: GameState, event: Event) -> GameState:
     An `events_undone` event cannot be folded onto a state that holds the events it takes
     back: a log with one is folded by `replay`, which leaves those events out.
     """
+    after = _fold(state, event)
+    for carry in CARRIED_CACHES:
+        carry(state, after)
+    return after
+
+
+def _fold(state: GameState, event: Event) -> GameState:
     folder = FOLDERS.get(event.type)
     if folder is not None:
         state = folder(state, event)

@@ -130,9 +130,14 @@ def acting_seats(state: GameState) -> frozenset[int]:
 
 def in_window(state: GameState, seat: int, action: str) -> bool:
     """Is the game in one of the action's windows for `seat` (its declared stage, actor and
-    phases: `core.check_when`)? An order outside them is not shown at all."""
-    spec = ACTIONS.get(action)
-    return spec is not None and allowed_now(spec, state, seat)
+    phases: `core.check_when`)? An order outside them is not shown at all. (Kept per state
+    object: every offer of every viewer asks it.)"""
+    known: dict[tuple[str, int], bool] = state.__dict__.setdefault("_windows", {})
+    found = known.get((action, seat))
+    if found is None:
+        spec = ACTIONS.get(action)
+        found = known[action, seat] = spec is not None and allowed_now(spec, state, seat)
+    return found
 
 
 def window_refusal(state: GameState, seat: int, action: str) -> RuleError | None:

@@ -39,6 +39,7 @@ from server.rules.battle import (
 )
 from server.rules.core import (
     BAD_REQUEST,
+    CARRIED_CACHES,
     FORBIDDEN,
     ILLEGAL_MOVE,
     NOT_FOUND,
@@ -413,6 +414,25 @@ def table_of(state: GameState) -> Table:
     table = Table(bf, terrain_of(state), fps)
     object.__setattr__(state, "_table", table)
     return table
+
+
+def _carry_table(before: GameState, after: GameState) -> None:
+    """The table (its obstacle index, the lines of sight it answered) is the next state's too
+    when the fold changed no unit, no terrain and not the battlefield: a phase ending, CP
+    spent, a shot that killed nothing. The units and terrain are compared as objects, which
+    a fold replaces when it changes one (the game system is fixed before any unit exists)."""
+    table = before.__dict__.get("_table")
+    if (
+        table is not None
+        and "_table" not in after.__dict__
+        and units_of(after) is units_of(before)
+        and terrain_of(after) is terrain_of(before)
+        and after.battlefield == before.battlefield
+    ):
+        object.__setattr__(after, "_table", table)
+
+
+CARRIED_CACHES.append(_carry_table)
 
 
 def deployment_zone(state: GameState, seat: int) -> shapely.Polygon:

@@ -123,6 +123,19 @@ def model_wounds(state: GameState, unit: Unit) -> list[int]:
 
 
 def models_of(state: GameState, unit: Unit) -> list[Model]:
+    """The unit's models (kept per state object for the state's own units: the orders of a
+    state ask for them per weapon and per target)."""
+    known: dict[str, tuple[Unit, list[Model]]] = state.__dict__.setdefault("_models", {})
+    held = known.get(unit.id)
+    if held is not None and held[0] is unit:
+        return list(held[1])
+    out = _models_of(state, unit)
+    if units_of(state).get(unit.id) is unit:
+        known[unit.id] = (unit, out)
+    return list(out)
+
+
+def _models_of(state: GameState, unit: Unit) -> list[Model]:
     all_sheets = sheets(unit)
     lines = model_lines(state, unit)
     lost = model_wounds(state, unit)
@@ -233,7 +246,19 @@ def model_polygons(state: GameState, unit: Unit) -> list[Any]:
 
 
 def engaged_with(state: GameState, unit: Unit) -> list[str]:
-    """Enemy units within Engagement Range (1 in, geometry core) of `unit`."""
+    """Enemy units within Engagement Range (1 in, geometry core) of `unit` (kept per state
+    object for the state's own units: the orders of a state ask it per unit and target)."""
+    known: dict[str, tuple[Unit, list[str]]] = state.__dict__.setdefault("_engaged", {})
+    held = known.get(unit.id)
+    if held is not None and held[0] is unit:
+        return list(held[1])
+    out = _engaged_with(state, unit)
+    if units_of(state).get(unit.id) is unit:
+        known[unit.id] = (unit, out)
+    return list(out)
+
+
+def _engaged_with(state: GameState, unit: Unit) -> list[str]:
     table = table_of(state)
     mine = table.units.get(unit.id)
     if mine is None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -114,13 +114,28 @@ def _refuse(message: str, rule: str = "Shooting", **details: object) -> RuleErro
     return RuleError(ILLEGAL_MOVE, message, rule=rule, **details)
 
 
+_PRINTED: dict[int, tuple[Any, Weapon]] = {}
+"""id of a datasheet's weapon profile -> (that profile, its `Weapon`): the catalog's profiles
+live as long as the process, and parsing one is most of what asking a model's weapon costs
+(the orders ask every weapon of every model per target)."""
+
+
+def _printed_weapon(printed: Any) -> Weapon:
+    held = _PRINTED.get(id(printed))
+    if held is None or held[0] is not printed:
+        if len(_PRINTED) > 4096:
+            _PRINTED.clear()
+        held = _PRINTED[id(printed)] = (printed, Weapon.from_datasheet(printed))
+    return held[1]
+
+
 def model_weapon(state: GameState, unit: Unit, model: Model, name: str) -> Weapon | None:
     """`name` as `model` uses it now: its profile, with Unstable Oracle (FACTS.md, Wurrboy: +2
     A per 5 models of the led unit, [HAZARDOUS] at 10 or more) and the Waaagh! (seed 004)."""
     printed = next((w for w in model.weapons() if w.name == name), None)
     if printed is None:
         return None
-    weapon = Weapon.from_datasheet(printed)
+    weapon = _printed_weapon(printed)
     if (
         name == EYEZ_OF_MORK
         and model.sheet.has_rule(UNSTABLE_ORACLE)
@@ -249,10 +264,20 @@ def shoot_weapons(
     *,
     overwatch: str | None = None,
 ) -> list[Event]:
-    """Shoot: each listed weapon at its target, every check made before any die is rolled.
-    `overwatch`: the enemy unit a Fire Overwatch shoots at (stratagems.py), "as if it were
-    your Shooting phase", hitting on unmodified 6s; the unit's Engagement Range with that
-    (charging) unit is not counted: Warfield resolves the charge move first."""
+    """Shoot: each listed weapon at its target, every check made before any die is rolled
+    (`plan_shooting`). `overwatch`: the enemy unit a Fire Overwatch shoots at (stratagems.py),
+    "as if it were your Shooting phase", hitting on unmodified 6s; the unit's Engagement Range
+    with that (charging) unit is not counted: Warfield resolves the charge move first."""
+    return _resolve(*plan_shooting(state, seat, action, overwatch=overwatch), dice,
+                    kind="shooting")
+
+
+def plan_shooting(
+    state: GameState, seat: int, action: ShootWeapons, *, overwatch: str | None = None
+) -> tuple[GameState, int, Unit, dict[str, list[AttackGroup]], dict[str, bool], Shooter, int,
+           list[str]]:
+    """Every check of `shoot_weapons`, no die rolled (Fire Overwatch asks it before its CP is
+    spent): the arguments of the attacks' resolution, or the refusal."""
     if overwatch is None:
         require_phase(state, seat, ("Shooting",), "shooting")
     unit = _unit(state, action.unit, seat)
@@ -300,8 +325,7 @@ def shoot_weapons(
         if weapon.hazardous:
             hazardous_used += len(in_range)
             hazardous_models.extend(m.id for m, _ in in_range)
-    return _resolve(state, seat, unit, plan, cover, shooter, hazardous_used, hazardous_models,
-                    dice, kind="shooting")
+    return state, seat, unit, plan, cover, shooter, hazardous_used, hazardous_models
 
 
 def _resolve(

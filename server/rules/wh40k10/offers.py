@@ -31,7 +31,7 @@ from typing import Any
 
 from server.geometry.kinds import Cover
 from server.geometry.los import line_of_sight
-from server.geometry.measure import distance
+from server.geometry.measure import Measurement, distance
 from server.rules.battle import BATTLE, stage
 from server.rules.core import GameState, RuleError
 from server.rules.naming import display_name
@@ -102,6 +102,17 @@ def suggested(weapons: list[Weapon], may_fire: list[str]) -> list[str]:
     return out
 
 
+def _measured(state: GameState, unit_id: str, other_id: str) -> Measurement:
+    """The distance between two units on the state's table, kept on the table (which the next
+    state shares when nothing moved: `units.table_of`)."""
+    table = table_of(state)
+    known: dict[tuple[str, str], Measurement] = table.__dict__.setdefault("_distances", {})
+    found = known.get((unit_id, other_id))
+    if found is None:
+        found = known[unit_id, other_id] = distance(table.units[unit_id], table.units[other_id])
+    return found
+
+
 def _mine_on_table(state: GameState, seat: int, unit: Unit) -> bool:
     return (
         is_forty(state)
@@ -140,7 +151,7 @@ def _offer_shoot(state: GameState, seat: int, unit: Unit) -> Offer | None:
         if enemy.owner == seat or enemy.status != "on_table" or enemy.id not in table.units:
             continue
         sight = line_of_sight(table, unit.id, enemy.id)
-        measured = distance(table.units[unit.id], table.units[enemy.id])
+        measured = _measured(state, unit.id, enemy.id)
         gap = float(measured.distance)
         checks: list[dict[str, Any]] = []
         for weapon, _count in armed:
@@ -191,12 +202,11 @@ def _offer_fight(state: GameState, seat: int, unit: Unit) -> Offer | None:
         return None  # not in combat: no Fight order at all
     weapons = [{"name": w.name, "models": n, **_profile(w)}
                for w, n in unit_weapons(state, unit, MELEE)]
-    table = table_of(state)
     targets = [
         {
             "unit": eid,
             "name": display_name(state, eid),
-            "distance": round(float(distance(table.units[unit.id], table.units[eid]).distance), 2),
+            "distance": round(float(_measured(state, unit.id, eid).distance), 2),
             "available": True,
             "reason": None,
         }

@@ -85,6 +85,7 @@ from server.rules.wh40k10.combat import (
     WeaponTarget,
     eligible_to_fight,
     model_weapon,
+    plan_shooting,
     shoot_weapons,
 )
 from server.rules.wh40k10.command import battle_shocked, below_half, cp
@@ -386,7 +387,13 @@ def _check_counter(state: GameState, seat: int, s: Stratagem, action: UseStratag
 
 def _overwatch_weapons(state: GameState, unit: Unit, target: Unit) -> list[str]:
     """Every ranged weapon of the unit with the target in range of a model carrying it; its
-    Pistols only when it has nothing else in range."""
+    Pistols only when it has nothing else in range. (Kept per state object: the offer asks
+    it for a pair `check` has just judged.)"""
+    known: dict[tuple[str, str], tuple[Unit, Unit, list[str]]] = state.__dict__.setdefault(
+        "_overwatch_weapons", {})
+    held = known.get((unit.id, target.id))
+    if held is not None and held[0] is unit and held[1] is target:
+        return list(held[2])
     table = table_of(state)
     from server.rules.wh40k10.army import model_polygons
 
@@ -401,7 +408,9 @@ def _overwatch_weapons(state: GameState, unit: Unit, target: Unit) -> list[str]:
             if within(polys[m.index], aim, float(w.range_in)):
                 found[w.name] = w.pistol
     others = [n for n, pistol in found.items() if not pistol]
-    return others or list(found)
+    names = others or list(found)
+    known[unit.id, target.id] = (unit, target, names)
+    return list(names)
 
 
 def _check_overwatch(state: GameState, seat: int, s: Stratagem, action: UseStratagem) -> tuple[
@@ -431,6 +440,9 @@ def _check_overwatch(state: GameState, seat: int, s: Stratagem, action: UseStrat
         raise _refuse(s, f"{target.name} is out of range of every ranged weapon of {unit.name}")
     shot = ShootWeapons(type="shoot_weapons", unit=unit.id,
                         weapons=[WeaponTarget(weapon=n, target=target.id) for n in names])
+    # The shot's own checks (an engaged unit fires only Pistols, at the unit it is engaged
+    # with; Fell Back; ...), before any CP is spent: the offer then offers only what shoots.
+    plan_shooting(state, seat, shot, overwatch=target.id)
 
     def fire(after: GameState, dice: DiceStream) -> list[Event]:
         return shoot_weapons(after, seat, shot, dice, overwatch=target.id)
@@ -665,13 +677,24 @@ def _usable(state: GameState, seat: int, s: Stratagem) -> dict[str, Any]:
         entry.update(available=False, targets=[],
                      reason=f"{s.name} costs {s.cost} CP and you have {have}")
         return entry
+    # The moment (stage, phase, whose turn, once per phase / turn / battle): asked with no
+    # unit, target or roll, a check refuses before it reads them or asks for the first one it
+    # needs (BAD_REQUEST). Any other refusal is the moment's, the same for every target: it is
+    # their verdict, and no target is judged (most Stratagems are out of their moment).
+    moment = _try(state, seat, stratagem=s.name)
+    if moment is not None and moment.code == BAD_REQUEST:
+        moment = None
+
+    def attempt(**fields: Any) -> RuleError | None:
+        return moment if moment is not None else _try(state, seat, stratagem=s.name, **fields)
+
     units = [u for u in units_of(state).values() if u.status == "on_table" and u.positions]
     mine = [u for u in units if u.owner == seat]
     targets: list[dict[str, Any]] = []
     reasons: list[RuleError] = []
     if s.name == COMMAND_REROLL:
         for kind in ("advance", "charge"):
-            err = _try(state, seat, stratagem=s.name, roll=kind)
+            err = attempt(roll=kind)
             if err is None:
                 last = _last_roll(state, kind)
                 assert last is not None
@@ -683,7 +706,7 @@ def _usable(state: GameState, seat: int, s: Stratagem) -> dict[str, Any]:
                    and (s.name == GRENADE or u.id in phase_moves(state))]
         for u in mine:
             for e in enemies:
-                err = _try(state, seat, stratagem=s.name, unit=u.id, target=e.id)
+                err = attempt(unit=u.id, target=e.id)
                 if err is None:
                     pair: dict[str, Any] = {"unit": u.id, "target": e.id}
                     if s.name == FIRE_OVERWATCH:
@@ -692,7 +715,7 @@ def _usable(state: GameState, seat: int, s: Stratagem) -> dict[str, Any]:
                 else:
                     reasons.append(err)
         if not enemies:
-            err = _try(state, seat, stratagem=s.name)
+            err = moment or _try(state, seat, stratagem=s.name)
             reasons.append(
                 err
                 if err is not None and err.code != BAD_REQUEST
@@ -702,7 +725,7 @@ def _usable(state: GameState, seat: int, s: Stratagem) -> dict[str, Any]:
             )
     else:
         for u in mine:
-            err = _try(state, seat, stratagem=s.name, unit=u.id)
+            err = attempt(unit=u.id)
             if err is None:
                 targets.append({"unit": u.id})
             else:

@@ -306,6 +306,28 @@ def test_fire_overwatch_at_a_charging_unit_after_its_charge_move() -> None:
     assert kinds == ["shooting", "hazardous"]
 
 
+def test_fire_overwatch_from_an_engaged_unit_fires_no_weapon_but_its_pistols() -> None:
+    """Core rules, Fire Overwatch: the unit shoots "as if it were your Shooting phase"; FACTS.md
+    (Shooting): a unit within Engagement Range fires only Pistols, and only at a unit it is
+    engaged with. The Boyz in Engagement Range of one squad cannot overwatch the other, which
+    moved: the Stratagem is not offered for them and is refused in the shooting rule's words
+    (it was offered before, and refused only when its shot was rolled)."""
+    army2 = (INTERCESSORS, INTERCESSORS)
+    state = to_phase(deployed(army2=army2), 2, "Movement")
+    state = place(state, "u1", block(10, 20.0, x0=24.0) + [(30.0, 21.6)])
+    state = place(state, "u3", row(5, 21.6 + BASE_IN + 0.5, x0=27.0))  # engaged with the Boyz
+    state = place(state, "u2", row(5, 31.0, x0=12.0))
+    closer = [(x, y - 3.0) for x, y in units_of(state)["u2"].positions]
+    state, _ = act(state, 2, type="move_models", unit="u2", positions=closer)
+    offered = _stratagems(state, 1)["Fire Overwatch"]
+    assert not offered["available"] and offered["targets"] == []
+    assert offered["reason"] == "Eyez of Mork is not a Pistol and the unit is in Engagement Range"
+    err = refused(state, 1, type="use_stratagem", stratagem="Fire Overwatch", unit="u1",
+                  target="u2")
+    assert err.message == offered["reason"]
+    assert _cp(state)["1"] >= 1  # not for want of CP
+
+
 # --- Counter-offensive --------------------------------------------------------------------------
 
 

@@ -31,6 +31,7 @@ from server.rules.core import (
     register_action,
     register_folder,
     register_projector,
+    with_extra,
 )
 from server.rules.core import DEPLOYMENT as DEPLOYMENT
 from server.rules.endgame import result_events
@@ -270,14 +271,10 @@ def _offer_end_phase(state: GameState, seat: int) -> dict[str, Any] | None:
     return offer("end_phase", phase=phase)
 
 
-def _set(state: GameState, **values: object) -> GameState:
-    return dataclasses.replace(state, extra={**state.extra, **values})
-
-
 @register_folder("battle_started")
 def _fold_battle_started(state: GameState, event: Event) -> GameState:
     p = event.payload
-    return _set(
+    return with_extra(
         state,
         stage=BATTLE,
         turn=p["turn"],
@@ -296,7 +293,7 @@ def _fold_phase_ended(state: GameState, event: Event) -> GameState:
     if p["active_player"] != state.extra.get("active_player"):
         player_turn += 1
     # Per-phase facts (who moved, who charged) live only until the phase ends.
-    return _set(
+    return with_extra(
         state,
         turn=p["turn"],
         active_player=p["active_player"],
@@ -308,7 +305,7 @@ def _fold_phase_ended(state: GameState, event: Event) -> GameState:
 
 @register_folder("game_ended")
 def _fold_game_ended(state: GameState, event: Event) -> GameState:
-    state = _set(
+    state = with_extra(
         state,
         stage=OVER,
         winner=event.payload.get("winner"),

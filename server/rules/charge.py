@@ -76,15 +76,15 @@ from server.rules.systems import (
 )
 from server.rules.units import (
     Unit,
-    _set,
-    _unit,
-    _with_unit,
     is_ranked,
     phase_moves,
     require_in_sight,
     table_of,
     unit_from_json,
+    unit_of,
     units_of,
+    with_extra,
+    with_unit,
 )
 
 # --- charges ------------------------------------------------------------------------------------
@@ -509,8 +509,8 @@ def declare_charge(
     charge waits (`charge_declared`, state `pending_charge`) for the charged player's
     `charge_reaction`; a unit already fleeing has no choice and flees at once.
     """
-    unit = _unit(state, action.unit, seat)
-    target = _unit(state, action.target)
+    unit = unit_of(state, action.unit, seat)
+    target = unit_of(state, action.target)
     _check_charger(state, unit)
     gap = _check_charge_target(state, seat, unit, target)
     if not has_charge_reactions(state.system):
@@ -555,7 +555,7 @@ def charge_reaction(
     """The charged player's answer to a declared charge: Hold, Flee! or Stand and Shoot (the
     charged unit shoots the charger first). Then the charge range is rolled and resolved."""
     pending = state.extra["pending_charge"]
-    target = _unit(state, pending["target"], seat)
+    target = unit_of(state, pending["target"], seat)
     options, refused = reaction_options(state, target, pending["unit"])
     if action.reaction not in options:
         why = refused[action.reaction]
@@ -920,8 +920,8 @@ def complete_interrupted_charge(state: GameState) -> list[Event]:
 @register_folder("charge_interrupted")
 def _fold_charge_interrupted(state: GameState, event: Event) -> GameState:
     p = event.payload
-    state = _with_unit(state, unit_from_json(p["unit_after"]))
-    return _set(
+    state = with_unit(state, unit_from_json(p["unit_after"]))
+    return with_extra(
         state,
         interrupted_charge=p["charge"],
         phase_moves={**phase_moves(state), p["unit"]: {"charged": p["target"]}},
@@ -930,13 +930,13 @@ def _fold_charge_interrupted(state: GameState, event: Event) -> GameState:
 
 @register_folder("charge_abandoned")
 def _fold_charge_abandoned(state: GameState, event: Event) -> GameState:
-    return _set(state, interrupted_charge=None)
+    return with_extra(state, interrupted_charge=None)
 
 
 @register_folder("charge_declared")
 def _fold_charge_declared(state: GameState, event: Event) -> GameState:
     p = event.payload
-    return _set(
+    return with_extra(
         state,
         pending_charge={
             "unit": p["unit"],
@@ -949,17 +949,17 @@ def _fold_charge_declared(state: GameState, event: Event) -> GameState:
 
 @register_folder("charge_reaction")
 def _fold_charge_reaction(state: GameState, event: Event) -> GameState:
-    return _set(state, pending_charge=None)
+    return with_extra(state, pending_charge=None)
 
 
 @register_folder("charge_succeeded")
 def _fold_charge_succeeded(state: GameState, event: Event) -> GameState:
     p = event.payload
-    state = _with_unit(state, unit_from_json(p["unit_after"]))
+    state = with_unit(state, unit_from_json(p["unit_after"]))
     if state.extra.get("interrupted_charge"):
-        state = _set(state, interrupted_charge=None)
+        state = with_extra(state, interrupted_charge=None)
     engaged = {**state.extra.get("engaged", {}), p["unit"]: p["target"]}
-    return _set(
+    return with_extra(
         state,
         engaged=engaged,
         phase_moves={**phase_moves(state), p["unit"]: {"charged": p["target"]}},
@@ -970,8 +970,8 @@ def _fold_charge_succeeded(state: GameState, event: Event) -> GameState:
 def _fold_charge_failed(state: GameState, event: Event) -> GameState:
     p = event.payload
     if p.get("unit_after"):  # the Failed Charge move
-        state = _with_unit(state, unit_from_json(p["unit_after"]))
-    return _set(
+        state = with_unit(state, unit_from_json(p["unit_after"]))
+    return with_extra(
         state,
         phase_moves={
             **phase_moves(state),

@@ -15,11 +15,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from server.dice import DiceStream
+
+if TYPE_CHECKING:
+    from server.geometry.table import Table
 
 Seat = Literal[1, 2]
 Actor = int | str  # 1, 2 or "system"
@@ -126,6 +129,17 @@ class Token:
         }
 
 
+@dataclass(slots=True)
+class Derived:
+    """What is computed from a `GameState` and kept with it so that it is computed once: a
+    cache, never part of the state's value (not compared, not shown, not copied by
+    `dataclasses.replace`: every new state starts with an empty one). The one mutable part of
+    a state; only the function that computes an entry writes it."""
+
+    table: Table | None = None
+    """The geometry table of the state's units and terrain (`units.table_of`)."""
+
+
 UndoEntry = tuple[int, str, "Actor", str, int, "int | None", Mapping[str, Any]]
 """An entry of `GameState.undoable` (see there)."""
 
@@ -156,6 +170,8 @@ class GameState:
     batch: tuple[int, int | None] = (0, None)
     # Set by the game systems' own folders (issue 4 onwards); kept here as plain data.
     extra: Mapping[str, Any] = field(default_factory=dict)
+    # The derived cache (see `Derived`): each state object gets its own, empty.
+    derived: Derived = field(default_factory=Derived, init=False, compare=False, repr=False)
 
     def new_id(self, prefix: str) -> str:
         """The id the next created piece gets (a fold of `next_id`, so replays agree)."""
@@ -450,6 +466,11 @@ class Turn:
     phase: str | None
     deploying: int | None
     pending_charge: Mapping[str, Any] | None
+
+
+def with_extra(state: GameState, **values: Any) -> GameState:
+    """`state` with the `extra` keys `values` set."""
+    return dataclasses.replace(state, extra={**state.extra, **values})
 
 
 def turn_of(state: GameState) -> Turn:

@@ -32,7 +32,7 @@ from server.rules.core import (
 )
 from server.rules.orders import in_window, offer, register_game_offer
 from server.rules.systems import MAGIC_PHASE, has_magic_phase
-from server.rules.units import _set, units_of
+from server.rules.units import units_of, with_extra
 
 
 class CastSpell(ActionModel):
@@ -99,7 +99,7 @@ def _fold_spell_cast(state: GameState, event: Event) -> GameState:
     record = {k: dict(v) for k, v in _magic(state).items()}
     per_turn = record.setdefault(seat, {})
     per_turn[turn] = per_turn.get(turn, 0) + (1 if p["outcome"] == "success" else 0)
-    return _set(state, magic=record)
+    return with_extra(state, magic=record)
 
 
 def spells_cast_in(state: GameState, seat: int, player_turn: int) -> int:

@@ -41,7 +41,7 @@ from server.rules.core import (
 )
 from server.rules.orders import Offer, in_window, offer, register_game_offer
 from server.rules.systems import Pregame, variant_of
-from server.rules.units import _set, units_of
+from server.rules.units import units_of, with_extra
 
 ROLL_OFFS = "roll_offs"
 FIXED = "fixed"
@@ -112,7 +112,7 @@ _ABOUT_WORDS = {DEPLOY_FIRST: "for deployment", FIRST_TURN: "for the first turn"
 def _fold_roll_off(state: GameState, event: Event) -> GameState:
     won = dict(state.extra.get("roll_offs_won", {}))
     won[event.payload["about"]] = event.payload["winner"]
-    return _set(state, roll_offs_won=won)
+    return with_extra(state, roll_offs_won=won)
 
 
 # --- a choice the rules give a player -----------------------------------------------------------
@@ -129,7 +129,7 @@ def _pending(seat: int, about: str, rules: Pregame) -> Event:
 
 @register_folder("choice_pending")
 def _fold_choice_pending(state: GameState, event: Event) -> GameState:
-    return _set(state, pending_choice={"seat": event.payload["seat"],
+    return with_extra(state, pending_choice={"seat": event.payload["seat"],
                                        "about": event.payload["about"]})
 
 
@@ -184,7 +184,7 @@ def choose_first(state: GameState, seat: int, action: ChooseFirst, dice: DiceStr
 def _fold_first_chosen(state: GameState, event: Event) -> GameState:
     chosen = dict(state.extra.get("first_chosen", {}))
     chosen[event.payload["about"]] = event.payload["first"]
-    return _set(state, pending_choice=None, first_chosen=chosen)
+    return with_extra(state, pending_choice=None, first_chosen=chosen)
 
 
 @register_game_offer("choose_first")
@@ -277,7 +277,7 @@ def _deployment_done(state: GameState, dice: DiceStream, rules: Pregame | None) 
 
 @register_folder("deployment_finished")
 def _fold_finished(state: GameState, event: Event) -> GameState:
-    return _set(state, finished_first=event.payload["seat"])
+    return with_extra(state, finished_first=event.payload["seat"])
 
 
 def start_battle(state: GameState, first: int, dice: DiceStream) -> list[Event]:

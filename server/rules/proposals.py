@@ -76,15 +76,15 @@ from server.rules.units import (
     Coord,
     Facing,
     Unit,
-    _base,
-    _formation,
-    _set,
-    _unit,
-    _with_unit,
+    base_of,
     datasheet_of,
     is_ranked,
+    ranked_formation,
     table_of,
     unit_from_json,
+    unit_of,
+    with_extra,
+    with_unit,
 )
 
 
@@ -240,7 +240,7 @@ def undo_description(plan: dict[str, Any]) -> str:
 def _free_move_plan(state: GameState, seat: int, action: Propose) -> dict[str, Any]:
     if action.unit is None:
         raise RuleError(BAD_REQUEST, "a free move names a unit", field="unit")
-    unit = _unit(state, action.unit)
+    unit = unit_of(state, action.unit)
     if unit.status != "on_table":
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} is not on the table", rule="Free Move")
     after, outline = placed(state, unit, action)
@@ -258,7 +258,7 @@ def placed(state: GameState, unit: Unit, action: Propose) -> tuple[Unit, Any]:
             raise RuleError(BAD_REQUEST, "a free move of a ranked unit gives x, y and facing",
                             field="x")
         files = action.files or unit.files or 1
-        formation = _formation(
+        formation = ranked_formation(
             state.system, unit.datasheet, unit.models, files,
             tuple(c.datasheet for c in unit.characters),
         )
@@ -275,7 +275,7 @@ def placed(state: GameState, unit: Unit, action: Propose) -> tuple[Unit, Any]:
                 f"{unit.name} has {len(unit.positions)} models; give one position for each",
                 field="positions",
             )
-        base = _base(datasheet_of(state, unit))
+        base = base_of(datasheet_of(state, unit))
         fp = models_footprint([ModelPlacement(x, y, base) for x, y in action.positions])
         if overlapping_models(fp):
             raise RuleError(ILLEGAL_MOVE, f"{unit.name}'s models would overlap",
@@ -564,7 +564,7 @@ def _offer_take_back(state: GameState, seat: int) -> dict[str, Any] | None:
 
 @register_folder("proposal_made")
 def _fold_made(state: GameState, event: Event) -> GameState:
-    return _set(
+    return with_extra(
         state,
         proposal=dict(event.payload),
         proposals_made=int(state.extra.get("proposals_made", 0)) + 1,
@@ -572,7 +572,7 @@ def _fold_made(state: GameState, event: Event) -> GameState:
 
 
 def _closed(state: GameState, event: Event) -> GameState:
-    return _set(state, proposal=None)
+    return with_extra(state, proposal=None)
 
 
 for _name in ("proposal_accepted", "proposal_declined", "proposal_lapsed"):
@@ -591,7 +591,7 @@ def _fold_undone(state: GameState, event: Event) -> GameState:
     discarded, so that the roll re-made for them is marked a re-roll (`mark_rerolls`)."""
     p = event.payload
     discarded = [{**r, "when": p.get("when")} for r in p.get("discarded", ())]
-    state = _set(state, discarded_rolls=discarded)
+    state = with_extra(state, discarded_rolls=discarded)
     return dataclasses.replace(
         state,
         dice_position=max(state.dice_position, int(p.get("dice_position", 0))),
@@ -602,7 +602,7 @@ def _fold_undone(state: GameState, event: Event) -> GameState:
 
 @register_folder("free_move")
 def _fold_free_move(state: GameState, event: Event) -> GameState:
-    return _with_unit(state, unit_from_json(event.payload["unit"]))
+    return with_unit(state, unit_from_json(event.payload["unit"]))
 
 
 @register_projector
@@ -658,7 +658,7 @@ def _fold_reroll(state: GameState, event: Event) -> GameState:
     waiting = state.extra.get("discarded_rolls")
     if not isinstance(r, dict) or not waiting:
         return state
-    return _set(state, discarded_rolls=[w for w in waiting if w.get("seq") != r.get("of")
+    return with_extra(state, discarded_rolls=[w for w in waiting if w.get("seq") != r.get("of")
                                         or w.get("faces") != r.get("faces")])
 
 

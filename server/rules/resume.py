@@ -16,7 +16,6 @@ Pure: no I/O; a frame's `kind` names a function registered with `register_frame`
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -28,12 +27,8 @@ from server.rules.core import (
     fold_all,
     register_folder,
     register_projector,
+    with_extra,
 )
-
-
-def _set(state: GameState, **values: Any) -> GameState:
-    return dataclasses.replace(state, extra={**state.extra, **values})
-
 
 SUSPENDED = "suspended"
 """state.extra key: the frames still to resolve, front first."""
@@ -118,12 +113,12 @@ def _fold_suspended(state: GameState, event: Event) -> GameState:
     frames = suspended_of(state)
     at = int(state.extra.get(CURSOR, 0)) if frames else 0
     new = tuple(dict(f) for f in event.payload["frames"])
-    return _set(state, **{SUSPENDED: frames[:at] + new + frames[at:], CURSOR: at + len(new)})
+    return with_extra(state, **{SUSPENDED: frames[:at] + new + frames[at:], CURSOR: at + len(new)})
 
 
 @register_folder("resolution_resumed")
 def _fold_resumed(state: GameState, event: Event) -> GameState:
-    return _set(state, **{SUSPENDED: suspended_of(state)[1:], CURSOR: 0})
+    return with_extra(state, **{SUSPENDED: suspended_of(state)[1:], CURSOR: 0})
 
 
 __all__ = ["refuse_while_suspended", "register_frame", "resume", "suspend_with", "suspended_of",

@@ -50,23 +50,23 @@ from server.rules.units import (
     Facing,
     JoinedCharacter,
     Unit,
-    _formation,
-    _illegal,
-    _set,
-    _unit,
-    _with_unit,
     containing,
     datasheet_of,
     deployment_zone,
     entirely,
     footprint_of,
     grid_positions,
+    illegal_move_error,
     is_ranked,
+    ranked_formation,
     reserve_rules,
     table_of,
     terrain_of,
     unit_from_json,
+    unit_of,
     units_of,
+    with_extra,
+    with_unit,
 )
 
 # --- setup: terrain and armies -------------------------------------------------------------------
@@ -241,14 +241,14 @@ def _fold_terrain_moved(state: GameState, event: Event) -> GameState:
         if t.id == p["id"] else t
         for t in terrain_of(state)
     )
-    return _set(state, terrain=pieces)
+    return with_extra(state, terrain=pieces)
 
 
 @register_folder("terrain_removed")
 def _fold_terrain_removed(state: GameState, event: Event) -> GameState:
     gone = event.payload["id"]
     labels = {k: v for k, v in state.extra.get("terrain_labels", {}).items() if k != gone}
-    return _set(state, terrain=tuple(t for t in terrain_of(state) if t.id != gone),
+    return with_extra(state, terrain=tuple(t for t in terrain_of(state) if t.id != gone),
                 terrain_labels=labels)
 
 
@@ -261,7 +261,7 @@ def _fold_terrain_placed(state: GameState, event: Event) -> GameState:
         TerrainKind(p["kind"]),
         Height[str(p["height"]).upper()],
     )
-    state = _set(
+    state = with_extra(
         state,
         terrain=(*terrain_of(state), piece),
         terrain_labels={**state.extra.get("terrain_labels", {}), p["id"]: p["label"]},
@@ -511,7 +511,7 @@ def _fold_army_submitted(state: GameState, event: Event) -> GameState:
     lists[event.payload["seat"]] = {
         key: event.payload.get(key) for key in ("faction", "game_size", "points")
     }
-    state = _set(state, own_sheets=own, army_lists=lists)
+    state = with_extra(state, own_sheets=own, army_lists=lists)
     units = dict(units_of(state))
     # What each unit was mustered with (Victory Points are counted from it: endgame.py).
     mustered = dict(state.extra.get("mustered", {}))
@@ -521,8 +521,8 @@ def _fold_army_submitted(state: GameState, event: Event) -> GameState:
             "models": raw["models"],
             "characters": [c["datasheet"] for c in raw.get("characters", ())],
         }
-    state = _set(state, units=units, armies=(*state.extra.get("armies", ()), event.payload["seat"]),
-                 mustered=mustered)
+    armies = (*state.extra.get("armies", ()), event.payload["seat"])
+    state = with_extra(state, units=units, armies=armies, mustered=mustered)
     return dataclasses.replace(state, next_id=state.next_id + len(event.payload["units"]))
 
 
@@ -542,7 +542,7 @@ def _project_armies(state: GameState, viewer: int | None, out: dict[str, Any]) -
 
 @register_folder("deployment_started")
 def _fold_deployment_started(state: GameState, event: Event) -> GameState:
-    return _set(state, stage=DEPLOYMENT, deploying=event.payload["deploying"])
+    return with_extra(state, stage=DEPLOYMENT, deploying=event.payload["deploying"])
 
 
 # --- deployment ---------------------------------------------------------------------------------
@@ -560,7 +560,7 @@ def _after_deploying(
 
 def _undeployed(state: GameState, seat: int, unit_id: str) -> Unit:
     """`seat`'s unit `unit_id`, not yet deployed (else out_of_phase)."""
-    unit = _unit(state, unit_id, seat)
+    unit = unit_of(state, unit_id, seat)
     if unit.status != "undeployed":
         raise RuleError(OUT_OF_PHASE, f"{unit.name} is already {unit.status}")
     return unit
@@ -616,7 +616,7 @@ def _offer_deploy(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | N
     most = min(unit.models, MAX_DEPLOY_FILES)
     outlines = {
         str(files): [[round(float(x), 4), round(float(y), 4)] for x, y in
-                     layout(_formation(state.system, unit.datasheet, unit.models, files,
+                     layout(ranked_formation(state.system, unit.datasheet, unit.models, files,
                                        joined)).outline]
         for files in range(1, most + 1)
     }
@@ -651,7 +651,9 @@ def deploy_unit(state: GameState, seat: int, action: DeployUnit, dice: DiceStrea
     assert fp is not None
     result = movement.place(table_of(state), unit.id, fp)
     if not result.legal:
-        raise _illegal(state, result, f"{display_name(state, unit.id)} cannot deploy there")
+        raise illegal_move_error(
+            state, result, f"{display_name(state, unit.id)} cannot deploy there"
+        )
     zone = deployment_zone(state, seat)
     if not zone.buffer(1e-6).covers(fp.boundary):
         raise RuleError(
@@ -710,9 +712,9 @@ def declare_reserve(
 
 @register_folder("unit_deployed")
 def _fold_unit_deployed(state: GameState, event: Event) -> GameState:
-    return _with_unit(state, unit_from_json(event.payload["unit"]))
+    return with_unit(state, unit_from_json(event.payload["unit"]))
 
 
 @register_folder("deploying")
 def _fold_deploying(state: GameState, event: Event) -> GameState:
-    return _set(state, deploying=event.payload["deploying"])
+    return with_extra(state, deploying=event.payload["deploying"])

@@ -5,7 +5,6 @@ decides which judgement applies, with which allowance, in which phase.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ from server.rules.core import (
     GameState,
     RuleError,
     register_projector,
+    with_extra,
 )
 from server.rules.markers import TIGHTENED
 from server.rules.naming import display_name, in_the_way
@@ -172,12 +172,8 @@ def terrain_of(state: GameState) -> tuple[Terrain, ...]:
     return terrain
 
 
-def _set(state: GameState, **values: Any) -> GameState:
-    return dataclasses.replace(state, extra={**state.extra, **values})
-
-
-def _with_unit(state: GameState, unit: Unit) -> GameState:
-    return _set(state, units={**units_of(state), unit.id: unit})
+def with_unit(state: GameState, unit: Unit) -> GameState:
+    return with_extra(state, units={**units_of(state), unit.id: unit})
 
 
 def datasheet_of(state: GameState, unit: Unit) -> Datasheet:
@@ -250,7 +246,7 @@ def record_turn_move(state: GameState, unit_id: str, **flags: bool) -> GameState
     mine = units.setdefault(unit_id, {})
     for key, value in flags.items():
         mine[key] = mine.get(key, False) or value
-    return _set(
+    return with_extra(
         state, turn_moves={"player_turn": state.extra.get("player_turn"), "units": units}
     )
 
@@ -272,7 +268,7 @@ def require_in_sight(state: GameState, unit: Unit, target: Unit, rule: str) -> L
 # --- geometry of a unit ------------------------------------------------------------------------
 
 
-def _base(sheet: Datasheet) -> RectBase | RoundBase | OvalBase:
+def base_of(sheet: Datasheet) -> RectBase | RoundBase | OvalBase:
     b = sheet.base
     if b.shape == "round":
         assert b.diameter_mm is not None
@@ -308,12 +304,12 @@ def skirmishes(system: str, sheet: Datasheet) -> bool:
 
 
 def _rect_base(sheet: Datasheet) -> RectBase:
-    base = _base(sheet)
+    base = base_of(sheet)
     return base if isinstance(base, RectBase) else RectBase(base.width * 25.4, base.depth * 25.4)
 
 
 @lru_cache(maxsize=4096)
-def _formation(
+def ranked_formation(
     system: str,
     datasheet: str,
     models: int,
@@ -356,7 +352,7 @@ def _ranked_footprint(
     characters: tuple[str, ...] = (),
     tight: bool = False,
 ) -> Footprint:
-    formation = _formation(system, datasheet, models, files, characters, tight)
+    formation = ranked_formation(system, datasheet, models, files, characters, tight)
     return footprint(formation, Placement(*placement))
 
 
@@ -370,8 +366,8 @@ def _model_footprint(
     """40k: every model on its own base; the positions of joined Leaders come last."""
     catalog = load_catalog()
     sheet = catalog.get(system, datasheet)
-    bases = [_base(sheet)] * (len(positions) - len(characters)) + [
-        _base(catalog.get(system, c)) for c in characters
+    bases = [base_of(sheet)] * (len(positions) - len(characters)) + [
+        base_of(catalog.get(system, c)) for c in characters
     ]
     return models_footprint(
         [ModelPlacement(x, y, base) for (x, y), base in zip(positions, bases, strict=True)],
@@ -400,10 +396,11 @@ def footprint_of(state: GameState, unit: Unit) -> Footprint | None:
 
 
 def table_of(state: GameState) -> Table:
-    """The geometry table of this state (built once per state object)."""
-    cached = state.__dict__.get("_table")
+    """The geometry table of this state (built once per state object, kept in its
+    `derived` cache)."""
+    cached = state.derived.table
     if cached is not None:
-        return cached  # type: ignore[no-any-return]
+        return cached
     fps = {}
     for unit in units_of(state).values():
         fp = footprint_of(state, unit)
@@ -411,7 +408,7 @@ def table_of(state: GameState) -> Table:
             fps[unit.id] = fp
     bf = GeoBattlefield(state.battlefield.width, state.battlefield.depth)
     table = Table(bf, terrain_of(state), fps)
-    object.__setattr__(state, "_table", table)
+    state.derived.table = table
     return table
 
 
@@ -433,7 +430,7 @@ def grid_positions(
     sheet: Datasheet, models: int, x: float, y: float, facing: float
 ) -> tuple[tuple[float, float], ...]:
     """A 40k unit set down around (x, y): rows of five, bases 0.5 in apart, facing `facing`."""
-    base = _base(sheet)
+    base = base_of(sheet)
     step_u, step_v = base.width + 0.5, base.depth + 0.5
     per_row = min(5, models)
     rows = math.ceil(models / per_row)
@@ -449,7 +446,7 @@ def grid_positions(
     return tuple(out)
 
 
-def _unit(state: GameState, unit_id: str, seat: int | None = None) -> Unit:
+def unit_of(state: GameState, unit_id: str, seat: int | None = None) -> Unit:
     unit = units_of(state).get(unit_id)
     if unit is None:
         raise RuleError(NOT_FOUND, f"no unit {unit_id!r} in this game", unit=unit_id)
@@ -462,7 +459,7 @@ def _unit(state: GameState, unit_id: str, seat: int | None = None) -> Unit:
     return unit
 
 
-def _illegal(
+def illegal_move_error(
     state: GameState, result: movement.MoveResult, what: str, **details: Any
 ) -> RuleError:
     """`illegal_move` naming the rule and, in words, the obstacle (its id stays in `obstacle`)."""

@@ -16,7 +16,6 @@ from server.rules.units import (
     DEPLOYMENT_DEPTH_IN,
     JoinedCharacter,
     Unit,
-    _unit,
     check_in_reach,
     deployment_zone,
     footprint_of,
@@ -27,6 +26,7 @@ from server.rules.units import (
     skirmishes,
     turn_moves,
     unit_from_json,
+    unit_of,
 )
 from tests.rules.helpers import Game, battle
 
@@ -81,12 +81,12 @@ def test_deployment_zones_are_12_in_deep_along_each_players_edge(system: str) ->
 def test_a_unit_reference_says_what_is_wrong_with_it() -> None:
     game = Game("t9a")
     game.act(1, type="submit_army", units=[{"datasheet": "citizen-spears", "models": 10}])
-    assert _unit(game.state, "u1", 1).name == "Citizen Spears"
+    assert unit_of(game.state, "u1", 1).name == "Citizen Spears"
     with pytest.raises(RuleError) as err:
-        _unit(game.state, "u9")
+        unit_of(game.state, "u9")
     assert (err.value.code, err.value.details) == ("not_found", {"unit": "u9"})
     with pytest.raises(RuleError) as err:
-        _unit(game.state, "u1", 2)
+        unit_of(game.state, "u1", 2)
     assert (err.value.code, err.value.message) == (
         "forbidden", "Citizen Spears belongs to player 1"
     )

@@ -71,7 +71,7 @@ from server.rules.rankandflank.events import (
 from server.rules.rankandflank.system import rank_and_flank_of
 from server.rules.resume import is_suspended, register_frame, suspension
 from server.rules.systems import find_system
-from server.rules.units import Unit, _set, _unit, phase_moves, table_of, units_of
+from server.rules.units import Unit, phase_moves, table_of, unit_of, units_of, with_extra
 
 
 def panic_tests(
@@ -372,7 +372,7 @@ def restrain_pursuit(
 ) -> list[Event]:
     """Order one of your units to hold back from pursuing (a restraint test when its enemy
     breaks) or to pursue again; any time in the battle, either player for their own units."""
-    unit = _unit(state, action.unit, seat)
+    unit = unit_of(state, action.unit, seat)
     rule = rank_and_flank_of(state).restraint_rule
     text = (
         f"{unit.name} will try to hold back from pursuits ({rule}: a Leadership test)"
@@ -396,7 +396,7 @@ def _fold_pursuit_order(state: GameState, event: Event) -> GameState:
         orders.add(unit)
     else:
         orders.discard(unit)
-    return _set(state, **{RESTRAIN: sorted(orders)})
+    return with_extra(state, **{RESTRAIN: sorted(orders)})
 
 
 @register_projector
@@ -652,11 +652,11 @@ def _fold_panic_test(state: GameState, event: Event) -> GameState:
     if rules is None or not rules.panic_once_per_phase or not p["passed"]:
         return state
     record = {**phase_moves(state).get(p["unit"], {}), PANIC_PASSED: True}
-    return _set(state, phase_moves={**phase_moves(state), p["unit"]: record})
+    return with_extra(state, phase_moves={**phase_moves(state), p["unit"]: record})
 
 
 @register_folder("heavy_casualties")
 def _fold_heavy_casualties(state: GameState, event: Event) -> GameState:
     unit = event.payload["unit"]
     record = {**phase_moves(state).get(unit, {}), HEAVY_CASUALTIES_TESTED: True}
-    return _set(state, phase_moves={**phase_moves(state), unit: record})
+    return with_extra(state, phase_moves={**phase_moves(state), unit: record})

@@ -48,7 +48,7 @@ from server.rules.orders import Offer, in_window, offer, register_game_offer
 from server.rules.rankandflank import victory
 from server.rules.systems import find_system
 from server.rules.t9a.ambush import LOST_SCORING
-from server.rules.units import Unit, _set, deployment_zone, footprint_of, units_of
+from server.rules.units import Unit, deployment_zone, footprint_of, units_of, with_extra
 
 HOLD_THE_GROUND = "hold_the_ground"
 BREAKTHROUGH = "breakthrough"
@@ -101,7 +101,7 @@ def choose_secondary_objective(
 
 @register_folder("secondary_objective_chosen")
 def _fold_chosen(state: GameState, event: Event) -> GameState:
-    return _set(state, secondary_objective=event.payload["objective"])
+    return with_extra(state, secondary_objective=event.payload["objective"])
 
 
 def secondary_objective(state: GameState) -> str | None:
@@ -214,7 +214,7 @@ def _fold_counter(state: GameState, event: Event) -> GameState:
     gained = event.payload["gained"]
     if gained is not None:
         counters[str(gained)] = counters.get(str(gained), 0) + 1
-    return _set(state, objective_counters=counters)
+    return with_extra(state, objective_counters=counters)
 
 
 @register_projector

@@ -26,7 +26,7 @@ from server.data import Datasheet, load_catalog
 from server.geometry import ENGAGEMENT_RANGE_IN
 from server.geometry.measure import within
 from server.rules.core import GameState
-from server.rules.units import Unit, _set, footprint_of, table_of, units_of
+from server.rules.units import Unit, footprint_of, table_of, units_of, with_extra
 from server.rules.wh40k10.profiles import TargetModel, TargetUnit, Weapon, waaagh_model
 
 SYSTEM_ID = "wh40k10"
@@ -41,7 +41,7 @@ def forty(state: GameState) -> Mapping[str, Any]:
 
 
 def set_forty(state: GameState, **values: Any) -> GameState:
-    return _set(state, forty={**forty(state), **values})
+    return with_extra(state, forty={**forty(state), **values})
 
 
 def is_forty(state: GameState) -> bool:

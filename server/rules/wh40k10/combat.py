@@ -56,13 +56,13 @@ from server.rules.naming import display_name
 from server.rules.units import (
     Coord,
     Unit,
-    _unit,
-    _with_unit,
     phase_moves,
     table_of,
     turn_moves,
     unit_from_json,
+    unit_of,
     units_of,
+    with_unit,
 )
 from server.rules.wh40k10.army import (
     SYSTEM_ID,
@@ -184,7 +184,7 @@ def aim_weapon(
     table = table_of(state)
     models = models_of(state, unit)
     polys = model_polygons(state, unit)
-    target = _unit(state, target_id)
+    target = unit_of(state, target_id)
     if target.owner == seat:
         raise _refuse("shooting targets an enemy unit")
     if target.status != "on_table" or target.id not in table.units:
@@ -255,7 +255,7 @@ def shoot_weapons(
     (charging) unit is not counted: Warfield resolves the charge move first."""
     if overwatch is None:
         require_phase(state, seat, ("Shooting",), "shooting")
-    unit = _unit(state, action.unit, seat)
+    unit = unit_of(state, action.unit, seat)
     check_shooter(state, unit)
     names = [w.weapon for w in action.weapons]
     if len(set(names)) != len(names):
@@ -465,7 +465,7 @@ def close_in(
 
 @register_folder("models_closed_in")
 def _fold_closed_in(state: GameState, event: Event) -> GameState:
-    return _with_unit(state, unit_from_json(event.payload["unit"]))
+    return with_unit(state, unit_from_json(event.payload["unit"]))
 
 
 def check_fighter(state: GameState, seat: int, unit: Unit) -> None:
@@ -516,8 +516,8 @@ def fight(state: GameState, seat: int, action: Fight, dice: DiceStream) -> list[
             OUT_OF_PHASE, f"fighting happens in the Fight phase, not {state.extra.get('phase')}",
             phase=state.extra.get("phase"),
         )
-    unit = _unit(state, action.unit, seat)
-    target = _unit(state, action.target)
+    unit = unit_of(state, action.unit, seat)
+    target = unit_of(state, action.target)
     if target.owner == seat:
         raise _refuse("a unit fights an enemy unit", rule="Fight")
     check_fighter(state, seat, unit)

@@ -69,7 +69,7 @@ from server.rules.orders import (
     register_game_offer,
     throwaway_dice,
 )
-from server.rules.units import Unit, _unit, table_of, units_of
+from server.rules.units import Unit, table_of, unit_of, units_of
 from server.rules.wh40k10.army import (
     SYSTEM_ID,
     demise_map,
@@ -342,9 +342,9 @@ def declare_result(state: GameState, dice: DiceStream) -> list[Event]:
 
 @register_folder("result_declared")
 def _fold_result(state: GameState, event: Event) -> GameState:
-    from server.rules.units import _set
+    from server.rules.units import with_extra
 
-    return _set(state, declared_winner=event.payload["winner"])
+    return with_extra(state, declared_winner=event.payload["winner"])
 
 
 # --- the Waaagh! -------------------------------------------------------------------------------
@@ -438,7 +438,7 @@ def roar(state: GameState, seat: int, action: RoarOfMork, dice: DiceStream) -> l
             phase=state.extra.get("phase"),
             active_player=state.extra.get("active_player"),
         )
-    unit = _unit(state, action.unit, seat)
+    unit = unit_of(state, action.unit, seat)
     roarer = next(
         (m for m in models_of(state, unit) if m.sheet.has_rule(ROAR_OF_MORK)), None
     )
@@ -448,7 +448,7 @@ def roar(state: GameState, seat: int, action: RoarOfMork, dice: DiceStream) -> l
     at = [state.extra.get("player_turn"), state.extra.get("phase")]
     if forty(state).get("roar_used") == at:
         raise RuleError(ILLEGAL_MOVE, "Roar of Mork is used once per phase", rule=ROAR_OF_MORK)
-    target = _unit(state, action.target)
+    target = unit_of(state, action.target)
     if target.owner == seat:
         raise RuleError(ILLEGAL_MOVE, "Roar of Mork picks an enemy unit", rule=ROAR_OF_MORK)
     table = table_of(state)

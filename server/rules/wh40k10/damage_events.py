@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from server.rules.core import Event, GameState, fold_all, register_folder
-from server.rules.units import Unit, _with_unit, unit_from_json, units_of
+from server.rules.units import Unit, unit_from_json, units_of, with_unit
 from server.rules.wh40k10.army import (
     after_resolution,
     demise_map,
@@ -120,7 +120,7 @@ def resolve_and_chain(
 def _fold_attacks_resolved(state: GameState, event: Event) -> GameState:
     p = event.payload
     after = unit_from_json(p["unit_after"])
-    state = _with_unit(state, after)
+    state = with_unit(state, after)
     data = forty(state)
     wounds = {**data.get("wounds", {}), after.id: list(p["wounds_after"])}
     lines = {**data.get("lines", {}), after.id: list(p["lines_after"])}

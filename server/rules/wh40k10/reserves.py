@@ -54,9 +54,6 @@ from server.rules.setup import DEPLOYING, _after_deploying, _undeployed, deploye
 from server.rules.units import (
     Coord,
     Unit,
-    _set,
-    _unit,
-    _with_unit,
     datasheet_of,
     deployment_zone,
     footprint_of,
@@ -64,7 +61,10 @@ from server.rules.units import (
     record_turn_move,
     table_of,
     unit_from_json,
+    unit_of,
     units_of,
+    with_extra,
+    with_unit,
 )
 from server.rules.wh40k10.army import SYSTEM_ID, forty, set_forty, sheets
 from server.rules.wh40k10.engage import placements
@@ -180,7 +180,7 @@ def _refuse(rule: str, message: str, **details: Any) -> RuleError:
 
 
 def _in_reserves(state: GameState, seat: int, unit_id: str) -> Unit:
-    unit = _unit(state, unit_id, seat)
+    unit = unit_of(state, unit_id, seat)
     if unit.status not in IN_RESERVES:
         raise _refuse("Reserves", f"{display_name(state, unit.id)} is not in Reserves")
     turn = int(state.extra.get("turn", 1))
@@ -304,9 +304,9 @@ def arrive_from_reserves(
 @register_folder("reserves_arrived")
 def _fold_arrived(state: GameState, event: Event) -> GameState:
     unit = unit_from_json(event.payload["unit"])
-    state = _with_unit(state, unit)
+    state = with_unit(state, unit)
     state = record_turn_move(state, unit.id, moved=True)
-    return _set(state, phase_moves={**phase_moves(state), unit.id: {"arrived": True}})
+    return with_extra(state, phase_moves={**phase_moves(state), unit.id: {"arrived": True}})
 
 
 @on_game_end(SYSTEM_ID)
@@ -325,4 +325,4 @@ def never_arrived(state: GameState, dice: DiceStream) -> list[Event]:
 @register_folder("reserves_destroyed")
 def _fold_destroyed(state: GameState, event: Event) -> GameState:
     unit = units_of(state)[str(event.payload["unit"])]
-    return _with_unit(state, dataclasses.replace(unit, status="destroyed"))
+    return with_unit(state, dataclasses.replace(unit, status="destroyed"))

@@ -68,7 +68,15 @@ from server.rules.core import (
     register_projector,
 )
 from server.rules.orders import in_window, judge, offer, register_game_offer
-from server.rules.units import Unit, _set, _unit, phase_moves, table_of, turn_moves, units_of
+from server.rules.units import (
+    Unit,
+    phase_moves,
+    table_of,
+    turn_moves,
+    unit_of,
+    units_of,
+    with_extra,
+)
 from server.rules.wh40k10.army import (
     SYSTEM_ID,
     demise_map,
@@ -243,7 +251,7 @@ def _own_unit(state: GameState, seat: int, s: Stratagem, unit_id: str | None) ->
     if unit_id is None:
         raise _refuse(s, f"{s.name} targets a unit from your army: name it", BAD_REQUEST,
                       field="unit")
-    unit = _unit(state, unit_id, seat)
+    unit = unit_of(state, unit_id, seat)
     if unit.status != "on_table" or not unit.positions:
         raise _refuse(s, f"{unit.name} is not on the battlefield")
     if unit.id in battle_shocked(state):
@@ -413,7 +421,7 @@ def _check_overwatch(state: GameState, seat: int, s: Stratagem, action: UseStrat
     if action.target is None:
         raise _refuse(s, "Fire Overwatch: name the enemy unit to shoot at", BAD_REQUEST,
                       field="target")
-    target = _unit(state, action.target)
+    target = unit_of(state, action.target)
     if target.owner == seat:
         raise _refuse(s, "Fire Overwatch shoots at an enemy unit")
     if target.id not in phase_moves(state) or target.status != "on_table":
@@ -445,7 +453,7 @@ def _check_heroic(state: GameState, seat: int, s: Stratagem, action: UseStratage
     if action.target is None:
         raise _refuse(s, "Heroic Intervention: name the enemy unit that charged", BAD_REQUEST,
                       field="target")
-    target = _unit(state, action.target)
+    target = unit_of(state, action.target)
     if target.owner == seat:
         raise _refuse(s, "Heroic Intervention charges an enemy unit")
     if target.status != "on_table" or not phase_moves(state).get(target.id, {}).get("charged"):
@@ -508,7 +516,7 @@ def _check_grenade(state: GameState, seat: int, s: Stratagem, action: UseStratag
         raise _refuse(s, f"{unit.name} is within Engagement Range of an enemy unit")
     if action.target is None:
         raise _refuse(s, "Grenade: name the enemy unit", BAD_REQUEST, field="target")
-    target = _unit(state, action.target)
+    target = unit_of(state, action.target)
     table = table_of(state)
     if target.owner == seat or target.id not in table.units:
         raise _refuse(s, "Grenade targets an enemy unit on the battlefield")
@@ -633,7 +641,7 @@ def _fold_heroic(state: GameState, event: Event) -> GameState:
     p = event.payload
     moves = phase_moves(state)
     record = {"intervened": p["target"] if p["succeeded"] else None}
-    return _set(state, phase_moves={**moves, p["unit"]: record})
+    return with_extra(state, phase_moves={**moves, p["unit"]: record})
 
 
 @register_folder("command_reroll")
@@ -643,7 +651,7 @@ def _fold_reroll(state: GameState, event: Event) -> GameState:
         return state  # a charge re-roll: the charge events that follow say what happened
     moves = phase_moves(state)
     record = {**moves.get(p["unit"], {}), "advanced": p["new"][0], "allowance": p["allowance"]}
-    return _set(state, phase_moves={**moves, p["unit"]: record})
+    return with_extra(state, phase_moves={**moves, p["unit"]: record})
 
 
 # --- what a player is offered ----------------------------------------------------------------

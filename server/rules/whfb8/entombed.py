@@ -81,16 +81,16 @@ from server.rules.units import (
     Coord,
     Facing,
     Unit,
-    _formation,
-    _set,
-    _unit,
-    _with_unit,
     datasheet_of,
     phase_moves,
+    ranked_formation,
     record_turn_move,
     table_of,
     unit_from_json,
+    unit_of,
     units_of,
+    with_extra,
+    with_unit,
 )
 
 SYSTEM = "whfb8"
@@ -136,7 +136,8 @@ def _mark(unit: Unit, add: str | None = None, drop: str | None = None) -> Unit:
 def formation_of(state: GameState, unit: Unit, files: int | None = None) -> RankedFormation:
     """The unit as it would stand, joined characters in its front rank."""
     joined = tuple(c.datasheet for c in unit.characters)
-    return _formation(state.system, unit.datasheet, unit.models, files or unit.files or 1, joined)
+    files = files or unit.files or 1
+    return ranked_formation(state.system, unit.datasheet, unit.models, files, joined)
 
 
 def _outline(formation: RankedFormation) -> list[list[float]]:
@@ -200,7 +201,7 @@ class PlaceEntombedMarker(ActionModel):
 
 
 def _ready_unit(state: GameState, seat: int, unit_id: str, what: str) -> Unit:
-    unit = _unit(state, unit_id, seat)
+    unit = unit_of(state, unit_id, seat)
     if unit.status != "ambush" or READY not in unit.markers:
         raise RuleError(
             OUT_OF_PHASE,
@@ -449,7 +450,7 @@ def _fold_marker(state: GameState, event: Event) -> GameState:
         "suggested": p["suggested"],
         "outline": p["outline"],
     }
-    return _set(state, entombed={**pending(state), p["unit"]: entry})
+    return with_extra(state, entombed={**pending(state), p["unit"]: entry})
 
 
 @register_folder("entombed_mishap")
@@ -457,14 +458,14 @@ def _fold_mishap(state: GameState, event: Event) -> GameState:
     p = event.payload
     unit = units_of(state)[p["unit"]]
     rest = {k: v for k, v in pending(state).items() if k != unit.id}
-    state = _set(state, entombed=rest)
+    state = with_extra(state, entombed=rest)
     if p["result"] == "destroyed":
-        return _with_unit(state, dataclasses.replace(_mark(unit, drop=READY), status="destroyed"))
+        return with_unit(state, dataclasses.replace(_mark(unit, drop=READY), status="destroyed"))
     if p["result"] == "delayed":
-        return _with_unit(state, _mark(unit, drop=READY))
+        return with_unit(state, _mark(unit, drop=READY))
     entry = {"mode": "edge", "marker": None, "enemy": None, "edge": p["edge"],
              "suggested": p["suggested"], "outline": p["outline"]}
-    return _set(state, entombed={**rest, unit.id: entry})
+    return with_extra(state, entombed={**rest, unit.id: entry})
 
 
 # --- the unit emerges ----------------------------------------------------------------------------
@@ -576,19 +577,19 @@ def emerge(state: GameState, seat: int, action: Emerge, dice: DiceStream) -> lis
 def _fold_emerged(state: GameState, event: Event) -> GameState:
     p = event.payload
     unit = unit_from_json(p["unit"])
-    state = _with_unit(state, unit)
-    state = _set(state, entombed={k: v for k, v in pending(state).items() if k != unit.id})
+    state = with_unit(state, unit)
+    state = with_extra(state, entombed={k: v for k, v in pending(state).items() if k != unit.id})
     if p["charging"]:
         engaged = {**state.extra.get("engaged", {}), unit.id: p["charging"]}
-        return _set(state, engaged=engaged,
+        return with_extra(state, engaged=engaged,
                     phase_moves={**phase_moves(state), unit.id: {"charged": p["charging"]}})
     if p["mode"] == "edge":
         # Entering from a table edge counts as the unit's move (docs/rules-decisions.md).
         state = record_turn_move(state, unit.id, moved=True)
         moves = {**phase_moves(state), unit.id: {"arrived": True, "mode": "advance", "used": 0.0}}
-        return _set(state, phase_moves=moves)
+        return with_extra(state, phase_moves=moves)
     # It may act normally (seed 002): its Remaining Move is still to come; no charge.
-    return _set(state, phase_moves={**phase_moves(state), unit.id: {"emerged": True}})
+    return with_extra(state, phase_moves={**phase_moves(state), unit.id: {"emerged": True}})
 
 
 # --- the end of the Movement phase and of the game -----------------------------------------------
@@ -658,7 +659,7 @@ def _fold_never_arrived(state: GameState, event: Event) -> GameState:
     units = units_of(state)
     for uid in event.payload["units"]:
         gone = _mark(dataclasses.replace(units[uid], status="destroyed"), add=FLED_OFF)
-        state = _with_unit(state, _mark(gone, drop=READY))
+        state = with_unit(state, _mark(gone, drop=READY))
     return state
 
 

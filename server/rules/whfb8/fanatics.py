@@ -78,14 +78,14 @@ from server.rules.units import (
     Coord,
     Facing,
     Unit,
-    _set,
-    _unit,
-    _with_unit,
     footprint_of,
     table_of,
     terrain_of,
     unit_from_json,
+    unit_of,
     units_of,
+    with_extra,
+    with_unit,
 )
 from server.rules.whfb8.attacks import STEPS, Strike
 
@@ -143,12 +143,12 @@ def without_secrets(state: GameState, seat: int | None) -> GameState:
     }
     if mine == dict(concealed_of(state)):
         return state
-    return _set(state, **{CONCEALED: mine})
+    return with_extra(state, **{CONCEALED: mine})
 
 
 @register_folder("fanatics_concealed")
 def _fold_concealed(state: GameState, event: Event) -> GameState:
-    return _set(state, **{CONCEALED: {**concealed_of(state), **event.payload["units"]}})
+    return with_extra(state, **{CONCEALED: {**concealed_of(state), **event.payload["units"]}})
 
 
 @register_projector
@@ -333,7 +333,7 @@ def _fold_revealed(state: GameState, event: Event) -> GameState:
     pending = (*state.extra.get(RELEASES, ()), {"unit": p["unit"], "left": p["count"],
                                                 "owner": p["owner"],
                                                 "interrupted": p["interrupted"]})
-    return _set(state, **{CONCEALED: hidden, RELEASES: pending})
+    return with_extra(state, **{CONCEALED: hidden, RELEASES: pending})
 
 
 def pending_release(state: GameState) -> tuple[Mapping[str, Any], ...]:
@@ -505,7 +505,7 @@ def whirl_events(
     }
     if roll is not None:
         payload["roll"] = roll.to_payload()
-    named = _with_unit(state, moved)
+    named = with_unit(state, moved)
     verb = {"fanatic_released": "is released and whirls", "fanatic_moved": "whirls"}[kind]
     payload["text"] = (
         f"{display_name(named, moved.id)} {verb} {path.travelled:g} in"
@@ -632,7 +632,7 @@ def _turn_key(state: GameState) -> list[Any]:
 def _fold_released(state: GameState, event: Event) -> GameState:
     p = event.payload
     unit = unit_from_json(p["unit"])
-    state = _with_unit(state, unit)
+    state = with_unit(state, unit)
     pending = []
     for r in pending_release(state):
         if r["unit"] == p["from"]:
@@ -643,18 +643,18 @@ def _fold_released(state: GameState, event: Event) -> GameState:
         **state.extra.get(FANATICS, {}),
         unit.id: {"from": p["from"], "released": _turn_key(state), "moved": _turn_key(state)},
     }
-    state = _set(state, **{RELEASES: tuple(pending), FANATICS: fanatics})
+    state = with_extra(state, **{RELEASES: tuple(pending), FANATICS: fanatics})
     return dataclasses.replace(state, next_id=state.next_id + 1)
 
 
 @register_folder("fanatic_moved")
 def _fold_moved(state: GameState, event: Event) -> GameState:
     p = event.payload
-    state = _with_unit(state, unit_from_json(p["unit"]))
+    state = with_unit(state, unit_from_json(p["unit"]))
     fanatics = dict(state.extra.get(FANATICS, {}))
     if p["unit"]["id"] in fanatics:
         fanatics[p["unit"]["id"]] = {**fanatics[p["unit"]["id"]], "moved": _turn_key(state)}
-    return _set(state, **{FANATICS: fanatics})
+    return with_extra(state, **{FANATICS: fanatics})
 
 
 @register_folder("fanatic_removed")
@@ -662,7 +662,7 @@ def _fold_removed(state: GameState, event: Event) -> GameState:
     unit = units_of(state).get(event.payload["unit"])
     if unit is None:
         return state
-    return _with_unit(state, dataclasses.replace(unit, status="destroyed"))
+    return with_unit(state, dataclasses.replace(unit, status="destroyed"))
 
 
 @register_folder("fanatic_hits")
@@ -673,7 +673,7 @@ def _fold_hits(state: GameState, event: Event) -> GameState:
 @register_folder("fanatics_lost")
 def _fold_lost(state: GameState, event: Event) -> GameState:
     hidden = {k: v for k, v in concealed_of(state).items() if k != event.payload["unit"]}
-    return _set(state, **{CONCEALED: hidden})
+    return with_extra(state, **{CONCEALED: hidden})
 
 
 # --- actions ------------------------------------------------------------------------------------
@@ -705,7 +705,7 @@ def release_fanatic(
             OUT_OF_PHASE, f"no Fanatics wait to be released from {action.unit!r}",
             unit=action.unit, rule="Concealed Fanatic",
         )
-    hider = _unit(state, action.unit, seat)
+    hider = unit_of(state, action.unit, seat)
     fp = table_of(state).units.get(hider.id)
     if fp is None:
         raise RuleError(OUT_OF_PHASE, f"{display_name(state, hider.id)} is not on the table")
@@ -803,7 +803,7 @@ def fanatic_move(state: GameState, unit: Unit, dice: DiceStream, actor: int) -> 
 )
 def random_move(state: GameState, seat: int, action: RandomMove, dice: DiceStream) -> list[Event]:
     """Move a released Fanatic in its player's Movement phase (Compulsory Moves)."""
-    unit = _unit(state, action.unit, seat)
+    unit = unit_of(state, action.unit, seat)
     refuse_while_releasing(state)
     if unit.id not in state.extra.get(FANATICS, {}):
         return _other_random_move(state, seat, unit, action, dice)

@@ -63,15 +63,15 @@ from server.rules.units import (
     Coord,
     Facing,
     Unit,
-    _illegal,
-    _unit,
-    _with_unit,
     datasheet_of,
+    illegal_move_error,
     phase_moves,
     record_turn_move,
     table_of,
     unit_from_json,
+    unit_of,
     units_of,
+    with_unit,
 )
 from server.rules.whfb8.entombed import formation_of
 
@@ -96,7 +96,7 @@ def model_paths(
     by rows, places by columns), the assignment within `limit` (or None), the grown obstacles
     and the end footprint."""
     table = table_of(state)
-    unit = _unit(state, unit_id)
+    unit = unit_of(state, unit_id)
     start = table.units[unit.id]
     formation = formation_of(state, unit, files)
     end_fp = footprint(formation, end)
@@ -152,7 +152,7 @@ def skirmish_move(
 ) -> list[Event]:
     """A whfb8 Skirmishers unit's whole move: any loose formation every model reaches within
     its allowance, around units and Impassable Terrain."""
-    unit = _unit(state, action.unit, seat)
+    unit = unit_of(state, action.unit, seat)
     _check_skirmisher(state, unit)
     ranked = variant_of(state.system).ranked
     if action.mode == "march" and ranked is not None:
@@ -187,7 +187,7 @@ def skirmish_move(
         )
     result = movement.place(table, unit.id, end_fp)
     if not result.legal:
-        raise _illegal(state, result, f"{display_name(state, unit.id)} cannot end there")
+        raise illegal_move_error(state, result, f"{display_name(state, unit.id)} cannot end there")
     used = float(max(lengths[i, j] for i, j in enumerate(assignment)))
     starts = start.model_centres
     ends = end_fp.model_centres
@@ -361,12 +361,12 @@ def close_up_and_spread_out(state: GameState, dice: DiceStream) -> list[Event]:
 
 @register_folder("skirmishers_tightened")
 def _fold_tightened(state: GameState, event: Event) -> GameState:
-    return _with_unit(state, unit_from_json(event.payload["unit"]))
+    return with_unit(state, unit_from_json(event.payload["unit"]))
 
 
 @register_folder("skirmishers_loosened")
 def _fold_loosened(state: GameState, event: Event) -> GameState:
-    return _with_unit(state, unit_from_json(event.payload["unit"]))
+    return with_unit(state, unit_from_json(event.payload["unit"]))
 
 
 # --- Feigned Flight: free to move and shoot after the automatic rally, counting as moved -------

@@ -155,11 +155,11 @@ def test_destroyed_units_score_their_full_cost() -> None:
     import dataclasses
 
     from server.rules.t9a.results import game_result
-    from server.rules.units import _with_unit
+    from server.rules.units import with_unit
 
     game = deployed()
     herald = units_of(game.state)["u2"]
-    state = _with_unit(game.state, dataclasses.replace(herald, models=0, status="destroyed"))
+    state = with_unit(game.state, dataclasses.replace(herald, models=0, status="destroyed"))
     result = game_result(state, None)
     assert result is not None
     assert dict(result.scores) == {1: 0, 2: 150}

@@ -10,7 +10,7 @@ from typing import Any
 
 from server.rules import core
 from server.rules.core import Event, GameState
-from server.rules.units import _with_unit, units_of
+from server.rules.units import units_of, with_unit
 from server.rules.wh40k10.army import set_forty
 from tests.rules.test_battle import act, fold, new_game
 from tests.rules.wh40k10.dice import ScriptedDice
@@ -57,7 +57,7 @@ def place(state: GameState, unit_id: str, positions: Iterable[tuple[float, float
     """Set a unit's models down at `positions` (test setup, not a move)."""
     unit = units_of(state)[unit_id]
     moved = dataclasses.replace(unit, positions=tuple((float(x), float(y)) for x, y in positions))
-    return _with_unit(state, moved)
+    return with_unit(state, moved)
 
 
 def row(n: int, y: float, x0: float = 20.0, gap: float = 0.1) -> list[tuple[float, float]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from server.rules.orders import orders_for
-from server.rules.units import _with_unit, units_of
+from server.rules.units import units_of, with_unit
 from tests.rules.test_battle import act, refused
 from tests.rules.wh40k10.game import (
     BASE_IN,
@@ -155,7 +155,7 @@ def test_a_successful_charge_is_not_re_rolled() -> None:
 
 def _below_half(state):  # type: ignore[no-untyped-def]
     unit = units_of(state)["u2"]
-    return _with_unit(state, dataclasses.replace(unit, models=2, positions=unit.positions[:2]))
+    return with_unit(state, dataclasses.replace(unit, models=2, positions=unit.positions[:2]))
 
 
 def test_insane_bravery_passes_the_battle_shock_test_once_per_battle() -> None:

@@ -79,7 +79,7 @@ from server.rules.units import (
     unit_from_json,
     unit_of,
     units_of,
-    with_extra,
+    with_engaged,
     with_unit,
 )
 
@@ -413,9 +413,9 @@ def _resume_flee(state: GameState, frame: Mapping[str, Any], dice: Any) -> list[
 
 def _without_engagements(state: GameState, unit_id: str) -> GameState:
     engaged = {
-        k: v for k, v in state.extra.get("engaged", {}).items() if unit_id not in (k, v)
+        k: v for k, v in state.charges.engaged.items() if unit_id not in (k, v)
     }
-    return with_extra(state, engaged=engaged)
+    return with_engaged(state, engaged)
 
 
 @register_folder("unit_fled")
@@ -462,7 +462,7 @@ def rally_events(
     next unit)."""
     if not is_ranked(state.system):
         return []
-    seat = state.extra.get("active_player")
+    seat = state.battle.active_player
     events: list[Event] = []
     for unit in sorted(units_of(state).values(), key=lambda u: u.id) if past is None else ():
         # Shaken after a Rally Test lasts until the end of that Player Turn (t9a).

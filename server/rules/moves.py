@@ -53,7 +53,7 @@ from server.rules.units import (
     unit_from_json,
     unit_of,
     units_of,
-    with_extra,
+    with_phase_move,
     with_unit,
 )
 
@@ -139,7 +139,7 @@ def engaged_in_combat(state: GameState, unit: Unit) -> bool:
     """Is `unit` in base contact with an enemy it charged or that charged it (and still
     standing, not fleeing)?"""
     units = units_of(state)
-    for a, b in state.extra.get("engaged", {}).items():
+    for a, b in state.charges.engaged.items():
         if unit.id in (a, b):
             enemy = units.get(b if a == unit.id else a)
             if enemy is not None and enemy.status == "on_table" and FLEEING not in enemy.markers:
@@ -572,7 +572,7 @@ def _fold_advance_rolled(state: GameState, event: Event) -> GameState:
     record = {"advanced": p["allowance"] - p["move"], "allowance": p["allowance"],
               "mode": "advance"}
     state = record_turn_move(state, p["unit"], moved=True, advanced=True)
-    return with_extra(state, phase_moves={**phase_moves(state), p["unit"]: record})
+    return with_phase_move(state, p["unit"], record)
 
 
 @register_folder("unit_moved")
@@ -597,4 +597,4 @@ def _fold_unit_moved(state: GameState, event: Event) -> GameState:
         marched=record["mode"] == "march",
         march_rules=record["mode"] == "march" or "counts_as_march" in record,
     )
-    return with_extra(state, phase_moves={**phase_moves(state), unit.id: record})
+    return with_phase_move(state, unit.id, record)

@@ -42,6 +42,7 @@ from server.rules.core import (
 from server.rules.naming import display_name
 from server.rules.orders import judge, offer, register_acting, register_offer
 from server.rules.pregame import after_deploying, deployment_start
+from server.rules.state import Muster, MusteredUnit
 from server.rules.systems import variant_of
 from server.rules.table import check_limit
 from server.rules.units import (
@@ -65,7 +66,6 @@ from server.rules.units import (
     unit_from_json,
     unit_of,
     units_of,
-    with_extra,
     with_unit,
 )
 
@@ -241,15 +241,15 @@ def _fold_terrain_moved(state: GameState, event: Event) -> GameState:
         if t.id == p["id"] else t
         for t in terrain_of(state)
     )
-    return with_extra(state, terrain=pieces)
+    return state.evolve(terrain=pieces)
 
 
 @register_folder("terrain_removed")
 def _fold_terrain_removed(state: GameState, event: Event) -> GameState:
     gone = event.payload["id"]
-    labels = {k: v for k, v in state.extra.get("terrain_labels", {}).items() if k != gone}
-    return with_extra(state, terrain=tuple(t for t in terrain_of(state) if t.id != gone),
-                terrain_labels=labels)
+    labels = {k: v for k, v in state.terrain_labels.items() if k != gone}
+    return state.evolve(terrain=tuple(t for t in terrain_of(state) if t.id != gone),
+                        terrain_labels=labels)
 
 
 @register_folder("terrain_placed")
@@ -261,12 +261,11 @@ def _fold_terrain_placed(state: GameState, event: Event) -> GameState:
         TerrainKind(p["kind"]),
         Height[str(p["height"]).upper()],
     )
-    state = with_extra(
-        state,
+    return state.evolve(
         terrain=(*terrain_of(state), piece),
-        terrain_labels={**state.extra.get("terrain_labels", {}), p["id"]: p["label"]},
+        terrain_labels={**state.terrain_labels, p["id"]: p["label"]},
+        next_id=state.next_id + 1,
     )
-    return dataclasses.replace(state, next_id=state.next_id + 1)
 
 
 PRESETS: dict[str, list[dict[str, Any]]] = {
@@ -426,7 +425,7 @@ def _own_units(state: GameState, action: SubmitArmy) -> dict[str, Any]:
 def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStream) -> list[Event]:
     """A player's army list, validated against the datasheets; when both are in, deployment
     begins: with player 1, or with the roll-off the system plays (`rules/pregame.py`)."""
-    if seat in state.extra.get("armies", ()):
+    if seat in state.muster.armies:
         raise RuleError(OUT_OF_PHASE, "you have already submitted your army")
     own = _own_units(state, action)
     ids = {ref: sheet.id for ref, sheet in own.items()}
@@ -484,7 +483,7 @@ def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStrea
         unit["id"]: dict(entry.concealed) for unit, entry in zip(units, action.units, strict=True)
     }
     events += variant_of(state.system).army_secrets(state, seat, concealed)
-    if other(seat) in state.extra.get("armies", ()):
+    if other(seat) in state.muster.armies:
         events += deployment_start(state, dice)
     return events
 
@@ -503,27 +502,26 @@ def _fold_army_submitted(state: GameState, event: Event) -> GameState:
     # Units of your own come back from the log (replays too); the state holds them, which keeps
     # them findable by the catalogue for as long as the game is (server/data/catalog.py).
     catalog = load_catalog()
-    own = dict(state.extra.get("own_sheets", {}))
+    own = dict(state.muster.own_sheets)
     for raw_sheet in event.payload.get("own_datasheets", ()):
         sheet = register_own(read_own_sheet(state.system, raw_sheet, catalog))
         own[sheet.id] = sheet
-    lists = dict(state.extra.get("army_lists", {}))
+    lists = dict(state.muster.army_lists)
     lists[event.payload["seat"]] = {
         key: event.payload.get(key) for key in ("faction", "game_size", "points")
     }
-    state = with_extra(state, own_sheets=own, army_lists=lists)
     units = dict(units_of(state))
     # What each unit was mustered with (Victory Points are counted from it: endgame.py).
-    mustered = dict(state.extra.get("mustered", {}))
+    mustered = dict(state.muster.mustered)
     for raw in event.payload["units"]:
         units[raw["id"]] = unit_from_json({**raw, "status": "undeployed"})
-        mustered[raw["id"]] = {
-            "models": raw["models"],
-            "characters": [c["datasheet"] for c in raw.get("characters", ())],
-        }
-    armies = (*state.extra.get("armies", ()), event.payload["seat"])
-    state = with_extra(state, units=units, armies=armies, mustered=mustered)
-    return dataclasses.replace(state, next_id=state.next_id + len(event.payload["units"]))
+        mustered[raw["id"]] = MusteredUnit(
+            raw["models"], tuple(c["datasheet"] for c in raw.get("characters", ()))
+        )
+    armies = (*state.muster.armies, event.payload["seat"])
+    muster = Muster(armies, lists, own, mustered)
+    return state.evolve(units=units, muster=muster,
+                        next_id=state.next_id + len(event.payload["units"]))
 
 
 @register_projector
@@ -534,15 +532,17 @@ def _project_armies(state: GameState, viewer: int | None, out: dict[str, Any]) -
         return
     out["own_datasheets"] = {
         sheet_id: sheet.model_dump(mode="json")
-        for sheet_id, sheet in state.extra.get("own_sheets", {}).items()
+        for sheet_id, sheet in state.muster.own_sheets.items()
     }
-    lists = state.extra.get("army_lists", {})
+    lists = state.muster.army_lists
     out["army_lists"] = {str(seat): info for seat, info in lists.items()}
 
 
 @register_folder("deployment_started")
 def _fold_deployment_started(state: GameState, event: Event) -> GameState:
-    return with_extra(state, stage=DEPLOYMENT, deploying=event.payload["deploying"])
+    battle = dataclasses.replace(state.battle, stage=DEPLOYMENT,
+                                 deploying=event.payload["deploying"])
+    return state.evolve(battle=battle)
 
 
 # --- deployment ---------------------------------------------------------------------------------
@@ -598,7 +598,7 @@ def deployed_unit(
 @register_acting
 def _deploying(state: GameState) -> frozenset[int]:
     """In deployment, the player whose turn it is to deploy acts."""
-    who = state.extra.get("deploying")
+    who = state.battle.deploying
     return frozenset({int(who)}) if stage(state) == DEPLOYMENT and who in (1, 2) else frozenset()
 
 
@@ -717,4 +717,6 @@ def _fold_unit_deployed(state: GameState, event: Event) -> GameState:
 
 @register_folder("deploying")
 def _fold_deploying(state: GameState, event: Event) -> GameState:
-    return with_extra(state, deploying=event.payload["deploying"])
+    return state.evolve(
+        battle=dataclasses.replace(state.battle, deploying=event.payload["deploying"])
+    )

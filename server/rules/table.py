@@ -28,6 +28,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.state import PregameState
 from server.rules.units import Coord, Facing, Finite
 
 MAX_TOKEN_SIZE_IN = 48.0
@@ -82,7 +83,7 @@ def _fold_game_created(state: GameState, event: Event) -> GameState:
         name=p["name"],
         battlefield=Battlefield(float(bf["width"]), float(bf["depth"])),
         dice_commitment=p["dice_commitment"],
-        extra={**state.extra, "pregame": p.get("pregame", "fixed")},
+        pregame=PregameState(mode=p.get("pregame", "fixed")),
     )
 
 
@@ -260,7 +261,7 @@ class Note(ActionModel):
 def note(state: GameState, seat: int, action: Note, dice: DiceStream) -> list[Event]:
     """A line in the game's log for both players (and spectators) to read."""
     check_limit(
-        int(state.extra.get("notes", 0)), MAX_NOTES, f"a game holds at most {MAX_NOTES} notes",
+        state.notes, MAX_NOTES, f"a game holds at most {MAX_NOTES} notes",
         "notes",
     )
     return [Event("note_added", {"text": action.text}, actor=seat)]
@@ -268,6 +269,4 @@ def note(state: GameState, seat: int, action: Note, dice: DiceStream) -> list[Ev
 
 @register_folder("note_added")
 def _fold_note_added(state: GameState, event: Event) -> GameState:
-    return dataclasses.replace(
-        state, extra={**state.extra, "notes": int(state.extra.get("notes", 0)) + 1}
-    )
+    return state.evolve(notes=state.notes + 1)

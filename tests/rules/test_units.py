@@ -109,11 +109,11 @@ def test_the_turn_move_record_lasts_one_player_turn() -> None:
     """How a unit moved this Player Turn (marched: no shooting) is forgotten when the next
     Player Turn begins; flags only ever add up within a turn."""
     state = Game("t9a").state
-    state = dataclasses.replace(state, extra={**state.extra, "player_turn": 3})
+    state = state.evolve(battle=dataclasses.replace(state.battle, player_turn=3))
     state = record_turn_move(state, "u1", moved=True, marched=True)
     state = record_turn_move(state, "u1", marched=False, charged=True)
     assert turn_moves(state) == {"u1": {"moved": True, "marched": True, "charged": True}}
-    later = dataclasses.replace(state, extra={**state.extra, "player_turn": 4})
+    later = state.evolve(battle=dataclasses.replace(state.battle, player_turn=4))
     assert turn_moves(later) == {}
 
 

@@ -36,6 +36,7 @@ from server.rules.rankandflank.engagement import (
     melee_rounds,
     rank_and_file_sheet,
     sheet,
+    with_melee_rounds,
 )
 from server.rules.rankandflank.system import RankAndFlankRules, rank_and_flank_of
 from server.rules.resume import is_suspended
@@ -46,7 +47,8 @@ from server.rules.units import (
     phase_moves,
     unit_from_json,
     units_of,
-    with_extra,
+    with_engaged,
+    with_phase_move,
     with_unit,
 )
 
@@ -251,14 +253,14 @@ def _fold_hp_lost(state: GameState, event: Event) -> GameState:
         record.setdefault(MODELS_AT_START, before.model_count)
         lost = before.model_count - (0 if after.status == "destroyed" else after.model_count)
         record[MODELS_LOST] = record.get(MODELS_LOST, 0) + max(0, lost)
-        state = with_extra(state, phase_moves={**phase_moves(state), after.id: record})
+        state = with_phase_move(state, after.id, record)
     return with_unit(state, after)
 
 
 def _drop_engagements(state: GameState, unit_id: str) -> GameState:
     engaged = {a: b for a, b in engaged_map(state).items() if unit_id not in (a, b)}
     rounds = {u: n for u, n in melee_rounds(state).items() if u != unit_id}
-    return with_extra(state, engaged=engaged, melee_rounds=rounds)
+    return with_melee_rounds(with_engaged(state, engaged), rounds)
 
 
 @register_folder("unit_destroyed")

@@ -79,6 +79,7 @@ from server.rules.rankandflank.engagement import (
     rank_and_file_sheet,
     sheet,
     standing,
+    with_melee_rounds,
 )
 from server.rules.rankandflank.events import Log, losses_events, resolve_on_pools, step_events
 from server.rules.rankandflank.system import (
@@ -87,7 +88,7 @@ from server.rules.rankandflank.system import (
     rank_and_flank_systems,
 )
 from server.rules.resume import refuse_while_suspended, register_frame, suspension
-from server.rules.units import Unit, phase_moves, table_of, unit_of, units_of, with_extra
+from server.rules.units import Unit, phase_moves, table_of, unit_of, units_of, with_phase_moves
 
 
 class FightCombat(ActionModel):
@@ -457,4 +458,4 @@ def _fold_combat_fought(state: GameState, event: Event) -> GameState:
             rounds[uid] = rounds.get(uid, 0) + 1
         else:
             rounds.pop(uid, None)
-    return with_extra(state, phase_moves=moves, melee_rounds=rounds)
+    return with_melee_rounds(with_phase_moves(state, moves), rounds)

@@ -86,7 +86,7 @@ from server.rules.units import (
     turn_moves,
     unit_of,
     units_of,
-    with_extra,
+    with_phase_move,
 )
 
 
@@ -390,4 +390,4 @@ def stand_and_shoot(state: GameState, unit_id: str, charger_id: str, dice: Rolle
 def _fold_shots_fired(state: GameState, event: Event) -> GameState:
     p = event.payload
     record = {**phase_moves(state).get(p["unit"], {}), "shot": p["target"]}
-    return with_extra(state, phase_moves={**phase_moves(state), p["unit"]: record})
+    return with_phase_move(state, p["unit"], record)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
 
@@ -49,9 +50,11 @@ from server.rules.core import (
     Phases,
     RuleError,
     When,
+    part_of,
     register_action,
     register_folder,
     register_projector,
+    with_part,
 )
 from server.rules.magic import opponent_spells_last_magic_phase
 from server.rules.naming import display_name, in_the_way
@@ -70,7 +73,7 @@ from server.rules.units import (
     unit_from_json,
     unit_of,
     units_of,
-    with_extra,
+    with_phase_moves,
     with_unit,
 )
 
@@ -92,10 +95,17 @@ def ambush_value(state: GameState, unit: Unit) -> str | None:
     return None if rule is None else str(rule.param or "")
 
 
+@dataclass(frozen=True, slots=True)
+class AmbushHosts:
+    """This system's part of the state for Ambush: characters in Ambush -> the ambushing unit
+    they are joined to for now."""
+
+    hosts: Mapping[str, str] = field(default_factory=dict)
+
+
 def _hosts(state: GameState) -> Mapping[str, str]:
     """Characters in Ambush -> the ambushing unit they are joined to for now."""
-    hosts: Mapping[str, str] = state.extra.get("ambush_hosts", {})
-    return hosts
+    return part_of(state, AmbushHosts).hosts
 
 
 def _riders(state: GameState, host_id: str) -> list[Unit]:
@@ -201,7 +211,7 @@ def _fold_host_chosen(state: GameState, event: Event) -> GameState:
     hosts.pop(event.payload["character"], None)
     if event.payload["host"] is not None:
         hosts[event.payload["character"]] = event.payload["host"]
-    return with_extra(state, ambush_hosts=hosts)
+    return with_part(state, AmbushHosts(hosts))
 
 
 # --- the rolls ----------------------------------------------------------------------------------
@@ -219,8 +229,8 @@ def ambush_roll_expression(state: GameState, unit: Unit) -> tuple[str, int]:
 def roll_for_ambushers(state: GameState, dice: DiceStream) -> list[Event]:
     """At the start of the owner's Movement Phase, from their Player Turn 2: one roll per
     ambushing unit (one for a combined unit); Player Turns 5 and 6 count as a 3+."""
-    seat = int(state.extra["active_player"])
-    turn = int(state.extra.get("turn", 1))
+    seat = state.battle.active_seat
+    turn = (state.battle.turn or 1)
     if turn < FIRST_ROLL_TURN:
         return []
     events = []
@@ -376,7 +386,7 @@ def arrive_from_ambush(
             swept=geo.to_geojson(check.region),
         )
     riders = _riders(state, unit.id)
-    turn = int(state.extra.get("turn", 1))
+    turn = (state.battle.turn or 1)
     arrived = dataclasses.replace(
         _mark(unit, drop=READY),
         status="on_table",
@@ -423,7 +433,7 @@ def _fold_unit_arrived(state: GameState, event: Event) -> GameState:
     # Arriving counts as an Advance Move (seed 000): it moved, and cannot move again.
     state = record_turn_move(state, unit.id, moved=True)
     moves = {**phase_moves(state), unit.id: {"arrived": True, "mode": "advance", "used": 0.0}}
-    return with_extra(state, ambush_hosts=hosts, phase_moves=moves)
+    return with_phase_moves(with_part(state, AmbushHosts(hosts)), moves)
 
 
 # --- is any arrival possible? -------------------------------------------------------------------

@@ -3,7 +3,7 @@
 A 40k `Unit` stands by `positions`: its Bodyguard (rank-and-file) models first, then its
 joined Leaders (`Unit.characters`). This module keeps what the shared `Unit` does not: which
 model line each model is (the Nob, the Sergeant), the wounds each model has lost, and the
-unit's Starting Strength, in `state.extra["forty"]` (folded from the events of
+unit's Starting Strength, in the system's part of the state (`Forty`) (folded from the events of
 `server/rules/wh40k10/`), and turns a unit into the pure attack sequence's `TargetUnit`.
 
 Decisions (docs/wh40k10-attacks.md, "The engine"): model `i` of a unit has the id
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import shapely
@@ -25,8 +25,8 @@ import shapely
 from server.data import Datasheet, load_catalog
 from server.geometry import ENGAGEMENT_RANGE_IN
 from server.geometry.measure import within
-from server.rules.core import GameState
-from server.rules.units import Unit, footprint_of, table_of, units_of, with_extra
+from server.rules.core import GameState, part_of, with_part
+from server.rules.units import Unit, footprint_of, table_of, units_of
 from server.rules.wh40k10.profiles import TargetModel, TargetUnit, Weapon, waaagh_model
 
 SYSTEM_ID = "wh40k10"
@@ -34,14 +34,22 @@ WAAAGH = "Waaagh!"
 DEMISE_RANGE_IN = 6.0
 
 
+@dataclass(frozen=True, slots=True)
+class Forty:
+    """This system's own part of the state: its records by name (command points, Victory
+    Points, wounds, Battle-shock, reserves, stratagems used...), each the JSON its projection
+    and rules read (`forty`, `set_forty`)."""
+
+    records: Mapping[str, Any] = field(default_factory=dict)
+
+
 def forty(state: GameState) -> Mapping[str, Any]:
     """This system's own part of the state (empty before anything happened)."""
-    data: Mapping[str, Any] = state.extra.get("forty", {})
-    return data
+    return part_of(state, Forty).records
 
 
 def set_forty(state: GameState, **values: Any) -> GameState:
-    return with_extra(state, forty={**forty(state), **values})
+    return with_part(state, Forty({**forty(state), **values}))
 
 
 def is_forty(state: GameState) -> bool:

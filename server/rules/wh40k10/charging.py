@@ -52,7 +52,7 @@ from server.rules.core import (
 from server.rules.flee import sheets_of
 from server.rules.naming import display_name
 from server.rules.orders import judge, offer, refused, register_offer
-from server.rules.units import Coord, Unit, phase_moves, unit_of, units_of, with_extra
+from server.rules.units import Coord, Unit, phase_moves, unit_of, units_of, with_phase_move
 from server.rules.wh40k10.army import SYSTEM_ID, forty, set_forty
 from server.rules.wh40k10.engage import charge_move_refusal
 
@@ -160,7 +160,7 @@ def _offer_charge_move(state: GameState, seat: int, unit: Unit) -> dict[str, Any
 @register_folder(ROLLED)
 def _fold_rolled(state: GameState, event: Event) -> GameState:
     p = event.payload
-    state = with_extra(state, phase_moves={**phase_moves(state), p["unit"]: {ROLLED: True}})
+    state = with_phase_move(state, p["unit"], {ROLLED: True})
     return set_forty(state, charge_move={"unit": p["unit"], "targets": p["targets"],
                                          "range": p["range"], "roll": p["roll"]})
 

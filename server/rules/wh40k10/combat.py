@@ -384,8 +384,7 @@ def _resolve(
 
 def charged_this_turn(state: GameState) -> list[str]:
     record = forty(state).get("charged", {})
-    return list(record.get("units", [])) if record.get("pt") == state.extra.get(
-        "player_turn") else []
+    return list(record.get("units", [])) if record.get("pt") == state.battle.player_turn else []
 
 
 def eligible_to_fight(state: GameState) -> list[str]:
@@ -418,9 +417,9 @@ def fight_chooser(state: GameState) -> tuple[int | None, list[str]]:
         return None, []
     units = units_of(state)
     owners = {units[u].owner for u in step}
-    active = int(state.extra.get("active_player") or 1)
+    active = int(state.battle.active_player or 1)
     last = forty(state).get("last_fighter", {})
-    at = [state.extra.get("player_turn"), state.extra.get("phase")]
+    at = [state.battle.player_turn, state.battle.phase]
     prefer = other(int(last["seat"])) if last.get("at") == at else other(active)
     return (prefer if prefer in owners else other(prefer)), step
 
@@ -511,10 +510,10 @@ def fight(state: GameState, seat: int, action: Fight, dice: DiceStream) -> list[
     """One unit fights: its models in Engagement Range (or in base contact with one of their
     unit that is) attack the target with `weapon` (default: each model's first melee weapon)."""
     require_stage(state, BATTLE)
-    if state.extra.get("phase") != "Fight":
+    if state.battle.phase != "Fight":
         raise RuleError(
-            OUT_OF_PHASE, f"fighting happens in the Fight phase, not {state.extra.get('phase')}",
-            phase=state.extra.get("phase"),
+            OUT_OF_PHASE, f"fighting happens in the Fight phase, not {state.battle.phase}",
+            phase=state.battle.phase,
         )
     unit = unit_of(state, action.unit, seat)
     target = unit_of(state, action.target)
@@ -585,7 +584,7 @@ def fight(state: GameState, seat: int, action: Fight, dice: DiceStream) -> list[
 
 @register_folder("fight_started")
 def _fold_fight_started(state: GameState, event: Event) -> GameState:
-    at = [state.extra.get("player_turn"), state.extra.get("phase")]
+    at = [state.battle.player_turn, state.battle.phase]
     return set_forty(state, last_fighter={"at": at, "seat": event.payload["seat"]})
 
 
@@ -599,7 +598,7 @@ def _fold_unit_attacked(state: GameState, event: Event) -> GameState:
 @register_folder("charges_recorded")
 def _fold_charges_recorded(state: GameState, event: Event) -> GameState:
     return set_forty(
-        state, charged={"pt": state.extra.get("player_turn"), "units": event.payload["units"]}
+        state, charged={"pt": state.battle.player_turn, "units": event.payload["units"]}
     )
 
 

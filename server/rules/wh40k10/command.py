@@ -27,6 +27,7 @@ victory points and the result (issue 16; FACTS.md, the core loop and its objecti
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Literal
 
 import shapely
@@ -177,7 +178,7 @@ def scoring_event(state: GameState, seat: int, when: str) -> Event:
             "vp": points,
             "total": total,
             "when": when,
-            "turn": state.extra.get("turn"),
+            "turn": state.battle.turn,
             "text": f"Player {seat} controls {len(held)} objective markers: {points} VP "
             f"({when}), {total} in all",
         },
@@ -189,7 +190,7 @@ def scoring_event(state: GameState, seat: int, when: str) -> Event:
 
 @on_phase_start(SYSTEM_ID, "Command")
 def command_step(state: GameState, dice: DiceStream) -> list[Event]:
-    active = int(state.extra["active_player"])
+    active = state.battle.active_seat
     mine = [u.id for u in units_of(state).values() if u.owner == active]
     data = forty(state)
     known = data.get("start", {})
@@ -251,7 +252,7 @@ def insane_bravery_event(state: GameState, unit: Unit) -> Event | None:
 @on_phase_end(SYSTEM_ID, "Command")
 def battle_shock_step(state: GameState, dice: DiceStream) -> list[Event]:
     """The Battle-shock step, then (from round 2) the active player's objective VP."""
-    active = int(state.extra["active_player"])
+    active = state.battle.active_seat
     out: list[Event] = []
     for unit in units_of(state).values():
         if unit.owner != active or unit.status != "on_table" or not unit.positions:
@@ -285,8 +286,8 @@ def battle_shock_step(state: GameState, dice: DiceStream) -> list[Event]:
             )
         )
     state = fold_all(state, out)
-    turn = int(state.extra.get("turn", 1))
-    first = int(state.extra.get("first_player", 1))
+    turn = (state.battle.turn or 1)
+    first = state.battle.first_player
     last_round = turn == 5 and active != first
     if turn >= SCORING_FROM_ROUND and not last_round:
         out.append(scoring_event(state, active, "end of the Command phase"))
@@ -312,8 +313,8 @@ def _fold_scored(state: GameState, event: Event) -> GameState:
 @on_phase_end(SYSTEM_ID, "Fight")
 def last_round_scoring(state: GameState, dice: DiceStream) -> list[Event]:
     """Battle round 5: the player going second scores at the end of their turn."""
-    active = int(state.extra["active_player"])
-    if int(state.extra.get("turn", 1)) == 5 and active != int(state.extra.get("first_player", 1)):
+    active = state.battle.active_seat
+    if (state.battle.turn or 1) == 5 and active != state.battle.first_player:
         return [scoring_event(state, active, "end of the last turn")]
     return []
 
@@ -342,9 +343,8 @@ def declare_result(state: GameState, dice: DiceStream) -> list[Event]:
 
 @register_folder("result_declared")
 def _fold_result(state: GameState, event: Event) -> GameState:
-    from server.rules.units import with_extra
-
-    return with_extra(state, declared_winner=event.payload["winner"])
+    outcome = dataclasses.replace(state.outcome, declared_winner=event.payload["winner"])
+    return state.evolve(outcome=outcome)
 
 
 # --- the Waaagh! -------------------------------------------------------------------------------
@@ -431,12 +431,12 @@ class RoarOfMork(ActionModel):
 def roar(state: GameState, seat: int, action: RoarOfMork, dice: DiceStream) -> list[Event]:
     """Roar of Mork (FACTS.md, Wurrboy), in the opponent's Command phase."""
     require_stage(state, BATTLE)
-    if state.extra.get("phase") != "Command" or state.extra.get("active_player") == seat:
+    if state.battle.phase != "Command" or state.battle.active_player == seat:
         raise RuleError(
             OUT_OF_PHASE,
             "Roar of Mork is used in your opponent's Command phase",
-            phase=state.extra.get("phase"),
-            active_player=state.extra.get("active_player"),
+            phase=state.battle.phase,
+            active_player=state.battle.active_player,
         )
     unit = unit_of(state, action.unit, seat)
     roarer = next(
@@ -445,7 +445,7 @@ def roar(state: GameState, seat: int, action: RoarOfMork, dice: DiceStream) -> l
     if unit.status != "on_table" or roarer is None:
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} has no model with Roar of Mork",
                         rule=ROAR_OF_MORK)
-    at = [state.extra.get("player_turn"), state.extra.get("phase")]
+    at = [state.battle.player_turn, state.battle.phase]
     if forty(state).get("roar_used") == at:
         raise RuleError(ILLEGAL_MOVE, "Roar of Mork is used once per phase", rule=ROAR_OF_MORK)
     target = unit_of(state, action.target)
@@ -496,7 +496,7 @@ def roar(state: GameState, seat: int, action: RoarOfMork, dice: DiceStream) -> l
 
 @register_folder("roar_of_mork_used")
 def _fold_roar(state: GameState, event: Event) -> GameState:
-    at = [state.extra.get("player_turn"), state.extra.get("phase")]
+    at = [state.battle.player_turn, state.battle.phase]
     roared = list(forty(state).get("roared", []))
     if event.payload["succeeded"] and event.payload["target"] not in roared:
         roared.append(event.payload["target"])
@@ -513,7 +513,7 @@ def _project_forty(state: GameState, viewer: int | None, out: dict[str, Any]) ->
     data = forty(state)
     chooser: int | None = None
     step: list[str] = []
-    if state.extra.get("phase") == "Fight" and stage(state) == BATTLE:
+    if state.battle.phase == "Fight" and stage(state) == BATTLE:
         chooser, step = fight_chooser(state)
     units = units_of(state)
     out["forty"] = {

@@ -135,7 +135,7 @@ def _fold_attacks_resolved(state: GameState, event: Event) -> GameState:
 def done_this_phase(state: GameState, what: str) -> list[str]:
     """Units that shot / fought in the current phase (`what`: "shooting" or "fight")."""
     record = forty(state).get(what, {})
-    at = [state.extra.get("player_turn"), state.extra.get("phase")]
+    at = [state.battle.player_turn, state.battle.phase]
     return list(record.get("units", [])) if record.get("at") == at else []
 
 
@@ -143,7 +143,7 @@ def mark_done(state: GameState, what: str, unit_id: str) -> GameState:
     units = done_this_phase(state, what)
     if unit_id not in units:
         units.append(unit_id)
-    at = [state.extra.get("player_turn"), state.extra.get("phase")]
+    at = [state.battle.player_turn, state.battle.phase]
     return set_forty(state, **{what: {"at": at, "units": units}})
 
 

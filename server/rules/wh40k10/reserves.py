@@ -57,13 +57,12 @@ from server.rules.units import (
     datasheet_of,
     deployment_zone,
     footprint_of,
-    phase_moves,
     record_turn_move,
     table_of,
     unit_from_json,
     unit_of,
     units_of,
-    with_extra,
+    with_phase_move,
     with_unit,
 )
 from server.rules.wh40k10.army import SYSTEM_ID, forty, set_forty, sheets
@@ -183,7 +182,7 @@ def _in_reserves(state: GameState, seat: int, unit_id: str) -> Unit:
     unit = unit_of(state, unit_id, seat)
     if unit.status not in IN_RESERVES:
         raise _refuse("Reserves", f"{display_name(state, unit.id)} is not in Reserves")
-    turn = int(state.extra.get("turn", 1))
+    turn = (state.battle.turn or 1)
     if turn < FIRST_ARRIVAL_ROUND:
         raise _refuse("Reserves",
                       f"{display_name(state, unit.id)} cannot arrive in the first battle round")
@@ -227,7 +226,7 @@ def arrival_problem(state: GameState, seat: int, placed: Unit) -> RuleError | No
             return _refuse(rule, f"{name} must arrive wholly within {EDGE_BAND_IN:g} in of a "
                            "battlefield edge")
         zone = deployment_zone(state, other(seat))
-        if int(state.extra.get("turn", 1)) == FIRST_ARRIVAL_ROUND and (
+        if (state.battle.turn or 1) == FIRST_ARRIVAL_ROUND and (
             shapely.area(shapely.intersection(zone, fp.boundary)) > 1e-9
         ):
             return _refuse(rule, f"{name} cannot arrive in the enemy's deployment zone in "
@@ -306,7 +305,7 @@ def _fold_arrived(state: GameState, event: Event) -> GameState:
     unit = unit_from_json(event.payload["unit"])
     state = with_unit(state, unit)
     state = record_turn_move(state, unit.id, moved=True)
-    return with_extra(state, phase_moves={**phase_moves(state), unit.id: {"arrived": True}})
+    return with_phase_move(state, unit.id, {"arrived": True})
 
 
 @on_game_end(SYSTEM_ID)

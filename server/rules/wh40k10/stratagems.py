@@ -75,7 +75,7 @@ from server.rules.units import (
     turn_moves,
     unit_of,
     units_of,
-    with_extra,
+    with_phase_move,
 )
 from server.rules.wh40k10.army import (
     SYSTEM_ID,
@@ -195,7 +195,7 @@ class UseStratagem(ActionModel):
 
 
 def _at(state: GameState) -> list[Any]:
-    return [state.extra.get("player_turn"), state.extra.get("phase")]
+    return [state.battle.player_turn, state.battle.phase]
 
 
 def used_this_phase(state: GameState, seat: int) -> list[str]:
@@ -225,7 +225,7 @@ def counter_offensive_next(state: GameState) -> str | None:
 def insane_bravery_test(state: GameState, unit: Unit) -> Event | None:
     """The Battle-shock test of a unit Insane Bravery was used on this turn: passed."""
     record = forty(state).get("insane_bravery", {})
-    if record.get("unit") != unit.id or record.get("pt") != state.extra.get("player_turn"):
+    if record.get("unit") != unit.id or record.get("pt") != state.battle.player_turn:
         return None
     return Event(
         "battle_shock_test",
@@ -261,17 +261,17 @@ def _own_unit(state: GameState, seat: int, s: Stratagem, unit_id: str | None) ->
 
 
 def _phase(state: GameState) -> str:
-    return str(state.extra.get("phase"))
+    return str(state.battle.phase)
 
 
 def _opponents_phase(state: GameState, seat: int, s: Stratagem, phases: Sequence[str]) -> None:
-    if state.extra.get("active_player") == seat or _phase(state) not in phases:
+    if state.battle.active_player == seat or _phase(state) not in phases:
         raise _refuse(s, f"{s.name} is used in your opponent's {' or '.join(phases)} phase",
                       OUT_OF_PHASE, phase=_phase(state))
 
 
 def _own_phase(state: GameState, seat: int, s: Stratagem, phase: str) -> None:
-    if state.extra.get("active_player") != seat or _phase(state) != phase:
+    if state.battle.active_player != seat or _phase(state) != phase:
         raise _refuse(s, f"{s.name} is used in your {phase} phase", OUT_OF_PHASE,
                       phase=_phase(state))
 
@@ -298,7 +298,7 @@ def _check_reroll(state: GameState, seat: int, s: Stratagem, action: UseStratage
     if action.roll == "battle_shock":
         raise _refuse(s, "Command Re-roll does not re-roll Battle-shock tests (10th-edition "
                       "core rules); Insane Bravery passes one", not_automated=False)
-    if state.extra.get("active_player") != seat:
+    if state.battle.active_player != seat:
         raise _refuse(s, f"you made no {ROLL_WORDS[action.roll]} this phase", OUT_OF_PHASE)
     last = _last_roll(state, action.roll)
     words = ROLL_WORDS[action.roll]
@@ -416,7 +416,7 @@ def _check_overwatch(state: GameState, seat: int, s: Stratagem, action: UseStrat
     Unit, Effect
 ]:
     _opponents_phase(state, seat, s, ("Movement", "Charge"))
-    if forty(state).get("overwatch", {}).get(str(seat)) == state.extra.get("player_turn"):
+    if forty(state).get("overwatch", {}).get(str(seat)) == state.battle.player_turn:
         raise _refuse(s, "Fire Overwatch is used once per turn")
     if action.target is None:
         raise _refuse(s, "Fire Overwatch: name the enemy unit to shoot at", BAD_REQUEST,
@@ -598,7 +598,7 @@ def use_stratagem(
             "cp_left": left,
             "unit": unit.id,
             "target": target.id if target else None,
-            "turn_of": state.extra.get("player_turn"),
+            "turn_of": state.battle.player_turn,
             "text": f"Player {seat} uses {s.name} ({s.cost} CP, {left} left) on {unit.name}"
             + (f", at {target.name}" if target else ""),
         },
@@ -623,7 +623,7 @@ def _fold_used(state: GameState, event: Event) -> GameState:
         once = {k: list(v) for k, v in data.get("stratagems_once", {}).items()}
         once.setdefault(seat, []).append(name)
         values["stratagems_once"] = once
-        values["insane_bravery"] = {"unit": unit, "pt": state.extra.get("player_turn")}
+        values["insane_bravery"] = {"unit": unit, "pt": state.battle.player_turn}
     elif name == GO_TO_GROUND:
         record = data.get("go_to_ground", {})
         units = list(record.get("units", [])) if record.get("at") == _at(state) else []
@@ -631,7 +631,7 @@ def _fold_used(state: GameState, event: Event) -> GameState:
     elif name == COUNTER_OFFENSIVE:
         values["counter_offensive"] = {"at": _at(state), "unit": unit}
     elif name == FIRE_OVERWATCH:
-        values["overwatch"] = {**data.get("overwatch", {}), seat: state.extra.get("player_turn")}
+        values["overwatch"] = {**data.get("overwatch", {}), seat: state.battle.player_turn}
     return set_forty(state, **values)
 
 
@@ -639,9 +639,8 @@ def _fold_used(state: GameState, event: Event) -> GameState:
 def _fold_heroic(state: GameState, event: Event) -> GameState:
     """The intervening unit charged, but it is no charger of this phase: no Fights First."""
     p = event.payload
-    moves = phase_moves(state)
     record = {"intervened": p["target"] if p["succeeded"] else None}
-    return with_extra(state, phase_moves={**moves, p["unit"]: record})
+    return with_phase_move(state, p["unit"], record)
 
 
 @register_folder("command_reroll")
@@ -651,7 +650,7 @@ def _fold_reroll(state: GameState, event: Event) -> GameState:
         return state  # a charge re-roll: the charge events that follow say what happened
     moves = phase_moves(state)
     record = {**moves.get(p["unit"], {}), "advanced": p["new"][0], "allowance": p["allowance"]}
-    return with_extra(state, phase_moves={**moves, p["unit"]: record})
+    return with_phase_move(state, p["unit"], record)
 
 
 # --- what a player is offered ----------------------------------------------------------------

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import shapely
@@ -70,9 +71,11 @@ from server.rules.core import (
     RuleError,
     When,
     fold_all,
+    part_of,
     register_action,
     register_folder,
     register_projector,
+    with_part,
 )
 from server.rules.naming import display_name, display_names, in_the_way
 from server.rules.orders import judge, offer, register_offer
@@ -89,7 +92,9 @@ from server.rules.units import (
     unit_from_json,
     unit_of,
     units_of,
-    with_extra,
+    with_engaged,
+    with_phase_move,
+    with_phase_moves,
     with_unit,
 )
 
@@ -120,10 +125,17 @@ def reserve_rule(state: GameState, unit: Unit) -> str | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class EntombedState:
+    """This system's part of the state for Entombed and Ambushers: the units whose emergence
+    waits for their placement ({unit id: {mode, marker, enemy, edge, suggested, outline}})."""
+
+    waiting: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
 def pending(state: GameState) -> Mapping[str, Mapping[str, Any]]:
     """Units whose emergence waits for their placement: mode "marker", "enemy" or "edge"."""
-    found: Mapping[str, Mapping[str, Any]] = state.extra.get("entombed", {})
-    return found
+    return part_of(state, EntombedState).waiting
 
 
 def _mark(unit: Unit, add: str | None = None, drop: str | None = None) -> Unit:
@@ -151,8 +163,8 @@ def _outline(formation: RankedFormation) -> list[list[float]]:
 def roll_for_ambushers(state: GameState, dice: DiceStream) -> list[Event]:
     """FACTS.md Ambushers: from game turn 2, a D6 per unit at the start of the turn: 1-2
     delayed, 3+ arrives in Remaining Moves."""
-    seat = int(state.extra["active_player"])
-    turn = int(state.extra.get("turn", 1))
+    seat = state.battle.active_seat
+    turn = (state.battle.turn or 1)
     if turn < FIRST_ROLL_TURN:
         return []
     events = []
@@ -213,7 +225,7 @@ def _ready_unit(state: GameState, seat: int, unit_id: str, what: str) -> Unit:
 
 
 def _is_building(state: GameState, terrain_id: str) -> bool:
-    label = str(state.extra.get("terrain_labels", {}).get(terrain_id, "")).lower()
+    label = state.terrain_labels.get(terrain_id, "").lower()
     return any(word in label for word in BUILDING_WORDS)
 
 
@@ -450,7 +462,7 @@ def _fold_marker(state: GameState, event: Event) -> GameState:
         "suggested": p["suggested"],
         "outline": p["outline"],
     }
-    return with_extra(state, entombed={**pending(state), p["unit"]: entry})
+    return with_part(state, EntombedState({**pending(state), p["unit"]: entry}))
 
 
 @register_folder("entombed_mishap")
@@ -458,14 +470,14 @@ def _fold_mishap(state: GameState, event: Event) -> GameState:
     p = event.payload
     unit = units_of(state)[p["unit"]]
     rest = {k: v for k, v in pending(state).items() if k != unit.id}
-    state = with_extra(state, entombed=rest)
+    state = with_part(state, EntombedState(rest))
     if p["result"] == "destroyed":
         return with_unit(state, dataclasses.replace(_mark(unit, drop=READY), status="destroyed"))
     if p["result"] == "delayed":
         return with_unit(state, _mark(unit, drop=READY))
     entry = {"mode": "edge", "marker": None, "enemy": None, "edge": p["edge"],
              "suggested": p["suggested"], "outline": p["outline"]}
-    return with_extra(state, entombed={**rest, unit.id: entry})
+    return with_part(state, EntombedState({**rest, unit.id: entry}))
 
 
 # --- the unit emerges ----------------------------------------------------------------------------
@@ -578,18 +590,19 @@ def _fold_emerged(state: GameState, event: Event) -> GameState:
     p = event.payload
     unit = unit_from_json(p["unit"])
     state = with_unit(state, unit)
-    state = with_extra(state, entombed={k: v for k, v in pending(state).items() if k != unit.id})
+    rest = {k: v for k, v in pending(state).items() if k != unit.id}
+    state = with_part(state, EntombedState(rest))
     if p["charging"]:
-        engaged = {**state.extra.get("engaged", {}), unit.id: p["charging"]}
-        return with_extra(state, engaged=engaged,
-                    phase_moves={**phase_moves(state), unit.id: {"charged": p["charging"]}})
+        engaged = {**state.charges.engaged, unit.id: p["charging"]}
+        state = with_engaged(state, engaged)
+        return with_phase_move(state, unit.id, {"charged": p["charging"]})
     if p["mode"] == "edge":
         # Entering from a table edge counts as the unit's move (docs/rules-decisions.md).
         state = record_turn_move(state, unit.id, moved=True)
         moves = {**phase_moves(state), unit.id: {"arrived": True, "mode": "advance", "used": 0.0}}
-        return with_extra(state, phase_moves=moves)
+        return with_phase_moves(state, moves)
     # It may act normally (seed 002): its Remaining Move is still to come; no charge.
-    return with_extra(state, phase_moves={**phase_moves(state), unit.id: {"emerged": True}})
+    return with_phase_move(state, unit.id, {"emerged": True})
 
 
 # --- the end of the Movement phase and of the game -----------------------------------------------

@@ -120,7 +120,7 @@ def _check_skirmisher(state: GameState, unit: Unit) -> None:
     if phase_moves(state).get(unit.id):
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} has already moved this phase",
                         rule="One Move per Phase")
-    engaged = state.extra.get("engaged", {})
+    engaged = state.charges.engaged
     if unit.id in engaged or unit.id in engaged.values():
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} is engaged in combat", rule=SKIRMISHERS)
 
@@ -338,12 +338,12 @@ def close_up_and_spread_out(state: GameState, dice: DiceStream) -> list[Event]:
     """At the end of the Movement phase (after charges and Remaining Moves): Skirmishers in
     base contact with an enemy (engaged, as chargers or charged) close up; the active player's
     closed-up Skirmishers out of contact spread out."""
-    engaged = state.extra.get("engaged", {})
+    engaged = state.charges.engaged
     partner: dict[str, str] = {}
     for charger, target in engaged.items():
         partner.setdefault(charger, target)
         partner.setdefault(target, charger)
-    active = state.extra.get("active_player")
+    active = state.battle.active_player
     events: list[Event] = []
     for unit in list(units_of(state).values()):
         if unit.status != "on_table" or not datasheet_of(state, unit).has_rule(SKIRMISHERS):
@@ -380,7 +380,7 @@ def feigned_flight_counts_as_moved(state: GameState, dice: DiceStream) -> list[E
     still carries `feigned_flight`: it is recorded as having moved this turn."""
     if state.system != SYSTEM:
         return []
-    seat = state.extra.get("active_player")
+    seat = state.battle.active_player
     return [
         Event(
             "feigned_flight_moved",

@@ -76,8 +76,8 @@ def vanguard_charge_refusal(state: GameState, unit_id: str) -> tuple[str, str] |
     if (
         unit is None
         or MARKER not in unit.markers
-        or state.extra.get("turn") != 1
-        or unit.owner != int(state.extra.get("first_player", 1))
+        or state.battle.turn != 1
+        or unit.owner != state.battle.first_player
     ):
         return None
     return (
@@ -97,9 +97,9 @@ class VanguardMove(ActionModel):
 
 
 def _check_vanguard_window(state: GameState) -> None:
-    x = state.extra
-    first = int(x.get("first_player", 1))
-    if (x.get("turn"), x.get("active_player"), x.get("phase"), x.get("player_turn")) != (
+    b = state.battle
+    first = int(b.first_player or 1)
+    if (b.turn, b.active_player, b.phase, b.player_turn) != (
         1, first, "Start", 1
     ):
         raise RuleError(

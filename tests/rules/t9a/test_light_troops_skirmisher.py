@@ -25,7 +25,7 @@ from tests.rules.test_battle import act, refused, t9a_deployed
 def movement_phase():  # type: ignore[no-untyped-def]
     state = t9a_deployed()
     state, _ = act(state, 1, type="end_phase")  # Charge -> Movement
-    assert state.extra["phase"] == "Movement"
+    assert state.battle.phase == "Movement"
     return state
 
 

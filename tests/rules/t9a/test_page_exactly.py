@@ -40,9 +40,9 @@ def joined_deployed(deploy_gremlins: bool = True) -> Any:
 
 def movement_phase(state: Any, seat: int = 1) -> Any:
     for _ in range(20):
-        if state.extra.get("active_player") == seat and state.extra.get("phase") == "Movement":
+        if state.battle.active_player == seat and state.battle.phase == "Movement":
             return state
-        state, _ = act(state, int(state.extra["active_player"]), type="end_phase")
+        state, _ = act(state, int(state.battle.active_player), type="end_phase")
     raise AssertionError("no Movement Phase")
 
 

@@ -45,11 +45,11 @@ def deployed(
 def to_phase(state: GameState, seat: int, phase: str, turn: int | None = None) -> GameState:
     """End phases until `seat`'s `phase` (of battle round `turn`, if given)."""
     while not (
-        state.extra.get("active_player") == seat
-        and state.extra.get("phase") == phase
-        and (turn is None or state.extra.get("turn") == turn)
+        state.battle.active_player == seat
+        and state.battle.phase == phase
+        and (turn is None or state.battle.turn == turn)
     ):
-        state, _ = act(state, int(state.extra["active_player"]), type="end_phase")
+        state, _ = act(state, int(state.battle.active_player), type="end_phase")
     return state
 
 

@@ -317,7 +317,7 @@ def _two_chargers():  # type: ignore[no-untyped-def]
     state = place(state, "u1", block(11, front, x0=24.0, dy=-(BASE_IN + 0.005)))
     state = place(state, "u2", block(10, 33.0 + BASE_IN + 0.2, x0=24.0, dy=BASE_IN + 0.005))
     state = place(state, "u3", row(5, 33.0, x0=24.0))
-    return with_forty(state, charged={"pt": state.extra["player_turn"], "units": ["u1", "u2"]})
+    return with_forty(state, charged={"pt": state.battle.player_turn, "units": ["u1", "u2"]})
 
 
 def test_counter_offensive_lets_a_unit_fight_next_after_an_enemy_unit_fought() -> None:

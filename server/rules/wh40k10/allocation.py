@@ -158,6 +158,6 @@ def set_allocation_order(
 
 @register_folder("allocation_order_set")
 def _fold_allocation(state: GameState, event: Event) -> GameState:
-    prefs = dict(forty(state).get("allocation", {}))
+    prefs = dict(forty(state).allocation)
     prefs[str(event.payload["unit"])] = list(event.payload["models"])
     return set_forty(state, allocation=prefs)

@@ -61,7 +61,7 @@ ROLLED = "charge_rolled"
 
 def pending_charge_move(state: GameState) -> dict[str, Any] | None:
     """The charge rolled this phase whose Charge move is still to be made, if any."""
-    pending = forty(state).get("charge_move")
+    pending = forty(state).charge_move
     if not pending:
         return None
     moves = phase_moves(state).get(pending["unit"], {})
@@ -102,8 +102,8 @@ def charge(state: GameState, seat: int, action: DeclareCharges, dice: DiceStream
         raise RuleError(BAD_REQUEST, "each target is named once", field="targets")
     unit = unit_of(state, action.unit, seat)
     _check_charger(state, unit)
-    if pending_charge_move(state) is not None:
-        waiting = display_name(state, str(forty(state)["charge_move"]["unit"]))
+    if (pending := pending_charge_move(state)) is not None:
+        waiting = display_name(state, str(pending["unit"]))
         raise RuleError(ILLEGAL_MOVE, f"{waiting} must make its Charge move first",
                         rule="Charge")
     gaps = {t: _check_charge_target(state, seat, unit, unit_of(state, t)) for t in action.targets}

@@ -383,7 +383,7 @@ def _resolve(
 
 
 def charged_this_turn(state: GameState) -> list[str]:
-    record = forty(state).get("charged", {})
+    record = forty(state).charged
     return list(record.get("units", [])) if record.get("pt") == state.battle.player_turn else []
 
 
@@ -418,7 +418,7 @@ def fight_chooser(state: GameState) -> tuple[int | None, list[str]]:
     units = units_of(state)
     owners = {units[u].owner for u in step}
     active = int(state.battle.active_player or 1)
-    last = forty(state).get("last_fighter", {})
+    last = forty(state).last_fighter
     at = [state.battle.player_turn, state.battle.phase]
     prefer = other(int(last["seat"])) if last.get("at") == at else other(active)
     return (prefer if prefer in owners else other(prefer)), step

@@ -112,15 +112,15 @@ def _seats(values: Any) -> dict[str, int]:
 
 
 def cp(state: GameState) -> dict[str, int]:
-    return _seats(forty(state).get("cp"))
+    return _seats(forty(state).cp)
 
 
 def vp(state: GameState) -> dict[str, int]:
-    return _seats(forty(state).get("vp"))
+    return _seats(forty(state).vp)
 
 
 def battle_shocked(state: GameState) -> list[str]:
-    return list(forty(state).get("battle_shocked", []))
+    return list(forty(state).battle_shocked)
 
 
 # --- objectives --------------------------------------------------------------------------------
@@ -193,7 +193,7 @@ def command_step(state: GameState, dice: DiceStream) -> list[Event]:
     active = state.battle.active_seat
     mine = [u.id for u in units_of(state).values() if u.owner == active]
     data = forty(state)
-    known = data.get("start", {})
+    known = data.start
     return [
         Event(
             "command_phase_started",
@@ -206,8 +206,8 @@ def command_step(state: GameState, dice: DiceStream) -> list[Event]:
                 },
                 "cp_gained": {"1": CP_PER_COMMAND_PHASE, "2": CP_PER_COMMAND_PHASE},
                 "battle_shock_ended": [u for u in battle_shocked(state) if u in mine],
-                "roar_ended": [u for u in data.get("roared", []) if u in mine],
-                "waaagh_ended": active in data.get("waaagh_active", []),
+                "roar_ended": [u for u in data.roared if u in mine],
+                "waaagh_ended": active in data.waaagh_active,
                 "text": f"Player {active}'s Command phase: both players gain "
                 f"{CP_PER_COMMAND_PHASE} CP",
             },
@@ -225,11 +225,11 @@ def _fold_command(state: GameState, event: Event) -> GameState:
     seat = int(p["seat"])
     return set_forty(
         state,
-        start={**data.get("start", {}), **p.get("starting_strength", {})},
+        start={**data.start, **p.get("starting_strength", {})},
         cp=points,
         battle_shocked=[u for u in battle_shocked(state) if u not in p["battle_shock_ended"]],
-        roared=[u for u in data.get("roared", []) if u not in p["roar_ended"]],
-        waaagh_active=[s for s in data.get("waaagh_active", []) if s != seat],
+        roared=[u for u in data.roared if u not in p["roar_ended"]],
+        waaagh_active=[s for s in data.waaagh_active if s != seat],
     )
 
 
@@ -264,7 +264,7 @@ def battle_shock_step(state: GameState, dice: DiceStream) -> list[Event]:
         if brave is not None:
             out.append(brave)
             continue
-        roared = unit.id in forty(state).get("roared", [])
+        roared = unit.id in forty(state).roared
         needed = best - (ROAR_OF_MORK_MODIFIER if roared else 0)
         roll = dice.roll("2D6")
         total = roll.total or 0
@@ -380,7 +380,7 @@ def _offer_waaagh(state: GameState, seat: int) -> dict[str, Any] | None:
 def call_waaagh(state: GameState, seat: int, action: CallWaaagh, dice: DiceStream) -> list[Event]:
     """Waaagh! (seed 004): once per battle, in your Command phase."""
     require_phase(state, seat, ("Command",), "calling a Waaagh!")
-    if seat in forty(state).get("waaagh_used", []):
+    if seat in forty(state).waaagh_used:
         raise RuleError(ILLEGAL_MOVE, "the Waaagh! is called once per battle", rule="Waaagh!")
     if not any(
         u.owner == seat and any(has_waaagh(s) for s in sheets(u))
@@ -407,8 +407,8 @@ def _fold_waaagh(state: GameState, event: Event) -> GameState:
     data = forty(state)
     return set_forty(
         state,
-        waaagh_used=[*data.get("waaagh_used", []), seat],
-        waaagh_active=[*data.get("waaagh_active", []), seat],
+        waaagh_used=[*data.waaagh_used, seat],
+        waaagh_active=[*data.waaagh_active, seat],
     )
 
 
@@ -446,7 +446,7 @@ def roar(state: GameState, seat: int, action: RoarOfMork, dice: DiceStream) -> l
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} has no model with Roar of Mork",
                         rule=ROAR_OF_MORK)
     at = [state.battle.player_turn, state.battle.phase]
-    if forty(state).get("roar_used") == at:
+    if forty(state).roar_used == at:
         raise RuleError(ILLEGAL_MOVE, "Roar of Mork is used once per phase", rule=ROAR_OF_MORK)
     target = unit_of(state, action.target)
     if target.owner == seat:
@@ -497,7 +497,7 @@ def roar(state: GameState, seat: int, action: RoarOfMork, dice: DiceStream) -> l
 @register_folder("roar_of_mork_used")
 def _fold_roar(state: GameState, event: Event) -> GameState:
     at = [state.battle.player_turn, state.battle.phase]
-    roared = list(forty(state).get("roared", []))
+    roared = list(forty(state).roared)
     if event.payload["succeeded"] and event.payload["target"] not in roared:
         roared.append(event.payload["target"])
     return set_forty(state, roar_used=at, roared=roared)
@@ -520,15 +520,15 @@ def _project_forty(state: GameState, viewer: int | None, out: dict[str, Any]) ->
         "cp": cp(state),
         "vp": vp(state),
         "waaagh": {
-            "used": list(data.get("waaagh_used", [])),
-            "active": list(data.get("waaagh_active", [])),
+            "used": list(data.waaagh_used),
+            "active": list(data.waaagh_active),
         },
         "battle_shocked": battle_shocked(state),
-        "roared": list(data.get("roared", [])),
+        "roared": list(data.roared),
         "objectives": control(state),
         "fights_first": charged_this_turn(state),
         "fight_next": {"seat": chooser, "units": step},
-        "allocation": dict(data.get("allocation", {})),
+        "allocation": dict(data.allocation),
         "models": {
             u.id: [
                 {"id": m.id, "name": m.name, "wounds": m.wounds, "lost": m.lost,

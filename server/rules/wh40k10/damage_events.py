@@ -11,7 +11,7 @@ set off more Deadly Demise).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from server.rules.core import Event, GameState, fold_all, register_folder
@@ -122,9 +122,9 @@ def _fold_attacks_resolved(state: GameState, event: Event) -> GameState:
     after = unit_from_json(p["unit_after"])
     state = with_unit(state, after)
     data = forty(state)
-    wounds = {**data.get("wounds", {}), after.id: list(p["wounds_after"])}
-    lines = {**data.get("lines", {}), after.id: list(p["lines_after"])}
-    start = {**data.get("start", {}), after.id: int(p["starting_strength"])}
+    wounds = {**data.wounds, after.id: list(p["wounds_after"])}
+    lines = {**data.lines, after.id: list(p["lines_after"])}
+    start = {**data.start, after.id: int(p["starting_strength"])}
     state = set_forty(state, wounds=wounds, lines=lines, start=start)
     attacker = p.get("attacker")
     if attacker and p.get("kind") in ("shooting", "fight"):
@@ -134,7 +134,7 @@ def _fold_attacks_resolved(state: GameState, event: Event) -> GameState:
 
 def done_this_phase(state: GameState, what: str) -> list[str]:
     """Units that shot / fought in the current phase (`what`: "shooting" or "fight")."""
-    record = forty(state).get(what, {})
+    record: Mapping[str, Any] = getattr(forty(state), what)
     at = [state.battle.player_turn, state.battle.phase]
     return list(record.get("units", [])) if record.get("at") == at else []
 

@@ -35,7 +35,7 @@ DESPERATE_ESCAPE_FAILS = 2
 
 
 def fell_back_this_turn(state: GameState) -> list[str]:
-    record = forty(state).get("fell_back", {})
+    record = forty(state).fell_back
     if record.get("pt") != state.battle.player_turn:
         return []
     return list(record.get("units", []))
@@ -45,7 +45,7 @@ def started_engaged(state: GameState, unit: Unit) -> bool:
     """Did `unit` start this Movement phase within Engagement Range of an enemy unit? (The
     record made as the phase started; a unit that has not moved is where it started.)"""
     at = [state.battle.player_turn, state.battle.phase]
-    record = forty(state).get("engaged_at_movement", {})
+    record = forty(state).engaged_at_movement
     if record.get("at") == at and unit.id in record.get("units", []):
         return True
     return unit.id not in phase_moves(state) and bool(engaged_with(state, unit))
@@ -75,7 +75,7 @@ def _fold_movement_started(state: GameState, event: Event) -> GameState:
 @on_phase_end(SYSTEM_ID, "Movement")
 def fall_back(state: GameState, dice: DiceStream) -> list[Event]:
     at = [state.battle.player_turn, state.battle.phase]
-    record = forty(state).get("engaged_at_movement", {})
+    record = forty(state).engaged_at_movement
     if record.get("at") != at:
         return []
     moved = phase_moves(state)
@@ -93,7 +93,7 @@ def fall_back(state: GameState, dice: DiceStream) -> list[Event]:
         )
     ]
     state = fold_all(state, events)
-    shocked = forty(state).get("battle_shocked", [])
+    shocked = forty(state).battle_shocked
     for uid in units:
         unit = units_of(state)[uid]
         if uid not in shocked or not unit.positions:

@@ -218,11 +218,11 @@ def _offer_fall_back(state: GameState, seat: int, unit: Unit) -> Offer | None:
     turn, and a Battle-shocked unit takes Desperate Escape tests (`fall_back.py`)."""
     if not _mine_on_table(state, seat, unit):
         return None
-    record = forty(state).get("engaged_at_movement", {})
+    record = forty(state).engaged_at_movement
     at = [state.battle.player_turn, state.battle.phase]
     if record.get("at") != at or unit.id not in record.get("units", []):
         return None
-    shocked = unit.id in forty(state).get("battle_shocked", [])
+    shocked = unit.id in forty(state).battle_shocked
     cost = "it cannot shoot or declare a charge this turn" + (
         "; Battle-shocked: a Desperate Escape test for each model (1-2 destroys it)"
         if shocked else "")

@@ -80,7 +80,7 @@ FIRST_ARRIVAL_ROUND = 2
 
 def reserve_rule(state: GameState, unit: Unit) -> str:
     """Deep Strike or Strategic Reserves: how `unit` (in Reserves) arrives."""
-    kinds: Mapping[str, str] = forty(state).get("reserves", {})
+    kinds: Mapping[str, str] = forty(state).reserves
     return kinds.get(unit.id, DEEP_STRIKE)
 
 
@@ -94,7 +94,7 @@ def unit_points(state: GameState, unit: Unit) -> int:
 def _strategic_check(state: GameState, seat: int, unit: Unit) -> None:
     mine = [u for u in units_of(state).values() if u.owner == seat]
     army = sum(unit_points(state, u) for u in mine)
-    kinds: Mapping[str, str] = forty(state).get("reserves", {})
+    kinds: Mapping[str, str] = forty(state).reserves
     already = sum(unit_points(state, u) for u in mine if kinds.get(u.id) == STRATEGIC_RESERVES)
     cost = unit_points(state, unit)
     if already + cost > STRATEGIC_SHARE * army:
@@ -157,7 +157,7 @@ def declare_strategic_reserves(
 
 @register_folder("reserves_declared")
 def _fold_declared(state: GameState, event: Event) -> GameState:
-    kinds = dict(forty(state).get("reserves", {}))
+    kinds = dict(forty(state).reserves)
     kinds[str(event.payload["unit"])] = str(event.payload["rule"])
     return set_forty(state, reserves=kinds)
 

@@ -199,23 +199,23 @@ def _at(state: GameState) -> list[Any]:
 
 
 def used_this_phase(state: GameState, seat: int) -> list[str]:
-    record = forty(state).get("stratagems_used", {}).get(str(seat), {})
+    record = forty(state).stratagems_used.get(str(seat), {})
     return [name for name, at in record.items() if at == _at(state)]
 
 
 def used_this_battle(state: GameState, seat: int) -> list[str]:
-    return list(forty(state).get("stratagems_once", {}).get(str(seat), []))
+    return list(forty(state).stratagems_once.get(str(seat), []))
 
 
 def gone_to_ground(state: GameState, unit_id: str) -> bool:
     """Go to Ground: until the end of the phase in which it was used."""
-    record = forty(state).get("go_to_ground", {})
+    record = forty(state).go_to_ground
     return record.get("at") == _at(state) and unit_id in record.get("units", [])
 
 
 def counter_offensive_next(state: GameState) -> str | None:
     """The unit a Counter-offensive made fight next, while it has not fought."""
-    record = forty(state).get("counter_offensive", {})
+    record = forty(state).counter_offensive
     unit = record.get("unit")
     if record.get("at") != _at(state) or unit is None:
         return None
@@ -224,7 +224,7 @@ def counter_offensive_next(state: GameState) -> str | None:
 
 def insane_bravery_test(state: GameState, unit: Unit) -> Event | None:
     """The Battle-shock test of a unit Insane Bravery was used on this turn: passed."""
-    record = forty(state).get("insane_bravery", {})
+    record = forty(state).insane_bravery
     if record.get("unit") != unit.id or record.get("pt") != state.battle.player_turn:
         return None
     return Event(
@@ -381,7 +381,7 @@ def _check_counter(state: GameState, seat: int, s: Stratagem, action: UseStratag
     if _phase(state) != "Fight":
         raise _refuse(s, "Counter-offensive is used in the Fight phase", OUT_OF_PHASE,
                       phase=_phase(state))
-    last = forty(state).get("last_fighter", {})
+    last = forty(state).last_fighter
     if last.get("at") != _at(state) or int(last.get("seat", seat)) == seat:
         raise _refuse(s, "Counter-offensive is used just after an enemy unit has fought",
                       OUT_OF_PHASE)
@@ -416,7 +416,7 @@ def _check_overwatch(state: GameState, seat: int, s: Stratagem, action: UseStrat
     Unit, Effect
 ]:
     _opponents_phase(state, seat, s, ("Movement", "Charge"))
-    if forty(state).get("overwatch", {}).get(str(seat)) == state.battle.player_turn:
+    if forty(state).overwatch.get(str(seat)) == state.battle.player_turn:
         raise _refuse(s, "Fire Overwatch is used once per turn")
     if action.target is None:
         raise _refuse(s, "Fire Overwatch: name the enemy unit to shoot at", BAD_REQUEST,
@@ -616,22 +616,22 @@ def _fold_used(state: GameState, event: Event) -> GameState:
     data = forty(state)
     points = cp(state)
     points[seat] = int(p["cp_left"])
-    used = {k: dict(v) for k, v in data.get("stratagems_used", {}).items()}
+    used = {k: dict(v) for k, v in data.stratagems_used.items()}
     used.setdefault(seat, {})[name] = _at(state)
     values: dict[str, Any] = {"cp": points, "stratagems_used": used}
     if name == INSANE_BRAVERY:
-        once = {k: list(v) for k, v in data.get("stratagems_once", {}).items()}
+        once = {k: list(v) for k, v in data.stratagems_once.items()}
         once.setdefault(seat, []).append(name)
         values["stratagems_once"] = once
         values["insane_bravery"] = {"unit": unit, "pt": state.battle.player_turn}
     elif name == GO_TO_GROUND:
-        record = data.get("go_to_ground", {})
+        record = data.go_to_ground
         units = list(record.get("units", [])) if record.get("at") == _at(state) else []
         values["go_to_ground"] = {"at": _at(state), "units": [*units, unit]}
     elif name == COUNTER_OFFENSIVE:
         values["counter_offensive"] = {"at": _at(state), "unit": unit}
     elif name == FIRE_OVERWATCH:
-        values["overwatch"] = {**data.get("overwatch", {}), seat: state.battle.player_turn}
+        values["overwatch"] = {**data.overwatch, seat: state.battle.player_turn}
     return set_forty(state, **values)
 
 
@@ -765,7 +765,7 @@ def _project_stratagems(state: GameState, viewer: int | None, out: dict[str, Any
         "once_per_battle_used": {str(s): used_this_battle(state, s) for s in (1, 2)},
         "gone_to_ground": [u for u in units_of(state) if gone_to_ground(state, u)],
         "fights_next": counter_offensive_next(state) if _phase(state) == "Fight" else None,
-        "overwatch_used": dict(data.get("overwatch", {})),
+        "overwatch_used": dict(data.overwatch),
     }
 
 

@@ -89,7 +89,7 @@ def _fold_game_created(state: GameState, event: Event) -> GameState:
 
 @register_folder("seat_claimed")
 def _fold_seat_claimed(state: GameState, event: Event) -> GameState:
-    return dataclasses.replace(state, seats=state.seats | {int(event.payload["seat"])})
+    return state.evolve(seats=state.seats | {int(event.payload["seat"])})
 
 
 # --- tokens ------------------------------------------------------------------------------------
@@ -206,7 +206,7 @@ def _fold_token_moved(state: GameState, event: Event) -> GameState:
     token = dataclasses.replace(
         state.tokens[p["id"]], x=float(p["x"]), y=float(p["y"]), facing=float(p["facing"])
     )
-    return dataclasses.replace(state, tokens={**state.tokens, token.id: token})
+    return state.evolve(tokens={**state.tokens, token.id: token})
 
 
 class RemoveToken(ActionModel):
@@ -224,7 +224,7 @@ def remove_token(state: GameState, seat: int, action: RemoveToken, dice: DiceStr
 def _fold_token_removed(state: GameState, event: Event) -> GameState:
     tokens = dict(state.tokens)
     tokens.pop(event.payload["id"], None)
-    return dataclasses.replace(state, tokens=tokens)
+    return state.evolve(tokens=tokens)
 
 
 # --- dice and notes ----------------------------------------------------------------------------

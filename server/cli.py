@@ -7,9 +7,12 @@ import argparse
 import importlib
 import logging
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from server.config import Settings
+
+if TYPE_CHECKING:
+    from server.store import EventStore
 
 GRACEFUL_SHUTDOWN_S = 10
 
@@ -126,7 +129,7 @@ def _bench(args: argparse.Namespace) -> int:
 # --- export / import / verify-dice (server/games/archive.py, docs/dice.md) -------------------
 
 
-def _store() -> object:
+def _store() -> EventStore:
     from server.store import EventStore, make_engine
     from server.store.migrate import upgrade
 
@@ -150,7 +153,7 @@ def _export(args: argparse.Namespace) -> int:
     from server.games.archive import ArchiveError, export_from_store
 
     try:
-        doc = export_from_store(_store(), args.game_id, include_seed=args.include_seed)  # type: ignore[arg-type]
+        doc = export_from_store(_store(), args.game_id, include_seed=args.include_seed)
     except ArchiveError as exc:
         print(f"warfield export: {exc}", file=sys.stderr)
         return 1
@@ -171,7 +174,7 @@ def _import(args: argparse.Namespace) -> int:
     try:
         doc = _read_json(args.file)
         store = _store()
-        game_id, tokens = import_into_store(  # type: ignore[arg-type]
+        game_id, tokens = import_into_store(
             store, doc, as_new=args.as_new, invite_hash=token_hash(invite)
         )
     except (OSError, json.JSONDecodeError, ArchiveError) as exc:
@@ -187,17 +190,17 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _give_invite(store: object, game_id: str) -> str:
+def _give_invite(store: EventStore, game_id: str) -> str:
     """A new invite secret for the game's free seat, stored hashed (the old one stops
     working); ValueError when there is no such game or no free seat."""
     from server.games.service import new_token, token_hash
 
-    if store.load_game(game_id) is None:  # type: ignore[attr-defined]
+    if store.load_game(game_id) is None:
         raise ValueError(f"no game {game_id!r} in this database")
-    if 2 in store.seat_hashes(game_id):  # type: ignore[attr-defined]
+    if 2 in store.seat_hashes(game_id):
         raise ValueError(f"both seats of game {game_id!r} are taken; an invite would open nothing")
     invite = new_token()
-    store.set_invite_hash(game_id, token_hash(invite))  # type: ignore[attr-defined]
+    store.set_invite_hash(game_id, token_hash(invite))
     return invite
 
 

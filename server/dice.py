@@ -167,6 +167,12 @@ class Draws(Protocol):
     def uniform(self, n: int) -> int: ...
 
 
+class Roller(Protocol):
+    """Where the rules take dice from: the game's `DiceStream` (or scripted dice in tests)."""
+
+    def roll(self, expression: str) -> Roll: ...
+
+
 class DiceStream:
     """One game's dice: the draws of ``seed`` from ``position`` on.
 

@@ -231,20 +231,33 @@ class Metrics:
                 interval_ends = now + RUNTIME_INTERVAL_S
 
     def start_runtime(self) -> None:
-        """Start timing garbage collections and probing the running event loop's lag."""
-        if self._runtime is None:
+        """Start timing garbage collections and probing the running event loop's lag.
+
+        One watcher per `Metrics`: an app whose lifespans run on several event loops (test
+        harnesses that start the app on a loop per test) keeps the live one; a watcher whose
+        loop has closed is replaced."""
+        if self._runtime is not None and not (
+            self._runtime.done() or self._runtime.get_loop().is_closed()
+        ):
+            return
+        if self._on_gc not in gc.callbacks:
             gc.callbacks.append(self._on_gc)
-            self._runtime = asyncio.get_running_loop().create_task(self._watch_runtime())
+        self._runtime = asyncio.get_running_loop().create_task(self._watch_runtime())
 
     async def stop_runtime(self) -> None:
-        if self._runtime is None:
+        """Stop the watcher, from its own loop (awaited) or from another (cancelled there)."""
+        task, self._runtime = self._runtime, None
+        if task is None:
             return
         with contextlib.suppress(ValueError):
             gc.callbacks.remove(self._on_gc)
-        self._runtime.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._runtime
-        self._runtime = None
+        loop = task.get_loop()
+        if loop is asyncio.get_running_loop():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        elif not loop.is_closed():
+            loop.call_soon_threadsafe(task.cancel)
 
 
 # --- logs --------------------------------------------------------------------------------------

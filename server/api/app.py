@@ -60,6 +60,26 @@ def _static_dir() -> Path:
     return STATIC_DIR if STATIC_DIR.exists() else Path.cwd() / "static"
 
 
+class _Warfield(FastAPI):
+    def openapi(self) -> dict[str, Any]:
+        """The generated schema, plus what the limits of `create_app` may answer on any POST
+        (added once, when the schema is first built)."""
+        fresh = self.openapi_schema is None
+        schema = super().openapi()
+        if fresh:
+            error_body = {"$ref": "#/components/schemas/ErrorBody"}
+            for path, operations in schema["paths"].items():
+                post = operations.get("post")
+                if post is None or not path.startswith("/api/"):
+                    continue
+                for status, what in LIMIT_RESPONSES.items():
+                    post["responses"].setdefault(status, {
+                        "description": what,
+                        "content": {"application/json": {"schema": error_body}},
+                    })
+        return schema
+
+
 def create_app(
     settings: Settings | None = None,
     *,
@@ -104,7 +124,7 @@ def create_app(
             await hub.stop()
             engine.dispose()
 
-    app = FastAPI(
+    app = _Warfield(
         title="Warfield",
         version=__version__,
         summary="A virtual tabletop for miniature wargames that knows the rules.",
@@ -127,24 +147,6 @@ def create_app(
     app.add_middleware(
         RestRateLimit, per_min=settings.rest_rate_per_min, burst=settings.rest_rate_burst
     )
-
-    def openapi() -> dict[str, Any]:
-        """The generated schema, plus what the limits above may answer on any POST."""
-        if app.openapi_schema is None:
-            schema = FastAPI.openapi(app)
-            error_body = {"$ref": "#/components/schemas/ErrorBody"}
-            for path, operations in schema["paths"].items():
-                post = operations.get("post")
-                if post is None or not path.startswith("/api/"):
-                    continue
-                for status, what in LIMIT_RESPONSES.items():
-                    post["responses"].setdefault(status, {
-                        "description": what,
-                        "content": {"application/json": {"schema": error_body}},
-                    })
-        return app.openapi_schema
-
-    app.openapi = openapi  # type: ignore[method-assign]
 
     @app.get("/healthz", tags=["health"])
     async def healthz() -> dict[str, str]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -412,6 +412,16 @@ class T9AProfile(_Model):
     offensive: list[T9AModelPart] = Field(min_length=1)
     shooting: list[T9AShootingWeapon] = Field(default_factory=list)
 
+    def height_class(self, keywords: list[str]) -> str:
+        return self.height
+
+    def rules(self) -> list[SpecialRule]:
+        """The rules of the model parts and shooting weapons."""
+        return [
+            *(r for part in self.offensive for r in part.special_rules),
+            *(r for weapon in self.shooting for r in weapon.special_rules),
+        ]
+
 
 # --------------------------------------------------------------------------- profiles: whfb8
 
@@ -477,6 +487,13 @@ class WHFB8Profile(_Model):
     ward_save: int | None = Field(default=None, ge=2, le=6)
     shooting: list[WHFB8MissileWeapon] = Field(default_factory=list)
 
+    def height_class(self, keywords: list[str]) -> str:
+        return self.troop_type
+
+    def rules(self) -> list[SpecialRule]:
+        """The rules of the missile weapons."""
+        return [r for missile in self.shooting for r in missile.special_rules]
+
 
 # --------------------------------------------------------------------------- profiles: wh40k10
 
@@ -535,8 +552,24 @@ class Wh40kProfile(_Model):
     invulnerable_save: int | None = Field(default=None, ge=2, le=6)
     weapons: list[Wh40kWeapon] = Field(default_factory=list)
 
+    def height_class(self, keywords: list[str]) -> str:
+        """The first body keyword (Infantry, Vehicle...) of the datasheet."""
+        for keyword in ("Infantry", "Mounted", "Beast", "Swarm", "Monster", "Vehicle"):
+            if keyword in keywords:
+                return keyword
+        return "Infantry"
+
+    def rules(self) -> list[SpecialRule]:
+        """The weapons' abilities."""
+        return [r for weapon in self.weapons for r in weapon.keywords]
+
 
 Profile = Annotated[T9AProfile | WHFB8Profile | Wh40kProfile, Field(discriminator="system")]
+AnyProfile = TypeVar("AnyProfile", T9AProfile, WHFB8Profile, Wh40kProfile)
+
+
+class WrongSystem(ValueError):
+    """A system's rules asked for their own profile on a datasheet of another system."""
 
 
 # --------------------------------------------------------------------------- datasheet
@@ -653,15 +686,7 @@ class Datasheet(_Model):
     @property
     def height_class(self) -> str:
         """t9a Height, whfb8 troop type, 40k its first body keyword (Infantry, Vehicle...)."""
-        profile = self.profile
-        if isinstance(profile, T9AProfile):
-            return profile.height
-        if isinstance(profile, WHFB8Profile):
-            return profile.troop_type
-        for keyword in ("Infantry", "Mounted", "Beast", "Swarm", "Monster", "Vehicle"):
-            if keyword in self.keywords:
-                return keyword
-        return "Infantry"
+        return self.profile.height_class(self.keywords)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -684,19 +709,24 @@ class Datasheet(_Model):
     def rule(self, name: str) -> SpecialRule | None:
         return next((rule for rule in self.special_rules if rule.name == name), None)
 
+    def rule_printed(self, name: str) -> str:
+        """The unit rule ``name`` as printed with its parameter ("Ambush", "Deep Strike"), or
+        the bare name when the sheet lacks it."""
+        rule = self.rule(name)
+        return name if rule is None else rule.printed
+
+    def profile_as(self, kind: type[AnyProfile]) -> AnyProfile:
+        """The profile, typed as one system's: each system's rules read their own profile
+        through this (``server/rules/<system>/profiles.py: profile_of``); a sheet of another
+        system raises :class:`WrongSystem`."""
+        profile = self.profile
+        if not isinstance(profile, kind):
+            raise WrongSystem(
+                f"{self.id} is a {self.system} datasheet, not a "
+                f"{kind.model_fields['system'].default} one"
+            )
+        return profile
+
     def all_rules(self) -> list[SpecialRule]:
         """Every rule on the sheet: unit rules, equipment, model-part and weapon rules."""
-        found = [*self.special_rules, *self.equipment]
-        profile = self.profile
-        if isinstance(profile, T9AProfile):
-            for part in profile.offensive:
-                found.extend(part.special_rules)
-            for weapon in profile.shooting:
-                found.extend(weapon.special_rules)
-        elif isinstance(profile, WHFB8Profile):
-            for missile in profile.shooting:
-                found.extend(missile.special_rules)
-        elif isinstance(profile, Wh40kProfile):
-            for w40 in profile.weapons:
-                found.extend(w40.keywords)
-        return found
+        return [*self.special_rules, *self.equipment, *self.profile.rules()]

@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from server import dice
+from server.games.replay import HOST, Viewer
 from server.rules import core
 from server.rules.core import PUBLIC, SEATS, Event, GameState, seat_visibility
 
@@ -35,8 +36,6 @@ FORMAT = "warfield-game/1"
 GAME_ENDED = "game_ended"
 DICE_REVEALED = "dice_revealed"
 HIDDEN = "hidden"
-HOST = "host"
-"""The viewer of a host export: every event, hidden ones included."""
 
 _GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -77,9 +76,9 @@ class _RollRef:
     payload: Mapping[str, Any]
 
 
-def _rolls(events: Iterable[Event], viewer: int | None | str = HOST) -> list[_RollRef]:
+def _rolls(events: Iterable[Event], viewer: Viewer = HOST) -> list[_RollRef]:
     return [
-        _RollRef(e.seq, i, viewer == HOST or e.visible_to(viewer), r)  # type: ignore[arg-type]
+        _RollRef(e.seq, i, viewer == HOST or e.visible_to(viewer), r)
         for e in events
         for i, r in enumerate(core.rolls_of(e.payload))
     ]
@@ -154,8 +153,8 @@ def _log_commitment_failures(
 # --- export ----------------------------------------------------------------------------------
 
 
-def _event_out(event: Event, viewer: int | None | str) -> dict[str, Any]:
-    if viewer == HOST or event.visible_to(viewer):  # type: ignore[arg-type]
+def _event_out(event: Event, viewer: Viewer) -> dict[str, Any]:
+    if viewer == HOST or event.visible_to(viewer):
         return {
             "seq": event.seq,
             "type": event.type,
@@ -183,7 +182,7 @@ def export_document(
     events: Sequence[Event],
     seats: Iterable[int],
     *,
-    viewer: int | None | str = HOST,
+    viewer: Viewer = HOST,
     include_seed: bool = False,
 ) -> dict[str, Any]:
     """A `warfield-game/1` document.

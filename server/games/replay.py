@@ -18,10 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, Literal
 
 from server.rules import core
 from server.rules.core import UNDO_EVENT, Event, GameState
+
+HOST: Final = "host"
+"""The viewer who sees every event, hidden ones included (a host export, the CLI)."""
+Viewer = int | None | Literal["host"]
+"""Who reads a log: a seat, None for a spectator, or HOST."""
 
 CHECKPOINT_EVERY = 32
 """Events between two checkpoints: a scrub folds at most this many events."""

@@ -25,7 +25,7 @@ from itertools import product
 from typing import Any
 
 from server.dice import DiceError, RollSpec, d3_from_d6, parse_expression, select_kept
-from server.games.replay import Replay
+from server.games.replay import HOST, Replay, Viewer
 from server.rules.core import UNDO_EVENT, Event, GameState, undone_seqs
 from server.rules.systems import roll_succeeds
 
@@ -189,7 +189,7 @@ def _sequence_luck(
         if spec.kind != "dice" or spec.net or spec.sides != 6:
             continue
         who = owners.get(str(p.get("attacker" if key != "armour" else "target")))
-        if who not in rows:
+        if who is None or who not in rows:
             continue
         faces = _kept_int_faces(roll)
         hits = sum(1 for f in faces if roll_succeeds(f, needed))
@@ -197,7 +197,7 @@ def _sequence_luck(
 
 
 def dice_luck(
-    events: Sequence[Event], state: GameState, viewer: int | None | str = "host"
+    events: Sequence[Event], state: GameState, viewer: Viewer = HOST
 ) -> dict[int, list[LuckRow]]:
     """Per player (1, 2), a row per kind of roll (`CATEGORIES`): the rank-and-flank attack
     steps (to hit and to wound for the attacker's player, saves for the target's) and the
@@ -206,7 +206,7 @@ def dice_luck(
     owners = _owners(state, events)
     rows = {seat: {key: LuckRow(key, label) for key, label in CATEGORIES} for seat in (1, 2)}
     for e in events:
-        if e.seq in undone or (viewer != "host" and not e.visible_to(viewer)):  # type: ignore[arg-type]
+        if e.seq in undone or (viewer != HOST and not e.visible_to(viewer)):
             continue
         p = e.payload
         if e.type == SEQUENCE_EVENT:
@@ -448,7 +448,7 @@ def sentence(event: Event, view: Mapping[str, Any]) -> str | None:
 def build_report(
     game_id: str,
     replay: Replay,
-    viewer: int | None | str = "host",
+    viewer: Viewer = HOST,
     proof: Mapping[str, Any] | None = None,
 ) -> Report:
     """The report of `replay`'s log as `viewer` may see it (module text); `proof` is the
@@ -459,7 +459,7 @@ def build_report(
     undone = undone_seqs(e for e in replay.events if e.type == UNDO_EVENT)
     visible = [
         e for e in replay.events
-        if e.seq not in undone and (viewer == "host" or e.visible_to(seat))
+        if e.seq not in undone and (viewer == HOST or e.visible_to(seat))
     ]
     start_seq = next((s.seq for s in replay.steps if s.stage not in ("setup", "deployment")),
                      replay.seq)

@@ -65,10 +65,13 @@ class RankedFormation:
         models: int,
         files: int,
         gap_in: float = SKIRMISH_GAP_T9A_IN,
-        **kwargs: object,
+        *,
+        last_rank: Alignment = Alignment.CENTRE,
+        characters: tuple[Character, ...] = (),
+        height: Height = Height.STANDARD,
     ) -> RankedFormation:
         """A skirmish formation (default gap: T9A's 12.5 mm; whfb8 uses SKIRMISH_GAP_WHFB8_IN)."""
-        return cls(base, models, files, gap_in=gap_in, **kwargs)  # type: ignore[arg-type]
+        return cls(base, models, files, last_rank, gap_in, characters, height)
 
     @property
     def is_skirmish(self) -> bool:

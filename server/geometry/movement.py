@@ -361,7 +361,9 @@ def move_models(
     Checked in order: Move Distance (any model farther than `max_distance`), Battlefield Edge,
     Impassable Terrain, Moving Through Units, Engagement Range (ends within
     `engagement_range` of a unit not being charged), Unit Overlap (overlaps a charged unit),
-    Model Overlap (two of its own models overlap), Unit Coherency (which models break it).
+    Model Overlap (two of its own models overlap, or a model ends on a model of a unit in
+    `ignore`: models may move through friendly models but never end on one), Unit Coherency
+    (which models break it).
     """
     if len(start) != len(end) or not end:
         raise ValueError("start and end must list the same, non-zero number of models")
@@ -376,7 +378,7 @@ def move_models(
         np.vstack([shapely.get_coordinates(a), shapely.get_coordinates(b)])
         for a, b in zip(start_polys, end_polys, strict=True)
     ]
-    hulls = shapely.convex_hull(shapely.multipoints(hull_in))  # type: ignore[arg-type]
+    hulls = shapely.convex_hull(shapely.multipoints(hull_in))
     swept = shapely.union_all(hulls)
     incoherent = coherency(list(end))
 
@@ -413,6 +415,14 @@ def move_models(
         return result(rule, obstacle)
     if overlapping_models(end_fp):
         return result(Rule.MODEL_OVERLAP)
+    passed = [i for i in ignore if i in table.units and i != unit_id]
+    if passed:
+        shared = shapely.area(shapely.intersection(
+            end_fp.boundary, [table.units[i].boundary for i in passed]
+        ))
+        for friend, area in zip(passed, shared, strict=True):
+            if area > CONTACT_TOLERANCE_IN**2:
+                return result(Rule.MODEL_OVERLAP, friend)
     if incoherent:
         return result(Rule.UNIT_COHERENCY)
     return result(None)

@@ -14,7 +14,7 @@ import asyncio
 import logging
 import ssl
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 from urllib.parse import unquote, urlsplit
 
 log = logging.getLogger("warfield.hub")
@@ -85,7 +85,10 @@ class RespConnection(asyncio.Protocol):
         self.closed = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]  # (uvloop's is no subclass)
+        # asyncio.Protocol's stub types every transport as the base class; a stream
+        # connection's has write/close (uvloop's too, though it is no subclass of
+        # asyncio.Transport, so isinstance cannot narrow it).
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         buf = self._buffer

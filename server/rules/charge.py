@@ -205,12 +205,13 @@ def charge_path(state: GameState, unit: Unit, target: Unit) -> ChargePath:
     table = table_of(state)
     start, aim = table.units[unit.id], table.units[target.id]
     assert start.placement is not None and start.formation is not None
+    formation = start.formation
     # Units a charge may run into (whfb8 Fanatics, seed 003): `move_contacts` after the move.
     passable = variant_of(state.system).passable(state, unit.id)
 
     def judged(mid: Footprint, wheel: float, pivot: tuple[float, float] | None) -> ChargePath:
         placement, arc = contact_placement(mid, aim)
-        end = footprint(start.formation, placement)  # type: ignore[arg-type]
+        end = footprint(formation, placement)
         assert mid.placement is not None
         path = ChargePath(start, placement, arc, wheel, pivot,
                           start.width * abs(math.radians(wheel))
@@ -637,8 +638,12 @@ def _abandoned(state: GameState, charger_id: str, target_id: str, reaction: str)
     if reaction == "stand_and_shoot":
         shooters = possessive(display_name(state, target_id))
         fled = FLEEING in charger.markers or FLED_OFF in charger.markers
-        why = (f"they flee after {shooters} Stand and Shoot" if fled
-               else f"destroyed by {shooters} Stand and Shoot")
+        if fled and charger.status == "destroyed":  # e.g. a whfb8 Fanatic on the flee path
+            why = f"they flee after {shooters} Stand and Shoot and are destroyed as they flee"
+        elif fled:
+            why = f"they flee after {shooters} Stand and Shoot"
+        else:
+            why = f"destroyed by {shooters} Stand and Shoot"
     else:
         why = "the charger can no longer charge"
     return Event(

@@ -50,7 +50,7 @@ import shapely.geometry
 from shapely.geometry.base import BaseGeometry
 
 from server import geometry as geo
-from server.dice import DiceStream
+from server.dice import Roller
 from server.geometry import movement
 from server.geometry.constants import CONTACT_TOLERANCE_IN
 from server.geometry.footprint import Footprint, footprint, placement_for_centre
@@ -189,7 +189,7 @@ def halt_on_the_way(
     start: Footprint,
     length: float,
     markers: tuple[str, ...],
-    dice: DiceStream,
+    dice: Roller,
     what: str,
     *,
     suspend: bool = False,
@@ -261,7 +261,7 @@ def _fold_move_halted(state: GameState, event: Event) -> GameState:
 
 
 def _moved_on(
-    state: GameState, events: list[Event], unit_id: str, swept: BaseGeometry, dice: DiceStream
+    state: GameState, events: list[Event], unit_id: str, swept: BaseGeometry, dice: Roller
 ) -> list[Event]:
     """What the unit ran into on (the rest of) its move (whfb8: a Fanatic, seed 003)."""
     after = core.fold_all(state, events)
@@ -275,7 +275,7 @@ def flee_events(
     state: GameState,
     unit_id: str,
     away_from: str,
-    dice: DiceStream,
+    dice: Roller,
     reason: str,
     *,
     suspend: bool = False,
@@ -351,7 +351,7 @@ def flee_events(
 
 
 def _rest_of_flee(
-    state: GameState, frame: Mapping[str, Any], dice: DiceStream,
+    state: GameState, frame: Mapping[str, Any], dice: Roller,
     rest: BaseGeometry | None = None, *, suspend: bool = True,
 ) -> list[Event]:
     """The flee's `unit_fled` (to the end its roll gave it) and what it ran into on the rest of
@@ -452,7 +452,7 @@ def nearest_enemy(state: GameState, unit: Unit) -> str:
 
 
 def rally_events(
-    state: GameState, dice: DiceStream, *, suspend: bool = False, past: str | None = None
+    state: GameState, dice: Roller, *, suspend: bool = False, past: str | None = None
 ) -> list[Event]:
     """At the start of a Player Turn: the active player's shaken units steady (t9a: Shaken
     lasts until the end of the Player Turn it began in) and each fleeing unit takes a Rally
@@ -546,7 +546,7 @@ def pursue_events(
     pursuer_id: str,
     fled_id: str,
     flee_distance: float,
-    dice: DiceStream,
+    dice: Roller,
     *,
     suspend: bool = False,
 ) -> list[Event]:
@@ -643,7 +643,7 @@ def _stops_again(
     frame: Mapping[str, Any],
     total: float,
     markers: tuple[str, ...],
-    dice: DiceStream,
+    dice: Roller,
     what: str,
     suspend: bool,
 ) -> tuple[list[Event], dict[str, Any], BaseGeometry] | None:
@@ -673,7 +673,7 @@ PURSUED_KEYS = ("unit", "target", "roll", "rule", "distance", "flee_distance", "
 
 
 def _rest_of_pursuit(
-    state: GameState, frame: Mapping[str, Any], dice: DiceStream,
+    state: GameState, frame: Mapping[str, Any], dice: Roller,
     rest: BaseGeometry | None = None, *, suspend: bool = True,
 ) -> list[Event]:
     """The pursuit's `unit_pursued` (to the end its roll gave it), the catch, and what it ran
@@ -734,7 +734,7 @@ def _fold_unit_pursued(state: GameState, event: Event) -> GameState:
 
 
 @register_turn_start
-def _rally_at_turn_start(state: GameState, dice: DiceStream) -> list[Event]:
+def _rally_at_turn_start(state: GameState, dice: Roller) -> list[Event]:
     return rally_events(state, dice, suspend=True)
 
 

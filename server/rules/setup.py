@@ -703,7 +703,7 @@ def declare_reserve(
             "rule": allowed[0],
             "text": f"{unit.name} stays off the table, in "
             + ("Ambush" if action.mode == "ambush" else "reserve")
-            + f" ({sheet.rule(allowed[0]).printed})",  # type: ignore[union-attr]
+            + f" ({sheet.rule_printed(allowed[0])})",
         },
         actor=seat,
     )

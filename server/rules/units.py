@@ -171,7 +171,7 @@ def unit_from_json(raw: Mapping[str, Any]) -> Unit:
         raw["files"],
         raw["status"],
         None if placement is None else (placement["x"], placement["y"], placement["facing"]),
-        tuple(tuple(p) for p in raw.get("positions", ())),  # type: ignore[misc]
+        tuple(tuple(p) for p in raw.get("positions", ())),
         tuple(
             JoinedCharacter(c["datasheet"], c["name"], c.get("damage", 0))
             for c in raw.get("characters", ())

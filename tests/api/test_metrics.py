@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import io
 import json
 import logging
+import threading
 import time
 
 import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from server.metrics import JsonFormatter, RedactTokens, redact
+from server.metrics import JsonFormatter, Metrics, RedactTokens, redact
 from tests.api.helpers import new_game, receive_events, receive_until
 
 
@@ -223,3 +225,45 @@ def test_a_real_process_logs_the_access_line_of_a_url_with_a_token(serve: object
     access = [line for line in log.splitlines() if line.startswith("INFO:") and wanted in line]
     assert len(access) == 1, log
     assert created["token"] not in log and "Logging error" not in log
+
+
+def test_the_runtime_watcher_survives_lifespans_on_two_event_loops() -> None:
+    """An app whose lifespan is started on one event loop and ended on another (test harnesses
+    such as Schemathesis run a loop per test) stops its loop-lag watcher without awaiting a task
+    of a foreign loop, and a later start on a new loop runs a live watcher again."""
+    metrics = Metrics()
+    first = asyncio.new_event_loop()
+    started = threading.Event()
+    worker = threading.Thread(
+        target=lambda: (first.call_soon(started.set), first.run_forever()), daemon=True
+    )
+    worker.start()
+    assert started.wait(30)
+    asyncio.run_coroutine_threadsafe(_start(metrics), first).result(30)
+    task = metrics._runtime
+    assert task is not None and task.get_loop() is first
+
+    asyncio.run(metrics.stop_runtime())  # another loop: cancelled over there, not awaited here
+    assert metrics._runtime is None and metrics._on_gc not in gc.callbacks
+    asyncio.run_coroutine_threadsafe(_until_done(task), first).result(30)
+    assert task.cancelled()
+
+    async def again() -> bool:
+        metrics.start_runtime()
+        alive = metrics._runtime is not None and not metrics._runtime.done()
+        await metrics.stop_runtime()
+        return alive
+
+    assert asyncio.run(again())
+    first.call_soon_threadsafe(first.stop)
+    worker.join(30)
+    first.close()
+
+
+async def _start(metrics: Metrics) -> None:
+    metrics.start_runtime()
+
+
+async def _until_done(task: asyncio.Task[None]) -> None:
+    while not task.done():
+        await asyncio.sleep(0.01)

@@ -185,3 +185,18 @@ def test_40k_model_moves_distances_and_coherency() -> None:
     assert r.obstacle == "enemy"
     touching = line(30, 30 - 32 * MM)
     assert move_models(t, "boyz", start, touching, charging={"enemy"}).legal
+
+
+def test_40k_models_pass_friendly_models_but_never_end_on_them() -> None:
+    """Warhammer 40,000 10th-edition core rules, Moving: a model may move through friendly
+    models, but no model can end a move on top of another model."""
+    start = line(30, 10)
+    friends = models_footprint(line(30, 14))
+    t = Table(Battlefield(60, 44), (), {"boyz": models_footprint(start), "grots": friends})
+    through = line(30, 18)
+    assert move_models(t, "boyz", start, through, ignore={"grots"}, max_distance=9).legal
+    on_top = line(30, 14.3)
+    r = move_models(t, "boyz", start, on_top, ignore={"grots"}, max_distance=9)
+    assert (r.legal, r.rule, r.obstacle) == (False, Rule.MODEL_OVERLAP, "grots")
+    beside = line(30 + 8, 14)
+    assert move_models(t, "boyz", start, beside, ignore={"grots"}, max_distance=9).legal

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel
-from starlette.types import ASGIApp
+from starlette.applications import Starlette
 
 from server.api.deps import ServiceDep, TokenDep
 from server.api.errors import error_responses
@@ -68,9 +68,9 @@ def _same_game(replay: Replay, live: LiveGame) -> bool:
     )
 
 
-def replay_cache(app: ASGIApp) -> ReplayCache:
+def replay_cache(app: Starlette) -> ReplayCache:
     """The app's `ReplayCache` (REST and the websocket share it)."""
-    state: Any = app.state  # type: ignore[attr-defined]
+    state = app.state
     cache: ReplayCache | None = getattr(state, "replays", None)
     if cache is None:
         cache = state.replays = ReplayCache()

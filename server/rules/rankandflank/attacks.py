@@ -40,18 +40,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from server.data.schema import DICE_PATTERN
-from server.dice import Roll
+from server.dice import Roll, Roller
 from server.rules.systems import roll_succeeds
 
 MELEE: Literal["melee"] = "melee"
 SHOOTING: Literal["shooting"] = "shooting"
 AttackKind = Literal["melee", "shooting"]
-
-
-class Roller(Protocol):
-    """Where dice come from: the game's `DiceStream` (or a scripted stub in tests)."""
-
-    def roll(self, expression: str) -> Roll: ...
 
 
 class StrikeLike(Protocol):

@@ -580,7 +580,7 @@ def _pursuits(
         if log.unit(winner).status == "on_table" and not is_engaged(log.state, winner):
             if restrains(log, winner, fled_id, dice):
                 continue
-            log.add(*pursue_events(log.state, winner, fled_id, flee_distance, dice,  # type: ignore[arg-type]
+            log.add(*pursue_events(log.state, winner, fled_id, flee_distance, dice,
                                    suspend=log.resumable))
             if log.suspended and winners[i + 1:]:
                 log.add(suspension({"kind": "pursuits", "fled": fled_id,

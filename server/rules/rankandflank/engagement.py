@@ -151,15 +151,15 @@ def frontage(fp: Footprint, enemy: Footprint, depth: int = 2) -> Frontage:
     front_files: set[int] = set()
     contact = 0
     in_contact_chars: list[int] = []
-    for i, touch in enumerate(touching):
+    for touch, rank, file, char in zip(touching, ranks, files, chars, strict=True):
         if not touch:
             continue
-        if chars[i] is not None:
-            in_contact_chars.append(int(chars[i]))  # type: ignore[arg-type]
+        if char is not None:
+            in_contact_chars.append(int(char))
         else:
             contact += 1
-        if ranks[i] == 0 and files[i] is not None:
-            front_files.add(int(files[i]))  # type: ignore[arg-type]
+        if rank == 0 and file is not None:
+            front_files.add(int(file))
     in_front = Arc.FRONT in arc_of_unit(fp, enemy)
     supporting = [0] * depth
     if in_front:

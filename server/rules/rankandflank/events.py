@@ -233,7 +233,7 @@ def flee_unit(
         },
     )
     after = fold_all(state, [broke])
-    return [broke, *flee_events(after, unit_id, away_from, dice, reason,  # type: ignore[arg-type]
+    return [broke, *flee_events(after, unit_id, away_from, dice, reason,
                                 suspend=suspend)]
 
 

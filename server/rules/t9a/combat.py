@@ -83,13 +83,13 @@ class T9ARankAndFlank(T9AAttackSteps, RankAndFlankRules):
     # -- profiles ----------------------------------------------------------------------------------
 
     def wounds(self, sheet: Datasheet) -> int:
-        return profiles.t9a_profile(sheet).defensive.health_points
+        return profiles.profile_of(sheet).defensive.health_points
 
     def leadership(self, sheets: Iterable[Datasheet]) -> int:
         return profiles.discipline(sheets)
 
     def melee_parts(self, sheet: Datasheet) -> Sequence[T9AModelPart]:
-        return profiles.t9a_profile(sheet).offensive
+        return profiles.profile_of(sheet).offensive
 
     def strike_step(self, part: T9AModelPart) -> int:
         return part.agility
@@ -145,7 +145,7 @@ class T9ARankAndFlank(T9AAttackSteps, RankAndFlankRules):
         return profiles.guard_of(sheet, parry=parry and profiles.has_parry(sheet, charged))
 
     def shooting_weapons(self, sheet: Datasheet) -> Sequence[T9AShootingWeapon]:
-        return profiles.t9a_profile(sheet).shooting
+        return profiles.profile_of(sheet).shooting
 
     def shooting_strike(self, weapon: T9AShootingWeapon, shots: int, label: str) -> Strike:
         names = [r.name for r in weapon.special_rules]

@@ -64,11 +64,9 @@ def sheet(system: str, datasheet: str) -> Datasheet:
     return load_catalog().get(system, datasheet)
 
 
-def t9a_profile(ds: Datasheet) -> T9AProfile:
-    profile = ds.profile
-    if not isinstance(profile, T9AProfile):
-        raise ValueError(f"{ds.id} is not a t9a datasheet")
-    return profile
+def profile_of(ds: Datasheet) -> T9AProfile:
+    """The sheet's t9a profile; `WrongSystem` (a ValueError) on another system's sheet."""
+    return ds.profile_as(T9AProfile)
 
 
 def equipment_names(ds: Datasheet) -> frozenset[str]:
@@ -78,13 +76,13 @@ def equipment_names(ds: Datasheet) -> frozenset[str]:
 def armour_of(ds: Datasheet) -> int:
     """Armour: the profile's value plus armour equipment (see the module's decisions)."""
     bonus = sum(ARMOUR_EQUIPMENT.get(name, 0) for name in equipment_names(ds))
-    return min(6, t9a_profile(ds).defensive.armour + bonus)
+    return min(6, profile_of(ds).defensive.armour + bonus)
 
 
 def aegis_of(ds: Datasheet) -> tuple[Aegis, ...]:
     """The profile's Aegis and every `Aegis (X+, against ...)` rule on the sheet."""
     found: list[Aegis] = []
-    value = t9a_profile(ds).defensive.aegis
+    value = profile_of(ds).defensive.aegis
     if value is not None:
         found.append(Aegis(value))
     for rule in ds.special_rules:
@@ -116,7 +114,7 @@ class Weapon:
 def melee_weapon(ds: Datasheet, charged: bool) -> Weapon:
     """The weapon chosen in Combat Choices (module decisions); Hand Weapon when nothing else."""
     kit = equipment_names(ds)
-    kind = t9a_profile(ds).type
+    kind = profile_of(ds).type
     if SPEAR in kit and kind == "Infantry":
         return Weapon(SPEAR, armour_penetration=1, extra_rank=True)
     if LANCE in kit and charged and kind == "Cavalry":
@@ -136,7 +134,7 @@ def hard_target(ds: Datasheet) -> int:
 
 def guard_of(ds: Datasheet, *, parry: bool = False) -> Guard:
     """The defensive profile attacks against this datasheet's models use."""
-    d = t9a_profile(ds).defensive
+    d = profile_of(ds).defensive
     return Guard(
         ds.name,
         d.defensive_skill,
@@ -218,7 +216,7 @@ def rank_bonus(ranks: int) -> int:
 
 def discipline(sheets: Iterable[Datasheet]) -> int:
     """A unit tests on the highest Discipline among its models."""
-    return max(t9a_profile(s).global_characteristics.discipline for s in sheets)
+    return max(profile_of(s).global_characteristics.discipline for s in sheets)
 
 
 def entirely(rule: str, sheets: Iterable[Datasheet]) -> bool:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from server.data import Datasheet
+from server.data.schema import T9AGlobal
 from server.geometry.constants import SKIRMISH_GAP_T9A_IN
 from server.geometry.frame import Placement
 from server.rules.core import GameState
@@ -25,10 +26,11 @@ from server.rules.systems import (
     entirely_with,
     swiftstride_roll,
 )
+from server.rules.t9a.profiles import profile_of
 
 
-def _global(sheet: Datasheet) -> Any:
-    return sheet.profile.global_characteristics  # type: ignore[union-attr]
+def _global(sheet: Datasheet) -> T9AGlobal:
+    return profile_of(sheet).global_characteristics
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from server.rules.wh40k10.army import (
     models_of,
     set_forty,
 )
+from server.rules.wh40k10.profiles import profile_of
 
 ALLOCATION_RULE = "Allocate Attacks"
 
@@ -57,7 +58,7 @@ def bodyguard_lines(state: GameState, unit: Unit) -> list[str]:
         if not m.character and m.name not in seen:
             seen.append(m.name)
     sheet_order = [
-        str(line.name) for line in models_of(state, unit)[0].sheet.profile.models  # type: ignore[union-attr]
+        line.name for line in profile_of(models_of(state, unit)[0].sheet).models
     ] if unit.positions else []
     return sorted(seen, key=lambda n: sheet_order.index(n) if n in sheet_order else len(seen))
 

@@ -23,11 +23,18 @@ from typing import Any
 import shapely
 
 from server.data import Datasheet, load_catalog
+from server.data.schema import Wh40kStats, Wh40kWeapon
 from server.geometry import ENGAGEMENT_RANGE_IN
 from server.geometry.measure import within
 from server.rules.core import GameState, part_of, with_part
 from server.rules.units import Unit, footprint_of, table_of, units_of
-from server.rules.wh40k10.profiles import TargetModel, TargetUnit, Weapon, waaagh_model
+from server.rules.wh40k10.profiles import (
+    TargetModel,
+    TargetUnit,
+    Weapon,
+    profile_of,
+    waaagh_model,
+)
 
 SYSTEM_ID = "wh40k10"
 WAAAGH = "Waaagh!"
@@ -118,8 +125,8 @@ class Model:
     position: tuple[float, float]
 
     @property
-    def stats(self) -> Any:
-        return self.sheet.profile.models[self.line]  # type: ignore[union-attr]
+    def stats(self) -> Wh40kStats:
+        return profile_of(self.sheet).models[self.line]
 
     @property
     def name(self) -> str:
@@ -133,10 +140,10 @@ class Model:
     def left(self) -> int:
         return self.wounds - self.lost
 
-    def weapons(self) -> list[Any]:
+    def weapons(self) -> list[Wh40kWeapon]:
         """The weapon profiles this model carries (`carried_by` names a model line)."""
         out = []
-        for w in self.sheet.profile.weapons:  # type: ignore[union-attr]
+        for w in profile_of(self.sheet).weapons:
             if w.carried_by is None or w.carried_by == self.name:
                 out.append(w)
         return out
@@ -152,7 +159,7 @@ def sheets(unit: Unit) -> list[Datasheet]:
 def default_line(sheet: Datasheet, index: int) -> int:
     """The model line of Bodyguard model `index`: the first model is the last line's (the
     Sergeant, the Nob), the others the first line's."""
-    lines = len(sheet.profile.models)  # type: ignore[union-attr]
+    lines = len(profile_of(sheet).models)
     return lines - 1 if index == 0 and lines > 1 else 0
 
 

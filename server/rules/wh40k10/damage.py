@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
-from server.dice import Roll
+from server.dice import Roll, Roller
 from server.rules.wh40k10.profiles import (
     DiceAmount,
     DiceValue,
@@ -45,12 +45,6 @@ from server.rules.wh40k10.profiles import (
 HAZARDOUS_MORTAL_WOUNDS = 3
 DEADLY_DEMISE_ON = 6
 DEADLY_DEMISE_RANGE_IN = 6
-
-
-class Roller(Protocol):
-    """Where dice come from: the game's `DiceStream` (or scripted dice in tests)."""
-
-    def roll(self, expression: str) -> Roll: ...
 
 
 @dataclass(frozen=True)

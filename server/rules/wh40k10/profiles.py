@@ -24,9 +24,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from server.data import Datasheet
+from server.data.schema import Wh40kProfile, Wh40kWeapon
+
 WeaponKind = Literal["ranged", "melee"]
 RANGED: Literal["ranged"] = "ranged"
 MELEE: Literal["melee"] = "melee"
+
+
+def profile_of(sheet: Datasheet) -> Wh40kProfile:
+    """The sheet's wh40k10 profile; `WrongSystem` (a ValueError) on another system's sheet."""
+    return sheet.profile_as(Wh40kProfile)
 
 # Weapon abilities (datasheets print them in capitals, in brackets).
 ASSAULT = "ASSAULT"
@@ -274,8 +282,8 @@ class Weapon:
         )
 
     @classmethod
-    def from_datasheet(cls, weapon: Any) -> Weapon:
-        """From a `server.data.schema.Wh40kWeapon` (keywords are SpecialRule name/param)."""
+    def from_datasheet(cls, weapon: Wh40kWeapon) -> Weapon:
+        """From a datasheet's weapon (keywords are SpecialRule name/param)."""
         skill = weapon.BS if weapon.type == RANGED else weapon.WS
         return cls.build(
             weapon.name,
@@ -362,16 +370,17 @@ class TargetModel:
     def from_datasheet(
         cls,
         model_id: str,
-        sheet: Any,
+        sheet: Datasheet,
         line: int = 0,
         *,
         wounds_left: int | None = None,
         hazardous: bool = False,
     ) -> TargetModel:
-        """Model line `line` of a `server.data.schema.Datasheet` (wh40k10): T, Sv, W, the
-        profile's invulnerable save, Character, and Feel No Pain X+ / Deadly Demise X from its
-        special rules (the best FNP if several)."""
-        stats = sheet.profile.models[line]
+        """Model line `line` of a wh40k10 datasheet: T, Sv, W, the profile's invulnerable
+        save, Character, and Feel No Pain X+ / Deadly Demise X from its special rules (the
+        best FNP if several)."""
+        profile = profile_of(sheet)
+        stats = profile.models[line]
         fnp: int | None = None
         demise: DiceValue | None = None
         for rule in sheet.special_rules:
@@ -386,7 +395,7 @@ class TargetModel:
             save=stats.Sv,
             wounds=stats.W,
             wounds_left=wounds_left,
-            invulnerable=getattr(sheet.profile, "invulnerable_save", None),
+            invulnerable=profile.invulnerable_save,
             feel_no_pain=fnp,
             character=bool(sheet.character),
             deadly_demise=demise,

@@ -284,7 +284,7 @@ def arrive_from_reserves(
         raise problem
     rule = reserve_rule(state, unit)
     sheet = datasheet_of(state, unit)
-    printed = sheet.rule(rule).printed if sheet.rule(rule) is not None else rule  # type: ignore[union-attr]
+    printed = sheet.rule_printed(rule)
     return [
         Event(
             "reserves_arrived",

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from server.data import Datasheet
 from server.rules.core import GameState
 from server.rules.systems import Pregame, Variant
+from server.rules.wh40k10.profiles import profile_of
 
 CHARGE_DECLARE_IN = 12.0
 
@@ -18,7 +19,7 @@ CHARGE_DECLARE_IN = 12.0
 class Warhammer40k(Variant):
     def allowance(self, sheet: Datasheet, mode: str) -> float:
         """M (an Advance adds a D6 rolled by the `advance` action)."""
-        return float(sheet.profile.models[0].M)  # type: ignore[union-attr, arg-type]
+        return float(profile_of(sheet).models[0].M)
 
     def charge_roll(self, sheet: Datasheet) -> tuple[str, int]:
         """2D6, nothing added."""

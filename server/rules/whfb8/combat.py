@@ -208,7 +208,7 @@ class WHFB8RankAndFlank(WHFB8AttackSteps, RankAndFlankRules):
             line.T,
             save,
             rule,
-            profiles.whfb8_profile(sheet).ward_save,
+            profiles.profile_of(sheet).ward_save,
             parry and profiles.parries(sheet, charged),
         )
 

@@ -537,7 +537,7 @@ def emerge(state: GameState, seat: int, action: Emerge, dice: DiceStream) -> lis
     marker = tuple(entry["marker"]) if entry.get("marker") else None
     check = check_emergence(
         table_of(state), unit.id, formation, placement,
-        marker=marker if mode == "marker" else None,  # type: ignore[arg-type]
+        marker=marker if mode == "marker" else None,
         enemy=entry["enemy"] if mode == "enemy" else None,
         edge=entry["edge"] if mode == "edge" else None,
     )

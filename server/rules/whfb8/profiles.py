@@ -87,16 +87,14 @@ PAGE_POISON = "+1 modifier to any To Wound rolls"
 """The Tomb Swarm page's Poisoned Attacks, as its `rule_texts` quote it (seed 002)."""
 
 
-def whfb8_profile(ds: Datasheet) -> WHFB8Profile:
-    profile = ds.profile
-    if not isinstance(profile, WHFB8Profile):
-        raise ValueError(f"{ds.id} is not a whfb8 datasheet")
-    return profile
+def profile_of(ds: Datasheet) -> WHFB8Profile:
+    """The sheet's whfb8 profile; `WrongSystem` (a ValueError) on another system's sheet."""
+    return ds.profile_as(WHFB8Profile)
 
 
 def stats(ds: Datasheet) -> WHFB8Stats:
     """The rank-and-file line (the first); champions' lines are not used (module text)."""
-    return whfb8_profile(ds).models[0]
+    return profile_of(ds).models[0]
 
 
 def equipment_names(ds: Datasheet) -> frozenset[str]:
@@ -156,7 +154,7 @@ def causes_fear(ds: Datasheet) -> bool:
 
 def armour_save(ds: Datasheet) -> tuple[int | None, str | None]:
     """The armour save before Strength, and the rule that gave it (Animated Construct)."""
-    own = whfb8_profile(ds).save
+    own = profile_of(ds).save
     if has(ds, ANIMATED_CONSTRUCT) and (own is None or own > ANIMATED_CONSTRUCT_SAVE):
         return ANIMATED_CONSTRUCT_SAVE, ANIMATED_CONSTRUCT
     return own, None
@@ -204,7 +202,7 @@ class Weapon:
 def melee_weapon(ds: Datasheet, charged: bool) -> Weapon:
     """The weapon a model fights with (module text)."""
     kit = equipment_names(ds)
-    on_foot = whfb8_profile(ds).troop_type in ("Infantry", "Monstrous Infantry")
+    on_foot = profile_of(ds).troop_type in ("Infantry", "Monstrous Infantry")
     if GREAT_WEAPON in kit:
         return Weapon(GREAT_WEAPON, strength=2, strikes_last=True)
     if HALBERD in kit:
@@ -216,7 +214,7 @@ def melee_weapon(ds: Datasheet, charged: bool) -> Weapon:
 
 def parries(ds: Datasheet, charged: bool) -> bool:
     """Parry (FACTS): hand weapon and shield, not mounted."""
-    mounted = whfb8_profile(ds).troop_type in ("Cavalry", "Monstrous Cavalry", "Chariot")
+    mounted = profile_of(ds).troop_type in ("Cavalry", "Monstrous Cavalry", "Chariot")
     return not mounted and melee_weapon(ds, charged).parry
 
 
@@ -248,7 +246,7 @@ def melee_parts(ds: Datasheet) -> list[Part]:
             line.WS,
             line.S,
             line.I or 0,
-            whfb8_profile(ds).troop_type,
+            profile_of(ds).troop_type,
             ds.has_rule(ALWAYS_STRIKES_FIRST),
             ds.has_rule(ALWAYS_STRIKES_LAST) or great,
             poisoned(ds),
@@ -258,7 +256,7 @@ def melee_parts(ds: Datasheet) -> list[Part]:
 
 
 def missile_weapons(ds: Datasheet) -> Sequence[WHFB8MissileWeapon]:
-    return whfb8_profile(ds).shooting
+    return profile_of(ds).shooting
 
 
 def multiple_shots(weapon: WHFB8MissileWeapon) -> int:
@@ -275,7 +273,7 @@ def leadership(sheets: Iterable[Datasheet]) -> int:
 
 
 def unit_strength(ds: Datasheet) -> int:
-    return UNIT_STRENGTH.get(whfb8_profile(ds).troop_type, 1)
+    return UNIT_STRENGTH.get(profile_of(ds).troop_type, 1)
 
 
 def skirmishers(sheets: Iterable[Datasheet]) -> bool:

@@ -27,6 +27,7 @@ from server.dice import parse_expression
 from server.rules.core import Event, GameState
 from server.rules.naming import display_name
 from server.rules.units import table_of, terrain_of, units_of
+from server.rules.whfb8.profiles import stats
 
 RULE = "Random Movement"
 
@@ -47,8 +48,7 @@ def movement_dice(sheets: Sequence[Datasheet]) -> str | None:
     for sheet in sheets:
         rule = sheet.rule(RULE)
         if rule is not None:
-            line = sheet.profile.models[0]  # type: ignore[union-attr]
-            rolls.append(str(rule.param or line.M).strip())
+            rolls.append(str(rule.param or stats(sheet).M).strip())
     if not rolls:
         return None
     return min(rolls, key=_average)

@@ -15,6 +15,7 @@ from server.rules.core import Event, GameState
 from server.rules.endgame import GameResult
 from server.rules.rankandflank.system import RankAndFlankReactions
 from server.rules.systems import Pregame, RankedRules, Variant, swiftstride_roll
+from server.rules.whfb8.profiles import profile_of, stats
 
 CANNOT_FLEE = ("Undead", "Unstable", "Unbreakable")
 """Rules whose units may only Hold or Stand and Shoot (seed 002: Unstable units are
@@ -40,7 +41,7 @@ def _immune_to_psychology_flee(sheets: Sequence[Datasheet], feigned: str | None)
 
 
 def _movement(sheet: Datasheet) -> int:
-    m: Any = sheet.profile.models[0].M  # type: ignore[union-attr]
+    m = stats(sheet).M
     return m if isinstance(m, int) else 0
 
 
@@ -57,7 +58,7 @@ class WarhammerRanked(RankAndFlankReactions, RankedRules):
 
     def discipline(self, sheet: Datasheet) -> int:
         """Rally Tests are taken against Leadership: the highest of the sheet's models."""
-        return max(int(m.Ld or 0) for m in sheet.profile.models)  # type: ignore[union-attr]
+        return max(int(m.Ld or 0) for m in profile_of(sheet).models)
 
     def flee_refusal(
         self, name: str, sheets: Sequence[Datasheet], markers: Sequence[str]

@@ -340,7 +340,7 @@ def test_gremlin_datasheet_reads_as_the_page_says() -> None:
     g = profiles.guard_of(gremlin)
     assert (g.defensive_skill, g.resilience, g.armour, g.aegis) == (3, 3, 0, (Aegis(5),))
     assert g.hard_target == 1 and g.distracting
-    p = profiles.t9a_profile(gremlin).offensive[0]
+    p = profiles.profile_of(gremlin).offensive[0]
     weapon = profiles.melee_weapon(gremlin, charged=True)
     s = profiles.strike_of(p, weapon, 5, "Gremlins")
     assert weapon.name == "Hand Weapon" and s.poison == 1 and profiles.is_magical(s)

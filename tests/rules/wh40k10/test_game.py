@@ -18,6 +18,7 @@ from tests.rules.test_battle import act, refused
 from tests.rules.wh40k10.game import (
     BASE_IN,
     INTERCESSORS,
+    LED_BOYZ,
     block,
     deployed,
     place,
@@ -553,3 +554,23 @@ def test_a_battle_shocked_unit_falling_back_takes_desperate_escape_tests() -> No
     models = state.to_json()["forty"]["models"]["u1"]
     assert len(models) == 9 and models[-1]["name"] == "Wurrboy"
     assert dice.used == 11
+
+
+def test_models_move_through_friendly_models_but_never_end_on_one() -> None:
+    """Warhammer 40,000 10th-edition core rules, Moving: a model can be moved through friendly
+    models, but cannot end its move on top of another model (refused as Model Overlap, naming
+    the friendly unit)."""
+    boyz = {"datasheet": "beast-snagga-boyz", "models": 10}
+    state = to_phase(deployed(army1=(LED_BOYZ, boyz)), 1, "Movement")
+    ids = [u.id for u in units_of(state).values() if u.owner == 1]
+    mover, other = ids[0], ids[1]
+    state = place(state, mover, row(11, 12.0, x0=10.0))
+    state = place(state, other, row(10, 16.0, x0=10.0))
+    on_top = [(x, 16.0) for x, _ in units_of(state)[mover].positions]
+    err = refused(state, 1, type="move_models", unit=mover, positions=on_top)
+    assert err.code == "illegal_move"
+    assert err.details["rule"] == "Model Overlap" and err.details["obstacle"] == other
+    through = [(x, 17.9) for x, _ in units_of(state)[mover].positions]
+    state, _ = act(state, 1, type="move_models", unit=mover, positions=through)
+    assert units_of(state)[mover].positions[0] == (10.0, 17.9)
+

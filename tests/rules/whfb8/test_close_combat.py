@@ -128,7 +128,7 @@ def test_hordes_support_with_a_third_rank_and_monstrous_models_with_three_attack
     assert extra == 1 and note is not None and note["rule"] == "Horde"
     monstrous = sheet(
         "empire-halberdiers",
-        profile=profiles.whfb8_profile(sheet("empire-halberdiers")).model_copy(
+        profile=profiles.profile_of(sheet("empire-halberdiers")).model_copy(
             update={"troop_type": "Monstrous Infantry"}
         ),
     )

@@ -221,3 +221,21 @@ def test_a_failed_charge_move_that_comes_within_8_in_of_concealed_fanatics_stops
     assert geo.distance(table.units["u1"], table.units["u2"]).distance == pytest.approx(
         8.0, abs=1e-3
     )
+
+
+def test_a_charger_destroyed_as_it_flees_is_said_to_flee_and_be_destroyed() -> None:
+    """A charger that fled after the Stand and Shoot and was destroyed on its flee path (whfb8
+    Fanatics' hits, seed page of the Night Goblins) is not said to be shot to pieces: the reason
+    names the flight and the destruction."""
+    import dataclasses
+
+    from server.rules.charge import _abandoned
+    from server.rules.units import with_unit
+
+    state = charge()
+    gone = dataclasses.replace(unit(state, "u1"), status="destroyed",
+                               markers=(*unit(state, "u1").markers, "fleeing"))
+    event = _abandoned(with_unit(state, gone), "u1", "u2", "stand_and_shoot")
+    assert event is not None
+    assert event.payload["reason"] == (
+        "they flee after Empire Handgunners' Stand and Shoot and are destroyed as they flee")

@@ -8,7 +8,6 @@ phases and player it belongs to (`core.When`), and `core.decide` checks them bef
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
@@ -42,6 +41,7 @@ from server.rules.orders import (
     throwaway_dice,
 )
 from server.rules.resume import is_suspended, register_frame, suspension
+from server.rules.state import changed
 from server.rules.systems import find_system
 
 TurnStartHook = Callable[[GameState, DiceStream], list[Event]]
@@ -272,7 +272,7 @@ def _offer_end_phase(state: GameState, seat: int) -> dict[str, Any] | None:
 @register_folder("battle_started")
 def _fold_battle_started(state: GameState, event: Event) -> GameState:
     p = event.payload
-    battle = dataclasses.replace(
+    battle = changed(
         state.battle,
         stage=BATTLE,
         turn=p["turn"],
@@ -281,7 +281,7 @@ def _fold_battle_started(state: GameState, event: Event) -> GameState:
         first_player=p["active_player"],
         player_turn=1,
     )
-    return state.evolve(battle=battle, moves=dataclasses.replace(state.moves, phase={}))
+    return state.evolve(battle=battle, moves=changed(state.moves, phase={}))
 
 
 @register_folder("phase_ended")
@@ -290,7 +290,7 @@ def _fold_phase_ended(state: GameState, event: Event) -> GameState:
     player_turn = state.battle.player_turn or 1
     if p["active_player"] != state.battle.active_player:
         player_turn += 1
-    battle = dataclasses.replace(
+    battle = changed(
         state.battle,
         turn=p["turn"],
         active_player=p["active_player"],
@@ -298,12 +298,12 @@ def _fold_phase_ended(state: GameState, event: Event) -> GameState:
         player_turn=player_turn,
     )
     # Per-phase facts (who moved, who charged) live only until the phase ends.
-    return state.evolve(battle=battle, moves=dataclasses.replace(state.moves, phase={}))
+    return state.evolve(battle=battle, moves=changed(state.moves, phase={}))
 
 
 @register_folder("game_ended")
 def _fold_game_ended(state: GameState, event: Event) -> GameState:
-    battle = dataclasses.replace(
+    battle = changed(
         state.battle,
         stage=OVER,
         winner=event.payload.get("winner"),

@@ -69,6 +69,7 @@ from server.rules.moves import engaged_in_combat
 from server.rules.naming import display_name, in_the_way, possessive
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.resume import is_suspended, register_frame, suspend_with
+from server.rules.state import changed
 from server.rules.systems import (
     CHARGE_PHASES,
     REACTION_NAMES,
@@ -935,13 +936,13 @@ def complete_interrupted_charge(state: GameState) -> list[Event]:
 def _fold_charge_interrupted(state: GameState, event: Event) -> GameState:
     p = event.payload
     state = with_unit(state, unit_from_json(p["unit_after"]))
-    state = state.evolve(charges=dataclasses.replace(state.charges, interrupted=p["charge"]))
+    state = state.evolve(charges=changed(state.charges, interrupted=p["charge"]))
     return with_phase_move(state, p["unit"], {"charged": p["target"]})
 
 
 @register_folder("charge_abandoned")
 def _fold_charge_abandoned(state: GameState, event: Event) -> GameState:
-    return state.evolve(charges=dataclasses.replace(state.charges, interrupted=None))
+    return state.evolve(charges=changed(state.charges, interrupted=None))
 
 
 @register_folder("charge_declared")
@@ -953,12 +954,12 @@ def _fold_charge_declared(state: GameState, event: Event) -> GameState:
         "reacting_player": p["reacting_player"],
         "reactions": list(p["reactions"]),
     }
-    return state.evolve(charges=dataclasses.replace(state.charges, pending=pending))
+    return state.evolve(charges=changed(state.charges, pending=pending))
 
 
 @register_folder("charge_reaction")
 def _fold_charge_reaction(state: GameState, event: Event) -> GameState:
-    return state.evolve(charges=dataclasses.replace(state.charges, pending=None))
+    return state.evolve(charges=changed(state.charges, pending=None))
 
 
 @register_folder("charge_succeeded")
@@ -966,7 +967,7 @@ def _fold_charge_succeeded(state: GameState, event: Event) -> GameState:
     p = event.payload
     state = with_unit(state, unit_from_json(p["unit_after"]))
     engaged = {**state.charges.engaged, p["unit"]: p["target"]}
-    state = state.evolve(charges=dataclasses.replace(state.charges, interrupted=None,
+    state = state.evolve(charges=changed(state.charges, interrupted=None,
                                                      engaged=engaged))
     return with_phase_move(state, p["unit"], {"charged": p["target"]})
 

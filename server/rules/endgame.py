@@ -30,7 +30,6 @@ twice is an error, so no module's registration depends on which was imported fir
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -46,6 +45,7 @@ from server.rules.core import (
     register_projector,
 )
 from server.rules.orders import offer, register_game_offer
+from server.rules.state import changed
 from server.rules.systems import find_system
 
 GAME_ENDED = "game_ended"
@@ -166,7 +166,7 @@ def concede(state: GameState, seat: int, action: Concede, dice: DiceStream) -> l
 
 @register_folder(GAME_RESULT)
 def _fold_game_result(state: GameState, event: Event) -> GameState:
-    return state.evolve(outcome=dataclasses.replace(state.outcome, result=dict(event.payload)))
+    return state.evolve(outcome=changed(state.outcome, result=dict(event.payload)))
 
 
 @register_projector

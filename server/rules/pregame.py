@@ -20,7 +20,6 @@ Pure: no I/O; dice come from the game's stream inside the events that use them.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
@@ -41,6 +40,7 @@ from server.rules.core import (
     register_projector,
 )
 from server.rules.orders import Offer, in_window, offer, register_game_offer
+from server.rules.state import changed
 from server.rules.systems import Pregame, variant_of
 from server.rules.units import units_of
 
@@ -112,7 +112,7 @@ _ABOUT_WORDS = {DEPLOY_FIRST: "for deployment", FIRST_TURN: "for the first turn"
 @register_folder("roll_off")
 def _fold_roll_off(state: GameState, event: Event) -> GameState:
     won = {**state.pregame.roll_offs_won, event.payload["about"]: event.payload["winner"]}
-    return state.evolve(pregame=dataclasses.replace(state.pregame, roll_offs_won=won))
+    return state.evolve(pregame=changed(state.pregame, roll_offs_won=won))
 
 
 # --- a choice the rules give a player -----------------------------------------------------------
@@ -130,7 +130,7 @@ def _pending(seat: int, about: str, rules: Pregame) -> Event:
 @register_folder("choice_pending")
 def _fold_choice_pending(state: GameState, event: Event) -> GameState:
     choice = {"seat": event.payload["seat"], "about": event.payload["about"]}
-    return state.evolve(pregame=dataclasses.replace(state.pregame, pending_choice=choice))
+    return state.evolve(pregame=changed(state.pregame, pending_choice=choice))
 
 
 class ChooseFirst(ActionModel):
@@ -182,7 +182,7 @@ def choose_first(state: GameState, seat: int, action: ChooseFirst, dice: DiceStr
 @register_folder("first_chosen")
 def _fold_first_chosen(state: GameState, event: Event) -> GameState:
     chosen = {**state.pregame.first_chosen, event.payload["about"]: event.payload["first"]}
-    pregame = dataclasses.replace(state.pregame, pending_choice=None, first_chosen=chosen)
+    pregame = changed(state.pregame, pending_choice=None, first_chosen=chosen)
     return state.evolve(pregame=pregame)
 
 
@@ -276,7 +276,7 @@ def _deployment_done(state: GameState, dice: DiceStream, rules: Pregame | None) 
 
 @register_folder("deployment_finished")
 def _fold_finished(state: GameState, event: Event) -> GameState:
-    pregame = dataclasses.replace(state.pregame, finished_first=event.payload["seat"])
+    pregame = changed(state.pregame, finished_first=event.payload["seat"])
     return state.evolve(pregame=pregame)
 
 

@@ -73,6 +73,7 @@ from server.rules.core import (
 from server.rules.core import undo_note as core_undo_note
 from server.rules.naming import display_name, in_the_way
 from server.rules.orders import judge, offer, refused, register_game_offer, window_refusal
+from server.rules.state import changed
 from server.rules.units import (
     Coord,
     Facing,
@@ -563,13 +564,13 @@ def _offer_take_back(state: GameState, seat: int) -> dict[str, Any] | None:
 
 @register_folder("proposal_made")
 def _fold_made(state: GameState, event: Event) -> GameState:
-    proposals = dataclasses.replace(state.proposals, current=dict(event.payload),
+    proposals = changed(state.proposals, current=dict(event.payload),
                                     made=state.proposals.made + 1)
     return state.evolve(proposals=proposals)
 
 
 def _closed(state: GameState, event: Event) -> GameState:
-    return state.evolve(proposals=dataclasses.replace(state.proposals, current=None))
+    return state.evolve(proposals=changed(state.proposals, current=None))
 
 
 for _name in ("proposal_accepted", "proposal_declined", "proposal_lapsed"):
@@ -589,7 +590,7 @@ def _fold_undone(state: GameState, event: Event) -> GameState:
     p = event.payload
     discarded = tuple({**r, "when": p.get("when")} for r in p.get("discarded", ()))
     return state.evolve(
-        proposals=dataclasses.replace(state.proposals, discarded_rolls=discarded),
+        proposals=changed(state.proposals, discarded_rolls=discarded),
         dice_position=max(state.dice_position, int(p.get("dice_position", 0))),
         rolls=max(state.rolls, int(p.get("rolls", 0))),
         next_id=max(state.next_id, int(p.get("next_id", 1))),
@@ -656,7 +657,7 @@ def _fold_reroll(state: GameState, event: Event) -> GameState:
         return state
     left = tuple(w for w in waiting
                  if w.get("seq") != r.get("of") or w.get("faces") != r.get("faces"))
-    return state.evolve(proposals=dataclasses.replace(state.proposals, discarded_rolls=left))
+    return state.evolve(proposals=changed(state.proposals, discarded_rolls=left))
 
 
 __all__ = ["accept_proposal", "decline_proposal", "propose"]

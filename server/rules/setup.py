@@ -42,7 +42,7 @@ from server.rules.core import (
 from server.rules.naming import display_name
 from server.rules.orders import judge, offer, register_acting, register_offer
 from server.rules.pregame import after_deploying, deployment_start
-from server.rules.state import Muster, MusteredUnit
+from server.rules.state import Muster, MusteredUnit, changed
 from server.rules.systems import variant_of
 from server.rules.table import check_limit
 from server.rules.units import (
@@ -540,7 +540,7 @@ def _project_armies(state: GameState, viewer: int | None, out: dict[str, Any]) -
 
 @register_folder("deployment_started")
 def _fold_deployment_started(state: GameState, event: Event) -> GameState:
-    battle = dataclasses.replace(state.battle, stage=DEPLOYMENT,
+    battle = changed(state.battle, stage=DEPLOYMENT,
                                  deploying=event.payload["deploying"])
     return state.evolve(battle=battle)
 
@@ -718,5 +718,5 @@ def _fold_unit_deployed(state: GameState, event: Event) -> GameState:
 @register_folder("deploying")
 def _fold_deploying(state: GameState, event: Event) -> GameState:
     return state.evolve(
-        battle=dataclasses.replace(state.battle, deploying=event.payload["deploying"])
+        battle=changed(state.battle, deploying=event.payload["deploying"])
     )

@@ -5,7 +5,6 @@ decides which judgement applies, with which allowance, in which phase.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping
 from functools import lru_cache
@@ -49,7 +48,7 @@ from server.rules.core import (
 from server.rules.markers import TIGHTENED
 from server.rules.naming import display_name, in_the_way
 from server.rules.state import JoinedCharacter as JoinedCharacter
-from server.rules.state import JsonRecord
+from server.rules.state import JsonRecord, changed
 from server.rules.state import Unit as Unit
 from server.rules.systems import containing_rule, entirely_with, find_system, variant_of
 
@@ -129,7 +128,7 @@ def with_units(state: GameState, units: Mapping[str, Unit]) -> GameState:
 
 def with_engaged(state: GameState, engaged: Mapping[str, str]) -> GameState:
     """`state` with `engaged` (charger -> target) as who is engaged with whom."""
-    return state.evolve(charges=dataclasses.replace(state.charges, engaged=engaged))
+    return state.evolve(charges=changed(state.charges, engaged=engaged))
 
 
 def datasheet_of(state: GameState, unit: Unit) -> Datasheet:
@@ -188,7 +187,7 @@ def phase_moves(state: GameState) -> Mapping[str, JsonRecord]:
 
 def with_phase_moves(state: GameState, moves: Mapping[str, JsonRecord]) -> GameState:
     """`state` with `moves` as what the units did in this phase."""
-    return state.evolve(moves=dataclasses.replace(state.moves, phase=moves))
+    return state.evolve(moves=changed(state.moves, phase=moves))
 
 
 def with_phase_move(state: GameState, unit_id: str, record: JsonRecord) -> GameState:
@@ -209,7 +208,7 @@ def record_turn_move(state: GameState, unit_id: str, **flags: bool) -> GameState
     mine = units.setdefault(unit_id, {})
     for key, value in flags.items():
         mine[key] = mine.get(key, False) or value
-    moves = dataclasses.replace(state.moves, turn_of=state.battle.player_turn, turn=units)
+    moves = changed(state.moves, turn_of=state.battle.player_turn, turn=units)
     return state.evolve(moves=moves)
 
 

@@ -12,8 +12,20 @@ import pytest
 
 from server.rules import core
 from server.rules.core import GameState, part_of, with_part
-from server.rules.state import Battle, Charges, Moves, Muster, Outcome, PregameState, Proposals
+from server.rules.state import (
+    Battle,
+    Charges,
+    Moves,
+    Muster,
+    Outcome,
+    PregameState,
+    Proposals,
+    changed,
+)
+from server.rules.t9a.results import Objectives
 from server.rules.units import table_of, with_unit
+from server.rules.wh40k10.army import Forty
+from server.rules.whfb8.fanatics import FanaticState
 from tests.rules.helpers import battle
 
 RULES = Path(__file__).resolve().parents[2] / "server" / "rules"
@@ -93,3 +105,23 @@ def test_no_module_reaches_into_an_untyped_extra() -> None:
                 assert "state" not in owner, f"{path}: {owner}.extra"
             if isinstance(node, ast.Call) and ast.unparse(node.func) == "object.__setattr__":
                 raise AssertionError(f"{path}:{node.lineno}: object.__setattr__")
+
+
+@pytest.mark.parametrize("part, changes", [
+    (Battle(), {"phase": "Magic", "turn": 2}),
+    (Charges(), {"pending": {"unit": "u1"}}),
+    (Moves(), {"phase": {"u1": {"moved": True}}}),
+    (PregameState(), {"finished_first": 2}),
+    (Proposals(), {"made": 3}),
+    (Outcome(), {"declared_winner": 1}),
+    (Forty(), {"cp": {"1": 2, "2": 1}, "battle_shocked": ["u3"]}),
+    (FanaticState(), {"concealed": {"u1": 2}}),
+    (Objectives(), {"chosen": "hold_the_ground"}),
+])
+def test_changed_makes_what_replace_makes(part: object, changes: dict[str, object]) -> None:
+    before = dataclasses.replace(part)
+    fast = changed(part, **changes)
+    assert fast == dataclasses.replace(part, **changes)
+    assert type(fast) is type(part) and part == before  # the part itself is unchanged
+    with pytest.raises(TypeError, match="no field"):
+        changed(part, no_such_field=1)

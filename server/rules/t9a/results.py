@@ -25,7 +25,6 @@ and seed 000 (Ambush: "A unit arriving on the Battlefield in Game Turn 6 loses S
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -51,6 +50,7 @@ from server.rules.endgame import GameResult, Objective, ScoreLine
 from server.rules.markers import FLEEING
 from server.rules.orders import Offer, in_window, offer, register_game_offer
 from server.rules.rankandflank import victory
+from server.rules.state import changed
 from server.rules.systems import find_system
 from server.rules.t9a.ambush import LOST_SCORING
 from server.rules.units import Unit, deployment_zone, footprint_of, units_of
@@ -106,11 +106,11 @@ def choose_secondary_objective(
 
 @register_folder("secondary_objective_chosen")
 def _fold_chosen(state: GameState, event: Event) -> GameState:
-    objectives = dataclasses.replace(_objectives(state), chosen=event.payload["objective"])
+    objectives = changed(_objectives(state), chosen=event.payload["objective"])
     return with_part(state, objectives)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Objectives:
     """This system's part of the state for the Secondary Objective: the one chosen (None until
     it is) and the Hold the Ground counters each player gained ("1", "2")."""
@@ -232,7 +232,7 @@ def _fold_counter(state: GameState, event: Event) -> GameState:
     gained = event.payload["gained"]
     if gained is not None:
         counters[str(gained)] = counters.get(str(gained), 0) + 1
-    return with_part(state, dataclasses.replace(_objectives(state), counters=counters))
+    return with_part(state, changed(_objectives(state), counters=counters))
 
 
 @register_projector

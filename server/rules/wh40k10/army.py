@@ -27,6 +27,7 @@ from server.data.schema import Wh40kStats, Wh40kWeapon
 from server.geometry import ENGAGEMENT_RANGE_IN
 from server.geometry.measure import within
 from server.rules.core import GameState, part_of, with_part
+from server.rules.state import changed
 from server.rules.units import Unit, footprint_of, table_of, units_of
 from server.rules.wh40k10.profiles import (
     TargetModel,
@@ -45,7 +46,7 @@ At = list[Any]
 """When a record was made: [player turn, phase] (compared with the state's now)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Forty:
     """This system's own part of the state (`forty`, changed with `set_forty`). Seats are
     keyed "1"/"2" where the projection shows the record (overwatch: by seat number, as the
@@ -105,7 +106,7 @@ def forty(state: GameState) -> Forty:
 def set_forty(state: GameState, **changes: Any) -> GameState:
     """`state` with the fields `changes` of its `Forty` changed (a TypeError for a field it
     does not have)."""
-    return with_part(state, dataclasses.replace(forty(state), **changes))
+    return with_part(state, changed(forty(state), **changes))
 
 
 def is_forty(state: GameState) -> bool:

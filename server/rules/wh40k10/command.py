@@ -27,7 +27,6 @@ victory points and the result (issue 16; FACTS.md, the core loop and its objecti
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Literal
 
 import shapely
@@ -70,6 +69,7 @@ from server.rules.orders import (
     register_game_offer,
     throwaway_dice,
 )
+from server.rules.state import changed
 from server.rules.units import Unit, table_of, unit_of, units_of
 from server.rules.wh40k10.army import (
     SYSTEM_ID,
@@ -343,7 +343,7 @@ def declare_result(state: GameState, dice: DiceStream) -> list[Event]:
 
 @register_folder("result_declared")
 def _fold_result(state: GameState, event: Event) -> GameState:
-    outcome = dataclasses.replace(state.outcome, declared_winner=event.payload["winner"])
+    outcome = changed(state.outcome, declared_winner=event.payload["winner"])
     return state.evolve(outcome=outcome)
 
 

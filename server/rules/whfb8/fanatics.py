@@ -77,6 +77,7 @@ from server.rules.rankandflank.engagement import FLEEING, rank_and_file_sheet
 from server.rules.rankandflank.events import Log, losses_events, step_events
 from server.rules.rankandflank.system import rank_and_flank_of
 from server.rules.resume import resume
+from server.rules.state import changed
 from server.rules.systems import MOVEMENT_PHASE
 from server.rules.units import (
     Coord,
@@ -110,7 +111,7 @@ FANATICS = "fanatics"
 """The keys of the projection (`_project`)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class FanaticState:
     """This system's part of the state for the Fanatics: {concealing unit id: Fanatics it still
     hides} (the owner's secret, `concealed_of`), the releases waiting to be placed (public,
@@ -126,7 +127,7 @@ def _fanatics(state: GameState) -> FanaticState:
 
 
 def _with(state: GameState, **changes: Any) -> GameState:
-    return with_part(state, dataclasses.replace(_fanatics(state), **changes))
+    return with_part(state, changed(_fanatics(state), **changes))
 
 
 # --- the secret ---------------------------------------------------------------------------------

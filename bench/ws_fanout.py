@@ -10,12 +10,16 @@ the last spectator has parsed the frame with the move's seq and its state shows 
 One JSON line per K on stdout; percentiles nearest-rank.
 
     python -m bench.ws_fanout [--config sqlite|postgres|redis2|bgio] [--k 1 10 100] [--moves M]
+                              [--steps]
     warfield bench fanout --config postgres
 
 Configurations (bench/harness.py): `sqlite`, `postgres`, `redis2` (player 1 on process A,
 spectators alternate B, A) and `bgio`: boardgame.io 0.50.2's own server (bench/bgio/server.js,
 `npm ci --prefix bench/bgio` once) driven by this same load generator over its socket.io wire,
 so the two systems are compared with one client, one protocol, on one machine.
+With `--steps` the Warfield servers time each step of the move path (server/games/steps.py)
+and each line carries `steps_by_process`: CPU ms per move by step, the loop's CPU no step
+covers, the commit's wall-clock time, and the collector's counts per move.
 Server RSS is VmHWM from /proc/PID/status after the last move and CPU is utime + stime from
 /proc/PID/stat over the recorded moves (summed over both processes for redis2).
 """
@@ -26,6 +30,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import sys
 import time
 from abc import ABC, abstractmethod
@@ -346,6 +351,7 @@ class Fanout:
 
     async def run(self, moves: int) -> dict[str, Any]:
         servers = self.deployment.servers
+        timing = step_timing() and self.deployment.config != "bgio"
         bgio = self.deployment.config == "bgio"
         kind: type[WarfieldClient] | type[BgioClient] = BgioClient if bgio else WarfieldClient
         game = await asyncio.to_thread(bgio_create if bgio else _create_warfield, servers[0])
@@ -375,6 +381,9 @@ class Fanout:
             loop_started = 0.0
             for s in range(WARMUP + moves):
                 if s == WARMUP:
+                    if timing:
+                        for sv in servers:
+                            http_json("GET", sv.url + "/debug/steps?reset=true")
                     cpu_before = self.deployment.cpu_ms()
                     threads_before = [sv.thread_cpu_ms() for sv in servers]
                     for sv in servers:
@@ -397,6 +406,8 @@ class Fanout:
                 for sv, was in zip(servers, threads_before, strict=True)
             ]
             rss = self.deployment.rss_mb()
+            step_reports = [http_json("GET", sv.url + "/debug/steps") for sv in servers] \
+                if timing else []
         finally:
             for client in everyone:
                 await client.close()
@@ -415,6 +426,10 @@ class Fanout:
             # Per process (A first): [event-loop thread, other threads (database calls)].
             "cpu_ms_per_move_by_process": by_process,
             "processes": len(servers),
+            **({"steps_by_process": [per_move_steps(r, loop_ms, moves)
+                                     for r, (loop_ms, _) in zip(step_reports, by_process,
+                                                                strict=True)]}
+               if step_reports else {}),
         }
 
     @staticmethod
@@ -424,6 +439,30 @@ class Fanout:
             if time.monotonic() > deadline:
                 raise RuntimeError("clients did not catch up with the placements")
             await asyncio.sleep(0.002)
+
+
+def step_timing() -> bool:
+    """Do the Warfield servers time each step of the move path (`--steps`)?"""
+    return os.environ.get("WARFIELD_STEP_TIMING", "") == "1"
+
+
+def per_move_steps(report: dict[str, Any], loop_ms: float, moves: int) -> dict[str, Any]:
+    """A server's step totals (`GET /debug/steps`, server/games/steps.py) per recorded move:
+    CPU ms per step, `loop_other_ms` (the event loop's CPU that no step covers: uvicorn reading
+    frames, the hop to the database thread and back, task switches) and the collector's
+    counts per move; `commit_wall_ms`: the commit by the wall clock (the disk's flush)."""
+    ms = {step: round(ns / moves / 1e6, 4) for step, ns in report["cpu_ns"].items()}
+    on_loop = sum(v for step, v in ms.items() if step != "commit_db")
+    gc = report["gc"]
+    return {
+        "cpu_ms": ms,
+        "loop_other_ms": round(loop_ms - on_loop, 4),
+        "commit_wall_ms": round(report["commit_wall_ns"] / moves / 1e6, 4),
+        "calls_per_move": {step: round(n / moves, 2) for step, n in report["calls"].items()},
+        "young_allocations_per_move": round(gc["young_allocations"] / moves, 1),
+        "gc_collections": gc["collections"],
+        "allocated_blocks_change_per_move": round(gc["allocated_blocks_change"] / moves, 2),
+    }
 
 
 def _create_warfield(server: Server) -> dict[str, Any]:
@@ -464,7 +503,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--k", type=int, nargs="+", default=[1, 10, 100])
     parser.add_argument("--moves", type=int, default=None,
                         help="recorded moves per K (default: the protocol's 200, or 100 at K=100)")
+    parser.add_argument("--steps", action="store_true",
+                        help="time each step of the move path in the servers "
+                             "(WARFIELD_STEP_TIMING=1, server/games/steps.py): `steps_by_process`")
     args = parser.parse_args(argv)
+    if args.steps:
+        os.environ["WARFIELD_STEP_TIMING"] = "1"
     for k in args.k:
         print(json.dumps(run_one(args.config, k, args.moves)), flush=True)
     return 0

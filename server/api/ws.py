@@ -41,7 +41,7 @@ from server.api.messages import (
 )
 from server.api.routes.replay import replay_cache, state_at_seq
 from server.config import Settings
-from server.games import delay
+from server.games import delay, steps
 from server.games.service import GameService, LiveGame
 from server.hub import dumps, events_frame
 from server.rules.core import (
@@ -57,6 +57,21 @@ from server.rules.core import (
 
 log = logging.getLogger("warfield.ws")
 router = APIRouter()
+
+if steps.totals is not None:  # (bench/: the step timing, server/games/steps.py)
+    import server.hub
+
+    # The hub's frames count as `encode` (the hub calls its module's `events_frame`).
+    server.hub.events_frame = steps.timed("encode_frames", server.hub.events_frame)
+
+    @router.get("/debug/steps")
+    async def step_totals(reset: bool = False) -> dict[str, Any]:
+        """The step timing's totals since the last reset (and reset them, with `reset`)."""
+        assert steps.totals is not None
+        report = steps.totals.report()
+        if reset:
+            steps.totals.reset()
+        return report
 
 CLOSE_POLICY = 1008
 CLOSE_TOO_BIG = 1009
@@ -272,6 +287,12 @@ class Connection:
         self.queue.put_nowait((events, frame, time.perf_counter()))  # (metrics: queued at)
 
     def send(self, message: dict[str, Any]) -> None:
+        if steps.totals is not None:  # (bench/: the step timing)
+            started = steps.now()
+            text = dumps(message)
+            steps.totals.add("encode_ack", started)
+            self.queue.put_nowait(text)
+            return
         self.queue.put_nowait(dumps(message))
 
     def error(self, ref: Any, exc: RuleError) -> None:
@@ -279,10 +300,17 @@ class Connection:
 
     async def _send_text(self, text: str) -> None:
         """Write one frame, within the send deadline (`_SlowReader` past it)."""
+        started = steps.now() if steps.totals is not None else 0  # (bench/: the step timing)
         try:
-            await asyncio.wait_for(self.ws.send_text(text), self.settings.send_timeout_s)
+            # (`asyncio.timeout`, not `wait_for`: no task per frame, and a frame the transport
+            # takes at once is written without the writer giving up its turn)
+            async with asyncio.timeout(self.settings.send_timeout_s):
+                await self.ws.send_text(text)
         except TimeoutError:
             raise _SlowReader from None
+        finally:
+            if steps.totals is not None:
+                steps.totals.add("write", started)
 
     async def _writer(self) -> None:
         try:
@@ -378,6 +406,7 @@ class Connection:
             text = message["bytes"].decode("utf-8", errors="replace")
         if text is None:
             return None
+        started = steps.now() if steps.totals is not None else 0  # (bench/: the step timing)
         if len(text.encode()) > self.settings.max_frame_bytes:
             raise _TooLarge
         try:
@@ -385,6 +414,8 @@ class Connection:
         except (ValueError, RecursionError):  # (RecursionError: nested thousands deep)
             self.error(None, RuleError(BAD_REQUEST, "the frame is not valid JSON"))
             return None
+        if steps.totals is not None:
+            steps.totals.add("decode", started)
         if not isinstance(data, dict) or not isinstance(data.get("type"), str):
             self.error(None, RuleError(BAD_REQUEST, "a message is a JSON object with a 'type'"))
             return None
@@ -579,7 +610,11 @@ class Connection:
                 continue
             self.busy = True
             try:
-                await self._handle(parse_client_message(data), ref)
+                started = steps.now() if steps.totals is not None else 0  # (bench/: timing)
+                msg = parse_client_message(data)
+                if steps.totals is not None:
+                    steps.totals.add("validate", started)
+                await self._handle(msg, ref)
             except RuleError as exc:
                 self.error(ref, exc)
             except WebSocketDisconnect:

@@ -176,7 +176,8 @@ def _check_faction(
     catalog: Catalog, system: str, entries: list[ArmyEntry | None], faction: str | None
 ) -> list[ArmyError]:
     """One faction per army (its army book / codex), unless the system allows allies. Units
-    of your own belong to the army they are brought with."""
+    of your own belong to the army they are brought with; one based on a catalogue datasheet
+    (a roster's upgrades, server/data/own.py) is of that datasheet's faction."""
     rules = system_data(system)
     if rules.allies:
         return []
@@ -185,7 +186,7 @@ def _check_faction(
         if entry is None:
             continue
         for sheet, _ in entry_sheets(catalog, system, entry):
-            if sheet.own or not sheet.faction:
+            if (sheet.own and not sheet.based_on) or not sheet.faction:
                 continue
             if faction is None:
                 faction = sheet.faction

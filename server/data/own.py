@@ -12,7 +12,15 @@ A player writes the unit as a datasheet without an id, system or sources::
 rule registry in the context) and raises :class:`OwnUnitError` listing every problem as
 ``<field path>: <message>``. Special rules from the system's list work as they do on any
 datasheet (the automated ones are applied); ``other_rules`` are shown as "not automated" and
-never applied. The datasheet's id is ``own-`` and a hash of its content, so the same unit has
+never applied. A 40k character of your own names the catalogue units it may lead in ``leads``
+(ids of the system's datasheets), and joins them like a catalogue Leader; a t9a / whfb8 one
+with ``character: true`` joins units like a catalogue character (server/data/army.py).
+
+A catalogue unit with changes a roster's upgrades made (issue 18 item 3) is a unit of your own
+``based_on`` that datasheet: its ``profile`` is the changed one and ``changes`` say what changed
+and from which selection. It keeps the catalogue datasheet's faction (so the one-army-book rule
+still holds), the units it may lead or be led by and the models it may conceal; a player cannot
+write those for it. The datasheet's id is ``own-`` and a hash of its content, so the same unit has
 the same id in every game; ``ref`` is how the army's entries name it. A unit of your own is
 public like the rest of an army list.
 """
@@ -38,9 +46,10 @@ FIELDS = frozenset(
     {
         "ref", "name", "base", "models", "default_files", "profile", "equipment",
         "special_rules", "other_rules", "keywords", "character", "attachable", "points", "notes",
+        "leads", "based_on", "changes",
     }
 )
-"""What a player may write; the rest of a datasheet (id, system, sources, leads, conceals) is
+"""What a player may write; the rest of a datasheet (id, system, sources, led_by, conceals) is
 the catalogue's."""
 
 
@@ -67,6 +76,22 @@ def own_datasheet(system: str, raw: Any, catalog: Catalog) -> Datasheet:
         raise OwnUnitError(label, problems)
     data = {key: value for key, value in raw.items() if key != "ref"}
     data.update(id=f"{OWN_PREFIX}pending", system=system, own=True, faction=None)
+    known = {sheet.id: sheet for sheet in catalog.datasheets(system) if not sheet.own}
+    based_on = raw.get("based_on")
+    if based_on is not None:
+        base = known.get(based_on) if isinstance(based_on, str) else None
+        if base is None:
+            raise OwnUnitError(label, [f"based_on: {based_on!r} is not a datasheet of {system}"])
+        if "leads" in raw:
+            raise OwnUnitError(label, ["leads: a unit based on a datasheet leads what it leads"])
+        data.update(faction=base.faction, leads=list(base.leads), led_by=list(base.led_by),
+                    conceals=[c.model_dump() for c in base.conceals])
+    leads = raw.get("leads") or []
+    if isinstance(leads, list):
+        unknown = [f"leads.{i}: {lead!r} is not a datasheet of {system}"
+                   for i, lead in enumerate(leads) if lead not in known]
+        if unknown:
+            raise OwnUnitError(label, unknown)
     try:
         sheet = Datasheet.model_validate(data, context={"rules": catalog.registries[system]})
     except ValidationError as exc:

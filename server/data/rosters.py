@@ -16,7 +16,12 @@ system's alias table ``server/data/<system>/aliases.yaml`` tolerated) and become
 :class:`~server.data.army.ArmyEntry`; the report lists what was mapped and what was skipped and
 why. BattleScribe and New Recruit rosters do not record which character joins which unit, so a
 roster's characters come in as entries of their own (join them in the army builder); our own
-export keeps the joins.
+export keeps the joins. A roster unit the catalogue lacks becomes a unit of your own from the
+profiles it prints (a character when its category says so; a 40k Leader leads the units its
+Leader ability lists). A mapped unit whose upgrades change it (a weapon, armour, a mount)
+becomes a unit of your own ``based_on`` its datasheet with the changes applied and listed
+(``_upgraded``; each system's ``SystemData.apply_upgrades``); what cannot be applied is in the
+report's ``not_applied`` with why (docs/rules-decisions.md "Army lists").
 
 Malformed input raises :class:`RosterError` (API code ``bad_request``) and returns nothing: input
 over :data:`MAX_INPUT_BYTES`; a zip that is not one, holds no ``.ros`` or too many members, or
@@ -49,7 +54,15 @@ from server.data.army import ArmyEntry, validate_army
 from server.data.catalog import Catalog, load_catalog
 from server.data.own import MAX_OWN_UNITS, OwnUnitError, own_datasheet
 from server.data.schema import SYSTEM_IDS, Datasheet, SpecialRule
-from server.data.systems import RosterProfile, RosterProfileError, system_data
+from server.data.systems import (
+    KnownRule,
+    RosterProfile,
+    RosterProfileError,
+    RosterUpgrade,
+    RuleKind,
+    UpgradeRead,
+    system_data,
+)
 
 MAX_INPUT_BYTES = 256 * 1024  # the REST body limit: a roster file as uploaded (.ros, .rosz, JSON)
 MAX_XML_BYTES = 4 * 1024 * 1024  # a .rosz's roster once decompressed
@@ -297,6 +310,7 @@ class _Node:
     children: list[_Node]
     profiles: list[RosterProfile] = field(default_factory=list)
     rules: list[tuple[str, str]] = field(default_factory=list)  # (name, text)
+    categories: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -364,6 +378,7 @@ def _xml_selections(parent: Element, depth: int, counter: list[int]) -> list[_No
                             {c.get("name", ""): (c.text or "")
                              for chars in _kids(prof, "characteristics")
                              for c in _kids(chars, "characteristic")},
+                            sel.get("name", ""),
                         )
                         for group in _kids(sel, "profiles") for prof in _kids(group, "profile")
                     ],
@@ -372,6 +387,8 @@ def _xml_selections(parent: Element, depth: int, counter: list[int]) -> list[_No
                          " ".join((d.text or "") for d in _kids(rule, "description")).strip())
                         for group in _kids(sel, "rules") for rule in _kids(group, "rule")
                     ],
+                    categories=[cat.get("name", "") for group in _kids(sel, "categories")
+                                for cat in _kids(group, "category")],
                 )
             )
     return nodes
@@ -422,14 +439,17 @@ def _json_selections(parent: Mapping[str, Any], depth: int, counter: list[int]) 
                 number=max(0, int(_number(sel.get("number", 1)) or 0)),
                 points=_json_points(sel) or 0.0,
                 children=_json_selections(sel, depth + 1, counter),
-                profiles=_json_profiles(sel.get("profiles")),
+                profiles=_json_profiles(sel.get("profiles"), str(sel.get("name", ""))),
                 rules=_json_rules(sel.get("rules")),
+                categories=[str(c.get("name", "")) for c in sel.get("categories") or []
+                            if isinstance(c, Mapping)] if isinstance(sel.get("categories"),
+                                                                    list) else [],
             )
         )
     return nodes
 
 
-def _json_profiles(raw: Any) -> list[RosterProfile]:
+def _json_profiles(raw: Any, source: str = "") -> list[RosterProfile]:
     """New Recruit's profiles: ``[{"name", "typeName", "characteristics": [{"name",
     "$text"}]}]`` (BattleScribe's JSON shape)."""
     found = []
@@ -441,6 +461,7 @@ def _json_profiles(raw: Any) -> list[RosterProfile]:
             str(prof.get("typeName", "")), str(prof.get("name", "")),
             {str(c.get("name", "")): str(c.get("$text", c.get("value", "")))
              for c in (chars if isinstance(chars, list) else []) if isinstance(c, Mapping)},
+            source,
         ))
     return found
 
@@ -540,20 +561,175 @@ def _map_unit(
     names = [normalize_name(n.name) for n in _walk(node)]
     standard = any("standard bearer" in n and "battle standard" not in n for n in names)
     bsb = any("battle standard" in n for n in names)
+    mapped = {**seen, "datasheet": sheet.id, "datasheet_name": sheet.name}
+    ref = _upgraded(system, node, sheet, catalog, result, mapped)
     entry = ArmyEntry(
-        datasheet=sheet.id,
+        datasheet=ref or sheet.id,
         models=models,
         standard=standard and not sheet.character and system_data(system).standards,
         battle_standard=bsb and system_data(system).battle_standards,
         concealed=concealed,
     )
     result.army.append(entry)
-    mapped = {**seen, "datasheet": sheet.id, "datasheet_name": sheet.name}
     if concealed:
         mapped["concealed"] = concealed
     if sheet.points is not None:
         mapped["catalog_points"] = sheet.points.cost(models)
     result.mapped.append(mapped)
+
+
+def _rule_askers(system: str, catalog: Catalog) -> tuple[KnownRule, RuleKind]:
+    """The system's printed form of a rule a roster names (None when its list lacks it), and
+    the kind of a rule on its list."""
+    registry = catalog.registries[system]
+
+    def known(printed: str) -> str | None:
+        for text in (printed, printed.upper(), printed.title()):
+            try:
+                return SpecialRule.model_validate(text, context={"rules": registry}).printed
+            except (ValidationError, ValueError):
+                continue
+        return None
+
+    def kind(printed: str) -> str | None:
+        found = known(printed)
+        if found is None:
+            return None
+        name = SpecialRule.model_validate(found, context={"rules": registry}).name
+        return registry[name].kind
+
+    return known, kind
+
+
+FLAG_WORDS = ("standard bearer", "battle standard")
+"""Upgrades the army entry carries as flags (``standard``, ``battle_standard``)."""
+
+
+def _roster_upgrades(
+    node: _Node, kit: set[str], models: int
+) -> tuple[list[RosterUpgrade], list[str], list[dict[str, str]]]:
+    """A unit's upgrade selections, each with the model selection it sits under: those
+    printing a profile or a rule, the datasheet's own kit (by name), and the others (a
+    Musician, a Champion: nothing to apply), with why."""
+    upgrades: list[RosterUpgrade] = []
+    on_sheet: list[str] = []
+    bare: list[dict[str, str]] = []
+    stack: list[tuple[_Node, _Node]] = [(child, node) for child in node.children]
+    while stack:
+        current, carrier = stack.pop(0)
+        if current.type == "concealed":
+            continue
+        inner = current if current.type == "model" else carrier
+        stack.extend((child, inner) for child in current.children)
+        if current.type != "upgrade":
+            continue
+        key = normalize_name(current.name)
+        if any(word in key for word in FLAG_WORDS):
+            continue
+        if key in kit or _singular(key) in kit:
+            on_sheet.append(current.name)
+        elif carrier.type == "model" and 0 < current.number < carrier.number and (
+                current.profiles or current.rules):
+            # BattleScribe counts a model selection's upgrades in total: 1 of 4 Intercessors
+            # carries it. A profile change applies to a whole model line, so it is not made.
+            bare.append({"name": current.name[:120], "reason": f"carried by {current.number} "
+                         f"of {carrier.number} {carrier.name}; a change applies to every model "
+                         "of a model line"})
+        elif current.profiles or current.rules:
+            upgrades.append(RosterUpgrade(
+                current.name, tuple(current.profiles), tuple(current.rules),
+                carrier.name if carrier is not node else "",
+                whole_unit=carrier is node or carrier.number >= models))
+        elif not current.children:
+            bare.append({"name": current.name[:120],
+                         "reason": "prints no profile or rule to apply"})
+    return upgrades, on_sheet, bare
+
+
+def _kit(sheet: Datasheet) -> set[str]:
+    """Names of what the datasheet carries already: its equipment and its weapons."""
+    names = {normalize_name(rule.name) for rule in sheet.equipment}
+    for attribute in ("shooting", "weapons"):
+        for weapon in getattr(sheet.profile, attribute, ()):
+            names.add(normalize_name(weapon.name))
+    return names
+
+
+def _upgraded(
+    system: str, node: _Node, sheet: Datasheet, catalog: Catalog, result: ImportResult,
+    mapped: dict[str, Any],
+) -> str | None:
+    """Issue 18 item 3: a mapped unit whose roster upgrades change its characteristics (a
+    weapon, armour, a mount...) becomes a unit of your own ``based_on`` the datasheet, with
+    the changed profile and every change named with its source; the ref its entry names, or
+    None when nothing changes. What cannot be applied goes in the report with why."""
+    upgrades, on_sheet, bare = _roster_upgrades(node, _kit(sheet), _model_count(node))
+    if on_sheet:
+        mapped["on_datasheet"] = on_sheet
+    not_applied = list(bare)
+    if upgrades:
+        known, kind = _rule_askers(system, catalog)
+        dumped = sheet.model_dump(mode="json")
+        profile = {k: v for k, v in dumped["profile"].items() if k != "system"}
+        read = system_data(system).apply_upgrades(
+            profile, [rule.printed for rule in sheet.equipment], upgrades, known, kind)
+        not_applied += read.not_applied
+        if read.changes:
+            ref = _variant(system, node, sheet, read, dumped, catalog, result, mapped,
+                           not_applied)
+            if ref:
+                return ref
+    if not_applied:
+        mapped["not_applied"] = not_applied
+    return None
+
+
+def _variant(
+    system: str, node: _Node, sheet: Datasheet, read: UpgradeRead, dumped: dict[str, Any],
+    catalog: Catalog, result: ImportResult, mapped: dict[str, Any],
+    not_applied: list[dict[str, str]],
+) -> str | None:
+    if len(result.own_sheets) >= MAX_OWN_UNITS:
+        not_applied += [{"name": c["source"], "reason": f"an army brings at most "
+                         f"{MAX_OWN_UNITS} units of your own"} for c in read.changes]
+        return None
+    points = dict(dumped.get("points") or {})
+    extra = round(sum(n.points for n in _walk(node) if n.type == "upgrade"))
+    if points and extra and not points.get("tiers"):
+        points["unit"] = points.get("unit", 0) + extra
+        read.change("points", dumped["points"].get("unit", 0), points["unit"],
+                    "the roster's upgrades")
+    rules = [r["printed"] for r in dumped["special_rules"]]
+    rules += [r for r in read.special_rules if r not in rules]
+    text = dict(read.text_rules)
+    slug = re.sub(r"[^a-z0-9]+", "-", normalize_name(node.name)).strip("-")[:40] or "unit"
+    ref = f"roster-{slug}-{len(result.own_sheets) + 1}"
+    raw: dict[str, Any] = {
+        "ref": ref, "name": sheet.name, "base": dumped["base"], "models": dumped["models"],
+        "profile": read.profile, "equipment": read.equipment, "special_rules": rules,
+        "other_rules": [{"name": n[:80], "text": t[:1000]} for n, t in text.items()][:40],
+        "keywords": dumped["keywords"], "character": sheet.character,
+        "based_on": sheet.id, "changes": read.changes[:60],
+        "notes": f"{sheet.name} with the roster's upgrades",
+    }
+    if dumped.get("default_files") is not None:
+        raw["default_files"] = dumped["default_files"]
+    if sheet.attachable is not None:
+        raw["attachable"] = sheet.attachable
+    if points:
+        raw["points"] = points
+    try:
+        variant = own_datasheet(system, raw, catalog)
+    except OwnUnitError as exc:
+        not_applied += [{"name": c["source"], "reason": "the changed profile does not validate: "
+                         + "; ".join(exc.problems)} for c in read.changes]
+        return None
+    result.own_units.append(raw)
+    result.own_sheets[ref] = variant
+    mapped.update(ref=ref, changes=read.changes, rules_as_text=list(text))
+    if not_applied:
+        mapped["not_applied"] = not_applied
+    return ref
 
 
 def _own_from_roster(
@@ -573,16 +749,7 @@ def _own_from_roster(
                                                  f"most {MAX_OWN_UNITS} units of your own"})
         return
     data = system_data(system)
-    registry = catalog.registries[system]
-
-    def known(printed: str) -> str | None:
-        for text in (printed, printed.upper(), printed.title()):
-            try:
-                return SpecialRule.model_validate(text, context={"rules": registry}).printed
-            except (ValidationError, ValueError):
-                continue
-        return None
-
+    known, _kind = _rule_askers(system, catalog)
     nodes = list(_walk(node))
     profiles = [p for n in nodes for p in n.profiles]
     try:
@@ -599,7 +766,7 @@ def _own_from_roster(
             special.append(printed)
         elif not printed and len(other) < 40:
             other.append({"name": name[:80], "text": text[:1000]})
-    base, base_note = data.roster_base()
+    base, base_note = (read.base, "") if read.base else data.roster_base()
     models = seen["models"]
     slug = re.sub(r"[^a-z0-9]+", "-", normalize_name(node.name)).strip("-")[:40] or "unit"
     ref = f"roster-{slug}-{len(result.own_sheets) + 1}"
@@ -608,8 +775,20 @@ def _own_from_roster(
         "models": {"min": models, "max": models, "default": models},
         "profile": read.profile, "special_rules": special, "other_rules": other,
         "points": {"unit": seen["points"]},
-        "notes": "From a roster: " + "; ".join([base_note, *read.assumed]),
+        "notes": "From a roster: " + ("; ".join(n for n in (base_note, *read.assumed) if n)
+                                      or "as printed"),
     }
+    if _is_character(node):
+        raw["character"] = True
+        if data.leaders:
+            leads = _leads(system, nodes, catalog)
+            if leads:
+                raw["leads"] = leads
+            else:
+                read.assumed.append("a character that leads no unit: the roster's Leader "
+                                    "ability names none of the catalogue's units")
+            raw["notes"] = "From a roster: " + "; ".join(
+                n for n in (base_note, *read.assumed) if n)
     try:
         sheet = own_datasheet(system, raw, catalog)
     except OwnUnitError as exc:
@@ -620,8 +799,42 @@ def _own_from_roster(
     result.own_units.append(raw)
     result.own_sheets[ref] = sheet
     result.army.append(ArmyEntry(datasheet=ref, models=models))
-    result.created.append({**seen, "ref": ref, "assumed": [base_note, *read.assumed],
-                           "rules_as_text": [r["name"] for r in other]})
+    created = {**seen, "ref": ref, "assumed": [n for n in (base_note, *read.assumed) if n],
+               "rules_as_text": [r["name"] for r in other]}
+    if raw.get("character"):
+        created.update(character=True, leads=raw.get("leads", []))
+    result.created.append(created)
+
+
+CHARACTER_CATEGORIES = frozenset({"character", "characters", "lord", "lords", "hero", "heroes"})
+"""Roster categories that make a selection a character: BSData/wh40k-10e "Character",
+BSData/whfb "Lords" / "Heroes", BSData/The-9th-Age "Characters"."""
+LEADER_TEXT = re.compile(r"attached to the following units?:?(?P<units>.*)", re.I | re.S)
+
+
+def _is_character(node: _Node) -> bool:
+    return any(normalize_name(c) in CHARACTER_CATEGORIES for c in node.categories)
+
+
+def _leads(system: str, nodes: list[_Node], catalog: Catalog) -> list[str]:
+    """The catalogue units a 40k Leader may lead, from the "Leader" ability BSData prints
+    ("This model can be attached to the following units: ■ Boyz ■ Beast Snagga Boyz")."""
+    index = name_index(system, catalog)
+    found: list[str] = []
+    for n in nodes:
+        texts = [text for name, text in n.rules if normalize_name(name) == "leader"]
+        texts += [p.get("Description") or "" for p in n.profiles
+                  if normalize_name(p.name) == "leader"]
+        for text in texts:
+            match = LEADER_TEXT.search(text)
+            if not match:
+                continue
+            for name in re.split(r"[\u25a0\n\r\u2022*]+|,", match["units"]):
+                key = normalize_name(name)
+                target = index.get(key) or index.get(_singular(key))
+                if target and target not in found:
+                    found.append(target)
+    return found
 
 
 def _model_count(node: _Node) -> int:

@@ -590,6 +590,17 @@ class TextRule(_Model):
     text: str = Field(default="", max_length=1000)
 
 
+class ProfileChange(_Model):
+    """One change a roster's upgrade made to a catalogue datasheet (issue 18 item 3): what
+    changed (``"Strength (Citizen Spear)"``, ``"weapon added"``), its value before and after as
+    printed, and the selection it comes from ("Great Weapon"). Shown on the unit's card."""
+
+    what: str = Field(min_length=1, max_length=120)
+    was: str = Field(default="", max_length=200)
+    now: str = Field(max_length=200)
+    source: str = Field(min_length=1, max_length=120)
+
+
 # Computed fields of Datasheet: served to the client, ignored when a dump is read back.
 _DERIVED = frozenset({"height_class", "can_join", "bodyguard"})
 
@@ -641,6 +652,16 @@ class Datasheet(_Model):
         description="units of your own: rules outside the system's list, kept as text and "
         "not automated",
     )
+    based_on: Slug | None = Field(
+        default=None,
+        description="units of your own: the catalogue datasheet this one is, with the changes "
+        "a roster's upgrades made (issue 18 item 3); it keeps that datasheet's faction, joins "
+        "and hidden models",
+    )
+    changes: list[ProfileChange] = Field(
+        default_factory=list, max_length=60,
+        description="what the roster's upgrades changed from `based_on`, each with its source",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -670,6 +691,8 @@ class Datasheet(_Model):
                 raise ValueError(f"{self.system} attaches through `leads`, not `attachable`")
         elif self.leads:
             raise ValueError("`leads` is for wh40k10 Leaders; use `attachable` here")
+        if self.changes and not self.based_on:
+            raise ValueError("`changes` are changes from a datasheet: name it in `based_on`")
         if self.leads and not self.character:
             raise ValueError("a Leader must be a character")
         if self.id in self.leads:

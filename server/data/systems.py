@@ -33,6 +33,8 @@ class RosterProfile:
     type_name: str
     name: str
     characteristics: Mapping[str, str] = field(default_factory=dict)
+    source: str = ""
+    """The name of the selection that prints it ("Bow (3+)" for the profile "Bow")."""
 
     def get(self, *names: str) -> str | None:
         """The first characteristic printed under one of ``names`` (case folded)."""
@@ -81,6 +83,103 @@ class RosterRead:
     profile: dict[str, Any]
     assumed: list[str] = field(default_factory=list)
     text_rules: list[tuple[str, str]] = field(default_factory=list)
+    base: dict[str, Any] | None = None
+    """The base, when the roster prints one (BSData's T9A "0 Size" Base "20×20"); else the
+    system's :meth:`SystemData.roster_base` is assumed."""
+
+
+@dataclass(frozen=True)
+class RosterUpgrade:
+    """One upgrade selection of a roster unit (a weapon, armour, a mount, a magic item): its
+    name, the profiles and rules it prints, and the model selection it sits under ("" when the
+    unit's own)."""
+
+    name: str
+    profiles: tuple[RosterProfile, ...] = ()
+    rules: tuple[tuple[str, str], ...] = ()
+    carrier: str = ""
+    whole_unit: bool = True
+    """Every model of the unit carries it (the unit's own, or its carrier selection is all the
+    unit's models); else only the ``carrier`` models do."""
+
+    def only_some(self) -> str:
+        """Why a change for the whole profile is not made, or "" when every model has it."""
+        return "" if self.whole_unit else (f"carried by {self.carrier} only; a change here "
+                                           "would apply to every model of the unit")
+
+
+RuleKind = Callable[[str], str | None]
+"""The kind ("equipment", "rule", ...) of a rule on the system's list, or None when the list
+lacks it."""
+
+
+@dataclass
+class UpgradeRead:
+    """What a system made of a mapped unit's upgrades (issue 18 item 3): the changed
+    ``profile`` and ``equipment``, rules gained (printed, on the system's list) or kept as text,
+    every change with its source, and every upgrade it could not apply with why."""
+
+    profile: dict[str, Any]
+    equipment: list[str]
+    special_rules: list[str] = field(default_factory=list)
+    text_rules: list[tuple[str, str]] = field(default_factory=list)
+    changes: list[dict[str, str]] = field(default_factory=list)
+    not_applied: list[dict[str, str]] = field(default_factory=list)
+    on_datasheet: list[str] = field(default_factory=list)
+    """Upgrades that are the datasheet's own kit already (nothing to change)."""
+
+    def change(self, what: str, was: Any, now: Any, source: str) -> None:
+        self.changes.append({"what": what[:120], "was": "" if was is None else str(was)[:200],
+                             "now": str(now)[:200], "source": source[:120] or "?"})
+
+    def skip(self, name: str, reason: str) -> None:
+        self.not_applied.append({"name": name[:120], "reason": reason})
+
+    def rules_from(self, source: str, words: str | None, known: KnownRule) -> bool:
+        """The rules an upgrade prints ("Volley Fire, Unwieldy"): those on the system's list
+        join the unit's rules, the others are kept as text. True when any was found."""
+        found = False
+        for word in split_rules(words):
+            printed = known(word)
+            if printed:
+                if printed not in self.special_rules:
+                    self.special_rules.append(printed)
+                    self.change("special rule", None, printed, source)
+            else:
+                self.text_rules.append((rule_label(source, word), word[:1000]))
+            found = True
+        return found
+
+
+def rule_label(source: str, word: str) -> str:
+    """The name a rule kept as text goes by: "Bow: Volley Fire"; the source alone when the
+    roster prints the rule's words rather than its name."""
+    return (f"{source}: {word}" if len(word) <= 60 else source)[:80]
+
+
+def split_rules(words: str | None) -> list[str]:
+    """A printed list of rules, comma separated; a sentence (the rule's words, not its name)
+    stays whole."""
+    text = (words or "").strip()
+    if not text or text in {"-", "\u2013"}:
+        return []
+    if len(text) > 60 or "." in text.rstrip("."):
+        return [text]
+    return [w.strip() for w in text.split(",") if w.strip()]
+
+
+def roster_modifier(text: str | None) -> tuple[bool, int] | None:
+    """A characteristic an upgrade prints: ``"+2"`` / ``"'+2"`` (BSData/whfb quotes it) ->
+    (relative, 2), ``"-1"`` -> (relative, -1), ``"4"`` -> (absolute, 4); None for "As User"
+    and the like."""
+    if text is None:
+        return None
+    compact = text.strip().strip("'\u2019\"").replace(" ", "")
+    if re.fullmatch(r"[+-]\d+", compact):
+        return True, int(compact)
+    if re.fullmatch(r"\d+\+?\"?", compact):
+        return False, int(re.sub(r"\D", "", compact))
+    return None
 
 
 class RosterProfileError(ValueError):
@@ -128,6 +227,20 @@ class SystemData(ABC):
         because the roster does not say it, and rules kept as text. Raises
         :class:`RosterProfileError` naming what the roster lacks."""
 
+    @abstractmethod
+    def apply_upgrades(
+        self,
+        profile: dict[str, Any],
+        equipment: list[str],
+        upgrades: list[RosterUpgrade],
+        known: KnownRule,
+        kind: RuleKind,
+    ) -> UpgradeRead:
+        """A catalogue datasheet's ``profile`` (``model_dump``, without ``system``) and
+        ``equipment`` (printed) changed by a roster's upgrades: weapons added, characteristics
+        set or modified, mounts, armour. ``known`` and ``kind`` ask the system's rule list.
+        Anything not applied is in ``not_applied`` with why (issue 18 item 3)."""
+
     def roster_base(self) -> tuple[dict[str, Any], str]:
         """The base a roster unit of your own is given (rosters print none), and the words
         that tell the player so: a 20 x 20 mm square, the rank-and-flank infantry base."""
@@ -149,8 +262,14 @@ __all__ = [
     "RosterProfile",
     "RosterProfileError",
     "RosterRead",
+    "RosterUpgrade",
+    "RuleKind",
+    "UpgradeRead",
     "SystemData",
     "roster_dice",
     "roster_int",
+    "roster_modifier",
+    "rule_label",
+    "split_rules",
     "system_data",
 ]

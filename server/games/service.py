@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from server import dice
-from server.games import archive
+from server.games import archive, steps
 from server.games.delay import MAX_DELAY_S
 from server.games.views import Projections
 from server.hub import Frames, LocalHub
@@ -178,6 +178,15 @@ class GameService:
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(fn, *args)
+
+    async def _append(
+        self, game_id: str, last_seq: int, events: list[Event], record: ActionRecord | None
+    ) -> list[Event]:
+        """The durable commit of an action's events, on the database thread."""
+        append = self.store.append
+        if steps.totals is not None:  # (bench/: the step timing)
+            append = steps.commit_timed(append)
+        return await self._db(append, game_id, last_seq, events, record)
 
     # --- games and seats -----------------------------------------------------------------------
 
@@ -388,9 +397,21 @@ class GameService:
     async def _commit(self, live: LiveGame, stored: Sequence[Event]) -> None:
         """Fold durable events into the live state and publish them (caller holds the lock)."""
         before = live.state
-        await self._fold_in(live, stored)
+        timing = steps.totals
+        if timing is not None:  # (bench/: the step timing)
+            started = steps.now()
+            await self._fold_in(live, stored)
+            timing.add("fold", started)
+        else:
+            await self._fold_in(live, stored)
         for listener in self.listeners:
             listener(live.record.id, "committed", stored)
+        if timing is not None:
+            started = steps.now()
+            patches = steps.timed("patch", live.projections.patches)(before, live.state)
+            await self.hub.publish(live.record.id, stored, steps.timed("patch", patches))
+            timing.add("deliver", started)
+            return
         await self.hub.publish(
             live.record.id, stored, live.projections.patches(before, live.state)
         )
@@ -506,7 +527,12 @@ class GameService:
         expected_seq: int | None,
     ) -> int:
         live = await self.live(game_id)
-        digest = action_digest(action) if ref else ""
+        if steps.totals is not None and ref:  # (bench/: the step timing)
+            started = steps.now()
+            digest = action_digest(action)
+            steps.totals.add("validate", started)
+        else:
+            digest = action_digest(action) if ref else ""
         async with live.lock:
             for attempt in range(MAX_APPEND_ATTEMPTS):
                 if ref and seat is not None and (done := live.recent_ref(seat, ref)):
@@ -520,7 +546,12 @@ class GameService:
                             seq=live.state.seq,
                             expected_seq=expected_seq,
                         )
-                    events = core.decide(live.state, seat, action, live.dice())
+                    if steps.totals is not None:  # (bench/: the step timing)
+                        started = steps.now()
+                        events = core.decide(live.state, seat, action, live.dice())
+                        steps.totals.add("decide", started)
+                    else:
+                        events = core.decide(live.state, seat, action, live.dice())
                 except RuleError:
                     # A retry of a ref memory has forgotten (or from before a restart) is
                     # answered with its first ack even though it would now be stale or
@@ -538,9 +569,7 @@ class GameService:
                 events = archive.with_dice_reveal(events, live.record.dice_seed)
                 record = ActionRecord(seat, ref, digest, 0) if ref and seat else None
                 try:
-                    stored = await self._db(
-                        self.store.append, game_id, live.state.seq, events, record
-                    )
+                    stored = await self._append(game_id, live.state.seq, events, record)
                 except DuplicateRef:
                     # The same action reached another process first: answer with its ack.
                     await self._catch_up(live)

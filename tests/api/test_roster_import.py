@@ -88,3 +88,33 @@ def test_a_roster_unit_the_catalog_lacks_is_submitted_deployed_and_shown_as_your
             facing=0 if seat == 1 else 180)
     units = client.get(f"/api/games/{game['id']}").json()["state"]["units"]
     assert units[dread["id"]]["status"] == "on_table"
+
+
+def test_upgraded_units_and_a_leader_of_your_own_go_through_submit_army(
+    client: TestClient,
+) -> None:
+    """Issue 18 items 1-3 over the API (BSData/wh40k-10e shapes): the Intercessor Squad whose
+    Sergeant took a power fist is a unit of your own based on the catalogue's, with the fist
+    carried by the Sergeant and the change named with its source; the Lieutenant the catalogue
+    lacks leads it (its Leader ability); both are kept in the game's public view."""
+    body = (FIXTURES / "wh40k10-marines-bsdata.ros").read_bytes()
+    data = client.post("/api/systems/wh40k10/rosters/import", content=body).json()
+    squad_ref = data["report"]["mapped"][0]["ref"]
+    leader_ref = data["report"]["created"][0]["ref"]
+    assert data["own_datasheets"][squad_ref]["changes"][0]["source"] == "Power fist"
+    army = [{"datasheet": squad_ref, "models": 5, "joined_characters": [leader_ref]}]
+    game = new_game(client, "wh40k10")
+    answer = client.post(f"/api/games/{game['id']}/actions", headers=auth(game["p1"]),
+                         json={"action": {"type": "submit_army", "units": army,
+                                          "own_units": data["own_units"]}})
+    assert answer.status_code == 200, answer.text
+    view = client.get(f"/api/games/{game['id']}").json()["state"]
+    [unit] = [u for u in view["units"].values() if u["owner"] == 1]
+    squad = view["own_datasheets"][unit["datasheet"]]
+    assert squad["based_on"] == "intercessor-squad"
+    assert squad["faction"] == "Adeptus Astartes"
+    fist = next(w for w in squad["profile"]["weapons"] if w["name"] == "Power fist")
+    assert fist["carried_by"] == "Intercessor Sergeant"
+    assert [c["name"] for c in unit["characters"]] == ["Lieutenant"]
+    leader = view["own_datasheets"][unit["characters"][0]["datasheet"]]
+    assert leader["leads"] == ["intercessor-squad"] and leader["can_join"]

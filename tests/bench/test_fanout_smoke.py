@@ -74,3 +74,26 @@ def test_nearest_rank() -> None:
     assert harness.nearest_rank(values, 50) == 50.0
     assert harness.nearest_rank(values, 99) == 99.0
     assert harness.nearest_rank([3.0], 99) == 3.0
+
+
+def test_fanout_times_each_step_of_the_move_path(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--steps`: the servers time every step of a move (server/games/steps.py) and the line
+    carries them per move; each step ran as often as a move makes it run."""
+    monkeypatch.setenv("WARFIELD_STEP_TIMING", "1")  # (restored after: main sets it too)
+    assert ws_fanout.main(["--config", "sqlite", "--k", "1", "--moves", "5", "--steps"]) == 0
+    result = json.loads(capsys.readouterr().out.strip())
+    [steps] = result["steps_by_process"]
+    assert set(steps["cpu_ms"]) == {"decode", "validate", "decide", "commit_db", "fold",
+                                    "patch", "encode", "handoff", "write"}
+    assert all(v >= 0 for v in steps["cpu_ms"].values())
+    calls = steps["calls_per_move"]
+    # One action frame decoded, decided and committed per move; its events frame to the
+    # player and the spectator, and the player's ack: three frames written (the last move's
+    # ack may still be on its way when the totals are read: the round ends with the events).
+    assert (calls["decode"], calls["decide"], calls["commit_db"], calls["fold"]) == (1, 1, 1, 1)
+    assert calls["encode_frames"] == 2 and calls["encode_ack"] == 1
+    assert 2.8 <= calls["write"] <= 3
+    assert isinstance(steps["young_allocations_per_move"], float)
+    assert len(steps["gc_collections"]) == 3

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from server.data import load_catalog
 from server.data.army import ArmyEntry, validate_army
 from server.data.catalog import UnknownSystem
+from server.data.own import OwnUnitError, own_datasheet
 from server.data.rosters import (
     MAX_INPUT_BYTES,
     MAX_XML_BYTES,
@@ -77,7 +78,8 @@ def test_battlescribe_40k_roster_maps_fully_with_model_counts_and_points() -> No
     ("system", "name"),
     [("wh40k10", "wh40k10-orks-full.ros"), ("t9a", "t9a-highborn-full.ros"),
      ("whfb8", "whfb8-empire-full.ros"), ("wh40k10", "wh40k10-own-units.ros"),
-     ("t9a", "t9a-own-units.ros")],
+     ("t9a", "t9a-own-units.ros"), ("t9a", "t9a-highborn-bsdata.ros"),
+     ("wh40k10", "wh40k10-marines-bsdata.ros")],
 )
 def test_zipped_rosz_reads_like_its_ros(system: str, name: str) -> None:
     """Each system's .rosz: the same army, units of your own included, as its .ros."""
@@ -343,6 +345,72 @@ def test_any_valid_army_exported_and_imported_is_the_same_army(
     result = import_roster(system, export_army(system, army))
     assert result.army == army
     assert result.skipped == []
+
+
+WRITABLE = ("name", "base", "models", "default_files", "profile", "equipment", "special_rules",
+            "keywords", "character", "points")
+
+
+@st.composite
+def armies_with_units_of_your_own(
+    draw: st.DrawFn,
+) -> tuple[str, list[ArmyEntry], list[dict[str, Any]]]:
+    """Valid armies with units of your own (issue 18 item 2): catalogue units rewritten as a
+    player's own, some ``based_on`` their datasheet with a change (a roster's upgrades, item
+    3), characters of your own joined to a unit."""
+    system, army = draw(valid_armies())
+    catalog = load_catalog()
+    faction = next((catalog.get(system, e.datasheet).faction for e in army), None)
+    own: list[dict[str, Any]] = []
+    sheets: dict[str, Any] = {}
+    for k in range(draw(st.integers(1, 3))):
+        base = draw(st.sampled_from(catalog.datasheets(system)))
+        dumped = base.model_dump(mode="json")
+        raw: dict[str, Any] = {key: dumped[key] for key in WRITABLE if dumped.get(key) is not None}
+        raw["profile"] = {k2: v for k2, v in raw["profile"].items() if k2 != "system"}
+        raw["ref"] = f"mine-{k}"
+        if (faction is None or base.faction == faction) and draw(st.booleans()):
+            faction = faction or base.faction
+            raw.update(based_on=base.id, changes=[{"what": "Points", "was": "",
+                                                   "now": str(k), "source": "upgrade"}])
+        elif base.leads:
+            raw["leads"] = list(base.leads)
+        try:
+            sheet = own_datasheet(system, raw, catalog)
+        except OwnUnitError:
+            continue
+        entry = ArmyEntry(datasheet=raw["ref"], models=base.models.default)
+        hosts = [i for i, e in enumerate(army) if not e.joined_characters and not (
+            sheets.get(e.datasheet) or catalog.get(system, e.datasheet)).character]
+        if sheet.can_join and hosts and draw(st.integers(0, 3)):
+            at = draw(st.sampled_from(hosts))
+            trial = [*army]
+            trial[at] = army[at].model_copy(update={"joined_characters": [raw["ref"]]})
+        else:
+            trial = [*army, entry]
+        ids = {**{r: s.id for r, s in sheets.items()}, raw["ref"]: sheet.id}
+        named = [e.model_copy(update={"datasheet": ids.get(e.datasheet, e.datasheet),
+                                      "joined_characters": [ids.get(c, c)
+                                                            for c in e.joined_characters]})
+                 for e in trial]
+        mine = catalog.with_own(system, [*sheets.values(), sheet])
+        if not validate_army(system, named, mine):
+            army, sheets[raw["ref"]] = trial, sheet
+            own.append(raw)
+    return system, army, own
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(armies_with_units_of_your_own())
+def test_any_valid_army_with_units_of_your_own_exports_and_imports_the_same(
+    case: tuple[str, list[ArmyEntry], list[dict[str, Any]]],
+) -> None:
+    system, army, own = case
+    result = import_roster(system, export_army(system, army, own))
+    assert result.army == army
+    assert result.own_units == own
+    assert result.skipped == []
+    assert result.to_json(system)["report"]["problems"] == []
 
 
 @pytest.mark.parametrize("system", SYSTEM_IDS)

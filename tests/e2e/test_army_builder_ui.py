@@ -114,3 +114,38 @@ def test_build_an_army_with_points_and_a_unit_of_your_own(server: str, pages: An
     for words in ("Highborn Elves", "Offensive", "Defensive", "Light Armour", "Hand Weapon",
                   "25 pts + 14 pts per model"):
         assert words in card, (words, card)
+
+
+def test_a_leader_of_your_own_from_the_form_leads_a_catalogue_unit(
+    server: str, pages: Any
+) -> None:
+    """Issue 18 item 2 (40k): a character of your own defined in the builder's form, ticked to
+    lead Boyz, is offered to join the Boyz like a catalogue Leader; submitted, the Boyz carry
+    it (the server's join rules, server/data/wh40k10: a Leader leads what it lists)."""
+    p1 = pages.open("player1", server + "/")
+    create_game_in_lobby(p1, "Leader of your own", system="wh40k10")
+    p1.click("#open-player1")
+    p1.wait_for_function(READY)
+    p1.wait_for_selector("#setup:not([hidden])")
+    p1.wait_for_selector("select[name=faction] option[value='Orks']", state="attached")
+    p1.select_option("select[name=faction]", "Orks")
+    p1.select_option("select[name=datasheet]", "boyz")
+    p1.fill("input[name=models]", "10")
+    p1.click("form.army-add button[type=submit]")
+    until_equal(p1, "document.querySelectorAll('.army-list > li').length", 1)
+
+    p1.click("#own-unit summary")
+    p1.select_option("select[name=own-from]", "wurrboy")
+    p1.fill("input[name=own-name]", "Big Mek")
+    p1.check("input[name=own-character]")
+    p1.check("input[name=own-leads][value='boyz']")
+    p1.click("#own-check")
+    p1.wait_for_selector("#own-preview h5:has-text('Big Mek: checked')")
+    until_equal(p1, "document.querySelectorAll('.army-list > li').length", 2)
+    p1.select_option("li[data-datasheet='boyz'] select.join", label="Big Mek")
+    until_equal(p1, "document.querySelectorAll('.army-list > li').length", 1)
+    p1.click("#submit-army")
+    p1.wait_for_selector("#army-waiting")
+    until_equal(p1, "Object.values(warfield.store.state.units).filter(u => u.owner === 1)"
+                    ".map(u => u.name)", ["Boyz + Big Mek"])
+    assert not pages.errors, pages.errors

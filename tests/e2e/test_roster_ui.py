@@ -137,3 +137,71 @@ def test_an_imported_unit_of_your_own_deploys_and_shows_its_card(server: str, pa
     commander = p1.inner_text("#info .selected.unit .characters")
     assert "Defensive" in commander and "130 pts" in commander, commander
     assert not pages.errors, pages.errors
+
+
+def test_roster_upgrades_show_on_the_card_and_an_own_character_joins(
+    server: str, pages: Any
+) -> None:
+    """Issue 18 items 1-3 in the browser: a BSData-shaped t9a roster whose upgrades change
+    catalogue units (the report says what changed and what was not applied, with why), a
+    character of your own joined to a catalogue unit in the builder; both cards on the table
+    show it (the changes with their source; the joined character with its own profile)."""
+    p1 = pages.open("player1", server + "/")
+    links = create_game_in_lobby(p1, "Upgraded host")
+    p1.click("#open-player1")
+    p1.wait_for_function(READY)
+    game_id = p1.evaluate("warfield.gameId")
+    seat2 = rest(f"{server}/api/games/{game_id}/seats",
+                 {"invite": links["invite"].split("#join=", 1)[1]})
+    p1.wait_for_selector("#setup:not([hidden])")
+    p1.wait_for_selector("select[name=datasheet] option", state="attached")
+
+    p1.set_input_files("#roster-file", str(ROSTERS / "t9a-highborn-bsdata.ros"))
+    p1.wait_for_selector("#roster-report h4:has-text('3 mapped, 2 created as your own, "
+                         "0 skipped')")
+    mapped = p1.inner_text("#roster-report .mapped")
+    for words in ("changed: Str (Commander) 4 → 6 (Great Weapon)",
+                  "changed: equipment + Shield (Shield)",
+                  "not applied: Talisman of the Tides",
+                  "not applied: Musician: prints no profile or rule to apply"):
+        assert words in mapped, (words, mapped)
+    assert "Sea Helm × 1 (125 pts) → a character of your own" in p1.inner_text(
+        "#roster-report .created")
+    until_equal(p1, "document.querySelectorAll('.army-list > li').length", 5)
+    # The Sea Helm, a character of your own, joins the Spears like a catalogue character.
+    p1.select_option("li[data-datasheet='citizen-spears'] select.join", label="Sea Helm")
+    until_equal(p1, "document.querySelectorAll('.army-list > li').length", 4)
+
+    p1.click("#submit-army")
+    p1.wait_for_selector("#army-waiting")
+    rest(f"{server}/api/games/{game_id}/actions",
+         {"action": {"type": "submit_army",
+                     "units": [{"datasheet": "mageblight-gremlin", "models": 3}]}},
+         token=seat2["token"])
+    p1.wait_for_function("warfield.store.state.stage === 'deployment'")
+    units = "Object.values(warfield.store.state.units)"
+    archers = p1.evaluate(f"{units}.find(u => u.name === 'Citizen Archers').id")
+    spears = p1.evaluate(f"{units}.find(u => u.datasheet === 'citizen-spears').id")
+    for uid, (x, y) in ((archers, (15, 6)), (spears, (40, 6))):
+        until_equal(p1, "warfield.store.state.deploying", 1)
+        p1.click(f"li[data-unit='{uid}'] button.deploy")
+        until_equal(p1, "warfield.table.mode", "deploy")
+        p1.mouse.click(*at(p1, x, y))
+        until_equal(p1, f"warfield.store.state.units['{uid}'].status", "on_table")
+        if p1.evaluate("warfield.store.state.deploying") == 2:
+            gremlins = p1.evaluate(f"{units}.find(u => u.owner === 2).id")
+            rest(f"{server}/api/games/{game_id}/actions",
+                 {"action": {"type": "deploy_unit", "unit": gremlins, "x": 30, "y": 42,
+                             "facing": 180}}, token=seat2["token"])
+
+    p1.click(f"[data-pick='{archers}']")
+    until(p1, f"{CARD}.includes('Changed by upgrades')")
+    changes = p1.inner_text("#info .selected.unit .changes")
+    assert "equipment: + Shield (Shield)" in changes, changes
+    assert "Highborn Elves Citizen Archers with the roster's upgrades" in p1.inner_text(
+        "#info .selected.unit .profile-facts")
+    p1.click(f"[data-pick='{spears}']")
+    until(p1, f"{CARD}.includes('With Sea Helm')")
+    helm = p1.inner_text("#info .selected.unit .characters")
+    assert "Unit of your own" in helm and "Defensive" in helm and "125 pts" in helm, helm
+    assert not pages.errors, pages.errors

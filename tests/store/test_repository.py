@@ -153,3 +153,27 @@ def test_an_ambush_roll_has_the_same_actor_live_stored_and_on_resume(store: Even
     with store.engine.begin() as conn:  # a roll stored by an older version
         conn.execute(sa.text("UPDATE events SET actor = 'None' WHERE seq = 2"))
     assert store.events("g1", since=1)[0].actor == "system"
+
+
+def test_an_action_commit_stores_rows_as_every_other_write_does(store: EventStore) -> None:
+    """An action's commit (`append`) writes on SQLite through the driver directly; its rows
+    are the same text as the rows other writes store through SQLAlchemy (the game's first
+    events): times in one format, JSON compact, actors as text, and they read back alike."""
+    make_game(store)
+    store.append("g1", 1, [Event("game_created", {"n": 1})], ActionRecord(1, "r1", "d1", 0))
+    with store.engine.connect() as conn:
+        rows = conn.execute(sa.text(
+            "SELECT seq, type, actor, visibility, payload, created_at FROM events "
+            "WHERE game_id = 'g1' ORDER BY seq"
+        )).all()
+        action = conn.execute(sa.text(
+            "SELECT seat, ref, digest, seq, created_at FROM actions WHERE game_id = 'g1'"
+        )).one()
+    first, second = rows
+    assert first[1:5] == second[1:5]
+    assert type(first.created_at) is type(second.created_at)  # noqa: E721 - same storage
+    if isinstance(first.created_at, str):  # (SQLite keeps text: both in SQLAlchemy's format)
+        assert len(first.created_at) == len(second.created_at) == len(action.created_at)
+    assert tuple(action[:4]) == (1, "r1", "d1", 2)
+    assert store.find_action("g1", 1, "r1") == ActionRecord(1, "r1", "d1", 2)
+    assert [e.payload for e in store.events("g1")] == [{"n": 1}, {"n": 1}]

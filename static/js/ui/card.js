@@ -188,6 +188,20 @@ export function ruleLines(sheet, marks) {
 const MARK_WORDS = { automated: 'automated', partly: 'partly automated', not: 'not automated' };
 
 /**
+ * What a roster's upgrades changed on a catalogue unit (a unit of your own `based_on` it,
+ * issue 18 item 3), one line each: "Str (Commander): 4 → 6 (Great Weapon)",
+ * "shooting weapon: + Bow 24" Str 3 AP 0 Aim 3+ (Bow (3+))". Pure.
+ * @param {any} sheet @returns {string[]}
+ */
+export function changeLines(sheet) {
+  const changes = Array.isArray(sheet?.changes) ? sheet.changes : [];
+  return changes.map((/** @type {any} */ c) => {
+    const now = c.was ? `${c.was} → ${c.now}` : `+ ${c.now}`;
+    return `${c.what}: ${now} (${c.source})`;
+  });
+}
+
+/**
  * The profile part of a card (also used for joined characters and the builder's preview).
  * @param {any} sheet @param {{notAutomated?:string[], partly?:Record<string,string>, registry?:any[]}} marks
  * @returns {HTMLElement}
@@ -195,13 +209,19 @@ const MARK_WORDS = { automated: 'automated', partly: 'partly automated', not: 'n
 export function profileView(sheet, marks) {
   const blocks = profileBlocks(sheet.profile);
   const rules = ruleLines(sheet, marks);
+  const changed = changeLines(sheet);
   return h('div', { class: 'profile', dataset: { datasheet: sheet.id } },
     h('div', { class: 'coords profile-facts' }, [
-      sheet.own ? 'Unit of your own' : sheet.faction || '',
+      sheet.based_on ? `${sheet.faction || ''} ${sheet.name} with the roster's upgrades`.trim()
+        : sheet.own ? 'Unit of your own' : sheet.faction || '',
       `Base ${baseWords(sheet.base)}`,
       sheet.models ? `${sheet.models.min}–${sheet.models.max} models` : '',
       `Points: ${pointsWords(sheet.points)}`,
     ].filter(Boolean).join(' · ')),
+    changed.length
+      ? h('div', { class: 'changes' }, h('b', null, 'Changed by upgrades'),
+        h('ul', null, changed.map((line) => h('li', null, line))))
+      : null,
     blocks.map((b) => (b.text !== undefined
       ? h('div', { class: 'profile-line' }, h('b', null, `${b.title}: `), b.text)
       : h('table', { class: 'profile-table' },

@@ -182,6 +182,14 @@ export function ownUnitForm(opts) {
     const unitPts = num('own-points-unit', 'Points for the unit', start.points?.unit ?? 0);
     const perModel = num('own-points-per-model', 'Points per model', start.points?.per_model ?? 0);
     const character = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', name: 'own-character', checked: Boolean(start.character) }));
+    // 40k (the system's Leaders): a character of your own leads the catalogue units ticked here.
+    const leaders = Boolean(opts.catalog?.army?.leaders);
+    const starts = new Set(Array.isArray(start.leads) ? start.leads : []);
+    /** @type {HTMLInputElement[]} */
+    const leadBoxes = leaders
+      ? sheets.filter((/** @type {any} */ s) => !s.character).map((/** @type {any} */ s) => /** @type {HTMLInputElement} */ (
+        h('input', { type: 'checkbox', name: 'own-leads', value: s.id, checked: starts.has(s.id), 'aria-label': `May lead ${s.name}` })))
+      : [];
     const profile = valueEditor(structuredClone(start.profile), 'profile', 'profile', templates);
     const have = new Set((start.special_rules || []).map((/** @type {any} */ r) => r.name));
     /** @type {{rule:any, box:HTMLInputElement, param:HTMLInputElement|null, el:HTMLElement}[]} */
@@ -215,6 +223,8 @@ export function ownUnitForm(opts) {
         character: character.checked,
         points: { unit: n(unitPts) ?? 0, per_model: n(perModel) ?? 0 },
       };
+      const leads = leadBoxes.filter((b) => b.checked).map((b) => b.value);
+      if (character.checked && leads.length) unit.leads = leads;
       if (typeof start.default_files === 'number' && !character.checked) unit.default_files = Math.min(start.default_files, Number(unit.models.default) || 1);
       if (Array.isArray(start.keywords) && start.keywords.length) unit.keywords = [...start.keywords];
       return unit;
@@ -224,6 +234,9 @@ export function ownUnitForm(opts) {
       h('div', { class: 'row' }, h('label', null, 'Base ', shape), ' ', h('label', null, 'width / diameter (mm) ', width), ' ', h('label', null, 'depth (mm) ', depth)),
       h('div', { class: 'row' }, h('label', null, 'Models from ', min), ' ', h('label', null, 'to ', max), ' ', h('label', null, 'usually ', dflt)),
       h('div', { class: 'row' }, h('label', null, 'Points ', unitPts), ' ', h('label', null, '+ per model ', perModel), ' ', h('label', null, character, ' Character (may join units)')),
+      leadBoxes.length
+        ? h('div', { class: 'row own-leads' }, h('span', null, 'A character may lead: '), leadBoxes.map((b) => h('label', null, b, ` ${sheets.find((/** @type {any} */ s) => s.id === b.value)?.name || b.value} `)))
+        : null,
       h('h5', null, 'Characteristics'), profile.el,
       h('label', null, h('span', null, 'Equipment '), equipment),
       h('h5', null, 'Special rules from the rulebook'),

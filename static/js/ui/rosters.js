@@ -59,6 +59,29 @@ export async function importRoster(system, file) {
 }
 
 /**
+ * Under a mapped unit: what its upgrades changed (issue 18 item 3), what it carries already,
+ * and what could not be applied with why. Pure words, then elements.
+ * @param {any} m a `report.mapped` item @returns {string[]}
+ */
+export function upgradeLines(m) {
+  /** @type {string[]} */
+  const out = [];
+  for (const c of Array.isArray(m?.changes) ? m.changes : []) {
+    out.push(`changed: ${c.what} ${c.was ? `${c.was} → ${c.now}` : `+ ${c.now}`} (${c.source})`);
+  }
+  if (Array.isArray(m?.on_datasheet) && m.on_datasheet.length) out.push(`on the datasheet already: ${m.on_datasheet.join(', ')}`);
+  for (const n of Array.isArray(m?.not_applied) ? m.not_applied : []) out.push(`not applied: ${n.name}: ${n.reason}`);
+  if (Array.isArray(m?.rules_as_text) && m.rules_as_text.length) out.push(`kept as text, not automated: ${m.rules_as_text.join('; ')}`);
+  return out;
+}
+
+/** @param {any} m */
+function mappedDetails(m) {
+  const lines = upgradeLines(m);
+  return lines.length ? h('ul', { class: 'upgrades' }, lines.map((line) => h('li', { class: line.startsWith('not applied') ? 'not-applied' : '' }, line))) : null;
+}
+
+/**
  * The mapping report: what was mapped to which datasheet, what the catalogue lacks and was
  * made a unit of your own from the roster (with what was assumed), what was skipped and why,
  * and what submit_army would refuse.
@@ -76,9 +99,11 @@ export function reportView(report) {
       + (typeof report?.roster_points === 'number' ? ` · roster ${report.roster_points} pts` : '')),
     mapped.length ? h('ul', { class: 'mapped' }, mapped.map((/** @type {any} */ m) => h('li', null,
       `${m.name} × ${m.models}${pts(m.points)} → ${m.datasheet_name || m.datasheet}`
-      + (typeof m.catalog_points === 'number' && m.catalog_points !== m.points ? ` (ours: ${m.catalog_points} pts)` : '')))) : null,
+      + (typeof m.catalog_points === 'number' && m.catalog_points !== m.points ? ` (ours: ${m.catalog_points} pts)` : ''),
+      mappedDetails(m)))) : null,
     created.length ? h('ul', { class: 'created' }, created.map((/** @type {any} */ c) => h('li', null,
-      `${c.name} × ${c.models}${pts(c.points)} → a unit of your own, from the roster's profile`
+      `${c.name} × ${c.models}${pts(c.points)} → a ${c.character ? 'character' : 'unit'} of your own, from the roster's profile`
+      + (Array.isArray(c.leads) && c.leads.length ? `; leads ${c.leads.join(', ')}` : '')
       + (Array.isArray(c.assumed) && c.assumed.length ? `; ${c.assumed.join('; ')}` : '')))) : null,
     skipped.length ? h('ul', { class: 'skipped' }, skipped.map((/** @type {any} */ s) => h('li', null,
       `Skipped ${s.name}${s.models ? ` × ${s.models}` : ''}${pts(s.points)}: ${s.reason}`))) : null,

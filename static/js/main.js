@@ -25,7 +25,7 @@ else if (route.page === 'replay') showReplay(root, route.gameId);
 else replace(root, h('main', { class: 'lobby' }, h('h1', null, 'Not found'), h('a', { href: '/' }, 'Back to the lobby')));
 
 /** The moment a toast belongs to: the stage, the turn, whose it is and the phase.
- * @param {any} st @returns {string} */
+ * @param {import('./types.js').GameState|null|undefined} st @returns {string} */
 function momentOf(st) {
   return st ? [st.stage, st.turn, st.active_player, st.phase, st.over].map((x) => String(x ?? '')).join('|') : '';
 }
@@ -157,7 +157,7 @@ async function showTable(gameId) {
       const words = !proof.revealed
         ? `Dice commitment ${String(proof.commitment).slice(0, 16)}… (${proof.rolls} rolls so far): the seed is revealed when the game ends.`
         : proof.verified ? `Dice proof: every one of ${proof.rolls} rolls verified against the revealed seed.`
-          : `The dice proof failed: ${(proof.failures || []).map((/** @type {any} */ f) => f.reason).join('; ')}`;
+          : `The dice proof failed: ${(proof.failures || []).map((f) => f.reason).join('; ')}`;
       toast(words, proof.revealed && !proof.verified ? 'error' : 'ok');
     } catch (err) {
       toast(`Dice proof: ${errorText(err)}`, 'error');

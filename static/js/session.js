@@ -145,13 +145,14 @@ export async function resolveSeat({ gameId, hash, storage, claim }) {
       saveSeat(storage, gameId, s);
       return { seat: s.seat, token: s.token, fragment: formatFragment({ seat: s.seat }) };
     } catch (err) {
-      const status = /** @type {any} */ (err)?.status;
+      const failure = /** @type {{status?:number, message?:string}|null|undefined} */ (err);
+      const status = failure?.status;
       const notice =
         status === 409
           ? 'Both seats are taken: you are watching as a spectator.'
           : status === 403
             ? 'This invite link does not open a seat in this game (ask its creator for the invite link); watching instead.'
-            : `Could not join this game (${/** @type {any} */ (err)?.message || err}); watching instead.`;
+            : `Could not join this game (${failure?.message || err}); watching instead.`;
       return { seat: null, token: null, fragment: '', notice };
     }
   }

@@ -13,7 +13,7 @@ import { ordersOf, unitOffers } from './ui/offers.js';
  * @property {number} seq
  * @property {string} type
  * @property {number|string} [actor]
- * @property {Object<string, any>} payload
+ * @property {Record<string, unknown>} payload
  */
 
 /** @typedef {{kind:'welcome'|'state'|'events'|'presence'|'history', events?:GameEvent[]}} Change */
@@ -23,7 +23,7 @@ export const HISTORY_LIMIT = 5000;
 
 /**
  * Folders for the event types the client understands. Each mutates the (already copied) state.
- * @type {Object<string, (state:import('./types.js').GameState, payload:Record<string, any>) => void>}
+ * @type {Object<string, (state:import('./types.js').GameState, payload:Record<string, unknown>) => void>}
  */
 export const FOLDERS = {
   game_created(state, p) {
@@ -34,10 +34,12 @@ export const FOLDERS = {
   seat_claimed(state, p) {
     state.seats = { ...(state.seats || {}), [String(p.seat)]: true };
   },
-  token_placed(state, p) {
+  token_placed(state, payload) {
+    const p = /** @type {{token:import('./types.js').Token}} */ (payload);
     state.tokens = { ...(state.tokens || {}), [p.token.id]: { ...p.token } };
   },
-  token_moved(state, p) {
+  token_moved(state, payload) {
+    const p = /** @type {{id:string, x:number, y:number, facing?:number}} */ (payload);
     const old = state.tokens?.[p.id];
     if (!old) return;
     const facing = p.facing ?? old.facing;
@@ -46,7 +48,7 @@ export const FOLDERS = {
   token_removed(state, p) {
     if (!state.tokens) return;
     const tokens = { ...state.tokens };
-    delete tokens[p.id];
+    delete tokens[String(p.id)];
     state.tokens = tokens;
   },
 };
@@ -150,17 +152,19 @@ export class Store {
    * @param {import('./types.js').StatePatch} patch
    */
   applyPatch(patch) {
-    /** @type {Record<string, any>} */
-    const prev = this.state || {};
-    /** @type {Record<string, any>} */
+    // The state key by key, as the patch names them (its keys and items are the server's).
+    const prev = /** @type {Record<string, unknown>} */ (this.state || {});
+    /** @type {Record<string, unknown>} */
     const next = { ...prev, ...(patch.state || {}) };
     for (const key of patch.dropped || []) delete next[key];
     for (const [key, tail] of Object.entries(patch.tails || {})) {
-      const list = Array.isArray(prev[key]) ? prev[key] : [];
+      const was = prev[key];
+      const list = Array.isArray(was) ? was : [];
       next[key] = [...list.slice(tail.drop), ...tail.push];
     }
     for (const [key, changed] of Object.entries(patch.items || {})) {
-      const things = { ...(prev[key] || {}), ...changed };
+      /** @type {Record<string, unknown>} */
+      const things = { .../** @type {Record<string, unknown>|undefined} */ (prev[key]), ...changed };
       for (const id of patch.removed?.[key] || []) delete things[id];
       next[key] = things;
     }

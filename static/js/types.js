@@ -7,11 +7,13 @@
 /** @typedef {[number, number]} Pos */
 
 /**
- * A GeoJSON geometry as the server sends it (Polygon, MultiPolygon, LineString…).
- * @typedef {Object} Geometry
- * @property {string} type
- * @property {any} coordinates   nested number arrays; their depth depends on `type`
- * @property {Geometry[]} [geometries]  a GeometryCollection's members
+ * A GeoJSON geometry as the server sends it (server/geometry `to_geojson`), by its `type`:
+ * the depth of `coordinates` follows from it.
+ * @typedef {{type:'Point', coordinates:number[]}
+ *   | {type:'LineString'|'MultiPoint', coordinates:number[][]}
+ *   | {type:'Polygon'|'MultiLineString', coordinates:number[][][]}
+ *   | {type:'MultiPolygon', coordinates:number[][][][]}
+ *   | {type:'GeometryCollection', geometries:Geometry[]}} Geometry
  */
 
 /**
@@ -34,10 +36,23 @@
  * @property {number[][]} [positions]      model-by-model units: each model's centre
  * @property {number} [files]
  * @property {number} [models]
- * @property {unknown[]} [characters]
+ * @property {JoinedCharacter[]} [characters]
+ * @property {number} [damage]            wounds lost by the one wounded rank-and-file model
  * @property {string[]} [markers]
  * @property {string[]} [rules]
- * @property {{type?:string, features?:Feature[]}} [footprint]
+ * @property {{type?:string, features?:Feature[]}|null} [footprint]
+ * @property {string[]} [not_automated]   printed rules no handler automates (server/rules/automation.py)
+ * @property {Record<string, string>} [partly_automated]  printed rule -> what is and is not automated
+ * @property {Record<string, unknown>} [moved]   this phase's move record (mode, used, advanced…)
+ * @property {string|null} [engaged_with]  ranked: the enemy unit it fights
+ */
+
+/**
+ * A character joined to a unit (server/rules/units.py `JoinedCharacter.to_json`).
+ * @typedef {Object} JoinedCharacter
+ * @property {string} datasheet
+ * @property {string} [name]
+ * @property {number} [damage]
  */
 
 /**
@@ -86,7 +101,454 @@
  * @property {string|null} [secondary_objective]  t9a: the Secondary Objective played (id)
  * @property {string|null} [secondary_objective_name]
  * @property {Record<string, number>} [objective_counters]  t9a Hold the Ground: counters per seat
+ * @property {OrdersView} [orders]     what this viewer may order now (server/rules/orders.py)
+ * @property {FortyView} [forty]       wh40k10 only, from deployment's end (server/rules/wh40k10/command.py)
+ * @property {PregameView} [pregame]   server/rules/pregame.py
+ * @property {Record<string, number>} [concealed]  whfb8: Fanatics each of the viewer's units conceals (owner only)
+ * @property {FanaticRelease[]} [fanatic_releases]  whfb8: releases waiting for their owner
+ * @property {Record<string, {from?:string, released?:unknown, moved?:unknown}>} [fanatics]  whfb8: Fanatics on the table
+ * @property {string[]} [resolution_waiting]  what waits for the releases (server/rules/resume.py)
+ * @property {Record<string, PendingEmergence>} [entombed]  whfb8: emergences waiting, per unit
+ * @property {import('./ui/result.js').GameResult|null} [game_result]  server/rules/endgame.py
  */
+
+/**
+ * A Fanatic release waiting for its owner (server/rules/whfb8/fanatics.py).
+ * @typedef {Object} FanaticRelease
+ * @property {string} unit         the unit concealing the Fanatics
+ * @property {number} owner
+ * @property {number} left         Fanatics still to release
+ * @property {string} interrupted  the unit whose move stopped for it
+ */
+
+/**
+ * A whfb8 Entombed emergence waiting (server/rules/whfb8/entombed.py `pending`).
+ * @typedef {Object} PendingEmergence
+ * @property {string} mode            'marker', 'enemy' or 'edge'
+ * @property {number[]|null} [marker]
+ * @property {string|null} [enemy]
+ * @property {string|null} [edge]
+ * @property {Placement|null} [suggested]
+ * @property {number[][]|null} [outline]
+ */
+
+/**
+ * The pre-game roll-offs and choices (server/rules/pregame.py `_project_pregame`).
+ * @typedef {Object} PregameView
+ * @property {string} mode
+ * @property {{seat:number, about:string}|null} [pending]  the choice waiting, and whose it is
+ * @property {number|null} [finished_first]
+ * @property {Record<string, number>} [roll_offs_won]
+ * @property {Record<string, number>} [chosen]
+ * @property {string|null} [deployment_words]
+ * @property {string|null} [first_turn_words]
+ */
+
+/**
+ * What wh40k10 projects for everyone from the battle on (server/rules/wh40k10/command.py
+ * `_project_forty`, stratagems.py `_project_stratagems`); seats are string keys ("1", "2").
+ * @typedef {Object} FortyView
+ * @property {Record<string, number>} cp
+ * @property {Record<string, number>} vp
+ * @property {{used:number[], active:number[]}} [waaagh]
+ * @property {string[]} [battle_shocked]
+ * @property {string[]} [roared]
+ * @property {FortyObjective[]} [objectives]
+ * @property {string[]} [fights_first]
+ * @property {{seat:number|null, units:string[]}} [fight_next]
+ * @property {Record<string, string[]>} [allocation]
+ * @property {Record<string, FortyModel[]>} [models]
+ * @property {Record<string, number>} [starting_strength]
+ * @property {Record<string, string[]>} [engaged]
+ * @property {Record<string, unknown>} [stratagems]
+ */
+
+/** @typedef {{id:string, name:string, wounds:number, lost:number, character:boolean}} FortyModel  one model of a 40k unit */
+
+/**
+ * An objective marker with who controls it (server/rules/wh40k10/command.py `control`).
+ * @typedef {Object} FortyObjective
+ * @property {string} id
+ * @property {number} x
+ * @property {number} y
+ * @property {Record<string, number>} oc   each side's Objective Control, by seat
+ * @property {number|null} controller
+ */
+
+/** One die as a roll's payload carries it (server/dice.py `Die.to_payload`).
+ * @typedef {{face:number, kept:boolean, raw?:number, rerolled?:boolean}} Die */
+
+/**
+ * A roll as events carry it (server/dice.py `Roll.to_payload`).
+ * @typedef {Object} Roll
+ * @property {string} expression
+ * @property {Die[]} dice
+ * @property {number|null} total
+ * @property {number} [start]
+ * @property {number} [end]
+ * @property {Record<string, unknown>} [extra]
+ */
+
+// --- the orders the server offers (server/rules/orders.py and the offers each rule registers) --
+
+/**
+ * An order as every offer has it (server/rules/orders.py `offer`): the action type to send,
+ * whether it may be given now, and why not in words. The offers add what the order needs.
+ * @typedef {Object} Offer
+ * @property {string} action
+ * @property {boolean} available
+ * @property {string|null} reason
+ * @property {string|null} [rule]
+ */
+
+/** @typedef {{available:boolean, reason:string|null}} Choice  a part of an order that may be refused on its own */
+
+/**
+ * An enemy unit a charge order may target (server/rules/charge.py `charge_targets`).
+ * @typedef {Object} ChargeTarget
+ * @property {string} unit
+ * @property {boolean} available
+ * @property {string|null} reason
+ * @property {number|null} distance
+ */
+
+/** @typedef {Offer & {targets:ChargeTarget[]}} ChargeOffer  `declare_charge` (ranked), `charge` (40k) */
+
+/** @typedef {{reaction:string, name:string, available:boolean, reason:string|null, rule:string|null}} ReactionChoice */
+/** @typedef {Offer & {charger:string, reactions:ReactionChoice[]}} ReactionOffer  `charge_reaction` */
+
+/** @typedef {Choice & {cost?:number, allowance?:number}} ManoeuvreChoice */
+/**
+ * One mode of a ranked unit's move (server/rules/moves.py `_offer_move_unit`).
+ * @typedef {Choice & {allowance:number, used:number, left:number, manoeuvres:Record<string, ManoeuvreChoice>}} MoveMode
+ */
+/** @typedef {Offer & {mode?:string|null, modes?:Record<string, MoveMode>, reform_centre?:boolean}} MoveOffer  `move_unit` */
+/** @typedef {Offer & {move:number}} AdvanceOffer  `advance` (40k): the Move the die is added to */
+/** @typedef {Offer & {allowance?:number, advance?:boolean}} ModelsMoveOffer  `move_models` */
+/** @typedef {Offer & {cost?:string, desperate_escape?:boolean}} FallBackOffer  `fall_back` (40k) */
+/** @typedef {Offer & {allowance?:number|Record<string, number>}} SkirmishOffer  `skirmish_move` (per mode), `vanguard_move` */
+
+/** @typedef {{name:string, range:number, area:Geometry|null}} RankedWeapon  a shooting weapon and the area it reaches */
+/**
+ * An enemy unit a ranked unit's Shoot may target (server/rules/rankandflank/shooting.py).
+ * @typedef {Object} RankedShootTarget
+ * @property {string} unit
+ * @property {boolean} available
+ * @property {string|null} reason
+ * @property {string[]} weapons     the weapons that may shoot at it
+ * @property {number|null} distance
+ * @property {number|null} seen
+ * @property {string|null} cover
+ */
+/** @typedef {Offer & {weapons:RankedWeapon[], targets:RankedShootTarget[]}} ShootOffer  `shoot` (ranked) */
+
+/**
+ * A 40k weapon as its models use it now (server/rules/wh40k10/offers.py `_profile`).
+ * @typedef {Object} FortyWeapon
+ * @property {string} name
+ * @property {number} models       how many models carry it
+ * @property {number} [range]
+ * @property {number|string} A
+ * @property {number|null} skill
+ * @property {number|string} S
+ * @property {number} AP
+ * @property {number|string} D
+ * @property {string[]} abilities
+ * @property {boolean} [pistol]
+ * @property {boolean} [available]  ranged: what the unit's own state allows
+ * @property {string|null} [reason]
+ */
+/** @typedef {{weapon:string, available:boolean, reason:string|null, rule:string|null, models_in_range:number}} WeaponCheck */
+/**
+ * An enemy unit a 40k Shoot or Fight may target (server/rules/wh40k10/offers.py).
+ * @typedef {Object} FortyTarget
+ * @property {string} unit
+ * @property {string} name
+ * @property {number} distance
+ * @property {boolean} available
+ * @property {string|null} reason
+ * @property {number[][]} [line]      Shoot: the closest points
+ * @property {boolean} [visible]
+ * @property {number} [seen]
+ * @property {boolean} [cover]
+ * @property {boolean} [engaged]
+ * @property {string[]} [weapons]     Shoot: the weapons that may fire at it
+ * @property {string[]} [suggested]   Shoot: the weapons fired unless the player picks
+ * @property {WeaponCheck[]} [checks]
+ */
+/** @typedef {Offer & {weapons:FortyWeapon[], targets:FortyTarget[]}} FortyAttackOffer  `shoot_weapons`, `fight` (40k) */
+/** @typedef {Offer & {targets:string[], range:number}} ChargeMoveOffer  `charge_move` (40k): the targets and the roll */
+/** @typedef {Offer & {models:string[], order?:string[], leaders?:string[], leaders_reason?:string|null}} AllocationOffer  `set_allocation_order` */
+/** @typedef {Offer & {where?:string, enemy_gap_in?:number, edge_band_in?:number}} ReservesArrivalOffer  `arrive_from_reserves` */
+/** @typedef {Offer & {mode?:string}} ReserveOffer  `declare_reserve`: `rule` names the reserve rule */
+/** @typedef {Offer & {zone?:number, files?:number, facing?:number, outlines?:Record<string, number[][]>}} DeployOffer  `deploy_unit` (outlines per frontage, ranked) */
+/** @typedef {{unit:string, available:boolean, reason:string|null}} HostChoice */
+/** @typedef {Offer & {host?:string|null, hosts:HostChoice[]}} AmbushHostOffer  `choose_ambush_host` (t9a) */
+/** @typedef {Offer & {suggested?:{point:number[], x:number, y:number, facing:number}}} AmbushArrivalOffer  `arrive_from_ambush` (t9a) */
+/** @typedef {Offer & {entombed?:boolean, marker?:boolean}} EmergeOffer  `emerge` (whfb8) */
+/** @typedef {Offer & {combat?:string[]}} CombatOffer  `fight_combat` (ranked): the units of the combat */
+/** @typedef {Offer & {restrained?:boolean}} RestrainOffer  `restrain_pursuit` */
+
+/**
+ * The order for each unit-order key (server/rules/*: `register_offer`).
+ * @typedef {Object} UnitOffers
+ * @property {MoveOffer} move_unit
+ * @property {AdvanceOffer} advance
+ * @property {ModelsMoveOffer} move_models
+ * @property {FallBackOffer} fall_back
+ * @property {SkirmishOffer} skirmish_move
+ * @property {SkirmishOffer} vanguard_move
+ * @property {ChargeOffer} declare_charge
+ * @property {ChargeOffer} charge
+ * @property {ChargeMoveOffer} charge_move
+ * @property {ReactionOffer} charge_reaction
+ * @property {ShootOffer} shoot
+ * @property {FortyAttackOffer} shoot_weapons
+ * @property {FortyAttackOffer} fight
+ * @property {CombatOffer} fight_combat
+ * @property {RestrainOffer} restrain_pursuit
+ * @property {DeployOffer} deploy_unit
+ * @property {ReserveOffer} declare_reserve
+ * @property {Offer} declare_strategic_reserves
+ * @property {ReservesArrivalOffer} arrive_from_reserves
+ * @property {AllocationOffer} set_allocation_order
+ * @property {AmbushHostOffer} choose_ambush_host
+ * @property {AmbushArrivalOffer} arrive_from_ambush
+ * @property {EmergeOffer} emerge
+ */
+
+/** A roll an undo discards (server/rules/proposals.py `_rolls`).
+ * @typedef {{seq:number, type:string, units:string[], unit_name:string|null, expression?:string, total?:number|null, faces:number[]}} UndoneRoll */
+/**
+ * What an undo takes back (server/rules/proposals.py `_undo_plan`): from which event, the
+ * events in words and the dice they rolled.
+ * @typedef {{from_seq:number, events:{seq:number, type:string, text?:string}[], rolls?:UndoneRoll[]}} UndoPlan
+ */
+
+/**
+ * A core Stratagem as offered (server/rules/wh40k10/stratagems.py `_usable`).
+ * @typedef {Object} StratagemEntry
+ * @property {string} name
+ * @property {number} cost
+ * @property {string} [category]
+ * @property {string} [when]
+ * @property {string} [effect]
+ * @property {string|null} [note]
+ * @property {boolean} available
+ * @property {string|null} reason
+ * @property {{unit?:string, target?:string, roll?:string, weapons?:string[]}[]} targets
+ */
+/** @typedef {{name:string, cost:number, when:string, effect:string, reason:string}} ManualStratagem  a Stratagem the server does not automate */
+/** @typedef {Offer & {cp:number, stratagems:StratagemEntry[], not_automated:ManualStratagem[]}} StratagemsOffer  `stratagems` */
+
+/**
+ * The order for each game-order key (`register_game_offer`).
+ * @typedef {Object} GameOffers
+ * @property {Offer & {phase?:string}} end_phase
+ * @property {Offer} concede
+ * @property {Offer & {about:string, question:string, options:{first:number, label:string}[]}} choose_first
+ * @property {Offer & {casters:string[]}} cast_spell
+ * @property {Offer & {kind:'undo', undo?:UndoPlan, starts?:number[]}} undo
+ * @property {Offer & {kind:'free_move'}} free_move
+ * @property {Offer & {proposal:string}} accept_proposal
+ * @property {Offer & {proposal:string, withdraw?:boolean}} decline_proposal
+ * @property {Offer & {undo?:UndoPlan, starts?:number[]}} take_back
+ * @property {Offer & {current:string|null, objectives:{id:string, name:string, text:string}[]}} choose_secondary_objective
+ * @property {StratagemsOffer} stratagems
+ * @property {Offer} call_waaagh
+ */
+
+// --- event payloads the client reads field by field (each event's `payload` is open: the
+// reader narrows by the event's `type` and casts to one of these) ----------------------------
+
+/** One step of a 40k attack sequence (server/rules/wh40k10/damage.py `Step.to_json`).
+ * @typedef {{step:string, text:string, roll?:number, model?:string, needed?:number, data?:Record<string, unknown>}} AttackStep */
+/**
+ * `attacks_resolved` (wh40k10): the sequence step by step, the rolls its steps index.
+ * @typedef {Object} AttacksResolvedPayload
+ * @property {string} [text]
+ * @property {string} [kind]        'shooting' or 'fight'
+ * @property {Roll[]} [rolls]
+ * @property {AttackStep[]} [steps]
+ * @property {number} [wounds_lost]
+ * @property {string[]} [destroyed]
+ */
+/**
+ * `charge_succeeded` / `charge_failed` (server/rules/charge.py; a 40k charge carries its own
+ * `text` and `targets`): the roll (`distance_roll` when a charge stopped on its way to release
+ * Fanatics), what it needed, and a failed charge's reason and Failed Charge move.
+ * @typedef {Object} ChargeOutcomePayload
+ * @property {string} unit
+ * @property {string} target
+ * @property {string[]} [targets]
+ * @property {number|null} [distance]
+ * @property {Roll} [roll]
+ * @property {Roll} [distance_roll]
+ * @property {number} [bonus]
+ * @property {number} [range]
+ * @property {string|null} [rule]
+ * @property {number} [wheel]
+ * @property {string} [reason]
+ * @property {boolean} [caught]
+ * @property {{distance:number, allowed?:number, rule:string, stopped_by?:string|null}} [failed_move]
+ * @property {string} [not_automated]  what the players must still do by hand
+ * @property {Geometry} [swept]
+ * @property {string} [text]
+ */
+
+/**
+ * `fanatic_released` / `fanatic_moved` (whfb8, server/rules/whfb8/fanatics.py): the whirl.
+ * @typedef {Object} WhirlPayload
+ * @property {{id:string, owner:number}} [unit]   the Fanatic as a unit (`Unit.to_json`)
+ * @property {number[]} start
+ * @property {number[]} end
+ * @property {number} [facing]
+ * @property {number} distance
+ * @property {string[]} [through]
+ * @property {string|null} [removed]  why it was removed ('terrain', 'double'…)
+ * @property {Roll} [roll]
+ * @property {string} [text]
+ */
+/** `fanatic_hits` (whfb8). @typedef {{unit:string, target:string, hits:number, roll?:Roll, text?:string}} FanaticHitsPayload */
+/**
+ * `entombed_marker` (whfb8, server/rules/whfb8/entombed.py): where the marker was put, how
+ * the scatter and artillery dice moved it, and what came of it.
+ * @typedef {Object} EntombedMarkerPayload
+ * @property {string} unit
+ * @property {number[]} chosen
+ * @property {Roll[]} [rolls]
+ * @property {boolean} hit
+ * @property {boolean} misfire
+ * @property {number|null} direction
+ * @property {number} scattered
+ * @property {number[]} landed
+ * @property {number[]|null} [marker]
+ * @property {string[]} [moved_off]
+ * @property {string} [outcome]      'marker', 'enemy' or 'mishap'
+ * @property {string|null} [enemy]
+ * @property {Placement} [suggested]
+ * @property {number[][]} [outline]
+ * @property {string} [text]
+ */
+/**
+ * `ambush_rolled` (t9a, server/rules/t9a/ambush.py; whfb8 Ambushers): the roll to arrive.
+ * @typedef {Object} AmbushRolledPayload
+ * @property {string} unit
+ * @property {number} [player_turn]
+ * @property {number} [needed]       what the roll needs (3: arrives on 3+)
+ * @property {boolean} [automatic]
+ * @property {Roll} [roll]
+ * @property {number} [maximised]
+ * @property {boolean} [arrives]
+ * @property {string[]} [rules]
+ * @property {string} [text]
+ */
+
+/**
+ * This viewer's orders (`state.orders`): per unit id, order key -> offer; the game orders.
+ * @typedef {{seat?:number|null, units?:Record<string, Record<string, Offer>>, game?:Record<string, Offer>}} OrdersView
+ */
+
+// --- REST answers (server/api/routes/*.py response models) ------------------------------------
+
+/** @typedef {{id:string, system:string, seat:number, token:string, dice_commitment:string, invite:string}} GameCreated  `POST /api/games` */
+/** @typedef {{seat:1|2, token:string}} SeatClaimed  `POST /api/games/{id}/seats` */
+/** @typedef {{id:string, system:string, seq:number, state:GameState, spectator_delay_s?:number}} GameView  `GET /api/games/{id}` */
+/** @typedef {{seq:number, type:string, actor:number|string, payload:Record<string, unknown>}} WireEvent  one event of `GET /api/games/{id}/events` */
+/** @typedef {{id:string, system:string, seq:number, last:number, over:boolean, event:WireEvent|null, state:GameState}} ReplayState  `GET /api/games/{id}/state?at=` */
+/** @typedef {{id:string, system:string, last:number, over:boolean, steps:import('./replay.js').TimelineStep[]}} Timeline  `GET /api/games/{id}/timeline` */
+/**
+ * The dice proof (server/games/archive.py `dice_proof`): the commitment while the game runs;
+ * after it the seed, and whether every roll verified (the failures with their reason).
+ * @typedef {Object} DiceProof
+ * @property {string} commitment
+ * @property {boolean} revealed
+ * @property {number} rolls
+ * @property {string} [seed]
+ * @property {boolean} [verified]
+ * @property {{seq:number|null, roll:number|null, start:number|null, reason:string}[]} [failures]
+ */
+/** @typedef {{category:string, label:string, trials:number, successes:number, expected:number, spread:number, deviation:number, events:number}} LuckRow */
+/** @typedef {{id:string, seq:number, players:Record<string, LuckRow[]>, charts:Record<string, string>, proof:DiceProof}} Luck  `GET /api/games/{id}/luck` */
+/** @typedef {{id:string, name:string, battlefield:{width:number, depth:number}, turns:number, turn_name:string}} SystemInfo  one of `GET /api/systems` */
+
+/**
+ * A datasheet as the server serves it (`GET /api/systems/{id}/datasheets`, server/data/schema.py
+ * `Datasheet.model_dump`); the client reads these fields.
+ * @typedef {Object} Datasheet
+ * @property {string} id
+ * @property {string} name
+ * @property {string} [system]
+ * @property {string|null} [faction]
+ * @property {Base} base
+ * @property {{min:number, max:number, default:number}} models
+ * @property {number|null} [default_files]
+ * @property {Record<string, unknown>} [profile]
+ * @property {unknown[]} [special_rules]
+ * @property {string[]} [keywords]
+ * @property {boolean} [character]
+ * @property {boolean|null} [attachable]
+ * @property {string[]} [leads]
+ * @property {string[]} [led_by]
+ * @property {{datasheet:string, max:number}[]} [conceals]
+ * @property {{unit?:number, per_model?:number, tiers?:Record<string, number>}|null} [points]
+ * @property {boolean} [own]
+ * @property {boolean} [can_join]   derived: may join another unit (t9a/whfb8 attachable, 40k Leader)
+ * @property {boolean} [bodyguard]  derived, 40k: some Leader may lead it
+ * @property {string} [height_class]
+ */
+
+/**
+ * A system's datasheets answer (`GET /api/systems/{id}/datasheets`, server/api/routes/systems.py
+ * `list_datasheets`): the datasheets, the rules with their automation marks, the army rules
+ * and which characters may join which unit.
+ * @typedef {Object} Catalog
+ * @property {string} system
+ * @property {Datasheet[]} datasheets
+ * @property {Record<string, unknown>[]} [rules]
+ * @property {ArmyRules} army
+ * @property {Record<string, string[]>} joinable   host datasheet id -> the character ids that may join it
+ */
+
+/**
+ * A system's army rules as the builder reads them (`list_datasheets` `army`).
+ * @typedef {Object} ArmyRules
+ * @property {boolean} [ranked]
+ * @property {boolean} [standards]
+ * @property {boolean} [leaders]
+ * @property {string[]} [factions]
+ * @property {string|null} [faction_rule]
+ * @property {boolean} [allies]
+ * @property {{name:string, points:number}[]} [game_sizes]
+ * @property {string|null} [points_rule]
+ */
+
+/**
+ * A unit of your own as the player writes it (server/data/own.py: a datasheet without id,
+ * system or sources, named in the army by `ref`).
+ * @typedef {{ref:string, name?:string} & Record<string, unknown>} OwnUnit
+ */
+
+/**
+ * An army entry as `submit_army` takes it and a roster import gives it back.
+ * @typedef {Object} ArmyEntryJson
+ * @property {string} datasheet
+ * @property {number} models
+ * @property {number} [files]
+ * @property {string[]} [joined_characters]
+ * @property {Record<string, number>} [concealed]
+ * @property {boolean} [standard]
+ * @property {boolean} [battle_standard]
+ */
+
+/**
+ * A roster import's answer (`POST /api/systems/{id}/rosters/import`, server/data/rosters.py): the
+ * army entries, the units of your own with their checked datasheets, the mapping report.
+ * @typedef {{army?:ArmyEntryJson[], own_units?:OwnUnit[], own_datasheets?:Record<string, Datasheet>, report?:unknown}} RosterImport
+ */
+
+/** A model's base (server/data/schema.py `Base`): round ones a diameter, others width and depth.
+ * @typedef {{shape:'rectangular'|'round'|'oval', width_mm?:number|null, depth_mm?:number|null, diameter_mm?:number|null}} Base */
 
 /**
  * A terrain feature (its outline as GeoJSON, or as a ring of points from older servers).
@@ -94,6 +556,7 @@
  * @property {string} [id]
  * @property {string} [kind]
  * @property {string} [height]
+ * @property {string} [cover]
  * @property {string} [label]
  * @property {string} [name]
  * @property {Geometry} [geometry]
@@ -110,7 +573,7 @@
  * @property {number} by
  * @property {boolean} [open]
  * @property {string} [description]
- * @property {{from_seq:number, events?:{seq:number, type:string, text?:string}[], rolls?:any[]}} [undo]  events in words, the dice it discards
+ * @property {{from_seq:number, events?:{seq:number, type:string, text?:string}[], rolls?:UndoneRoll[]}} [undo]  events in words, the dice it discards
  * @property {{unit:string, outline?:Geometry}} [free_move]  the outline at the proposed position (drawn for everyone)
  */
 
@@ -121,6 +584,20 @@
  * @property {string} target
  * @property {number} [distance]
  * @property {number} [reacting_player]
+ * @property {string[]} [reactions]   the reactions allowed (server/rules/charge.py `_fold_charge_declared`)
+ */
+
+/**
+ * `charge_declared` (server/rules/charge.py `declare_charge`): the reactions allowed and why
+ * each other one is refused.
+ * @typedef {Object} ChargeDeclaredPayload
+ * @property {string} unit
+ * @property {string} target
+ * @property {number} [distance]
+ * @property {number} [reacting_player]
+ * @property {string[]} [reactions]
+ * @property {Record<string, {message?:string, rule?:string}>} [refused]
+ * @property {string} [text]
  */
 
 /**
@@ -148,6 +625,34 @@
  * @property {number} [allowance]
  * @property {number} [distance]
  * @property {Geometry|null} [swept]
+ * @property {ChargeExplain} [explain]  a charge's preview (server/rules/questions.py `_explained`)
+ */
+
+/**
+ * What the server adds to the `preview` of a `declare_charge` (server/rules/charge.py
+ * `charge_preview`): the distance, arc and sight (or declaration range), the path and the most
+ * the roll can reach. Empty when a unit is not on the table.
+ * @typedef {Object} ChargeExplain
+ * @property {string} [unit]
+ * @property {string} [target]
+ * @property {number} [distance]
+ * @property {number} [needed]
+ * @property {boolean} [in_arc]
+ * @property {boolean} [in_sight]
+ * @property {string|null} [sight_blocked_by]
+ * @property {number} [declare_within]
+ * @property {boolean} [within_range]
+ * @property {string} [roll]          the charge roll's expression ("2D6 + 1")
+ * @property {number} [max_range]
+ * @property {number} [wheel]
+ * @property {number} [path_length]
+ * @property {boolean} [blocked]
+ * @property {string|null} [rule]
+ * @property {string|null} [obstacle]
+ * @property {string|null} [obstacle_name]
+ * @property {Geometry|null} [swept]
+ * @property {string|null} [failed_move]  how a failed charge moves, in words (ranked systems)
+ * @property {boolean} [reachable]
  */
 
 /**

@@ -107,10 +107,19 @@ def test_a_release_through_the_ui_and_the_secret_only_on_the_owners_page(
             for p in drawn:  # every drawn point on the straight path
                 assert abs(math.dist(start, p) + math.dist(p, end) - length) < 1e-6
         # The hits and the removal written at the end are those the server sent.
-        hits = page.evaluate("""() => warfield.store.history.filter(e => e.type === 'fanatic_hits')
-            .map(e => e.payload)""")
-        for whirl, event in zip(shown, released, strict=True):
-            mine = {h["target"]: h["hits"] for h in hits if h["unit"] == whirl["unit"]}
+        # Each release's hits are the `fanatic_hits` events after it and before the next
+        # release (two whirls of one unit may both pass through the same target).
+        order = page.evaluate("""() => warfield.store.history.filter(e =>
+            e.type === 'fanatic_released' || e.type === 'fanatic_hits')
+            .map(e => ({type: e.type, payload: e.payload}))""")
+        per_release: list[dict[str, int]] = []
+        for e in order:
+            if e["type"] == "fanatic_released":
+                per_release.append({})
+            elif per_release:
+                per_release[-1][e["payload"]["target"]] = e["payload"]["hits"]
+        assert len(per_release) == 2
+        for whirl, event, mine in zip(shown, released, per_release, strict=True):
             assert whirl["hits"] == mine
             assert whirl["removed"] == event["payload"]["removed"]
         assert shown[1]["born"] >= shown[0]["born"] + 1000  # one after the other

@@ -49,7 +49,7 @@ export class ChargeMoveTool extends Tool {
   }
 
   hint() {
-    const offer = /** @type {any} */ (this.unit ? unitOffer(this.table.store.state, this.unit, 'charge_move') : null);
+    const offer = this.unit ? unitOffer(this.table.store.state, this.unit, 'charge_move') : null;
     const most = offer ? ` up to ${offer.range} in` : '';
     return `Drag each model${most} (Shift-drag: all of them); the outline says what the server thinks. Enter confirms, Esc puts them back.`;
   }
@@ -109,7 +109,7 @@ export class ChargeMoveTool extends Tool {
     this.quiet = false;
     const st = t.store.state;
     const unit = st?.units?.[unitId];
-    const offer = /** @type {any} */ (unitOffer(st, unitId, 'charge_move'));
+    const offer = unitOffer(st, unitId, 'charge_move');
     if (!unit || !offer) return;
     const aimed = Array.isArray(offer.targets) ? offer.targets.map(String) : [];
     const targets = aimed.flatMap((/** @type {string} */ id) => discsOf(st?.units?.[id]));

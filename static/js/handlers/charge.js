@@ -15,7 +15,7 @@ export class ChargeTool extends Tool {
   constructor(table) {
     super(table);
     /** The target being previewed and the server's answer (null while it is asked).
-     * @type {{unit:string, target:string, verdict:any}|null} */
+     * @type {{unit:string, target:string, verdict:import('../types.js').Verdict|null}|null} */
     this.pending = null;
   }
 
@@ -59,10 +59,11 @@ export class ChargeTool extends Tool {
     const target = hit ? t.store.state?.units?.[hit] : null;
     // The server's order lists the units this one may be given as targets (each with why not).
     const offered = unitOffer(t.store.state, unit.id, 'declare_charge');
-    const listed = Array.isArray(offered?.targets) && offered.targets.some((/** @type {any} */ x) => x.unit === target?.id);
+    const listed = Array.isArray(offered?.targets) && offered.targets.some((x) => x.unit === target?.id);
     if (!target || (offered && !listed)) return t.toast('Charge: click an enemy unit.', 'info');
     if (this.pending?.target === target.id && this.pending.verdict) return this.declare();
-    const asked = { unit: unit.id, target: target.id, verdict: /** @type {any} */ (null) };
+    /** @type {{unit:string, target:string, verdict:import('../types.js').Verdict|null}} */
+    const asked = { unit: unit.id, target: target.id, verdict: null };
     this.pending = asked;
     t.onChange();
     let verdict;
@@ -101,7 +102,7 @@ export class ChargeTool extends Tool {
     const aim = this.pending ? this.table.store.state?.units?.[this.pending.target] : null;
     if (!this.enabled || !c?.swept || !aim) return {};
     const [x, y] = centreOf(c.swept);
-    const bad = !v.legal || c.blocked || c.reachable === false;
+    const bad = !v?.legal || c.blocked || c.reachable === false;
     return {
       ghost: {
         x, y, facing: 0, width: 1, depth: 1, verdict: bad ? 'illegal' : 'legal',
@@ -112,9 +113,10 @@ export class ChargeTool extends Tool {
   }
 }
 
-/** The middle of a GeoJSON polygon's outer ring (where the path's words go). @param {any} g @returns {number[]} */
+/** The middle of a GeoJSON polygon's outer ring (where the path's words go).
+ * @param {import('../types.js').Geometry} g @returns {number[]} */
 function centreOf(g) {
-  const ring = g?.type === 'MultiPolygon' ? g.coordinates?.[0]?.[0] : g?.coordinates?.[0];
+  const ring = /** @type {number[][]|undefined} */ (g?.type === 'MultiPolygon' ? g.coordinates?.[0]?.[0] : g && 'coordinates' in g ? g.coordinates?.[0] : undefined);
   if (!Array.isArray(ring) || !ring.length) return [0, 0];
   const n = ring.length;
   return [ring.reduce((a, p) => a + p[0], 0) / n, ring.reduce((a, p) => a + p[1], 0) / n];

@@ -66,12 +66,12 @@ export class DeployTool extends Tool {
   }
 
   chosenFiles() {
-    const o = /** @type {any} */ (this.offer());
+    const o = this.offer();
     return this.files ?? Number(o?.files || 1);
   }
 
   chosenFacing() {
-    const o = /** @type {any} */ (this.offer());
+    const o = this.offer();
     return this.facing ?? Number(o?.facing ?? (this.table.store.seat === 2 ? 180 : 0));
   }
 
@@ -87,7 +87,7 @@ export class DeployTool extends Tool {
   /** The ghost at the pointer, with the deploy action the server is asked about. */
   showGhost() {
     const t = this.table;
-    const o = /** @type {any} */ (this.offer());
+    const o = this.offer();
     const outline = o?.outlines?.[String(this.chosenFiles())];
     if (!this.unit || !this.at || !Array.isArray(outline)) return;
     const pl = { x: round2(this.at.x), y: round2(this.at.y), facing: this.chosenFacing() };
@@ -102,7 +102,7 @@ export class DeployTool extends Tool {
 
   /** @param {{x:number, y:number, facing:number}} pl */
   action(pl) {
-    const o = /** @type {any} */ (this.offer());
+    const o = this.offer();
     return {
       type: 'deploy_unit', unit: /** @type {string} */ (this.unit), x: pl.x, y: pl.y, facing: pl.facing,
       ...(o?.outlines ? { files: this.chosenFiles() } : {}),
@@ -128,7 +128,7 @@ export class DeployTool extends Tool {
   /** [ / ]: a narrower or a wider frontage. @param {string} cmd */
   command(cmd) {
     if (cmd !== 'narrower' && cmd !== 'wider') return false;
-    const o = /** @type {any} */ (this.offer());
+    const o = this.offer();
     if (!this.unit || !o?.outlines) return false;
     this.files = nextFiles(this.chosenFiles(), cmd === 'wider' ? 1 : -1, o.outlines);
     this.showGhost();

@@ -61,7 +61,7 @@ export class FortyChargeTool extends Tool {
     const st = t.store.state;
     const offer = this.unit ? unitOffer(st, this.unit, 'charge') : null;
     if (!offer) return t.setMode('idle');
-    const entry = (Array.isArray(offer.targets) ? offer.targets : []).find((/** @type {any} */ x) => x.unit === id);
+    const entry = (Array.isArray(offer.targets) ? offer.targets : []).find((x) => x.unit === id);
     if (!entry) {
       if (st?.units?.[id]?.owner !== t.store.seat) t.toast(`Charge: ${unitName(st, id)} is not within 12 in.`, 'info');
       return;
@@ -93,7 +93,7 @@ export class FortyChargeTool extends Tool {
       const said = t.store.history.find((e) => e.seq === ack.seq && (e.type === 'charge_rolled' || e.type === 'charge_failed'));
       if (said) t.toast(String(said.payload?.text || ''), said.type === 'charge_failed' ? 'error' : 'ok');
     } catch (err) {
-      t.toast(`Charge ${name}: ${errorText(/** @type {any} */ (err))}`, 'error');
+      t.toast(`Charge ${name}: ${errorText(err)}`, 'error');
     }
   }
 
@@ -111,7 +111,7 @@ export class FortyChargeTool extends Tool {
   }
 }
 
-/** The middle of a unit's models. @param {any} unit @returns {number[]|null} */
+/** The middle of a unit's models. @param {import('../types.js').Unit|null|undefined} unit @returns {number[]|null} */
 function centre(unit) {
   const p = Array.isArray(unit?.positions) ? unit.positions : [];
   if (!p.length) return null;

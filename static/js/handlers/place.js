@@ -58,6 +58,6 @@ export class PlaceTool extends Tool {
     });
     if (!ack) return;
     const placed = t.store.history.find((ev) => ev.seq === ack.seq && ev.type === 'token_placed');
-    if (placed) t.select(placed.payload.token.id);
+    if (placed) t.select(/** @type {{token:{id:string}}} */ (placed.payload).token.id);
   }
 }

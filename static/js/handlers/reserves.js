@@ -28,7 +28,7 @@ export class ArriveTool extends Tool {
 
   hint() {
     const st = this.table.store.state;
-    const offer = /** @type {any} */ (this.unit ? unitOffer(st, this.unit, 'arrive_from_reserves') : null);
+    const offer = this.unit ? unitOffer(st, this.unit, 'arrive_from_reserves') : null;
     const name = this.unit ? unitName(st, this.unit) : 'The unit';
     return `${name} (${offer?.rule || 'Reserves'}): set up ${offer?.where || 'on the table'}. The outline says what the server thinks; click to arrive (Esc cancels).`;
   }

@@ -66,14 +66,14 @@ export class ShootTool extends Tool {
     const target = hit ? t.store.state?.units?.[hit] : null;
     const forty = this.fortyOrder();
     if (forty) {
-      const listed = Array.isArray(forty.targets) && forty.targets.some((/** @type {any} */ x) => x.unit === target?.id);
+      const listed = Array.isArray(forty.targets) && forty.targets.some((x) => x.unit === target?.id);
       if (!target || !listed) return t.toast('Shoot: click an enemy unit on the table.', 'info');
       pickShootTarget(unit.id, target.id);
       return t.setMode('idle');
     }
     // The server's order lists the units this one may be given as targets (each with why not).
     const offered = unitOffer(t.store.state, unit.id, 'shoot');
-    const listed = Array.isArray(offered?.targets) && offered.targets.some((/** @type {any} */ x) => x.unit === target?.id);
+    const listed = Array.isArray(offered?.targets) && offered.targets.some((x) => x.unit === target?.id);
     if (!target || (offered && !listed)) return t.toast('Shoot: click an enemy unit.', 'info');
     t.setMode('idle');
     /** @type {Action} */

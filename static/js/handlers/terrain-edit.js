@@ -8,7 +8,8 @@ import { Tool } from './handler.js';
 import { round2 } from '../view/transform.js';
 
 /** @typedef {import('../types.js').Pt} Pt */
-/** @typedef {{id:string, kind:string, height?:string, cover?:string, label?:string, points:number[][]}} TerrainView */
+/** A terrain piece as this server projects it (server/rules/units.py `_project_units`): its
+ * outline as points. @typedef {{id:string, kind:string, height?:string, cover?:string, label?:string, points:number[][]}} TerrainView */
 
 /** Degrees a key press (R) turns the selected piece. */
 export const TURN_STEP_DEG = 15;
@@ -61,9 +62,9 @@ export function insideOutline(pts, x, y) {
 }
 
 /** The terrain piece under a world point (the last drawn on top), or null.
- * @param {any} state @param {Pt} w @returns {TerrainView|null} */
+ * @param {import('../types.js').GameState|null|undefined} state @param {Pt} w @returns {TerrainView|null} */
 export function terrainAt(state, w) {
-  const pieces = Array.isArray(state?.terrain) ? state.terrain : [];
+  const pieces = /** @type {TerrainView[]} */ (Array.isArray(state?.terrain) ? state.terrain : []);
   for (let i = pieces.length - 1; i >= 0; i--) {
     const t = pieces[i];
     if (Array.isArray(t?.points) && t.points.length >= 3 && insideOutline(t.points, w.x, w.y)) return t;
@@ -135,9 +136,8 @@ export class TerrainEditTool extends Tool {
 
   /** The selected piece as the server last said, or null. @returns {TerrainView|null} */
   piece() {
-    /** @type {any} */
-    const pieces = this.table.store.state?.terrain;
-    return (Array.isArray(pieces) && pieces.find((/** @type {TerrainView} */ t) => t.id === this.selected)) || null;
+    const pieces = /** @type {TerrainView[]|undefined} */ (this.table.store.state?.terrain);
+    return (Array.isArray(pieces) && pieces.find((t) => t.id === this.selected)) || null;
   }
 
   /** Select a piece (or none). @param {string|null} id */
@@ -216,7 +216,7 @@ export class TerrainEditTool extends Tool {
       await this.table.conn.act({ type: 'move_terrain', terrain: t.id, ...change });
       return true;
     } catch (e) {
-      this.table.toast(`${terrainWords(t).name}: ${/** @type {any} */ (e)?.message || e}`, 'error');
+      this.table.toast(`${terrainWords(t).name}: ${/** @type {Error|null} */ (e)?.message || e}`, 'error');
       return false;
     } finally {
       this.sending = false;
@@ -236,7 +236,7 @@ export class TerrainEditTool extends Tool {
       this.pick(null);
       return true;
     } catch (e) {
-      this.table.toast(`${terrainWords(t).name}: ${/** @type {any} */ (e)?.message || e}`, 'error');
+      this.table.toast(`${terrainWords(t).name}: ${/** @type {Error|null} */ (e)?.message || e}`, 'error');
       return false;
     }
   }

@@ -30,8 +30,10 @@ export function ambushTrayItem(unitId, o) {
   const emerge = unitOffer(st, unitId, 'emerge');
   let host = null;
   if (choose) {
-    const options = (Array.isArray(choose.hosts) ? choose.hosts : []).map((/** @type {any} */ o) => ({ ...o, unit: st.units?.[o.unit] }))
-      .filter((/** @type {any} */ o) => o.unit);
+    const options = (Array.isArray(choose.hosts) ? choose.hosts : []).flatMap((o) => {
+      const u = st.units?.[o.unit];
+      return u ? [{ ...o, unit: u }] : [];
+    });
     host = h('select', {
       class: 'ambush-host', 'aria-label': `${entry.name} arrives with`,
       onchange: async (/** @type {Event} */ e) => {
@@ -39,13 +41,13 @@ export function ambushTrayItem(unitId, o) {
         try {
           await conn.act({ type: 'choose_ambush_host', character: unitId, host: value || null });
         } catch (err) {
-          const x = /** @type {any} */ (err);
+          const x = /** @type {Partial<import('../types.js').WireError>|null|undefined} */ (err);
           toast(`Arrive with: ${x?.details?.rule ? `${x.details.rule}: ` : ''}${x?.message || 'refused'}`, 'error');
           o.rerender();
         }
       },
     }, h('option', { value: '', selected: !entry.host }, 'on its own'),
-    options.map((/** @type {any} */ u) => h('option', {
+    options.map((u) => h('option', {
       value: u.unit.id, selected: entry.host === u.unit.id, disabled: !u.available, title: u.available ? '' : String(u.reason || ''),
     }, `with ${u.unit.name || u.unit.id}`)));
   }

@@ -17,12 +17,16 @@ import { reserveControls } from './forty-orders.js';
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
 /** @typedef {import('../table.js').Table} Table */
+/** @typedef {import('../types.js').Datasheet} Datasheet */
+/** @typedef {import('../types.js').Catalog} Catalog */
+/** @typedef {import('../types.js').OwnUnit} OwnUnit */
 
 /**
  * The characters that may join an army entry, as the server's army rules say (the datasheets
  * answer's `joinable`: host id -> character ids; `submit_army` checks again and says why).
- * @param {Record<string, string[]>} rules @param {any[]} sheets @param {any} host the entry's datasheet
- * @returns {any[]}
+ * @template {{id:string}} S
+ * @param {Record<string, string[]>} rules @param {S[]} sheets @param {S|null|undefined} host the entry's datasheet
+ * @returns {S[]}
  */
 export function joinable(rules, sheets, host) {
   const ids = host && Array.isArray(rules?.[host.id]) ? rules[host.id] : [];
@@ -35,7 +39,7 @@ export function joinable(rules, sheets, host) {
  * @param {{datasheet:string, models:number, joined:{id:string}[], standard?:boolean, files?:number, concealed?:Record<string, number>, battle_standard?:boolean}} e
  */
 export function armyEntry(e) {
-  /** @type {Record<string, any>} */
+  /** @type {import('../types.js').ArmyEntryJson} */
   const out = { datasheet: e.datasheet, models: e.models };
   if (typeof e.files === 'number') out.files = e.files;
   if (e.joined.length) out.joined_characters = e.joined.map((c) => c.id);
@@ -48,14 +52,14 @@ export function armyEntry(e) {
 
 /**
  * A builder entry from an imported one (`{datasheet, models, joined_characters?, ...}`).
- * @param {any} entry @param {any[]} sheets
+ * @param {import('../types.js').ArmyEntryJson} entry @param {{id:string, name?:string}[]} sheets
  */
 export function builderEntry(entry, sheets) {
   const name = (/** @type {string} */ id) => sheets.find((d) => d.id === id)?.name || id;
   const joined = Array.isArray(entry.joined_characters) ? entry.joined_characters : [];
   return {
     datasheet: String(entry.datasheet), name: name(entry.datasheet), models: Number(entry.models),
-    joined: joined.map((/** @type {string} */ id) => ({ id, name: name(id) })),
+    joined: joined.map((id) => ({ id, name: name(id) })),
     standard: Boolean(entry.standard), battle_standard: Boolean(entry.battle_standard),
     files: typeof entry.files === 'number' ? entry.files : undefined,
     concealed: entry.concealed && typeof entry.concealed === 'object' ? { ...entry.concealed } : undefined,
@@ -66,8 +70,8 @@ export function builderEntry(entry, sheets) {
  * The characters an entry may be joined by: characters already in the army, not joined
  * elsewhere, that the army rules let join it (issue 18 item 6: attaching picks one of them,
  * never a copy). Units of your own are offered for any host; submit_army checks the rules.
- * @param {{datasheet:string, joined:any[]}[]} army @param {number} index the host entry
- * @param {Record<string, string[]>} joins @param {(id:string) => any} sheetFor
+ * @param {{datasheet:string, joined:unknown[]}[]} army @param {number} index the host entry
+ * @param {Record<string, string[]>} joins @param {(id:string) => Datasheet|null|undefined} sheetFor
  * @returns {number[]} indices of the entries that may join
  */
 export function attachable(army, index, joins, sheetFor) {
@@ -85,25 +89,25 @@ export function attachable(army, index, joins, sheetFor) {
  * The setup panel: only while the stage is `setup` and for a seated player. Faction first (the
  * picker then offers that faction's datasheets and your own units), the game size, then units,
  * with each entry's points and the total against the size's limit.
- * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {Function} toast @param {Table} table
+ * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {import('../table.js').Toast} toast @param {Table} table
  */
 export function setupPanel(el, store, conn, toast, table) {
   /** @type {{datasheet:string, name:string, models:number, joined:{id:string, name:string}[], standard?:boolean, files?:number, concealed?:Record<string, number>, battle_standard?:boolean}[]} */
   const army = [];
-  /** The last roster import's mapping report, shown until the army is submitted. @type {any} */
+  /** The last roster import's mapping report, shown until the army is submitted. @type {unknown} */
   let importReport = null;
-  /** @type {any} */
+  /** @type {Catalog|null} */
   let catalog = null;
   let faction = '';
   /** @type {string|null} */
   let gameSize = null;
-  /** Units of your own this session knows (saved ones and new ones), by ref. @type {Map<string, {unit:any, sheet:any}>} */
+  /** Units of your own this session knows (saved ones and new ones), by ref. @type {Map<string, {unit:OwnUnit, sheet:Datasheet}>} */
   const own = new Map();
   let submitting = false;
   /** The "Define a unit of your own" form. @type {HTMLElement|null} */
   let ownForm = null;
 
-  async function act(/** @type {any} */ action, /** @type {string} */ what) {
+  async function act(/** @type {import('../types.js').Action} */ action, /** @type {string} */ what) {
     try {
       await conn.act(action);
       return true;
@@ -125,10 +129,10 @@ export function setupPanel(el, store, conn, toast, table) {
   /** "Take back": before player 2 joins, player 1's own last setup action, at once (the
    * server's `take_back` order says what it takes back, or why not). */
   function takeBackButton() {
-    const o = /** @type {any} */ (gameOffer(store.state, 'take_back'));
+    const o = gameOffer(store.state, 'take_back');
     if (!o) return null;
     const events = Array.isArray(o.undo?.events) ? o.undo.events : [];
-    const words = events.map((/** @type {any} */ e) => String(e.text || e.type)).join('; ');
+    const words = events.map((e) => String(e.text || e.type)).join('; ');
     return h('button', {
       type: 'button', id: 'take-back', disabled: !o.available,
       title: o.available ? `Takes back: ${words}` : String(o.reason || 'nothing to take back'),
@@ -136,10 +140,12 @@ export function setupPanel(el, store, conn, toast, table) {
     }, 'Take back');
   }
 
+  /** @returns {Datasheet[]} */
   const sheets = () => (Array.isArray(catalog?.datasheets) ? catalog.datasheets : []);
+  /** @returns {import('../types.js').ArmyRules} */
   const armyRules = () => (catalog?.army && typeof catalog.army === 'object' ? catalog.army : {});
   /** @param {string} id */
-  const sheetFor = (id) => own.get(id)?.sheet || sheets().find((/** @type {any} */ d) => d.id === id) || null;
+  const sheetFor = (id) => own.get(id)?.sheet || sheets().find((d) => d.id === id) || null;
   /** @param {typeof army[number]} e */
   const entryPoints = (e) => {
     let total = cost(sheetFor(e.datasheet)?.points, e.models);
@@ -193,13 +199,13 @@ export function setupPanel(el, store, conn, toast, table) {
     const sizePick = /** @type {HTMLSelectElement} */ (h('select', {
       name: 'game_size', 'aria-label': 'Game size',
       onchange: (/** @type {Event} */ e) => { gameSize = /** @type {HTMLSelectElement} */ (e.target).value || ''; render(); },
-    }, sizes.map((/** @type {any} */ g) => h('option', { value: g.name, selected: g.name === gameSize }, `${g.name} (${Number(g.points).toLocaleString('en')} points)`)),
+    }, sizes.map((g) => h('option', { value: g.name, selected: g.name === gameSize }, `${g.name} (${Number(g.points).toLocaleString('en')} points)`)),
     h('option', { value: '', selected: gameSize === '' }, 'No points limit')));
     // Faction first: then only that faction's datasheets (and units of your own) are offered.
-    const offered = sheets().filter((/** @type {any} */ s) => !faction || rules.allies || s.faction === faction);
+    const offered = sheets().filter((s) => !faction || rules.allies || s.faction === faction);
     const ownOffered = [...own.entries()];
     const pick = /** @type {HTMLSelectElement} */ (h('select', { name: 'datasheet', 'aria-label': 'Datasheet' },
-      offered.map((/** @type {any} */ s) => h('option', { value: s.id }, s.name || s.id)),
+      offered.map((s) => h('option', { value: s.id }, s.name || s.id)),
       ownOffered.length ? h('optgroup', { label: 'Units of your own' }, ownOffered.map(([ref, o]) => h('option', { value: ref }, `${o.sheet.name} (your own)`))) : null));
     const count = /** @type {HTMLInputElement} */ (h('input', { name: 'models', type: 'number', min: 1, step: 1, size: 3, 'aria-label': 'Models' }));
     const limits = h('span', { class: 'limits', id: 'model-limits' });
@@ -265,7 +271,7 @@ export function setupPanel(el, store, conn, toast, table) {
             ' Standard')
           : null,
         // Hidden models the unit may conceal (whfb8 Night Goblin Fanatics, seed 003).
-        (Array.isArray(host?.conceals) ? host.conceals : []).map((/** @type {any} */ c) => h('label', { class: 'concealed' },
+        (Array.isArray(host?.conceals) ? host.conceals : []).map((c) => h('label', { class: 'concealed' },
           ` Hidden ${sheetFor(c.datasheet)?.name || c.datasheet} (0-${c.max}) `,
           h('input', { type: 'number', min: 0, max: c.max, step: 1, size: 2, name: 'concealed', value: String(u.concealed?.[c.datasheet] ?? 0),
             onchange: (/** @type {Event} */ e) => {
@@ -274,7 +280,7 @@ export function setupPanel(el, store, conn, toast, table) {
             } }))));
     }));
     const total = army.reduce((sum, e) => sum + entryPoints(e), 0);
-    const size = sizes.find((/** @type {any} */ g) => g.name === gameSize);
+    const size = sizes.find((g) => g.name === gameSize);
     const over = size ? total - Number(size.points) : 0;
     const points = h('p', { class: `army-points${over > 0 ? ' over' : ''}`, id: 'army-points', 'aria-live': 'polite' },
       `Total: ${total.toLocaleString('en')}`,
@@ -297,7 +303,7 @@ export function setupPanel(el, store, conn, toast, table) {
       units: () => army.map(armyEntry),
       ownUnits: () => usedOwn().map(([, o]) => o.unit),
       toast,
-      onImported: (body) => {
+      onImported: (/** @type {import('../types.js').RosterImport|null} */ body) => {
         // An army file's units of your own come back, checked by the server on import.
         const ownSheets = body?.own_datasheets && typeof body.own_datasheets === 'object' ? body.own_datasheets : {};
         for (const unit of Array.isArray(body?.own_units) ? body.own_units : []) {
@@ -306,7 +312,7 @@ export function setupPanel(el, store, conn, toast, table) {
           own.set(unit.ref, { unit, sheet });
           saveOwnUnit(safeStorage(), String(st.system), unit);
         }
-        army.splice(0, army.length, ...(Array.isArray(body?.army) ? body.army : []).map((/** @type {any} */ e) => builderEntry(e, [...sheets(), ...[...own.values()].map((o) => o.sheet)].map((d) => ({ ...d, id: ownRef(d) })))));
+        army.splice(0, army.length, ...(Array.isArray(body?.army) ? body.army : []).map((e) => builderEntry(e, [...sheets(), ...[...own.values()].map((o) => o.sheet)].map((d) => ({ ...d, id: ownRef(d) })))));
         // The imported list replaces the army: its first catalogue unit names the faction.
         faction = army.map((e) => sheetFor(e.datasheet)?.faction).find(Boolean) || faction;
         importReport = body?.report || null;
@@ -317,7 +323,7 @@ export function setupPanel(el, store, conn, toast, table) {
     if (catalog && !ownForm) {
       ownForm = ownUnitForm({
         system: String(st.system), catalog,
-        taken: () => [...own.keys(), ...sheets().map((/** @type {any} */ s) => s.id)],
+        taken: () => [...own.keys(), ...sheets().map((s) => s.id)],
         onDefined: (unit, sheet) => {
           own.set(unit.ref, { unit, sheet });
           saveOwnUnit(safeStorage(), String(st.system), unit);
@@ -342,7 +348,7 @@ export function setupPanel(el, store, conn, toast, table) {
           } }, '✕')))) : null);
   }
 
-  /** A datasheet's id as the army's entries name it (a unit of your own: its ref). @param {any} d */
+  /** A datasheet's id as the army's entries name it (a unit of your own: its ref). @param {Datasheet} d */
   function ownRef(d) {
     for (const [ref, o] of own) if (o.sheet === d) return ref;
     return d.id;
@@ -357,7 +363,7 @@ export function setupPanel(el, store, conn, toast, table) {
   /** The submit_army action: the entries, the faction, the game size and the units of your own they use. */
   function submitAction() {
     const units = army.map(armyEntry);
-    /** @type {Record<string, any>} */
+    /** @type {import('../types.js').Action} */
     const action = { type: 'submit_army', units };
     if (faction) action.faction = faction;
     if (gameSize) action.game_size = gameSize;
@@ -369,14 +375,14 @@ export function setupPanel(el, store, conn, toast, table) {
   return render;
 }
 
-/** @param {any} catalog @returns {Record<string, string[]>} */
+/** @param {Catalog|null} catalog @returns {Record<string, string[]>} */
 function joinsOf(catalog) {
   return catalog?.joinable && typeof catalog.joinable === 'object' ? catalog.joinable : {};
 }
 
 /**
  * Units off the table; during deployment your undeployed units can be picked and deployed.
- * @param {HTMLElement} el @param {Table} table @param {Store} store @param {Connection} conn @param {Function} toast
+ * @param {HTMLElement} el @param {Table} table @param {Store} store @param {Connection} conn @param {import('../table.js').Toast} toast
  */
 export function renderTray(el, table, store, conn, toast) {
   const st = store.state || {};
@@ -420,7 +426,7 @@ export function renderTray(el, table, store, conn, toast) {
 /**
  * The charge the Charge tool is previewing: the server's judgement in words (✓ / ✗ per check),
  * a warning when the path is blocked or out of reach, and Declare / Cancel.
- * @param {Table} table @param {any} st
+ * @param {Table} table @param {import('../types.js').GameState} st
  */
 function chargePreviewPanel(table, st) {
   const tool = table.tools.charge;
@@ -446,7 +452,7 @@ function chargePreviewPanel(table, st) {
  * Orders for the selected own unit in the battle, exactly as the server offers them: the
  * move (wheels, the March toggle, each with the allowance left), Advance (D6) and Charge….
  * A control shown but not possible is disabled with the server's reason on hover.
- * @param {any} unit @param {Table} table @param {Store} store
+ * @param {import('../types.js').Unit|null|undefined} unit @param {Table} table @param {Store} store
  */
 export function unitOrders(unit, table, store) {
   const st = store.state || {};
@@ -458,7 +464,7 @@ export function unitOrders(unit, table, store) {
   const charge = unitOffer(st, unit.id, 'charge') || unitOffer(st, unit.id, 'charge_move') ? null : unitOffer(st, unit.id, 'declare_charge');
   const g = table.moves.ghost;
   // (a 40k Charge move has its own Confirm: ui/forty-orders.js)
-  const staged = g?.phase === 'staged' && g.id === unit.id && !(/** @type {any} */ (g).proposal) && g.action?.type !== 'charge_move';
+  const staged = g?.phase === 'staged' && g.id === unit.id && !g.proposal && g.action?.type !== 'charge_move';
   // Only what the unit may do now (issue 19 item 5): an order the server refuses for the unit
   // as a whole (engaged, fled, already charged or reformed) is one line saying why, not a row
   // of dead buttons; a part of an order refused (a wheel while marching) stays, disabled with
@@ -492,7 +498,7 @@ export function unitOrders(unit, table, store) {
     advance ? h('button', {
       type: 'button', id: 'advance', ...controlAttrs(advance, `Roll the Advance D6 now, then move up to Move ${advance.move ?? ''} in + the die`),
       onclick: () => table.conn.act({ type: 'advance', unit: unit.id })
-        .catch((/** @type {any} */ err) => table.toast(`Advance: ${errorText(err)}`, 'error')),
+        .catch((/** @type {unknown} */ err) => table.toast(`Advance: ${errorText(err)}`, 'error')),
     }, 'Advance (D6)') : null,
     charging ? h('button', {
       type: 'button', id: 'charge', class: table.mode === 'charge' ? 'active' : '',

@@ -12,8 +12,8 @@ const inch = (n) => `${Number(n).toFixed(1)} in`;
 
 /**
  * The lines to show for a charge preview, and whether declaring is allowed.
- * @param {any} verdict the preview answer ({legal, message, rule, explain})
- * @param {any} state the game state (for unit names)
+ * @param {import('../types.js').Verdict|null|undefined} verdict the preview answer ({legal, message, rule, explain})
+ * @param {import('../types.js').GameState|null|undefined} state the game state (for unit names)
  * @returns {{lines:PreviewLine[], declarable:boolean, warning:string|null, title:string}}
  */
 export function chargePreviewLines(verdict, state) {

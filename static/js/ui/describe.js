@@ -10,8 +10,9 @@ export function humanize(s) {
   return t.charAt(0).toUpperCase() + t.slice(1);
 }
 
-/** @param {Record<string, any>} p @param {import('../types.js').GameState|null|undefined} state @param {boolean} ok */
-function chargeWords(p, state, ok) {
+/** @param {Record<string, unknown>} payload @param {import('../types.js').GameState|null|undefined} state @param {boolean} ok */
+function chargeWords(payload, state, ok) {
+  const p = /** @type {import('../types.js').ChargeOutcomePayload} */ (payload);
   const rolled = p.roll || p.distance_roll; // an interrupted charge's roll: recorded where it stopped
   const roll = rolled ? `rolled ${rollWords(rolled)}${p.bonus ? ` +${p.bonus}${typeof p.range === 'number' ? ` = ${p.range}` : ''}` : ''}` : '';
   const need = typeof p.distance === 'number' ? `needed ${p.distance.toFixed(1)} in` : '';
@@ -26,34 +27,37 @@ function chargeWords(p, state, ok) {
   return `${head}: ${ok ? 'charge succeeded' : 'charge failed'} (${[roll, need].filter(Boolean).join(', ')}${wheel})${why}${fm}${manual}`;
 }
 
-/** @type {Object<string, (p:Record<string, any>, ev:import('../store.js').GameEvent, state?:import('../types.js').GameState|null|undefined) => string>} */
+/** The unit an event carries whole (`Unit.to_json`: deployed, moved). @param {Record<string, unknown>} p */
+const unitOf = (p) => /** @type {{id?:string, name?:string}|undefined} */ (p.unit);
+
+/** @type {Object<string, (p:Record<string, unknown>, ev:import('../store.js').GameEvent, state?:import('../types.js').GameState|null|undefined) => string>} */
 const WORDS = {
   game_created: (p) => `Game created: ${p.name || p.system || ''}`,
   seat_claimed: (p) => `Player ${p.seat} took their seat`,
-  token_placed: (p, ev) => `${who(ev.actor)} placed ${p.token?.label || 'a token'}`,
+  token_placed: (p, ev) => `${who(ev.actor)} placed ${/** @type {{label?:string}|undefined} */ (p.token)?.label || 'a token'}`,
   token_moved: (p, ev) => `${who(ev.actor)} moved ${p.label || p.id}${p.distance !== undefined ? ` ${inch(p.distance)}` : ''}`,
   token_removed: (p, ev) => `${who(ev.actor)} removed ${p.label || p.id}`,
-  dice_rolled: (p, ev) => `${who(ev.actor)} rolled ${rollWords(p.roll) || 'dice'}${p.reason ? ` for ${p.reason}` : ''}`,
+  dice_rolled: (p, ev) => `${who(ev.actor)} rolled ${rollWords(/** @type {import('../types.js').Roll|undefined} */ (p.roll)) || 'dice'}${p.reason ? ` for ${p.reason}` : ''}`,
   note_added: (p, ev) => `${who(ev.actor)}: ${p.text}`,
   battle_started: (p) => `The battle begins: turn ${p.turn}, Player ${p.active_player}, ${p.phase} phase`,
   phase_ended: (p, ev) =>
     p.phase ? `${who(ev.actor)} ended the ${p.ended} phase; now turn ${p.turn}, Player ${p.active_player}, ${p.phase}` : `${who(ev.actor)} ended the ${p.ended} phase`,
   game_ended: (p) => `Game over (${p.reason})${p.winner ? `: Player ${p.winner} wins` : ''}`,
   game_result: (p) => `Result: ${p.text}`,
-  secondary_objective_chosen: (p) => p.text,
-  objective_counter: (p) => p.text,
+  secondary_objective_chosen: (p) => /** @type {string} */ (p.text),
+  objective_counter: (p) => /** @type {string} */ (p.text),
   dice_revealed: () => 'The dice seed was revealed: every roll can now be verified',
   terrain_placed: (p) => `Terrain placed${p.label ? `: ${p.label}` : ''}`,
   army_submitted: (p) => `Player ${p.seat} submitted an army of ${Array.isArray(p.units) ? p.units.length : '?'} units`,
   deployment_started: (p) => p.deploying ? `Deployment begins; Player ${p.deploying} deploys first` : 'Deployment begins once the roll-off\'s winner has chosen',
   deploying: (p) => p.deploying ? `Player ${p.deploying} deploys` : 'Waiting for a roll-off choice',
-  roll_off: (p) => p.text,
-  choice_pending: (p) => p.text,
-  first_chosen: (p) => p.text,
-  deployment_finished: (p) => p.text,
-  unit_deployed: (p, ev) => `${who(ev.actor)} deployed ${p.unit?.name || p.unit?.id}${p.rule ? ` (${p.rule})` : ''}`,
+  roll_off: (p) => /** @type {string} */ (p.text),
+  choice_pending: (p) => /** @type {string} */ (p.text),
+  first_chosen: (p) => /** @type {string} */ (p.text),
+  deployment_finished: (p) => /** @type {string} */ (p.text),
+  unit_deployed: (p, ev) => `${who(ev.actor)} deployed ${unitOf(p)?.name || unitOf(p)?.id}${p.rule ? ` (${p.rule})` : ''}`,
   unit_moved: (p, ev) =>
-    `${who(ev.actor)} moved ${p.unit?.name || p.unit?.id}: ${p.manoeuvre || 'move'} ${inch(p.distance)}${typeof p.used === 'number' && typeof p.allowance === 'number' ? ` (${p.used.toFixed(1)} of ${p.allowance} in)` : ''}${p.text ? ` — ${p.text}` : ''}`,
+    `${who(ev.actor)} moved ${unitOf(p)?.name || unitOf(p)?.id}: ${p.manoeuvre || 'move'} ${inch(p.distance)}${typeof p.used === 'number' && typeof p.allowance === 'number' ? ` (${p.used.toFixed(1)} of ${p.allowance} in)` : ''}${p.text ? ` — ${p.text}` : ''}`,
   // A 40k charge (several `targets`, a Charge move made model by model) carries its own words.
   charge_succeeded: (p, ev, state) => `${who(ev.actor)}: ${Array.isArray(p.targets) && p.text ? p.text : chargeWords(p, state, true)}`,
   charge_failed: (p, ev, state) => `${who(ev.actor)}: ${Array.isArray(p.targets) && p.text ? p.text : chargeWords(p, state, false)}`,
@@ -64,7 +68,7 @@ const WORDS = {
 export function describe(ev, state) {
   const text = describeEvent(ev, state);
   // A roll made again after an accepted undo took the first one back (issue 19 item 2).
-  const re = ev.payload?.reroll;
+  const re = /** @type {{faces?:number[]}|null|undefined} */ (ev.payload?.reroll);
   if (re && !text.includes('re-roll')) return `${text} (a re-roll: the undone roll was ${(re.faces || []).join(', ')})`;
   return text;
 }
@@ -80,14 +84,16 @@ function describeEvent(ev, state) {
   const p = ev.payload || {};
   // Rules engine events carry their own words (`text`) and the rule they apply; show both,
   // with every die of the roll when there is one.
-  if (typeof p.text === 'string' && p.text) {
+  const said = p.text;
+  if (typeof said === 'string' && said) {
     const dice = p.roll ? ` [${rollWords(p.roll)}]` : '';
-    const rule = p.rule && !p.text.startsWith(String(p.rule)) ? `${p.rule}: ` : '';
+    const rule = p.rule && !said.startsWith(String(p.rule)) ? `${p.rule}: ` : '';
     // The rules applied to this step in their own words ("Distracting: -1 to hit").
     const applied = Array.isArray(p.rules)
-      ? p.rules.map((/** @type {any} */ r) => r && r.text).filter((/** @type {any} */ s) => s && !p.text.includes(s))
+      ? p.rules.map((/** @type {unknown} */ r) => (r && typeof r === 'object' ? /** @type {{text?:unknown}} */ (r).text : undefined))
+        .filter((s) => typeof s === 'string' && s && !said.includes(s))
       : [];
-    return `${rule}${p.text}${applied.length ? ` — ${applied.join('; ')}` : ''}${dice}`;
+    return `${rule}${said}${applied.length ? ` — ${applied.join('; ')}` : ''}${dice}`;
   }
   const rule = p.rule ? ` (${p.rule})` : '';
   return `${who(ev.actor)}: ${humanize(ev.type)}${rule}`;

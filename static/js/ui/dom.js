@@ -1,27 +1,32 @@
 // A tiny element builder: h('button', {class: 'x', onclick}, 'text'). Text is always set as
 // text, never as HTML, so names and notes from other players cannot inject markup.
 
+/** What goes inside an element: nodes, text (numbers as text), nothing, or lists of these.
+ * @typedef {Node|string|number|null|undefined|false|Children} Child */
+/** @typedef {Array<Child>} Children */
+
 /**
  * @param {string} tag
- * @param {Object<string, any>|null} [attrs]
- * @param {...(Node|string|number|null|undefined|false|Array<any>)} children
+ * @param {Record<string, unknown>|null} [attrs]  `on…` listeners, `class`, `dataset`, element
+ *   properties (a non-string value of a property the element has) and attributes
+ * @param {...Child} children
  * @returns {HTMLElement}
  */
 export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {
     if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
+    if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), /** @type {EventListener} */ (value));
     else if (key === 'class') el.className = String(value);
     else if (key === 'dataset') Object.assign(el.dataset, value);
-    else if (key in el && typeof value !== 'string') /** @type {any} */ (el)[key] = value;
+    else if (key in el && typeof value !== 'string') /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (el))[key] = value;
     else el.setAttribute(key, value === true ? '' : String(value));
   }
   append(el, children);
   return el;
 }
 
-/** @param {Node} el @param {Array<any>} children */
+/** @param {Node} el @param {Child[]} children */
 function append(el, children) {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
@@ -34,7 +39,7 @@ function append(el, children) {
  * Replace an element's children. When the focused control was inside, the control that takes
  * its place (same id, command, name or text: `focusKey`) gets the focus back, so a panel that
  * re-renders never drops the keyboard user's focus to the page (issue 24 item 1).
- * @param {Element} el @param {...any} children
+ * @param {Element} el @param {...Child} children
  */
 export function replace(el, ...children) {
   const active = typeof document !== 'undefined' ? document.activeElement : null;

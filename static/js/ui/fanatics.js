@@ -12,7 +12,7 @@ import { concealedCount, releasesFor, othersReleasing, defaultRelease, waitingWo
 
 /**
  * Render the Fanatics section into `el` (hidden when there is nothing to show).
- * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {Function} toast
+ * @param {HTMLElement} el @param {Store} store @param {Connection} conn @param {import('../table.js').Toast} toast
  */
 export function renderFanatics(el, store, conn, toast) {
   const st = store.state || {};
@@ -47,8 +47,8 @@ export function renderFanatics(el, store, conn, toast) {
   if (!tools.length && !othersReleasing(st, store.seat, name).length) waits.length = 0;
   const report = [];
   for (const ev of (store.history || []).slice(-40)) {
-    if (ev.type === 'fanatic_released' || ev.type === 'fanatic_moved') report.push(h('li', { class: 'whirl' }, whirlWords(ev.payload, name)));
-    if (ev.type === 'fanatic_hits') report.push(h('li', { class: 'fanatic-hits' }, hitWords(ev.payload, name)));
+    if (ev.type === 'fanatic_released' || ev.type === 'fanatic_moved') report.push(h('li', { class: 'whirl' }, whirlWords(/** @type {import('../types.js').WhirlPayload} */ (ev.payload), name)));
+    if (ev.type === 'fanatic_hits') report.push(h('li', { class: 'fanatic-hits' }, hitWords(/** @type {import('../types.js').FanaticHitsPayload} */ (ev.payload), name)));
   }
   el.hidden = !marks.length && !tools.length && !report.length && !waits.length;
   replace(el, h('h3', null, 'Fanatics'), marks.length ? h('ul', null, marks) : null, ...tools, ...waits,

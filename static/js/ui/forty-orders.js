@@ -44,7 +44,7 @@ function idKey(id) {
  * A unit's name as the server words it (server/rules/naming.py display_name): numbered among
  * the units that share it ("Intercessor Squad (2)"), so that the list, the log and the refusals
  * name the same unit the same way.
- * @param {any} st @param {unknown} id @returns {string}
+ * @param {import('../types.js').GameState|null|undefined} st @param {unknown} id @returns {string}
  */
 export function unitName(st, id) {
   const units = st?.units || {};
@@ -61,7 +61,7 @@ export function unitName(st, id) {
 
 /**
  * A unit's models as discs: centres from `positions`, radii from the footprint's model features
- * (half the larger side of each base's bounding box). @param {any} unit @returns {Disc[]}
+ * (half the larger side of each base's bounding box). @param {import('../types.js').Unit|null|undefined} unit @returns {Disc[]}
  */
 export function discsOf(unit) {
   const pos = Array.isArray(unit?.positions) ? unit.positions : [];
@@ -166,15 +166,15 @@ export function towardsTargets(own, targets, range, others = []) {
 
 /**
  * A base's size in inches from a datasheet's `base` ({shape, diameter_mm | width_mm, depth_mm}).
- * @param {any} base @returns {{round:boolean, width:number, depth:number}}
+ * @param {import('../types.js').Base|null|undefined} base @returns {{round:boolean, width:number, depth:number}}
  */
 export function baseInches(base) {
   if (base?.shape === 'round' && Number(base.diameter_mm) > 0) {
     const d = Number(base.diameter_mm) / MM;
     return { round: true, width: d, depth: d };
   }
-  const w = Number(base?.width_mm) > 0 ? Number(base.width_mm) / MM : 32 / MM;
-  const dp = Number(base?.depth_mm) > 0 ? Number(base.depth_mm) / MM : w;
+  const w = Number(base?.width_mm) > 0 ? Number(base?.width_mm) / MM : 32 / MM;
+  const dp = Number(base?.depth_mm) > 0 ? Number(base?.depth_mm) / MM : w;
   return { round: base?.shape === 'oval', width: w, depth: dp };
 }
 
@@ -227,27 +227,27 @@ export function basesGeometry(positions, base) {
     }
     return [ring];
   });
-  return /** @type {any} */ ({ type: 'MultiPolygon', coordinates: polys });
+  return { type: 'MultiPolygon', coordinates: polys };
 }
 
 /**
  * The allocation order in force: the order set, else the server's default (the last
  * Bodyguard model first: the kinds by their last model in the unit, `forty.models`), else the
  * kinds as the offer lists them.
- * @param {any} offer @param {any[]} [models] the unit's models ({name, character}), in order
+ * @param {import('../types.js').AllocationOffer|null} offer @param {{name:string, character?:boolean}[]} [models] the unit's models ({name, character}), in order
  * @returns {string[]}
  */
 export function allocationShown(offer, models = []) {
   const kinds = Array.isArray(offer?.models) ? offer.models.map(String) : [];
-  const set = Array.isArray(offer?.order) ? offer.order.map(String).filter((/** @type {string} */ k) => kinds.includes(k)) : [];
-  if (set.length) return [...set, ...kinds.filter((/** @type {string} */ k) => !set.includes(k))];
+  const set = Array.isArray(offer?.order) ? offer.order.map(String).filter((k) => kinds.includes(k)) : [];
+  if (set.length) return [...set, ...kinds.filter((k) => !set.includes(k))];
   /** @type {string[]} */
   const byLast = [];
   for (const m of [...models].reverse()) {
     const name = String(m?.name);
     if (!m?.character && kinds.includes(name) && !byLast.includes(name)) byLast.push(name);
   }
-  return [...byLast, ...kinds.filter((/** @type {string} */ k) => !byLast.includes(k))];
+  return [...byLast, ...kinds.filter((k) => !byLast.includes(k))];
 }
 
 /** `order` with the kind at `index` moved one place earlier. @param {string[]} order @param {number} index */
@@ -258,23 +258,23 @@ export function moveEarlier(order, index) {
   return out;
 }
 
-/** The models a unit in Reserves sets down (its Bodyguard and Leaders). @param {any} unit */
+/** The models a unit in Reserves sets down (its Bodyguard and Leaders). @param {import('../types.js').Unit|null|undefined} unit */
 export function modelCount(unit) {
   return Number(unit?.models || 0) + (Array.isArray(unit?.characters) ? unit.characters.length : 0);
 }
 
 // --- the datasheets' bases (for the arrival ghost) --------------------------------------------
 
-/** @type {Map<string, Promise<Record<string, any>>>} */
+/** @type {Map<string, Promise<Record<string, import('../types.js').Base>>>} */
 const basesBySystem = new Map();
 
-/** The bases of a system's datasheets, fetched once. @param {string} system @returns {Promise<Record<string, any>>} */
+/** The bases of a system's datasheets, fetched once. @param {string} system @returns {Promise<Record<string, import('../types.js').Base>>} */
 export function datasheetBases(system) {
   let p = basesBySystem.get(system);
   if (!p) {
     p = fetch(`/api/systems/${encodeURIComponent(system)}/datasheets`, { headers: { Accept: 'application/json' } })
       .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`HTTP ${r.status}`))))
-      .then((body) => Object.fromEntries((body?.datasheets || []).map((/** @type {any} */ d) => [String(d.id), d.base])));
+      .then((/** @type {{datasheets?:import('../types.js').Datasheet[]}|null} */ body) => Object.fromEntries((body?.datasheets || []).map((d) => [String(d.id), d.base])));
     p.catch(() => basesBySystem.delete(system));
     basesBySystem.set(system, p);
   }
@@ -283,33 +283,33 @@ export function datasheetBases(system) {
 
 // --- DOM --------------------------------------------------------------------------------------
 
-/** Send an action; a refusal is said with the server's reason. @param {Table} table @param {any} action @param {string} what */
+/** Send an action; a refusal is said with the server's reason. @param {Table} table @param {import('../types.js').Action} action @param {string} what */
 async function send(table, action, what) {
   try {
     return await table.conn.act(action);
   } catch (err) {
-    table.toast(`${what}: ${errorText(/** @type {any} */ (err))}`, 'error');
+    table.toast(`${what}: ${errorText(err)}`, 'error');
     return null;
   }
 }
 
-/** The disabled control's reason, visible too (not only on hover). @param {any} offer */
+/** The disabled control's reason, visible too (not only on hover). @param {import('../types.js').Offer|null} offer */
 function why(offer) {
   return offer && !offer.available && offer.reason ? h('small', { class: 'hint unavailable' }, String(offer.reason)) : null;
 }
 
 /**
  * The 40k orders of the selected unit: Charge…, the Charge move, the allocation order.
- * @param {any} unit @param {Table} table @returns {HTMLElement|null}
+ * @param {import('../types.js').Unit|null|undefined} unit @param {Table} table @returns {HTMLElement|null}
  */
 export function fortyUnitOrders(unit, table) {
-  const st = /** @type {any} */ (table.store.state || {});
+  const st = table.store.state || {};
   if (!unit || table.store.seat === null || !st.forty) return null;
   const parts = [chargeControls(unit, table), chargeMoveControls(unit, table), allocationControls(unit, table)].filter(Boolean);
   return parts.length ? h('div', { class: 'forty-orders' }, parts) : null;
 }
 
-/** Charge…: the tool picks the targets (list or table), then Roll the charge. @param {any} unit @param {Table} table */
+/** Charge…: the tool picks the targets (list or table), then Roll the charge. @param {import('../types.js').Unit} unit @param {Table} table */
 function chargeControls(unit, table) {
   const st = table.store.state || {};
   const offer = unitOffer(st, unit.id, 'charge');
@@ -325,7 +325,7 @@ function chargeControls(unit, table) {
   const list = on
     ? h('fieldset', { class: 'charge-targets', id: 'charge-targets' },
       h('legend', null, 'Targets (click them on the table or tick them here)'),
-      targets.map((/** @type {any} */ t) => {
+      targets.map((t) => {
         const id = String(t.unit);
         const name = unitName(st, id);
         const dist = typeof t.distance === 'number' ? `, ${t.distance.toFixed(1)} in away` : '';
@@ -347,12 +347,12 @@ function chargeControls(unit, table) {
 }
 
 /** After the roll: the Charge move (drag, or "Move all towards the target"), Confirm, Give up.
- * @param {any} unit @param {Table} table */
+ * @param {import('../types.js').Unit} unit @param {Table} table */
 function chargeMoveControls(unit, table) {
   const st = table.store.state || {};
-  const offer = /** @type {any} */ (unitOffer(st, unit.id, 'charge_move'));
+  const offer = unitOffer(st, unit.id, 'charge_move');
   if (!offer) return null;
-  const targets = (Array.isArray(offer.targets) ? offer.targets : []).map((/** @type {string} */ id) => unitName(st, id));
+  const targets = (Array.isArray(offer.targets) ? offer.targets : []).map((id) => unitName(st, id));
   const g = table.moves.ghost;
   const staged = g?.phase === 'staged' && g.id === unit.id && g.action?.type === 'charge_move';
   const on = table.mode === 'charge_move';
@@ -376,15 +376,14 @@ function chargeMoveControls(unit, table) {
         if (table.mode === 'charge_move') table.setMode('idle');
         void send(table, { type: 'charge_move', unit: unit.id }, 'Give up the charge');
       },
-    }, 'Give up the charge'),
-    offer.not_automated ? h('small', { class: 'hint not-automated' }, `Not automated: ${offer.not_automated}`) : null);
+    }, 'Give up the charge'));
 }
 
 /** The order the defender's Bodyguard model kinds lose models in (two kinds or more).
- * @param {any} unit @param {Table} table */
+ * @param {import('../types.js').Unit} unit @param {Table} table */
 function allocationControls(unit, table) {
-  const st = /** @type {any} */ (table.store.state || {});
-  const offer = /** @type {any} */ (unitOffer(st, unit.id, 'set_allocation_order'));
+  const st = table.store.state || {};
+  const offer = unitOffer(st, unit.id, 'set_allocation_order');
   if (!offer || !Array.isArray(offer.models) || offer.models.length < 2) return null;
   const shown = allocationShown(offer, st.forty?.models?.[unit.id] || []);
   const set = Array.isArray(offer.order) && offer.order.length > 0;
@@ -424,12 +423,12 @@ function arriveForm(table) {
  * @param {string} id @param {Table} table @returns {HTMLElement|null}
  */
 export function reserveControls(id, table) {
-  const st = /** @type {any} */ (table.store.state || {});
+  const st = table.store.state || {};
   if (table.store.seat === null) return null;
   const strategic = unitOffer(st, id, 'declare_strategic_reserves');
   // Deep Strike: the shared `declare_reserve` in its 40k mode (Reserves, not Ambush)
-  const deep = /** @type {any} */ (unitOffer(st, id, 'declare_reserve'));
-  const arrive = /** @type {any} */ (unitOffer(st, id, 'arrive_from_reserves'));
+  const deep = unitOffer(st, id, 'declare_reserve');
+  const arrive = unitOffer(st, id, 'arrive_from_reserves');
   const name = unitName(st, id);
   const out = [];
   if (deep && deep.mode === 'reserve') {

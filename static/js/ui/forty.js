@@ -10,15 +10,22 @@ import { h } from './dom.js';
 import { errorText } from '../format.js';
 import { controlAttrs, gameOffer, unitOffer } from './offers.js';
 
+/** @typedef {import('../types.js').GameState} GameState */
+/** @typedef {import('../types.js').Unit} Unit */
+/** @typedef {import('../types.js').FortyAttackOffer} FortyAttackOffer */
+/** @typedef {import('../types.js').FortyWeapon} FortyWeapon */
+/** @typedef {import('../types.js').FortyTarget} FortyTarget */
+
 /** A 40k game: its state carries the `forty` part (CP, VP, objectives) that only that system
- * projects (server/rules/wh40k10). @param {any} st @returns {boolean} */
+ * projects (server/rules/wh40k10). @param {GameState|null|undefined} st
+ * @returns {st is GameState & {forty:import('../types.js').FortyView}} */
 export function isForty(st) {
   return Boolean(st && st.forty);
 }
 
 /**
  * CP and VP of both players, as the turn bar shows them.
- * @param {any} st @returns {{seat:number, cp:number, vp:number}[]}
+ * @param {GameState|null|undefined} st @returns {{seat:number, cp:number, vp:number}[]}
  */
 export function scoreItems(st) {
   if (!isForty(st)) return [];
@@ -30,7 +37,7 @@ export function scoreItems(st) {
  * The turn bar's 40k items: each player's CP and VP, "Waaagh!" while one is active, and the
  * Waaagh! button while the server offers it (`call_waaagh`: the active player's Command phase,
  * an army with the ability; shown disabled with the reason once it has been called).
- * @param {any} st @param {number|null} seat @param {{act:(a:any)=>Promise<any>}} conn @param {Function} toast
+ * @param {GameState|null|undefined} st @param {number|null} seat @param {{act:(a:import('../types.js').Action)=>Promise<unknown>}} conn @param {import('../table.js').Toast} toast
  * @returns {HTMLElement[]}
  */
 export function fortyBar(st, seat, conn, toast) {
@@ -62,12 +69,12 @@ export function fortyBar(st, seat, conn, toast) {
 
 // --- Shoot and Fight, from the server's offers (server/rules/wh40k10/offers.py) ---------------
 
-/** A dice value or number as printed ("D6+4", 2). @param {any} v */
+/** A dice value or number as printed ("D6+4", 2). @param {number|string|null|undefined} v */
 const printed = (v) => String(v ?? '');
 
 /**
  * A weapon's profile in words: "24 in · A 2 · BS 3+ · S 4 · AP -1 · D 1 · ASSAULT, HEAVY".
- * @param {any} w an offered weapon (name, range, A, skill, S, AP, D, abilities)
+ * @param {FortyWeapon} w an offered weapon (name, range, A, skill, S, AP, D, abilities)
  * @param {'BS'|'WS'} [skill]
  */
 export function weaponWords(w, skill = 'BS') {
@@ -82,7 +89,7 @@ export function weaponWords(w, skill = 'BS') {
 
 /**
  * What the player sees of a target before rolling: distance, visibility, cover, engaged.
- * @param {any} t an offered target
+ * @param {FortyTarget} t an offered target
  */
 export function targetWords(t) {
   const parts = [];
@@ -125,17 +132,17 @@ export function pickShootTarget(unitId, targetId) {
  * the target picked (the player's, else the first that may be shot, else the first), the
  * weapons with whether each may fire at it (and why not) and whether it is ticked, and the
  * action to send (null when nothing may fire).
- * @param {import('./offers.js').Offer|null} offer @param {string} unitId @param {Picks} picks
+ * @param {FortyAttackOffer|null} offer @param {string} unitId @param {Picks} picks
  */
 export function shootChoice(offer, unitId, picks) {
   const targets = Array.isArray(offer?.targets) ? offer.targets : [];
   const weapons = Array.isArray(offer?.weapons) ? offer.weapons : [];
-  let target = targets.find((/** @type {any} */ t) => t.unit === picks.target)
-    || targets.find((/** @type {any} */ t) => t.available) || targets[0] || null;
-  const checks = new Map((target?.checks || []).map((/** @type {any} */ c) => [c.weapon, c]));
+  const target = targets.find((t) => t.unit === picks.target)
+    || targets.find((t) => t.available) || targets[0] || null;
+  const checks = new Map((target?.checks || []).map((c) => [c.weapon, c]));
   const ticked = new Set(Array.isArray(picks.weapons) ? picks.weapons : target?.suggested || []);
-  const rows = weapons.map((/** @type {any} */ w) => {
-    const c = /** @type {any} */ (checks.get(w.name));
+  const rows = weapons.map((w) => {
+    const c = checks.get(w.name);
     const available = Boolean(offer?.available && c?.available);
     const reason = available ? null : String(c?.reason || w.reason || offer?.reason || 'not possible now');
     return {
@@ -148,15 +155,15 @@ export function shootChoice(offer, unitId, picks) {
       checked: available && ticked.has(w.name),
     };
   });
-  const firing = rows.filter((/** @type {any} */ r) => r.checked).map((/** @type {any} */ r) => r.name);
+  const firing = rows.filter((r) => r.checked).map((r) => r.name);
   const action = target && firing.length
-    ? { type: 'shoot_weapons', unit: unitId, weapons: firing.map((/** @type {string} */ name) => ({ weapon: name, target: String(target.unit) })) }
+    ? { type: 'shoot_weapons', unit: unitId, weapons: firing.map((name) => ({ weapon: name, target: String(target.unit) })) }
     : null;
   return {
     available: Boolean(offer?.available),
     reason: offer?.available ? null : String(offer?.reason || 'not possible now'),
     target: target ? String(target.unit) : null,
-    targets: targets.map((/** @type {any} */ t) => ({
+    targets: targets.map((t) => ({
       id: String(t.unit), name: String(t.name || t.unit), available: Boolean(t.available),
       words: targetWords(t), reason: t.available ? null : String(t.reason || 'not possible'),
     })),
@@ -168,13 +175,13 @@ export function shootChoice(offer, unitId, picks) {
 /**
  * The Fight order as the panel shows it: the enemy units in Engagement Range, the one picked,
  * the melee weapon (every model its first melee weapon unless one is named) and the action.
- * @param {import('./offers.js').Offer|null} offer @param {string} unitId @param {Picks} picks
+ * @param {FortyAttackOffer|null} offer @param {string} unitId @param {Picks} picks
  */
 export function fightChoice(offer, unitId, picks) {
   const targets = Array.isArray(offer?.targets) ? offer.targets : [];
   const weapons = Array.isArray(offer?.weapons) ? offer.weapons : [];
-  const target = targets.find((/** @type {any} */ t) => t.unit === picks.fightTarget) || targets[0] || null;
-  const weapon = weapons.some((/** @type {any} */ w) => w.name === picks.fightWeapon) ? String(picks.fightWeapon) : '';
+  const target = targets.find((t) => t.unit === picks.fightTarget) || targets[0] || null;
+  const weapon = weapons.some((w) => w.name === picks.fightWeapon) ? String(picks.fightWeapon) : '';
   /** @type {{type:string, unit:string, target:string, weapon?:string}|null} */
   let action = null;
   if (offer?.available && target) {
@@ -185,9 +192,9 @@ export function fightChoice(offer, unitId, picks) {
     available: Boolean(offer?.available),
     reason: offer?.available ? null : String(offer?.reason || 'not possible now'),
     target: target ? String(target.unit) : null,
-    targets: targets.map((/** @type {any} */ t) => ({ id: String(t.unit), name: String(t.name || t.unit), words: targetWords(t) })),
+    targets: targets.map((t) => ({ id: String(t.unit), name: String(t.name || t.unit), words: targetWords(t) })),
     weapon,
-    weapons: weapons.map((/** @type {any} */ w) => ({ name: String(w.name), profile: weaponWords(w, 'WS'), models: Number(w.models || 0) })),
+    weapons: weapons.map((w) => ({ name: String(w.name), profile: weaponWords(w, 'WS'), models: Number(w.models || 0) })),
     action,
   };
 }
@@ -196,37 +203,37 @@ export function fightChoice(offer, unitId, picks) {
  * The line the table draws from the selected unit to its Shoot target before rolling: the
  * closest points the server measured, labelled with the distance and whether it is visible.
  * Null when the unit has no Shoot order or no target.
- * @param {any} st @param {string|null} unitId @returns {{points:number[][], label:string}|null}
+ * @param {GameState|null|undefined} st @param {string|null} unitId @returns {{points:number[][], label:string}|null}
  */
 export function aimLine(st, unitId) {
   if (!unitId) return null;
   const offer = unitOffer(st, unitId, 'shoot_weapons');
   if (!offer) return null;
   const c = shootChoice(offer, unitId, picksFor(unitId));
-  const t = (Array.isArray(offer.targets) ? offer.targets : []).find((/** @type {any} */ x) => x.unit === c.target);
+  const t = (Array.isArray(offer.targets) ? offer.targets : []).find((x) => x.unit === c.target);
   if (!t || !Array.isArray(t.line) || t.line.length !== 2) return null;
   const seen = t.visible === false ? 'not visible' : t.visible === true ? 'visible' : '';
   return { points: t.line, label: [`${Number(t.distance).toFixed(1)} in`, seen].filter(Boolean).join(' · ') };
 }
 
 /** A unit's models with wounds lost, in words ("Beast Snagga Boy #3: 1 of 2 wounds left").
- * @param {any} st @param {string} unitId @returns {string[]} */
+ * @param {GameState|null|undefined} st @param {string} unitId @returns {string[]} */
 export function woundedModels(st, unitId) {
   const models = st?.forty?.models?.[unitId];
   if (!Array.isArray(models)) return [];
-  return models.filter((/** @type {any} */ m) => Number(m.lost) > 0)
-    .map((/** @type {any} */ m) => `${m.name}: ${Number(m.wounds) - Number(m.lost)} of ${m.wounds} wounds left`);
+  return models.filter((m) => Number(m.lost) > 0)
+    .map((m) => `${m.name}: ${Number(m.wounds) - Number(m.lost)} of ${m.wounds} wounds left`);
 }
 
 /**
- * Send an order; a refusal is shown with the server's words. @param {any} table
- * @param {any} action @param {string} what
+ * Send an order; a refusal is shown with the server's words. @param {import('../table.js').Table} table
+ * @param {import('../types.js').Action} action @param {string} what
  */
 async function give(table, action, what) {
   try {
     await table.conn.act(action);
   } catch (err) {
-    table.toast(`${what}: ${errorText(/** @type {any} */ (err))}`, 'error');
+    table.toast(`${what}: ${errorText(err)}`, 'error');
   }
 }
 
@@ -236,7 +243,7 @@ async function give(table, action, what) {
  * (distance, visibility, cover), the weapons to fire (ticked: the server's suggestion), each
  * refused one with its reason; then Shoot / Fight. Keyboard usable: selects, checkboxes and
  * buttons. Null when the server offers neither.
- * @param {any} unit @param {import('../table.js').Table} table @returns {HTMLElement|null}
+ * @param {Unit|null|undefined} unit @param {import('../table.js').Table} table @returns {HTMLElement|null}
  */
 export function fortyOrderPanels(unit, table) {
   const st = table.store.state || {};
@@ -252,7 +259,7 @@ export function fortyOrderPanels(unit, table) {
   return parts.length ? h('div', { class: 'forty-orders' }, parts) : null;
 }
 
-/** @param {any} unit @param {import('../table.js').Table} table @param {import('./offers.js').Offer} offer @param {Picks} picks */
+/** @param {Unit} unit @param {import('../table.js').Table} table @param {FortyAttackOffer} offer @param {Picks} picks */
 function shootPanel(unit, table, offer, picks) {
   const c = shootChoice(offer, unit.id, picks);
   const picked = c.targets.find((t) => t.id === c.target);
@@ -299,7 +306,7 @@ function shootPanel(unit, table, offer, picks) {
         : h('div', { class: 'note reason' }, `Cannot fire: ${w.reason}`)))));
 }
 
-/** @param {any} unit @param {import('../table.js').Table} table @param {import('./offers.js').Offer} offer @param {Picks} picks */
+/** @param {Unit} unit @param {import('../table.js').Table} table @param {FortyAttackOffer} offer @param {Picks} picks */
 function fightPanel(unit, table, offer, picks) {
   const c = fightChoice(offer, unit.id, picks);
   const picked = c.targets.find((t) => t.id === c.target);
@@ -335,11 +342,11 @@ function fightPanel(unit, table, offer, picks) {
 /**
  * The objective markers to draw: where, who controls them (in words on the table, never by
  * colour alone), and each side's OC.
- * @param {any} st @returns {{id:string, name:string, x:number, y:number, controller:number|null, label:string}[]}
+ * @param {GameState|null|undefined} st @returns {{id:string, name:string, x:number, y:number, controller:number|null, label:string}[]}
  */
 export function objectiveMarks(st) {
   if (!isForty(st) || !Array.isArray(st.forty.objectives)) return [];
-  return st.forty.objectives.map((/** @type {any} */ m, /** @type {number} */ i) => ({
+  return st.forty.objectives.map((m, i) => ({
     id: String(m.id),
     name: `Objective ${i + 1}`,
     x: Number(m.x),
@@ -362,14 +369,14 @@ const STEP_KINDS = /** @type {Record<string, string>} */ ({
  * @returns {import('./report.js').ReportGroup}
  */
 export function attackGroup(ev, undone) {
-  const p = ev.payload || {};
+  const p = /** @type {import('../types.js').AttacksResolvedPayload} */ (ev.payload || {});
   const rolls = Array.isArray(p.rolls) ? p.rolls : [];
   const steps = Array.isArray(p.steps) ? p.steps : [];
-  const lines = steps.map((/** @type {any} */ s) => {
+  const lines = steps.map((s) => {
     const roll = typeof s.roll === 'number' ? rolls[s.roll] : null;
     const needed = typeof s.needed === 'number' ? s.needed : null;
     const dice = roll && Array.isArray(roll.dice)
-      ? roll.dice.map((/** @type {any} */ d) => ({ face: Number(d.face), kept: Boolean(d.kept), met: Boolean(d.kept) && needed !== null && Number(d.face) >= needed }))
+      ? roll.dice.map((d) => ({ face: Number(d.face), kept: Boolean(d.kept), met: Boolean(d.kept) && needed !== null && Number(d.face) >= needed }))
       : [];
     return {
       seq: ev.seq,

@@ -6,7 +6,8 @@ import { createGame, getSystems } from '../api.js';
 import { gameLinks, saveSeat } from '../session.js';
 import { copyRow } from './panels.js';
 
-/** @param {any} body @returns {{id:string, name:string}[]} */
+/** The systems of `GET /api/systems` (or a bare list of ids).
+ * @param {{systems?:(string|{id?:unknown, name?:unknown})[]}|(string|{id?:unknown, name?:unknown})[]|null|undefined} body @returns {{id:string, name:string}[]} */
 export function systemsFrom(body) {
   /** @type {(string|{id?:unknown, name?:unknown})[]} */
   const list = Array.isArray(body) ? body : Array.isArray(body?.systems) ? body.systems : [];
@@ -67,7 +68,7 @@ export async function showLobby(root) {
         copyRow('Your seat (player 1) — keep it private', links.player1, 'player1'),
         h('p', null, h('a', { class: 'button primary', href: links.player1, id: 'open-player1' }, 'Open as player 1')));
     } catch (err) {
-      replace(result, h('p', { class: 'error' }, `Could not create the game: ${/** @type {any} */ (err).message}`));
+      replace(result, h('p', { class: 'error' }, `Could not create the game: ${/** @type {Error} */ (err).message}`));
     } finally {
       submit.disabled = false;
     }

@@ -37,7 +37,7 @@ export function magicPanel(el, store, conn, toast) {
         await conn.act(action);
         spell.value = '';
       } catch (err) {
-        const x = /** @type {any} */ (err);
+        const x = /** @type {Partial<import('../types.js').WireError>|null|undefined} */ (err);
         toast(`Log a spell: ${x?.message || x?.code || 'refused'}`, 'error');
       } finally {
         sending = false;
@@ -64,14 +64,14 @@ export function magicPanel(el, store, conn, toast) {
     const active = Number(st.active_player);
     form.hidden = !cast;
     const casters = new Set(Array.isArray(cast?.casters) ? cast.casters : []);
-    const own = Object.values(st.units || {}).filter((/** @type {any} */ u) => casters.has(u.id));
-    const key = own.map((/** @type {any} */ u) => `${u.id}:${u.name}`).join('|');
+    const own = Object.values(st.units || {}).filter((u) => casters.has(u.id));
+    const key = own.map((u) => `${u.id}:${u.name}`).join('|');
     if (key !== casterKey) {
       casterKey = key;
       const keep = caster.value;
       replace(caster, h('option', { value: '' }, 'Caster (optional)'),
-        own.map((/** @type {any} */ u) => h('option', { value: u.id }, u.name || u.id)));
-      caster.value = own.some((/** @type {any} */ u) => u.id === keep) ? keep : '';
+        own.map((u) => h('option', { value: u.id }, u.name || u.id)));
+      caster.value = own.some((u) => u.id === keep) ? keep : '';
     }
     const t = spellTally(st, store.history, active);
     const who = store.seat === active ? 'You' : `Player ${active}`;

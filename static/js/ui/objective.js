@@ -23,7 +23,7 @@ export function objectiveName(id, choices) {
 }
 
 /** The line under the title during the battle ("Hold the Ground: counters 2 - 1").
- * @param {any} st @returns {string} */
+ * @param {import('../types.js').GameState|null|undefined} st @returns {string} */
 export function objectiveLine(st) {
   const id = st?.secondary_objective;
   if (!id) return 'No Secondary Objective is played in this game.';

@@ -4,37 +4,12 @@
 // client shows exactly these and decides nothing: an order shown but not possible carries the
 // server's reason, which a disabled control shows on hover. Pure (tested under node).
 
-/**
- * @typedef {Object} Offer
- * @property {string} action       the action type to send
- * @property {boolean} available
- * @property {string|null} reason  why not, in words (null when available)
- * @property {string|null} [rule]
- * @property {any} [targets]
- * @property {any} [weapons]
- * @property {any} [modes]
- * @property {any} [reactions]
- * @property {any} [hosts]
- * @property {any} [suggested]
- * @property {any} [casters]
- * @property {string|null} [mode]
- * @property {boolean} [reform_centre]
- * @property {number} [move]       the Move (40k Advance) that the die is added to
- * @property {number} [allowance]  a model-by-model move's allowance, inches
- * @property {boolean} [advance]
- * @property {boolean} [restrained]  restrain_pursuit: the order to hold back stands
- * @property {boolean} [entombed]    emerge (whfb8): Entombed Beneath the Sands, marker first
- * @property {{id:string, name:string, text:string}[]} [objectives]  choose_secondary_objective (t9a)
- * @property {string|null} [current]  choose_secondary_objective: the one set now
- * @property {string} [question]  choose_first: the choice the roll-off gives, in words
- * @property {{first:number, label:string}[]} [options]  choose_first: its two answers
- * @property {string} [about]  choose_first: "deploy_first" or "first_turn"
- * @property {Record<string, number[][]>} [outlines]  deploy_unit (ranked): the Unit Boundary per frontage (files), in the unit's own frame
- * @property {number} [files]  deploy_unit: the default frontage
- * @property {number} [facing]  deploy_unit: the default facing
- */
+/** @typedef {import('../types.js').Offer} Offer */
+/** @typedef {import('../types.js').UnitOffers} UnitOffers */
+/** @typedef {import('../types.js').GameOffers} GameOffers */
+/** @typedef {import('../types.js').GameState} GameState */
 
-/** @param {any} state @returns {{seat:number|null, units:Record<string, Record<string, Offer>>, game:Record<string, Offer>}} */
+/** @param {GameState|null|undefined} state @returns {{seat:number|null, units:Record<string, Record<string, Offer>>, game:Record<string, Offer>}} */
 export function ordersOf(state) {
   const o = state?.orders;
   return {
@@ -44,21 +19,25 @@ export function ordersOf(state) {
   };
 }
 
-/** Every order offered for one unit (key -> offer). @param {any} state @param {string} unitId @returns {Record<string, Offer>} */
+/** Every order offered for one unit (key -> offer). @param {GameState|null|undefined} state @param {string} unitId @returns {Record<string, Offer>} */
 export function unitOffers(state, unitId) {
   return ordersOf(state).units[unitId] || {};
 }
 
-/** One order of a unit, or null when the server does not offer it now.
- * @param {any} state @param {string} unitId @param {string} key @returns {Offer|null} */
+/** One order of a unit, or null when the server does not offer it now; typed by its key (the
+ * shape the server's offer for that key has, types.js `UnitOffers`).
+ * @template {keyof UnitOffers} K
+ * @param {GameState|null|undefined} state @param {string} unitId @param {K} key @returns {UnitOffers[K]|null} */
 export function unitOffer(state, unitId, key) {
-  return unitOffers(state, unitId)[key] || null;
+  return /** @type {UnitOffers[K]|undefined} */ (unitOffers(state, unitId)[key]) || null;
 }
 
-/** A game-level order (end_phase, concede, undo, free_move, cast_spell…), or null.
- * @param {any} state @param {string} key @returns {Offer|null} */
+/** A game-level order (end_phase, concede, undo, free_move, cast_spell…), or null; typed by
+ * its key (types.js `GameOffers`).
+ * @template {keyof GameOffers} K
+ * @param {GameState|null|undefined} state @param {K} key @returns {GameOffers[K]|null} */
 export function gameOffer(state, key) {
-  return ordersOf(state).game[key] || null;
+  return /** @type {GameOffers[K]|undefined} */ (ordersOf(state).game[key]) || null;
 }
 
 /** Is the order offered and possible now? @param {Offer|null|undefined} offer */
@@ -86,20 +65,26 @@ export function controlAttrs(offer, title = '', sub) {
 export function wholeOrder(offer) {
   if (!offer) return false;
   if (offer.available) return true;
-  if (offer.action === 'move_unit') return Boolean(offer.modes && Object.keys(offer.modes).length);
-  if (offer.action === 'declare_charge') return Array.isArray(offer.targets) && offer.targets.length > 0;
+  if (offer.action === 'move_unit') {
+    const modes = /** @type {import('../types.js').MoveOffer} */ (offer).modes;
+    return Boolean(modes && Object.keys(modes).length);
+  }
+  if (offer.action === 'declare_charge') {
+    const targets = /** @type {import('../types.js').ChargeOffer} */ (offer).targets;
+    return Array.isArray(targets) && targets.length > 0;
+  }
   return true;
 }
 
 /** The targets of a charge or shoot order that may be chosen now (ids).
- * @param {Offer|null} offer @returns {string[]} */
+ * @param {{targets?:{unit:string, available:boolean}[]}|null} offer @returns {string[]} */
 export function targetIds(offer) {
   const list = Array.isArray(offer?.targets) ? offer.targets : [];
-  return list.filter((/** @type {any} */ t) => t.available).map((/** @type {any} */ t) => String(t.unit));
+  return list.filter((t) => t.available).map((t) => String(t.unit));
 }
 
 /** Is this unit moved model by model (its projected shape: positions, no block)?
- * @param {any} unit */
+ * @param {import('../types.js').Unit|null|undefined} unit */
 export function movesModelByModel(unit) {
   return !unit?.placement || (Array.isArray(unit?.positions) && unit.positions.length > 0);
 }

@@ -4,15 +4,17 @@
 
 import { who, unitName, rollWords, measureLabel as inch } from '../format.js';
 
+/** @typedef {import('../types.js').Roll} Roll */
+
 /** Human names of the Charge Reactions. */
 export const REACTION_NAMES = /** @type {Record<string, string>} */ ({ hold: 'Hold', flee: 'Flee!', stand_and_shoot: 'Stand and Shoot' });
 
-/** @param {Record<string, any>|null|undefined} p the proposal (proposal_made payload or state.proposal) @param {import('../types.js').GameState|null|undefined} state */
+/** @param {Partial<import('../types.js').Proposal>|null|undefined} p the proposal (proposal_made payload or state.proposal) @param {import('../types.js').GameState|null|undefined} state */
 export function proposalWords(p, state) {
   if (p?.kind === 'undo' && p.undo) {
     const evs = Array.isArray(p.undo.events) ? p.undo.events : [];
     const n = evs.length;
-    const words = evs.map((/** @type {any} */ e) => String(e.text || String(e.type).replace(/_/g, ' ')));
+    const words = evs.map((e) => String(e.text || String(e.type).replace(/_/g, ' ')));
     return `to undo ${n} event${n === 1 ? '' : 's'}${words.length ? `: ${words.slice(0, 3).join('; ')}${words.length > 3 ? '; …' : ''}` : ''}`;
   }
   if (p?.kind === 'free_move' && p.free_move) return `a free move of ${unitName(state, p.free_move.unit)}`;
@@ -21,7 +23,7 @@ export function proposalWords(p, state) {
 
 /**
  * Rolls in words: "Citizen Spears (1): 2D6 [3, 4] = 7; …" (the dice an undo discards).
- * @param {any[]} rolls
+ * @param {import('../types.js').UndoneRoll[]} rolls
  */
 export function rollList(rolls) {
   return (rolls || []).map((r) => {
@@ -30,14 +32,15 @@ export function rollList(rolls) {
   }).join('; ');
 }
 
-/** @type {Object<string, (p:Record<string, any>, ev:import('../store.js').GameEvent, state?:import('../types.js').GameState|null|undefined) => string>} */
+/** @type {Object<string, (p:Record<string, unknown>, ev:import('../store.js').GameEvent, state?:import('../types.js').GameState|null|undefined) => string>} */
 export const ORDER_WORDS = {
-  charge_declared: (p, ev, state) => {
+  charge_declared: (payload, ev, state) => {
+    const p = /** @type {import('../types.js').ChargeDeclaredPayload} */ (payload);
     const tail = p.reactions?.length === 1 && p.reactions[0] === 'flee' ? '' : `; Player ${p.reacting_player} chooses a Charge Reaction`;
     return `${who(ev.actor)}: ${unitName(state, p.unit)} declare a charge on ${unitName(state, p.target)} (${inch(p.distance)})${tail}`;
   },
   charge_reaction: (p, ev, state) => {
-    const name = p.name || REACTION_NAMES[p.reaction] || p.reaction;
+    const name = p.name || REACTION_NAMES[String(p.reaction)] || p.reaction;
     const forced = p.forced ? ' (already fleeing: no choice)' : '';
     const manual = p.not_automated ? ` — ${p.not_automated}` : '';
     return `${who(ev.actor)}: ${unitName(state, p.unit)} react to ${unitName(state, p.charger)}'s charge: ${name}${forced}${manual}`;
@@ -45,33 +48,39 @@ export const ORDER_WORDS = {
   unit_fled: (p, _ev, state) => {
     const bits = [`${unitName(state, p.unit)} flee ${inch(p.distance)}`];
     // A flee stopped on its way to release Fanatics had its roll recorded where it stopped.
-    const roll = p.roll || p.distance_roll;
+    const roll = /** @type {Roll|undefined} */ (p.roll || p.distance_roll);
     if (roll) bits.push(`[${rollWords(roll)}${p.rule ? `, ${p.rule}` : ''}]`);
     if (p.away_from && p.away_from !== p.unit) bits.push(`away from ${unitName(state, p.away_from)}`);
     if (p.reason) bits.push(`(${p.reason})`);
     let text = bits.join(' ');
     if (typeof p.moved === 'number' && typeof p.distance === 'number' && Math.abs(p.moved - p.distance) > 0.05) text += `; moved ${inch(p.moved)} to get clear`;
-    if (Array.isArray(p.passed_through) && p.passed_through.length) text += `; passed through ${p.passed_through.map((/** @type {any} */ id) => unitName(state, id)).join(', ')}`;
+    if (Array.isArray(p.passed_through) && p.passed_through.length) text += `; passed through ${p.passed_through.map((/** @type {unknown} */ id) => unitName(state, id)).join(', ')}`;
     if (typeof p.halted_after === 'number') text += ` (stopped after ${inch(p.halted_after)} to release Night Goblin Fanatics, then fled on)`;
     if (p.destroyed) text += '; fled off the table and is destroyed';
     return text;
   },
   fleeing_unit_caught: (p, _ev, state) => `${unitName(state, p.by)} caught the fleeing ${unitName(state, p.unit)}: destroyed`,
   unit_rallied: (p, _ev, state) => (p.roll
-    ? `${unitName(state, p.unit)} rallied: ${p.rule || 'Rally Test'} [${rollWords(p.roll)}] against Discipline ${p.discipline}`
+    ? `${unitName(state, p.unit)} rallied: ${p.rule || 'Rally Test'} [${rollWords(/** @type {Roll} */ (p.roll))}] against Discipline ${p.discipline}`
     : `${unitName(state, p.unit)} rallied (${p.rule || 'automatically'})`),
-  rally_failed: (p, _ev, state) => `${unitName(state, p.unit)} failed to rally [${rollWords(p.roll)}] against Discipline ${p.discipline}`,
-  unit_steadied: (p, _ev, state) => `${unitName(state, p.unit)} are no longer ${(p.removed || ['shaken']).join(', ')}${p.reason ? ` (${p.reason})` : ''}`,
-  proposal_made: (p, ev, state) => `${who(ev.actor ?? p.by)} proposes ${proposalWords(p, state)} (${p.id})`,
+  rally_failed: (p, _ev, state) => `${unitName(state, p.unit)} failed to rally [${rollWords(/** @type {Roll} */ (p.roll))}] against Discipline ${p.discipline}`,
+  unit_steadied: (p, _ev, state) => `${unitName(state, p.unit)} are no longer ${(/** @type {string[]|undefined} */ (p.removed) || ['shaken']).join(', ')}${p.reason ? ` (${p.reason})` : ''}`,
+  proposal_made: (payload, ev, state) => {
+    const p = /** @type {Partial<import('../types.js').Proposal>} */ (payload);
+    return `${who(ev.actor ?? p.by)} proposes ${proposalWords(p, state)} (${p.id})`;
+  },
   proposal_accepted: (p) => `Player ${p.by} accepted proposal ${p.id}`,
   proposal_declined: (p) => (p.withdrawn ? `Player ${p.by} withdrew proposal ${p.id}` : `Player ${p.by} declined proposal ${p.id}`),
   proposal_lapsed: (p) => `Proposal ${p.id} lapsed: ${p.reason || 'the game moved on'}`,
   events_undone: (p, ev) => {
-    const seqs = Array.isArray(p.seqs) ? p.seqs : [];
+    const seqs = /** @type {number[]} */ (Array.isArray(p.seqs) ? p.seqs : []);
     const span = seqs.length ? ` #${Math.min(...seqs)}${seqs.length > 1 ? `–#${Math.max(...seqs)}` : ''}` : '';
     const dice = Array.isArray(p.discarded) && p.discarded.length ? `; dice discarded: ${rollList(p.discarded)}` : '';
     if (p.alone) return `${who(ev.actor)} took back${span} before player 2 joined, ${seqs.length} event${seqs.length === 1 ? '' : 's'}`;
     return `Undone by agreement (${p.proposal}):${span}, ${seqs.length} event${seqs.length === 1 ? '' : 's'} taken back${dice}`;
   },
-  free_move: (p, ev, state) => `${who(ev.actor)}: ${p.unit?.name || unitName(state, p.unit?.id)} moved by agreement (free move, ${p.proposal})`,
+  free_move: (payload, ev, state) => {
+    const p = /** @type {{unit?:{id?:string, name?:string}, proposal?:string}} */ (payload);
+    return `${who(ev.actor)}: ${p.unit?.name || unitName(state, p.unit?.id)} moved by agreement (free move, ${p.proposal})`;
+  },
 };

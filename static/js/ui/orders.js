@@ -16,6 +16,8 @@ import { sightOf } from '../view/sight.js';
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
 /** @typedef {import('../table.js').Table} Table */
+/** @typedef {import('../types.js').GameState} GameState */
+/** @typedef {import('../store.js').GameEvent} GameEvent */
 
 const REACTIONS = ['hold', 'flee', 'stand_and_shoot'];
 
@@ -25,7 +27,7 @@ const REACTIONS = ['hold', 'flee', 'stand_and_shoot'];
  * The charge waiting for a Charge Reaction, as each viewer sees it: who declared it on whom
  * and how far, and for the charged player the reactions, each allowed or refused with the
  * rule the server named (refusals come from the `charge_declared` event in the log).
- * @param {any} state @param {any[]} history @param {number|null} seat
+ * @param {GameState|null|undefined} state @param {GameEvent[]} history @param {number|null} seat
  * @returns {null|{unit:string, target:string, text:string, distance:number|null, reacting:number, role:'react'|'wait'|'watch', reactions:{id:string, name:string, allowed:boolean, rule:string|null, reason:string|null}[]}}
  */
 export function chargePrompt(state, history, seat) {
@@ -35,7 +37,7 @@ export function chargePrompt(state, history, seat) {
   for (let i = history.length - 1; i >= 0; i -= 1) {
     const ev = history[i];
     if (ev.type === 'charge_declared' && ev.payload?.unit === pc.unit && ev.payload?.target === pc.target) {
-      declared = ev.payload;
+      declared = /** @type {import('../types.js').ChargeDeclaredPayload} */ (ev.payload);
       break;
     }
   }
@@ -49,7 +51,7 @@ export function chargePrompt(state, history, seat) {
   if (offered && Array.isArray(offered.reactions)) {
     return {
       unit: pc.unit, target: pc.target, text, distance, reacting, role,
-      reactions: offered.reactions.map((/** @type {any} */ r) => ({
+      reactions: offered.reactions.map((r) => ({
         id: String(r.reaction),
         name: String(r.name || REACTION_NAMES[r.reaction] || r.reaction),
         allowed: Boolean(r.available),
@@ -78,7 +80,7 @@ export function chargePrompt(state, history, seat) {
 /**
  * The open proposal as a banner: the words, and whether this viewer answers it (the
  * opponent), may withdraw it (the proposer) or watches.
- * @param {any} state @param {number|null} seat
+ * @param {GameState|null|undefined} state @param {number|null} seat
  * @returns {null|{id:string, kind:string, by:number, text:string, role:'answer'|'own'|'watch', open:boolean}}
  */
 export function proposalBanner(state, seat) {
@@ -96,8 +98,8 @@ export function proposalBanner(state, seat) {
  * last action since the opponent last acted, its events in words and the dice it would
  * discard. The same after a reload (the server works it out from the log). Null when the
  * server offers none; `reason` when it refuses (nothing of yours to undo…).
- * @param {any} offer the `undo` game order
- * @returns {null|{seq:number|null, events:{seq:number, type:string, text:string}[], rolls:any[], reason:string|null}}
+ * @param {import('../types.js').GameOffers['undo']|null} offer the `undo` game order
+ * @returns {null|{seq:number|null, events:{seq:number, type:string, text:string}[], rolls:import('../types.js').UndoneRoll[], reason:string|null}}
  */
 export function undoFromOffer(offer) {
   if (!offer) return null;
@@ -105,7 +107,7 @@ export function undoFromOffer(offer) {
   const events = Array.isArray(offer.undo.events) ? offer.undo.events : [];
   return {
     seq: Number(offer.undo.from_seq),
-    events: events.map((/** @type {any} */ e) => ({ seq: Number(e.seq), type: String(e.type), text: String(e.text || e.type) })),
+    events: events.map((e) => ({ seq: Number(e.seq), type: String(e.type), text: String(e.text || e.type) })),
     rolls: Array.isArray(offer.undo.rolls) ? offer.undo.rolls : [],
     reason: null,
   };
@@ -114,8 +116,8 @@ export function undoFromOffer(offer) {
 // --- intents ---------------------------------------------------------------------------------
 
 /**
- * Send an action with a toast on refusal. @param {Table} table @param {any} action @param {string} what
- * @returns {Promise<any>} the ack, or null
+ * Send an action with a toast on refusal. @param {Table} table @param {import('../types.js').Action} action @param {string} what
+ * @returns {Promise<import('../types.js').Ack|null>} the ack, or null
  */
 export async function send(table, action, what) {
   try {
@@ -137,7 +139,7 @@ export function fight(table, unitId) {
 /**
  * Buttons for the selected unit: Shoot…, Fight, Free move… (and, while a free move is
  * staged, Propose free move / Reset).
- * @param {any} unit @param {Table} table
+ * @param {import('../types.js').Unit|null|undefined} unit @param {Table} table
  */
 export function unitActions(unit, table) {
   const store = table.store;
@@ -146,7 +148,7 @@ export function unitActions(unit, table) {
   const shootOrder = unitOffer(st, unit.id, 'shoot');
   const fightOrder = unitOffer(st, unit.id, 'fight_combat');
   const freeMove = gameOffer(st, 'free_move');
-  const weapons = Array.isArray(shootOrder?.weapons) ? shootOrder.weapons.map((/** @type {any} */ w) => String(w.name)) : [];
+  const weapons = Array.isArray(shootOrder?.weapons) ? shootOrder.weapons.map((w) => String(w.name)) : [];
   const g = table.moves.ghost;
   const staged = g?.proposal && g.id === unit.id && g.phase === 'staged';
   const shoot = table.tools.shoot;
@@ -254,7 +256,7 @@ export function mountOrders(o) {
   /** Where the focus was before the banner took it. @type {HTMLElement|null} */
   let focusBefore = null;
 
-  /** @param {() => Promise<any>} fn */
+  /** @param {() => Promise<unknown>} fn */
   const once = async (fn) => {
     if (busy) return;
     busy = true;
@@ -292,7 +294,7 @@ export function mountOrders(o) {
       rows.push(h('div', { class: `banner-row proposal${prop.open ? '' : ' lapsing'}`, id: 'proposal-banner', dataset: { proposal: prop.id } },
         h('b', null, prop.text),
         undoing && Array.isArray(undoing.events)
-          ? h('ul', { class: 'proposal-list', id: 'proposal-events' }, undoing.events.map((/** @type {any} */ e) => h('li', { dataset: { seq: e.seq } }, String(e.text || e.type))))
+          ? h('ul', { class: 'proposal-list', id: 'proposal-events' }, undoing.events.map((e) => h('li', { dataset: { seq: e.seq } }, String(e.text || e.type))))
           : null,
         undoing && Array.isArray(undoing.rolls) && undoing.rolls.length
           ? h('div', { class: 'undo-dice', id: 'proposal-dice' }, `Dice it discards: ${rollList(undoing.rolls)}`)
@@ -331,7 +333,7 @@ export function mountOrders(o) {
     const rect = board.getBoundingClientRect();
     const ys = ids.flatMap((id) => {
       const u = st.units?.[id];
-      const rings = (u?.footprint?.features || []).flatMap((/** @type {any} */ f) => geometryRings(f.geometry));
+      const rings = (u?.footprint?.features || []).flatMap((f) => geometryRings(f.geometry));
       const pts = rings.length ? rings.flat() : u?.placement ? [[u.placement.x, u.placement.y]] : [];
       return pts.map((/** @type {number[]} */ p) => table.clientPoint(p[0], p[1]).y - rect.top);
     });
@@ -414,10 +416,10 @@ export function mountOrders(o) {
   return update;
 }
 
-/** Swept areas of charges and flights, flashed on the table for a moment. @param {Table} table @param {any[]} events */
+/** Swept areas of charges and flights, flashed on the table for a moment. @param {Table} table @param {GameEvent[]} events */
 export function flashEvents(table, events) {
   for (const ev of events) {
-    const swept = ev.payload?.swept;
+    const swept = /** @type {import('../types.js').Geometry|null|undefined} */ (ev.payload?.swept);
     if ((ev.type === 'unit_fled' || ev.type === 'charge_succeeded' || ev.type === 'charge_failed') && swept?.type) {
       table.flashes = [...table.flashes, { geometry: swept, born: performance.now(), kind: ev.type === 'unit_fled' ? 'flee' : 'charge' }];
     }

@@ -22,6 +22,8 @@ import { catalogFor, onCatalog, profileView, sheetOf } from './card.js';
 import { stratagemsPanel } from './stratagems.js';
 import { fortyUnitOrders } from './forty-orders.js';
 
+/** @typedef {import('../types.js').GameState} GameState */
+/** @typedef {import('../types.js').Roll} Roll */
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
 /** @typedef {import('../table.js').Table} Table */
@@ -33,11 +35,12 @@ export function actorName(actor) {
 
 /**
  * Every roll recorded in an event payload (a `roll` or a list of `rolls`).
- * @param {any} payload @returns {any[]}
+ * @param {Record<string, unknown>|null|undefined} payload @returns {Roll[]}
  */
 export function rollsOf(payload) {
+  /** @type {Roll[]} */
   const out = [];
-  if (payload?.roll && typeof payload.roll === 'object') out.push(payload.roll);
+  if (payload?.roll && typeof payload.roll === 'object') out.push(/** @type {Roll} */ (payload.roll));
   if (Array.isArray(payload?.rolls)) out.push(...payload.rolls.filter((/** @type {unknown} */ r) => r && typeof r === 'object'));
   return out;
 }
@@ -85,7 +88,7 @@ export function mountPanels(o) {
   const depth = /** @type {HTMLInputElement} */ (h('input', { name: 'depth', type: 'number', min: 0.1, max: 48, step: 0.1, value: '1', title: 'Depth (in)', 'aria-label': 'Token depth (in)' }));
   /** @param {string} text @param {string} cmd @param {string} key */
   const toolButton = (text, cmd, key) =>
-    h('button', { type: 'button', dataset: { cmd }, title: `${text} (${key})`, onclick: () => table.command(cmd, /** @type {any} */ ({})) }, text, h('kbd', null, key));
+    h('button', { type: 'button', dataset: { cmd }, title: `${text} (${key})`, onclick: () => table.command(cmd, {}) }, text, h('kbd', null, key));
   const placeButton = h('button', {
     type: 'button',
     class: 'primary',
@@ -156,7 +159,7 @@ export function mountPanels(o) {
   let renderedDeploy;
   /** The tool the tray was drawn for (40k Arrive… shows its typed point while picked). */
   let trayMode = '';
-  /** @type {any} */
+  /** @type {GameState|null} */
   let renderedState = null;
   /** @type {number|null|undefined} */
   let renderedSeat;
@@ -229,7 +232,7 @@ export function mountPanels(o) {
 
 /**
  * Stage, turn, phase and whose move it is, from the state; End phase only while there is one.
- * @param {HTMLElement} el @param {any} st @param {number|null} seat @param {Connection} conn @param {Function} toast
+ * @param {HTMLElement} el @param {GameState} st @param {number|null} seat @param {Connection} conn @param {import('../table.js').Toast} toast
  */
 function renderPhase(el, st, seat, conn, toast) {
   const hasPhase = st.phase !== undefined && st.phase !== null;
@@ -337,7 +340,7 @@ function renderInfo(el, table, store) {
 /** What a player needs to know about a unit (issue 18 item 5): its entry and state, then its
  * whole profile (characteristics, weapons, points, base, every rule with its words and whether
  * the server automates it) and each joined character's own profile. The same for the
- * opponent's units: an army list is public. @param {any} u @param {any} [st] */
+ * opponent's units: an army list is public. @param {import('../types.js').Unit} u @param {GameState|null} [st] */
 function unitCard(u, st) {
   const catalog = catalogFor(String(st?.system || ''));
   const sheet = sheetOf(st, catalog, String(u.datasheet || ''));
@@ -367,7 +370,7 @@ function unitCard(u, st) {
         rules.length ? h('ul', { class: 'rules' }, rules.map((/** @type {string} */ r) => h('li', { class: notAuto.includes(r) ? 'manual' : '' }, r,
           notAuto.includes(r) ? h('small', null, ' not automated') : null))) : null),
     Array.isArray(u.characters) && u.characters.length
-      ? h('ul', { class: 'characters' }, u.characters.map((/** @type {any} */ c) => {
+      ? h('ul', { class: 'characters' }, u.characters.map((c) => {
         const cs = sheetOf(st, catalog, String(c.datasheet || ''));
         return h('li', null, `With ${c.name || c.datasheet}`,
           c.damage ? h('small', null, ` · ${c.damage} wound${c.damage === 1 ? '' : 's'} lost`) : null,
@@ -382,11 +385,11 @@ function modeHint(table) {
 }
 
 /** A unit's or terrain piece's name for the line-of-sight verdict ("the Farmhouse" with
- * `article`). @param {any} st @param {string} id @param {boolean} [article] */
+ * `article`). @param {GameState} st @param {string} id @param {boolean} [article] */
 function thingName(st, id, article = false) {
   const unit = st.units?.[id];
   if (unit) return unitName(st, id);
-  const t = (Array.isArray(st.terrain) ? st.terrain : []).find((/** @type {any} */ x) => x.id === id);
+  const t = (Array.isArray(st.terrain) ? st.terrain : []).find((x) => x.id === id);
   const name = t ? t.label || humanize(String(t.kind)) : id;
   return article && t ? `the ${name}` : name;
 }
@@ -401,7 +404,7 @@ function renderDiceLog(list, store) {
   replace(list, items.length ? items.slice(0, 200) : h('li', { class: 'empty' }, 'No rolls yet.'));
 }
 
-/** @param {import('../store.js').GameEvent} ev @param {any} roll */
+/** @param {import('../store.js').GameEvent} ev @param {Roll} roll */
 function diceItem(ev, roll) {
   const why = ev.payload?.reason ? String(ev.payload.reason) : '';
   const reason = ev.type === 'dice_rolled' ? why : `${humanize(ev.type)}${why ? `: ${why}` : ''}`;
@@ -412,7 +415,7 @@ function diceItem(ev, roll) {
       h('span', { class: 'expr' }, String(roll.expression ?? '')),
       reason ? h('span', { class: 'reason' }, String(reason)) : null),
     h('div', { class: 'faces' },
-      dice.map((/** @type {any} */ d) => h('span', {
+      dice.map((d) => h('span', {
         class: `die ${d.kept ? 'kept' : 'discarded'}${d.rerolled ? ' rerolled' : ''}`,
         title: `${d.kept ? 'kept' : 'discarded'}${d.rerolled ? ', re-rolled' : ''}`,
       }, String(d.face))),
@@ -431,7 +434,7 @@ function renderNotes(list, store) {
     : h('li', { class: 'empty' }, 'No notes yet.'));
 }
 
-/** @param {HTMLElement} el @param {any} st @param {number|null} seat @param {{invite:string|null, spectate:string}} links */
+/** @param {HTMLElement} el @param {GameState} st @param {number|null} seat @param {{invite:string|null, spectate:string}} links */
 function renderShare(el, st, seat, links) {
   const open = !st.seats?.['2'];
   replace(el,

@@ -11,7 +11,7 @@ import { gameOffer } from './offers.js';
 /** @typedef {import('../net.js').Connection} Connection */
 
 /** The roll-offs of this game so far, in words, newest last.
- * @param {{type:string, payload?:any}[]} history @returns {string[]} */
+ * @param {{type:string, payload?:Record<string, unknown>}[]} history @returns {string[]} */
 export function rollOffLines(history) {
   return history.filter((e) => e.type === 'roll_off' || e.type === 'first_chosen' || e.type === 'deployment_finished')
     .map((e) => String(e.payload?.text || ''))
@@ -19,7 +19,7 @@ export function rollOffLines(history) {
 }
 
 /** Whom the game waits for, for a player who does not make the choice.
- * @param {any} pending @param {number|null} seat @returns {string} */
+ * @param {import('../types.js').PregameView['pending']} pending @param {number|null} seat @returns {string} */
 export function waitingLine(pending, seat) {
   if (!pending) return '';
   const what = pending.about === 'deploy_first' ? 'who deploys first' : 'who takes the first turn';
@@ -35,17 +35,17 @@ export function pregamePanel(el, store, conn, toast) {
   let key = '';
   return function render() {
     const st = store.state || {};
-    const pre = /** @type {any} */ (st).pregame;
+    const pre = st.pregame;
     const lines = rollOffLines(store.history);
     const choose = gameOffer(st, 'choose_first');
     el.hidden = !pre || pre.mode !== 'roll_offs' || st.stage !== 'deployment' && !choose;
-    if (el.hidden) return;
+    if (el.hidden || !pre) return;
     const next = JSON.stringify([lines, pre.pending, choose, busy, store.seat]);
     if (next === key) return;
     key = next;
     const buttons = choose && Array.isArray(choose.options)
       ? h('div', { class: 'buttons', role: 'group', 'aria-label': String(choose.question || 'Choose') },
-        choose.options.map((/** @type {{first:number, label:string}} */ o, /** @type {number} */ i) => h('button', {
+        choose.options.map((o, i) => h('button', {
           type: 'button', class: i === 0 ? 'primary' : '', disabled: busy, dataset: { first: String(o.first) },
           onclick: async () => {
             if (busy) return;

@@ -11,6 +11,7 @@ import { attachGestures } from '../input/gestures.js';
 import { buildScene } from '../view/scene.js';
 import { drawFrame } from '../view/render.js';
 import { reportGroups, renderReport } from './report.js';
+import { rollsOf } from './panels.js';
 import { describe } from './describe.js';
 import { rollWords } from '../format.js';
 import { h, replace } from './dom.js';
@@ -63,9 +64,9 @@ export async function showReplay(root, gameId) {
   let seq = 0;
   /** @type {import('../store.js').GameEvent[]} */
   let events = [];
-  /** @type {Map<number, any>} */
+  /** @type {Map<number, import('../types.js').GameState>} */
   const states = new Map();
-  /** @type {any} */
+  /** @type {import('../types.js').GameState|null} */
   let shown = null;
   let shownSeq = -1;
   let asked = 0;
@@ -81,10 +82,10 @@ export async function showReplay(root, gameId) {
     const [tl, evs] = await Promise.all([getTimeline(gameId, token), getEvents(gameId, 0, token)]);
     steps = tl.steps;
     last = tl.last;
-    events = evs.filter((/** @type {any} */ e) => e.seq <= last);
+    events = evs.filter((e) => e.seq <= last);
     starts = phaseStarts(steps);
   } catch (err) {
-    const e = /** @type {any} */ (err);
+    const e = /** @type {{code?:string, message?:string}} */ (err);
     replace(entry, h('p', { class: 'error', id: 'replay-error' }, e.code === 'forbidden'
       ? 'This game is still being played: only its players can replay it until it is over.'
       : `Cannot replay this game: ${e.message || e}`));
@@ -135,7 +136,7 @@ export async function showReplay(root, gameId) {
       try {
         state = (await getStateAt(gameId, n, token)).state;
       } catch (err) {
-        if (ticket === asked) replace(entry, h('p', { class: 'error' }, String(/** @type {any} */ (err).message || err)));
+        if (ticket === asked) replace(entry, h('p', { class: 'error' }, String(/** @type {Error} */ (err).message || err)));
         return;
       }
       states.set(n, state);
@@ -144,8 +145,10 @@ export async function showReplay(root, gameId) {
     if (ticket !== asked) return; // a later scrub won
     shown = state;
     shownSeq = n;
-    if (!view || view.width !== state.battlefield.width || view.depth !== state.battlefield.depth) {
-      view = makeView(state.battlefield, { flip: flipForSeat(seat?.seat) });
+    // (a state the server projects always carries its battlefield: server/rules/core.py)
+    const bf = /** @type {{width:number, depth:number}} */ (state.battlefield);
+    if (!view || view.width !== bf.width || view.depth !== bf.depth) {
+      view = makeView(bf, { flip: flipForSeat(seat?.seat) });
       view = fit(view, board.clientWidth || 600, board.clientHeight || 400, 24);
     }
     redraw();
@@ -159,14 +162,14 @@ export async function showReplay(root, gameId) {
       return;
     }
     const p = ev.payload || {};
-    const rolls = [p.roll, ...(Array.isArray(p.rolls) ? p.rolls : [])].filter((r) => r && typeof r === 'object');
+    const rolls = rollsOf(p);
     replace(entry,
       h('h2', null, `Event ${ev.seq}`),
       h('p', { id: 'replay-text', class: `event ${ev.type}` }, ev.type === 'hidden' ? 'Something hidden from you happened.' : describe(ev, shown)),
       rolls.length
         ? h('div', { id: 'replay-dice' }, rolls.map((r) => h('div', { class: 'faces', title: rollWords(r) },
           h('span', { class: 'expr' }, String(r.expression ?? '')),
-          (Array.isArray(r.dice) ? r.dice : []).map((/** @type {any} */ d) => h('span', {
+          (Array.isArray(r.dice) ? r.dice : []).map((d) => h('span', {
             class: `die ${d.kept ? 'kept' : 'discarded'}${d.rerolled ? ' rerolled' : ''}${typeof p.needed === 'number' && d.kept && typeof d.face === 'number' && d.face !== 1 && (d.face === 6 || d.face >= p.needed) ? ' met' : ''}`,
           }, String(d.face))),
           typeof r.total === 'number' ? h('span', { class: 'total' }, `= ${r.total}`) : null,
@@ -231,12 +234,12 @@ export async function showReplay(root, gameId) {
       const words = !proof.revealed
         ? `Dice commitment ${String(proof.commitment).slice(0, 16)}…: the seed is revealed when the game ends.`
         : proof.verified ? `Every one of ${proof.rolls} rolls verified against the revealed seed.`
-          : `The dice proof failed: ${(proof.failures || []).map((/** @type {any} */ f) => f.reason).join('; ')}`;
+          : `The dice proof failed: ${(proof.failures || []).map((f) => f.reason).join('; ')}`;
       replace(luck, h('h2', null, 'Dice luck'),
         Object.entries(body.charts || {}).map(([s, svg]) => h('figure', { class: 'luck-figure', dataset: { seat: s } }, svgNode(String(svg)))),
         h('p', { id: 'dice-proof', class: proof.verified ? 'ok' : '' }, words));
     } catch (err) {
-      replace(luck, h('h2', null, 'Dice luck'), h('p', { class: 'error' }, String(/** @type {any} */ (err).message || err)));
+      replace(luck, h('h2', null, 'Dice luck'), h('p', { class: 'error' }, String(/** @type {Error} */ (err).message || err)));
     }
   }
 

@@ -132,14 +132,18 @@ function lineOf(ev, state, undone) {
       text = '';
     }
   }
-  if (!text && (ev.type === 'charge_succeeded' || ev.type === 'charge_failed')) text = chargeLine(p, ev.type === 'charge_succeeded');
+  if (!text && (ev.type === 'charge_succeeded' || ev.type === 'charge_failed')) text = chargeLine(/** @type {import('../types.js').ChargeOutcomePayload} */ (p), ev.type === 'charge_succeeded');
   if (!text) text = String(ev.type).replace(/_/g, ' ');
-  const roll = p.roll && typeof p.roll === 'object' ? p.roll : null;
+  const roll = p.roll && typeof p.roll === 'object' ? /** @type {import('../types.js').Roll} */ (p.roll) : null;
   const needed = typeof p.needed === 'number' ? p.needed : null;
   const dice = roll && Array.isArray(roll.dice)
-    ? roll.dice.map((/** @type {any} */ d) => ({ face: Number(d.face), kept: Boolean(d.kept), met: Boolean(d.kept) && needed !== null && Number(d.face) >= needed }))
+    ? roll.dice.map((d) => ({ face: Number(d.face), kept: Boolean(d.kept), met: Boolean(d.kept) && needed !== null && Number(d.face) >= needed }))
     : [];
-  const rules = Array.isArray(p.rules) ? p.rules.filter((/** @type {any} */ r) => r && r.rule).map((/** @type {any} */ r) => ({ rule: String(r.rule), text: String(r.text || r.rule) })) : [];
+  // `rules`: the rules applied, each {rule, text} (a list of bare names carries no words)
+  const rules = Array.isArray(p.rules) ? p.rules.flatMap((/** @type {unknown} */ r) => {
+    const x = r && typeof r === 'object' ? /** @type {{rule?:unknown, text?:unknown}} */ (r) : null;
+    return x && x.rule ? [{ rule: String(x.rule), text: String(x.text || x.rule) }] : [];
+  }) : [];
   if (!rules.length && p.rule && typeof p.rule === 'string' && ev.type !== 'unit_fled') rules.push({ rule: p.rule, text: p.rule });
   return {
     seq: ev.seq,
@@ -155,7 +159,7 @@ function lineOf(ev, state, undone) {
   };
 }
 
-/** @param {Record<string, any>} p @param {boolean} ok */
+/** @param {import('../types.js').ChargeOutcomePayload} p @param {boolean} ok */
 function chargeLine(p, ok) {
   const rolled = p.roll || p.distance_roll; // an interrupted charge's roll: recorded where it stopped
   const roll = rolled ? `rolled ${rolled.total ?? '?'}${p.bonus ? ` + ${p.bonus} = ${p.range}` : ''}` : '';

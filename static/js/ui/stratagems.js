@@ -19,7 +19,7 @@ const ROLL_WORDS = /** @type {Record<string, string>} */ ({ advance: 'Advance ro
 /**
  * @typedef {Object} StratagemChoice
  * @property {string} label     in words ("the Advance roll of Beast Snagga Boyz")
- * @property {{type:string} & Record<string, any>} action  the `use_stratagem` to send
+ * @property {import('../types.js').Action} action  the `use_stratagem` to send
  */
 
 /**
@@ -37,18 +37,19 @@ const ROLL_WORDS = /** @type {Record<string, string>} */ ({ advance: 'Advance ro
 /**
  * The panel's content from the server's `stratagems` offer: null when there is none (a
  * spectator, another system).
- * @param {any} st
+ * @param {import('../types.js').GameState|null|undefined} st
  * @returns {null|{cp:number, rows:StratagemRow[], manual:{name:string, cost:number, when:string, effect:string, reason:string}[]}}
  */
 export function stratagemView(st) {
   const offer = gameOffer(st, 'stratagems');
   if (!offer) return null;
-  const list = Array.isArray(/** @type {any} */ (offer).stratagems) ? /** @type {any} */ (offer).stratagems : [];
-  const rows = list.map((/** @type {any} */ s) => {
+  const list = Array.isArray(offer.stratagems) ? offer.stratagems : [];
+  const rows = list.map((s) => {
     const name = String(s.name);
     const targets = Array.isArray(s.targets) ? s.targets : [];
-    const choices = targets.map((/** @type {any} */ t) => {
-      const action = /** @type {{type:string} & Record<string, any>} */ ({ type: 'use_stratagem', stratagem: name });
+    const choices = targets.map((t) => {
+      /** @type {import('../types.js').Action} */
+      const action = { type: 'use_stratagem', stratagem: name };
       let label = '';
       if (t.roll) {
         action.roll = t.roll;
@@ -75,9 +76,9 @@ export function stratagemView(st) {
       choices,
     };
   });
-  const manual = (Array.isArray(/** @type {any} */ (offer).not_automated) ? /** @type {any} */ (offer).not_automated : [])
-    .map((/** @type {any} */ s) => ({ name: String(s.name), cost: Number(s.cost ?? 0), when: String(s.when || ''), effect: String(s.effect || ''), reason: String(s.reason || 'not automated') }));
-  return { cp: Number(/** @type {any} */ (offer).cp ?? 0), rows, manual };
+  const manual = (Array.isArray(offer.not_automated) ? offer.not_automated : [])
+    .map((s) => ({ name: String(s.name), cost: Number(s.cost ?? 0), when: String(s.when || ''), effect: String(s.effect || ''), reason: String(s.reason || 'not automated') }));
+  return { cp: Number(offer.cp ?? 0), rows, manual };
 }
 
 /**
@@ -100,7 +101,7 @@ export function stratagemsPanel(el, body, store, conn, toast) {
       await conn.act(choice.action);
       toast(`${row.name}: used on ${choice.label}.`, 'ok');
     } catch (err) {
-      toast(`${row.name}: ${errorText(/** @type {any} */ (err))}`, 'error');
+      toast(`${row.name}: ${errorText(err)}`, 'error');
     } finally {
       busy = false;
     }

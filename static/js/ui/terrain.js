@@ -44,7 +44,7 @@ export function terrainForm(table) {
  */
 export function terrainEditor(table) {
   const tool = table.tools.terrain_edit;
-  const pieces = Array.isArray(table.store.state?.terrain) ? table.store.state.terrain : [];
+  const pieces = /** @type {import('../handlers/terrain-edit.js').TerrainView[]} */ (Array.isArray(table.store.state?.terrain) ? table.store.state.terrain : []);
   const editing = table.mode === 'terrain_edit';
   const toggle = h('button', {
     type: 'button', id: 'edit-terrain', 'aria-pressed': String(editing),
@@ -52,7 +52,7 @@ export function terrainEditor(table) {
   }, editing ? 'Stop editing terrain' : 'Edit terrain');
   if (!pieces.length) return h('div', { class: 'terrain-edit' }, toggle);
   const list = h('ul', { class: 'terrain-pieces', 'aria-label': 'Terrain on the table' },
-    pieces.map((/** @type {any} */ t) => {
+    pieces.map((t) => {
       const words = terrainWords(t);
       const tipId = `terrain-words-${t.id}`;
       return h('li', null,
@@ -77,7 +77,7 @@ function numberField(name, label, value, step) {
 }
 
 /** The typed controls of the selected piece.
- * @param {import('../handlers/terrain-edit.js').TerrainEditTool} tool @param {any} t */
+ * @param {import('../handlers/terrain-edit.js').TerrainEditTool} tool @param {import('../handlers/terrain-edit.js').TerrainView} t */
 function pieceControls(tool, t) {
   const words = terrainWords(t);
   const dx = numberField('terrain-dx', 'Move across the table, x (inches)', 0, 0.5);

@@ -40,7 +40,7 @@ export function zoneMiddle(zones, seat) {
 
 /**
  * A labelled input (every input has a visible label). @param {string} text
- * @param {Record<string, any>} attrs @param {string} key @param {Record<string, string>} v
+ * @param {Record<string, unknown>} attrs @param {string} key @param {Record<string, string>} v
  */
 function field(text, attrs, key, v) {
   const input = h('input', { ...attrs, name: `typed-${key}`, value: v[key],
@@ -172,8 +172,8 @@ export function typedMoves(unit, table) {
 
 /** One enemy unit as the server offers it to a charge or shooting order: its option's words say
  * whether each order may target it and, when not, the server's reason.
- * @param {string} name @param {any} charge the declare_charge target entry (or null)
- * @param {any} shoot the shoot target entry (or null) @returns {string} */
+ * @param {string} name @param {import('../types.js').ChargeTarget|null} charge the declare_charge target entry (or null)
+ * @param {import('../types.js').RankedShootTarget|null} shoot the shoot target entry (or null) @returns {string} */
 export function targetLabel(name, charge, shoot) {
   const parts = [];
   if (charge) parts.push(charge.available
@@ -197,8 +197,8 @@ export function targetPicker(unit, table) {
   const charge = unitOffer(st, unit.id, 'charge') || unitOffer(st, unit.id, 'charge_move') ? null : unitOffer(st, unit.id, 'declare_charge');
   const shoot = unitOffer(st, unit.id, 'shoot');
   if (!charge && !shoot) return null;
-  /** @param {any} o @returns {Map<string, any>} */
-  const byUnit = (o) => new Map((Array.isArray(o?.targets) ? o.targets : []).map((/** @type {any} */ t) => [String(t.unit), t]));
+  /** @template {{unit:string}} T @param {{targets?:T[]}|null} o @returns {Map<string, T>} */
+  const byUnit = (o) => new Map((Array.isArray(o?.targets) ? o.targets : []).map((t) => [String(t.unit), t]));
   const charges = byUnit(charge);
   const shots = byUnit(shoot);
   const ids = [...new Set([...charges.keys(), ...shots.keys()])].filter((id) => st?.units?.[id]);

@@ -53,9 +53,9 @@ function modelCount(m) {
  * @param {Unit & {engaged_with?:string|null}} u @param {GameState|null|undefined} state @returns {string[]}
  */
 export function engagedNames(u, state) {
-  const units = /** @type {Record<string, any>} */ (state?.units || {});
+  const units = state?.units || {};
   const ids = u.engaged_with ? [String(u.engaged_with)] : [];
-  const fleeing = (/** @type {any} */ (u).markers || []).includes('fleeing');
+  const fleeing = (u.markers || []).includes('fleeing');
   if (!fleeing) {
     for (const v of Object.values(units)) {
       if (v?.engaged_with === u.id && v.status === 'on_table' && !(v.markers || []).includes('fleeing') && !ids.includes(v.id)) ids.push(String(v.id));

@@ -134,15 +134,15 @@ function isPlacement(p) {
 
 /**
  * An ambush roll in words: its total, and with Maximised the kept and discarded dice.
- * @param {any} p an `ambush_rolled` payload
+ * @param {import('../types.js').AmbushRolledPayload|null|undefined} p an `ambush_rolled` payload
  */
 export function ambushRollWords(p) {
   const roll = p?.roll;
   if (!roll || typeof roll !== 'object') return '?';
   const dice = Array.isArray(roll.dice) ? roll.dice : [];
   if (!p.maximised || dice.length < 2) return String(roll.total ?? '?');
-  const kept = dice.filter((/** @type {any} */ d) => d.kept).map((/** @type {any} */ d) => d.face);
-  const dropped = dice.filter((/** @type {any} */ d) => !d.kept).map((/** @type {any} */ d) => d.face);
+  const kept = dice.filter((d) => d.kept).map((d) => d.face);
+  const dropped = dice.filter((d) => !d.kept).map((d) => d.face);
   return `${roll.total} (Maximised x${p.maximised}: kept ${kept.join(', ')}, discarded ${dropped.join(', ')})`;
 }
 
@@ -155,7 +155,7 @@ export function ambushRollWords(p) {
  *   off the table by another rule (whfb8 Entombed Beneath the Sands) names that rule instead
  * @property {boolean} ready       may arrive now (rolled to arrive this turn)
  * @property {string} detail       the roll in words, or the host a character arrives with
- * @property {any} roll            the ambush_rolled payload of this turn, if any
+ * @property {import('../types.js').AmbushRolledPayload|null} roll  the ambush_rolled payload of this turn, if any
  * @property {string|null} host    the unit a character in Ambush arrives with
  * @property {string[]} riders     characters arriving with this unit
  */
@@ -171,21 +171,25 @@ export function ambushEntries(state, history) {
   const units = state?.units || {};
   /** @type {Record<string, string>} */
   const hosts = state?.ambush_hosts || {};
-  /** @type {Map<string, any>} */
+  /** @type {Map<string, import('../types.js').AmbushRolledPayload>} */
   const rolls = new Map();
   /** Units that rolled to arrive but found no suitable point (`ambush_delayed`) after it. */
   const delayed = new Set();
   /** The rule each unit was kept off the table by (`unit_deployed`'s rule). @type {Map<string, string>} */
   const keptBy = new Map();
   for (const ev of history || []) {
-    const id = ev.payload?.unit;
-    if (ev.type === 'unit_deployed' && id?.id && typeof ev.payload?.rule === 'string') keptBy.set(String(id.id), ev.payload.rule);
+    const p = ev.payload || {};
+    // `unit` is the unit's id in the ambush rolls, the unit itself (`Unit.to_json`) in
+    // `unit_deployed` and `unit_arrived`
+    const id = typeof p.unit === 'string' ? p.unit : null;
+    const unit = p.unit && typeof p.unit === 'object' ? /** @type {{id?:string}} */ (p.unit) : null;
+    if (ev.type === 'unit_deployed' && unit?.id && typeof p.rule === 'string') keptBy.set(String(unit.id), p.rule);
     if (ev.type === 'ambush_rolled' && id) {
-      rolls.set(id, ev.payload);
+      rolls.set(id, /** @type {import('../types.js').AmbushRolledPayload} */ (p));
       delayed.delete(id);
     }
     if (ev.type === 'ambush_delayed' && id) delayed.add(id);
-    if (ev.type === 'unit_arrived' && id?.id) rolls.delete(id.id);
+    if (ev.type === 'unit_arrived' && unit?.id) rolls.delete(unit.id);
   }
   /** @type {AmbushEntry[]} */
   const out = [];
@@ -222,7 +226,7 @@ export function spellTally(state, history, seat) {
   const turn = state?.player_turn;
   const spells = (history || [])
     .filter((ev) => ev.type === 'spell_cast' && ev.payload?.seat === seat && ev.payload?.player_turn === turn)
-    .map((ev) => ({ spell: String(ev.payload.spell), outcome: String(ev.payload.outcome), caster: ev.payload.caster ?? null }));
+    .map((ev) => ({ spell: String(ev.payload.spell), outcome: String(ev.payload.outcome), caster: typeof ev.payload.caster === 'string' ? ev.payload.caster : null }));
   const recorded = state?.magic?.[String(seat)]?.[String(turn)];
   const cast = typeof recorded === 'number' ? recorded : spells.filter((s) => s.outcome === 'success').length;
   return { cast, failed: spells.filter((s) => s.outcome !== 'success').length, spells };

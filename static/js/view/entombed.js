@@ -5,6 +5,8 @@
 
 /** @typedef {{x:number, y:number}} Pt */
 /** @typedef {{x:number, y:number, facing:number}} Placement */
+/** @typedef {import('../types.js').GameState} GameState */
+/** @typedef {import('../types.js').EntombedMarkerPayload} EntombedMarkerPayload */
 
 /** Half the width of the drawn scatter path, inches. */
 export const PATH_HALF_WIDTH_IN = 0.12;
@@ -13,7 +15,7 @@ export const PATH_HALF_WIDTH_IN = 0.12;
  * The unit's pending emergence from the state (`entombed`), or null: `mode` "marker" (touch
  * the marker), "enemy" (flush against that enemy's front, charging) or "edge" (from a table
  * edge after a Mishap), with the suggested placement and the unit's outline.
- * @param {any} state @param {string} unitId
+ * @param {GameState|null|undefined} state @param {string} unitId
  * @returns {{mode:string, marker:number[]|null, enemy:string|null, edge:string|null, suggested:Placement|null, outline:number[][]|null}|null}
  */
 export function pendingEmergence(state, unitId) {
@@ -27,18 +29,20 @@ export function pendingEmergence(state, unitId) {
 
 /**
  * The newest `entombed_marker` payload of a unit in the log, or null.
- * @param {{type:string, payload:any}[]} history @param {string} unitId
+ * @param {{type:string, payload:Record<string, unknown>|null|undefined}[]} history @param {string} unitId
+ * @returns {EntombedMarkerPayload|null}
  */
 export function lastMarker(history, unitId) {
   let found = null;
-  for (const ev of history || []) if (ev.type === 'entombed_marker' && ev.payload?.unit === unitId) found = ev.payload;
+  for (const ev of history || []) if (ev.type === 'entombed_marker' && ev.payload?.unit === unitId) found = /** @type {EntombedMarkerPayload} */ (ev.payload);
   return found;
 }
 
 /**
  * A thin polygon along the path chosen point -> where the dice put it -> where it was put clear
  * (GeoJSON MultiPolygon), or null when the marker never moved.
- * @param {any} p an `entombed_marker` payload
+ * @param {EntombedMarkerPayload|null|undefined} p an `entombed_marker` payload
+ * @returns {import('../types.js').Geometry|null}
  */
 export function scatterPath(p) {
   if (!p || !Array.isArray(p.chosen)) return null;
@@ -59,12 +63,12 @@ export function scatterPath(p) {
 
 /**
  * What a marker was put clear of, by name: a unit's name, a terrain piece's label or kind.
- * @param {any} state @param {string} id
+ * @param {GameState|null|undefined} state @param {string} id
  */
 export function pieceName(state, id) {
   const unit = state?.units?.[id];
   if (unit) return String(unit.name || id);
-  const t = (Array.isArray(state?.terrain) ? state.terrain : []).find((/** @type {any} */ x) => x?.id === id);
+  const t = (Array.isArray(state?.terrain) ? state.terrain : []).find((x) => x?.id === id);
   if (!t) return 'a piece of terrain';
   const kind = String(t.kind || 'terrain').replace(/_/g, ' ');
   return t.label ? String(t.label) : `${kind[0].toUpperCase()}${kind.slice(1)} terrain`;
@@ -72,7 +76,7 @@ export function pieceName(state, id) {
 
 /**
  * The dice of a marker in words (`state` names what it was put clear of).
- * @param {any} p an `entombed_marker` payload @param {any} [state]
+ * @param {EntombedMarkerPayload|null|undefined} p an `entombed_marker` payload @param {GameState|null} [state]
  */
 export function markerWords(p, state) {
   if (!p) return '';

@@ -6,12 +6,16 @@
 
 import { toScreen } from './transform.js';
 
+/** @typedef {import('../types.js').GameState} GameState */
+/** @typedef {import('../types.js').WhirlPayload} WhirlPayload */
+/** @typedef {{type:string, payload:Record<string, unknown>|null|undefined}} LoggedEvent */
+
 /** Half the width of the drawn whirl path, inches. */
 export const WHIRL_HALF_WIDTH_IN = 0.49;
 
 /**
  * How many Fanatics the viewer's unit conceals (0: none, or not the viewer's secret to know).
- * @param {any} state @param {string} unitId
+ * @param {GameState|null|undefined} state @param {string} unitId
  */
 export function concealedCount(state, unitId) {
   const n = state?.concealed?.[unitId];
@@ -20,20 +24,20 @@ export function concealedCount(state, unitId) {
 
 /**
  * The releases `seat` must make now: [{unit, left, interrupted}].
- * @param {any} state @param {number|null} seat
+ * @param {GameState|null|undefined} state @param {number|null} seat
  * @returns {{unit:string, left:number, interrupted:string}[]}
  */
 export function releasesFor(state, seat) {
   if (seat === null || !Array.isArray(state?.fanatic_releases)) return [];
   return state.fanatic_releases
-    .filter((/** @type {any} */ r) => r && r.owner === seat && r.left > 0)
-    .map((/** @type {any} */ r) => ({ unit: String(r.unit), left: Number(r.left), interrupted: String(r.interrupted) }));
+    .filter((r) => r && r.owner === seat && r.left > 0)
+    .map((r) => ({ unit: String(r.unit), left: Number(r.left), interrupted: String(r.interrupted) }));
 }
 
 /**
  * What waits for the releases to be made, in words ("" when nothing does): the rest of a flee
  * or pursuit stopped at 8 in and what comes after it (the server's `resolution_waiting`).
- * @param {any} state
+ * @param {GameState|null|undefined} state
  */
 export function waitingWords(state) {
   const waiting = Array.isArray(state?.resolution_waiting) ? state.resolution_waiting.map(String) : [];
@@ -42,20 +46,20 @@ export function waitingWords(state) {
 
 /**
  * The releases other seats must make now, in words for everyone else (owner by seat number).
- * @param {any} state @param {number|null} seat @param {(id:string) => string} [name]
+ * @param {GameState|null|undefined} state @param {number|null} seat @param {(id:string) => string} [name]
  * @returns {string[]}
  */
 export function othersReleasing(state, seat, name = (id) => id) {
   if (!Array.isArray(state?.fanatic_releases)) return [];
   return state.fanatic_releases
-    .filter((/** @type {any} */ r) => r && r.owner !== seat && r.left > 0)
-    .map((/** @type {any} */ r) => `Waiting for player ${r.owner} to release ${r.left} Fanatic${r.left === 1 ? '' : 's'} from ${name(String(r.unit))}`);
+    .filter((r) => r && r.owner !== seat && r.left > 0)
+    .map((r) => `Waiting for player ${r.owner} to release ${r.left} Fanatic${r.left === 1 ? '' : 's'} from ${name(String(r.unit))}`);
 }
 
 /**
  * Where a release starts by default: the middle of the concealing unit's front edge, facing
  * its way (the owner may change both).
- * @param {any} unit @returns {{x:number, y:number, facing:number}|null}
+ * @param {import('../types.js').Unit|null|undefined} unit @returns {{x:number, y:number, facing:number}|null}
  */
 export function defaultRelease(unit) {
   const p = unit?.placement;
@@ -65,7 +69,7 @@ export function defaultRelease(unit) {
 
 /**
  * The band a Fanatic swept from `start` to `end` (GeoJSON Polygon), or null if it did not move.
- * @param {any} p a `fanatic_released` / `fanatic_moved` payload
+ * @param {WhirlPayload|null|undefined} p a `fanatic_released` / `fanatic_moved` payload
  */
 export function whirlPath(p) {
   if (!p || !Array.isArray(p.start) || !Array.isArray(p.end)) return null;
@@ -88,12 +92,12 @@ const REMOVED = /** @type {Record<string, string>} */ ({
 
 /**
  * A whirl in words, for the combat report.
- * @param {any} p a `fanatic_released` / `fanatic_moved` payload
+ * @param {WhirlPayload|null|undefined} p a `fanatic_released` / `fanatic_moved` payload
  * @param {(id:string) => string} [name]
  */
 export function whirlWords(p, name = (id) => id) {
   if (!p) return '';
-  const faces = Array.isArray(p.roll?.dice) ? p.roll.dice.map((/** @type {any} */ d) => d.face ?? d).join(' + ') : '';
+  const faces = Array.isArray(p.roll?.dice) ? p.roll.dice.map((d) => d.face ?? d).join(' + ') : '';
   const through = Array.isArray(p.through) && p.through.length ? ` through ${p.through.map(name).join(', ')}` : '';
   const gone = p.removed ? `; ${REMOVED[p.removed] ?? 'removed'}` : '';
   return `Fanatic ${faces ? `${faces}: ` : ''}${p.distance} in${through}${gone}`;
@@ -101,7 +105,7 @@ export function whirlWords(p, name = (id) => id) {
 
 /**
  * The hits of a Fanatic on one unit in words.
- * @param {any} p a `fanatic_hits` payload @param {(id:string) => string} [name]
+ * @param {import('../types.js').FanaticHitsPayload|null|undefined} p a `fanatic_hits` payload @param {(id:string) => string} [name]
  */
 export function hitWords(p, name = (id) => id) {
   if (!p) return '';
@@ -114,15 +118,15 @@ export const WHIRLS_SHOWN_WITHIN = 30;
 /**
  * The newest whirls as the table's line overlays (start to end, labelled, owner's colour),
  * drawn for every viewer.
- * @param {{type:string, payload:any}[]} history
+ * @param {LoggedEvent[]} history
  * @returns {{points:number[][], label:string, seat:number, alpha:number}[]}
  */
 export function whirlOverlays(history) {
   const out = [];
   for (const ev of (history || []).slice(-WHIRLS_SHOWN_WITHIN)) {
     if (ev.type !== 'fanatic_released' && ev.type !== 'fanatic_moved') continue;
-    const p = ev.payload;
-    if (!Array.isArray(p?.start) || !Array.isArray(p?.end)) continue;
+    const p = /** @type {WhirlPayload|null|undefined} */ (ev.payload);
+    if (!p || !Array.isArray(p.start) || !Array.isArray(p?.end)) continue;
     out.push({ points: [p.start, p.end], label: `Fanatic ${p.distance} in${p.removed ? ' (removed)' : ''}`, seat: Number(p.unit?.owner) || 0, alpha: 0.9 });
   }
   return out;
@@ -148,7 +152,7 @@ const DRAWN_KEPT = 240;
 /**
  * The whirls to animate among events that just arrived (live, not the history a page loads),
  * one after another, each with the hits it made and its removal.
- * @param {{type:string, payload:any}[]} events @param {number} now @param {WhirlAnimation[]} [running]
+ * @param {LoggedEvent[]} events @param {number} now @param {WhirlAnimation[]} [running]
  * @returns {WhirlAnimation[]} the new animations
  */
 export function whirlsFrom(events, now, running = []) {
@@ -157,10 +161,11 @@ export function whirlsFrom(events, now, running = []) {
   let at = Math.max(now, ...running.map((w) => w.born + WHIRL_MS));
   for (const ev of events || []) {
     const p = ev?.payload;
-    if ((ev.type === 'fanatic_released' || ev.type === 'fanatic_moved') && Array.isArray(p?.start) && Array.isArray(p?.end)) {
+    const whirl = /** @type {WhirlPayload|null|undefined} */ (p);
+    if ((ev.type === 'fanatic_released' || ev.type === 'fanatic_moved') && whirl && Array.isArray(whirl.start) && Array.isArray(whirl.end)) {
       out.push({
-        unit: String(p.unit?.id ?? ''), start: p.start.map(Number), end: p.end.map(Number), born: at,
-        through: Array.isArray(p.through) ? p.through.map(String) : [], hits: {}, removed: p.removed ?? null,
+        unit: String(whirl.unit?.id ?? ''), start: whirl.start.map(Number), end: whirl.end.map(Number), born: at,
+        through: Array.isArray(whirl.through) ? whirl.through.map(String) : [], hits: {}, removed: whirl.removed ?? null,
         drawn: [], finished: false,
       });
       at += WHIRL_MS;
@@ -199,7 +204,7 @@ export function whirlEndWords(w, name) {
  * at the end the hits in words and a cross when it was removed. Keeps `holder.whirls` to the
  * live ones. Returns true while something still moves or is shown (ask for another frame).
  * @param {CanvasRenderingContext2D} ctx @param {import('./transform.js').View} v
- * @param {{whirls?:WhirlAnimation[]}} holder @param {any} state @param {number} now
+ * @param {{whirls?:WhirlAnimation[]}} holder @param {GameState|null|undefined} state @param {number} now
  */
 export function drawWhirls(ctx, v, holder, state, now) {
   const toScreenAt = (/** @type {number} */ x, /** @type {number} */ y) => toScreen(v, x, y);

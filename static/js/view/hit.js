@@ -50,7 +50,7 @@ export function pointInRect(r, x, y) {
 
 /**
  * Even-odd test against one closed or open ring.
- * @param {Pos[]} ring @param {number} x @param {number} y
+ * @param {number[][]} ring @param {number} x @param {number} y
  */
 export function pointInRing(ring, x, y) {
   let inside = false;
@@ -70,7 +70,7 @@ export function pointInGeometry(geom, x, y) {
   if (!geom) return false;
   if (geom.type === 'Polygon') return pointInPolygonRings(geom.coordinates, x, y);
   if (geom.type === 'MultiPolygon') {
-    return geom.coordinates.some((/** @type {Pos[][]} */ rings) => pointInPolygonRings(rings, x, y));
+    return geom.coordinates.some((rings) => pointInPolygonRings(rings, x, y));
   }
   if (geom.type === 'GeometryCollection') {
     return (geom.geometries || []).some((/** @type {Geometry} */ g) => pointInGeometry(g, x, y));
@@ -78,7 +78,7 @@ export function pointInGeometry(geom, x, y) {
   return false;
 }
 
-/** @param {Pos[][]} rings @param {number} x @param {number} y */
+/** @param {number[][][]} rings @param {number} x @param {number} y */
 function pointInPolygonRings(rings, x, y) {
   if (!rings.length || !pointInRing(rings[0], x, y)) return false;
   for (let k = 1; k < rings.length; k++) if (pointInRing(rings[k], x, y)) return false;
@@ -87,7 +87,7 @@ function pointInPolygonRings(rings, x, y) {
 
 /**
  * All outer and inner rings of a GeoJSON geometry, for drawing.
- * @param {Geometry|null|undefined} geom @returns {Pos[][]}
+ * @param {Geometry|null|undefined} geom @returns {number[][][]}
  */
 export function geometryRings(geom) {
   if (!geom) return [];
@@ -109,7 +109,7 @@ export function geometryRings(geom) {
 
 /**
  * Bounding box of points.
- * @param {Pos[]} pts @returns {{minX:number, minY:number, maxX:number, maxY:number}}
+ * @param {number[][]} pts @returns {{minX:number, minY:number, maxX:number, maxY:number}}
  */
 export function bbox(pts) {
   let minX = Infinity;

@@ -150,7 +150,8 @@ export function rotateGeometry(g, cx, cy, deg) {
   const c = Math.cos(t);
   const s = Math.sin(t);
   const turn = (/** @type {number[]} */ p) => [cx + (p[0] - cx) * c - (p[1] - cy) * s, cy + (p[0] - cx) * s + (p[1] - cy) * c];
-  return { ...g, coordinates: mapCoords(g.coordinates, turn) };
+  if (!('coordinates' in g)) throw new TypeError(`a ${g.type} has no coordinates to turn`);
+  return /** @type {Geometry} */ ({ ...g, coordinates: mapCoords(g.coordinates, turn) });
 }
 
 /**
@@ -228,7 +229,8 @@ export function boundaryOf(unit) {
 
 /** A GeoJSON Polygon or MultiPolygon moved by (dx, dy). @param {Geometry} g @param {number} dx @param {number} dy @returns {Geometry} */
 export function translateGeometry(g, dx, dy) {
-  return { ...g, coordinates: mapCoords(g.coordinates, (p) => [p[0] + dx, p[1] + dy, ...p.slice(2)]) };
+  if (!('coordinates' in g)) throw new TypeError(`a ${g.type} has no coordinates to move`);
+  return /** @type {Geometry} */ ({ ...g, coordinates: mapCoords(g.coordinates, (p) => [p[0] + dx, p[1] + dy, ...p.slice(2)]) });
 }
 
 /** What a staged move was planned from: the unit's placement, models' positions and files.

@@ -27,6 +27,42 @@ import { objectiveMarks } from '../ui/forty.js';
  * @property {boolean} [labelHere] draw the unit's label on this piece
  */
 
+/**
+ * What the scene reads of a model or a unit's drawable shape: the server's footprint as
+ * GeoJSON, else a base around (x, y): round (diameter or radius) or a rectangle (width, depth,
+ * facing), given on the model or in its `base`; wounds left of how many, by any of the names
+ * a game's projection uses.
+ * @typedef {Object} ModelShape
+ * @property {string} [id]
+ * @property {number} [x]
+ * @property {number} [y]
+ * @property {number} [facing]
+ * @property {number} [width]
+ * @property {number} [depth]
+ * @property {number} [diameter]
+ * @property {number} [radius]
+ * @property {{diameter?:number, radius?:number, width?:number, depth?:number}} [base]
+ * @property {Geometry|null} [footprint]
+ * @property {Geometry} [polygon]
+ * @property {Geometry} [geometry]
+ * @property {Geometry} [base_polygon]
+ * @property {string} [status]
+ * @property {boolean} [removed]
+ * @property {number} [wounds_left]
+ * @property {number} [hp_left]
+ * @property {number} [health_left]
+ * @property {number} [wounds]
+ * @property {number} [hp]
+ * @property {number} [health]
+ */
+/**
+ * A unit as the scene reads it: the server's unit view (types.js `Unit`), whose `footprint`
+ * is a FeatureCollection; a unit may instead list its models with their shapes.
+ * @typedef {Omit<import('../types.js').Unit, 'models'|'footprint'> & Omit<ModelShape, 'id'|'status'|'footprint'> & {label?:string,
+ *   models?:number|ModelShape[], footprint?:{type?:string, features?:FootprintFeature[]}|null}} SceneUnit
+ */
+/** @typedef {{geometry?:Geometry, properties?:{role?:string, front_centre?:number[], facing?:number, index?:number, character?:number|boolean|null}}} FootprintFeature */
+
 /** @typedef {{id:string, owner:number, label:string, status:string}} TrayEntry */
 /** @typedef {{id:string, kind:string, geometry:Geometry, label:string}} TerrainPiece */
 /** @typedef {{owner:number, geometry:Geometry}} Zone */
@@ -67,7 +103,7 @@ export function buildScene(state) {
   return { pieces, tray, terrain: /** @type {TerrainPiece[]} */ (terrain), zones, objectives: objectiveMarks(state) };
 }
 
-/** @param {any} unit @param {Piece[]} pieces @param {TrayEntry[]} tray */
+/** @param {SceneUnit|null|undefined} unit @param {Piece[]} pieces @param {TrayEntry[]} tray */
 function addUnit(unit, pieces, tray) {
   if (!unit || typeof unit !== 'object') return;
   const label = unit.label || unit.name || unit.datasheet || unit.id;
@@ -82,7 +118,7 @@ function addUnit(unit, pieces, tray) {
     addFootprint(unit, label, pieces);
     if (pieces.length > before) return;
   }
-  /** @type {Record<string, any>[]} */
+  /** @type {ModelShape[]} */
   const models = Array.isArray(unit.models) ? unit.models : [];
   models.forEach((m, i) => {
     const shape = shapeOf(m);
@@ -114,10 +150,10 @@ function addUnit(unit, pieces, tray) {
  * the unit boundary (with centre, front_centre and facing) and the rest the models' bases.
  * The boundary comes first so a click in a skirmish gap still selects the unit, and carries
  * the facing marker and the label.
- * @param {any} unit @param {string} label @param {Piece[]} pieces
+ * @param {SceneUnit} unit @param {string} label @param {Piece[]} pieces
  */
 function addFootprint(unit, label, pieces) {
-  for (const f of unit.footprint.features || []) {
+  for (const f of unit.footprint?.features || []) {
     if (!f?.geometry?.type) continue;
     const props = f.properties || {};
     if (props.role === 'boundary') {
@@ -148,11 +184,12 @@ function addFootprint(unit, label, pieces) {
 
 /**
  * The drawable shape of a model (or a unit's whole footprint).
- * @param {any} m @returns {{rect?:Rect, geometry?:Geometry, circle?:{x:number,y:number,r:number}}|null}
+ * @param {ModelShape|SceneUnit} m @returns {{rect?:Rect, geometry?:Geometry, circle?:{x:number,y:number,r:number}}|null}
  */
 export function shapeOf(m) {
   const geom = m.footprint || m.polygon || m.geometry || m.base_polygon;
-  if (geom && typeof geom === 'object' && geom.type) return { geometry: geom };
+  // (a unit's footprint is a FeatureCollection, drawn feature by feature by addFootprint)
+  if (geom && typeof geom === 'object' && geom.type) return { geometry: /** @type {Geometry} */ (geom) };
   if (!isNum(m.x) || !isNum(m.y)) return null;
   const base = m.base && typeof m.base === 'object' ? m.base : m;
   const diameter = base.diameter ?? (isNum(base.radius) ? base.radius * 2 : undefined);
@@ -163,7 +200,7 @@ export function shapeOf(m) {
   return null;
 }
 
-/** @param {any} m @returns {string|undefined} */
+/** @param {ModelShape} m @returns {string|undefined} */
 function woundsOf(m) {
   const left = m.wounds_left ?? m.hp_left ?? m.health_left;
   const max = m.wounds ?? m.hp ?? m.health;
@@ -171,7 +208,7 @@ function woundsOf(m) {
   return isNum(max) ? `${left}/${max}` : String(left);
 }
 
-/** @param {any} t @returns {TerrainPiece|null} */
+/** @param {import('../types.js').Terrain|null|undefined} t @returns {TerrainPiece|null} */
 function terrainPiece(t) {
   if (!t || typeof t !== 'object') return null;
   let geometry = t.geometry || t.polygon || t.footprint || t.points;
@@ -180,13 +217,13 @@ function terrainPiece(t) {
   return { id: String(t.id ?? ''), kind: String(t.kind || 'open'), geometry, label: t.label || t.name || t.kind || '' };
 }
 
-/** @param {any} coll @returns {any[]} */
+/** @template T @param {Record<string, T>|T[]|null|undefined} coll @returns {T[]} */
 function valuesOf(coll) {
   if (!coll) return [];
   return Array.isArray(coll) ? coll : Object.values(coll);
 }
 
-/** @param {any} v @returns {v is number} */
+/** @param {unknown} v @returns {v is number} */
 function isNum(v) {
   return typeof v === 'number' && Number.isFinite(v);
 }

@@ -32,28 +32,28 @@ import { unitOffer } from '../ui/offers.js';
 /**
  * What the selected unit may see and reach, from its `shoot` order; null when the server
  * offers it none (not its Shooting phase, not a shooter, a 40k unit: ui/forty.js).
- * @param {any} state @param {string|null|undefined} unitId @returns {Sight|null}
+ * @param {import('../types.js').GameState|null|undefined} state @param {string|null|undefined} unitId @returns {Sight|null}
  */
 export function sightOf(state, unitId) {
   if (!unitId) return null;
   const o = unitOffer(state, unitId, 'shoot');
   if (!o) return null;
   const weapons = (Array.isArray(o.weapons) ? o.weapons : [])
-    .map((/** @type {any} */ w) => ({ name: String(w.name), range: Number(w.range), area: w.area && typeof w.area === 'object' ? w.area : null }))
-    .sort((/** @type {{range:number}} */ a, /** @type {{range:number}} */ b) => b.range - a.range);
-  const targets = (Array.isArray(o.targets) ? o.targets : []).map((/** @type {any} */ t) => {
+    .map((w) => ({ name: String(w.name), range: Number(w.range), area: w.area && typeof w.area === 'object' ? w.area : null }))
+    .sort((a, b) => b.range - a.range);
+  const targets = (Array.isArray(o.targets) ? o.targets : []).map((t) => {
     const id = String(t.unit);
     const name = String(state?.units?.[id]?.name || id);
     const ok = Boolean(t.available);
-    const rings = (state?.units?.[id]?.footprint?.features || []).filter((/** @type {any} */ f) => f?.properties?.role === 'boundary')
-      .flatMap((/** @type {any} */ f) => geometryRings(f.geometry));
+    const rings = (state?.units?.[id]?.footprint?.features || []).filter((f) => f?.properties?.role === 'boundary')
+      .flatMap((f) => geometryRings(f.geometry));
     return { unit: id, name, ok, reason: ok ? null : String(t.reason || 'cannot be shot at now'), text: targetText(t, ok), rings };
   });
   targets.sort((/** @type {SightTarget} */ a, /** @type {SightTarget} */ b) => Number(b.ok) - Number(a.ok));
   return { shooter: String(unitId), available: Boolean(o.available), reason: o.available ? null : String(o.reason || ''), weapons, targets };
 }
 
-/** One target in words. @param {any} t @param {boolean} ok */
+/** One target in words. @param {import('../types.js').RankedShootTarget} t @param {boolean} ok */
 function targetText(t, ok) {
   const bits = [];
   if (typeof t.distance === 'number') bits.push(`${t.distance.toFixed(1)} in`);

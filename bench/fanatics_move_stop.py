@@ -40,7 +40,7 @@ def game(fanatics: int) -> GameState:
         units[uid] = dataclasses.replace(
             units[uid], status="on_table", placement=(4.0 + i * 8.5, 40.0, 180.0)
         )
-    return dataclasses.replace(state, extra={**state.extra, "units": units})
+    return state.evolve(units=units)
 
 
 def timed(state: GameState) -> float:
@@ -60,7 +60,7 @@ def timed_flee(state: GameState) -> float:
 
     units = dict(units_of(state))
     units["u1"] = dataclasses.replace(units["u1"], placement=(36.0, 26.0, 180.0))
-    state = dataclasses.replace(state, extra={**state.extra, "units": units})
+    state = state.evolve(units=units)
     samples = []
     for _ in range(RUNS):
         t0 = time.perf_counter()

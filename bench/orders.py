@@ -65,8 +65,8 @@ def walk() -> list[GameState]:
             {"datasheet": "citizen-spears", "models": 20, "files": 5}]
     act(1, type="submit_army", units=army)
     act(2, type="submit_army", units=army)
-    while state.extra.get("stage") == "deployment":
-        seat = int(state.extra["deploying"])
+    while state.battle.stage == "deployment":
+        seat = int(state.battle.deploying)
         mine = sorted((u for u in units_of(state).values() if u.owner == seat),
                       key=lambda u: int(u.id[1:]))
         i, unit = next((i, u) for i, u in enumerate(mine) if u.status == "undeployed")
@@ -75,8 +75,8 @@ def walk() -> list[GameState]:
             act(1, type="deploy_unit", unit=unit.id, x=x, y=8)
         else:
             act(2, type="deploy_unit", unit=unit.id, x=x, y=40, facing=180)
-    while not state.over and int(state.extra.get("turn", 0)) <= 4:
-        seat = int(state.extra["active_player"])
+    while not state.over and (state.battle.turn or 0) <= 4:
+        seat = int(state.battle.active_player)
         acted = False
         for uid, orders in orders_for(state, seat)["units"].items():
             move, shoot, charge, fight = (orders.get(k) for k in (
@@ -92,7 +92,7 @@ def walk() -> list[GameState]:
                 elif charge and charge["available"]:
                     t = next(t for t in charge["targets"] if t["available"])
                     act(seat, type="declare_charge", unit=uid, target=t["unit"])
-                    pending = state.extra["pending_charge"]
+                    pending = state.charges.pending
                     act(int(pending["reacting_player"]), type="charge_reaction",
                         reaction="hold")
                 else:
@@ -232,12 +232,12 @@ def main() -> None:
     with_orders: list[float] = []
     without: list[float] = []
     orders_only: list[float] = []
-    seen = sorted({k for s in states for u in orders_for(s, s.extra.get("active_player") or 1)
+    seen = sorted({k for s in states for u in orders_for(s, s.battle.active_player or 1)
                    ["units"].values() for k in u})
     events = sorted({e.type for e in _log})
     projector = next(p for p in core.STATE_PROJECTORS if p.__name__ == "_project_orders")
     for s in states:
-        seat = s.extra.get("active_player") or 1
+        seat = s.battle.active_player or 1
         fresh = dataclasses.replace(s)
         t0 = time.perf_counter()
         fresh.to_json(seat)

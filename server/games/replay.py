@@ -54,14 +54,13 @@ class Step:
 
 def step_of(state: GameState) -> Step:
     """The public turn, active player and phase of `state` (what a scrubber's timeline shows)."""
-    extra = state.extra
-    turn, player, phase = extra.get("turn"), extra.get("active_player"), extra.get("phase")
+    battle = state.battle
     return Step(
         state.seq,
-        "over" if state.over else str(extra.get("stage", "setup")),
-        turn if isinstance(turn, int) else None,
-        player if isinstance(player, int) else None,
-        phase if isinstance(phase, str) else None,
+        "over" if state.over else battle.stage,
+        battle.turn,
+        battle.active_player,
+        battle.phase,
     )
 
 

@@ -140,7 +140,7 @@ class LuckRow:
 
 def _owners(state: GameState, events: Iterable[Event]) -> dict[str, int]:
     owners: dict[str, int] = {}
-    for unit in state.extra.get("units", {}).values():
+    for unit in state.units.values():
         owners[unit.id] = int(unit.owner)
     for e in events:  # a unit seen in the log but no longer in the state
         u = e.payload.get("unit")

@@ -8,7 +8,6 @@ phases and player it belongs to (`core.When`), and `core.decide` checks them bef
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any, Literal
@@ -19,7 +18,6 @@ from server.rules.core import (
     BATTLE,
     OVER,
     REACTING,
-    SETUP,
     ActionModel,
     ActionSpec,
     Event,
@@ -44,6 +42,7 @@ from server.rules.orders import (
     throwaway_dice,
 )
 from server.rules.resume import is_suspended, register_frame, suspension
+from server.rules.state import changed
 from server.rules.systems import find_system
 
 TurnStartHook = Callable[[GameState, DiceStream], list[Event]]
@@ -69,7 +68,7 @@ def other(seat: int) -> int:
 
 def stage(state: GameState) -> str:
     """The game's stage (setup, deployment, battle, over)."""
-    return str(state.extra.get("stage", SETUP))
+    return state.battle.stage
 
 
 def require_stage(state: GameState, *allowed: str) -> None:
@@ -175,7 +174,7 @@ def _run_hooks(state: GameState, hooks: Iterable[PhaseHook], dice: DiceStream) -
 
 def phase_start_events(state: GameState, dice: DiceStream) -> list[Event]:
     """The events the rules of `state`'s system add as its current phase starts."""
-    phase = state.extra.get("phase")
+    phase = state.battle.phase
     hooks = [h for s, p, h in _PHASE_START if s == state.system and p in (None, phase)]
     return _run_hooks(state, hooks, dice)
 
@@ -188,14 +187,14 @@ class EndPhase(ActionModel):
 def end_phase(state: GameState, seat: int, action: EndPhase, dice: DiceStream) -> list[Event]:
     """The active player ends the phase; the last phase ends the player turn, and the second
     player turn ends the game turn. After the system's last turn the game ends."""
-    phase = state.extra.get("phase")
+    phase = state.battle.phase
     closing = _run_hooks(
         state, [h for s, p, h in _PHASE_END if s == state.system and p in (None, phase)], dice
     )
     state = fold_all(state, closing)
     phases = phases_of(state.system)
-    turn = int(state.extra.get("turn", 1))
-    first = int(state.extra.get("first_player", 1))
+    turn = state.battle.turn or 1
+    first = state.battle.first_player
     index = phases.index(str(phase))
     nxt: dict[str, Any]
     if index + 1 < len(phases):
@@ -258,10 +257,10 @@ def _acting(state: GameState) -> frozenset[int]:
     """In the battle, the active player acts, or the player a declared charge waits for."""
     if stage(state) != BATTLE:
         return frozenset()
-    pending = state.extra.get("pending_charge")
+    pending = state.charges.pending
     if pending:
         return frozenset({int(pending["reacting_player"])})
-    active = state.extra.get("active_player")
+    active = state.battle.active_player
     return frozenset({int(active)}) if active in (1, 2) else frozenset()
 
 
@@ -269,73 +268,69 @@ def _acting(state: GameState) -> frozenset[int]:
 def _offer_end_phase(state: GameState, seat: int) -> dict[str, Any] | None:
     """The active player's "End phase": refused while a charge waits for its reaction, or
     while a rule of the phase must be played first (asked of the action itself)."""
-    if stage(state) != BATTLE or state.extra.get("active_player") != seat:
+    if stage(state) != BATTLE or state.battle.active_player != seat:
         return None
-    phase = state.extra.get("phase")
+    phase = state.battle.phase
     err = judge(lambda: decide(state, seat, {"type": "end_phase"}, throwaway_dice(state)))
     if err is not None:
         return refused("end_phase", err, phase=phase)
     return offer("end_phase", phase=phase)
 
 
-def _set(state: GameState, **values: object) -> GameState:
-    return dataclasses.replace(state, extra={**state.extra, **values})
-
-
 @register_folder("battle_started")
 def _fold_battle_started(state: GameState, event: Event) -> GameState:
     p = event.payload
-    return _set(
-        state,
+    battle = changed(
+        state.battle,
         stage=BATTLE,
         turn=p["turn"],
         active_player=p["active_player"],
         phase=p["phase"],
         first_player=p["active_player"],
         player_turn=1,
-        phase_moves={},
     )
+    return state.evolve(battle=battle, moves=changed(state.moves, phase={}))
 
 
 @register_folder("phase_ended")
 def _fold_phase_ended(state: GameState, event: Event) -> GameState:
     p = event.payload
-    player_turn = int(state.extra.get("player_turn", 1))
-    if p["active_player"] != state.extra.get("active_player"):
+    player_turn = state.battle.player_turn or 1
+    if p["active_player"] != state.battle.active_player:
         player_turn += 1
-    # Per-phase facts (who moved, who charged) live only until the phase ends.
-    return _set(
-        state,
+    battle = changed(
+        state.battle,
         turn=p["turn"],
         active_player=p["active_player"],
         phase=p["phase"],
         player_turn=player_turn,
-        phase_moves={},
     )
+    # Per-phase facts (who moved, who charged) live only until the phase ends.
+    return state.evolve(battle=battle, moves=changed(state.moves, phase={}))
 
 
 @register_folder("game_ended")
 def _fold_game_ended(state: GameState, event: Event) -> GameState:
-    state = _set(
-        state,
+    battle = changed(
+        state.battle,
         stage=OVER,
         winner=event.payload.get("winner"),
         end_reason=event.payload.get("reason"),
     )
-    return dataclasses.replace(state, over=True)
+    return state.evolve(battle=battle, over=True)
 
 
 @register_projector
 def _project_battle(state: GameState, viewer: int | None, out: dict[str, object]) -> None:
-    extra = state.extra
+    battle = state.battle
     out.update(
         stage=stage(state),
-        turn=extra.get("turn", 0),
-        player_turn=extra.get("player_turn", 0),
-        active_player=extra.get("active_player"),
-        phase=extra.get("phase"),
+        turn=battle.turn or 0,
+        player_turn=battle.player_turn or 0,
+        active_player=battle.active_player,
+        phase=battle.phase,
         phases=list(phases_of(state.system)) if state.system else [],
         turns=find_system(state.system).turns if state.system else 0,
-        winner=extra.get("winner"),
-        pending_charge=extra.get("pending_charge"),
+        winner=battle.winner,
+        pending_charge=state.charges.pending,
     )

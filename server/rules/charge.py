@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import shapely
@@ -47,6 +47,7 @@ from server.rules.core import (
     ACTIVE,
     BATTLE,
     ILLEGAL_MOVE,
+    OUT_OF_PHASE,
     REACTING,
     ActionModel,
     Event,
@@ -68,6 +69,7 @@ from server.rules.moves import engaged_in_combat
 from server.rules.naming import display_name, in_the_way, possessive
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.resume import is_suspended, register_frame, suspend_with
+from server.rules.state import changed
 from server.rules.systems import (
     CHARGE_PHASES,
     REACTION_NAMES,
@@ -76,15 +78,15 @@ from server.rules.systems import (
 )
 from server.rules.units import (
     Unit,
-    _set,
-    _unit,
-    _with_unit,
     is_ranked,
     phase_moves,
     require_in_sight,
     table_of,
     unit_from_json,
+    unit_of,
     units_of,
+    with_phase_move,
+    with_unit,
 )
 
 # --- charges ------------------------------------------------------------------------------------
@@ -357,7 +359,7 @@ def reaction_options(
     if FLEEING in target.markers:
         why = {"rule": "Fleeing", "message": f"{name} is fleeing: its only reaction is Flee!"}
         return ["flee"], {"hold": why, "stand_and_shoot": why}
-    engaged = state.extra.get("engaged", {})
+    engaged = state.charges.engaged
     if target.id in engaged or target.id in engaged.values():
         why = {
             "rule": "Engaged in Combat",
@@ -473,7 +475,7 @@ def _offer_charge(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | N
 @register_offer("charge_reaction")
 def _offer_reaction(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
     """The charged unit's Charge Reactions, for its owner while the charge waits."""
-    pending = state.extra.get("pending_charge")
+    pending = state.charges.pending
     if not pending or pending.get("target") != unit.id or unit.owner != seat:
         return None
     options, refusals = reaction_options(state, unit, pending["unit"])
@@ -510,8 +512,8 @@ def declare_charge(
     charge waits (`charge_declared`, state `pending_charge`) for the charged player's
     `charge_reaction`; a unit already fleeing has no choice and flees at once.
     """
-    unit = _unit(state, action.unit, seat)
-    target = _unit(state, action.target)
+    unit = unit_of(state, action.unit, seat)
+    target = unit_of(state, action.target)
     _check_charger(state, unit)
     gap = _check_charge_target(state, seat, unit, target)
     if not has_charge_reactions(state.system):
@@ -555,8 +557,8 @@ def charge_reaction(
 ) -> list[Event]:
     """The charged player's answer to a declared charge: Hold, Flee! or Stand and Shoot (the
     charged unit shoots the charger first). Then the charge range is rolled and resolved."""
-    pending = state.extra["pending_charge"]
-    target = _unit(state, pending["target"], seat)
+    pending = waiting_charge(state)
+    target = unit_of(state, pending["target"], seat)
     options, refused = reaction_options(state, target, pending["unit"])
     if action.reaction not in options:
         why = refused[action.reaction]
@@ -571,10 +573,18 @@ def charge_reaction(
     return react(state, action.reaction, dice, forced=False)
 
 
+def waiting_charge(state: GameState) -> Mapping[str, Any]:
+    """The declared charge waiting for its Charge Reaction (`out_of_phase` when none is)."""
+    pending = state.charges.pending
+    if pending is None:
+        raise RuleError(OUT_OF_PHASE, "no charge is waiting for a Charge Reaction")
+    return pending
+
+
 def react(state: GameState, reaction: str, dice: DiceStream, *, forced: bool) -> list[Event]:
     """The pending charge's reaction, the flee it may cause or the shots it makes, then the
     charge itself (unless the shots destroyed the charger or put it to flight)."""
-    pending = state.extra["pending_charge"]
+    pending = waiting_charge(state)
     units = units_of(state)
     charger, target = units[pending["unit"]], units[pending["target"]]
     payload: dict[str, Any] = {
@@ -895,7 +905,7 @@ def _charge_stop(
 def complete_interrupted_charge(state: GameState) -> list[Event]:
     """The rest of an interrupted charge: chargers must complete their charge (seed 003), when
     the charger and its target are still on the table and the charger is not fleeing."""
-    pending = state.extra.get("interrupted_charge")
+    pending = state.charges.interrupted
     if not pending:
         return []
     units = units_of(state)
@@ -925,63 +935,48 @@ def complete_interrupted_charge(state: GameState) -> list[Event]:
 @register_folder("charge_interrupted")
 def _fold_charge_interrupted(state: GameState, event: Event) -> GameState:
     p = event.payload
-    state = _with_unit(state, unit_from_json(p["unit_after"]))
-    return _set(
-        state,
-        interrupted_charge=p["charge"],
-        phase_moves={**phase_moves(state), p["unit"]: {"charged": p["target"]}},
-    )
+    state = with_unit(state, unit_from_json(p["unit_after"]))
+    state = state.evolve(charges=changed(state.charges, interrupted=p["charge"]))
+    return with_phase_move(state, p["unit"], {"charged": p["target"]})
 
 
 @register_folder("charge_abandoned")
 def _fold_charge_abandoned(state: GameState, event: Event) -> GameState:
-    return _set(state, interrupted_charge=None)
+    return state.evolve(charges=changed(state.charges, interrupted=None))
 
 
 @register_folder("charge_declared")
 def _fold_charge_declared(state: GameState, event: Event) -> GameState:
     p = event.payload
-    return _set(
-        state,
-        pending_charge={
-            "unit": p["unit"],
-            "target": p["target"],
-            "reacting_player": p["reacting_player"],
-            "reactions": list(p["reactions"]),
-        },
-    )
+    pending = {
+        "unit": p["unit"],
+        "target": p["target"],
+        "reacting_player": p["reacting_player"],
+        "reactions": list(p["reactions"]),
+    }
+    return state.evolve(charges=changed(state.charges, pending=pending))
 
 
 @register_folder("charge_reaction")
 def _fold_charge_reaction(state: GameState, event: Event) -> GameState:
-    return _set(state, pending_charge=None)
+    return state.evolve(charges=changed(state.charges, pending=None))
 
 
 @register_folder("charge_succeeded")
 def _fold_charge_succeeded(state: GameState, event: Event) -> GameState:
     p = event.payload
-    state = _with_unit(state, unit_from_json(p["unit_after"]))
-    if state.extra.get("interrupted_charge"):
-        state = _set(state, interrupted_charge=None)
-    engaged = {**state.extra.get("engaged", {}), p["unit"]: p["target"]}
-    return _set(
-        state,
-        engaged=engaged,
-        phase_moves={**phase_moves(state), p["unit"]: {"charged": p["target"]}},
-    )
+    state = with_unit(state, unit_from_json(p["unit_after"]))
+    engaged = {**state.charges.engaged, p["unit"]: p["target"]}
+    state = state.evolve(charges=changed(state.charges, interrupted=None,
+                                                     engaged=engaged))
+    return with_phase_move(state, p["unit"], {"charged": p["target"]})
 
 
 @register_folder("charge_failed")
 def _fold_charge_failed(state: GameState, event: Event) -> GameState:
     p = event.payload
     if p.get("unit_after"):  # the Failed Charge move
-        state = _with_unit(state, unit_from_json(p["unit_after"]))
-    return _set(
-        state,
-        phase_moves={
-            **phase_moves(state),
-            # the target and dice are kept for a re-roll (wh40k10 Command Re-roll)
-            p["unit"]: {"charged": None, "failed": True, "target": p["target"],
-                        "roll": p.get("roll")},
-        },
-    )
+        state = with_unit(state, unit_from_json(p["unit_after"]))
+    # the target and dice are kept for a re-roll (wh40k10 Command Re-roll)
+    return with_phase_move(state, p["unit"], {"charged": None, "failed": True,
+                                              "target": p["target"], "roll": p.get("roll")})

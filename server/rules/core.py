@@ -15,11 +15,25 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from server.dice import DiceStream
+from server.geometry.table import Terrain
+from server.rules.state import (
+    Battle,
+    Charges,
+    Moves,
+    Muster,
+    Outcome,
+    PregameState,
+    Proposals,
+    Unit,
+)
+
+if TYPE_CHECKING:
+    from server.geometry.table import Table
 
 Seat = Literal[1, 2]
 Actor = int | str  # 1, 2 or "system"
@@ -126,6 +140,19 @@ class Token:
         }
 
 
+@dataclass(slots=True)
+class Derived:
+    """What is computed from a `GameState` and kept with it so that it is computed once: a
+    cache, never part of the state's value (not compared, not shown, not copied by
+    `dataclasses.replace`: every new state starts with an empty one). The one mutable part of
+    a state; only the function that computes an entry writes it."""
+
+    table: Table | None = None
+    """The geometry table of the state's units and terrain (`units.table_of`)."""
+    orders: dict[int | None, dict[str, Any]] | None = None
+    """Each viewer's orders, by seat (None: a spectator) (`orders.orders_for`)."""
+
+
 UndoEntry = tuple[int, str, "Actor", str, int, "int | None", Mapping[str, Any]]
 """An entry of `GameState.undoable` (see there)."""
 
@@ -154,8 +181,42 @@ class GameState:
     undoable: tuple[UndoEntry, ...] = ()
     # The action being folded: (seq of its first event, seat that took it).
     batch: tuple[int, int | None] = (0, None)
-    # Set by the game systems' own folders (issue 4 onwards); kept here as plain data.
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    # The typed parts of the game (server/rules/state.py), each changed by its own folders.
+    battle: Battle = Battle()
+    units: Mapping[str, Unit] = field(default_factory=dict)
+    terrain: tuple[Terrain, ...] = ()
+    terrain_labels: Mapping[str, str] = field(default_factory=dict)
+    notes: int = 0
+    muster: Muster = Muster()
+    charges: Charges = Charges()
+    moves: Moves = Moves()
+    pregame: PregameState = PregameState()
+    proposals: Proposals = Proposals()
+    outcome: Outcome = Outcome()
+    # Every other module's own part (a game system's), by its class: `part_of`, `with_part`.
+    parts: Mapping[type, object] = field(default_factory=dict)
+    # The derived cache (see `Derived`): each state object gets its own, empty.
+    derived: Derived = field(default_factory=Derived, init=False, compare=False, repr=False)
+
+    def evolve(self, **changes: object) -> GameState:
+        """This state with the fields `changes` changed: `dataclasses.replace`, without its
+        cost. A fold makes a new state for every change of every event, and the frozen
+        dataclass `__init__` sets each of the fields one `object.__setattr__` at a time (its
+        cost grows with the fields: 5 us at 14 fields, 9 at 26, the most of a fold's time);
+        this fills the new object's `__dict__` at once. The new state is equal to the one
+        `dataclasses.replace` makes (tests/rules/test_state.py), with its own empty `derived`
+        cache; an unknown field is a TypeError, as there. No state already made is changed.
+        (A state holds its fields and nothing else: whatever is derived from it goes in
+        `derived`, never in attributes of its own, which this would copy.)"""
+        unknown = changes.keys() - _STATE_FIELDS
+        if unknown:
+            raise TypeError(f"GameState has no field(s) {sorted(unknown)}")
+        new = object.__new__(GameState)
+        values = new.__dict__
+        values.update(self.__dict__)
+        values.update(changes)
+        values["derived"] = Derived()
+        return new
 
     def new_id(self, prefix: str) -> str:
         """The id the next created piece gets (a fold of `next_id`, so replays agree)."""
@@ -177,6 +238,11 @@ class GameState:
         for project in STATE_PROJECTORS:
             project(self, viewer, base)
         return base
+
+
+_STATE_FIELDS: frozenset[str] = frozenset(
+    f.name for f in dataclasses.fields(GameState) if f.init
+)
 
 
 # --- registries --------------------------------------------------------------------------------
@@ -446,8 +512,8 @@ def parse_action(state: GameState, raw: Any) -> tuple[ActionSpec, ActionModel]:
 
 @dataclass(frozen=True, slots=True)
 class Turn:
-    """Where the game stands, as far as who may act is concerned (folded by server/rules/
-    battle.py, setup.py and charge.py into `state.extra`)."""
+    """Where the game stands, as far as who may act is concerned (read from `state.battle`
+    and `state.charges`, folded by server/rules/battle.py, setup.py and charge.py)."""
 
     stage: str
     active_player: int | None
@@ -456,17 +522,31 @@ class Turn:
     pending_charge: Mapping[str, Any] | None
 
 
+P = TypeVar("P")
+
+
+def part_of(state: GameState, kind: type[P]) -> P:
+    """The part of the state of type `kind` (a frozen dataclass a module owns: a game
+    system's), or a new one (`kind()`, its empty value) when nothing has set it yet."""
+    found = state.parts.get(kind)
+    return found if isinstance(found, kind) else kind()
+
+
+def with_part(state: GameState, part: object) -> GameState:
+    """`state` with `part` as its part of `part`'s type."""
+    return state.evolve(parts={**state.parts, type(part): part})
+
+
 def turn_of(state: GameState) -> Turn:
     """The stage, the active player and phase, the deploying player and any charge waiting
     for its reaction."""
-    extra = state.extra
-    stage = OVER if state.over else str(extra.get("stage", SETUP))
+    battle = state.battle
     return Turn(
-        stage,
-        extra.get("active_player"),
-        extra.get("phase"),
-        extra.get("deploying"),
-        extra.get("pending_charge") or None,
+        OVER if state.over else battle.stage,
+        battle.active_player,
+        battle.phase,
+        battle.deploying,
+        state.charges.pending or None,
     )
 
 
@@ -595,7 +675,7 @@ def _fold(state: GameState, event: Event) -> GameState:
         state = hook(state, event)
     end = dice_end(event.payload)
     if end is not None and end > state.dice_position:
-        state = dataclasses.replace(state, dice_position=end, rolls=state.rolls + 1)
+        state = state.evolve(dice_position=end, rolls=state.rolls + 1)
     if not event.seq:
         return state
     undoable = state.undoable
@@ -608,7 +688,7 @@ def _fold(state: GameState, event: Event) -> GameState:
         entry = (event.seq, event.type, event.actor, event.visibility, batch[0], batch[1],
                  event.payload)
         undoable = (*undoable[-(UNDO_WINDOW - 1) :], entry)
-    return dataclasses.replace(state, seq=event.seq, undoable=undoable, batch=batch)
+    return state.evolve(seq=event.seq, undoable=undoable, batch=batch)
 
 
 def undo_note(p: Mapping[str, Any], visibility: str, actor: Actor) -> dict[str, Any]:

@@ -18,7 +18,7 @@ Before it, a system that scores its games (`Variant.game_result`) adds one publi
      "battle_points": {"1": int, "2": int} | null,
      "conceded_by": 1 | 2 | null, "text": str}
 
-Its folder keeps it in `state.extra["game_result"]` and the projection shows it to players and
+Its folder keeps it in `state.outcome.result` and the projection shows it to players and
 spectators alike (`view["game_result"]`). A system without `game_result` ends its games with
 only `game_ended` (winner: the opponent of a conceding player, else none).
 
@@ -30,7 +30,6 @@ twice is an error, so no module's registration depends on which was imported fir
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -46,6 +45,7 @@ from server.rules.core import (
     register_projector,
 )
 from server.rules.orders import offer, register_game_offer
+from server.rules.state import changed
 from server.rules.systems import find_system
 
 GAME_ENDED = "game_ended"
@@ -145,7 +145,7 @@ def result_events(
     if result is None:
         # No scored result: a concession gives the opponent the game; else the winner a
         # game-end hook declared (40k: most Victory Points), if any.
-        winner = state.extra.get("declared_winner") if conceded_by is None else 3 - conceded_by
+        winner = state.outcome.declared_winner if conceded_by is None else 3 - conceded_by
         return [game_ended(reason, winner, actor)]
     return [
         Event(GAME_RESULT, result.to_payload(reason), actor="system"),
@@ -166,12 +166,12 @@ def concede(state: GameState, seat: int, action: Concede, dice: DiceStream) -> l
 
 @register_folder(GAME_RESULT)
 def _fold_game_result(state: GameState, event: Event) -> GameState:
-    return dataclasses.replace(state, extra={**state.extra, "game_result": dict(event.payload)})
+    return state.evolve(outcome=changed(state.outcome, result=dict(event.payload)))
 
 
 @register_projector
 def _project_result(state: GameState, viewer: int | None, out: dict[str, Any]) -> None:
-    out["game_result"] = state.extra.get("game_result")
+    out["game_result"] = state.outcome.result
 
 
 @register_game_offer("concede")

@@ -71,16 +71,16 @@ from server.rules.resume import is_suspended, register_frame, suspend_with, susp
 from server.rules.systems import RankedRules, variant_of
 from server.rules.units import (
     Unit,
-    _set,
-    _unit,
-    _with_unit,
     containing,
     entirely,
     is_ranked,
     sheets_of,
     table_of,
     unit_from_json,
+    unit_of,
     units_of,
+    with_engaged,
+    with_unit,
 )
 
 FLEE_EXTEND_STEP_IN = 0.1
@@ -216,7 +216,7 @@ def halt_on_the_way(
     def path(t: float) -> Footprint:
         return footprint(formation, placement.moved(length * t))
 
-    judged = _with_unit(state, dataclasses.replace(unit, markers=markers))
+    judged = with_unit(state, dataclasses.replace(unit, markers=markers))
     stop = variant.move_stop(judged, unit.id, path)
     if stop is None:
         return start, []
@@ -257,7 +257,7 @@ def halt_on_the_way(
 
 @register_folder("move_halted")
 def _fold_move_halted(state: GameState, event: Event) -> GameState:
-    return _with_unit(state, unit_from_json(event.payload["unit_after"]))
+    return with_unit(state, unit_from_json(event.payload["unit_after"]))
 
 
 def _moved_on(
@@ -295,7 +295,7 @@ def flee_events(
     facing, swept (GeoJSON), passed_through (ids of units and Impassable Terrain crossed:
     Dangerous Terrain tests not automated), destroyed (left the table), unit_after.
     """
-    unit = _unit(state, unit_id)
+    unit = unit_of(state, unit_id)
     if unit.status != "on_table" or not is_ranked(state.system):
         raise RuleError(ILLEGAL_MOVE, f"{display_name(state, unit.id)} cannot flee", rule="Flee")
     expression, rule = flee_expression(state, unit)
@@ -413,14 +413,14 @@ def _resume_flee(state: GameState, frame: Mapping[str, Any], dice: Any) -> list[
 
 def _without_engagements(state: GameState, unit_id: str) -> GameState:
     engaged = {
-        k: v for k, v in state.extra.get("engaged", {}).items() if unit_id not in (k, v)
+        k: v for k, v in state.charges.engaged.items() if unit_id not in (k, v)
     }
-    return _set(state, engaged=engaged)
+    return with_engaged(state, engaged)
 
 
 @register_folder("unit_fled")
 def _fold_unit_fled(state: GameState, event: Event) -> GameState:
-    state = _with_unit(state, unit_from_json(event.payload["unit_after"]))
+    state = with_unit(state, unit_from_json(event.payload["unit_after"]))
     return _without_engagements(state, event.payload["unit"])
 
 
@@ -433,7 +433,7 @@ def _fold_caught(state: GameState, event: Event) -> GameState:
         status="destroyed",
         markers=tuple(m for m in unit.markers if m != FLEEING) + ("caught",),
     )
-    return _without_engagements(_with_unit(state, gone), unit.id)
+    return _without_engagements(with_unit(state, gone), unit.id)
 
 
 # --- rallying -------------------------------------------------------------------------------------
@@ -462,7 +462,7 @@ def rally_events(
     next unit)."""
     if not is_ranked(state.system):
         return []
-    seat = state.extra.get("active_player")
+    seat = state.battle.active_player
     events: list[Event] = []
     for unit in sorted(units_of(state).values(), key=lambda u: u.id) if past is None else ():
         # Shaken after a Rally Test lasts until the end of that Player Turn (t9a).
@@ -565,7 +565,7 @@ def pursue_events(
     released at 8 in) ends its events with `resolution_suspended` holding the rest of it (its
     Pursue Distance already rolled): `_rest_of_pursuit` once the choice is made.
     """
-    pursuer, fled = _unit(state, pursuer_id), _unit(state, fled_id)
+    pursuer, fled = unit_of(state, pursuer_id), unit_of(state, fled_id)
     if pursuer.status != "on_table" or not is_ranked(state.system):
         return []
     expression, rule = ranked_rules(state).pursue_roll(sheets_of(state, pursuer))
@@ -730,7 +730,7 @@ def _resume_pursuit(state: GameState, frame: Mapping[str, Any], dice: Any) -> li
 
 @register_folder("unit_pursued")
 def _fold_unit_pursued(state: GameState, event: Event) -> GameState:
-    return _with_unit(state, unit_from_json(event.payload["unit_after"]))
+    return with_unit(state, unit_from_json(event.payload["unit_after"]))
 
 
 @register_turn_start
@@ -740,7 +740,7 @@ def _rally_at_turn_start(state: GameState, dice: Roller) -> list[Event]:
 
 @register_folder("unit_rallied")
 def _fold_rallied(state: GameState, event: Event) -> GameState:
-    return _with_unit(state, unit_from_json(event.payload["unit_after"]))
+    return with_unit(state, unit_from_json(event.payload["unit_after"]))
 
 
 @register_folder("rally_failed")
@@ -752,7 +752,7 @@ def _fold_rally_failed(state: GameState, event: Event) -> GameState:
 def _fold_steadied(state: GameState, event: Event) -> GameState:
     unit = units_of(state)[event.payload["unit"]]
     removed = set(event.payload.get("removed", ()))
-    return _with_unit(
+    return with_unit(
         state, dataclasses.replace(unit, markers=tuple(m for m in unit.markers if m not in removed))
     )
 

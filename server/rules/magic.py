@@ -11,6 +11,7 @@ players resolve its effect. The client says so beside the casting form.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import Field
@@ -26,13 +27,15 @@ from server.rules.core import (
     GameState,
     RuleError,
     When,
+    part_of,
     register_action,
     register_folder,
     register_projector,
+    with_part,
 )
 from server.rules.orders import in_window, offer, register_game_offer
 from server.rules.systems import MAGIC_PHASE, has_magic_phase
-from server.rules.units import _set, units_of
+from server.rules.units import units_of
 
 
 class CastSpell(ActionModel):
@@ -78,7 +81,7 @@ def cast_spell(state: GameState, seat: int, action: CastSpell, dice: DiceStream)
                 "spell": action.spell.strip(),
                 "caster": action.caster,
                 "outcome": action.outcome,
-                "player_turn": int(state.extra.get("player_turn", 0)),
+                "player_turn": (state.battle.player_turn or 0),
                 "text": f"{who}{verb} {action.spell.strip()}",
             },
             actor=seat,
@@ -86,10 +89,17 @@ def cast_spell(state: GameState, seat: int, action: CastSpell, dice: DiceStream)
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class Casts:
+    """This module's part of the state: per seat ("1"/"2"), per player turn ("3"), the
+    successful casts in that turn's Magic Phase."""
+
+    by_seat: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+
+
 def _magic(state: GameState) -> Mapping[str, Mapping[str, int]]:
     """Per seat ("1"/"2"), per player turn: successful casts in that turn's Magic Phase."""
-    record: Mapping[str, Mapping[str, int]] = state.extra.get("magic", {})
-    return record
+    return part_of(state, Casts).by_seat
 
 
 @register_folder("spell_cast")
@@ -99,7 +109,7 @@ def _fold_spell_cast(state: GameState, event: Event) -> GameState:
     record = {k: dict(v) for k, v in _magic(state).items()}
     per_turn = record.setdefault(seat, {})
     per_turn[turn] = per_turn.get(turn, 0) + (1 if p["outcome"] == "success" else 0)
-    return _set(state, magic=record)
+    return with_part(state, Casts(record))
 
 
 def spells_cast_in(state: GameState, seat: int, player_turn: int) -> int:
@@ -110,7 +120,7 @@ def spells_cast_in(state: GameState, seat: int, player_turn: int) -> int:
 def opponent_spells_last_magic_phase(state: GameState, seat: int) -> int:
     """Spells the opponent of `seat` cast successfully in their previous Magic Phase: the one
     of the player turn just before the current one (player turns alternate)."""
-    current = int(state.extra.get("player_turn", 0))
+    current = (state.battle.player_turn or 0)
     if current <= 1:
         return 0
     return spells_cast_in(state, other(seat), current - 1)

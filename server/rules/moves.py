@@ -44,17 +44,17 @@ from server.rules.units import (
     Facing,
     Finite,
     Unit,
-    _base,
-    _illegal,
-    _set,
-    _unit,
-    _with_unit,
+    base_of,
     datasheet_of,
+    illegal_move_error,
     phase_moves,
     record_turn_move,
     table_of,
     unit_from_json,
+    unit_of,
     units_of,
+    with_phase_move,
+    with_unit,
 )
 
 # --- movement -----------------------------------------------------------------------------------
@@ -139,7 +139,7 @@ def engaged_in_combat(state: GameState, unit: Unit) -> bool:
     """Is `unit` in base contact with an enemy it charged or that charged it (and still
     standing, not fleeing)?"""
     units = units_of(state)
-    for a, b in state.extra.get("engaged", {}).items():
+    for a, b in state.charges.engaged.items():
         if unit.id in (a, b):
             enemy = units.get(b if a == unit.id else a)
             if enemy is not None and enemy.status == "on_table" and FLEEING not in enemy.markers:
@@ -263,7 +263,7 @@ def check_unit_move(
     allowance. Backward and sideways moves cost double; a March allows only forward moves and
     wheels; a Reform is the whole move (Light Troops: up to twice the allowance). The stage,
     player and phase are `decide`'s to check (`MOVING`)."""
-    unit = _unit(state, action.unit, seat)
+    unit = unit_of(state, action.unit, seat)
     ranked = _ranked_mover(state, unit)
     done = phase_moves(state).get(unit.id, {})
     mode = _check_mode(state, unit, action.mode)
@@ -342,7 +342,7 @@ def move_unit(state: GameState, seat: int, action: MoveUnit, dice: DiceStream) -
     """One manoeuvre of a ranked unit in the Movement phase, checked by the geometry core."""
     unit, result, info = check_unit_move(state, seat, action)
     if not result.legal:
-        raise _illegal(
+        raise illegal_move_error(
             state, result, f"{display_name(state, unit.id)} cannot {action.manoeuvre} there"
         )
     after: list[Event] = []
@@ -449,7 +449,7 @@ def advance(state: GameState, seat: int, action: Advance, dice: DiceStream) -> l
     here (`advance_rolled`), before the unit moves: its `move_models` is then judged against
     Move + that die. A roll is an event; a refused action never rolls, so no die is seen before
     it counts (issue 12)."""
-    unit = _unit(state, action.unit, seat)
+    unit = unit_of(state, action.unit, seat)
     _check_advance(state, unit)
     move = allowance(state, unit, "advance")
     roll = dice.roll("D6")
@@ -508,7 +508,7 @@ def _offer_move_models(state: GameState, seat: int, unit: Unit) -> dict[str, Any
 def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStream) -> list[Event]:
     """40k: move each model up to its Move (or, after an `advance`, Move + the committed
     Advance roll), ending in coherency and out of Engagement Range of enemies. Rolls nothing."""
-    unit = _unit(state, action.unit, seat)
+    unit = unit_of(state, action.unit, seat)
     _check_model_move(state, unit)
     done = phase_moves(state).get(unit.id, {})
     advanced = "advanced" in done
@@ -526,7 +526,7 @@ def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStrea
             field="positions",
         )
     sheet = datasheet_of(state, unit)
-    base = _base(sheet)
+    base = base_of(sheet)
     limit = float(done["allowance"]) if advanced else allowance(state, unit, "advance")
     result = movement.move_models(
         table_of(state),
@@ -537,7 +537,7 @@ def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStrea
         ignore=[u.id for u in units_of(state).values() if u.owner == seat],
     )
     if not result.legal:
-        raise _illegal(
+        raise illegal_move_error(
             state,
             result,
             f"{display_name(state, unit.id)} cannot move there",
@@ -572,7 +572,7 @@ def _fold_advance_rolled(state: GameState, event: Event) -> GameState:
     record = {"advanced": p["allowance"] - p["move"], "allowance": p["allowance"],
               "mode": "advance"}
     state = record_turn_move(state, p["unit"], moved=True, advanced=True)
-    return _set(state, phase_moves={**phase_moves(state), p["unit"]: record})
+    return with_phase_move(state, p["unit"], record)
 
 
 @register_folder("unit_moved")
@@ -589,7 +589,7 @@ def _fold_unit_moved(state: GameState, event: Event) -> GameState:
     before = phase_moves(state).get(unit.id, {})
     if "advanced" in before:  # 40k: the Advance roll stays part of this phase's move
         record = {**before, **record}
-    state = _with_unit(state, unit)
+    state = with_unit(state, unit)
     state = record_turn_move(
         state,
         unit.id,
@@ -597,4 +597,4 @@ def _fold_unit_moved(state: GameState, event: Event) -> GameState:
         marched=record["mode"] == "march",
         march_rules=record["mode"] == "march" or "counts_as_march" in record,
     )
-    return _set(state, phase_moves={**phase_moves(state), unit.id: record})
+    return with_phase_move(state, unit.id, record)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from server.rules.core import GameState
 
@@ -44,14 +43,14 @@ def _numbered(piece_id: str, names: Mapping[str, str]) -> str:
 
 
 def unit_names(state: GameState) -> dict[str, str]:
-    units: Mapping[str, Any] = state.extra.get("units", {})
+    units = state.units
     return {uid: str(u.name) for uid, u in units.items()}
 
 
 def terrain_names(state: GameState) -> dict[str, str]:
-    labels: Mapping[str, str] = state.extra.get("terrain_labels", {})
+    labels = state.terrain_labels
     out: dict[str, str] = {}
-    for piece in state.extra.get("terrain", ()):
+    for piece in state.terrain:
         label = (labels.get(piece.id) or "").strip()
         out[piece.id] = label or KIND_NAMES.get(str(piece.kind), "Terrain")
     return out

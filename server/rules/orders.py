@@ -153,8 +153,8 @@ def _exists(state: GameState, action: str) -> bool:
 
 def orders_for(state: GameState, viewer: int | None) -> dict[str, Any]:
     """`viewer`'s orders: per unit id, order key -> offer; and the game-level orders."""
-    cache: dict[int | None, dict[str, Any]] = state.__dict__.get("_orders") or {}
-    if viewer in cache:
+    cache = state.derived.orders
+    if cache is not None and viewer in cache:
         return cache[viewer]
     out: dict[str, Any] = {"seat": viewer, "units": {}, "game": {}}
     if viewer in SEATS and not state.over and state.system:
@@ -171,7 +171,7 @@ def orders_for(state: GameState, viewer: int | None) -> dict[str, Any]:
                     got = unit_fn(state, viewer, unit)
                     if got is not None:
                         out["units"].setdefault(unit.id, {})[key] = got
-    object.__setattr__(state, "_orders", {**cache, viewer: out})
+    state.derived.orders = {**(cache or {}), viewer: out}
     return out
 
 

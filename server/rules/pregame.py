@@ -20,7 +20,7 @@ Pure: no I/O; dice come from the game's stream inside the events that use them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from server.dice import DiceStream
@@ -40,8 +40,9 @@ from server.rules.core import (
     register_projector,
 )
 from server.rules.orders import Offer, in_window, offer, register_game_offer
+from server.rules.state import changed
 from server.rules.systems import Pregame, variant_of
-from server.rules.units import _set, units_of
+from server.rules.units import units_of
 
 ROLL_OFFS = "roll_offs"
 FIXED = "fixed"
@@ -54,7 +55,7 @@ MAX_ROLL_OFF_ROUNDS = 50
 
 def pregame_rules(state: GameState) -> Pregame | None:
     """The roll-offs this game plays (None: the fixed order: player 1 first in both)."""
-    if state.extra.get("pregame") != ROLL_OFFS:
+    if state.pregame.mode != ROLL_OFFS:
         return None
     return variant_of(state.system).pregame
 
@@ -110,9 +111,8 @@ _ABOUT_WORDS = {DEPLOY_FIRST: "for deployment", FIRST_TURN: "for the first turn"
 
 @register_folder("roll_off")
 def _fold_roll_off(state: GameState, event: Event) -> GameState:
-    won = dict(state.extra.get("roll_offs_won", {}))
-    won[event.payload["about"]] = event.payload["winner"]
-    return _set(state, roll_offs_won=won)
+    won = {**state.pregame.roll_offs_won, event.payload["about"]: event.payload["winner"]}
+    return state.evolve(pregame=changed(state.pregame, roll_offs_won=won))
 
 
 # --- a choice the rules give a player -----------------------------------------------------------
@@ -129,8 +129,8 @@ def _pending(seat: int, about: str, rules: Pregame) -> Event:
 
 @register_folder("choice_pending")
 def _fold_choice_pending(state: GameState, event: Event) -> GameState:
-    return _set(state, pending_choice={"seat": event.payload["seat"],
-                                       "about": event.payload["about"]})
+    choice = {"seat": event.payload["seat"], "about": event.payload["about"]}
+    return state.evolve(pregame=changed(state.pregame, pending_choice=choice))
 
 
 class ChooseFirst(ActionModel):
@@ -140,15 +140,14 @@ class ChooseFirst(ActionModel):
     the pending choice is about)."""
 
 
-def _check_choice(state: GameState, seat: int) -> dict[str, Any]:
-    pending = state.extra.get("pending_choice")
+def _check_choice(state: GameState, seat: int) -> Mapping[str, Any]:
+    pending = state.pregame.pending_choice
     if not pending:
         raise RuleError(OUT_OF_PHASE, "no roll-off choice is waiting")
     if int(pending["seat"]) != seat:
         raise RuleError(OUT_OF_PHASE, f"Player {pending['seat']} makes this choice",
                         waiting_for=int(pending["seat"]))
-    found: dict[str, Any] = pending
-    return found
+    return pending
 
 
 @register_action(
@@ -182,15 +181,15 @@ def choose_first(state: GameState, seat: int, action: ChooseFirst, dice: DiceStr
 
 @register_folder("first_chosen")
 def _fold_first_chosen(state: GameState, event: Event) -> GameState:
-    chosen = dict(state.extra.get("first_chosen", {}))
-    chosen[event.payload["about"]] = event.payload["first"]
-    return _set(state, pending_choice=None, first_chosen=chosen)
+    chosen = {**state.pregame.first_chosen, event.payload["about"]: event.payload["first"]}
+    pregame = changed(state.pregame, pending_choice=None, first_chosen=chosen)
+    return state.evolve(pregame=pregame)
 
 
 @register_game_offer("choose_first")
 def _offer_choose_first(state: GameState, seat: int) -> Offer | None:
     """The pending choice, for the player who makes it: the question and its two answers."""
-    pending = state.extra.get("pending_choice")
+    pending = state.pregame.pending_choice
     if not pending or int(pending["seat"]) != seat or not in_window(state, seat, "choose_first"):
         return None
     about = str(pending["about"])
@@ -242,7 +241,7 @@ def after_deploying(
     left = _undeployed_left(state, unit_id)
     rules = pregame_rules(state)
     events: list[Event] = []
-    if rules is not None and not left.get(seat) and "finished_first" not in state.extra:
+    if rules is not None and not left.get(seat) and state.pregame.finished_first is None:
         events.append(Event("deployment_finished",
                             {"seat": seat, "text": f"Player {seat} has deployed their whole army "
                                                    "first"}))
@@ -259,12 +258,12 @@ def after_deploying(
 def _deployment_done(state: GameState, dice: DiceStream, rules: Pregame | None) -> list[Event]:
     if rules is None:
         return start_battle(state, 1, dice)
-    chosen = state.extra.get("first_chosen", {}).get(FIRST_TURN)
+    chosen = state.pregame.first_chosen.get(FIRST_TURN)
     if rules.first_turn == "first_to_finish_chooses":
         if chosen is not None:
             return start_battle(state, int(chosen), dice)
         return [Event("deploying", {"deploying": None})]  # waiting for the choice
-    finished = int(state.extra["finished_first"])
+    finished = int(state.pregame.finished_first or 0)
     bonus = {finished: rules.finished_first_bonus} if rules.finished_first_bonus else {}
     if rules.first_turn == "roll_off_winner_first":
         winner, rolled = roll_off(FIRST_TURN, dice, lambda w: " and takes the first turn", bonus)
@@ -277,7 +276,8 @@ def _deployment_done(state: GameState, dice: DiceStream, rules: Pregame | None) 
 
 @register_folder("deployment_finished")
 def _fold_finished(state: GameState, event: Event) -> GameState:
-    return _set(state, finished_first=event.payload["seat"])
+    pregame = changed(state.pregame, finished_first=event.payload["seat"])
+    return state.evolve(pregame=pregame)
 
 
 def start_battle(state: GameState, first: int, dice: DiceStream) -> list[Event]:
@@ -289,16 +289,16 @@ def start_battle(state: GameState, first: int, dice: DiceStream) -> list[Event]:
 
 @register_projector
 def _project_pregame(state: GameState, viewer: int | None, out: dict[str, Any]) -> None:
-    if stage(state) not in (DEPLOYMENT,) and not state.extra.get("roll_offs_won"):
-        out["pregame"] = {"mode": state.extra.get("pregame", FIXED)}
+    if stage(state) not in (DEPLOYMENT,) and not state.pregame.roll_offs_won:
+        out["pregame"] = {"mode": state.pregame.mode}
         return
     rules = pregame_rules(state)
     out["pregame"] = {
-        "mode": state.extra.get("pregame", FIXED),
-        "pending": state.extra.get("pending_choice"),
-        "finished_first": state.extra.get("finished_first"),
-        "roll_offs_won": state.extra.get("roll_offs_won", {}),
-        "chosen": state.extra.get("first_chosen", {}),
+        "mode": state.pregame.mode,
+        "pending": state.pregame.pending_choice,
+        "finished_first": state.pregame.finished_first,
+        "roll_offs_won": state.pregame.roll_offs_won,
+        "chosen": state.pregame.first_chosen,
         "deployment_words": rules.deployment_words if rules else None,
         "first_turn_words": rules.first_turn_words if rules else None,
     }

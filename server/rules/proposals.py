@@ -36,6 +36,7 @@ takes back only their own actions (issue 19; docs/rules-decisions.md "By agreeme
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import Field
@@ -72,25 +73,24 @@ from server.rules.core import (
 from server.rules.core import undo_note as core_undo_note
 from server.rules.naming import display_name, in_the_way
 from server.rules.orders import judge, offer, refused, register_game_offer, window_refusal
+from server.rules.state import changed
 from server.rules.units import (
     Coord,
     Facing,
     Unit,
-    _base,
-    _formation,
-    _set,
-    _unit,
-    _with_unit,
+    base_of,
     datasheet_of,
     is_ranked,
+    ranked_formation,
     table_of,
     unit_from_json,
+    unit_of,
+    with_unit,
 )
 
 
-def open_proposal(state: GameState) -> dict[str, Any] | None:
-    proposal: dict[str, Any] | None = state.extra.get("proposal")
-    return proposal
+def open_proposal(state: GameState) -> Mapping[str, Any] | None:
+    return state.proposals.current
 
 
 def head(state: GameState) -> int:
@@ -240,7 +240,7 @@ def undo_description(plan: dict[str, Any]) -> str:
 def _free_move_plan(state: GameState, seat: int, action: Propose) -> dict[str, Any]:
     if action.unit is None:
         raise RuleError(BAD_REQUEST, "a free move names a unit", field="unit")
-    unit = _unit(state, action.unit)
+    unit = unit_of(state, action.unit)
     if unit.status != "on_table":
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} is not on the table", rule="Free Move")
     after, outline = placed(state, unit, action)
@@ -258,7 +258,7 @@ def placed(state: GameState, unit: Unit, action: Propose) -> tuple[Unit, Any]:
             raise RuleError(BAD_REQUEST, "a free move of a ranked unit gives x, y and facing",
                             field="x")
         files = action.files or unit.files or 1
-        formation = _formation(
+        formation = ranked_formation(
             state.system, unit.datasheet, unit.models, files,
             tuple(c.datasheet for c in unit.characters),
         )
@@ -275,7 +275,7 @@ def placed(state: GameState, unit: Unit, action: Propose) -> tuple[Unit, Any]:
                 f"{unit.name} has {len(unit.positions)} models; give one position for each",
                 field="positions",
             )
-        base = _base(datasheet_of(state, unit))
+        base = base_of(datasheet_of(state, unit))
         fp = models_footprint([ModelPlacement(x, y, base) for x, y in action.positions])
         if overlapping_models(fp):
             raise RuleError(ILLEGAL_MOVE, f"{unit.name}'s models would overlap",
@@ -322,7 +322,7 @@ def propose(state: GameState, seat: int, action: Propose, dice: DiceStream) -> l
                 proposal=current["id"],
             )
         events.append(_lapsed(current))
-    number = int(state.extra.get("proposals_made", 0)) + 1
+    number = state.proposals.made + 1
     payload: dict[str, Any] = {"id": f"p{number}", "by": seat, "kind": action.kind,
                                "head": head(state)}
     if action.kind == "undo":
@@ -369,7 +369,7 @@ def _offer_undo(state: GameState, seat: int) -> dict[str, Any] | None:
 @register_game_offer("propose", "free_move")
 def _offer_free_move(state: GameState, seat: int) -> dict[str, Any] | None:
     """Free move…: put a unit anywhere if the opponent agrees (shown from the battle on)."""
-    if str(state.extra.get("stage", "setup")) in ("setup", "deployment"):
+    if state.battle.stage in ("setup", "deployment"):
         return None
     err = judge(lambda: _proposal_checks(state, seat))
     if err is not None:
@@ -396,7 +396,7 @@ def _offer_decline(state: GameState, seat: int) -> dict[str, Any] | None:
                  withdraw=current["by"] == seat)
 
 
-def _lapsed(current: dict[str, Any]) -> Event:
+def _lapsed(current: Mapping[str, Any]) -> Event:
     return Event(
         "proposal_lapsed",
         {"id": current["id"], "reason": "the game moved on before it was answered"},
@@ -411,7 +411,7 @@ class Answer(ActionModel):
     id: str | None = None
 
 
-def _answering(state: GameState, action: Answer) -> dict[str, Any]:
+def _answering(state: GameState, action: Answer) -> Mapping[str, Any]:
     current = open_proposal(state)
     if current is None:
         raise RuleError(OUT_OF_PHASE, "no proposal is open")
@@ -549,7 +549,7 @@ def take_back(state: GameState, seat: int, action: TakeBack, dice: DiceStream) -
 @register_game_offer("take_back")
 def _offer_take_back(state: GameState, seat: int) -> dict[str, Any] | None:
     """Take back: the player alone at the table, in setup, with what it takes back in words."""
-    if str(state.extra.get("stage", "setup")) != "setup" or len(state.seats) >= 2:
+    if state.battle.stage != "setup" or len(state.seats) >= 2:
         return None
     try:
         plan = _undo_plan(state, seat, None)
@@ -564,15 +564,13 @@ def _offer_take_back(state: GameState, seat: int) -> dict[str, Any] | None:
 
 @register_folder("proposal_made")
 def _fold_made(state: GameState, event: Event) -> GameState:
-    return _set(
-        state,
-        proposal=dict(event.payload),
-        proposals_made=int(state.extra.get("proposals_made", 0)) + 1,
-    )
+    proposals = changed(state.proposals, current=dict(event.payload),
+                                    made=state.proposals.made + 1)
+    return state.evolve(proposals=proposals)
 
 
 def _closed(state: GameState, event: Event) -> GameState:
-    return _set(state, proposal=None)
+    return state.evolve(proposals=changed(state.proposals, current=None))
 
 
 for _name in ("proposal_accepted", "proposal_declined", "proposal_lapsed"):
@@ -581,8 +579,8 @@ for _name in ("proposal_accepted", "proposal_declined", "proposal_lapsed"):
 
 def _when(state: GameState) -> list[Any]:
     """The moment a re-roll must fall in: the active player, the phase and the game turn."""
-    x = state.extra
-    return [x.get("active_player"), x.get("phase"), x.get("turn")]
+    b = state.battle
+    return [b.active_player, b.phase, b.turn]
 
 
 @register_folder(UNDO_EVENT)
@@ -590,10 +588,9 @@ def _fold_undone(state: GameState, event: Event) -> GameState:
     """The counters (`replay` already left the undone events out of the fold) and the rolls
     discarded, so that the roll re-made for them is marked a re-roll (`mark_rerolls`)."""
     p = event.payload
-    discarded = [{**r, "when": p.get("when")} for r in p.get("discarded", ())]
-    state = _set(state, discarded_rolls=discarded)
-    return dataclasses.replace(
-        state,
+    discarded = tuple({**r, "when": p.get("when")} for r in p.get("discarded", ()))
+    return state.evolve(
+        proposals=changed(state.proposals, discarded_rolls=discarded),
         dice_position=max(state.dice_position, int(p.get("dice_position", 0))),
         rolls=max(state.rolls, int(p.get("rolls", 0))),
         next_id=max(state.next_id, int(p.get("next_id", 1))),
@@ -602,7 +599,7 @@ def _fold_undone(state: GameState, event: Event) -> GameState:
 
 @register_folder("free_move")
 def _fold_free_move(state: GameState, event: Event) -> GameState:
-    return _with_unit(state, unit_from_json(event.payload["unit"]))
+    return with_unit(state, unit_from_json(event.payload["unit"]))
 
 
 @register_projector
@@ -623,7 +620,7 @@ def mark_rerolls(state: GameState, seat: int, events: list[Event]) -> list[Event
     """After an accepted undo took back a roll, the first roll made again by the same unit in
     the same phase is a re-roll: its event says so (`reroll`: the discarded roll), and its
     text too. Folding it takes the discarded roll off the list."""
-    waiting = list(state.extra.get("discarded_rolls") or ())
+    waiting = list(state.proposals.discarded_rolls)
     if not waiting:
         return events
     now = _when(state)
@@ -655,11 +652,12 @@ def mark_rerolls(state: GameState, seat: int, events: list[Event]) -> list[Event
 def _fold_reroll(state: GameState, event: Event) -> GameState:
     """A re-roll folded: its discarded roll is no longer waiting."""
     r = event.payload.get("reroll")
-    waiting = state.extra.get("discarded_rolls")
+    waiting = state.proposals.discarded_rolls
     if not isinstance(r, dict) or not waiting:
         return state
-    return _set(state, discarded_rolls=[w for w in waiting if w.get("seq") != r.get("of")
-                                        or w.get("faces") != r.get("faces")])
+    left = tuple(w for w in waiting
+                 if w.get("seq") != r.get("of") or w.get("faces") != r.get("faces"))
+    return state.evolve(proposals=changed(state.proposals, discarded_rolls=left))
 
 
 __all__ = ["accept_proposal", "decline_proposal", "propose"]

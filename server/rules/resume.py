@@ -16,8 +16,8 @@ Pure: no I/O; a frame's `kind` names a function registered with `register_frame`
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from server.rules.core import (
@@ -26,21 +26,24 @@ from server.rules.core import (
     GameState,
     RuleError,
     fold_all,
+    part_of,
     register_folder,
     register_projector,
+    with_part,
 )
 
-
-def _set(state: GameState, **values: Any) -> GameState:
-    return dataclasses.replace(state, extra={**state.extra, **values})
-
-
-SUSPENDED = "suspended"
-"""state.extra key: the frames still to resolve, front first."""
-CURSOR = "suspended_at"
-"""state.extra key: where the next suspended frames go (see `_fold_suspended`)."""
-
 Frame = Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Suspended:
+    """This module's part of the state: the frames still to resolve, front first, and where
+    the next suspended frames go (`at`, see `_fold_suspended`)."""
+
+    frames: tuple[Frame, ...] = ()
+    at: int = 0
+
+
 FrameRunner = Callable[[GameState, Frame, Any], list[Event]]
 FRAMES: dict[str, FrameRunner] = {}
 
@@ -56,7 +59,7 @@ def register_frame(kind: str) -> Callable[[FrameRunner], FrameRunner]:
 
 
 def suspended_of(state: GameState) -> tuple[Frame, ...]:
-    return tuple(state.extra.get(SUSPENDED, ()))
+    return part_of(state, Suspended).frames
 
 
 def is_suspended(events: Sequence[Event]) -> bool:
@@ -116,14 +119,14 @@ def _fold_suspended(state: GameState, event: Event) -> GameState:
     resolution (inner ones first), before those still waiting from before it (a frame that
     stops again while resumed puts its rest in front of them)."""
     frames = suspended_of(state)
-    at = int(state.extra.get(CURSOR, 0)) if frames else 0
+    at = part_of(state, Suspended).at if frames else 0
     new = tuple(dict(f) for f in event.payload["frames"])
-    return _set(state, **{SUSPENDED: frames[:at] + new + frames[at:], CURSOR: at + len(new)})
+    return with_part(state, Suspended(frames[:at] + new + frames[at:], at + len(new)))
 
 
 @register_folder("resolution_resumed")
 def _fold_resumed(state: GameState, event: Event) -> GameState:
-    return _set(state, **{SUSPENDED: suspended_of(state)[1:], CURSOR: 0})
+    return with_part(state, Suspended(suspended_of(state)[1:], 0))
 
 
 __all__ = ["refuse_while_suspended", "register_frame", "resume", "suspend_with", "suspended_of",

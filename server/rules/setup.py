@@ -42,6 +42,7 @@ from server.rules.core import (
 from server.rules.naming import display_name
 from server.rules.orders import judge, offer, register_acting, register_offer
 from server.rules.pregame import after_deploying, deployment_start
+from server.rules.state import Muster, MusteredUnit, changed
 from server.rules.systems import variant_of
 from server.rules.table import check_limit
 from server.rules.units import (
@@ -50,23 +51,22 @@ from server.rules.units import (
     Facing,
     JoinedCharacter,
     Unit,
-    _formation,
-    _illegal,
-    _set,
-    _unit,
-    _with_unit,
     containing,
     datasheet_of,
     deployment_zone,
     entirely,
     footprint_of,
     grid_positions,
+    illegal_move_error,
     is_ranked,
+    ranked_formation,
     reserve_rules,
     table_of,
     terrain_of,
     unit_from_json,
+    unit_of,
     units_of,
+    with_unit,
 )
 
 # --- setup: terrain and armies -------------------------------------------------------------------
@@ -241,15 +241,15 @@ def _fold_terrain_moved(state: GameState, event: Event) -> GameState:
         if t.id == p["id"] else t
         for t in terrain_of(state)
     )
-    return _set(state, terrain=pieces)
+    return state.evolve(terrain=pieces)
 
 
 @register_folder("terrain_removed")
 def _fold_terrain_removed(state: GameState, event: Event) -> GameState:
     gone = event.payload["id"]
-    labels = {k: v for k, v in state.extra.get("terrain_labels", {}).items() if k != gone}
-    return _set(state, terrain=tuple(t for t in terrain_of(state) if t.id != gone),
-                terrain_labels=labels)
+    labels = {k: v for k, v in state.terrain_labels.items() if k != gone}
+    return state.evolve(terrain=tuple(t for t in terrain_of(state) if t.id != gone),
+                        terrain_labels=labels)
 
 
 @register_folder("terrain_placed")
@@ -261,12 +261,11 @@ def _fold_terrain_placed(state: GameState, event: Event) -> GameState:
         TerrainKind(p["kind"]),
         Height[str(p["height"]).upper()],
     )
-    state = _set(
-        state,
+    return state.evolve(
         terrain=(*terrain_of(state), piece),
-        terrain_labels={**state.extra.get("terrain_labels", {}), p["id"]: p["label"]},
+        terrain_labels={**state.terrain_labels, p["id"]: p["label"]},
+        next_id=state.next_id + 1,
     )
-    return dataclasses.replace(state, next_id=state.next_id + 1)
 
 
 PRESETS: dict[str, list[dict[str, Any]]] = {
@@ -426,7 +425,7 @@ def _own_units(state: GameState, action: SubmitArmy) -> dict[str, Any]:
 def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStream) -> list[Event]:
     """A player's army list, validated against the datasheets; when both are in, deployment
     begins: with player 1, or with the roll-off the system plays (`rules/pregame.py`)."""
-    if seat in state.extra.get("armies", ()):
+    if seat in state.muster.armies:
         raise RuleError(OUT_OF_PHASE, "you have already submitted your army")
     own = _own_units(state, action)
     ids = {ref: sheet.id for ref, sheet in own.items()}
@@ -484,7 +483,7 @@ def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStrea
         unit["id"]: dict(entry.concealed) for unit, entry in zip(units, action.units, strict=True)
     }
     events += variant_of(state.system).army_secrets(state, seat, concealed)
-    if other(seat) in state.extra.get("armies", ()):
+    if other(seat) in state.muster.armies:
         events += deployment_start(state, dice)
     return events
 
@@ -503,27 +502,26 @@ def _fold_army_submitted(state: GameState, event: Event) -> GameState:
     # Units of your own come back from the log (replays too); the state holds them, which keeps
     # them findable by the catalogue for as long as the game is (server/data/catalog.py).
     catalog = load_catalog()
-    own = dict(state.extra.get("own_sheets", {}))
+    own = dict(state.muster.own_sheets)
     for raw_sheet in event.payload.get("own_datasheets", ()):
         sheet = register_own(read_own_sheet(state.system, raw_sheet, catalog))
         own[sheet.id] = sheet
-    lists = dict(state.extra.get("army_lists", {}))
+    lists = dict(state.muster.army_lists)
     lists[event.payload["seat"]] = {
         key: event.payload.get(key) for key in ("faction", "game_size", "points")
     }
-    state = _set(state, own_sheets=own, army_lists=lists)
     units = dict(units_of(state))
     # What each unit was mustered with (Victory Points are counted from it: endgame.py).
-    mustered = dict(state.extra.get("mustered", {}))
+    mustered = dict(state.muster.mustered)
     for raw in event.payload["units"]:
         units[raw["id"]] = unit_from_json({**raw, "status": "undeployed"})
-        mustered[raw["id"]] = {
-            "models": raw["models"],
-            "characters": [c["datasheet"] for c in raw.get("characters", ())],
-        }
-    state = _set(state, units=units, armies=(*state.extra.get("armies", ()), event.payload["seat"]),
-                 mustered=mustered)
-    return dataclasses.replace(state, next_id=state.next_id + len(event.payload["units"]))
+        mustered[raw["id"]] = MusteredUnit(
+            raw["models"], tuple(c["datasheet"] for c in raw.get("characters", ()))
+        )
+    armies = (*state.muster.armies, event.payload["seat"])
+    muster = Muster(armies, lists, own, mustered)
+    return state.evolve(units=units, muster=muster,
+                        next_id=state.next_id + len(event.payload["units"]))
 
 
 @register_projector
@@ -534,15 +532,17 @@ def _project_armies(state: GameState, viewer: int | None, out: dict[str, Any]) -
         return
     out["own_datasheets"] = {
         sheet_id: sheet.model_dump(mode="json")
-        for sheet_id, sheet in state.extra.get("own_sheets", {}).items()
+        for sheet_id, sheet in state.muster.own_sheets.items()
     }
-    lists = state.extra.get("army_lists", {})
+    lists = state.muster.army_lists
     out["army_lists"] = {str(seat): info for seat, info in lists.items()}
 
 
 @register_folder("deployment_started")
 def _fold_deployment_started(state: GameState, event: Event) -> GameState:
-    return _set(state, stage=DEPLOYMENT, deploying=event.payload["deploying"])
+    battle = changed(state.battle, stage=DEPLOYMENT,
+                                 deploying=event.payload["deploying"])
+    return state.evolve(battle=battle)
 
 
 # --- deployment ---------------------------------------------------------------------------------
@@ -560,7 +560,7 @@ def _after_deploying(
 
 def _undeployed(state: GameState, seat: int, unit_id: str) -> Unit:
     """`seat`'s unit `unit_id`, not yet deployed (else out_of_phase)."""
-    unit = _unit(state, unit_id, seat)
+    unit = unit_of(state, unit_id, seat)
     if unit.status != "undeployed":
         raise RuleError(OUT_OF_PHASE, f"{unit.name} is already {unit.status}")
     return unit
@@ -598,7 +598,7 @@ def deployed_unit(
 @register_acting
 def _deploying(state: GameState) -> frozenset[int]:
     """In deployment, the player whose turn it is to deploy acts."""
-    who = state.extra.get("deploying")
+    who = state.battle.deploying
     return frozenset({int(who)}) if stage(state) == DEPLOYMENT and who in (1, 2) else frozenset()
 
 
@@ -616,7 +616,7 @@ def _offer_deploy(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | N
     most = min(unit.models, MAX_DEPLOY_FILES)
     outlines = {
         str(files): [[round(float(x), 4), round(float(y), 4)] for x, y in
-                     layout(_formation(state.system, unit.datasheet, unit.models, files,
+                     layout(ranked_formation(state.system, unit.datasheet, unit.models, files,
                                        joined)).outline]
         for files in range(1, most + 1)
     }
@@ -651,7 +651,9 @@ def deploy_unit(state: GameState, seat: int, action: DeployUnit, dice: DiceStrea
     assert fp is not None
     result = movement.place(table_of(state), unit.id, fp)
     if not result.legal:
-        raise _illegal(state, result, f"{display_name(state, unit.id)} cannot deploy there")
+        raise illegal_move_error(
+            state, result, f"{display_name(state, unit.id)} cannot deploy there"
+        )
     zone = deployment_zone(state, seat)
     if not zone.buffer(1e-6).covers(fp.boundary):
         raise RuleError(
@@ -710,9 +712,11 @@ def declare_reserve(
 
 @register_folder("unit_deployed")
 def _fold_unit_deployed(state: GameState, event: Event) -> GameState:
-    return _with_unit(state, unit_from_json(event.payload["unit"]))
+    return with_unit(state, unit_from_json(event.payload["unit"]))
 
 
 @register_folder("deploying")
 def _fold_deploying(state: GameState, event: Event) -> GameState:
-    return _set(state, deploying=event.payload["deploying"])
+    return state.evolve(
+        battle=changed(state.battle, deploying=event.payload["deploying"])
+    )

@@ -28,6 +28,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.state import PregameState
 from server.rules.units import Coord, Facing, Finite
 
 MAX_TOKEN_SIZE_IN = 48.0
@@ -82,13 +83,13 @@ def _fold_game_created(state: GameState, event: Event) -> GameState:
         name=p["name"],
         battlefield=Battlefield(float(bf["width"]), float(bf["depth"])),
         dice_commitment=p["dice_commitment"],
-        extra={**state.extra, "pregame": p.get("pregame", "fixed")},
+        pregame=PregameState(mode=p.get("pregame", "fixed")),
     )
 
 
 @register_folder("seat_claimed")
 def _fold_seat_claimed(state: GameState, event: Event) -> GameState:
-    return dataclasses.replace(state, seats=state.seats | {int(event.payload["seat"])})
+    return state.evolve(seats=state.seats | {int(event.payload["seat"])})
 
 
 # --- tokens ------------------------------------------------------------------------------------
@@ -205,7 +206,7 @@ def _fold_token_moved(state: GameState, event: Event) -> GameState:
     token = dataclasses.replace(
         state.tokens[p["id"]], x=float(p["x"]), y=float(p["y"]), facing=float(p["facing"])
     )
-    return dataclasses.replace(state, tokens={**state.tokens, token.id: token})
+    return state.evolve(tokens={**state.tokens, token.id: token})
 
 
 class RemoveToken(ActionModel):
@@ -223,7 +224,7 @@ def remove_token(state: GameState, seat: int, action: RemoveToken, dice: DiceStr
 def _fold_token_removed(state: GameState, event: Event) -> GameState:
     tokens = dict(state.tokens)
     tokens.pop(event.payload["id"], None)
-    return dataclasses.replace(state, tokens=tokens)
+    return state.evolve(tokens=tokens)
 
 
 # --- dice and notes ----------------------------------------------------------------------------
@@ -260,7 +261,7 @@ class Note(ActionModel):
 def note(state: GameState, seat: int, action: Note, dice: DiceStream) -> list[Event]:
     """A line in the game's log for both players (and spectators) to read."""
     check_limit(
-        int(state.extra.get("notes", 0)), MAX_NOTES, f"a game holds at most {MAX_NOTES} notes",
+        state.notes, MAX_NOTES, f"a game holds at most {MAX_NOTES} notes",
         "notes",
     )
     return [Event("note_added", {"text": action.text}, actor=seat)]
@@ -268,6 +269,4 @@ def note(state: GameState, seat: int, action: Note, dice: DiceStream) -> list[Ev
 
 @register_folder("note_added")
 def _fold_note_added(state: GameState, event: Event) -> GameState:
-    return dataclasses.replace(
-        state, extra={**state.extra, "notes": int(state.extra.get("notes", 0)) + 1}
-    )
+    return state.evolve(notes=state.notes + 1)

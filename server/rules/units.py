@@ -5,10 +5,8 @@ decides which judgement applies, with which allowance, in which phase.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Annotated, Any
 
@@ -34,7 +32,6 @@ from server.rules import automation
 from server.rules.battle import (
     BATTLE,
     DEPLOYMENT,
-    SETUP,
     stage,
 )
 from server.rules.core import (
@@ -43,6 +40,7 @@ from server.rules.core import (
     FORBIDDEN,
     ILLEGAL_MOVE,
     NOT_FOUND,
+    SETUP,
     Battlefield,
     GameState,
     RuleError,
@@ -50,6 +48,9 @@ from server.rules.core import (
 )
 from server.rules.markers import TIGHTENED
 from server.rules.naming import display_name, in_the_way
+from server.rules.state import JoinedCharacter as JoinedCharacter
+from server.rules.state import JsonRecord, changed
+from server.rules.state import Unit as Unit
 from server.rules.systems import containing_rule, entirely_with, find_system, variant_of
 
 MAX_BATTLEFIELD_IN = 240.0
@@ -107,78 +108,28 @@ DEPLOYMENT_DEPTH_IN = 12.0
 # --- the unit, as state --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class JoinedCharacter:
-    """An attachable model joined to a unit: a t9a/whfb8 character in the front rank, a 40k
-    Leader leading its Bodyguard. `damage` is the Health Points / wounds it has lost."""
-
-    datasheet: str
-    name: str
-    damage: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {"datasheet": self.datasheet, "name": self.name, "damage": self.damage}
-
-
-@dataclass(frozen=True)
-class Unit:
-    """A unit in the game. Ranked units stand by `placement`; 40k units by `positions`."""
-
-    id: str
-    owner: int
-    datasheet: str
-    name: str
-    models: int
-    files: int | None
-    status: str = "undeployed"  # undeployed | reserve | ambush | on_table | destroyed
-    placement: tuple[float, float, float] | None = None
-    positions: tuple[tuple[float, float], ...] = ()
-    characters: tuple[JoinedCharacter, ...] = ()
-    # Health Points / wounds lost by the one wounded rank-and-file model (0: none is wounded).
-    damage: int = 0
-    # States the rules set and read: "fleeing", "shaken", "lost_scoring", "arrived", ...
-    markers: tuple[str, ...] = ()
-
-    @property
-    def model_count(self) -> int:
-        """Every model of the unit: rank-and-file and joined characters."""
-        return self.models + len(self.characters)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "owner": self.owner,
-            "datasheet": self.datasheet,
-            "name": self.name,
-            "models": self.models,
-            "files": self.files,
-            "status": self.status,
-            "placement": None
-            if self.placement is None
-            else dict(zip(("x", "y", "facing"), self.placement, strict=True)),
-            "positions": [list(p) for p in self.positions],
-            "characters": [c.to_json() for c in self.characters],
-            "damage": self.damage,
-            "markers": list(self.markers),
-        }
-
-
 def units_of(state: GameState) -> Mapping[str, Unit]:
-    units: Mapping[str, Unit] = state.extra.get("units", {})
-    return units
+    """Every unit of the game, by id."""
+    return state.units
 
 
 def terrain_of(state: GameState) -> tuple[Terrain, ...]:
-    terrain: tuple[Terrain, ...] = state.extra.get("terrain", ())
-    return terrain
+    return state.terrain
 
 
-def _set(state: GameState, **values: Any) -> GameState:
-    return dataclasses.replace(state, extra={**state.extra, **values})
+def with_unit(state: GameState, unit: Unit) -> GameState:
+    """`state` with `unit` (new, or in place of the unit of its id)."""
+    return state.evolve(units={**state.units, unit.id: unit})
 
 
-def _with_unit(state: GameState, unit: Unit) -> GameState:
-    return _set(state, units={**units_of(state), unit.id: unit})
+def with_units(state: GameState, units: Mapping[str, Unit]) -> GameState:
+    """`state` with `units` as all its units."""
+    return state.evolve(units=units)
+
+
+def with_engaged(state: GameState, engaged: Mapping[str, str]) -> GameState:
+    """`state` with `engaged` (charger -> target) as who is engaged with whom."""
+    return state.evolve(charges=changed(state.charges, engaged=engaged))
 
 
 def datasheet_of(state: GameState, unit: Unit) -> Datasheet:
@@ -230,20 +181,27 @@ def unit_from_json(raw: Mapping[str, Any]) -> Unit:
     )
 
 
-def phase_moves(state: GameState) -> Mapping[str, Mapping[str, Any]]:
-    moves: Mapping[str, Mapping[str, Any]] = state.extra.get("phase_moves", {})
-    return moves
+def phase_moves(state: GameState) -> Mapping[str, JsonRecord]:
+    """What each unit did in this phase (by unit id; the client shows it as `moved`)."""
+    return state.moves.phase
+
+
+def with_phase_moves(state: GameState, moves: Mapping[str, JsonRecord]) -> GameState:
+    """`state` with `moves` as what the units did in this phase."""
+    return state.evolve(moves=changed(state.moves, phase=moves))
+
+
+def with_phase_move(state: GameState, unit_id: str, record: JsonRecord) -> GameState:
+    """`state` with `record` as what the unit `unit_id` did in this phase."""
+    return with_phase_moves(state, {**state.moves.phase, unit_id: record})
 
 
 def turn_moves(state: GameState) -> Mapping[str, Mapping[str, bool]]:
     """How each unit moved in the current Player Turn: `marched` (a March Move: no shooting)
     and `march_rules` (counts as marching for march-triggered rules, e.g. a Light Troops
     Reform whose centre moved further than its Mobility, seed 000)."""
-    record: Mapping[str, Any] = state.extra.get("turn_moves", {})
-    if record.get("player_turn") != state.extra.get("player_turn"):
-        return {}
-    units: Mapping[str, Mapping[str, bool]] = record.get("units", {})
-    return units
+    moves = state.moves
+    return moves.turn if moves.turn_of == state.battle.player_turn else {}
 
 
 def record_turn_move(state: GameState, unit_id: str, **flags: bool) -> GameState:
@@ -251,9 +209,8 @@ def record_turn_move(state: GameState, unit_id: str, **flags: bool) -> GameState
     mine = units.setdefault(unit_id, {})
     for key, value in flags.items():
         mine[key] = mine.get(key, False) or value
-    return _set(
-        state, turn_moves={"player_turn": state.extra.get("player_turn"), "units": units}
-    )
+    moves = changed(state.moves, turn_of=state.battle.player_turn, turn=units)
+    return state.evolve(moves=moves)
 
 
 def require_in_sight(state: GameState, unit: Unit, target: Unit, rule: str) -> LineOfSight:
@@ -273,7 +230,7 @@ def require_in_sight(state: GameState, unit: Unit, target: Unit, rule: str) -> L
 # --- geometry of a unit ------------------------------------------------------------------------
 
 
-def _base(sheet: Datasheet) -> RectBase | RoundBase | OvalBase:
+def base_of(sheet: Datasheet) -> RectBase | RoundBase | OvalBase:
     b = sheet.base
     if b.shape == "round":
         assert b.diameter_mm is not None
@@ -309,12 +266,12 @@ def skirmishes(system: str, sheet: Datasheet) -> bool:
 
 
 def _rect_base(sheet: Datasheet) -> RectBase:
-    base = _base(sheet)
+    base = base_of(sheet)
     return base if isinstance(base, RectBase) else RectBase(base.width * 25.4, base.depth * 25.4)
 
 
 @lru_cache(maxsize=4096)
-def _formation(
+def ranked_formation(
     system: str,
     datasheet: str,
     models: int,
@@ -357,7 +314,7 @@ def _ranked_footprint(
     characters: tuple[str, ...] = (),
     tight: bool = False,
 ) -> Footprint:
-    formation = _formation(system, datasheet, models, files, characters, tight)
+    formation = ranked_formation(system, datasheet, models, files, characters, tight)
     return footprint(formation, Placement(*placement))
 
 
@@ -371,8 +328,8 @@ def _model_footprint(
     """40k: every model on its own base; the positions of joined Leaders come last."""
     catalog = load_catalog()
     sheet = catalog.get(system, datasheet)
-    bases = [_base(sheet)] * (len(positions) - len(characters)) + [
-        _base(catalog.get(system, c)) for c in characters
+    bases = [base_of(sheet)] * (len(positions) - len(characters)) + [
+        base_of(catalog.get(system, c)) for c in characters
     ]
     return models_footprint(
         [ModelPlacement(x, y, base) for (x, y), base in zip(positions, bases, strict=True)],
@@ -401,10 +358,11 @@ def footprint_of(state: GameState, unit: Unit) -> Footprint | None:
 
 
 def table_of(state: GameState) -> Table:
-    """The geometry table of this state (built once per state object)."""
-    cached = state.__dict__.get("_table")
+    """The geometry table of this state (built once per state object, kept in its
+    `derived` cache)."""
+    cached = state.derived.table
     if cached is not None:
-        return cached  # type: ignore[no-any-return]
+        return cached
     fps = {}
     for unit in units_of(state).values():
         fp = footprint_of(state, unit)
@@ -412,7 +370,7 @@ def table_of(state: GameState) -> Table:
             fps[unit.id] = fp
     bf = GeoBattlefield(state.battlefield.width, state.battlefield.depth)
     table = Table(bf, terrain_of(state), fps)
-    object.__setattr__(state, "_table", table)
+    state.derived.table = table
     return table
 
 
@@ -453,7 +411,7 @@ def grid_positions(
     sheet: Datasheet, models: int, x: float, y: float, facing: float
 ) -> tuple[tuple[float, float], ...]:
     """A 40k unit set down around (x, y): rows of five, bases 0.5 in apart, facing `facing`."""
-    base = _base(sheet)
+    base = base_of(sheet)
     step_u, step_v = base.width + 0.5, base.depth + 0.5
     per_row = min(5, models)
     rows = math.ceil(models / per_row)
@@ -469,7 +427,7 @@ def grid_positions(
     return tuple(out)
 
 
-def _unit(state: GameState, unit_id: str, seat: int | None = None) -> Unit:
+def unit_of(state: GameState, unit_id: str, seat: int | None = None) -> Unit:
     unit = units_of(state).get(unit_id)
     if unit is None:
         raise RuleError(NOT_FOUND, f"no unit {unit_id!r} in this game", unit=unit_id)
@@ -482,7 +440,7 @@ def _unit(state: GameState, unit_id: str, seat: int | None = None) -> Unit:
     return unit
 
 
-def _illegal(
+def illegal_move_error(
     state: GameState, result: movement.MoveResult, what: str, **details: Any
 ) -> RuleError:
     """`illegal_move` naming the rule and, in words, the obstacle (its id stays in `obstacle`)."""
@@ -513,7 +471,7 @@ def unit_view(state: GameState, unit: Unit) -> dict[str, Any]:
     out["not_automated"] = automation.not_automated(state.system, unit.datasheet)
     out["partly_automated"] = automation.partly_automated(state.system, unit.datasheet)
     out["moved"] = dict(phase_moves(state).get(unit.id, {}))
-    out["engaged_with"] = state.extra.get("engaged", {}).get(unit.id)
+    out["engaged_with"] = state.charges.engaged.get(unit.id)
     return out
 
 
@@ -521,7 +479,7 @@ def unit_view(state: GameState, unit: Unit) -> dict[str, Any]:
 def _project_units(state: GameState, viewer: int | None, out: dict[str, Any]) -> None:
     if not state.system:
         return
-    labels = state.extra.get("terrain_labels", {})
+    labels = state.terrain_labels
     out["terrain"] = [
         {
             "id": t.id,
@@ -534,8 +492,8 @@ def _project_units(state: GameState, viewer: int | None, out: dict[str, Any]) ->
         for t in terrain_of(state)
     ]
     out["units"] = {u.id: unit_view(state, u) for u in units_of(state).values()}
-    out["armies_submitted"] = list(state.extra.get("armies", ()))
-    out["deploying"] = state.extra.get("deploying") if stage(state) == DEPLOYMENT else None
+    out["armies_submitted"] = list(state.muster.armies)
+    out["deploying"] = state.battle.deploying if stage(state) == DEPLOYMENT else None
     out["deployment_zones"] = _zones_geojson(state.battlefield.width, state.battlefield.depth)
     out["stage"] = stage(state)
 

@@ -65,7 +65,7 @@ def test_a_preview_decides_on_a_throwaway_stream_and_moves_no_die(
             again = DiceStream(dice._seed, position).roll("30D6").to_payload()
             assert again["dice"] != game_dice["dice"]
         # A refused Advance move: no die rolled, none reported, the dice where they were.
-        ahead = [[x, y + 20] for x, y in live.state.extra["units"][u1].positions]
+        ahead = [[x, y + 20] for x, y in live.state.units[u1].positions]
         with pytest.raises(RuleError) as err:
             await service.act(game_id, 1, {"type": "move_models", "unit": u1,
                                            "positions": ahead, "advance": True})
@@ -75,6 +75,6 @@ def test_a_preview_decides_on_a_throwaway_stream_and_moves_no_die(
         await service.act(game_id, 1, {"type": "advance", "unit": u1})
         state = (await service.live(game_id)).state
         assert state.dice_position == position + 1
-        assert state.extra["phase_moves"][u1]["advanced"] == game_dice["dice"][0]["face"]
+        assert state.moves.phase[u1]["advanced"] == game_dice["dice"][0]["face"]
 
     asyncio.run(scenario())

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -31,8 +32,7 @@ def random_game(seed: int, steps: int) -> Game:
     for _ in range(steps):
         if game.state.over:
             break
-        extra = game.state.extra
-        active = int(extra.get("active_player") or 1)
+        active = int(game.state.battle.active_player or 1)
         choice = rng.random()
         try:
             if choice < 0.35:
@@ -111,22 +111,27 @@ def test_replay_extends_as_a_running_game_goes_on() -> None:
 # --- hidden information ------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Secret:
+    """The test's own part of the state: the hidden marker (None: none)."""
+
+    secret: dict[str, Any] | None = None
+
+
 @pytest.fixture
 def secret_rules() -> Iterator[None]:
     """A test-only secret: `test_secret_hidden` (visible to its seat) puts a hidden marker
     into the state, shown only to that seat; `test_secret_revealed` (public) shows it to all."""
 
     def hide(state: GameState, event: Event) -> GameState:
-        return dataclasses.replace(state, extra={**state.extra, "test_secret": dict(
-            event.payload, seat=event.actor)})
+        return core.with_part(state, Secret(dict(event.payload, seat=event.actor)))
 
     def reveal(state: GameState, event: Event) -> GameState:
-        secret = state.extra.get("test_secret")
-        return dataclasses.replace(state, extra={**state.extra, "test_secret": {
-            **secret, "revealed": True}} if secret else state.extra)
+        secret = core.part_of(state, Secret).secret
+        return core.with_part(state, Secret({**secret, "revealed": True})) if secret else state
 
     def project(state: GameState, viewer: int | None, out: dict[str, Any]) -> None:
-        secret = state.extra.get("test_secret")
+        secret = core.part_of(state, Secret).secret
         if secret and (secret.get("revealed") or viewer == secret["seat"]):
             out["test_secret"] = secret["where"]
         elif secret:
@@ -180,7 +185,6 @@ def test_a_timeline_step_tells_the_turn_player_and_phase_after_each_event() -> N
     steps = timeline(Replay(game.log), None)
     assert [s["seq"] for s in steps] == list(range(1, game.state.seq + 1))
     last = steps[-1]
-    extra = game.state.extra
-    assert (last["turn"], last["player"], last["phase"]) == (
-        extra["turn"], extra["active_player"], extra["phase"])
+    now = game.state.battle
+    assert (last["turn"], last["player"], last["phase"]) == (now.turn, now.active_player, now.phase)
     assert steps[0]["stage"] == "setup" and steps[0]["turn"] is None

@@ -114,7 +114,7 @@ def test_the_picture_draws_each_unit_footprint_the_state_carries() -> None:
 def test_a_report_has_one_picture_per_turn_played() -> None:
     game = battle("t9a", [SPEARS], [ARCHERS])
     for _ in range(12):  # six phases a player turn: two game turns begin
-        game.act(int(game.state.extra["active_player"]), type="end_phase")
+        game.act(int(game.state.battle.active_player), type="end_phase")
     turns = sorted({s.turn for s in Replay(game.log).steps if s.stage == "battle"})
     text = to_markdown(build_report("g", Replay(game.log), None, None))
     assert text.count('class="table-picture"') == len(turns) >= 2

@@ -64,10 +64,10 @@ class Game:
     def to_phase(self, seat: int, phase: str) -> None:
         """End phases until it is `seat`'s `phase`."""
         for _ in range(40):
-            extra = self.state.extra
-            if extra.get("active_player") == seat and extra.get("phase") == phase:
+            battle = self.state.battle
+            if battle.active_player == seat and battle.phase == phase:
                 return
-            self.act(int(extra["active_player"]), type="end_phase")
+            self.act(int(battle.active_player), type="end_phase")
         raise AssertionError(f"never reached player {seat}'s {phase} phase")
 
 
@@ -85,5 +85,5 @@ def battle(system: str, army1: list[dict[str, Any]], army2: list[dict[str, Any]]
             game.act(1, type="deploy_unit", unit=ones[i].id, x=10 + 15 * i, y=6)
         if i < len(twos):
             game.act(2, type="deploy_unit", unit=twos[i].id, x=10 + 15 * i, y=42, facing=180)
-    assert game.state.extra.get("stage") == "battle"
+    assert game.state.battle.stage == "battle"
     return game

@@ -68,7 +68,7 @@ def states(system: str) -> Iterator[tuple[str, GameState]]:
     charge = rules.charge_phases[0]
     began = _fold(setup, Event("battle_started", {"turn": 1, "active_player": 1, "phase": charge}))
     pending = {"unit": "u1", "target": "u2", "reacting_player": 2, "reactions": ["hold"]}
-    waiting = dataclasses.replace(began, extra={**began.extra, "pending_charge": pending})
+    waiting = began.evolve(charges=dataclasses.replace(began.charges, pending=pending))
     yield f"battle, player 1, {charge}, charge pending", waiting
 
 
@@ -111,8 +111,8 @@ def payload(spec: ActionSpec) -> dict[str, Any]:
 
 def declared_refusal(spec: ActionSpec, state: GameState, seat: int) -> str | None:
     """Which of its declared requirements `seat`'s action misses in `state` (None: none)."""
-    extra = state.extra
-    stage = str(extra.get("stage", SETUP))
+    battle = state.battle
+    stage = battle.stage
     windows = [w for w in spec.when if w.stage == stage]
     if not windows:
         return "stage"
@@ -122,16 +122,16 @@ def declared_refusal(spec: ActionSpec, state: GameState, seat: int) -> str | Non
     if window.actor == SYSTEM:
         return "system"
     if window.actor == ACTIVE:
-        whose = extra.get("deploying") if stage == "deployment" else extra.get("active_player")
+        whose = battle.deploying if stage == "deployment" else battle.active_player
         if whose != seat:
             return "turn"
-    if window.actor == REACTING and extra.get("active_player") == seat:
+    if window.actor == REACTING and battle.active_player == seat:
         return "turn"
-    if window.phases is not None and extra.get("phase") not in window.phases.of(state.system):
+    if window.phases is not None and battle.phase not in window.phases.of(state.system):
         return "phase"
-    if window.actor == ACTIVE and stage == BATTLE and extra.get("pending_charge"):
+    if window.actor == ACTIVE and stage == BATTLE and state.charges.pending:
         return "waiting"
-    if window.actor == REACTING and not extra.get("pending_charge"):
+    if window.actor == REACTING and not state.charges.pending:
         return "nothing to answer"
     return None
 

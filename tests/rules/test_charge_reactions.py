@@ -9,12 +9,12 @@ Hand-worked set-up: player 1's Citizen Spears u1 at (36, 27) facing 0, player 2'
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
 
 from server.rules.flee import FLEEING, SHAKEN
+from server.rules.units import with_engaged, with_phase_moves
 from tests.rules.helpers import SEED, Game, battle
 
 SPEARS = {"datasheet": "citizen-spears", "models": 20, "files": 5}
@@ -168,9 +168,7 @@ def test_a_fleeing_target_flees_at_once() -> None:
 
 def test_an_engaged_unit_can_only_hold() -> None:
     game = close(SPEARS)
-    game.state = dataclasses.replace(
-        game.state, extra={**game.state.extra, "engaged": {"u2": "u9"}}
-    )
+    game.state = with_engaged(game.state, {"u2": "u9"})
     (declared,) = game.act(1, type="declare_charge", unit="u1", target="u2")
     assert declared.payload["reactions"] == ["hold"]
     err = game.refused(2, type="charge_reaction", reaction="flee")
@@ -221,7 +219,7 @@ def test_a_unit_engaged_in_combat_cannot_declare_a_charge() -> None:
     game.act(1, type="declare_charge", unit="u1", target="u2")
     assert game.act(2, type="charge_reaction", reaction="hold")[-1].type == "charge_succeeded"
     # Player 1's next Charge Phase, the two units still locked in combat.
-    game.state = dataclasses.replace(game.state, extra={**game.state.extra, "phase_moves": {}})
+    game.state = with_phase_moves(game.state, {})
     err = game.refused(1, type="declare_charge", unit="u1", target="u2")
     assert (err.code, err.details["rule"]) == ("illegal_move", "Charge")
     assert "engaged in combat" in err.message

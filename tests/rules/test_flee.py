@@ -167,7 +167,7 @@ def test_whfb8_feigned_flight_rallies_automatically() -> None:
     game.append(flee_events(game.state, "u2", "u1", game.dice(), CHARGE_REACTION))
     assert game.unit("u2").markers == (FLEEING, FEIGNED_FLIGHT)
     game.state = dataclasses.replace(  # as when player 2's turn begins
-        game.state, extra={**game.state.extra, "active_player": 2}
+        game.state, battle=dataclasses.replace(game.state.battle, active_player=2)
     )
     (rallied,) = rally_events(game.state, DiceStream(SEED, game.state.dice_position))
     assert rallied.type == "unit_rallied" and rallied.payload["rule"] == "Feigned Flight"

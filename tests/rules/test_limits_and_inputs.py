@@ -66,12 +66,12 @@ def test_note_limit_per_game() -> None:
     game = Game()
     for i in range(MAX_NOTES):
         game.act(1 + i % 2, type="note", text=f"note {i}")
-    assert game.state.extra["notes"] == MAX_NOTES == 500
+    assert game.state.notes == MAX_NOTES == 500
     err = game.refused(1, type="note", text="one more")
     assert (err.code, err.details) == ("bad_request", {"field": "notes", "limit": 500})
     assert "at most 500 notes" in err.message
     # Replaying the log counts the same notes.
-    assert core.replay(game.log).extra["notes"] == MAX_NOTES
+    assert core.replay(game.log).notes == MAX_NOTES
 
     fresh = Game()
     fresh.act(1, type="note", text="x" * MAX_NOTE_CHARS)

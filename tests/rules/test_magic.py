@@ -96,7 +96,7 @@ def test_the_opponents_previous_magic_phase_is_the_player_turn_before(system: st
         game.act(2, type="cast_spell", spell=spell, outcome="success")
     assert spells_cast_in(game.state, 2, 2) == 2
     game.to_phase(1, FIRST_PHASE[system])
-    assert game.state.extra["player_turn"] == 3
+    assert game.state.battle.player_turn == 3
     assert opponent_spells_last_magic_phase(game.state, 1) == 2
     assert opponent_spells_last_magic_phase(game.state, 2) == 0
     game.to_phase(2, FIRST_PHASE[system])

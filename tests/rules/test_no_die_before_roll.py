@@ -91,9 +91,9 @@ def game_states() -> tuple[tuple[str, GameState], ...]:
     ambush.act(2, type="submit_army", units=[SPEARS])
     ambush.act(1, type="declare_reserve", unit="u1")
     ambush.act(2, type="deploy_unit", unit="u2", x=36, y=36.5, facing=180)
-    while (ambush.state.extra["turn"], ambush.state.extra["active_player"],
-           ambush.state.extra["phase"]) != (2, 1, "Movement"):
-        ambush.act(int(ambush.state.extra["active_player"]), type="end_phase")
+    while (ambush.state.battle.turn, ambush.state.battle.active_player,
+           ambush.state.battle.phase) != (2, 1, "Movement"):
+        ambush.act(int(ambush.state.battle.active_player), type="end_phase")
     assert "ambush_ready" in units_of(ambush.state)["u1"].markers
     out.append(("t9a ambush movement", ambush.state))
 
@@ -203,7 +203,7 @@ def payloads(draw: st.DrawFn, state: GameState, name: str) -> tuple[int, dict[st
         action["positions"] = [[x + dx, y + dy] for x, y in unit.positions]
     if draw(st.integers(0, 9)) == 0:
         action[draw(st.sampled_from(["unit", "target", "advance", "extra"]))] = draw(_values)
-    active = int(state.extra.get("active_player") or 1)
+    active = int(state.battle.active_player or 1)
     return draw(st.sampled_from([active, active, 3 - active])), action
 
 

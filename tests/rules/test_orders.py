@@ -14,7 +14,6 @@ may give any time); spectators get none.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,7 +21,7 @@ from server.dice import DiceStream
 from server.rules import core
 from server.rules.core import GameState, RuleError
 from server.rules.orders import ANYTIME, acting_seats, orders_for
-from server.rules.units import units_of
+from server.rules.units import units_of, with_engaged
 from tests.rules.helpers import Game
 
 GREMLINS = {"datasheet": "mageblight-gremlin", "models": 2, "files": 2}
@@ -64,7 +63,7 @@ def probes(state: GameState, seat: int) -> Iterator[tuple[str, str | None, dict[
                 yield "shoot", uid, action, ("target_weapon", eid, weapon)
         yield "fight_combat", uid, {"type": "fight_combat", "unit": uid}, ()
         yield "restrain_pursuit", uid, {"type": "restrain_pursuit", "unit": uid}, ()
-    pending = state.extra.get("pending_charge")
+    pending = state.charges.pending
     if pending:
         for r in ("hold", "flee", "stand_and_shoot"):
             yield ("charge_reaction", pending["target"],
@@ -163,16 +162,16 @@ def test_every_order_offered_is_accepted_and_every_refused_action_was_not_offere
     game.act(2, type="deploy_unit", unit=spears2, x=30, y=40, facing=180)
     game.act(1, type="deploy_unit", unit=spears1, x=30, y=8)
     game.act(2, type="deploy_unit", unit=archers, x=52, y=40, facing=180)
-    assert game.state.extra["stage"] == "battle"
+    assert game.state.battle.stage == "battle"
 
     marched = fought = cast = False
     seen: set[str] = set()
     for _ in range(200):
         checked += check_orders(game.state)
-        st = game.state.extra
-        if game.state.over or st.get("turn", 0) > 4 or fought:
+        st = game.state.battle
+        if game.state.over or (st.turn or 0) > 4 or fought:
             break
-        seat, phase = int(st["active_player"]), st["phase"]
+        seat, phase = int(st.active_player), st.phase
         mine = orders_for(game.state, seat)
         units = mine["units"]
         seen.update(k for u in units.values() for k in u)
@@ -212,7 +211,7 @@ def test_every_order_offered_is_accepted_and_every_refused_action_was_not_offere
             target = next(t for t in charge["targets"] if t["available"])
             game.act(seat, type="declare_charge", unit=gremlins, target=target["unit"])
             checked += check_orders(game.state)
-            reacting = int(game.state.extra["pending_charge"]["reacting_player"])
+            reacting = int(game.state.charges.pending["reacting_player"])
             react = orders_for(game.state, reacting)["units"][target["unit"]]["charge_reaction"]
             assert orders_for(game.state, seat)["units"] == {}
             choice = next(r for r in react["reactions"] if r["available"])
@@ -233,8 +232,8 @@ def test_every_order_offered_is_accepted_and_every_refused_action_was_not_offere
 
 def deploy(game: Game, where: dict[str, tuple[float, float, float]]) -> None:
     """Deploy every unit where given, each when its player's turn to deploy comes."""
-    while game.state.extra.get("stage") == "deployment":
-        seat = int(game.state.extra["deploying"])
+    while game.state.battle.stage == "deployment":
+        seat = int(game.state.battle.deploying)
         uid = next(u for u in where if game.unit(u).owner == seat
                    and game.unit(u).status == "undeployed")
         x, y, facing = where[uid]
@@ -256,7 +255,7 @@ def test_an_engaged_or_fleeing_unit_is_shown_its_move_disabled_with_the_reason()
     engaged, fleeing = mine
     game.put(fleeing, 50, 8, 0, markers=("fleeing",))
     state = game.state
-    state = dataclasses.replace(state, extra={**state.extra, "engaged": {engaged: enemy}})
+    state = with_engaged(state, {engaged: enemy})
     orders = orders_for(state, 1)["units"]
     move = orders[engaged]["move_unit"]
     assert not move["available"] and "engaged in combat" in move["reason"]
@@ -307,7 +306,7 @@ def test_40k_orders_advance_then_move_models_against_move_plus_the_die() -> None
     game.act(1, type="end_phase")
     game.act(1, type="end_phase")
     charge = orders_for(game.state, 1)["units"][boyz].get("declare_charge")
-    assert charge is not None and game.state.extra["phase"] in ("Charge",)
+    assert charge is not None and game.state.battle.phase in ("Charge",)
     for target in charge["targets"]:
         err = accepted(game.state, 1, {"type": "declare_charge", "unit": boyz,
                                        "target": target["unit"]})
@@ -331,10 +330,10 @@ def test_whfb8_orders_agree_with_decide_including_an_order_given_out_of_turn() -
     moved = restrained = False
     for _ in range(40):
         checked += check_orders(game.state)
-        st = game.state.extra
-        if game.state.over or st.get("turn", 0) > 1:
+        st = game.state.battle
+        if game.state.over or (st.turn or 0) > 1:
             break
-        seat = int(st["active_player"])
+        seat = int(st.active_player)
         waiting = 2 if seat == 1 else 1
         out_of_turn = orders_for(game.state, waiting)["units"]
         assert set(out_of_turn) == {theirs if waiting == 2 else mine}
@@ -375,7 +374,7 @@ def test_an_ambushing_character_is_offered_the_units_it_may_arrive_with() -> Non
     gremlins, stalker = ids[(1, "mageblight-gremlin")], ids[(1, "daemon-stalker")]
     spears = ids[(1, "daemon-herald")]  # a unit without Ambush: no host for the Stalker
     while game.unit(stalker).status == "undeployed" or game.unit(gremlins).status == "undeployed":
-        seat = int(game.state.extra["deploying"])
+        seat = int(game.state.battle.deploying)
         if seat == 2:
             game.act(2, type="deploy_unit", unit=ids[(2, "citizen-spears")], x=30, y=40,
                      facing=180)

@@ -51,7 +51,7 @@ def armies_in(system: str, seed: bytes) -> tuple[Game, list[Event]]:
 
 
 def deploy_next(game: Game) -> list[Event]:
-    seat = int(game.state.extra["deploying"])
+    seat = int(game.state.battle.deploying)
     uid = next(u.id for u in units_of(game.state).values()
                if u.owner == seat and u.status == "undeployed")
     y, facing = (6, 0) if seat == 1 else (40, 180)
@@ -68,7 +68,7 @@ def test_a_game_without_roll_offs_keeps_player_one_first() -> None:
     events = game.act(2, type="submit_army", units=second)
     assert [e.type for e in events][-1] == "deployment_started"
     assert not any(e.type == "roll_off" for e in game.log)
-    assert game.state.extra["deploying"] == 1
+    assert game.state.battle.deploying == 1
     assert game.state.to_json(1)["pregame"]["mode"] == "fixed"
 
 
@@ -83,25 +83,25 @@ def test_t9a_the_roll_off_winner_chooses_and_the_first_to_finish_picks_the_first
     assert winner == (1 if faces[-2] > faces[-1] else 2)
     assert all(a == b for a, b in zip(faces[:-2:2], faces[1:-2:2], strict=True))  # ties again
     assert "decides which player is the Defender" in rolled.payload["text"]
-    assert game.state.extra["deploying"] is None
+    assert game.state.battle.deploying is None
     # Nobody deploys until the winner chooses; the loser may not choose.
     assert game.refused(3 - winner, type="choose_first", first=1).code == "out_of_phase"
     offer = game.state.to_json(winner)["orders"]["game"]["choose_first"]
     assert offer["about"] == "deploy_first" and [o["first"] for o in offer["options"]] == [
         winner, 3 - winner]
     game.act(winner, type="choose_first", first=2)
-    assert game.state.extra["deploying"] == 2
+    assert game.state.battle.deploying == 2
     deploy_next(game)  # Player 2's only unit: Player 2 has finished first
-    assert game.state.extra["finished_first"] == 2
-    assert game.state.extra["pending_choice"] == {"seat": 2, "about": "first_turn"}
-    assert game.state.extra["deploying"] == 1  # Player 1 goes on deploying meanwhile
+    assert game.state.pregame.finished_first == 2
+    assert game.state.pregame.pending_choice == {"seat": 2, "about": "first_turn"}
+    assert game.state.battle.deploying == 1  # Player 1 goes on deploying meanwhile
     game.act(2, type="choose_first", first=1)
     deploy_next(game)
-    assert game.state.extra["stage"] == "deployment"
+    assert game.state.battle.stage == "deployment"
     events = deploy_next(game)
     assert any(e.type == "battle_started" for e in events)
-    assert game.state.extra["stage"] == "battle" and game.state.extra["active_player"] == 1
-    assert game.state.extra["first_player"] == 1
+    assert game.state.battle.stage == "battle" and game.state.battle.active_player == 1
+    assert game.state.battle.first_player == 1
 
 
 def test_t9a_the_battle_waits_for_a_first_turn_choice_not_yet_made() -> None:
@@ -111,10 +111,10 @@ def test_t9a_the_battle_waits_for_a_first_turn_choice_not_yet_made() -> None:
     deploy_next(game)  # Player 1: Spears
     deploy_next(game)  # Player 2: Gremlins, finished first
     deploy_next(game)  # Player 1: Archers, the last unit
-    assert game.state.extra["stage"] == "deployment" and game.state.extra["deploying"] is None
+    assert game.state.battle.stage == "deployment" and game.state.battle.deploying is None
     events = game.act(2, type="choose_first", first=2)
     assert [e.type for e in events][:2] == ["first_chosen", "battle_started"]
-    assert game.state.extra["active_player"] == 2 and game.state.extra["first_player"] == 2
+    assert game.state.battle.active_player == 2 and game.state.battle.first_player == 2
 
 
 def test_whfb8_the_first_turn_roll_off_gives_plus_one_to_the_first_to_finish() -> None:
@@ -123,7 +123,7 @@ def test_whfb8_the_first_turn_roll_off_gives_plus_one_to_the_first_to_finish() -
     winner = next(e for e in events if e.type == "roll_off").payload["winner"]
     game.act(winner, type="choose_first", first=1)
     deploy_next(game)  # Player 1: the Halberdiers, finished first
-    assert game.state.extra["finished_first"] == 1
+    assert game.state.pregame.finished_first == 1
     deploy_next(game)  # Player 2: the first Tomb Swarm
     events = deploy_next(game)  # Player 2: the last unit
     rolled = next(e for e in events if e.type == "roll_off")
@@ -133,9 +133,9 @@ def test_whfb8_the_first_turn_roll_off_gives_plus_one_to_the_first_to_finish() -
         assert scores == {"1": pair[0]["total"] + 1, "2": pair[1]["total"]}
     last = rolled.payload["rounds"][-1]
     assert rolled.payload["winner"] == (1 if last["1"] > last["2"] else 2)
-    assert game.state.extra["pending_choice"]["seat"] == rolled.payload["winner"]
+    assert game.state.pregame.pending_choice["seat"] == rolled.payload["winner"]
     game.act(rolled.payload["winner"], type="choose_first", first=2)
-    assert game.state.extra["stage"] == "battle" and game.state.extra["active_player"] == 2
+    assert game.state.battle.stage == "battle" and game.state.battle.active_player == 2
 
 
 def test_a_tie_is_rolled_again_and_the_bonus_breaks_it() -> None:
@@ -157,14 +157,14 @@ def test_wh40k10_the_defender_sets_up_first_and_the_roll_off_winner_goes_first()
     rolled = next(e for e in events if e.type == "roll_off")
     attacker = rolled.payload["winner"]
     assert "is the Attacker" in rolled.payload["text"]
-    assert game.state.extra["deploying"] == 3 - attacker
+    assert game.state.battle.deploying == 3 - attacker
     for _ in range(2):
-        seat = int(game.state.extra["deploying"])
+        seat = int(game.state.battle.deploying)
         uid = next(u.id for u in units_of(game.state).values() if u.owner == seat)
         events = game.act(seat, type="deploy_unit", unit=uid, x=30, y=5 if seat == 1 else 39)
     rolled = next(e for e in events if e.type == "roll_off")
     assert rolled.payload["about"] == "first_turn" and rolled.payload["bonus"] == {}
     assert [e.type for e in events].index("battle_started") > [e.type for e in events].index(
         "roll_off")
-    assert game.state.extra["active_player"] == rolled.payload["winner"]
-    assert game.state.extra["phase"] == "Command"
+    assert game.state.battle.active_player == rolled.payload["winner"]
+    assert game.state.battle.phase == "Command"

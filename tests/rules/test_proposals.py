@@ -128,7 +128,7 @@ def test_one_open_proposal_decline_and_withdraw() -> None:
     assert declined.payload == {"id": made.payload["id"], "by": 2, "withdrawn": False,
                                 "action_by": 2}
     assert game.state.to_json()["proposal"] is None
-    assert game.state.extra["phase"] == "Movement"  # nothing happened
+    assert game.state.battle.phase == "Movement"  # nothing happened
     game.act(1, type="propose", kind="undo")
     (withdrawn,) = game.act(1, type="decline_proposal")
     assert withdrawn.payload["withdrawn"] is True
@@ -143,7 +143,7 @@ def test_a_proposal_lapses_when_the_game_moves_on() -> None:
     assert game.state.to_json()["proposal"]["open"] is False
     (lapsed,) = game.act(2, type="accept_proposal")
     assert lapsed.type == "proposal_lapsed" and lapsed.payload["id"] == made.payload["id"]
-    assert game.state.extra["phase"] == "Magic"
+    assert game.state.battle.phase == "Magic"
     # A stale proposal does not block a new one: it lapses first.
     game.act(1, type="propose", kind="undo")
     game.act(1, type="end_phase")
@@ -276,9 +276,9 @@ def test_an_accepted_undo_shows_the_discarded_dice_and_the_roll_made_again_is_a_
     again = game.act(2, type="charge_reaction", reaction="hold")[-1]
     assert again.payload["reroll"]["faces"] == discarded[0]["faces"]
     assert "a re-roll: the undone roll was" in again.payload["text"]
-    assert game.state.extra["discarded_rolls"] == []
+    assert game.state.proposals.discarded_rolls == ()
     # A later roll is not a re-roll any more.
-    assert core.replay(game.log).extra["discarded_rolls"] == []
+    assert core.replay(game.log).proposals.discarded_rolls == ()
 
 
 def test_a_free_move_proposal_carries_the_outline_to_draw() -> None:
@@ -308,4 +308,4 @@ def test_a_reroll_is_matched_to_the_same_units_roll() -> None:
     again = game.act(2, type="charge_reaction", reaction="hold")[-1]
     assert again.payload["reroll"]["faces"] == charge_faces
     # The flee roll stays discarded with no re-roll: nobody fled this time.
-    assert [r["units"][0] for r in game.state.extra["discarded_rolls"]] == ["u2"]
+    assert [r["units"][0] for r in game.state.proposals.discarded_rolls] == ["u2"]

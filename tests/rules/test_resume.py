@@ -6,8 +6,8 @@ rest before the parts still waiting."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -16,15 +16,22 @@ from server.rules import core, resume
 from server.rules.core import Event, GameState
 
 
+@dataclass(frozen=True)
+class Steps:
+    """The test's own part of the state: the steps done, and whether the last one waits."""
+
+    done: tuple[str, ...] = ()
+    wait: bool = False
+
+
 @pytest.fixture
 def steps() -> Iterator[None]:
     """Test-only frames: `t_outer` waits again (a player must act: `wait`) with two inner
     frames; `t_plain` and the inner ones each record their name (`test_step`)."""
 
     def step(state: GameState, event: Event) -> GameState:
-        done = (*state.extra.get("test_done", ()), event.payload["name"])
-        return dataclasses.replace(state, extra={**state.extra, "test_done": done,
-                                                 "test_wait": event.payload["wait"]})
+        done = (*core.part_of(state, Steps).done, event.payload["name"])
+        return core.with_part(state, Steps(done, event.payload["wait"]))
 
     def outer(state: GameState, frame: Any, dice: Any) -> list[Event]:
         return [Event("test_step", {"name": "outer", "wait": True}),
@@ -51,16 +58,16 @@ def test_the_rest_runs_in_order_and_a_part_that_waits_again_goes_first(steps: No
     assert state.to_json(None)["resolution_waiting"] == ["outer", "last"]
 
     def waiting(s: GameState) -> bool:
-        return bool(s.extra.get("test_wait"))
+        return core.part_of(s, Steps).wait
 
     made = resume.resume(state, None, waiting)
     state = core.fold_all(state, made)
-    assert state.extra["test_done"] == ("outer",)
+    assert core.part_of(state, Steps).done == ("outer",)
     assert [f["text"] for f in resume.suspended_of(state)] == ["inner 1", "inner 2", "last"]
     state = core.fold_all(state, [Event("test_step", {"name": "acted", "wait": False})])
     made = resume.resume(state, None, waiting)
     state = core.fold_all(state, made)
-    assert state.extra["test_done"] == ("outer", "acted", "inner 1", "inner 2", "last")
+    assert core.part_of(state, Steps).done == ("outer", "acted", "inner 1", "inner 2", "last")
     assert resume.suspended_of(state) == ()
     assert "resolution_waiting" not in state.to_json(None)
     with pytest.raises(core.RuleError):

@@ -44,7 +44,7 @@ def battle(system: str, army1: list[dict[str, Any]], own1: list[dict[str, Any]],
     units = dict(units_of(state))
     for uid, placement in places.items():
         units[uid] = dataclasses.replace(units[uid], status="on_table", placement=placement)
-    return dataclasses.replace(state, extra={**state.extra, "units": units})
+    return state.evolve(units=units)
 
 
 def t9a_army() -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, str]]:

@@ -173,6 +173,6 @@ def test_take_back_replays_like_the_live_state() -> None:
     game.act(1, type="place_terrain", kind="cover", points=SQUARE)
     game.act(1, type="take_back")
     again = core.replay(game.log)
-    assert again.extra.get("terrain", ()) == () and len(game.log) == 4
+    assert again.terrain == () and len(game.log) == 4
     assert dataclasses.replace(again).next_id == game.state.next_id
     assert DiceStream(SEED, again.dice_position).position == game.state.dice_position

@@ -16,7 +16,6 @@ from server.rules.units import (
     DEPLOYMENT_DEPTH_IN,
     JoinedCharacter,
     Unit,
-    _unit,
     check_in_reach,
     deployment_zone,
     footprint_of,
@@ -27,6 +26,7 @@ from server.rules.units import (
     skirmishes,
     turn_moves,
     unit_from_json,
+    unit_of,
 )
 from tests.rules.helpers import Game, battle
 
@@ -81,12 +81,12 @@ def test_deployment_zones_are_12_in_deep_along_each_players_edge(system: str) ->
 def test_a_unit_reference_says_what_is_wrong_with_it() -> None:
     game = Game("t9a")
     game.act(1, type="submit_army", units=[{"datasheet": "citizen-spears", "models": 10}])
-    assert _unit(game.state, "u1", 1).name == "Citizen Spears"
+    assert unit_of(game.state, "u1", 1).name == "Citizen Spears"
     with pytest.raises(RuleError) as err:
-        _unit(game.state, "u9")
+        unit_of(game.state, "u9")
     assert (err.value.code, err.value.details) == ("not_found", {"unit": "u9"})
     with pytest.raises(RuleError) as err:
-        _unit(game.state, "u1", 2)
+        unit_of(game.state, "u1", 2)
     assert (err.value.code, err.value.message) == (
         "forbidden", "Citizen Spears belongs to player 1"
     )
@@ -109,11 +109,11 @@ def test_the_turn_move_record_lasts_one_player_turn() -> None:
     """How a unit moved this Player Turn (marched: no shooting) is forgotten when the next
     Player Turn begins; flags only ever add up within a turn."""
     state = Game("t9a").state
-    state = dataclasses.replace(state, extra={**state.extra, "player_turn": 3})
+    state = state.evolve(battle=dataclasses.replace(state.battle, player_turn=3))
     state = record_turn_move(state, "u1", moved=True, marched=True)
     state = record_turn_move(state, "u1", marched=False, charged=True)
     assert turn_moves(state) == {"u1": {"moved": True, "marched": True, "charged": True}}
-    later = dataclasses.replace(state, extra={**state.extra, "player_turn": 4})
+    later = state.evolve(battle=dataclasses.replace(state.battle, player_turn=4))
     assert turn_moves(later) == {}
 
 

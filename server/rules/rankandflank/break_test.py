@@ -34,6 +34,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import shapely
@@ -51,9 +52,11 @@ from server.rules.core import (
     Event,
     GameState,
     When,
+    part_of,
     register_action,
     register_folder,
     register_projector,
+    with_part,
 )
 from server.rules.flee import pursue_events
 from server.rules.markers import FEIGNED_FLIGHT
@@ -71,7 +74,7 @@ from server.rules.rankandflank.events import (
 from server.rules.rankandflank.system import rank_and_flank_of
 from server.rules.resume import is_suspended, register_frame, suspension
 from server.rules.systems import find_system
-from server.rules.units import Unit, _set, _unit, phase_moves, table_of, units_of
+from server.rules.units import Unit, phase_moves, table_of, unit_of, units_of, with_phase_move
 
 
 def panic_tests(
@@ -330,6 +333,15 @@ def restrains(log: Log, winner_id: str, fled_id: str, dice: Roller) -> bool:
 
 
 RESTRAIN = "restrain_pursuit"
+"""The projection's key for the units held back (`PursuitRestraint`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PursuitRestraint:
+    """This family's part of the state: the units whose owner ordered them to hold back from
+    pursuits (a system's `restraint_rule`), sorted."""
+
+    units: tuple[str, ...] = ()
 
 
 def has_restraint(system_id: str) -> bool:
@@ -341,7 +353,7 @@ def has_restraint(system_id: str) -> bool:
 
 def restrain_orders(state: GameState) -> frozenset[str]:
     """Units whose owner ordered them to hold back from pursuits."""
-    return frozenset(state.extra.get(RESTRAIN, ()))
+    return frozenset(part_of(state, PursuitRestraint).units)
 
 
 class RestrainPursuit(ActionModel):
@@ -372,7 +384,7 @@ def restrain_pursuit(
 ) -> list[Event]:
     """Order one of your units to hold back from pursuing (a restraint test when its enemy
     breaks) or to pursue again; any time in the battle, either player for their own units."""
-    unit = _unit(state, action.unit, seat)
+    unit = unit_of(state, action.unit, seat)
     rule = rank_and_flank_of(state).restraint_rule
     text = (
         f"{unit.name} will try to hold back from pursuits ({rule}: a Leadership test)"
@@ -396,12 +408,12 @@ def _fold_pursuit_order(state: GameState, event: Event) -> GameState:
         orders.add(unit)
     else:
         orders.discard(unit)
-    return _set(state, **{RESTRAIN: sorted(orders)})
+    return with_part(state, PursuitRestraint(tuple(sorted(orders))))
 
 
 @register_projector
 def _project_restrain(state: GameState, viewer: int | None, base: dict[str, Any]) -> None:
-    if state.extra.get(RESTRAIN):
+    if part_of(state, PursuitRestraint).units:
         base[RESTRAIN] = sorted(restrain_orders(state))
 
 
@@ -652,11 +664,11 @@ def _fold_panic_test(state: GameState, event: Event) -> GameState:
     if rules is None or not rules.panic_once_per_phase or not p["passed"]:
         return state
     record = {**phase_moves(state).get(p["unit"], {}), PANIC_PASSED: True}
-    return _set(state, phase_moves={**phase_moves(state), p["unit"]: record})
+    return with_phase_move(state, p["unit"], record)
 
 
 @register_folder("heavy_casualties")
 def _fold_heavy_casualties(state: GameState, event: Event) -> GameState:
     unit = event.payload["unit"]
     record = {**phase_moves(state).get(unit, {}), HEAVY_CASUALTIES_TESTED: True}
-    return _set(state, phase_moves={**phase_moves(state), unit: record})
+    return with_phase_move(state, unit, record)

@@ -1,7 +1,7 @@
 """Rank-and-flank: who is in which combat, and who of a unit fights (contact and supporting
 ranks). Geometry and the charge links only; nothing here differs between systems.
 
-1. **Engaged**: a charge links the charger to its target (`state.extra["engaged"]`, charger ->
+1. **Engaged**: a charge links the charger to its target (`state.charges.engaged`, charger ->
    target, server/rules/charge.py); a unit is Engaged while a linked enemy is on the table and
    not fleeing. `melee_rounds` counts the rounds each unit has fought since its charge.
 2. **A combat** is every unit linked through charges (`combat_of`), in a stable order; each
@@ -18,7 +18,7 @@ ranks). Geometry and the charge links only; nothing here differs between systems
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import shapely
@@ -28,7 +28,7 @@ from server.geometry.arcs import arc_of_unit
 from server.geometry.constants import CONTACT_TOLERANCE_IN
 from server.geometry.footprint import Footprint
 from server.geometry.kinds import Arc
-from server.rules.core import GameState
+from server.rules.core import GameState, part_of, with_part
 from server.rules.units import Unit, footprint_of, units_of
 from server.rules.units import sheets_of as sheets_of  # the one list (units.py), re-exported
 
@@ -36,14 +36,25 @@ FLEEING = "fleeing"
 STANDARD = "standard"
 
 
+@dataclass(frozen=True, slots=True)
+class MeleeRounds:
+    """This family's own part of the state: the rounds of melee each engaged unit has fought
+    in its combat (by unit id; a unit no longer engaged is dropped)."""
+
+    rounds: Mapping[str, int] = field(default_factory=dict)
+
+
 def engaged_map(state: GameState) -> Mapping[str, str]:
-    engaged: Mapping[str, str] = state.extra.get("engaged", {})
-    return engaged
+    return state.charges.engaged
 
 
 def melee_rounds(state: GameState) -> Mapping[str, int]:
-    rounds: Mapping[str, int] = state.extra.get("melee_rounds", {})
-    return rounds
+    return part_of(state, MeleeRounds).rounds
+
+
+def with_melee_rounds(state: GameState, rounds: Mapping[str, int]) -> GameState:
+    """`state` with `rounds` as the rounds of melee each unit has fought."""
+    return with_part(state, MeleeRounds(rounds))
 
 
 def active(unit: Unit) -> bool:

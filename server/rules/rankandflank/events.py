@@ -36,6 +36,7 @@ from server.rules.rankandflank.engagement import (
     melee_rounds,
     rank_and_file_sheet,
     sheet,
+    with_melee_rounds,
 )
 from server.rules.rankandflank.system import RankAndFlankRules, rank_and_flank_of
 from server.rules.resume import is_suspended
@@ -43,11 +44,12 @@ from server.rules.systems import find_system
 from server.rules.units import (
     JoinedCharacter,
     Unit,
-    _set,
-    _with_unit,
     phase_moves,
     unit_from_json,
     units_of,
+    with_engaged,
+    with_phase_move,
+    with_unit,
 )
 
 
@@ -251,20 +253,20 @@ def _fold_hp_lost(state: GameState, event: Event) -> GameState:
         record.setdefault(MODELS_AT_START, before.model_count)
         lost = before.model_count - (0 if after.status == "destroyed" else after.model_count)
         record[MODELS_LOST] = record.get(MODELS_LOST, 0) + max(0, lost)
-        state = _set(state, phase_moves={**phase_moves(state), after.id: record})
-    return _with_unit(state, after)
+        state = with_phase_move(state, after.id, record)
+    return with_unit(state, after)
 
 
 def _drop_engagements(state: GameState, unit_id: str) -> GameState:
     engaged = {a: b for a, b in engaged_map(state).items() if unit_id not in (a, b)}
     rounds = {u: n for u, n in melee_rounds(state).items() if u != unit_id}
-    return _set(state, engaged=engaged, melee_rounds=rounds)
+    return with_melee_rounds(with_engaged(state, engaged), rounds)
 
 
 @register_folder("unit_destroyed")
 def _fold_unit_destroyed(state: GameState, event: Event) -> GameState:
     unit = units_of(state)[event.payload["unit"]]
-    state = _with_unit(state, dataclasses.replace(unit, status="destroyed"))
+    state = with_unit(state, dataclasses.replace(unit, status="destroyed"))
     return _drop_engagements(state, unit.id)
 
 
@@ -272,5 +274,5 @@ def _fold_unit_destroyed(state: GameState, event: Event) -> GameState:
 def _fold_unit_broke(state: GameState, event: Event) -> GameState:
     unit = units_of(state)[event.payload["unit"]]
     markers = unit.markers if FLEEING in unit.markers else (*unit.markers, FLEEING)
-    state = _with_unit(state, dataclasses.replace(unit, markers=markers))
+    state = with_unit(state, dataclasses.replace(unit, markers=markers))
     return _drop_engagements(state, unit.id)

@@ -79,6 +79,7 @@ from server.rules.rankandflank.engagement import (
     rank_and_file_sheet,
     sheet,
     standing,
+    with_melee_rounds,
 )
 from server.rules.rankandflank.events import Log, losses_events, resolve_on_pools, step_events
 from server.rules.rankandflank.system import (
@@ -87,7 +88,7 @@ from server.rules.rankandflank.system import (
     rank_and_flank_systems,
 )
 from server.rules.resume import refuse_while_suspended, register_frame, suspension
-from server.rules.units import Unit, _set, _unit, phase_moves, table_of, units_of
+from server.rules.units import Unit, phase_moves, table_of, unit_of, units_of, with_phase_moves
 
 
 class FightCombat(ActionModel):
@@ -235,7 +236,7 @@ def strike_for(
 )
 def fight_combat(state: GameState, seat: int, action: FightCombat, dice: DiceStream) -> list[Event]:
     """Fight one round of the combat `action.unit` is in (module text)."""
-    unit = _unit(state, action.unit)
+    unit = unit_of(state, action.unit)
     return resolve_combat(state, _check_fight(state, unit), dice, actor=seat)
 
 
@@ -457,4 +458,4 @@ def _fold_combat_fought(state: GameState, event: Event) -> GameState:
             rounds[uid] = rounds.get(uid, 0) + 1
         else:
             rounds.pop(uid, None)
-    return _set(state, phase_moves=moves, melee_rounds=rounds)
+    return with_melee_rounds(with_phase_moves(state, moves), rounds)

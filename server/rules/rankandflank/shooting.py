@@ -80,13 +80,13 @@ from server.rules.rankandflank.system import (
 from server.rules.resume import refuse_while_suspended
 from server.rules.units import (
     Unit,
-    _set,
-    _unit,
     phase_moves,
     require_in_sight,
     table_of,
     turn_moves,
+    unit_of,
     units_of,
+    with_phase_move,
 )
 
 
@@ -240,8 +240,8 @@ def _offer_shoot(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | No
 )
 def shoot(state: GameState, seat: int, action: Shoot, dice: DiceStream) -> list[Event]:
     """Shoot with a unit's weapon at an enemy unit in range and line of sight (module text)."""
-    unit = _unit(state, action.unit, seat)
-    target = _unit(state, action.target)
+    unit = unit_of(state, action.unit, seat)
+    target = unit_of(state, action.target)
     if target.owner == seat:
         raise RuleError(ILLEGAL_MOVE, "shooting targets an enemy unit", rule="Shooting")
     _check_shooter(state, unit)
@@ -390,4 +390,4 @@ def stand_and_shoot(state: GameState, unit_id: str, charger_id: str, dice: Rolle
 def _fold_shots_fired(state: GameState, event: Event) -> GameState:
     p = event.payload
     record = {**phase_moves(state).get(p["unit"], {}), "shot": p["target"]}
-    return _set(state, phase_moves={**phase_moves(state), p["unit"]: record})
+    return with_phase_move(state, p["unit"], record)

@@ -1,7 +1,7 @@
 """Victory Points for destroyed units, as the rank-and-flank systems count them at the end of a
 game (t9a, whfb8; issue 17 item 6; docs/rules-decisions.md "Results").
 
-Each unit as it was mustered (`state.extra["mustered"]`: its models and the characters joined
+Each unit as it was mustered (`state.muster.mustered`: its models and the characters joined
 to it in the army list) is costed from the datasheets' `points`. A player scores the full cost
 of each enemy unit destroyed (t9a: "Destroyed Units: ... the full Point Cost", the 2nd-edition
 rules; whfb8: dead or fled off the table, FACTS.md) — a fled-off unit, and a unit still in
@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from server.data import load_catalog
 from server.rules.core import GameState
 from server.rules.endgame import ScoreLine
+from server.rules.state import MusteredUnit
 from server.rules.units import Unit, units_of
 
 
@@ -36,9 +36,9 @@ class Part:
     destroyed: bool
 
 
-def mustered(state: GameState) -> Mapping[str, Mapping[str, Any]]:
-    found: Mapping[str, Mapping[str, Any]] = state.extra.get("mustered", {})
-    return found
+def mustered(state: GameState) -> Mapping[str, MusteredUnit]:
+    """Each unit as it was mustered, by id."""
+    return state.muster.mustered
 
 
 def cost(state: GameState, datasheet: str, models: int) -> int:
@@ -71,13 +71,13 @@ def parts(state: GameState, conceded_by: int | None = None) -> list[Part]:
             host = _carrying(units, unit.name)
             gone_all = host is None or host.owner == conceded_by
         sheet = catalog.get(state.system, unit.datasheet)
-        models = int(raw["models"])
+        models = raw.models
         if models > 0:
             rf_gone = gone_all or (unit.status != "joined" and unit.models == 0)
             out.append(Part(unit, unit.datasheet, sheet.name, cost(state, unit.datasheet, models),
                             rf_gone))
         alive = [c.name for c in unit.characters]
-        for datasheet in raw.get("characters", ()):
+        for datasheet in raw.characters:
             char = catalog.get(state.system, datasheet)
             gone = gone_all or char.name not in alive
             if not gone:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
 
@@ -49,9 +50,11 @@ from server.rules.core import (
     Phases,
     RuleError,
     When,
+    part_of,
     register_action,
     register_folder,
     register_projector,
+    with_part,
 )
 from server.rules.magic import opponent_spells_last_magic_phase
 from server.rules.naming import display_name, in_the_way
@@ -62,16 +65,16 @@ from server.rules.units import (
     Facing,
     JoinedCharacter,
     Unit,
-    _formation,
-    _set,
-    _unit,
-    _with_unit,
     datasheet_of,
     phase_moves,
+    ranked_formation,
     record_turn_move,
     table_of,
     unit_from_json,
+    unit_of,
     units_of,
+    with_phase_moves,
+    with_unit,
 )
 
 AMBUSH = "Ambush"
@@ -92,10 +95,17 @@ def ambush_value(state: GameState, unit: Unit) -> str | None:
     return None if rule is None else str(rule.param or "")
 
 
+@dataclass(frozen=True, slots=True)
+class AmbushHosts:
+    """This system's part of the state for Ambush: characters in Ambush -> the ambushing unit
+    they are joined to for now."""
+
+    hosts: Mapping[str, str] = field(default_factory=dict)
+
+
 def _hosts(state: GameState) -> Mapping[str, str]:
     """Characters in Ambush -> the ambushing unit they are joined to for now."""
-    hosts: Mapping[str, str] = state.extra.get("ambush_hosts", {})
-    return hosts
+    return part_of(state, AmbushHosts).hosts
 
 
 def _riders(state: GameState, host_id: str) -> list[Unit]:
@@ -178,10 +188,10 @@ def choose_ambush_host(
 ) -> list[Event]:
     """An Attachable Model in Ambush picks the ambushing unit it arrives with (or none), at
     deployment or in its owner's Player Turn before the Movement Phase's ambush rolls."""
-    character = _unit(state, action.character, seat)
+    character = unit_of(state, action.character, seat)
     _check_ambushing_character(state, character)
     if action.host is not None:
-        host = _unit(state, action.host, seat)
+        host = unit_of(state, action.host, seat)
         _check_host(state, character, host)
         text = f"{character.name} will arrive from Ambush with {host.name}"
     else:
@@ -201,7 +211,7 @@ def _fold_host_chosen(state: GameState, event: Event) -> GameState:
     hosts.pop(event.payload["character"], None)
     if event.payload["host"] is not None:
         hosts[event.payload["character"]] = event.payload["host"]
-    return _set(state, ambush_hosts=hosts)
+    return with_part(state, AmbushHosts(hosts))
 
 
 # --- the rolls ----------------------------------------------------------------------------------
@@ -219,8 +229,8 @@ def ambush_roll_expression(state: GameState, unit: Unit) -> tuple[str, int]:
 def roll_for_ambushers(state: GameState, dice: DiceStream) -> list[Event]:
     """At the start of the owner's Movement Phase, from their Player Turn 2: one roll per
     ambushing unit (one for a combined unit); Player Turns 5 and 6 count as a 3+."""
-    seat = int(state.extra["active_player"])
-    turn = int(state.extra.get("turn", 1))
+    seat = state.battle.active_seat
+    turn = (state.battle.turn or 1)
     if turn < FIRST_ROLL_TURN:
         return []
     events = []
@@ -271,7 +281,7 @@ def _fold_ambush_rolled(state: GameState, event: Event) -> GameState:
     if not event.payload["arrives"]:
         return state
     unit = units_of(state)[event.payload["unit"]]
-    return _with_unit(state, _mark(unit, add=READY))
+    return with_unit(state, _mark(unit, add=READY))
 
 
 # --- arriving -----------------------------------------------------------------------------------
@@ -292,7 +302,7 @@ def arrival_formation(state: GameState, unit: Unit, files: int | None) -> Ranked
     joined = tuple(c.datasheet for c in unit.characters) + tuple(
         r.datasheet for r in _riders(state, unit.id)
     )
-    return _formation(
+    return ranked_formation(
         state.system, unit.datasheet, unit.models, files or unit.files or 1, joined
     )
 
@@ -358,7 +368,7 @@ def arrive_from_ambush(
     state: GameState, seat: int, action: ArriveFromAmbush, dice: DiceStream
 ) -> list[Event]:
     """Place a unit that rolled to arrive, checked by the geometry core's ambush judgement."""
-    unit = _unit(state, action.unit, seat)
+    unit = unit_of(state, action.unit, seat)
     _check_ready(unit)
     point = (float(action.point[0]), float(action.point[1]))
     _require_edge_point(state, unit, point)
@@ -376,7 +386,7 @@ def arrive_from_ambush(
             swept=geo.to_geojson(check.region),
         )
     riders = _riders(state, unit.id)
-    turn = int(state.extra.get("turn", 1))
+    turn = (state.battle.turn or 1)
     arrived = dataclasses.replace(
         _mark(unit, drop=READY),
         status="on_table",
@@ -415,15 +425,15 @@ def arrive_from_ambush(
 def _fold_unit_arrived(state: GameState, event: Event) -> GameState:
     p = event.payload
     unit = unit_from_json(p["unit"])
-    state = _with_unit(state, unit)
+    state = with_unit(state, unit)
     units = units_of(state)
     for rider in p["riders"]:
-        state = _with_unit(state, dataclasses.replace(units[rider], status="joined"))
+        state = with_unit(state, dataclasses.replace(units[rider], status="joined"))
     hosts = {c: h for c, h in _hosts(state).items() if h != unit.id}
     # Arriving counts as an Advance Move (seed 000): it moved, and cannot move again.
     state = record_turn_move(state, unit.id, moved=True)
     moves = {**phase_moves(state), unit.id: {"arrived": True, "mode": "advance", "used": 0.0}}
-    return _set(state, ambush_hosts=hosts, phase_moves=moves)
+    return with_phase_moves(with_part(state, AmbushHosts(hosts)), moves)
 
 
 # --- is any arrival possible? -------------------------------------------------------------------
@@ -509,7 +519,7 @@ def ambushers_must_arrive(state: GameState, dice: DiceStream) -> list[Event]:
 @register_folder("ambush_delayed")
 def _fold_ambush_delayed(state: GameState, event: Event) -> GameState:
     unit = units_of(state)[event.payload["unit"]]
-    return _with_unit(state, _mark(unit, drop=READY))
+    return with_unit(state, _mark(unit, drop=READY))
 
 
 # --- the end of the game ------------------------------------------------------------------------
@@ -540,7 +550,7 @@ def ambushers_left_are_casualties(state: GameState, dice: DiceStream) -> list[Ev
 def _fold_ambush_casualties(state: GameState, event: Event) -> GameState:
     units = units_of(state)
     for unit_id in event.payload["units"]:
-        state = _with_unit(state, dataclasses.replace(units[unit_id], status="destroyed"))
+        state = with_unit(state, dataclasses.replace(units[unit_id], status="destroyed"))
     return state
 
 
@@ -559,7 +569,7 @@ def ambush_options(
 ) -> dict[str, Any]:
     """For the client's ambush tool: the 6 in zone around an edge point, the verdict on the
     requested placement, and the valid placement nearest to it (snapping), or none."""
-    unit = _unit(state, unit_id)
+    unit = unit_of(state, unit_id)
     if unit.status != "ambush":
         raise RuleError(OUT_OF_PHASE, f"{unit.name} is not in Ambush", rule=AMBUSH)
     _require_edge_point(state, unit, point)

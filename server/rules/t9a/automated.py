@@ -11,7 +11,7 @@ from server.rules.setup import declare_reserve
 from server.rules.systems import swiftstride_roll
 from server.rules.t9a import ambush, attacks, combat, profiles
 from server.rules.t9a.variant import NinthAge, NinthAgeRanked
-from server.rules.units import _formation
+from server.rules.units import ranked_formation
 
 T9A = "t9a"
 
@@ -39,7 +39,7 @@ handled_by(
     "Flee! is refused as a Charge Reaction unless Shaken or the entire unit has Feigned Flight",
     lacks="ignoring Horror (no Horror in the engine)",
 )
-handled_by(T9A, "Skirmisher", _formation, "12.5 mm gaps; contracting when the last goes")
+handled_by(T9A, "Skirmisher", ranked_formation, "12.5 mm gaps; contracting when the last goes")
 handled_by(T9A, "Skirmisher", NinthAgeData.join_problems, "only characters of its Height join")
 handled_by(T9A, "Light Troops", check_unit_move,
            "a unit entirely with it reforms up to twice its Mobility, the centre too; beyond its "

@@ -25,6 +25,8 @@ and seed 000 (Ambush: "A unit arriving on the Battlefield in Game Turn 6 loses S
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import shapely
@@ -38,17 +40,20 @@ from server.rules.core import (
     Event,
     GameState,
     When,
+    part_of,
     register_action,
     register_folder,
     register_projector,
+    with_part,
 )
 from server.rules.endgame import GameResult, Objective, ScoreLine
 from server.rules.markers import FLEEING
 from server.rules.orders import Offer, in_window, offer, register_game_offer
 from server.rules.rankandflank import victory
+from server.rules.state import changed
 from server.rules.systems import find_system
 from server.rules.t9a.ambush import LOST_SCORING
-from server.rules.units import Unit, _set, deployment_zone, footprint_of, units_of
+from server.rules.units import Unit, deployment_zone, footprint_of, units_of
 
 HOLD_THE_GROUND = "hold_the_ground"
 BREAKTHROUGH = "breakthrough"
@@ -101,12 +106,25 @@ def choose_secondary_objective(
 
 @register_folder("secondary_objective_chosen")
 def _fold_chosen(state: GameState, event: Event) -> GameState:
-    return _set(state, secondary_objective=event.payload["objective"])
+    objectives = changed(_objectives(state), chosen=event.payload["objective"])
+    return with_part(state, objectives)
+
+
+@dataclass(frozen=True)
+class Objectives:
+    """This system's part of the state for the Secondary Objective: the one chosen (None until
+    it is) and the Hold the Ground counters each player gained ("1", "2")."""
+
+    chosen: str | None = None
+    counters: Mapping[str, int] = field(default_factory=lambda: {"1": 0, "2": 0})
+
+
+def _objectives(state: GameState) -> Objectives:
+    return part_of(state, Objectives)
 
 
 def secondary_objective(state: GameState) -> str | None:
-    found: str | None = state.extra.get("secondary_objective")
-    return found
+    return _objectives(state).chosen
 
 
 @register_game_offer("choose_secondary_objective")
@@ -178,9 +196,9 @@ def hold_the_ground_counter(state: GameState, dice: DiceStream) -> list[Event]:
     if secondary_objective(state) != HOLD_THE_GROUND:
         return []
     phases = find_system(state.system).phases
-    first = int(state.extra.get("first_player", 1))
-    turn = int(state.extra.get("turn", 1))
-    if state.extra.get("phase") != phases[-1] or state.extra.get("active_player") == first:
+    first = state.battle.first_player
+    turn = (state.battle.turn or 1)
+    if state.battle.phase != phases[-1] or state.battle.active_player == first:
         return []
     if turn < 2:
         return []
@@ -210,11 +228,11 @@ def hold_the_ground_counter(state: GameState, dice: DiceStream) -> list[Event]:
 
 @register_folder("objective_counter")
 def _fold_counter(state: GameState, event: Event) -> GameState:
-    counters = dict(state.extra.get("objective_counters", {"1": 0, "2": 0}))
+    counters = dict(_objectives(state).counters)
     gained = event.payload["gained"]
     if gained is not None:
         counters[str(gained)] = counters.get(str(gained), 0) + 1
-    return _set(state, objective_counters=counters)
+    return with_part(state, changed(_objectives(state), counters=counters))
 
 
 @register_projector
@@ -224,7 +242,7 @@ def _project_objective(state: GameState, viewer: int | None, out: dict[str, Any]
     chosen = secondary_objective(state)
     out["secondary_objective"] = chosen
     out["secondary_objective_name"] = None if chosen is None else OBJECTIVE_NAMES[chosen]
-    out["objective_counters"] = dict(state.extra.get("objective_counters", {"1": 0, "2": 0}))
+    out["objective_counters"] = dict(_objectives(state).counters)
 
 
 # --- the end: objectives, Victory Points, the result ---------------------------------------------
@@ -232,7 +250,7 @@ def objective_result(state: GameState) -> Objective | None:
     """Who won the game's Secondary Objective (None: none was set)."""
     chosen = secondary_objective(state)
     if chosen == HOLD_THE_GROUND:
-        raw = state.extra.get("objective_counters", {})
+        raw = _objectives(state).counters
         counts = {1: int(raw.get("1", 0)), 2: int(raw.get("2", 0))}
         winner = _most(counts)
         text = f"Hold the Ground: counters {counts[1]} - {counts[2]}"

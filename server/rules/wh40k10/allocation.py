@@ -37,7 +37,7 @@ from server.rules.core import (
 )
 from server.rules.naming import display_name
 from server.rules.orders import judge, offer, refused, register_offer
-from server.rules.units import Unit, _unit
+from server.rules.units import Unit, unit_of
 from server.rules.wh40k10.army import (
     SYSTEM_ID,
     allocation_preference,
@@ -122,7 +122,7 @@ def set_allocation_order(
 ) -> list[Event]:
     """The defender's allocation order for one unit: its Bodyguard model kinds, first hit
     first. Every kind is named once; a wounded model still goes first (FACTS.md)."""
-    unit = _unit(state, action.unit, seat)
+    unit = unit_of(state, action.unit, seat)
     lines = _check(state, seat, unit)
     leaders = {m.name for m in models_of(state, unit) if m.character}
     named = [n for n in action.models if n in leaders]
@@ -159,6 +159,6 @@ def set_allocation_order(
 
 @register_folder("allocation_order_set")
 def _fold_allocation(state: GameState, event: Event) -> GameState:
-    prefs = dict(forty(state).get("allocation", {}))
+    prefs = dict(forty(state).allocation)
     prefs[str(event.payload["unit"])] = list(event.payload["models"])
     return set_forty(state, allocation=prefs)

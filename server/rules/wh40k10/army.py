@@ -3,7 +3,7 @@
 A 40k `Unit` stands by `positions`: its Bodyguard (rank-and-file) models first, then its
 joined Leaders (`Unit.characters`). This module keeps what the shared `Unit` does not: which
 model line each model is (the Nob, the Sergeant), the wounds each model has lost, and the
-unit's Starting Strength, in `state.extra["forty"]` (folded from the events of
+unit's Starting Strength, in the system's part of the state (`Forty`) (folded from the events of
 `server/rules/wh40k10/`), and turns a unit into the pure attack sequence's `TargetUnit`.
 
 Decisions (docs/wh40k10-attacks.md, "The engine"): model `i` of a unit has the id
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import shapely
@@ -26,8 +26,9 @@ from server.data import Datasheet, load_catalog
 from server.data.schema import Wh40kStats, Wh40kWeapon
 from server.geometry import ENGAGEMENT_RANGE_IN
 from server.geometry.measure import within
-from server.rules.core import GameState
-from server.rules.units import Unit, _set, footprint_of, table_of, units_of
+from server.rules.core import GameState, part_of, with_part
+from server.rules.state import changed
+from server.rules.units import Unit, footprint_of, table_of, units_of
 from server.rules.wh40k10.profiles import (
     TargetModel,
     TargetUnit,
@@ -41,14 +42,71 @@ WAAAGH = "Waaagh!"
 DEMISE_RANGE_IN = 6.0
 
 
-def forty(state: GameState) -> Mapping[str, Any]:
+At = list[Any]
+"""When a record was made: [player turn, phase] (compared with the state's now)."""
+
+
+@dataclass(frozen=True)
+class Forty:
+    """This system's own part of the state (`forty`, changed with `set_forty`). Seats are
+    keyed "1"/"2" where the projection shows the record (overwatch: by seat number, as the
+    stratagem's event folds it); a record stamped `at` or `pt` counts only in that phase or
+    Player Turn."""
+
+    cp: Mapping[str, int] | None = None
+    """Command points per seat (None: none gained yet)."""
+    vp: Mapping[str, int] | None = None
+    """Victory Points per seat (None: none scored yet)."""
+    start: Mapping[str, int] = field(default_factory=dict)
+    """Each unit's Starting Strength (models), by unit id."""
+    wounds: Mapping[str, Sequence[int]] = field(default_factory=dict)
+    """Wounds lost by each model of a unit, by unit id (damage_events.py)."""
+    lines: Mapping[str, Sequence[int]] = field(default_factory=dict)
+    """Each model's profile line of a unit, by unit id."""
+    allocation: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    """A player's order for allocating their unit's lost models, by unit id."""
+    reserves: Mapping[str, str] = field(default_factory=dict)
+    """The kind of Reserves each unit set up in (reserves.py), by unit id."""
+    battle_shocked: Sequence[str] = ()
+    waaagh_used: Sequence[int] = ()
+    waaagh_active: Sequence[int] = ()
+    roar_used: At | None = None
+    roared: Sequence[str] = ()
+    charge_move: Mapping[str, Any] | None = None
+    """The charge rolled this phase whose Charge move is still to be made: unit, targets,
+    range, roll."""
+    charged: Mapping[str, Any] = field(default_factory=dict)
+    """{pt, units}: the units that charged in Player Turn pt (Fights First)."""
+    last_fighter: Mapping[str, Any] = field(default_factory=dict)
+    """{at, seat}: who fought last in the Fight phase."""
+    shooting: Mapping[str, Any] = field(default_factory=dict)
+    """{at, units}: the units that shot in the phase at (damage_events.mark_done)."""
+    fight: Mapping[str, Any] = field(default_factory=dict)
+    """{at, units}: the units that fought in the phase at."""
+    engaged_at_movement: Mapping[str, Any] = field(default_factory=dict)
+    """{at, units}: the units engaged when the Movement phase began (fall_back.py)."""
+    fell_back: Mapping[str, Any] = field(default_factory=dict)
+    """{pt, units}: the units that Fell Back in Player Turn pt."""
+    stratagems_used: Mapping[str, Mapping[str, At]] = field(default_factory=dict)
+    """Per seat, per Stratagem: when it was last used."""
+    stratagems_once: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    """Per seat: the once-per-battle Stratagems used."""
+    go_to_ground: Mapping[str, Any] = field(default_factory=dict)
+    counter_offensive: Mapping[str, Any] = field(default_factory=dict)
+    insane_bravery: Mapping[str, Any] = field(default_factory=dict)
+    overwatch: Mapping[Any, Any] = field(default_factory=dict)
+    """Per seat: the Player Turn Fire Overwatch was last used in."""
+
+
+def forty(state: GameState) -> Forty:
     """This system's own part of the state (empty before anything happened)."""
-    data: Mapping[str, Any] = state.extra.get("forty", {})
-    return data
+    return part_of(state, Forty)
 
 
-def set_forty(state: GameState, **values: Any) -> GameState:
-    return _set(state, forty={**forty(state), **values})
+def set_forty(state: GameState, **changes: Any) -> GameState:
+    """`state` with the fields `changes` of its `Forty` changed (a TypeError for a field it
+    does not have)."""
+    return with_part(state, changed(forty(state), **changes))
 
 
 def is_forty(state: GameState) -> bool:
@@ -107,7 +165,7 @@ def default_line(sheet: Datasheet, index: int) -> int:
 
 
 def model_lines(state: GameState, unit: Unit) -> list[int]:
-    lines: list[int] | None = forty(state).get("lines", {}).get(unit.id)
+    lines = forty(state).lines.get(unit.id)
     if lines is not None and len(lines) == len(unit.positions):
         return list(lines)
     sheet = sheets(unit)[0]
@@ -116,7 +174,7 @@ def model_lines(state: GameState, unit: Unit) -> list[int]:
 
 def model_wounds(state: GameState, unit: Unit) -> list[int]:
     """Wounds lost by each model, in `positions` order."""
-    lost: list[int] | None = forty(state).get("wounds", {}).get(unit.id)
+    lost = forty(state).wounds.get(unit.id)
     if lost is not None and len(lost) == len(unit.positions):
         return list(lost)
     return [0] * len(unit.positions)
@@ -151,12 +209,12 @@ def _models_of(state: GameState, unit: Unit) -> list[Model]:
 
 
 def starting_strength(state: GameState, unit: Unit) -> int:
-    start: int | None = forty(state).get("start", {}).get(unit.id)
+    start: int | None = forty(state).start.get(unit.id)
     return len(unit.positions) if start is None else start
 
 
 def waaagh_active(state: GameState, seat: int) -> bool:
-    return seat in forty(state).get("waaagh_active", [])
+    return seat in forty(state).waaagh_active
 
 
 def has_waaagh(sheet: Datasheet) -> bool:
@@ -210,7 +268,7 @@ def target_unit(
 def allocation_preference(state: GameState, unit_id: str) -> list[str]:
     """The Bodyguard model lines the defender set for `unit_id` (server/rules/wh40k10/
     allocation.py), first allocated first; [] = the default order."""
-    prefs: Mapping[str, Sequence[str]] = forty(state).get("allocation", {})
+    prefs: Mapping[str, Sequence[str]] = forty(state).allocation
     return list(prefs.get(unit_id, []))
 
 

@@ -52,7 +52,7 @@ from server.rules.core import (
 from server.rules.flee import sheets_of
 from server.rules.naming import display_name
 from server.rules.orders import judge, offer, refused, register_offer
-from server.rules.units import Coord, Unit, _set, _unit, phase_moves, units_of
+from server.rules.units import Coord, Unit, phase_moves, unit_of, units_of, with_phase_move
 from server.rules.wh40k10.army import SYSTEM_ID, forty, set_forty
 from server.rules.wh40k10.engage import charge_move_refusal
 
@@ -61,7 +61,7 @@ ROLLED = "charge_rolled"
 
 def pending_charge_move(state: GameState) -> dict[str, Any] | None:
     """The charge rolled this phase whose Charge move is still to be made, if any."""
-    pending = forty(state).get("charge_move")
+    pending = forty(state).charge_move
     if not pending:
         return None
     moves = phase_moves(state).get(pending["unit"], {})
@@ -100,13 +100,13 @@ def charge(state: GameState, seat: int, action: DeclareCharges, dice: DiceStream
     """Select the targets (each an enemy within 12 in) and roll the charge (2D6)."""
     if len(set(action.targets)) != len(action.targets):
         raise RuleError(BAD_REQUEST, "each target is named once", field="targets")
-    unit = _unit(state, action.unit, seat)
+    unit = unit_of(state, action.unit, seat)
     _check_charger(state, unit)
-    if pending_charge_move(state) is not None:
-        waiting = display_name(state, str(forty(state)["charge_move"]["unit"]))
+    if (pending := pending_charge_move(state)) is not None:
+        waiting = display_name(state, str(pending["unit"]))
         raise RuleError(ILLEGAL_MOVE, f"{waiting} must make its Charge move first",
                         rule="Charge")
-    gaps = {t: _check_charge_target(state, seat, unit, _unit(state, t)) for t in action.targets}
+    gaps = {t: _check_charge_target(state, seat, unit, unit_of(state, t)) for t in action.targets}
     expression, bonus = charge_roll_expression(state, sheets_of(state, unit))
     roll = dice.roll(expression)
     reach = (roll.total or 0) + bonus
@@ -160,7 +160,7 @@ def _offer_charge_move(state: GameState, seat: int, unit: Unit) -> dict[str, Any
 @register_folder(ROLLED)
 def _fold_rolled(state: GameState, event: Event) -> GameState:
     p = event.payload
-    state = _set(state, phase_moves={**phase_moves(state), p["unit"]: {ROLLED: True}})
+    state = with_phase_move(state, p["unit"], {ROLLED: True})
     return set_forty(state, charge_move={"unit": p["unit"], "targets": p["targets"],
                                          "range": p["range"], "roll": p["roll"]})
 
@@ -193,7 +193,7 @@ def _failed(state: GameState, unit: Unit, pending: dict[str, Any], why: str) -> 
 def charge_move(state: GameState, seat: int, action: ChargeMove, dice: DiceStream) -> list[Event]:
     """The Charge move after the roll: every model's end position, judged against the roll
     and the targets (`engage.charge_move_refusal`); no positions: the charge is given up."""
-    unit = _unit(state, action.unit, seat)
+    unit = unit_of(state, action.unit, seat)
     pending = pending_charge_move(state)
     if pending is None or pending["unit"] != unit.id:
         raise RuleError(ILLEGAL_MOVE,

@@ -56,13 +56,13 @@ from server.rules.naming import display_name
 from server.rules.units import (
     Coord,
     Unit,
-    _unit,
-    _with_unit,
     phase_moves,
     table_of,
     turn_moves,
     unit_from_json,
+    unit_of,
     units_of,
+    with_unit,
 )
 from server.rules.wh40k10.army import (
     SYSTEM_ID,
@@ -199,7 +199,7 @@ def aim_weapon(
     table = table_of(state)
     models = models_of(state, unit)
     polys = model_polygons(state, unit)
-    target = _unit(state, target_id)
+    target = unit_of(state, target_id)
     if target.owner == seat:
         raise _refuse("shooting targets an enemy unit")
     if target.status != "on_table" or target.id not in table.units:
@@ -280,7 +280,7 @@ def plan_shooting(
     spent): the arguments of the attacks' resolution, or the refusal."""
     if overwatch is None:
         require_phase(state, seat, ("Shooting",), "shooting")
-    unit = _unit(state, action.unit, seat)
+    unit = unit_of(state, action.unit, seat)
     check_shooter(state, unit)
     names = [w.weapon for w in action.weapons]
     if len(set(names)) != len(names):
@@ -407,9 +407,8 @@ def _resolve(
 
 
 def charged_this_turn(state: GameState) -> list[str]:
-    record = forty(state).get("charged", {})
-    return list(record.get("units", [])) if record.get("pt") == state.extra.get(
-        "player_turn") else []
+    record = forty(state).charged
+    return list(record.get("units", [])) if record.get("pt") == state.battle.player_turn else []
 
 
 def eligible_to_fight(state: GameState) -> list[str]:
@@ -442,9 +441,9 @@ def fight_chooser(state: GameState) -> tuple[int | None, list[str]]:
         return None, []
     units = units_of(state)
     owners = {units[u].owner for u in step}
-    active = int(state.extra.get("active_player") or 1)
-    last = forty(state).get("last_fighter", {})
-    at = [state.extra.get("player_turn"), state.extra.get("phase")]
+    active = int(state.battle.active_player or 1)
+    last = forty(state).last_fighter
+    at = [state.battle.player_turn, state.battle.phase]
     prefer = other(int(last["seat"])) if last.get("at") == at else other(active)
     return (prefer if prefer in owners else other(prefer)), step
 
@@ -489,7 +488,7 @@ def close_in(
 
 @register_folder("models_closed_in")
 def _fold_closed_in(state: GameState, event: Event) -> GameState:
-    return _with_unit(state, unit_from_json(event.payload["unit"]))
+    return with_unit(state, unit_from_json(event.payload["unit"]))
 
 
 def check_fighter(state: GameState, seat: int, unit: Unit) -> None:
@@ -535,13 +534,13 @@ def fight(state: GameState, seat: int, action: Fight, dice: DiceStream) -> list[
     """One unit fights: its models in Engagement Range (or in base contact with one of their
     unit that is) attack the target with `weapon` (default: each model's first melee weapon)."""
     require_stage(state, BATTLE)
-    if state.extra.get("phase") != "Fight":
+    if state.battle.phase != "Fight":
         raise RuleError(
-            OUT_OF_PHASE, f"fighting happens in the Fight phase, not {state.extra.get('phase')}",
-            phase=state.extra.get("phase"),
+            OUT_OF_PHASE, f"fighting happens in the Fight phase, not {state.battle.phase}",
+            phase=state.battle.phase,
         )
-    unit = _unit(state, action.unit, seat)
-    target = _unit(state, action.target)
+    unit = unit_of(state, action.unit, seat)
+    target = unit_of(state, action.target)
     if target.owner == seat:
         raise _refuse("a unit fights an enemy unit", rule="Fight")
     check_fighter(state, seat, unit)
@@ -609,7 +608,7 @@ def fight(state: GameState, seat: int, action: Fight, dice: DiceStream) -> list[
 
 @register_folder("fight_started")
 def _fold_fight_started(state: GameState, event: Event) -> GameState:
-    at = [state.extra.get("player_turn"), state.extra.get("phase")]
+    at = [state.battle.player_turn, state.battle.phase]
     return set_forty(state, last_fighter={"at": at, "seat": event.payload["seat"]})
 
 
@@ -623,7 +622,7 @@ def _fold_unit_attacked(state: GameState, event: Event) -> GameState:
 @register_folder("charges_recorded")
 def _fold_charges_recorded(state: GameState, event: Event) -> GameState:
     return set_forty(
-        state, charged={"pt": state.extra.get("player_turn"), "units": event.payload["units"]}
+        state, charged={"pt": state.battle.player_turn, "units": event.payload["units"]}
     )
 
 

@@ -69,7 +69,8 @@ from server.rules.orders import (
     register_game_offer,
     throwaway_dice,
 )
-from server.rules.units import Unit, _unit, table_of, units_of
+from server.rules.state import changed
+from server.rules.units import Unit, table_of, unit_of, units_of
 from server.rules.wh40k10.army import (
     SYSTEM_ID,
     demise_map,
@@ -111,15 +112,15 @@ def _seats(values: Any) -> dict[str, int]:
 
 
 def cp(state: GameState) -> dict[str, int]:
-    return _seats(forty(state).get("cp"))
+    return _seats(forty(state).cp)
 
 
 def vp(state: GameState) -> dict[str, int]:
-    return _seats(forty(state).get("vp"))
+    return _seats(forty(state).vp)
 
 
 def battle_shocked(state: GameState) -> list[str]:
-    return list(forty(state).get("battle_shocked", []))
+    return list(forty(state).battle_shocked)
 
 
 # --- objectives --------------------------------------------------------------------------------
@@ -177,7 +178,7 @@ def scoring_event(state: GameState, seat: int, when: str) -> Event:
             "vp": points,
             "total": total,
             "when": when,
-            "turn": state.extra.get("turn"),
+            "turn": state.battle.turn,
             "text": f"Player {seat} controls {len(held)} objective markers: {points} VP "
             f"({when}), {total} in all",
         },
@@ -189,10 +190,10 @@ def scoring_event(state: GameState, seat: int, when: str) -> Event:
 
 @on_phase_start(SYSTEM_ID, "Command")
 def command_step(state: GameState, dice: DiceStream) -> list[Event]:
-    active = int(state.extra["active_player"])
+    active = state.battle.active_seat
     mine = [u.id for u in units_of(state).values() if u.owner == active]
     data = forty(state)
-    known = data.get("start", {})
+    known = data.start
     return [
         Event(
             "command_phase_started",
@@ -205,8 +206,8 @@ def command_step(state: GameState, dice: DiceStream) -> list[Event]:
                 },
                 "cp_gained": {"1": CP_PER_COMMAND_PHASE, "2": CP_PER_COMMAND_PHASE},
                 "battle_shock_ended": [u for u in battle_shocked(state) if u in mine],
-                "roar_ended": [u for u in data.get("roared", []) if u in mine],
-                "waaagh_ended": active in data.get("waaagh_active", []),
+                "roar_ended": [u for u in data.roared if u in mine],
+                "waaagh_ended": active in data.waaagh_active,
                 "text": f"Player {active}'s Command phase: both players gain "
                 f"{CP_PER_COMMAND_PHASE} CP",
             },
@@ -224,11 +225,11 @@ def _fold_command(state: GameState, event: Event) -> GameState:
     seat = int(p["seat"])
     return set_forty(
         state,
-        start={**data.get("start", {}), **p.get("starting_strength", {})},
+        start={**data.start, **p.get("starting_strength", {})},
         cp=points,
         battle_shocked=[u for u in battle_shocked(state) if u not in p["battle_shock_ended"]],
-        roared=[u for u in data.get("roared", []) if u not in p["roar_ended"]],
-        waaagh_active=[s for s in data.get("waaagh_active", []) if s != seat],
+        roared=[u for u in data.roared if u not in p["roar_ended"]],
+        waaagh_active=[s for s in data.waaagh_active if s != seat],
     )
 
 
@@ -251,7 +252,7 @@ def insane_bravery_event(state: GameState, unit: Unit) -> Event | None:
 @on_phase_end(SYSTEM_ID, "Command")
 def battle_shock_step(state: GameState, dice: DiceStream) -> list[Event]:
     """The Battle-shock step, then (from round 2) the active player's objective VP."""
-    active = int(state.extra["active_player"])
+    active = state.battle.active_seat
     out: list[Event] = []
     for unit in units_of(state).values():
         if unit.owner != active or unit.status != "on_table" or not unit.positions:
@@ -263,7 +264,7 @@ def battle_shock_step(state: GameState, dice: DiceStream) -> list[Event]:
         if brave is not None:
             out.append(brave)
             continue
-        roared = unit.id in forty(state).get("roared", [])
+        roared = unit.id in forty(state).roared
         needed = best - (ROAR_OF_MORK_MODIFIER if roared else 0)
         roll = dice.roll("2D6")
         total = roll.total or 0
@@ -285,8 +286,8 @@ def battle_shock_step(state: GameState, dice: DiceStream) -> list[Event]:
             )
         )
     state = fold_all(state, out)
-    turn = int(state.extra.get("turn", 1))
-    first = int(state.extra.get("first_player", 1))
+    turn = (state.battle.turn or 1)
+    first = state.battle.first_player
     last_round = turn == 5 and active != first
     if turn >= SCORING_FROM_ROUND and not last_round:
         out.append(scoring_event(state, active, "end of the Command phase"))
@@ -312,8 +313,8 @@ def _fold_scored(state: GameState, event: Event) -> GameState:
 @on_phase_end(SYSTEM_ID, "Fight")
 def last_round_scoring(state: GameState, dice: DiceStream) -> list[Event]:
     """Battle round 5: the player going second scores at the end of their turn."""
-    active = int(state.extra["active_player"])
-    if int(state.extra.get("turn", 1)) == 5 and active != int(state.extra.get("first_player", 1)):
+    active = state.battle.active_seat
+    if (state.battle.turn or 1) == 5 and active != state.battle.first_player:
         return [scoring_event(state, active, "end of the last turn")]
     return []
 
@@ -342,9 +343,8 @@ def declare_result(state: GameState, dice: DiceStream) -> list[Event]:
 
 @register_folder("result_declared")
 def _fold_result(state: GameState, event: Event) -> GameState:
-    from server.rules.units import _set
-
-    return _set(state, declared_winner=event.payload["winner"])
+    outcome = changed(state.outcome, declared_winner=event.payload["winner"])
+    return state.evolve(outcome=outcome)
 
 
 # --- the Waaagh! -------------------------------------------------------------------------------
@@ -380,7 +380,7 @@ def _offer_waaagh(state: GameState, seat: int) -> dict[str, Any] | None:
 def call_waaagh(state: GameState, seat: int, action: CallWaaagh, dice: DiceStream) -> list[Event]:
     """Waaagh! (seed 004): once per battle, in your Command phase."""
     require_phase(state, seat, ("Command",), "calling a Waaagh!")
-    if seat in forty(state).get("waaagh_used", []):
+    if seat in forty(state).waaagh_used:
         raise RuleError(ILLEGAL_MOVE, "the Waaagh! is called once per battle", rule="Waaagh!")
     if not any(
         u.owner == seat and any(has_waaagh(s) for s in sheets(u))
@@ -407,8 +407,8 @@ def _fold_waaagh(state: GameState, event: Event) -> GameState:
     data = forty(state)
     return set_forty(
         state,
-        waaagh_used=[*data.get("waaagh_used", []), seat],
-        waaagh_active=[*data.get("waaagh_active", []), seat],
+        waaagh_used=[*data.waaagh_used, seat],
+        waaagh_active=[*data.waaagh_active, seat],
     )
 
 
@@ -431,24 +431,24 @@ class RoarOfMork(ActionModel):
 def roar(state: GameState, seat: int, action: RoarOfMork, dice: DiceStream) -> list[Event]:
     """Roar of Mork (FACTS.md, Wurrboy), in the opponent's Command phase."""
     require_stage(state, BATTLE)
-    if state.extra.get("phase") != "Command" or state.extra.get("active_player") == seat:
+    if state.battle.phase != "Command" or state.battle.active_player == seat:
         raise RuleError(
             OUT_OF_PHASE,
             "Roar of Mork is used in your opponent's Command phase",
-            phase=state.extra.get("phase"),
-            active_player=state.extra.get("active_player"),
+            phase=state.battle.phase,
+            active_player=state.battle.active_player,
         )
-    unit = _unit(state, action.unit, seat)
+    unit = unit_of(state, action.unit, seat)
     roarer = next(
         (m for m in models_of(state, unit) if m.sheet.has_rule(ROAR_OF_MORK)), None
     )
     if unit.status != "on_table" or roarer is None:
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} has no model with Roar of Mork",
                         rule=ROAR_OF_MORK)
-    at = [state.extra.get("player_turn"), state.extra.get("phase")]
-    if forty(state).get("roar_used") == at:
+    at = [state.battle.player_turn, state.battle.phase]
+    if forty(state).roar_used == at:
         raise RuleError(ILLEGAL_MOVE, "Roar of Mork is used once per phase", rule=ROAR_OF_MORK)
-    target = _unit(state, action.target)
+    target = unit_of(state, action.target)
     if target.owner == seat:
         raise RuleError(ILLEGAL_MOVE, "Roar of Mork picks an enemy unit", rule=ROAR_OF_MORK)
     table = table_of(state)
@@ -496,8 +496,8 @@ def roar(state: GameState, seat: int, action: RoarOfMork, dice: DiceStream) -> l
 
 @register_folder("roar_of_mork_used")
 def _fold_roar(state: GameState, event: Event) -> GameState:
-    at = [state.extra.get("player_turn"), state.extra.get("phase")]
-    roared = list(forty(state).get("roared", []))
+    at = [state.battle.player_turn, state.battle.phase]
+    roared = list(forty(state).roared)
     if event.payload["succeeded"] and event.payload["target"] not in roared:
         roared.append(event.payload["target"])
     return set_forty(state, roar_used=at, roared=roared)
@@ -513,22 +513,22 @@ def _project_forty(state: GameState, viewer: int | None, out: dict[str, Any]) ->
     data = forty(state)
     chooser: int | None = None
     step: list[str] = []
-    if state.extra.get("phase") == "Fight" and stage(state) == BATTLE:
+    if state.battle.phase == "Fight" and stage(state) == BATTLE:
         chooser, step = fight_chooser(state)
     units = units_of(state)
     out["forty"] = {
         "cp": cp(state),
         "vp": vp(state),
         "waaagh": {
-            "used": list(data.get("waaagh_used", [])),
-            "active": list(data.get("waaagh_active", [])),
+            "used": list(data.waaagh_used),
+            "active": list(data.waaagh_active),
         },
         "battle_shocked": battle_shocked(state),
-        "roared": list(data.get("roared", [])),
+        "roared": list(data.roared),
         "objectives": control(state),
         "fights_first": charged_this_turn(state),
         "fight_next": {"seat": chooser, "units": step},
-        "allocation": dict(data.get("allocation", {})),
+        "allocation": dict(data.allocation),
         "models": {
             u.id: [
                 {"id": m.id, "name": m.name, "wounds": m.wounds, "lost": m.lost,

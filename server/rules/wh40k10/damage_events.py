@@ -11,11 +11,11 @@ set off more Deadly Demise).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from server.rules.core import Event, GameState, fold_all, register_folder
-from server.rules.units import Unit, _with_unit, unit_from_json, units_of
+from server.rules.units import Unit, unit_from_json, units_of, with_unit
 from server.rules.wh40k10.army import (
     after_resolution,
     demise_map,
@@ -120,11 +120,11 @@ def resolve_and_chain(
 def _fold_attacks_resolved(state: GameState, event: Event) -> GameState:
     p = event.payload
     after = unit_from_json(p["unit_after"])
-    state = _with_unit(state, after)
+    state = with_unit(state, after)
     data = forty(state)
-    wounds = {**data.get("wounds", {}), after.id: list(p["wounds_after"])}
-    lines = {**data.get("lines", {}), after.id: list(p["lines_after"])}
-    start = {**data.get("start", {}), after.id: int(p["starting_strength"])}
+    wounds = {**data.wounds, after.id: list(p["wounds_after"])}
+    lines = {**data.lines, after.id: list(p["lines_after"])}
+    start = {**data.start, after.id: int(p["starting_strength"])}
     state = set_forty(state, wounds=wounds, lines=lines, start=start)
     attacker = p.get("attacker")
     if attacker and p.get("kind") in ("shooting", "fight"):
@@ -134,8 +134,8 @@ def _fold_attacks_resolved(state: GameState, event: Event) -> GameState:
 
 def done_this_phase(state: GameState, what: str) -> list[str]:
     """Units that shot / fought in the current phase (`what`: "shooting" or "fight")."""
-    record = forty(state).get(what, {})
-    at = [state.extra.get("player_turn"), state.extra.get("phase")]
+    record: Mapping[str, Any] = getattr(forty(state), what)
+    at = [state.battle.player_turn, state.battle.phase]
     return list(record.get("units", [])) if record.get("at") == at else []
 
 
@@ -143,7 +143,7 @@ def mark_done(state: GameState, what: str, unit_id: str) -> GameState:
     units = done_this_phase(state, what)
     if unit_id not in units:
         units.append(unit_id)
-    at = [state.extra.get("player_turn"), state.extra.get("phase")]
+    at = [state.battle.player_turn, state.battle.phase]
     return set_forty(state, **{what: {"at": at, "units": units}})
 
 

@@ -34,7 +34,7 @@ from server.geometry.kinds import Rule
 from server.geometry.measure import distance, in_base_contact, within
 from server.rules.core import BAD_REQUEST, ILLEGAL_MOVE, GameState, RuleError
 from server.rules.naming import display_name
-from server.rules.units import Unit, _base, _illegal, table_of, units_of
+from server.rules.units import Unit, base_of, illegal_move_error, table_of, units_of
 from server.rules.wh40k10.army import model_polygons, models_of
 
 CLOSE_IN_IN = 3.0
@@ -45,7 +45,7 @@ def placements(
     state: GameState, unit: Unit, positions: Sequence[Sequence[float]]
 ) -> list[ModelPlacement]:
     models = models_of(state, unit)
-    return [ModelPlacement(float(x), float(y), _base(models[i].sheet))
+    return [ModelPlacement(float(x), float(y), base_of(models[i].sheet))
             for i, (x, y) in enumerate(positions)]
 
 
@@ -125,7 +125,7 @@ def charge_move_refusal(
     )
     enemies = _enemies(state, unit)
     if not result.legal and result.rule is not Rule.ENGAGEMENT_RANGE:
-        return _illegal(state, result, what)
+        return illegal_move_error(state, result, what)
     for e in enemies:
         if e.id not in targets and within(result.swept, table.units[e.id], ENGAGEMENT_RANGE_IN):
             return _refuse(
@@ -135,7 +135,7 @@ def charge_move_refusal(
                 obstacle=e.id,
             )
     if not result.legal:
-        return _illegal(state, result, what)
+        return illegal_move_error(state, result, what)
     through = _through_enemy_models(state, result, [e for e in enemies if e.id in targets], what)
     if through is not None:
         return through
@@ -289,7 +289,7 @@ def close_in_refusal(
         ignore=_friends(state, unit), charging=[e.id for e in enemies],
     )
     if not result.legal:
-        return _illegal(state, result, words), result
+        return illegal_move_error(state, result, words), result
     through = _through_enemy_models(state, result, enemies, words)
     if through is not None:
         return through, result

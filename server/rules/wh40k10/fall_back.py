@@ -35,8 +35,8 @@ DESPERATE_ESCAPE_FAILS = 2
 
 
 def fell_back_this_turn(state: GameState) -> list[str]:
-    record = forty(state).get("fell_back", {})
-    if record.get("pt") != state.extra.get("player_turn"):
+    record = forty(state).fell_back
+    if record.get("pt") != state.battle.player_turn:
         return []
     return list(record.get("units", []))
 
@@ -44,8 +44,8 @@ def fell_back_this_turn(state: GameState) -> list[str]:
 def started_engaged(state: GameState, unit: Unit) -> bool:
     """Did `unit` start this Movement phase within Engagement Range of an enemy unit? (The
     record made as the phase started; a unit that has not moved is where it started.)"""
-    at = [state.extra.get("player_turn"), state.extra.get("phase")]
-    record = forty(state).get("engaged_at_movement", {})
+    at = [state.battle.player_turn, state.battle.phase]
+    record = forty(state).engaged_at_movement
     if record.get("at") == at and unit.id in record.get("units", []):
         return True
     return unit.id not in phase_moves(state) and bool(engaged_with(state, unit))
@@ -53,7 +53,7 @@ def started_engaged(state: GameState, unit: Unit) -> bool:
 
 @on_phase_start(SYSTEM_ID, "Movement")
 def record_engagements(state: GameState, dice: DiceStream) -> list[Event]:
-    active = state.extra.get("active_player")
+    active = state.battle.active_player
     engaged = [
         u.id
         for u in units_of(state).values()
@@ -68,14 +68,14 @@ def record_engagements(state: GameState, dice: DiceStream) -> list[Event]:
 
 @register_folder("movement_started")
 def _fold_movement_started(state: GameState, event: Event) -> GameState:
-    at = [state.extra.get("player_turn"), state.extra.get("phase")]
+    at = [state.battle.player_turn, state.battle.phase]
     return set_forty(state, engaged_at_movement={"at": at, "units": event.payload["engaged"]})
 
 
 @on_phase_end(SYSTEM_ID, "Movement")
 def fall_back(state: GameState, dice: DiceStream) -> list[Event]:
-    at = [state.extra.get("player_turn"), state.extra.get("phase")]
-    record = forty(state).get("engaged_at_movement", {})
+    at = [state.battle.player_turn, state.battle.phase]
+    record = forty(state).engaged_at_movement
     if record.get("at") != at:
         return []
     moved = phase_moves(state)
@@ -93,7 +93,7 @@ def fall_back(state: GameState, dice: DiceStream) -> list[Event]:
         )
     ]
     state = fold_all(state, events)
-    shocked = forty(state).get("battle_shocked", [])
+    shocked = forty(state).battle_shocked
     for uid in units:
         unit = units_of(state)[uid]
         if uid not in shocked or not unit.positions:
@@ -144,4 +144,4 @@ def desperate_escape(state: GameState, unit: Unit, dice: DiceStream) -> Resoluti
 @register_folder("fell_back")
 def _fold_fell_back(state: GameState, event: Event) -> GameState:
     units = fell_back_this_turn(state) + list(event.payload["units"])
-    return set_forty(state, fell_back={"pt": state.extra.get("player_turn"), "units": units})
+    return set_forty(state, fell_back={"pt": state.battle.player_turn, "units": units})

@@ -228,11 +228,11 @@ def _offer_fall_back(state: GameState, seat: int, unit: Unit) -> Offer | None:
     turn, and a Battle-shocked unit takes Desperate Escape tests (`fall_back.py`)."""
     if not _mine_on_table(state, seat, unit):
         return None
-    record = forty(state).get("engaged_at_movement", {})
-    at = [state.extra.get("player_turn"), state.extra.get("phase")]
+    record = forty(state).engaged_at_movement
+    at = [state.battle.player_turn, state.battle.phase]
     if record.get("at") != at or unit.id not in record.get("units", []):
         return None
-    shocked = unit.id in forty(state).get("battle_shocked", [])
+    shocked = unit.id in forty(state).battle_shocked
     cost = "it cannot shoot or declare a charge this turn" + (
         "; Battle-shocked: a Desperate Escape test for each model (1-2 destroys it)"
         if shocked else "")
@@ -246,7 +246,7 @@ def _offer_fall_back(state: GameState, seat: int, unit: Unit) -> Offer | None:
 def _fight_chooser(state: GameState) -> frozenset[int]:
     """In the Fight phase the player who chooses the next unit to fight acts (FACTS.md: the
     players alternate, the player whose turn it is not first)."""
-    if not is_forty(state) or stage(state) != BATTLE or state.extra.get("phase") != "Fight":
+    if not is_forty(state) or stage(state) != BATTLE or state.battle.phase != "Fight":
         return frozenset()
     seat, _units = fight_chooser(state)
     return frozenset() if seat is None else frozenset({seat})

@@ -54,17 +54,16 @@ from server.rules.setup import DEPLOYING, _after_deploying, _undeployed, deploye
 from server.rules.units import (
     Coord,
     Unit,
-    _set,
-    _unit,
-    _with_unit,
     datasheet_of,
     deployment_zone,
     footprint_of,
-    phase_moves,
     record_turn_move,
     table_of,
     unit_from_json,
+    unit_of,
     units_of,
+    with_phase_move,
+    with_unit,
 )
 from server.rules.wh40k10.army import SYSTEM_ID, forty, set_forty, sheets
 from server.rules.wh40k10.engage import placements
@@ -81,7 +80,7 @@ FIRST_ARRIVAL_ROUND = 2
 
 def reserve_rule(state: GameState, unit: Unit) -> str:
     """Deep Strike or Strategic Reserves: how `unit` (in Reserves) arrives."""
-    kinds: Mapping[str, str] = forty(state).get("reserves", {})
+    kinds: Mapping[str, str] = forty(state).reserves
     return kinds.get(unit.id, DEEP_STRIKE)
 
 
@@ -95,7 +94,7 @@ def unit_points(state: GameState, unit: Unit) -> int:
 def _strategic_check(state: GameState, seat: int, unit: Unit) -> None:
     mine = [u for u in units_of(state).values() if u.owner == seat]
     army = sum(unit_points(state, u) for u in mine)
-    kinds: Mapping[str, str] = forty(state).get("reserves", {})
+    kinds: Mapping[str, str] = forty(state).reserves
     already = sum(unit_points(state, u) for u in mine if kinds.get(u.id) == STRATEGIC_RESERVES)
     cost = unit_points(state, unit)
     if already + cost > STRATEGIC_SHARE * army:
@@ -158,7 +157,7 @@ def declare_strategic_reserves(
 
 @register_folder("reserves_declared")
 def _fold_declared(state: GameState, event: Event) -> GameState:
-    kinds = dict(forty(state).get("reserves", {}))
+    kinds = dict(forty(state).reserves)
     kinds[str(event.payload["unit"])] = str(event.payload["rule"])
     return set_forty(state, reserves=kinds)
 
@@ -180,10 +179,10 @@ def _refuse(rule: str, message: str, **details: Any) -> RuleError:
 
 
 def _in_reserves(state: GameState, seat: int, unit_id: str) -> Unit:
-    unit = _unit(state, unit_id, seat)
+    unit = unit_of(state, unit_id, seat)
     if unit.status not in IN_RESERVES:
         raise _refuse("Reserves", f"{display_name(state, unit.id)} is not in Reserves")
-    turn = int(state.extra.get("turn", 1))
+    turn = (state.battle.turn or 1)
     if turn < FIRST_ARRIVAL_ROUND:
         raise _refuse("Reserves",
                       f"{display_name(state, unit.id)} cannot arrive in the first battle round")
@@ -227,7 +226,7 @@ def arrival_problem(state: GameState, seat: int, placed: Unit) -> RuleError | No
             return _refuse(rule, f"{name} must arrive wholly within {EDGE_BAND_IN:g} in of a "
                            "battlefield edge")
         zone = deployment_zone(state, other(seat))
-        if int(state.extra.get("turn", 1)) == FIRST_ARRIVAL_ROUND and (
+        if (state.battle.turn or 1) == FIRST_ARRIVAL_ROUND and (
             shapely.area(shapely.intersection(zone, fp.boundary)) > 1e-9
         ):
             return _refuse(rule, f"{name} cannot arrive in the enemy's deployment zone in "
@@ -304,9 +303,9 @@ def arrive_from_reserves(
 @register_folder("reserves_arrived")
 def _fold_arrived(state: GameState, event: Event) -> GameState:
     unit = unit_from_json(event.payload["unit"])
-    state = _with_unit(state, unit)
+    state = with_unit(state, unit)
     state = record_turn_move(state, unit.id, moved=True)
-    return _set(state, phase_moves={**phase_moves(state), unit.id: {"arrived": True}})
+    return with_phase_move(state, unit.id, {"arrived": True})
 
 
 @on_game_end(SYSTEM_ID)
@@ -325,4 +324,4 @@ def never_arrived(state: GameState, dice: DiceStream) -> list[Event]:
 @register_folder("reserves_destroyed")
 def _fold_destroyed(state: GameState, event: Event) -> GameState:
     unit = units_of(state)[str(event.payload["unit"])]
-    return _with_unit(state, dataclasses.replace(unit, status="destroyed"))
+    return with_unit(state, dataclasses.replace(unit, status="destroyed"))

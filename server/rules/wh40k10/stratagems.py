@@ -68,7 +68,15 @@ from server.rules.core import (
     register_projector,
 )
 from server.rules.orders import in_window, judge, offer, register_game_offer
-from server.rules.units import Unit, _set, _unit, phase_moves, table_of, turn_moves, units_of
+from server.rules.units import (
+    Unit,
+    phase_moves,
+    table_of,
+    turn_moves,
+    unit_of,
+    units_of,
+    with_phase_move,
+)
 from server.rules.wh40k10.army import (
     SYSTEM_ID,
     demise_map,
@@ -188,27 +196,27 @@ class UseStratagem(ActionModel):
 
 
 def _at(state: GameState) -> list[Any]:
-    return [state.extra.get("player_turn"), state.extra.get("phase")]
+    return [state.battle.player_turn, state.battle.phase]
 
 
 def used_this_phase(state: GameState, seat: int) -> list[str]:
-    record = forty(state).get("stratagems_used", {}).get(str(seat), {})
+    record = forty(state).stratagems_used.get(str(seat), {})
     return [name for name, at in record.items() if at == _at(state)]
 
 
 def used_this_battle(state: GameState, seat: int) -> list[str]:
-    return list(forty(state).get("stratagems_once", {}).get(str(seat), []))
+    return list(forty(state).stratagems_once.get(str(seat), []))
 
 
 def gone_to_ground(state: GameState, unit_id: str) -> bool:
     """Go to Ground: until the end of the phase in which it was used."""
-    record = forty(state).get("go_to_ground", {})
+    record = forty(state).go_to_ground
     return record.get("at") == _at(state) and unit_id in record.get("units", [])
 
 
 def counter_offensive_next(state: GameState) -> str | None:
     """The unit a Counter-offensive made fight next, while it has not fought."""
-    record = forty(state).get("counter_offensive", {})
+    record = forty(state).counter_offensive
     unit = record.get("unit")
     if record.get("at") != _at(state) or unit is None:
         return None
@@ -217,8 +225,8 @@ def counter_offensive_next(state: GameState) -> str | None:
 
 def insane_bravery_test(state: GameState, unit: Unit) -> Event | None:
     """The Battle-shock test of a unit Insane Bravery was used on this turn: passed."""
-    record = forty(state).get("insane_bravery", {})
-    if record.get("unit") != unit.id or record.get("pt") != state.extra.get("player_turn"):
+    record = forty(state).insane_bravery
+    if record.get("unit") != unit.id or record.get("pt") != state.battle.player_turn:
         return None
     return Event(
         "battle_shock_test",
@@ -244,7 +252,7 @@ def _own_unit(state: GameState, seat: int, s: Stratagem, unit_id: str | None) ->
     if unit_id is None:
         raise _refuse(s, f"{s.name} targets a unit from your army: name it", BAD_REQUEST,
                       field="unit")
-    unit = _unit(state, unit_id, seat)
+    unit = unit_of(state, unit_id, seat)
     if unit.status != "on_table" or not unit.positions:
         raise _refuse(s, f"{unit.name} is not on the battlefield")
     if unit.id in battle_shocked(state):
@@ -254,17 +262,17 @@ def _own_unit(state: GameState, seat: int, s: Stratagem, unit_id: str | None) ->
 
 
 def _phase(state: GameState) -> str:
-    return str(state.extra.get("phase"))
+    return str(state.battle.phase)
 
 
 def _opponents_phase(state: GameState, seat: int, s: Stratagem, phases: Sequence[str]) -> None:
-    if state.extra.get("active_player") == seat or _phase(state) not in phases:
+    if state.battle.active_player == seat or _phase(state) not in phases:
         raise _refuse(s, f"{s.name} is used in your opponent's {' or '.join(phases)} phase",
                       OUT_OF_PHASE, phase=_phase(state))
 
 
 def _own_phase(state: GameState, seat: int, s: Stratagem, phase: str) -> None:
-    if state.extra.get("active_player") != seat or _phase(state) != phase:
+    if state.battle.active_player != seat or _phase(state) != phase:
         raise _refuse(s, f"{s.name} is used in your {phase} phase", OUT_OF_PHASE,
                       phase=_phase(state))
 
@@ -291,7 +299,7 @@ def _check_reroll(state: GameState, seat: int, s: Stratagem, action: UseStratage
     if action.roll == "battle_shock":
         raise _refuse(s, "Command Re-roll does not re-roll Battle-shock tests (10th-edition "
                       "core rules); Insane Bravery passes one", not_automated=False)
-    if state.extra.get("active_player") != seat:
+    if state.battle.active_player != seat:
         raise _refuse(s, f"you made no {ROLL_WORDS[action.roll]} this phase", OUT_OF_PHASE)
     last = _last_roll(state, action.roll)
     words = ROLL_WORDS[action.roll]
@@ -374,7 +382,7 @@ def _check_counter(state: GameState, seat: int, s: Stratagem, action: UseStratag
     if _phase(state) != "Fight":
         raise _refuse(s, "Counter-offensive is used in the Fight phase", OUT_OF_PHASE,
                       phase=_phase(state))
-    last = forty(state).get("last_fighter", {})
+    last = forty(state).last_fighter
     if last.get("at") != _at(state) or int(last.get("seat", seat)) == seat:
         raise _refuse(s, "Counter-offensive is used just after an enemy unit has fought",
                       OUT_OF_PHASE)
@@ -417,12 +425,12 @@ def _check_overwatch(state: GameState, seat: int, s: Stratagem, action: UseStrat
     Unit, Effect
 ]:
     _opponents_phase(state, seat, s, ("Movement", "Charge"))
-    if forty(state).get("overwatch", {}).get(str(seat)) == state.extra.get("player_turn"):
+    if forty(state).overwatch.get(str(seat)) == state.battle.player_turn:
         raise _refuse(s, "Fire Overwatch is used once per turn")
     if action.target is None:
         raise _refuse(s, "Fire Overwatch: name the enemy unit to shoot at", BAD_REQUEST,
                       field="target")
-    target = _unit(state, action.target)
+    target = unit_of(state, action.target)
     if target.owner == seat:
         raise _refuse(s, "Fire Overwatch shoots at an enemy unit")
     if target.id not in phase_moves(state) or target.status != "on_table":
@@ -457,7 +465,7 @@ def _check_heroic(state: GameState, seat: int, s: Stratagem, action: UseStratage
     if action.target is None:
         raise _refuse(s, "Heroic Intervention: name the enemy unit that charged", BAD_REQUEST,
                       field="target")
-    target = _unit(state, action.target)
+    target = unit_of(state, action.target)
     if target.owner == seat:
         raise _refuse(s, "Heroic Intervention charges an enemy unit")
     if target.status != "on_table" or not phase_moves(state).get(target.id, {}).get("charged"):
@@ -520,7 +528,7 @@ def _check_grenade(state: GameState, seat: int, s: Stratagem, action: UseStratag
         raise _refuse(s, f"{unit.name} is within Engagement Range of an enemy unit")
     if action.target is None:
         raise _refuse(s, "Grenade: name the enemy unit", BAD_REQUEST, field="target")
-    target = _unit(state, action.target)
+    target = unit_of(state, action.target)
     table = table_of(state)
     if target.owner == seat or target.id not in table.units:
         raise _refuse(s, "Grenade targets an enemy unit on the battlefield")
@@ -602,7 +610,7 @@ def use_stratagem(
             "cp_left": left,
             "unit": unit.id,
             "target": target.id if target else None,
-            "turn_of": state.extra.get("player_turn"),
+            "turn_of": state.battle.player_turn,
             "text": f"Player {seat} uses {s.name} ({s.cost} CP, {left} left) on {unit.name}"
             + (f", at {target.name}" if target else ""),
         },
@@ -620,22 +628,22 @@ def _fold_used(state: GameState, event: Event) -> GameState:
     data = forty(state)
     points = cp(state)
     points[seat] = int(p["cp_left"])
-    used = {k: dict(v) for k, v in data.get("stratagems_used", {}).items()}
+    used = {k: dict(v) for k, v in data.stratagems_used.items()}
     used.setdefault(seat, {})[name] = _at(state)
     values: dict[str, Any] = {"cp": points, "stratagems_used": used}
     if name == INSANE_BRAVERY:
-        once = {k: list(v) for k, v in data.get("stratagems_once", {}).items()}
+        once = {k: list(v) for k, v in data.stratagems_once.items()}
         once.setdefault(seat, []).append(name)
         values["stratagems_once"] = once
-        values["insane_bravery"] = {"unit": unit, "pt": state.extra.get("player_turn")}
+        values["insane_bravery"] = {"unit": unit, "pt": state.battle.player_turn}
     elif name == GO_TO_GROUND:
-        record = data.get("go_to_ground", {})
+        record = data.go_to_ground
         units = list(record.get("units", [])) if record.get("at") == _at(state) else []
         values["go_to_ground"] = {"at": _at(state), "units": [*units, unit]}
     elif name == COUNTER_OFFENSIVE:
         values["counter_offensive"] = {"at": _at(state), "unit": unit}
     elif name == FIRE_OVERWATCH:
-        values["overwatch"] = {**data.get("overwatch", {}), seat: state.extra.get("player_turn")}
+        values["overwatch"] = {**data.overwatch, seat: state.battle.player_turn}
     return set_forty(state, **values)
 
 
@@ -643,9 +651,8 @@ def _fold_used(state: GameState, event: Event) -> GameState:
 def _fold_heroic(state: GameState, event: Event) -> GameState:
     """The intervening unit charged, but it is no charger of this phase: no Fights First."""
     p = event.payload
-    moves = phase_moves(state)
     record = {"intervened": p["target"] if p["succeeded"] else None}
-    return _set(state, phase_moves={**moves, p["unit"]: record})
+    return with_phase_move(state, p["unit"], record)
 
 
 @register_folder("command_reroll")
@@ -655,7 +662,7 @@ def _fold_reroll(state: GameState, event: Event) -> GameState:
         return state  # a charge re-roll: the charge events that follow say what happened
     moves = phase_moves(state)
     record = {**moves.get(p["unit"], {}), "advanced": p["new"][0], "allowance": p["allowance"]}
-    return _set(state, phase_moves={**moves, p["unit"]: record})
+    return with_phase_move(state, p["unit"], record)
 
 
 # --- what a player is offered ----------------------------------------------------------------
@@ -781,7 +788,7 @@ def _project_stratagems(state: GameState, viewer: int | None, out: dict[str, Any
         "once_per_battle_used": {str(s): used_this_battle(state, s) for s in (1, 2)},
         "gone_to_ground": [u for u in units_of(state) if gone_to_ground(state, u)],
         "fights_next": counter_offensive_next(state) if _phase(state) == "Fight" else None,
-        "overwatch_used": dict(data.get("overwatch", {})),
+        "overwatch_used": dict(data.overwatch),
     }
 
 

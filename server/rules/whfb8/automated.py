@@ -8,7 +8,7 @@ from server.rules.automation import handled_by
 from server.rules.flee import flee_events
 from server.rules.resume import resume
 from server.rules.setup import declare_reserve
-from server.rules.units import _formation
+from server.rules.units import ranked_formation
 from server.rules.whfb8 import (
     combat,
     entombed,
@@ -104,7 +104,7 @@ handled_by(WHFB8, "Random Movement", random_movement.random_move_events,
            lacks="Dangerous Terrain: not automated (Warfield has no Dangerous Terrain test; a "
            "random move that crosses dangerous terrain says so); other units' random moves are "
            "not forced at the end of the phase")
-handled_by(WHFB8, "Skirmishers", _formation, "half-inch gaps")
+handled_by(WHFB8, "Skirmishers", ranked_formation, "half-inch gaps")
 handled_by(WHFB8, "Skirmishers", flee_events, "Feigned Flight: rallies after fleeing from a charge")
 handled_by(WHFB8, "Skirmishers", combat.light_troops, "Light Troops: zero ranks, -1 to hit shots")
 handled_by(WHFB8, "Skirmishers", skirmish.skirmish_move, "each model moves up to M, reforms free")

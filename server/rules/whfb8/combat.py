@@ -59,7 +59,7 @@ from server.rules.rankandflank.attacks import MELEE, SHOOTING, Modifier, Roller
 from server.rules.rankandflank.engagement import active, frontage, sheet, sheets_of, standing
 from server.rules.rankandflank.events import Log
 from server.rules.rankandflank.system import RankAndFlankRules
-from server.rules.units import Unit, _set, phase_moves, table_of, units_of
+from server.rules.units import Unit, phase_moves, table_of, units_of, with_phase_move
 from server.rules.whfb8 import profiles
 from server.rules.whfb8.attacks import Guard, Strike, WHFB8AttackSteps
 
@@ -586,7 +586,7 @@ def _fold_fear_test(state: GameState, event: Event) -> GameState:
     if p["passed"]:
         return state
     record = {**phase_moves(state).get(p["unit"], {}), FEAR_FAILED: True}
-    return _set(state, phase_moves={**phase_moves(state), p["unit"]: record})
+    return with_phase_move(state, p["unit"], record)
 
 
 WHFB8 = WHFB8RankAndFlank()

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import shapely
@@ -70,9 +71,11 @@ from server.rules.core import (
     RuleError,
     When,
     fold_all,
+    part_of,
     register_action,
     register_folder,
     register_projector,
+    with_part,
 )
 from server.rules.naming import display_name, display_names, in_the_way
 from server.rules.orders import judge, offer, register_offer
@@ -81,16 +84,18 @@ from server.rules.units import (
     Coord,
     Facing,
     Unit,
-    _formation,
-    _set,
-    _unit,
-    _with_unit,
     datasheet_of,
     phase_moves,
+    ranked_formation,
     record_turn_move,
     table_of,
     unit_from_json,
+    unit_of,
     units_of,
+    with_engaged,
+    with_phase_move,
+    with_phase_moves,
+    with_unit,
 )
 
 SYSTEM = "whfb8"
@@ -120,10 +125,17 @@ def reserve_rule(state: GameState, unit: Unit) -> str | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class EntombedState:
+    """This system's part of the state for Entombed and Ambushers: the units whose emergence
+    waits for their placement ({unit id: {mode, marker, enemy, edge, suggested, outline}})."""
+
+    waiting: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
 def pending(state: GameState) -> Mapping[str, Mapping[str, Any]]:
     """Units whose emergence waits for their placement: mode "marker", "enemy" or "edge"."""
-    found: Mapping[str, Mapping[str, Any]] = state.extra.get("entombed", {})
-    return found
+    return part_of(state, EntombedState).waiting
 
 
 def _mark(unit: Unit, add: str | None = None, drop: str | None = None) -> Unit:
@@ -136,7 +148,8 @@ def _mark(unit: Unit, add: str | None = None, drop: str | None = None) -> Unit:
 def formation_of(state: GameState, unit: Unit, files: int | None = None) -> RankedFormation:
     """The unit as it would stand, joined characters in its front rank."""
     joined = tuple(c.datasheet for c in unit.characters)
-    return _formation(state.system, unit.datasheet, unit.models, files or unit.files or 1, joined)
+    files = files or unit.files or 1
+    return ranked_formation(state.system, unit.datasheet, unit.models, files, joined)
 
 
 def _outline(formation: RankedFormation) -> list[list[float]]:
@@ -150,8 +163,8 @@ def _outline(formation: RankedFormation) -> list[list[float]]:
 def roll_for_ambushers(state: GameState, dice: DiceStream) -> list[Event]:
     """FACTS.md Ambushers: from game turn 2, a D6 per unit at the start of the turn: 1-2
     delayed, 3+ arrives in Remaining Moves."""
-    seat = int(state.extra["active_player"])
-    turn = int(state.extra.get("turn", 1))
+    seat = state.battle.active_seat
+    turn = (state.battle.turn or 1)
     if turn < FIRST_ROLL_TURN:
         return []
     events = []
@@ -200,7 +213,7 @@ class PlaceEntombedMarker(ActionModel):
 
 
 def _ready_unit(state: GameState, seat: int, unit_id: str, what: str) -> Unit:
-    unit = _unit(state, unit_id, seat)
+    unit = unit_of(state, unit_id, seat)
     if unit.status != "ambush" or READY not in unit.markers:
         raise RuleError(
             OUT_OF_PHASE,
@@ -212,7 +225,7 @@ def _ready_unit(state: GameState, seat: int, unit_id: str, what: str) -> Unit:
 
 
 def _is_building(state: GameState, terrain_id: str) -> bool:
-    label = str(state.extra.get("terrain_labels", {}).get(terrain_id, "")).lower()
+    label = state.terrain_labels.get(terrain_id, "").lower()
     return any(word in label for word in BUILDING_WORDS)
 
 
@@ -449,7 +462,7 @@ def _fold_marker(state: GameState, event: Event) -> GameState:
         "suggested": p["suggested"],
         "outline": p["outline"],
     }
-    return _set(state, entombed={**pending(state), p["unit"]: entry})
+    return with_part(state, EntombedState({**pending(state), p["unit"]: entry}))
 
 
 @register_folder("entombed_mishap")
@@ -457,14 +470,14 @@ def _fold_mishap(state: GameState, event: Event) -> GameState:
     p = event.payload
     unit = units_of(state)[p["unit"]]
     rest = {k: v for k, v in pending(state).items() if k != unit.id}
-    state = _set(state, entombed=rest)
+    state = with_part(state, EntombedState(rest))
     if p["result"] == "destroyed":
-        return _with_unit(state, dataclasses.replace(_mark(unit, drop=READY), status="destroyed"))
+        return with_unit(state, dataclasses.replace(_mark(unit, drop=READY), status="destroyed"))
     if p["result"] == "delayed":
-        return _with_unit(state, _mark(unit, drop=READY))
+        return with_unit(state, _mark(unit, drop=READY))
     entry = {"mode": "edge", "marker": None, "enemy": None, "edge": p["edge"],
              "suggested": p["suggested"], "outline": p["outline"]}
-    return _set(state, entombed={**rest, unit.id: entry})
+    return with_part(state, EntombedState({**rest, unit.id: entry}))
 
 
 # --- the unit emerges ----------------------------------------------------------------------------
@@ -576,19 +589,20 @@ def emerge(state: GameState, seat: int, action: Emerge, dice: DiceStream) -> lis
 def _fold_emerged(state: GameState, event: Event) -> GameState:
     p = event.payload
     unit = unit_from_json(p["unit"])
-    state = _with_unit(state, unit)
-    state = _set(state, entombed={k: v for k, v in pending(state).items() if k != unit.id})
+    state = with_unit(state, unit)
+    rest = {k: v for k, v in pending(state).items() if k != unit.id}
+    state = with_part(state, EntombedState(rest))
     if p["charging"]:
-        engaged = {**state.extra.get("engaged", {}), unit.id: p["charging"]}
-        return _set(state, engaged=engaged,
-                    phase_moves={**phase_moves(state), unit.id: {"charged": p["charging"]}})
+        engaged = {**state.charges.engaged, unit.id: p["charging"]}
+        state = with_engaged(state, engaged)
+        return with_phase_move(state, unit.id, {"charged": p["charging"]})
     if p["mode"] == "edge":
         # Entering from a table edge counts as the unit's move (docs/rules-decisions.md).
         state = record_turn_move(state, unit.id, moved=True)
         moves = {**phase_moves(state), unit.id: {"arrived": True, "mode": "advance", "used": 0.0}}
-        return _set(state, phase_moves=moves)
+        return with_phase_moves(state, moves)
     # It may act normally (seed 002): its Remaining Move is still to come; no charge.
-    return _set(state, phase_moves={**phase_moves(state), unit.id: {"emerged": True}})
+    return with_phase_move(state, unit.id, {"emerged": True})
 
 
 # --- the end of the Movement phase and of the game -----------------------------------------------
@@ -658,7 +672,7 @@ def _fold_never_arrived(state: GameState, event: Event) -> GameState:
     units = units_of(state)
     for uid in event.payload["units"]:
         gone = _mark(dataclasses.replace(units[uid], status="destroyed"), add=FLED_OFF)
-        state = _with_unit(state, _mark(gone, drop=READY))
+        state = with_unit(state, _mark(gone, drop=READY))
     return state
 
 

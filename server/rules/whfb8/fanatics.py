@@ -4,7 +4,8 @@ their units, released at 8 in mid-move, whirling 2D6 in through everything.
 1. **Concealment.** Every whfb8 army submission writes a `fanatics_concealed` event seen only by
    its owner (`seat_visibility`), empty when the army conceals none, so the opponent and
    spectators see one `hidden` event of the same wire form in every whfb8 game. The note is
-   kept in `state.extra["concealed"]` ({unit id: count}) and projected only to its owner
+   kept in the system's part of the state (`FanaticState.concealed`: {unit id: count}) and
+   projected only to its owner
    (`concealed` in the owner's state, `{}` for everyone else). The Fanatics add nothing to the
    unit's models, footprint or profile until released.
 2. **Release at 8 in** (`move_stop`, asked by every straight move and wheel of
@@ -34,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import shapely
@@ -61,10 +63,12 @@ from server.rules.core import (
     RuleError,
     When,
     fold_all,
+    part_of,
     register_action,
     register_folder,
     register_projector,
     seat_visibility,
+    with_part,
 )
 from server.rules.naming import display_name, display_names
 from server.rules.rankandflank.attacks import resolve
@@ -73,19 +77,19 @@ from server.rules.rankandflank.engagement import FLEEING, rank_and_file_sheet
 from server.rules.rankandflank.events import Log, losses_events, step_events
 from server.rules.rankandflank.system import rank_and_flank_of
 from server.rules.resume import resume
+from server.rules.state import changed
 from server.rules.systems import MOVEMENT_PHASE
 from server.rules.units import (
     Coord,
     Facing,
     Unit,
-    _set,
-    _unit,
-    _with_unit,
     footprint_of,
     table_of,
     terrain_of,
     unit_from_json,
+    unit_of,
     units_of,
+    with_unit,
 )
 from server.rules.whfb8.attacks import STEPS, Strike
 
@@ -104,6 +108,26 @@ BISECT_STEPS = 40
 CONCEALED = "concealed"
 RELEASES = "fanatic_releases"
 FANATICS = "fanatics"
+"""The keys of the projection (`_project`)."""
+
+
+@dataclass(frozen=True)
+class FanaticState:
+    """This system's part of the state for the Fanatics: {concealing unit id: Fanatics it still
+    hides} (the owner's secret, `concealed_of`), the releases waiting to be placed (public,
+    `pending_release`) and the released Fanatics ({unit id: {from, released, moved}})."""
+
+    concealed: Mapping[str, int] = field(default_factory=dict)
+    releases: tuple[Mapping[str, Any], ...] = ()
+    released: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+def _fanatics(state: GameState) -> FanaticState:
+    return part_of(state, FanaticState)
+
+
+def _with(state: GameState, **changes: Any) -> GameState:
+    return with_part(state, changed(_fanatics(state), **changes))
 
 
 # --- the secret ---------------------------------------------------------------------------------
@@ -111,7 +135,7 @@ FANATICS = "fanatics"
 
 def concealed_of(state: GameState) -> Mapping[str, int]:
     """{concealing unit id: Fanatics it still hides} (the owner's secret)."""
-    return state.extra.get(CONCEALED, {})  # type: ignore[no-any-return]
+    return _fanatics(state).concealed
 
 
 def army_secrets(
@@ -143,12 +167,12 @@ def without_secrets(state: GameState, seat: int | None) -> GameState:
     }
     if mine == dict(concealed_of(state)):
         return state
-    return _set(state, **{CONCEALED: mine})
+    return _with(state, concealed=mine)
 
 
 @register_folder("fanatics_concealed")
 def _fold_concealed(state: GameState, event: Event) -> GameState:
-    return _set(state, **{CONCEALED: {**concealed_of(state), **event.payload["units"]}})
+    return _with(state, concealed={**concealed_of(state), **event.payload["units"]})
 
 
 @register_projector
@@ -163,8 +187,8 @@ def _project(state: GameState, viewer: int | None, out: dict[str, Any]) -> None:
         for uid, n in concealed_of(state).items()
         if viewer is not None and uid in units and units[uid].owner == viewer
     }
-    out[RELEASES] = [dict(r) for r in state.extra.get(RELEASES, ())]
-    out[FANATICS] = {k: dict(v) for k, v in state.extra.get(FANATICS, {}).items()}
+    out[RELEASES] = [dict(r) for r in pending_release(state)]
+    out[FANATICS] = {k: dict(v) for k, v in _fanatics(state).released.items()}
 
 
 # --- release at 8 in ----------------------------------------------------------------------------
@@ -330,14 +354,13 @@ def arrival_release(state: GameState, unit_id: str) -> list[Event]:
 def _fold_revealed(state: GameState, event: Event) -> GameState:
     p = event.payload
     hidden = {k: v for k, v in concealed_of(state).items() if k != p["unit"]}
-    pending = (*state.extra.get(RELEASES, ()), {"unit": p["unit"], "left": p["count"],
-                                                "owner": p["owner"],
-                                                "interrupted": p["interrupted"]})
-    return _set(state, **{CONCEALED: hidden, RELEASES: pending})
+    pending = (*pending_release(state), {"unit": p["unit"], "left": p["count"],
+                                         "owner": p["owner"], "interrupted": p["interrupted"]})
+    return _with(state, concealed=hidden, releases=pending)
 
 
 def pending_release(state: GameState) -> tuple[Mapping[str, Any], ...]:
-    return tuple(state.extra.get(RELEASES, ()))
+    return _fanatics(state).releases
 
 
 # --- the whirl ----------------------------------------------------------------------------------
@@ -505,7 +528,7 @@ def whirl_events(
     }
     if roll is not None:
         payload["roll"] = roll.to_payload()
-    named = _with_unit(state, moved)
+    named = with_unit(state, moved)
     verb = {"fanatic_released": "is released and whirls", "fanatic_moved": "whirls"}[kind]
     payload["text"] = (
         f"{display_name(named, moved.id)} {verb} {path.travelled:g} in"
@@ -625,14 +648,14 @@ def removal(state: GameState, fanatic_id: str, reason: str) -> list[Event]:
 
 
 def _turn_key(state: GameState) -> list[Any]:
-    return [state.extra.get("turn"), state.extra.get("active_player")]
+    return [state.battle.turn, state.battle.active_player]
 
 
 @register_folder("fanatic_released")
 def _fold_released(state: GameState, event: Event) -> GameState:
     p = event.payload
     unit = unit_from_json(p["unit"])
-    state = _with_unit(state, unit)
+    state = with_unit(state, unit)
     pending = []
     for r in pending_release(state):
         if r["unit"] == p["from"]:
@@ -640,21 +663,21 @@ def _fold_released(state: GameState, event: Event) -> GameState:
         if r["left"] > 0:
             pending.append(r)
     fanatics = {
-        **state.extra.get(FANATICS, {}),
+        **_fanatics(state).released,
         unit.id: {"from": p["from"], "released": _turn_key(state), "moved": _turn_key(state)},
     }
-    state = _set(state, **{RELEASES: tuple(pending), FANATICS: fanatics})
-    return dataclasses.replace(state, next_id=state.next_id + 1)
+    state = _with(state, releases=tuple(pending), released=fanatics)
+    return state.evolve(next_id=state.next_id + 1)
 
 
 @register_folder("fanatic_moved")
 def _fold_moved(state: GameState, event: Event) -> GameState:
     p = event.payload
-    state = _with_unit(state, unit_from_json(p["unit"]))
-    fanatics = dict(state.extra.get(FANATICS, {}))
+    state = with_unit(state, unit_from_json(p["unit"]))
+    fanatics = dict(_fanatics(state).released)
     if p["unit"]["id"] in fanatics:
         fanatics[p["unit"]["id"]] = {**fanatics[p["unit"]["id"]], "moved": _turn_key(state)}
-    return _set(state, **{FANATICS: fanatics})
+    return _with(state, released=fanatics)
 
 
 @register_folder("fanatic_removed")
@@ -662,7 +685,7 @@ def _fold_removed(state: GameState, event: Event) -> GameState:
     unit = units_of(state).get(event.payload["unit"])
     if unit is None:
         return state
-    return _with_unit(state, dataclasses.replace(unit, status="destroyed"))
+    return with_unit(state, dataclasses.replace(unit, status="destroyed"))
 
 
 @register_folder("fanatic_hits")
@@ -673,7 +696,7 @@ def _fold_hits(state: GameState, event: Event) -> GameState:
 @register_folder("fanatics_lost")
 def _fold_lost(state: GameState, event: Event) -> GameState:
     hidden = {k: v for k, v in concealed_of(state).items() if k != event.payload["unit"]}
-    return _set(state, **{CONCEALED: hidden})
+    return _with(state, concealed=hidden)
 
 
 # --- actions ------------------------------------------------------------------------------------
@@ -705,7 +728,7 @@ def release_fanatic(
             OUT_OF_PHASE, f"no Fanatics wait to be released from {action.unit!r}",
             unit=action.unit, rule="Concealed Fanatic",
         )
-    hider = _unit(state, action.unit, seat)
+    hider = unit_of(state, action.unit, seat)
     fp = table_of(state).units.get(hider.id)
     if fp is None:
         raise RuleError(OUT_OF_PHASE, f"{display_name(state, hider.id)} is not on the table")
@@ -764,7 +787,7 @@ class RandomMove(ActionModel):
 
 
 def _due(state: GameState, unit: Unit) -> bool:
-    info = state.extra.get(FANATICS, {}).get(unit.id)
+    info = _fanatics(state).released.get(unit.id)
     return (
         info is not None
         and unit.status == "on_table"
@@ -803,9 +826,9 @@ def fanatic_move(state: GameState, unit: Unit, dice: DiceStream, actor: int) -> 
 )
 def random_move(state: GameState, seat: int, action: RandomMove, dice: DiceStream) -> list[Event]:
     """Move a released Fanatic in its player's Movement phase (Compulsory Moves)."""
-    unit = _unit(state, action.unit, seat)
+    unit = unit_of(state, action.unit, seat)
     refuse_while_releasing(state)
-    if unit.id not in state.extra.get(FANATICS, {}):
+    if unit.id not in _fanatics(state).released:
         return _other_random_move(state, seat, unit, action, dice)
     if action.facing is not None:
         raise RuleError(
@@ -847,7 +870,7 @@ def _other_random_move(
 def _compulsory(state: GameState, dice: DiceStream) -> list[Event]:
     """Fanatics not yet moved this turn move when the Movement phase ends (Compulsory)."""
     events: list[Event] = []
-    active = state.extra.get("active_player")
+    active = state.battle.active_player
     for unit in list(units_of(state).values()):
         if unit.owner == active and _due(state, unit):
             made = fanatic_move(state, unit, dice, unit.owner)

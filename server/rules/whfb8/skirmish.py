@@ -63,15 +63,15 @@ from server.rules.units import (
     Coord,
     Facing,
     Unit,
-    _illegal,
-    _unit,
-    _with_unit,
     datasheet_of,
+    illegal_move_error,
     phase_moves,
     record_turn_move,
     table_of,
     unit_from_json,
+    unit_of,
     units_of,
+    with_unit,
 )
 from server.rules.whfb8.entombed import formation_of
 
@@ -96,7 +96,7 @@ def model_paths(
     by rows, places by columns), the assignment within `limit` (or None), the grown obstacles
     and the end footprint."""
     table = table_of(state)
-    unit = _unit(state, unit_id)
+    unit = unit_of(state, unit_id)
     start = table.units[unit.id]
     formation = formation_of(state, unit, files)
     end_fp = footprint(formation, end)
@@ -120,7 +120,7 @@ def _check_skirmisher(state: GameState, unit: Unit) -> None:
     if phase_moves(state).get(unit.id):
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} has already moved this phase",
                         rule="One Move per Phase")
-    engaged = state.extra.get("engaged", {})
+    engaged = state.charges.engaged
     if unit.id in engaged or unit.id in engaged.values():
         raise RuleError(ILLEGAL_MOVE, f"{unit.name} is engaged in combat", rule=SKIRMISHERS)
 
@@ -152,7 +152,7 @@ def skirmish_move(
 ) -> list[Event]:
     """A whfb8 Skirmishers unit's whole move: any loose formation every model reaches within
     its allowance, around units and Impassable Terrain."""
-    unit = _unit(state, action.unit, seat)
+    unit = unit_of(state, action.unit, seat)
     _check_skirmisher(state, unit)
     ranked = variant_of(state.system).ranked
     if action.mode == "march" and ranked is not None:
@@ -187,7 +187,7 @@ def skirmish_move(
         )
     result = movement.place(table, unit.id, end_fp)
     if not result.legal:
-        raise _illegal(state, result, f"{display_name(state, unit.id)} cannot end there")
+        raise illegal_move_error(state, result, f"{display_name(state, unit.id)} cannot end there")
     used = float(max(lengths[i, j] for i, j in enumerate(assignment)))
     starts = start.model_centres
     ends = end_fp.model_centres
@@ -338,12 +338,12 @@ def close_up_and_spread_out(state: GameState, dice: DiceStream) -> list[Event]:
     """At the end of the Movement phase (after charges and Remaining Moves): Skirmishers in
     base contact with an enemy (engaged, as chargers or charged) close up; the active player's
     closed-up Skirmishers out of contact spread out."""
-    engaged = state.extra.get("engaged", {})
+    engaged = state.charges.engaged
     partner: dict[str, str] = {}
     for charger, target in engaged.items():
         partner.setdefault(charger, target)
         partner.setdefault(target, charger)
-    active = state.extra.get("active_player")
+    active = state.battle.active_player
     events: list[Event] = []
     for unit in list(units_of(state).values()):
         if unit.status != "on_table" or not datasheet_of(state, unit).has_rule(SKIRMISHERS):
@@ -361,12 +361,12 @@ def close_up_and_spread_out(state: GameState, dice: DiceStream) -> list[Event]:
 
 @register_folder("skirmishers_tightened")
 def _fold_tightened(state: GameState, event: Event) -> GameState:
-    return _with_unit(state, unit_from_json(event.payload["unit"]))
+    return with_unit(state, unit_from_json(event.payload["unit"]))
 
 
 @register_folder("skirmishers_loosened")
 def _fold_loosened(state: GameState, event: Event) -> GameState:
-    return _with_unit(state, unit_from_json(event.payload["unit"]))
+    return with_unit(state, unit_from_json(event.payload["unit"]))
 
 
 # --- Feigned Flight: free to move and shoot after the automatic rally, counting as moved -------
@@ -380,7 +380,7 @@ def feigned_flight_counts_as_moved(state: GameState, dice: DiceStream) -> list[E
     still carries `feigned_flight`: it is recorded as having moved this turn."""
     if state.system != SYSTEM:
         return []
-    seat = state.extra.get("active_player")
+    seat = state.battle.active_player
     return [
         Event(
             "feigned_flight_moved",

@@ -45,13 +45,13 @@ from server.rules.units import (
     Coord,
     Facing,
     Unit,
-    _illegal,
-    _unit,
-    _with_unit,
     datasheet_of,
+    illegal_move_error,
     table_of,
     unit_from_json,
+    unit_of,
     units_of,
+    with_unit,
 )
 from server.rules.whfb8.skirmish import model_paths
 
@@ -76,8 +76,8 @@ def vanguard_charge_refusal(state: GameState, unit_id: str) -> tuple[str, str] |
     if (
         unit is None
         or MARKER not in unit.markers
-        or state.extra.get("turn") != 1
-        or unit.owner != int(state.extra.get("first_player", 1))
+        or state.battle.turn != 1
+        or unit.owner != state.battle.first_player
     ):
         return None
     return (
@@ -97,9 +97,9 @@ class VanguardMove(ActionModel):
 
 
 def _check_vanguard_window(state: GameState) -> None:
-    x = state.extra
-    first = int(x.get("first_player", 1))
-    if (x.get("turn"), x.get("active_player"), x.get("phase"), x.get("player_turn")) != (
+    b = state.battle
+    first = int(b.first_player or 1)
+    if (b.turn, b.active_player, b.phase, b.player_turn) != (
         1, first, "Start", 1
     ):
         raise RuleError(
@@ -146,7 +146,7 @@ def vanguard_move(
 ) -> list[Event]:
     """A Vanguard move before the first turn (see the module text)."""
     _check_vanguard_window(state)
-    unit = _unit(state, action.unit, seat)
+    unit = unit_of(state, action.unit, seat)
     _check_vanguard_unit(state, unit)
     end = Placement(action.x, action.y, action.facing)
     assignment, lengths, _, end_fp = model_paths(state, unit.id, end, action.files, VANGUARD_IN)
@@ -176,7 +176,7 @@ def vanguard_move(
             )
     result = movement.place(table, unit.id, end_fp)
     if not result.legal:
-        raise _illegal(
+        raise illegal_move_error(
             state, result, f"{display_name(state, unit.id)} cannot end its Vanguard move there"
         )
     used = float(max(lengths[i, j] for i, j in enumerate(assignment)))
@@ -204,4 +204,4 @@ def vanguard_move(
 
 @register_folder("vanguard_moved")
 def _fold_vanguard_moved(state: GameState, event: Event) -> GameState:
-    return _with_unit(state, unit_from_json(event.payload["unit"]))
+    return with_unit(state, unit_from_json(event.payload["unit"]))

@@ -75,7 +75,7 @@ def ambush_game(*, stalker: bool = False, terrain: list[dict[str, Any]] = ()) ->
                    facing=180)
     if stalker:
         state, _ = act(state, 1, type="declare_reserve", unit=ids["daemon-stalker"])
-    assert state.extra["stage"] == "battle"
+    assert state.battle.stage == "battle"
     return state
 
 
@@ -89,12 +89,12 @@ def end_phases_until(
     """End phases until `seat`'s `phase` of Game Turn `turn`; `faces` feed the dice of the
     last phase change (the ambush rolls happen as the Movement Phase starts)."""
     events: list[Event] = []
-    while (state.extra["turn"], state.extra["active_player"], state.extra["phase"]) != (
+    while (state.battle.turn, state.battle.active_player, state.battle.phase) != (
         turn, seat, phase
     ):
-        last = state.extra["phase"] == _before(phase) and state.extra["active_player"] == seat \
-            and state.extra["turn"] == turn
-        state, events = act(state, state.extra["active_player"], list(faces) if last else None,
+        last = state.battle.phase == _before(phase) and state.battle.active_player == seat \
+            and state.battle.turn == turn
+        state, events = act(state, state.battle.active_player, list(faces) if last else None,
                             type="end_phase")
     return state, events
 
@@ -129,7 +129,7 @@ def test_a_2_stays_in_ambush_and_the_phase_may_end() -> None:
     state, events = end_phases_until(ambush_game(), 2, 1, "Movement", faces=[2])
     assert not rolled(events)[0]["arrives"]
     state, _ = act(state, 1, type="end_phase")
-    assert gremlins(state).status == "ambush" and state.extra["phase"] == "Magic"
+    assert gremlins(state).status == "ambush" and state.battle.phase == "Magic"
 
 
 def _roll_with_spells(spells: int, faces: tuple[int, ...]) -> dict[str, Any]:
@@ -324,7 +324,7 @@ def test_units_still_in_ambush_at_the_end_are_casualties() -> None:
         state = _refuse_arrival_by_undoing_ready(state)
     events: list[Event] = []
     while not state.over:
-        state, events = act(state, state.extra["active_player"], type="end_phase")
+        state, events = act(state, state.battle.active_player, type="end_phase")
     types = [e.type for e in events]
     assert types.index("ambush_casualties") < types.index("game_ended")
     assert gremlins(state).status == "destroyed"

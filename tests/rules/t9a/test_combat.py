@@ -16,8 +16,9 @@ from server.rules.charge import contact_placement
 from server.rules.core import Event, GameState, RuleError
 from server.rules.rankandflank import break_test as breaking
 from server.rules.rankandflank import combat_result, melee
+from server.rules.rankandflank.engagement import melee_rounds, with_melee_rounds
 from server.rules.rankandflank.events import Log
-from server.rules.units import Unit, table_of, units_of
+from server.rules.units import Unit, table_of, units_of, with_engaged
 from tests.rules.t9a.scripted import ScriptedDice
 from tests.rules.test_battle import act, fold, new_game
 
@@ -43,14 +44,14 @@ def position(
     units = dict(units_of(state))
     for uid, placement in places.items():
         units[uid] = dataclasses.replace(units[uid], status="on_table", placement=placement)
-    return dataclasses.replace(state, extra={**state.extra, "units": units})
+    return state.evolve(units=units)
 
 
 def with_units(state: GameState, **changes: dict[str, Any]) -> GameState:
     units = dict(units_of(state))
     for uid, fields in changes.items():
         units[uid] = dataclasses.replace(units[uid], **fields)
-    return dataclasses.replace(state, extra={**state.extra, "units": units})
+    return state.evolve(units=units)
 
 
 def charged(state: GameState, charger: str, target: str) -> GameState:
@@ -61,8 +62,8 @@ def charged(state: GameState, charger: str, target: str) -> GameState:
         state,
         **{charger: {"placement": (round(place.x, 4), round(place.y, 4), round(place.facing, 4))}},
     )
-    engaged = {**state.extra.get("engaged", {}), charger: target}
-    return dataclasses.replace(state, extra={**state.extra, "engaged": engaged})
+    engaged = {**state.charges.engaged, charger: target}
+    return with_engaged(state, engaged)
 
 
 def run(
@@ -185,8 +186,8 @@ def test_full_melee_gremlins_against_spears() -> None:
     assert (g.models, g.damage, g.markers) == (2, 0, ())
     assert (s.models, s.damage) == (19, 0)
     assert state.dice_position == start + len(faces)
-    assert state.extra["engaged"] == {"u1": "u2"}
-    assert state.extra["melee_rounds"] == {"u1": 1, "u2": 1}
+    assert state.charges.engaged == {"u1": "u2"}
+    assert melee_rounds(state) == {"u1": 1, "u2": 1}
     err = pytest.raises(
         RuleError,
         core.decide,
@@ -201,7 +202,7 @@ def test_full_melee_gremlins_against_spears() -> None:
 def test_second_round_has_no_charge_bonus() -> None:
     """Charge bonus only in the round the unit charged."""
     state = gremlins_charged_spears()
-    state = dataclasses.replace(state, extra={**state.extra, "melee_rounds": {"u1": 1, "u2": 1}})
+    state = with_melee_rounds(state, {"u1": 1, "u2": 1})
     scores = combat_result.combat_score(state, ["u1", "u2"], {})
     assert scores[1]["charge"] == 0 and scores[2]["rank_bonus"] == 3
 
@@ -345,7 +346,7 @@ def test_break_test_and_steadfast(
         assert not pursued["caught"] and pursued["rule"] == "Swiftstride"
         assert fled["facing"] == pytest.approx(0.0)  # turned directly away from the Gremlins
         assert "fleeing" in unit(state, "u2").markers
-        assert state.extra["engaged"] == {}
+        assert state.charges.engaged == {}
 
 
 def test_supernal_losses_instead_of_breaking() -> None:
@@ -388,7 +389,7 @@ def test_supernal_destroys_and_fearless_passes_panic() -> None:
     state = with_units(state, u2={"models": 1, "damage": 3})
     state, events = break_test(state, "u2", 2, 4, [6, 6])
     assert [e.type for e in events] == ["break_test", "hp_lost", "unit_destroyed", "panic_test"]
-    assert unit(state, "u2").status == "destroyed" and state.extra["engaged"] == {}
+    assert unit(state, "u2").status == "destroyed" and state.charges.engaged == {}
     panic = events[3].payload
     assert (panic["unit"], panic["passed"], panic["rule"]) == ("u3", True, "Fearless")
     assert panic["text"].startswith("Fearless: Mageblight Gremlin pass the Panic Test")
@@ -506,7 +507,7 @@ def test_shooting_refusals(
 
 def test_no_shooting_into_combat() -> None:
     state = archers_and_gremlins()
-    state = dataclasses.replace(state, extra={**state.extra, "engaged": {"u2": "u3"}})
+    state = with_engaged(state, {"u2": "u3"})
     state = with_units(state, u2={"placement": (36.0, 40.0, 180.0)})
     with pytest.raises(RuleError) as err:
         core.decide(
@@ -565,8 +566,8 @@ def test_unit_destroyed_in_melee_panics_friends_fearless_pass() -> None:
     assert events[8].payload["winner"] == 1
     assert events[8].payload["scores"]["1"]["total"] == 1 + 3 + 1
     assert events[9].payload["rule"] == "Fearless" and events[9].payload["unit"] == "u3"
-    assert unit(state, "u2").status == "destroyed" and state.extra["engaged"] == {}
-    assert "melee_rounds" not in state.extra or "u1" not in state.extra["melee_rounds"]
+    assert unit(state, "u2").status == "destroyed" and state.charges.engaged == {}
+    assert "u1" not in melee_rounds(state)
 
 
 def test_attachable_models_alone_still_fight() -> None:

@@ -12,8 +12,8 @@ from server.geometry.formation import SKIRMISH_GAP_T9A_IN
 from server.rules.questions import preview
 from server.rules.units import (
     JoinedCharacter,
-    _formation,
     footprint_of,
+    ranked_formation,
     turn_moves,
     units_of,
 )
@@ -25,7 +25,7 @@ from tests.rules.test_battle import act, refused, t9a_deployed
 def movement_phase():  # type: ignore[no-untyped-def]
     state = t9a_deployed()
     state, _ = act(state, 1, type="end_phase")  # Charge -> Movement
-    assert state.extra["phase"] == "Movement"
+    assert state.battle.phase == "Movement"
     return state
 
 
@@ -96,7 +96,7 @@ def test_only_light_troops_move_their_centre_when_reforming() -> None:
 @pytest.mark.parametrize("models", [1, 3])
 def test_skirmishers_keep_their_gaps_while_any_skirmisher_is_left(models: int) -> None:
     """Seed 000, Skirmisher: models 12.5 mm apart, the gaps part of the unit."""
-    formation = _formation("t9a", "mageblight-gremlin", models, 3, ("daemon-herald",))
+    formation = ranked_formation("t9a", "mageblight-gremlin", models, 3, ("daemon-herald",))
     assert formation.gap_in == pytest.approx(SKIRMISH_GAP_T9A_IN)
 
 

@@ -40,9 +40,9 @@ def joined_deployed(deploy_gremlins: bool = True) -> Any:
 
 def movement_phase(state: Any, seat: int = 1) -> Any:
     for _ in range(20):
-        if state.extra.get("active_player") == seat and state.extra.get("phase") == "Movement":
+        if state.battle.active_player == seat and state.battle.phase == "Movement":
             return state
-        state, _ = act(state, int(state.extra["active_player"]), type="end_phase")
+        state, _ = act(state, int(state.battle.active_player), type="end_phase")
     raise AssertionError("no Movement Phase")
 
 
@@ -134,11 +134,11 @@ def test_light_troops_move_sideways_and_backward_at_double_cost() -> None:
     (Advance Rate 5) moving 2 in sideways use 4.0 of 5, and 3 in sideways is refused."""
     import dataclasses
 
-    from server.rules.units import _with_unit
+    from server.rules.units import with_unit
 
     state = movement_phase(joined_deployed())
     alone = dataclasses.replace(units_of(state)["u1"], characters=())
-    state = _with_unit(state, alone)
+    state = with_unit(state, alone)
     err = refused(state, 1, type="move_unit", unit="u1", manoeuvre="sideways", distance=3.0)
     assert err.details["rule"] == "Move Distance" and err.details["distance"] == 6.0
     state, events = act(state, 1, type="move_unit", unit="u1", manoeuvre="sideways",

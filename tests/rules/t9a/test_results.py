@@ -38,8 +38,8 @@ def deployed(objective: str = "breakthrough") -> Game:
         "u3": {"type": "deploy_unit", "unit": "u3", "x": 20, "y": 42, "facing": 180},
         "u1": {"type": "declare_reserve", "unit": "u1"},
     }
-    while game.state.extra.get("stage") != "battle":
-        seat = int(game.state.extra["deploying"])
+    while game.state.battle.stage != "battle":
+        seat = int(game.state.battle.deploying)
         uid = next(u.id for u in units_of(game.state).values()
                    if u.owner == seat and u.status == "undeployed")
         game.act(seat, **places[uid])
@@ -54,18 +54,18 @@ def play_to_the_end(game: Game, monkeypatch: pytest.MonkeyPatch, arrive_in: int)
     real = ambush.find_arrival
     monkeypatch.setattr(
         ambush, "find_arrival",
-        lambda state, unit, near=None: None if int(state.extra["turn"]) < arrive_in
+        lambda state, unit, near=None: None if int(state.battle.turn) < arrive_in
         else real(state, unit, near),
     )
     arrived = False
     for _ in range(200):
         if game.state.over:
             return game.log
-        extra = game.state.extra
-        seat = int(extra["active_player"])
+        battle = game.state.battle
+        seat = int(battle.active_player)
         gremlins = units_of(game.state)["u1"]
-        if (not arrived and seat == 1 and extra["phase"] == "Movement"
-                and ambush.READY in gremlins.markers and int(extra["turn"]) >= arrive_in):
+        if (not arrived and seat == 1 and battle.phase == "Movement"
+                and ambush.READY in gremlins.markers and int(battle.turn) >= arrive_in):
             found = real(game.state, gremlins, EDGE_POINT)
             assert found is not None
             point, placement = found
@@ -155,11 +155,11 @@ def test_destroyed_units_score_their_full_cost() -> None:
     import dataclasses
 
     from server.rules.t9a.results import game_result
-    from server.rules.units import _with_unit
+    from server.rules.units import with_unit
 
     game = deployed()
     herald = units_of(game.state)["u2"]
-    state = _with_unit(game.state, dataclasses.replace(herald, models=0, status="destroyed"))
+    state = with_unit(game.state, dataclasses.replace(herald, models=0, status="destroyed"))
     result = game_result(state, None)
     assert result is not None
     assert dict(result.scores) == {1: 0, 2: 150}
@@ -178,8 +178,8 @@ def test_hold_the_ground_gives_a_counter_from_the_second_game_turn(
     game = deployed("hold_the_ground")
     game.put("u2", 36.0, 20.0, 0.0)
     counters: list[Event] = []
-    while int(game.state.extra["turn"]) < 3:
-        counters += [e for e in game.act(int(game.state.extra["active_player"]), type="end_phase")
+    while int(game.state.battle.turn) < 3:
+        counters += [e for e in game.act(int(game.state.battle.active_player), type="end_phase")
                      if e.type == "objective_counter"]
     [counter] = counters
     assert counter.payload["turn"] == 2 and counter.payload["gained"] == 1

@@ -53,7 +53,7 @@ def test_the_archers_shoot_the_charging_spears(charge: list[int], reaches: bool)
     (t9a makes no Failed Charge move here: the Spears stay); 6 + 6 + 5 = 17 reaches, with 8
     Spears."""
     state = declared()
-    assert state.extra["pending_charge"]["reactions"] == ["hold", "flee", "stand_and_shoot"]
+    assert state.charges.pending["reactions"] == ["hold", "flee", "stand_and_shoot"]
     state, events = shoot(state, [6, 6, 6, 5, 4, 3, 2, 1, 1, 1] + [4, 4, 3] + [3, 3] + charge)
     assert [e.type for e in events][:4] == [
         "charge_reaction", "shots_fired", "attack_step", "attack_step",
@@ -68,7 +68,7 @@ def test_the_archers_shoot_the_charging_spears(charge: list[int], reaches: bool)
     last = events[-1]
     if reaches:
         assert last.type == "charge_succeeded"
-        assert state.extra["engaged"] == {"u1": "u2"}
+        assert state.charges.engaged == {"u1": "u2"}
     else:
         # The Failed Charge Move (a Decision, docs/rules-decisions.md "Charges"): the Charge
         # Range rolled, towards the target, stopping clear of it.
@@ -97,7 +97,7 @@ def test_a_charger_within_its_advance_rate_is_too_close(gap: float, allowed: boo
     """"The Charging unit is farther away than its Advance Rate": the Spears' is 5; at 5 in
     exactly they are not farther away."""
     state = declared(gap=gap)
-    reactions = state.extra["pending_charge"]["reactions"]
+    reactions = state.charges.pending["reactions"]
     assert ("stand_and_shoot" in reactions) is allowed
     if not allowed:
         err = refused(state)
@@ -114,7 +114,7 @@ def test_a_charger_outside_the_front_arc_cannot_be_shot() -> None:
     state = declared(places={"u1": (20.0, 31.0, 270.0), "u2": (36.0, 30.0, 180.0)})
     err = refused(state)
     assert err.message == "Citizen Spears is not Located in Citizen Archers' Front Arc"
-    assert "stand_and_shoot" not in state.extra["pending_charge"]["reactions"]
+    assert "stand_and_shoot" not in state.charges.pending["reactions"]
 
 
 def test_once_per_player_turn() -> None:
@@ -129,6 +129,6 @@ def test_once_per_player_turn() -> None:
                         reaction="stand_and_shoot")
     assert events[-1].type == "charge_failed"
     state, _ = run(state, 1, [], type="declare_charge", unit="u2", target="u3")
-    assert state.extra["pending_charge"]["reactions"] == ["hold", "flee"]
+    assert state.charges.pending["reactions"] == ["hold", "flee"]
     err = refused(state)
     assert err.message == "Citizen Archers has already Stood and Shot this Player Turn"

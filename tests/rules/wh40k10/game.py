@@ -10,7 +10,7 @@ from typing import Any
 
 from server.rules import core
 from server.rules.core import Event, GameState
-from server.rules.units import _with_unit, units_of
+from server.rules.units import units_of, with_unit
 from server.rules.wh40k10.army import set_forty
 from tests.rules.test_battle import act, fold, new_game
 from tests.rules.wh40k10.dice import ScriptedDice
@@ -45,11 +45,11 @@ def deployed(
 def to_phase(state: GameState, seat: int, phase: str, turn: int | None = None) -> GameState:
     """End phases until `seat`'s `phase` (of battle round `turn`, if given)."""
     while not (
-        state.extra.get("active_player") == seat
-        and state.extra.get("phase") == phase
-        and (turn is None or state.extra.get("turn") == turn)
+        state.battle.active_player == seat
+        and state.battle.phase == phase
+        and (turn is None or state.battle.turn == turn)
     ):
-        state, _ = act(state, int(state.extra["active_player"]), type="end_phase")
+        state, _ = act(state, int(state.battle.active_player), type="end_phase")
     return state
 
 
@@ -57,7 +57,7 @@ def place(state: GameState, unit_id: str, positions: Iterable[tuple[float, float
     """Set a unit's models down at `positions` (test setup, not a move)."""
     unit = units_of(state)[unit_id]
     moved = dataclasses.replace(unit, positions=tuple((float(x), float(y)) for x, y in positions))
-    return _with_unit(state, moved)
+    return with_unit(state, moved)
 
 
 def row(n: int, y: float, x0: float = 20.0, gap: float = 0.1) -> list[tuple[float, float]]:

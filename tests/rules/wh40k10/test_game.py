@@ -12,7 +12,7 @@ import pytest
 
 from server.data import load_catalog
 from server.rules.core import RuleError
-from server.rules.units import _with_unit, units_of
+from server.rules.units import units_of, with_unit
 from server.rules.wh40k10.command import control
 from tests.rules.test_battle import act, refused
 from tests.rules.wh40k10.game import (
@@ -58,7 +58,7 @@ def test_both_players_gain_one_cp_at_the_start_of_each_command_phase() -> None:
 def _below_half_intercessors(state):  # type: ignore[no-untyped-def]
     unit = units_of(state)["u2"]
     unit = dataclasses.replace(unit, models=2, positions=unit.positions[:2])
-    return _with_unit(state, unit)
+    return with_unit(state, unit)
 
 
 def test_a_unit_below_half_strength_takes_a_battle_shock_test_and_fails_to_oc_0() -> None:
@@ -229,7 +229,7 @@ def test_eyez_of_mork_with_fewer_than_ten_boyz_is_not_hazardous() -> None:
     """FACTS.md, Unstable Oracle: with 5-9 models, +2 Attacks and no [HAZARDOUS]."""
     state = to_phase(deployed(), 1, "Shooting")
     unit = units_of(state)["u1"]
-    state = _with_unit(state, dataclasses.replace(unit, models=5))
+    state = with_unit(state, dataclasses.replace(unit, models=5))
     state = place(state, "u1", block(5, 20.0, x0=24.0) + [(30.0, 21.6)])
     state, events, _ = scripted(state, 1, [2] + [1] * 4, type="shoot_weapons", unit="u1",
                                 weapons=[{"weapon": "Eyez of Mork", "target": "u2"}])
@@ -353,7 +353,7 @@ def test_the_bodyguard_destroyed_leaves_the_wurrboy_a_unit_of_its_own() -> None:
     unit with its original Starting Strength, after the attacking unit resolved its attacks."""
     state = to_phase(deployed(), 2, "Shooting")
     unit = units_of(state)["u1"]
-    state = _with_unit(state, dataclasses.replace(unit, models=1))
+    state = with_unit(state, dataclasses.replace(unit, models=1))
     state = place(state, "u1", [(30.0, 20.0), (30.0 + BASE_IN + 0.1, 20.0)])
     state = place(state, "u2", row(5, 30.0, x0=26.0))
     faces = [6] * 3 + [1] * 7 + [6, 6, 6] + [1, 1, 1] + [1]  # 3 hits, 3 wounds, 3 failed saves
@@ -452,7 +452,7 @@ def test_at_most_15_vp_a_turn() -> None:
     state = to_phase(deployed(), 1, "Command", turn=2)
     four = [(30.0, 22.0), (12.0, 11.0), (48.0, 11.0), (12.0, 33.0)]
     unit = units_of(state)["u1"]
-    state = _with_unit(state, dataclasses.replace(unit, models=3, positions=tuple(four)))
+    state = with_unit(state, dataclasses.replace(unit, models=3, positions=tuple(four)))
     state = place(state, "u2", row(5, 40.0, x0=24.0))
     state = with_forty(state, start={"u1": 4, "u2": 5})  # no Battle-shock test to take
     _, events = act(state, 1, type="end_phase")

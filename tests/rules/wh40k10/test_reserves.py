@@ -54,7 +54,7 @@ def _game(reserves: dict[str, str]):  # type: ignore[no-untyped-def]
     spots = {"u1": (15.0, 6.0), "u2": (10.0, 38.0), "u3": (22.0, 38.0), "u4": (34.0, 38.0),
              "u5": (46.0, 38.0)}
     while stage(state) == "deployment":
-        seat = int(state.extra["deploying"])
+        seat = int(state.battle.deploying)
         uid = next(u.id for u in units_of(state).values()
                    if u.owner == seat and u.status == "undeployed")
         if uid in reserves:
@@ -135,7 +135,7 @@ def test_reserves_that_never_arrived_are_destroyed_at_the_end_of_the_battle() ->
     state = _game({"u2": "declare_reserve"})
     ended = []
     while stage(state) != "over":
-        state, events = act(state, int(state.extra["active_player"]), type="end_phase")
+        state, events = act(state, int(state.battle.active_player), type="end_phase")
         ended += [e for e in events if e.type == "reserves_destroyed"]
     assert [e.payload["unit"] for e in ended] == ["u2"]
     assert units_of(state)["u2"].status == "destroyed"

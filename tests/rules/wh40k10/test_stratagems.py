@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from server.rules.orders import orders_for
-from server.rules.units import _with_unit, units_of
+from server.rules.units import units_of, with_unit
 from tests.rules.test_battle import act, refused
 from tests.rules.wh40k10.game import (
     BASE_IN,
@@ -155,7 +155,7 @@ def test_a_successful_charge_is_not_re_rolled() -> None:
 
 def _below_half(state):  # type: ignore[no-untyped-def]
     unit = units_of(state)["u2"]
-    return _with_unit(state, dataclasses.replace(unit, models=2, positions=unit.positions[:2]))
+    return with_unit(state, dataclasses.replace(unit, models=2, positions=unit.positions[:2]))
 
 
 def test_insane_bravery_passes_the_battle_shock_test_once_per_battle() -> None:
@@ -339,7 +339,7 @@ def _two_chargers():  # type: ignore[no-untyped-def]
     state = place(state, "u1", block(11, front, x0=24.0, dy=-(BASE_IN + 0.005)))
     state = place(state, "u2", block(10, 33.0 + BASE_IN + 0.2, x0=24.0, dy=BASE_IN + 0.005))
     state = place(state, "u3", row(5, 33.0, x0=24.0))
-    return with_forty(state, charged={"pt": state.extra["player_turn"], "units": ["u1", "u2"]})
+    return with_forty(state, charged={"pt": state.battle.player_turn, "units": ["u1", "u2"]})
 
 
 def test_counter_offensive_lets_a_unit_fight_next_after_an_enemy_unit_fought() -> None:

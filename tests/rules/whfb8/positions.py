@@ -45,7 +45,7 @@ def position(
     units = dict(units_of(state))
     for uid, placement in places.items():
         units[uid] = dataclasses.replace(units[uid], status="on_table", placement=placement)
-    return dataclasses.replace(state, extra={**state.extra, "units": units})
+    return state.evolve(units=units)
 
 
 def swarm_charged(
@@ -90,7 +90,7 @@ def with_units(state: GameState, **changes: dict[str, Any]) -> GameState:
     units = dict(units_of(state))
     for uid, fields in changes.items():
         units[uid] = dataclasses.replace(units[uid], **fields)
-    return dataclasses.replace(state, extra={**state.extra, "units": units})
+    return state.evolve(units=units)
 
 
 def assert_dice_in_order(events: list[Event], start: int | None = None) -> None:

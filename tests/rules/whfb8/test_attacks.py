@@ -265,7 +265,7 @@ def test_a_quarter_lost_in_the_shooting_phase_panics_the_unit(
     assert events[heavy + 1].type == "panic_test" and test["passed"] is not flees
     assert ("fleeing" in unit(state, "u3").markers) is flees
     if not flees:
-        assert state.extra["phase_moves"]["u3"]["panic_passed"] is True
+        assert state.moves.phase["u3"]["panic_passed"] is True
 
 
 def test_stand_and_shoot_at_a_charging_swarm() -> None:

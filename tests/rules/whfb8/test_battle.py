@@ -14,6 +14,7 @@ import pytest
 from server.rules.core import RuleError
 from server.rules.rankandflank import combat_result
 from server.rules.rankandflank.attacks import Pool, allocate
+from server.rules.rankandflank.break_test import restrain_orders
 from server.rules.whfb8.combat import WHFB8
 from tests.rules.whfb8.positions import (
     HALBERDIERS,
@@ -162,7 +163,7 @@ def test_an_unstable_swarm_that_loses_takes_one_wound_per_point_less_animated_co
     assert lost["text"].startswith("Unstable: Tomb Swarm lose 4 Wounds")
     assert (unit(state, "u1").models, unit(state, "u1").damage) == (2, 2)
     assert "fleeing" not in unit(state, "u1").markers
-    assert state.extra["engaged"] == {"u1": "u2"}
+    assert state.charges.engaged == {"u1": "u2"}
 
 
 def test_unstable_wounds_for_a_combat_result_by_exact_enumeration() -> None:
@@ -298,7 +299,7 @@ def test_a_winner_ordered_to_hold_back_tests_leadership_before_pursuing(
     refused = pytest.raises(RuleError, run, state, 2, [], type="restrain_pursuit", unit="u1")
     assert refused.value.message == "Tomb Swarm belongs to player 1"
     state, events = run(state, 1, [], type="restrain_pursuit", unit="u1")
-    assert events[0].type == "pursuit_order" and state.extra["restrain_pursuit"] == ["u1"]
+    assert events[0].type == "pursuit_order" and restrain_orders(state) == {"u1"}
     assert state.to_json(1)["restrain_pursuit"] == ["u1"]
     state, events = break_test(state, "u2", 3, 4, [3, 2] + [5, 5] + restraint)
     types = [e.type for e in events]
@@ -309,7 +310,7 @@ def test_a_winner_ordered_to_hold_back_tests_leadership_before_pursuing(
     )
     assert ("unit_pursued" in types) is pursues
     state, _ = run(state, 1, [], type="restrain_pursuit", unit="u1", restrain=False)
-    assert state.extra["restrain_pursuit"] == []
+    assert restrain_orders(state) == frozenset()
 
 
 def test_the_battle_standard_adds_one_while_its_bearer_stands() -> None:

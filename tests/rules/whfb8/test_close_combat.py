@@ -50,7 +50,7 @@ def test_fear_at_the_start_of_the_round(
     assert dice.used == len(faces)
     assert [(e.payload["unit"], e.payload["passed"]) for e in log.events] == tests
     failed = [u for u, ok in tests if not ok]
-    assert [u for u in ("u1", "u2") if log.state.extra.get("phase_moves", {}).get(u, {}).get(
+    assert [u for u in ("u1", "u2") if log.state.moves.phase.get(u, {}).get(
         "fear_failed")] == failed
 
 
@@ -64,11 +64,11 @@ def test_a_units_fear_is_forgotten_in_the_next_phase() -> None:
     )
     faces = [6, 5] + [1] * 10 + [1] * 15  # Fear failed; everyone misses
     state, events = run(state, 1, faces, type="fight_combat", unit="u1")
-    assert state.extra["phase_moves"]["u2"]["fear_failed"] is True
+    assert state.moves.phase["u2"]["fear_failed"] is True
     to_hit = [e.payload for e in events if e.payload.get("step") == "to_hit"]
     assert [t["needed"] for t in to_hit] == [5, 3]  # WS 1 against 3; WS 3 against 1
     state, _ = run(state, 1, [], type="end_phase")
-    assert "u2" not in state.extra.get("phase_moves", {})
+    assert "u2" not in state.moves.phase
     assert unit(state, "u2").models == 20
 
 

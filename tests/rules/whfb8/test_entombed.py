@@ -18,6 +18,7 @@ from server.rules.core import Event, RuleError
 from server.rules.rankandflank.engagement import charged_this_round
 from server.rules.units import units_of
 from server.rules.whfb8.entombed import never_arrived_counts_as_fled
+from server.rules.whfb8.entombed import pending as entombed_pending
 from tests.rules.helpers import SEED, Game
 
 SWARM = {"datasheet": "tomb-swarm", "models": 3, "files": 3}
@@ -66,7 +67,7 @@ def entombed_game(swarms: int = 1, terrain: Iterable[dict[str, Any]] = (),
     game.act(2, type="deploy_unit", unit=hal, x=36, y=42, facing=180)
     for uid in mine[1:]:
         game.act(1, type="declare_reserve", unit=uid)
-    assert game.state.extra["stage"] == "battle"
+    assert game.state.battle.stage == "battle"
     if halberdiers_at != (36.0, 42.0):
         game.put(hal, *halberdiers_at, 180.0)
     return game
@@ -76,23 +77,23 @@ def until(game: Game, turn: int, seat: int, phase: str, faces: Iterable[int] = (
     """End phases until `seat`'s `phase` of game turn `turn`; `faces` feed the last change."""
     events: list[Event] = []
     for _ in range(80):
-        x = game.state.extra
-        if (x["turn"], x["active_player"], x["phase"]) == (turn, seat, phase):
+        x = game.state.battle
+        if (x.turn, x.active_player, x.phase) == (turn, seat, phase):
             return events
         nxt_is_last = _next(x) == (turn, seat, phase)
-        events = act(game, int(x["active_player"]), faces if nxt_is_last else (),
+        events = act(game, int(x.active_player), faces if nxt_is_last else (),
                      type="end_phase")
     raise AssertionError("never reached")
 
 
 def _next(x: dict[str, Any]) -> tuple[int, int, str]:
     phases = ("Start", "Movement", "Magic", "Shooting", "Close Combat")
-    i = phases.index(x["phase"])
+    i = phases.index(x.phase)
     if i + 1 < len(phases):
-        return x["turn"], x["active_player"], phases[i + 1]
-    if x["active_player"] == 1:
-        return x["turn"], 2, phases[0]
-    return x["turn"] + 1, 1, phases[0]
+        return x.turn, x.active_player, phases[i + 1]
+    if x.active_player == 1:
+        return x.turn, 2, phases[0]
+    return x.turn + 1, 1, phases[0]
 
 
 def swarm(game: Game, n: int = 0) -> Any:
@@ -155,7 +156,7 @@ def test_a_hit_leaves_the_marker_and_the_unit_emerges_touching_it_and_may_act() 
     marker = of(events, "entombed_marker")
     assert marker["hit"] and not marker["misfire"] and marker["marker"] == [36.0, 24.0]
     assert [r["expression"] for r in marker["rolls"]] == ["scatter", "artillery"]
-    assert game.state.extra["entombed"][sid]["mode"] == "marker"
+    assert entombed_pending(game.state)[sid]["mode"] == "marker"
     # Too far from the marker: refused, nothing changes.
     err = refused(game, 1, type="emerge", unit=sid, x=36, y=20, facing=0)
     assert err.code == "illegal_move" and err.details["rule"].startswith("Entombed: the unit")
@@ -163,7 +164,7 @@ def test_a_hit_leaves_the_marker_and_the_unit_emerges_touching_it_and_may_act() 
     act(game, 1, type="emerge", unit=sid, **pl)
     unit = swarm(game)
     assert unit.status == "on_table" and "ambush_ready" not in unit.markers
-    assert sid not in game.state.extra["entombed"]
+    assert sid not in entombed_pending(game.state)
     # It may act normally: it still moves (its Remaining Move), but it declares no charge.
     hal = next(u.id for u in units_of(game.state).values() if u.owner == 2)
     assert refused(game, 1, type="declare_charge", unit=sid, target=hal).code == "illegal_move"
@@ -212,7 +213,7 @@ def test_a_marker_under_an_enemy_lets_the_unit_emerge_in_its_front_charging() ->
     err = refused(game, 1, type="emerge", unit=sid, x=36, y=30, facing=20)
     assert err.details["rule"].startswith("Entombed: base contact")
     act(game, 1, type="emerge", unit=sid, x=35, y=30, facing=0)
-    assert game.state.extra["engaged"][sid] == hal
+    assert game.state.charges.engaged[sid] == hal
     assert charged_this_round(game.state, sid)
 
 
@@ -228,7 +229,7 @@ def test_a_misfire_rolls_on_the_mishap_table(face: int, result: str) -> None:
     assert of(events, "entombed_marker")["misfire"]
     mishap = of(events, "entombed_mishap")
     assert mishap["result"] == result and mishap["roll"]["total"] == face
-    assert sid not in game.state.extra["entombed"]
+    assert sid not in entombed_pending(game.state)
     if result == "destroyed":
         assert swarm(game).status == "destroyed"
         return
@@ -293,7 +294,7 @@ def test_the_movement_phase_waits_for_the_units_that_can_emerge_one_at_a_time() 
     events = act(game, 1, [2, 1], type="place_entombed_marker", unit=b, x=50, y=24)
     act(game, 1, type="emerge", unit=b, **of(events, "entombed_marker")["suggested"])
     act(game, 1, type="end_phase")
-    assert game.state.extra["phase"] == "Magic"
+    assert game.state.battle.phase == "Magic"
 
 
 def test_a_unit_that_never_arrives_counts_as_fled() -> None:
@@ -376,9 +377,9 @@ def test_every_die_of_an_emergence_and_its_mishap_verifies_against_the_seed() ->
     hal = next(u.id for u in units_of(game.state).values() if u.owner == 2)
     game.act(1, type="declare_reserve", unit=sid)
     game.act(2, type="deploy_unit", unit=hal, x=36, y=42, facing=180)
-    while not (game.state.extra["phase"] == "Movement" and game.state.extra["active_player"] == 1
+    while not (game.state.battle.phase == "Movement" and game.state.battle.active_player == 1
                and "ambush_ready" in game.unit(sid).markers):
-        game.act(int(game.state.extra["active_player"]), type="end_phase")
+        game.act(int(game.state.battle.active_player), type="end_phase")
     events = game.act(1, type="place_entombed_marker", unit=sid, x=20, y=20)
     mishap = of(events, "entombed_mishap")
     assert of(events, "entombed_marker")["misfire"] and mishap["result"] == "edge"

@@ -14,6 +14,7 @@ import pytest
 from server.rules import core
 from server.rules.core import Event, GameState, RuleError
 from server.rules.units import table_of, units_of
+from server.rules.whfb8.fanatics import concealed_of, pending_release
 from tests.rules.t9a.scripted import ScriptedDice
 from tests.rules.test_battle import act, fold, new_game
 from tests.rules.whfb8.positions import GOBLINS, HALBERDIERS, position, run
@@ -94,7 +95,7 @@ def test_a_march_stops_at_exactly_8_in_and_the_release_is_public() -> None:
     """Seed 003: "Fanatics must be released when a concealing unit comes to within 8" of the
     enemy ... The moving unit stops immediately"; the unit may then carry on."""
     state = marching()
-    assert state.extra["concealed"] == {"u1": 2}
+    assert concealed_of(state) == {"u1": 2}
     state, events = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
                         distance=8.0, mode="march")
     assert [e.type for e in events] == ["unit_moved", "fanatics_revealed"]
@@ -310,11 +311,11 @@ def test_a_concealing_unit_that_flees_loses_its_fanatics_publicly() -> None:
     state = marching()
     units = dict(units_of(state))
     units["u1"] = dataclasses.replace(units["u1"], markers=("fleeing",))
-    state = dataclasses.replace(state, extra={**state.extra, "units": units})
+    state = state.evolve(units=units)
     state, events = run(state, 1, [], type="end_phase")
     lost = [e for e in events if e.type == "fanatics_lost"]
     assert [e.payload["count"] for e in lost] == [2] and lost[0].visibility == core.PUBLIC
-    assert state.extra["concealed"] == {}
+    assert concealed_of(state) == {}
 
 
 def test_the_fanatic_page_rules_are_marked_automated() -> None:
@@ -421,7 +422,7 @@ def test_an_enemy_charge_stops_at_8_in_for_the_release_then_completes() -> None:
                         point=[37.5, 10.0], facing=270.0)
     assert [e.type for e in events][-1] == "charge_succeeded"
     assert _gap(state) == pytest.approx(0.0, abs=0.02)
-    assert state.extra["engaged"]["u2"] == "u1"
+    assert state.charges.engaged["u2"] == "u1"
 
 
 @pytest.fixture
@@ -460,7 +461,7 @@ def test_a_random_move_reaching_an_enemy_is_a_charge_without_reaction() -> None:
                      {"u1": (36.0, 10.0, 0.0), "u2": (36.0, 21.0, 180.0)}, phase="Movement")
     state, events = run(state, 1, [6, 6], type="random_move", unit="u1", facing=0.0)
     assert [e.type for e in events] == ["charge_succeeded"]
-    assert state.extra["engaged"]["u1"] == "u2" and not state.extra.get("pending_charge")
+    assert state.charges.engaged["u1"] == "u2" and not state.charges.pending
     assert _gap(state) == pytest.approx(0.0, abs=0.02)
 
 
@@ -523,7 +524,7 @@ def test_an_arrival_within_8_in_releases_the_fanatics() -> None:
     placement = of(events, "entombed_marker")["suggested"]
     events = act(game, 1, type="emerge", unit=swarm(game).id, **placement)
     assert [e.type for e in events] == ["entombed_emerged", "fanatics_revealed"]
-    assert game.state.extra["fanatic_releases"][0] == {
+    assert pending_release(game.state)[0] == {
         "unit": gob, "left": 2, "owner": 2, "interrupted": mine
     }
 
@@ -541,19 +542,18 @@ def test_a_fanatic_ending_within_8_in_of_enemy_concealing_goblins_releases_their
                         point=[36.0, 10.0], facing=0.0)
     assert [e.type for e in events] == ["fanatic_released", "fanatics_revealed"]
     assert events[1].payload["unit"] == "u2" and events[1].payload["owner"] == 2
-    pending = {r["unit"]: r["left"] for r in state.extra["fanatic_releases"]}
+    pending = {r["unit"]: r["left"] for r in pending_release(state)}
     assert pending == {"u1": 1, "u2": 1}
 
 
 def _with_dangerous_terrain(state: GameState) -> GameState:
-    import dataclasses
 
     from server.geometry.kinds import TerrainKind
     from server.geometry.table import Terrain
 
     marsh = Terrain("t1", ((30.0, 14.0), (42.0, 14.0), (42.0, 16.0), (30.0, 16.0)),
                     TerrainKind.DANGEROUS)
-    return dataclasses.replace(state, extra={**state.extra, "terrain": (marsh,)})
+    return state.evolve(terrain=(marsh,))
 
 
 @pytest.mark.usefixtures("random_goblins")

@@ -16,6 +16,7 @@ from server.rules import core
 from server.rules.core import Event, GameState
 from server.rules.flee import pursue_events
 from server.rules.units import table_of, units_of
+from server.rules.whfb8.fanatics import concealed_of
 from tests.rules.t9a.scripted import ScriptedDice
 from tests.rules.test_battle import fold
 from tests.rules.whfb8.positions import (
@@ -162,7 +163,7 @@ def test_a_charge_through_a_fanatic_takes_2d6_hits_removes_it_and_goes_on() -> N
     assert events[2].payload["hits"] == 5 and events[2].payload["target"] == "u2"
     assert kinds[-1] == "fanatic_removed" and events[-1].payload["unit"] == fanatic
     assert units_of(state)["u2"].models == 16
-    assert state.extra["engaged"]["u2"] == "u1"
+    assert state.charges.engaged["u2"] == "u1"
     assert _gap(state, "u1", "u2") == pytest.approx(0.0, abs=0.02)
 
 
@@ -219,7 +220,7 @@ def test_an_interrupted_charge_completes_into_a_fanatic_released_on_its_way() ->
     hits = next(e.payload for e in events if e.type == "fanatic_hits")
     assert (hits["unit"], hits["target"], hits["hits"]) == (fanatic, "u2", 5)
     assert units_of(state)["u2"].models == 16 and units_of(state)[fanatic].status == "destroyed"
-    assert state.extra["engaged"]["u2"] == "u1"
+    assert state.charges.engaged["u2"] == "u1"
     assert _gap(state, "u1", "u2") == pytest.approx(0.0, abs=0.02)
 
 
@@ -250,4 +251,4 @@ def test_a_concealing_unit_that_pursues_releases_its_fanatics_at_8_in_and_runs_i
     second = events[0].payload["unit"]["id"]
     assert events[3].payload["target"] == "u1" and events[-1].payload["unit"] == second
     assert _gap(state, "u1", "u3") == pytest.approx(4.0, abs=1e-3)
-    assert state.extra["concealed"] == {}
+    assert concealed_of(state) == {}

@@ -15,9 +15,11 @@ from typing import Any
 import pytest
 
 from server import geometry as geo
-from server.rules import core
+from server.rules import core, resume
 from server.rules.core import Event, GameState
+from server.rules.resume import suspended_of
 from server.rules.units import table_of, units_of
+from server.rules.whfb8.fanatics import concealed_of, pending_release
 from tests.games.test_replay import assert_every_seq_matches
 from tests.rules.helpers import Game, battle
 from tests.rules.t9a.scripted import ScriptedDice
@@ -49,14 +51,14 @@ def test_a_flee_stops_at_8_in_and_waits_for_the_owner_to_release_the_fanatics() 
                                         "resolution_suspended", "resolution_suspended"]
     assert events[1].payload["moved"] == pytest.approx(8.0, abs=1e-3)
     assert _gap(state, "u1", "u3") == pytest.approx(8.0, abs=1e-3)
-    frames = state.extra["suspended"]
+    frames = suspended_of(state)
     assert [f["kind"] for f in frames] == ["flee", "charge_after_reaction"]
     assert frames[0]["fled"]["distance"] == 10.0
     assert frames[0]["fled"]["roll"]["end"] == frames[0]["fled"]["roll"]["start"] + 2
     assert [e.payload["text"] for e in events[-2:]] == [
         "Empire Halberdiers flee on to the end of their 10 in",
         "Night Goblins (2) roll their charge against Empire Halberdiers"]
-    assert state.extra["fanatic_releases"] == ({"unit": "u1", "left": 2, "owner": 1,
+    assert pending_release(state) == ({"unit": "u1", "left": 2, "owner": 1,
                                                 "interrupted": "u3"},)
     # Only the owner releases them; nothing else moves or ends meanwhile.
     with pytest.raises(core.RuleError) as err:
@@ -87,7 +89,7 @@ def test_the_owner_releases_two_fanatics_then_the_flee_completes_and_the_charge_
     one = first[0].payload
     assert (one["start"], one["end"], one["distance"]) == ([36.0, 14.0], [36.0, 20.0], 6.0)
     assert "aimed_by_server" not in one and "aimed by the server" not in one["text"]
-    assert state.extra["fanatic_releases"][0]["left"] == 1
+    assert pending_release(state)[0]["left"] == 1
     assert units_of(state)["u3"].placement == pytest.approx((36.0, 22.0, 180.0), abs=1e-3)
 
     state, events = run(state, 1, [1, 2, 2, 3, 2, 2, 1, 6, 5, 1, 1], type="release_fanatic",
@@ -113,8 +115,8 @@ def test_the_owner_releases_two_fanatics_then_the_flee_completes_and_the_charge_
     assert units_of(state)["u3"].models == 16
     assert units_of(state)["u3"].placement == pytest.approx((36.0, 20.0, 180.0), abs=1e-3)
     assert _gap(state, "u1", "u3") == pytest.approx(6.0, abs=1e-3)
-    assert state.extra["suspended"] == () and not state.extra["fanatic_releases"]
-    assert state.extra["concealed"] == {}
+    assert suspended_of(state) == () and not pending_release(state)
+    assert concealed_of(state) == {}
 
 
 def test_without_fanatics_the_same_flee_and_charge_are_one_step() -> None:
@@ -123,7 +125,7 @@ def test_without_fanatics_the_same_flee_and_charge_are_one_step() -> None:
     state = _flee_towards_hiding_goblins(GOBLINS)
     state, events = run(state, 2, [6, 4, 1, 1], type="charge_reaction", reaction="flee")
     assert [e.type for e in events] == ["charge_reaction", "unit_fled", "charge_failed"]
-    assert "suspended" not in state.extra
+    assert resume.Suspended not in state.parts  # nothing was ever suspended
 
 
 def _scripted(game: Game, seat: int, faces: list[int], **action: Any) -> list[Event]:
@@ -152,14 +154,14 @@ def test_undo_and_replay_of_a_halted_flee_match_the_fold_at_every_seq() -> None:
     (made,) = game.act(1, type="propose", kind="undo", seq=released[0].seq)
     game.act(2, type="accept_proposal", id=made.payload["id"])
     assert core.needs_replay(game.log)
-    for key in ("fanatic_releases", "suspended", "units"):
-        assert game.state.extra[key] == waiting.extra[key]
+    for part in (pending_release, suspended_of, units_of):
+        assert part(game.state) == part(waiting)
     _scripted(game, 1, [3, 3], type="release_fanatic", unit="u1", point=[36.0, 14.0],
               facing=0.0)
     done = _scripted(game, 1, [1, 2, 2, 3, 2, 2, 1, 6, 5, 1, 1], type="release_fanatic",
                      unit="u1", point=[37.9, 14.0], facing=270.0)
     assert [e.type for e in done][-1] == "charge_failed"
-    assert game.state.extra["suspended"] == ()
+    assert suspended_of(game.state) == ()
     assert_dice_in_order(game.log, 0)
     n = game.state.seq
     for every in (1, 3, 16):
@@ -211,8 +213,8 @@ def test_a_pursuit_stops_at_8_in_waits_for_the_owner_and_then_the_combat_ends() 
                      "fanatics_revealed", "resolution_suspended", "resolution_suspended"], kinds
     assert events[3].payload["unit"] == "u3"
     assert events[3].payload["moved"] == pytest.approx(9.1085, abs=1e-3)
-    assert [f["kind"] for f in state.extra["suspended"]] == ["pursuit", "combat"]
-    assert state.extra["suspended"][0]["pursued"]["distance"] == 11.0
+    assert [f["kind"] for f in suspended_of(state)] == ["pursuit", "combat"]
+    assert suspended_of(state)[0]["pursued"]["distance"] == 11.0
     with pytest.raises(core.RuleError) as err:
         run(state, 1, [], type="fight_combat", unit="u2")
     assert "Empire Halberdiers pursue on to the end of their 11 in" in err.value.message
@@ -227,7 +229,7 @@ def test_a_pursuit_stops_at_8_in_waits_for_the_owner_and_then_the_combat_ends() 
     assert (pursued["distance"], pursued["moved"], pursued["caught"]) == (11.0, 10.9, False)
     assert pursued["halted_after"] == pytest.approx(9.1085, abs=1e-3)
     assert units_of(state)["u3"].placement == pytest.approx((36.0, 19.1, 180.0), abs=1e-3)
-    assert state.extra["suspended"] == () and not state.extra["fanatic_releases"]
+    assert suspended_of(state) == () and not pending_release(state)
 
 
 def test_a_flee_from_a_lost_combat_stops_at_8_in_then_panic_tests_and_the_pursuit_follow() -> None:
@@ -240,7 +242,7 @@ def test_a_flee_from_a_lost_combat_stops_at_8_in_then_panic_tests_and_the_pursui
     state, events = _lost_combat("u3")
     assert [e.type for e in events][:5] == ["break_test", "unit_broke", "move_halted",
                                             "fanatics_revealed", "resolution_suspended"]
-    assert [f["kind"] for f in state.extra["suspended"]] == [
+    assert [f["kind"] for f in suspended_of(state)] == [
         "flee", "panic_through", "broke", "combat"]
     state, _ = run(state, 1, [3, 3], type="release_fanatic", unit="u1", point=[42.1, 14.0],
                    facing=90.0)
@@ -253,7 +255,7 @@ def test_a_flee_from_a_lost_combat_stops_at_8_in_then_panic_tests_and_the_pursui
     assert events[5].payload["distance"] == 2.0 and events[5].payload["flee_distance"] == 12.0
     assert units_of(state)["u3"].placement == pytest.approx((36.0, 14.8504, 180.0), abs=1e-3)
     assert "fleeing" in units_of(state)["u3"].markers
-    assert state.extra["suspended"] == ()
+    assert suspended_of(state) == ()
 
 
 def test_a_panic_flee_after_shooting_stops_at_8_in_and_waits_for_the_owner() -> None:
@@ -291,7 +293,7 @@ def test_a_panic_flee_after_shooting_stops_at_8_in_and_waits_for_the_owner() -> 
     assert [e.type for e in events] == ["fanatic_released", "resolution_resumed", "unit_fled",
                                         "resolution_resumed"]
     assert events[2].payload["distance"] == 11.0
-    assert state.extra["suspended"] == () and "fleeing" in units_of(state)["u3"].markers
+    assert suspended_of(state) == () and "fleeing" in units_of(state)["u3"].markers
 
 
 def test_a_failed_rally_tests_flee_at_the_turns_start_waits_for_the_owner() -> None:
@@ -311,8 +313,8 @@ def test_a_failed_rally_tests_flee_at_the_turns_start_waits_for_the_owner() -> N
     assert [e.type for e in events] == [
         "phase_ended", "rally_failed", "move_halted", "fanatics_revealed",
         "resolution_suspended", "resolution_suspended", "resolution_suspended"]
-    assert (state.extra["active_player"], state.extra["phase"]) == (2, "Start")
-    assert [f["kind"] for f in state.extra["suspended"]] == ["flee", "rally", "turn_start"]
+    assert (state.battle.active_player, state.battle.phase) == (2, "Start")
+    assert [f["kind"] for f in suspended_of(state)] == ["flee", "rally", "turn_start"]
     with pytest.raises(core.RuleError):
         run(state, 2, [], type="end_phase")
     state, _ = run(state, 1, [1, 1], type="release_fanatic", unit="u1", point=[34.1, 14.0],
@@ -324,7 +326,7 @@ def test_a_failed_rally_tests_flee_at_the_turns_start_waits_for_the_owner() -> N
     assert events[2].payload["distance"] == 9.0 and events[2].payload["reason"] == (
         "failed Rally Test")
     assert units_of(state)["u3"].placement == pytest.approx((36.0, 6.7, 180.0), abs=1e-3)
-    assert state.extra["suspended"] == ()
+    assert suspended_of(state) == ()
     state, _ = run(state, 2, [], type="end_phase")  # the turn goes on
 
 
@@ -351,7 +353,7 @@ def test_a_flee_that_comes_within_8_in_of_a_second_concealing_unit_stops_again()
                                         "fanatics_revealed", "resolution_suspended"]
     assert events[2].payload["moved"] == pytest.approx(5.29, abs=0.01)
     assert events[3].payload["unit"] == "u2"
-    assert [f["kind"] for f in state.extra["suspended"]] == ["flee", "charge_after_reaction"]
+    assert [f["kind"] for f in suspended_of(state)] == ["flee", "charge_after_reaction"]
     assert _gap(state, "u2", "u4") == pytest.approx(8.0, abs=1e-3)
     state, _ = run(state, 1, [1, 1], type="release_fanatic", unit="u2", point=[34.1, 12.0],
                    facing=90.0)
@@ -363,7 +365,7 @@ def test_a_flee_that_comes_within_8_in_of_a_second_concealing_unit_stops_again()
     assert events[2].payload["halted_after"] == pytest.approx(10.0, abs=1e-3)
     assert events[2].payload["distance_roll"]["total"] == 12
     assert units_of(state)["u4"].placement == pytest.approx((36.0, 18.0, 180.0), abs=1e-3)
-    assert state.extra["suspended"] == ()
+    assert suspended_of(state) == ()
 
 
 def test_undo_and_replay_of_a_combat_waiting_for_fanatics_match_the_fold_at_every_seq() -> None:
@@ -390,7 +392,7 @@ def test_undo_and_replay_of_a_combat_waiting_for_fanatics_match_the_fold_at_ever
                           "losers": ["u3"], "destroyed": []},
                     ScriptedDice([5, 5, 6, 6], game.state.dice_position))
     game.append(log.events)
-    assert [f["kind"] for f in game.state.extra["suspended"]] == [
+    assert [f["kind"] for f in suspended_of(game.state)] == [
         "flee", "panic_through", "broke", "combat"]
     _scripted(game, 1, [3, 3], type="release_fanatic", unit="u1", point=[42.1, 14.0],
               facing=90.0)
@@ -402,8 +404,8 @@ def test_undo_and_replay_of_a_combat_waiting_for_fanatics_match_the_fold_at_ever
     # docs/rules-decisions.md "By agreement"); the opponent accepts.
     (made,) = game.act(1, type="propose", kind="undo", seq=last[0].seq)
     game.act(2, type="accept_proposal", id=made.payload["id"])
-    for key in ("fanatic_releases", "suspended", "units"):
-        assert game.state.extra[key] == waiting.extra[key]
+    for part in (pending_release, suspended_of, units_of):
+        assert part(game.state) == part(waiting)
     again = _scripted(game, 1, [2, 1, 1, 1], type="release_fanatic", unit="u1",
                       point=[45.9, 14.0], facing=270.0)
     assert [e.type for e in again] == [e.type for e in last]
@@ -458,7 +460,7 @@ def test_a_panic_flee_caused_by_stand_and_shoot_waits_for_the_owner_then_the_cha
     game.act(1, type="deploy_unit", unit="u1", x=10, y=6)
     game.act(2, type="deploy_unit", unit="u3", x=10, y=42, facing=180)
     game.act(1, type="deploy_unit", unit="u2", x=25, y=6)
-    assert game.state.extra.get("stage") == "battle"
+    assert game.state.battle.stage == "battle"
     game.put("u1", 36.0, 32.5, 180.0)
     game.put("u2", 36.0, 10.0, 0.0)
     game.put("u3", 36.0, 20.0, 180.0)
@@ -474,11 +476,11 @@ def test_a_panic_flee_caused_by_stand_and_shoot_waits_for_the_owner_then_the_cha
     assert "fanatic_released" not in kinds and "charge_abandoned" not in kinds
     assert halted[-5].payload["moved"] == pytest.approx(2.1378, abs=1e-3)
     assert _gap(game.state, "u1", "u3") == pytest.approx(8.0, abs=1e-3)
-    frames = game.state.extra["suspended"]
+    frames = suspended_of(game.state)
     assert [f["kind"] for f in frames] == ["flee", "panic_through", "charge_after_reaction"]
     assert frames[0]["fled"]["distance"] == 11.0
     assert frames[2]["reaction"] == "stand_and_shoot"
-    assert game.state.extra["fanatic_releases"] == ({"unit": "u1", "left": 2, "owner": 1,
+    assert pending_release(game.state) == ({"unit": "u1", "left": 2, "owner": 1,
                                                      "interrupted": "u3"},)
     # Nothing else happens until the owner has released them.
     assert game.refused(2, type="end_phase").code == core.OUT_OF_PHASE
@@ -504,9 +506,9 @@ def test_a_panic_flee_caused_by_stand_and_shoot_waits_for_the_owner_then_the_cha
     assert abandoned["text"] == ("Empire Halberdiers do not charge: they flee after Goblin "
                                  "Handgunners' Stand and Shoot")
     assert "fleeing" in units_of(game.state)["u3"].markers
-    assert game.state.extra["suspended"] == () and not game.state.extra["fanatic_releases"]
-    assert game.state.extra["concealed"] == {}
-    assert "charged" not in game.state.extra.get("phase_moves", {}).get("u3", {})
+    assert suspended_of(game.state) == () and not pending_release(game.state)
+    assert concealed_of(game.state) == {}
+    assert "charged" not in game.state.moves.phase.get("u3", {})
     assert_dice_in_order([*halted, *first, *done])
     assert_dice_in_order(game.log, 0)
     n = game.state.seq
@@ -533,7 +535,7 @@ def test_a_flee_reaction_through_friends_that_waits_is_followed_by_their_panic_t
                                         "resolution_suspended", "resolution_suspended",
                                         "resolution_suspended"]
     assert halted[1].payload["moved"] == pytest.approx(8.0, abs=1e-3)
-    frames = state.extra["suspended"]
+    frames = suspended_of(state)
     assert [f["kind"] for f in frames] == ["flee", "panic_through", "charge_after_reaction"]
     assert frames[1]["crossed"] == ["u4"]
     state, first = run(state, 1, [1, 1], type="release_fanatic", unit="u1", point=[34.1, 14.0],
@@ -548,4 +550,4 @@ def test_a_flee_reaction_through_friends_that_waits_is_followed_by_their_panic_t
     assert (panic["unit"], panic["cause"], panic["passed"]) == ("u4", "u3", True)
     assert events[-1].payload["range"] == 6
     assert_dice_in_order([*halted, *first, *events])
-    assert state.extra["suspended"] == ()
+    assert suspended_of(state) == ()

@@ -62,9 +62,9 @@ def test_a_feigned_flight_causes_no_panic() -> None:
     _, events = run(state, 2, [6, 6] + [3, 4] + [2, 2], type="charge_reaction", reaction="flee")
     fled = events[:2]  # the reaction and the flight, before any Panic Test
     after = fold(state, fled)
-    units = dict(after.extra["units"])
+    units = dict(after.units)
     units["u2"] = dataclasses.replace(units["u2"], markers=(*units["u2"].markers, FEIGNED_FLIGHT))
-    feigned = dataclasses.replace(after, extra={**after.extra, "units": units})
+    feigned = after.evolve(units=units)
     dice = ScriptedDice([], after.dice_position)
     assert reaction_flight_panic(feigned, "u2", "u1", fled, dice) == [] and dice.used == 0
     tested = reaction_flight_panic(after, "u2", "u1", fled, ScriptedDice([3, 4]))

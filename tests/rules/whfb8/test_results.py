@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 from server.rules.markers import FLEEING
-from server.rules.units import _with_unit, units_of
+from server.rules.units import units_of, with_unit
 from server.rules.whfb8.results import game_result
 from tests.rules.helpers import battle
 
@@ -22,13 +22,13 @@ ARMY_2 = [
 def test_destroyed_units_score_and_fleeing_ones_do_not() -> None:
     game = battle("whfb8", ARMY_1, ARMY_2)
     units = units_of(game.state)
-    state = _with_unit(game.state, dataclasses.replace(units["u2"], models=0, status="destroyed"))
-    state = _with_unit(state, dataclasses.replace(units["u3"], markers=(FLEEING,)))
+    state = with_unit(game.state, dataclasses.replace(units["u2"], models=0, status="destroyed"))
+    state = with_unit(state, dataclasses.replace(units["u3"], markers=(FLEEING,)))
     result = game_result(state, None)
     assert result is not None
     assert dict(result.scores) == {1: 80, 2: 0}
     assert result.winner is None  # 80 more: under 100, a draw
-    state = _with_unit(state, dataclasses.replace(units["u3"], models=0, status="destroyed"))
+    state = with_unit(state, dataclasses.replace(units["u3"], models=0, status="destroyed"))
     result = game_result(state, None)
     assert result is not None
     assert dict(result.scores) == {1: 200, 2: 0}

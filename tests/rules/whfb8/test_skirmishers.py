@@ -119,7 +119,7 @@ def test_vanguard_before_the_first_turn_up_to_12_in_not_within_12_in_of_an_enemy
     sid, hal = ids["tomb-swarm"], ids["empire-halberdiers"]
     game.act(1, type="deploy_unit", unit=sid, x=36, y=6, facing=0)
     game.act(2, type="deploy_unit", unit=hal, x=36, y=42, facing=180)
-    assert (game.state.extra["turn"], game.state.extra["phase"]) == (1, "Start")
+    assert (game.state.battle.turn, game.state.battle.phase) == (1, "Start")
     assert game.refused(2, type="vanguard_move", unit=hal, x=36, y=40,
                         facing=180).details["rule"] == "Vanguard"
     err = game.refused(1, type="vanguard_move", unit=sid, x=36, y=18.5, facing=0)
@@ -254,7 +254,7 @@ def test_charged_skirmishers_that_hold_close_up_too() -> None:
     assert loose.width == pytest.approx(3 * BASE_IN + 2 * 0.5)
     game.act(2, type="declare_charge", unit=hal, target=sid)
     game.act(1, type="charge_reaction", reaction="hold")
-    assert game.state.extra["engaged"][hal] == sid
+    assert game.state.charges.engaged[hal] == sid
     events = game.act(2, type="end_phase")
     assert "skirmishers_tightened" in [e.type for e in events]
     unit = game.unit(sid)

@@ -72,7 +72,7 @@ def test_the_handgunners_shoot_before_the_charge_is_rolled() -> None:
     halberdiers = unit(state, "u1")
     assert halberdiers.models == 9
     assert halberdiers.placement == pytest.approx((36.0, 23.0, 0.0))
-    assert state.extra["pending_charge"] is None
+    assert state.charges.pending is None
 
 
 def test_a_charge_that_reaches_keeps_the_losses_of_the_shots() -> None:
@@ -82,7 +82,7 @@ def test_a_charge_that_reaches_keeps_the_losses_of_the_shots() -> None:
     state, events = react(state, [5, 5, 5, 6, 4] + [3, 2, 1, 1] + [5, 3])
     assert events[-1].type == "charge_succeeded"
     assert unit(state, "u1").models == 9
-    assert state.extra["engaged"] == {"u1": "u2"}
+    assert state.charges.engaged == {"u1": "u2"}
 
 
 @pytest.mark.parametrize(("panic", "flees"), [([3, 3], False), ([5, 4], True)])
@@ -105,7 +105,7 @@ def test_a_charger_that_panics_does_not_charge(panic: list[int], flees: bool) ->
             "Shoot"
         )
         assert "fleeing" in unit(state, "u1").markers
-        assert "u1" not in state.extra.get("engaged", {})
+        assert "u1" not in state.charges.engaged
     else:
         assert kinds[-1] == "charge_succeeded"
 
@@ -131,7 +131,7 @@ def test_a_charger_beyond_range_cannot_be_shot() -> None:
     """The charger must be within range (docs/rules-decisions.md): 26 in away, the Handguns
     reach 24 in. The refusal is in the declaration and in the answer to the reaction."""
     state = charge(gap=26.0)
-    declared = state.extra["pending_charge"]
+    declared = state.charges.pending
     assert declared["reactions"] == ["hold", "flee"]
     err = _refused(state)
     assert err.code == "illegal_move" and err.details["rule"] == "Shooting: Range"
@@ -230,12 +230,12 @@ def test_a_charger_destroyed_as_it_flees_is_said_to_flee_and_be_destroyed() -> N
     import dataclasses
 
     from server.rules.charge import _abandoned
-    from server.rules.units import _with_unit
+    from server.rules.units import with_unit
 
     state = charge()
     gone = dataclasses.replace(unit(state, "u1"), status="destroyed",
                                markers=(*unit(state, "u1").markers, "fleeing"))
-    event = _abandoned(_with_unit(state, gone), "u1", "u2", "stand_and_shoot")
+    event = _abandoned(with_unit(state, gone), "u1", "u2", "stand_and_shoot")
     assert event is not None
     assert event.payload["reason"] == (
         "they flee after Empire Handgunners' Stand and Shoot and are destroyed as they flee")

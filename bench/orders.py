@@ -122,8 +122,8 @@ def _overwatch_window(state: GameState) -> int | None:
     from server.rules.units import phase_moves
     from server.rules.wh40k10.command import cp
 
-    active = state.extra.get("active_player")
-    if state.extra.get("phase") not in ("Movement", "Charge") or active not in (1, 2):
+    active = state.battle.active_player
+    if state.battle.phase not in ("Movement", "Charge") or active not in (1, 2):
         return None
     waiting = 2 if active == 1 else 1
     units = units_of(state)
@@ -169,7 +169,7 @@ def forty(repeat: int, clock: Callable[[], float] = time.perf_counter) -> dict[s
                 i = steps.get(state.seq, -1)
                 if i < 0:
                     continue
-                where[i] = f"{state.extra.get('phase')}"
+                where[i] = f"{state.battle.phase}"
                 overwatch[i] = _overwatch_window(state)
                 t0 = clock()
                 table_of(state)
@@ -192,7 +192,7 @@ def forty(repeat: int, clock: Callable[[], float] = time.perf_counter) -> dict[s
     by_phase: dict[str, list[float]] = {}
     for (i, seat), run in best.items():
         if "stratagems" in run:
-            mover = states[i].extra.get("active_player") == seat
+            mover = states[i].battle.active_player == seat
             key = f"{where[i]} ({'active' if mover else 'waiting'} seat)"
             by_phase.setdefault(key, []).append(run["stratagems"])
             if overwatch[i] == seat:

@@ -250,7 +250,7 @@ def line_of_sight(
     if viewer_id == target_id:
         return _CLEAR
     if viewer is None and target is None:
-        known: dict[tuple[str, str], LineOfSight] = table.__dict__.setdefault("_sight", {})
+        known: dict[tuple[str, str], LineOfSight] = table.memo.setdefault("sight", {})
         found = known.get((viewer_id, target_id))
         if found is None:
             found = known[viewer_id, target_id] = _line_of_sight(

@@ -234,6 +234,12 @@ class Table:
     battlefield: Battlefield = field(default_factory=Battlefield)
     terrain: tuple[Terrain, ...] = ()
     units: Mapping[str, Footprint] = field(default_factory=dict)
+    # Answers kept with this (immutable) table, one dict per question, keyed by the asker's
+    # name (line of sight between two of its units, `los.line_of_sight`; 40k distances):
+    # never part of the table's value.
+    memo: dict[str, dict[Any, Any]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "terrain", tuple(self.terrain))

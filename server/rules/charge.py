@@ -382,7 +382,7 @@ def reaction_options(
     return [r for r in offered if r not in refused], refused
 
 
-def _check_charger(state: GameState, unit: Unit) -> None:
+def check_charger(state: GameState, unit: Unit) -> None:
     """The charger's own checks: on the table, not fleeing, not yet moved this phase."""
     if unit.status != "on_table":
         raise RuleError(ILLEGAL_MOVE, "both units must be on the table", rule="Charge")
@@ -408,7 +408,7 @@ def _check_charger(state: GameState, unit: Unit) -> None:
         )
 
 
-def _check_charge_target(state: GameState, seat: int, unit: Unit, target: Unit) -> float:
+def check_charge_target(state: GameState, seat: int, unit: Unit, target: Unit) -> float:
     """May `unit` declare a charge on `target`: an enemy on the table, in the front arc and
     line of sight (or within the system's declaration range). The distance between them."""
     if target.owner == seat:
@@ -437,14 +437,14 @@ def _check_charge_target(state: GameState, seat: int, unit: Unit, target: Unit) 
 
 def charge_targets(state: GameState, seat: int, unit: Unit) -> list[dict[str, Any]]:
     """Every enemy unit on the table as a charge order's target: whether `unit` may declare a
-    charge on it (`_check_charge_target`), the reason when not, the distance when it may. The
+    charge on it (`check_charge_target`), the reason when not, the distance when it may. The
     one list every charge order offers (this module's `declare_charge`, 40k's `charge`)."""
     targets: list[dict[str, Any]] = []
     for enemy in units_of(state).values():
         if enemy.owner == seat or enemy.status != "on_table":
             continue
         try:
-            gap, why = [_check_charge_target(state, seat, unit, enemy)], None
+            gap, why = [check_charge_target(state, seat, unit, enemy)], None
         except RuleError as err:
             gap, why = [], err
         targets.append({
@@ -462,7 +462,7 @@ def _offer_charge(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | N
     units it may charge (in arc, sight or range, as the server judges), each with why not."""
     if unit.owner != seat or unit.status != "on_table":
         return None
-    err = judge(lambda: _check_charger(state, unit))
+    err = judge(lambda: check_charger(state, unit))
     if err is not None:
         return refused("declare_charge", err, targets=[])
     targets = charge_targets(state, seat, unit)
@@ -514,8 +514,8 @@ def declare_charge(
     """
     unit = unit_of(state, action.unit, seat)
     target = unit_of(state, action.target)
-    _check_charger(state, unit)
-    gap = _check_charge_target(state, seat, unit, target)
+    check_charger(state, unit)
+    gap = check_charge_target(state, seat, unit, target)
     if not has_charge_reactions(state.system):
         return charge_result(state, seat, unit, target, dice)
     options, refused = reaction_options(state, target, unit.id)

@@ -151,6 +151,17 @@ class Derived:
     """The geometry table of the state's units and terrain (`units.table_of`)."""
     orders: dict[int | None, dict[str, Any]] | None = None
     """Each viewer's orders, by seat (None: a spectator) (`orders.orders_for`)."""
+    memo: dict[str, dict[Any, Any]] = field(default_factory=dict)
+    """Other judgements computed once per state, one table per purpose, keyed by the name of
+    the function that owns it (e.g. 40k's models of a unit, `wh40k10.army.models_of`); only
+    that function reads and writes its table."""
+
+    def table_for(self, owner: str) -> dict[Any, Any]:
+        """The memo table of `owner` (created empty)."""
+        table = self.memo.get(owner)
+        if table is None:
+            table = self.memo[owner] = {}
+        return table
 
 
 UndoEntry = tuple[int, str, "Actor", str, int, "int | None", Mapping[str, Any]]
@@ -397,9 +408,9 @@ STATE_PROJECTORS: list[Projector] = []
 BATCH_HOOKS: list[BatchHook] = []
 FOLD_HOOKS: list[Folder] = []
 CARRIED_CACHES: list[Callable[[GameState, GameState], None]] = []
-"""`carry(before, after)`, called after each fold: hands a cache kept on the state object
-(`object.__setattr__`) on to the next state when what it derives from did not change (the
-geometry table when no unit and no terrain changed, `units.table_of`)."""
+"""`carry(before, after)`, called after each fold: hands an entry of the state's `Derived`
+cache on to the next state when what it derives from did not change (the geometry table when
+no unit and no terrain changed, `units.table_of`)."""
 
 
 def register_action(

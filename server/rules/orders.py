@@ -132,7 +132,7 @@ def in_window(state: GameState, seat: int, action: str) -> bool:
     """Is the game in one of the action's windows for `seat` (its declared stage, actor and
     phases: `core.check_when`)? An order outside them is not shown at all. (Kept per state
     object: every offer of every viewer asks it.)"""
-    known: dict[tuple[str, int], bool] = state.__dict__.setdefault("_windows", {})
+    known: dict[tuple[str, int], bool] = state.derived.table_for("orders.windows")
     found = known.get((action, seat))
     if found is None:
         spec = ACTIONS.get(action)

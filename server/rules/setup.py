@@ -41,7 +41,8 @@ from server.rules.core import (
 )
 from server.rules.naming import display_name
 from server.rules.orders import judge, offer, register_acting, register_offer
-from server.rules.pregame import after_deploying, deployment_start
+from server.rules.pregame import after_deploying as next_deployer
+from server.rules.pregame import deployment_start
 from server.rules.state import Muster, MusteredUnit, changed
 from server.rules.systems import variant_of
 from server.rules.table import check_limit
@@ -548,17 +549,17 @@ def _fold_deployment_started(state: GameState, event: Event) -> GameState:
 # --- deployment ---------------------------------------------------------------------------------
 
 
-def _after_deploying(
+def after_deploying_unit(
     state: GameState, seat: int, unit_id: str, dice: DiceStream
 ) -> list[Event]:
     """Whose turn it is to deploy next, or the start of the battle when nobody has units left
     (with whatever the system's rules do as its first phase starts: 40k's first Command
     phase); in a game with roll-offs, also who finished first and the first-turn roll-off or
     choice (`rules/pregame.py`). `state` already holds the unit just deployed."""
-    return after_deploying(state, seat, unit_id, dice)
+    return next_deployer(state, seat, unit_id, dice)
 
 
-def _undeployed(state: GameState, seat: int, unit_id: str) -> Unit:
+def undeployed(state: GameState, seat: int, unit_id: str) -> Unit:
     """`seat`'s unit `unit_id`, not yet deployed (else out_of_phase)."""
     unit = unit_of(state, unit_id, seat)
     if unit.status != "undeployed":
@@ -605,7 +606,7 @@ def _deploying(state: GameState) -> frozenset[int]:
 @register_offer("deploy_unit")
 def _offer_deploy(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
     """Deploy: the deploying player's units not yet deployed (placed in their zone)."""
-    if unit.owner != seat or judge(lambda: _undeployed(state, seat, unit.id)):
+    if unit.owner != seat or judge(lambda: undeployed(state, seat, unit.id)):
         return None
     if not is_ranked(state.system):
         return offer("deploy_unit", zone=seat)
@@ -632,7 +633,7 @@ MAX_DEPLOY_FILES = 12
 def _offer_reserve(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
     """Keep off the table: for units whose special rules allow it (Ambush, Ambushers,
     Entombed Beneath the Sands, Deep Strike), naming the rule."""
-    if unit.owner != seat or judge(lambda: _undeployed(state, seat, unit.id)):
+    if unit.owner != seat or judge(lambda: undeployed(state, seat, unit.id)):
         return None
     sheet = datasheet_of(state, unit)
     allowed = [r for r in reserve_rules(state.system) if sheet.has_rule(r)]
@@ -645,7 +646,7 @@ def _offer_reserve(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | 
 def deploy_unit(state: GameState, seat: int, action: DeployUnit, dice: DiceStream) -> list[Event]:
     """Set a unit down wholly inside your deployment zone, keeping the unit spacing. Ranked
     units are placed by the centre of their front edge; 40k units around the point."""
-    unit = _undeployed(state, seat, action.unit)
+    unit = undeployed(state, seat, action.unit)
     placed = deployed_unit(state, seat, unit, action.x, action.y, action.facing, action.files)
     fp = footprint_of(state, placed)
     assert fp is not None
@@ -664,7 +665,7 @@ def deploy_unit(state: GameState, seat: int, action: DeployUnit, dice: DiceStrea
             obstacle=None,
         )
     deployed = Event("unit_deployed", {"unit": placed.to_json()}, actor=seat)
-    return [deployed, *_after_deploying(fold_all(state, [deployed]), seat, unit.id, dice)]
+    return [deployed, *after_deploying_unit(fold_all(state, [deployed]), seat, unit.id, dice)]
 
 
 class DeclareReserve(ActionModel):
@@ -680,7 +681,7 @@ def declare_reserve(
     state: GameState, seat: int, action: DeclareReserve, dice: DiceStream
 ) -> list[Event]:
     """Keep a unit off the table (Ambush, Ambushers, Entombed); its arrival follows its rule."""
-    unit = _undeployed(state, seat, action.unit)
+    unit = undeployed(state, seat, action.unit)
     sheet = datasheet_of(state, unit)
     # Seed 000, Ambush: "any unit entirely with Ambush": every model, joined characters too.
     allowed = [r for r in reserve_rules(state.system) if entirely(state, unit, r)]
@@ -707,7 +708,7 @@ def declare_reserve(
         },
         actor=seat,
     )
-    return [deployed, *_after_deploying(fold_all(state, [deployed]), seat, unit.id, dice)]
+    return [deployed, *after_deploying_unit(fold_all(state, [deployed]), seat, unit.id, dice)]
 
 
 @register_folder("unit_deployed")

@@ -379,15 +379,15 @@ def _carry_table(before: GameState, after: GameState) -> None:
     when the fold changed no unit, no terrain and not the battlefield: a phase ending, CP
     spent, a shot that killed nothing. The units and terrain are compared as objects, which
     a fold replaces when it changes one (the game system is fixed before any unit exists)."""
-    table = before.__dict__.get("_table")
+    table = before.derived.table
     if (
         table is not None
-        and "_table" not in after.__dict__
+        and after.derived.table is None
         and units_of(after) is units_of(before)
         and terrain_of(after) is terrain_of(before)
         and after.battlefield == before.battlefield
     ):
-        object.__setattr__(after, "_table", table)
+        after.derived.table = table
 
 
 CARRIED_CACHES.append(_carry_table)

@@ -105,6 +105,11 @@ def test_no_module_reaches_into_an_untyped_extra() -> None:
                 assert "state" not in owner, f"{path}: {owner}.extra"
             if isinstance(node, ast.Call) and ast.unparse(node.func) == "object.__setattr__":
                 raise AssertionError(f"{path}:{node.lineno}: object.__setattr__")
+            # Nor keeps a cache in a state's `__dict__` (`evolve` would copy it to the next
+            # state): caches go in `state.derived` (core.Derived).
+            if (isinstance(node, ast.Attribute) and node.attr == "__dict__"
+                    and path.name not in ("core.py", "state.py")):
+                raise AssertionError(f"{path}:{node.lineno}: {ast.unparse(node)}")
 
 
 @pytest.mark.parametrize("part, changes", [

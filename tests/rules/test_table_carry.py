@@ -23,9 +23,9 @@ def _battle() -> Game:
 
 def test_a_move_builds_a_new_table_and_a_phase_end_keeps_it() -> None:
     game = _battle()
-    while game.state.extra.get("phase") != "Movement":
-        game.act(int(game.state.extra["active_player"]), type="end_phase")
-    seat = int(game.state.extra["active_player"])
+    while game.state.battle.phase != "Movement":
+        game.act(int(game.state.battle.active_player), type="end_phase")
+    seat = int(game.state.battle.active_player)
     uid = next(u.id for u in units_of(game.state).values() if u.owner == seat)
     enemy = next(u.id for u in units_of(game.state).values() if u.owner != seat)
     before = table_of(game.state)
@@ -40,7 +40,7 @@ def test_a_move_builds_a_new_table_and_a_phase_end_keeps_it() -> None:
     sight = line_of_sight(table, uid, enemy)
     # Nothing moved: the next state answers from the same table and the same sight.
     game.act(seat, type="end_phase")
-    assert game.state.extra["phase"] == "Shooting"
+    assert game.state.battle.phase == "Shooting"
     assert table_of(game.state) is table
     assert line_of_sight(table_of(game.state), uid, enemy) is sight
 

@@ -183,7 +183,7 @@ def model_wounds(state: GameState, unit: Unit) -> list[int]:
 def models_of(state: GameState, unit: Unit) -> list[Model]:
     """The unit's models (kept per state object for the state's own units: the orders of a
     state ask for them per weapon and per target)."""
-    known: dict[str, tuple[Unit, list[Model]]] = state.__dict__.setdefault("_models", {})
+    known: dict[str, tuple[Unit, list[Model]]] = state.derived.table_for("wh40k10.army.models_of")
     held = known.get(unit.id)
     if held is not None and held[0] is unit:
         return list(held[1])
@@ -306,7 +306,7 @@ def model_polygons(state: GameState, unit: Unit) -> list[Any]:
 def engaged_with(state: GameState, unit: Unit) -> list[str]:
     """Enemy units within Engagement Range (1 in, geometry core) of `unit` (kept per state
     object for the state's own units: the orders of a state ask it per unit and target)."""
-    known: dict[str, tuple[Unit, list[str]]] = state.__dict__.setdefault("_engaged", {})
+    known: dict[str, tuple[Unit, list[str]]] = state.derived.table_for("wh40k10.army.engaged")
     held = known.get(unit.id)
     if held is not None and held[0] is unit:
         return list(held[1])

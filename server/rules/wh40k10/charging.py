@@ -31,10 +31,10 @@ from server.dice import DiceStream
 from server.geometry import ENGAGEMENT_RANGE_IN
 from server.rules.battle import BATTLE, on_phase_end
 from server.rules.charge import (
-    _check_charge_target,
-    _check_charger,
     charge_roll_expression,
     charge_targets,
+    check_charge_target,
+    check_charger,
 )
 from server.rules.core import (
     ACTIVE,
@@ -101,12 +101,12 @@ def charge(state: GameState, seat: int, action: DeclareCharges, dice: DiceStream
     if len(set(action.targets)) != len(action.targets):
         raise RuleError(BAD_REQUEST, "each target is named once", field="targets")
     unit = unit_of(state, action.unit, seat)
-    _check_charger(state, unit)
+    check_charger(state, unit)
     if (pending := pending_charge_move(state)) is not None:
         waiting = display_name(state, str(pending["unit"]))
         raise RuleError(ILLEGAL_MOVE, f"{waiting} must make its Charge move first",
                         rule="Charge")
-    gaps = {t: _check_charge_target(state, seat, unit, unit_of(state, t)) for t in action.targets}
+    gaps = {t: check_charge_target(state, seat, unit, unit_of(state, t)) for t in action.targets}
     expression, bonus = charge_roll_expression(state, sheets_of(state, unit))
     roll = dice.roll(expression)
     reach = (roll.total or 0) + bonus
@@ -139,7 +139,7 @@ def _offer_charge(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | N
     pending = pending_charge_move(state)
     if pending is not None and pending["unit"] == unit.id:
         return None
-    err = judge(lambda: _check_charger(state, unit))
+    err = judge(lambda: check_charger(state, unit))
     if err is not None:
         return refused("charge", err, targets=[])
     targets = charge_targets(state, seat, unit)

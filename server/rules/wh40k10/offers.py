@@ -106,7 +106,7 @@ def _measured(state: GameState, unit_id: str, other_id: str) -> Measurement:
     """The distance between two units on the state's table, kept on the table (which the next
     state shares when nothing moved: `units.table_of`)."""
     table = table_of(state)
-    known: dict[tuple[str, str], Measurement] = table.__dict__.setdefault("_distances", {})
+    known: dict[tuple[str, str], Measurement] = table.memo.setdefault("wh40k10.distances", {})
     found = known.get((unit_id, other_id))
     if found is None:
         found = known[unit_id, other_id] = distance(table.units[unit_id], table.units[other_id])

@@ -50,7 +50,7 @@ from server.rules.core import (
 )
 from server.rules.naming import display_name
 from server.rules.orders import judge, offer, refused, register_offer
-from server.rules.setup import DEPLOYING, _after_deploying, _undeployed, deployed_unit
+from server.rules.setup import DEPLOYING, after_deploying_unit, deployed_unit, undeployed
 from server.rules.units import (
     Coord,
     Unit,
@@ -115,7 +115,7 @@ class DeclareStrategicReserves(ActionModel):
 def _offer_strategic(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
     """Strategic Reserves: the deploying player's undeployed units, within the 25%."""
     if unit.owner != seat or state.system != SYSTEM_ID or judge(
-        lambda: _undeployed(state, seat, unit.id)
+        lambda: undeployed(state, seat, unit.id)
     ):
         return None
     err = judge(lambda: _strategic_check(state, seat, unit))
@@ -135,7 +135,7 @@ def declare_strategic_reserves(
     state: GameState, seat: int, action: DeclareStrategicReserves, dice: DiceStream
 ) -> list[Event]:
     """Keep any unit off the table in Strategic Reserves (at most 25% of the army's points)."""
-    unit = _undeployed(state, seat, action.unit)
+    unit = undeployed(state, seat, action.unit)
     _strategic_check(state, seat, unit)
     kept = dataclasses.replace(unit, status="reserve")
     events = [
@@ -152,7 +152,7 @@ def declare_strategic_reserves(
             actor=seat,
         ),
     ]
-    return events + _after_deploying(fold_all(state, events), seat, unit.id, dice)
+    return events + after_deploying_unit(fold_all(state, events), seat, unit.id, dice)
 
 
 @register_folder("reserves_declared")

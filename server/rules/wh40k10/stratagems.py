@@ -52,7 +52,7 @@ from server.dice import DiceStream
 from server.geometry.los import line_of_sight
 from server.geometry.measure import within
 from server.rules.battle import BATTLE, require_stage
-from server.rules.charge import _check_charge_target, _check_charger, charge_result
+from server.rules.charge import charge_result, check_charge_target, check_charger
 from server.rules.core import (
     BAD_REQUEST,
     EITHER,
@@ -397,8 +397,8 @@ def _overwatch_weapons(state: GameState, unit: Unit, target: Unit) -> list[str]:
     """Every ranged weapon of the unit with the target in range of a model carrying it; its
     Pistols only when it has nothing else in range. (Kept per state object: the offer asks
     it for a pair `check` has just judged.)"""
-    known: dict[tuple[str, str], tuple[Unit, Unit, list[str]]] = state.__dict__.setdefault(
-        "_overwatch_weapons", {})
+    known: dict[tuple[str, str], tuple[Unit, Unit, list[str]]] = state.derived.table_for(
+        "wh40k10.stratagems.overwatch_weapons")
     held = known.get((unit.id, target.id))
     if held is not None and held[0] is unit and held[1] is target:
         return list(held[2])
@@ -479,8 +479,8 @@ def _check_heroic(state: GameState, seat: int, s: Stratagem, action: UseStratage
     if not within(table.units[unit.id], table.units[target.id], HEROIC_INTERVENTION_RANGE_IN):
         raise _refuse(s, f"{unit.name} is not within {HEROIC_INTERVENTION_RANGE_IN:g} in of "
                       f"{target.name}")
-    _check_charger(state, unit)
-    _check_charge_target(state, seat, unit, target)
+    check_charger(state, unit)
+    check_charge_target(state, seat, unit, target)
 
     def intervene(after: GameState, dice: DiceStream) -> list[Event]:
         events = charge_result(after, seat, unit, target, dice)

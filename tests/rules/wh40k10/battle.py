@@ -57,7 +57,7 @@ def _candidates(state: GameState, seat: int, opposite: dict[str, str]) -> list[
         out += [(s, a) for a in _stratagem_actions(state, s)]
     orders = orders_for(state, seat)
     waaagh = orders["game"].get("call_waaagh")
-    if waaagh and waaagh["available"] and state.extra.get("turn") == 2:
+    if waaagh and waaagh["available"] and state.battle.turn == 2:
         out.append((seat, {"type": "call_waaagh"}))
     units = units_of(state)
     for uid, unit_orders in orders["units"].items():
@@ -67,10 +67,10 @@ def _candidates(state: GameState, seat: int, opposite: dict[str, str]) -> list[
         if move and move["available"] and alive:
             gap = _gap(state, uid, enemy)  # type: ignore[arg-type]
             sign = 1 if units[uid].owner == 1 else -1
-            lone_first = units[uid].datasheet == "wurrboy" and state.extra.get("turn") == 1
+            lone_first = units[uid].datasheet == "wurrboy" and state.battle.turn == 1
             if advance and advance["available"] and (
                 lone_first or (units[uid].datasheet == "beast-snagga-boyz"
-                               and state.extra.get("turn", 0) >= 2)):
+                               and (state.battle.turn or 0) >= 2)):
                 out.append((seat, {"type": "advance", "unit": uid}))
             elif gap > 2.5:
                 step = min(float(move["allowance"]) - 0.05, gap - 1.5)
@@ -122,11 +122,11 @@ def scripted_battle(
     opposite = {boyz: squad, squad: boyz, lone: big, big: lone}
     for _ in range(max_steps):
         state = game.state
-        if state.over or int(state.extra.get("turn", 0)) > rounds:
+        if state.over or int(state.battle.turn or 0) > rounds:
             break
         seen()
         acting = acting_seats(state)
-        active = int(state.extra["active_player"])
+        active = int(state.battle.active_player)
         seat = active if active in acting or not acting else min(acting)
         for who, action in _candidates(state, seat, opposite):
             try:

@@ -130,7 +130,7 @@ def check_orders(state: GameState, seen: set[str]) -> int:
                     and err.details.get("rule") != "One Move per Phase"):
                 continue  # the geometry of this one destination, not the offer's question
             assert shown == (err is None), (
-                f"seat {seat}, {state.extra.get('phase')}, {action}: offered={shown}, decide "
+                f"seat {seat}, {state.battle.phase}, {action}: offered={shown}, decide "
                 f"says {'yes' if err is None else err.message}")
             checked += 1
     return checked

@@ -110,6 +110,7 @@
  * @property {string[]} [resolution_waiting]  what waits for the releases (server/rules/resume.py)
  * @property {Record<string, PendingEmergence>} [entombed]  whfb8: emergences waiting, per unit
  * @property {import('./ui/result.js').GameResult|null} [game_result]  server/rules/endgame.py
+ * @property {Record<string, Datasheet>} [own_datasheets]  the units of your own of both armies, by id (server/rules/setup.py `_project_armies`)
  */
 
 /**
@@ -472,9 +473,86 @@
 /** @typedef {{id:string, seq:number, players:Record<string, LuckRow[]>, charts:Record<string, string>, proof:DiceProof}} Luck  `GET /api/games/{id}/luck` */
 /** @typedef {{id:string, name:string, battlefield:{width:number, depth:number}, turns:number, turn_name:string}} SystemInfo  one of `GET /api/systems` */
 
+/** A dice expression as printed ("D6", "2D6", "D6+1") or a whole number (server/data/schema.py `DiceOrInt`).
+ * @typedef {number|string} DiceOrInt */
+
+/**
+ * A special rule as a datasheet dump carries it (server/data/schema.py `SpecialRule`; `form` is
+ * not dumped, `printed` is computed): `{name: "Hard Target", param: 1, printed: "Hard Target (1)"}`.
+ * @typedef {{name:string, param:number|string|null, printed:string}} SpecialRuleJson
+ */
+
+/**
+ * A special rule as a player writes it on a unit of your own: its printed form, or name and
+ * parameter (server/data/schema.py `SpecialRule._from_printed` reads both).
+ * @typedef {string|{name:string, param?:number|string|null}} SpecialRuleInput
+ */
+
+/** A rule outside the system's list, kept as text (server/data/schema.py `TextRule`).
+ * @typedef {{name:string, text:string}} TextRule */
+
+/** One change a roster's upgrade made (server/data/schema.py `ProfileChange`; `was` "" when added).
+ * @typedef {{what:string, was:string, now:string, source:string}} ProfileChange */
+
+/**
+ * What a unit costs (server/data/schema.py `Points`): `unit + per_model × models`, or the
+ * `tiers` entry (keys are model counts, as JSON strings) for the largest size reached.
+ * @typedef {{unit:number, per_model:number, tiers:Record<string, number>}} Points
+ */
+
+/** @typedef {{advance_rate:number, march_rate:number, discipline:number}} T9AGlobal */
+/** @typedef {{health_points:number, defensive_skill:number, resilience:number, armour:number, aegis:number|null}} T9ADefensive */
+/** @typedef {{name:string, attacks:DiceOrInt, offensive_skill:number, strength:number, armour_penetration:number, agility:number, special_rules:SpecialRuleJson[]}} T9AModelPart */
+/** @typedef {{name:string, range_in:number, shots:DiceOrInt, aim:number, strength:number, armour_penetration:number, special_rules:SpecialRuleJson[]}} T9AShootingWeapon */
+/**
+ * A t9a profile (server/data/schema.py `T9AProfile`).
+ * @typedef {Object} T9AProfile
+ * @property {'t9a'} system
+ * @property {'Standard'|'Large'|'Gigantic'} height
+ * @property {'Infantry'|'Beast'|'Cavalry'|'Construct'|'Swarm'} type
+ * @property {T9AGlobal} global_characteristics
+ * @property {T9ADefensive} defensive
+ * @property {T9AModelPart[]} offensive
+ * @property {T9AShootingWeapon[]} shooting
+ */
+
+/** One WFB profile line; null is a printed "-" (server/data/schema.py `WHFB8Stats`).
+ * @typedef {{name:string, M:DiceOrInt|null, WS:number|null, BS:number|null, S:number|null, T:number, W:number, I:number|null, A:DiceOrInt|null, Ld:number|null}} WHFB8Stats */
+/** @typedef {{name:string, range_in:number, strength:number, shots:DiceOrInt, special_rules:SpecialRuleJson[]}} WHFB8MissileWeapon */
+/**
+ * A whfb8 profile (server/data/schema.py `WHFB8Profile`).
+ * @typedef {Object} WHFB8Profile
+ * @property {'whfb8'} system
+ * @property {'Infantry'|'Swarm'|'Cavalry'|'Monstrous Infantry'|'Monstrous Beast'|'Monstrous Cavalry'|'War Beast'|'Monster'|'Chariot'|'War Machine'|'Unique'} troop_type
+ * @property {WHFB8Stats[]} models
+ * @property {number|null} save
+ * @property {number|null} ward_save
+ * @property {WHFB8MissileWeapon[]} shooting
+ */
+
+/** One 40k model line; Sv 5 is 5+ (server/data/schema.py `Wh40kStats`).
+ * @typedef {{name:string, M:number, T:number, Sv:number, W:number, Ld:number, OC:number}} Wh40kStats */
+/**
+ * A 40k weapon: ranged with `range_in` and `BS`, melee with `WS` (server/data/schema.py `Wh40kWeapon`).
+ * @typedef {{name:string, type:'ranged'|'melee', range_in:number|null, A:DiceOrInt, BS:number|null, WS:number|null, S:number, AP:number, D:DiceOrInt, keywords:SpecialRuleJson[], carried_by:string|null}} Wh40kWeapon
+ */
+/**
+ * A wh40k10 profile (server/data/schema.py `Wh40kProfile`).
+ * @typedef {Object} Wh40kProfile
+ * @property {'wh40k10'} system
+ * @property {Wh40kStats[]} models
+ * @property {number|null} invulnerable_save
+ * @property {Wh40kWeapon[]} weapons
+ */
+
+/** A datasheet's profile, by its `system` (server/data/schema.py `Profile`).
+ * @typedef {T9AProfile|WHFB8Profile|Wh40kProfile} Profile */
+
 /**
  * A datasheet as the server serves it (`GET /api/systems/{id}/datasheets`, server/data/schema.py
- * `Datasheet.model_dump`); the client reads these fields.
+ * `Datasheet.model_dump(mode="json")`); units of your own come the same way (`own-units/check`,
+ * the state's `own_datasheets`). Every field is dumped; the optionals are the ones an older
+ * server may lack.
  * @typedef {Object} Datasheet
  * @property {string} id
  * @property {string} name
@@ -483,19 +561,42 @@
  * @property {Base} base
  * @property {{min:number, max:number, default:number}} models
  * @property {number|null} [default_files]
- * @property {Record<string, unknown>} [profile]
- * @property {unknown[]} [special_rules]
+ * @property {Profile} profile
+ * @property {SpecialRuleJson[]} [equipment]
+ * @property {SpecialRuleJson[]} [special_rules]
  * @property {string[]} [keywords]
  * @property {boolean} [character]
  * @property {boolean|null} [attachable]
  * @property {string[]} [leads]
  * @property {string[]} [led_by]
  * @property {{datasheet:string, max:number}[]} [conceals]
- * @property {{unit?:number, per_model?:number, tiers?:Record<string, number>}|null} [points]
+ * @property {Record<string, string>} [rule_texts]  the unit's own wording of a rule, by rule name
+ * @property {Points|null} [points]
+ * @property {Record<string, string>} [sources]
+ * @property {string|null} [notes]
  * @property {boolean} [own]
+ * @property {TextRule[]} [other_rules]  units of your own: rules kept as text, not automated
+ * @property {string|null} [based_on]   units of your own: the catalogue datasheet it changes
+ * @property {ProfileChange[]} [changes]  what a roster's upgrades changed from `based_on`
  * @property {boolean} [can_join]   derived: may join another unit (t9a/whfb8 attachable, 40k Leader)
  * @property {boolean} [bodyguard]  derived, 40k: some Leader may lead it
  * @property {string} [height_class]
+ */
+
+/**
+ * A rule of the system's list with its automation mark (`list_datasheets` `rules`:
+ * server/data/schema.py `RuleInfo` and server/rules/automation.py `rule_marks`).
+ * @typedef {Object} RuleInfo
+ * @property {string} name
+ * @property {string} summary       in our own words
+ * @property {boolean} automated    false only when `automation` is 'not'
+ * @property {'automated'|'partly'|'not'} automation
+ * @property {string|null} notes    a partly automated rule: what is and is not automated
+ * @property {'rule'|'attack_attribute'|'equipment'|'weapon_ability'} kind
+ * @property {'none'|'int'|'dice'|'text'|'modifier'} param
+ * @property {'plain'|'brackets'|'plus'|'suffix'|null} form
+ * @property {string[]|null} choices
+ * @property {string|null} source
  */
 
 /**
@@ -505,7 +606,7 @@
  * @typedef {Object} Catalog
  * @property {string} system
  * @property {Datasheet[]} datasheets
- * @property {Record<string, unknown>[]} [rules]
+ * @property {RuleInfo[]} [rules]
  * @property {ArmyRules} army
  * @property {Record<string, string[]>} joinable   host datasheet id -> the character ids that may join it
  */
@@ -524,9 +625,27 @@
  */
 
 /**
- * A unit of your own as the player writes it (server/data/own.py: a datasheet without id,
- * system or sources, named in the army by `ref`).
- * @typedef {{ref:string, name?:string} & Record<string, unknown>} OwnUnit
+ * A unit of your own as the player writes it (server/data/own.py `FIELDS`: a datasheet without
+ * id, system or sources, named in the army by `ref`). The server checks every field like a
+ * datasheet's (`own_datasheet`); the builder's form sends an empty number as null for it to refuse.
+ * @typedef {Object} OwnUnit
+ * @property {string} ref
+ * @property {string} [name]
+ * @property {Base} [base]
+ * @property {{min:number|null, max:number|null, default:number|null}} [models]
+ * @property {number|null} [default_files]
+ * @property {Record<string, unknown>} [profile]   the system's profile without `system`, as edited
+ * @property {SpecialRuleInput[]} [equipment]
+ * @property {SpecialRuleInput[]} [special_rules]
+ * @property {TextRule[]} [other_rules]
+ * @property {string[]} [keywords]
+ * @property {boolean} [character]
+ * @property {boolean|null} [attachable]
+ * @property {{unit?:number|null, per_model?:number|null, tiers?:Record<string, number>}|null} [points]
+ * @property {string|null} [notes]
+ * @property {string[]} [leads]
+ * @property {string|null} [based_on]
+ * @property {ProfileChange[]} [changes]
  */
 
 /**
@@ -542,9 +661,66 @@
  */
 
 /**
- * A roster import's answer (`POST /api/systems/{id}/rosters/import`, server/data/rosters.py): the
- * army entries, the units of your own with their checked datasheets, the mapping report.
- * @typedef {{army?:ArmyEntryJson[], own_units?:OwnUnit[], own_datasheets?:Record<string, Datasheet>, report?:unknown}} RosterImport
+ * Our army file (server/data/rosters.py `export_army`, docs/protocol.md "Roster import").
+ * @typedef {{format:'warfield-army', version:number, system:string, units:ArmyEntryJson[], own_units?:OwnUnit[]}} ArmyFile
+ */
+
+/**
+ * A problem submit_army would refuse (server/data/army.py `ArmyError`): `entry` is the index
+ * of the offending army entry.
+ * @typedef {{code:string, entry:number, message:string, rule:string|null, details:Record<string, unknown>}} ArmyProblem
+ */
+
+/**
+ * A `report.mapped` item (server/data/rosters.py `_map_unit`, `_upgraded`, `_variant`; an army
+ * file's entries carry no `points`): the roster's unit and the datasheet it became.
+ * @typedef {Object} RosterMapped
+ * @property {string} name
+ * @property {number} models
+ * @property {number} [points]          the roster's cost of the unit and its upgrades
+ * @property {string} [faction]         the roster force's catalogue
+ * @property {string} datasheet
+ * @property {string} datasheet_name
+ * @property {number} [catalog_points]  our cost for that many models
+ * @property {Record<string, number>} [concealed]
+ * @property {string} [ref]             the unit of your own `based_on` the datasheet, when upgrades changed it
+ * @property {ProfileChange[]} [changes]
+ * @property {string[]} [rules_as_text]
+ * @property {string[]} [on_datasheet]  upgrades that are the datasheet's own kit
+ * @property {{name:string, reason:string}[]} [not_applied]
+ */
+
+/**
+ * A `report.created` item (server/data/rosters.py `_own_from_roster`): a roster unit the
+ * catalogue lacks, made a unit of your own, with what was assumed.
+ * @typedef {Object} RosterCreated
+ * @property {string} name
+ * @property {number} models
+ * @property {number} points
+ * @property {string} [faction]
+ * @property {string} ref
+ * @property {string[]} assumed
+ * @property {string[]} rules_as_text
+ * @property {boolean} [character]
+ * @property {string[]} [leads]
+ */
+
+/**
+ * A `report.skipped` item (server/data/rosters.py): what was left out and why (an army file's
+ * entries: no `points`, the missing `datasheets`).
+ * @typedef {{name:string, models:number, points?:number, faction?:string, reason:string, datasheets?:string[]}} RosterSkipped
+ */
+
+/**
+ * A roster import's mapping report (server/data/rosters.py `ImportResult.to_json`).
+ * @typedef {{mapped:RosterMapped[], created:RosterCreated[], skipped:RosterSkipped[], roster_points:number|null, problems:ArmyProblem[]}} RosterReport
+ */
+
+/**
+ * A roster import's answer (`POST /api/systems/{id}/rosters/import`, server/data/rosters.py
+ * `ImportResult.to_json`): the army entries, the units of your own with their checked
+ * datasheets (by ref, when it brings any), the mapping report.
+ * @typedef {{format:string, army:ArmyEntryJson[], own_units?:OwnUnit[], own_datasheets?:Record<string, Datasheet>, report:RosterReport}} RosterImport
  */
 
 /** A model's base (server/data/schema.py `Base`): round ones a diameter, others width and depth.

@@ -94,7 +94,7 @@ export function attachable(army, index, joins, sheetFor) {
 export function setupPanel(el, store, conn, toast, table) {
   /** @type {{datasheet:string, name:string, models:number, joined:{id:string, name:string}[], standard?:boolean, files?:number, concealed?:Record<string, number>, battle_standard?:boolean}[]} */
   const army = [];
-  /** The last roster import's mapping report, shown until the army is submitted. @type {unknown} */
+  /** The last roster import's mapping report, shown until the army is submitted. @type {import('../types.js').RosterReport|null} */
   let importReport = null;
   /** @type {Catalog|null} */
   let catalog = null;

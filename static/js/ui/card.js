@@ -7,23 +7,41 @@
 
 import { h } from './dom.js';
 
-/** @type {Map<string, Promise<any>>} */
+/** @typedef {import('../types.js').Catalog} Catalog */
+/** @typedef {import('../types.js').Datasheet} Datasheet */
+/** @typedef {import('../types.js').GameState} GameState */
+/** @typedef {import('../types.js').Points} Points */
+/** @typedef {import('../types.js').RuleInfo} RuleInfo */
+/**
+ * How a card marks the rules: the unit's `not_automated` / `partly_automated` (when the unit
+ * view gives them) and the system's rule list.
+ * @typedef {{notAutomated?:string[], partly?:Record<string, string>, registry?:RuleInfo[]}} Marks
+ */
+/** A rule line on a card. @typedef {{printed:string, mark:'automated'|'partly'|'not', text:string, note?:string}} RuleLine */
+
+/** An object whose fields a generic walk of a profile reads (an array's read as missing).
+ * @param {unknown} v @returns {v is Record<string, unknown>} */
+export function isObject(v) {
+  return typeof v === 'object' && v !== null;
+}
+
+/** @type {Map<string, Promise<Catalog>>} */
 const loading = new Map();
-/** @type {Map<string, any>} */
+/** @type {Map<string, Catalog>} */
 const loaded = new Map();
 /** @type {Set<() => void>} */
 const listeners = new Set();
 
 /**
  * The system's datasheets answer (`{datasheets, rules, army, joinable}`), fetched once.
- * @param {string} system @returns {Promise<any>}
+ * @param {string} system @returns {Promise<Catalog>}
  */
 export function loadCatalog(system) {
   let found = loading.get(system);
   if (!found) {
     found = fetch(`/api/systems/${encodeURIComponent(system)}/datasheets`, { headers: { Accept: 'application/json' } })
       .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`HTTP ${r.status}`))))
-      .then((body) => {
+      .then((/** @type {Catalog} */ body) => {
         loaded.set(system, body);
         for (const fn of listeners) fn();
         return body;
@@ -34,7 +52,8 @@ export function loadCatalog(system) {
   return found;
 }
 
-/** The system's datasheets answer if loaded (starting the load otherwise). @param {string} system */
+/** The system's datasheets answer if loaded (starting the load otherwise).
+ * @param {string} system @returns {Catalog|null} */
 export function catalogFor(system) {
   if (!system) return null;
   if (!loaded.has(system)) loadCatalog(system).catch(() => {});
@@ -48,19 +67,20 @@ export function onCatalog(fn) {
 
 /**
  * A datasheet by id: the game's units of your own first, then the catalogue.
- * @param {any} st the game state @param {any} catalog @param {string} id
+ * @param {GameState|null|undefined} st the game state @param {Catalog|null} catalog @param {string} id
+ * @returns {Datasheet|null}
  */
 export function sheetOf(st, catalog, id) {
   const own = st?.own_datasheets?.[id];
   if (own) return own;
   const sheets = Array.isArray(catalog?.datasheets) ? catalog.datasheets : [];
-  return sheets.find((/** @type {any} */ s) => s.id === id) || null;
+  return sheets.find((s) => s.id === id) || null;
 }
 
 /**
  * What `models` models cost (server/data/schema.py Points.cost: a ranked unit's fixed part and
  * per-model cost, or a 40k unit's tier for its size).
- * @param {any} points @param {number} models @returns {number}
+ * @param {Partial<Points>|null|undefined} points @param {number} models @returns {number}
  */
 export function cost(points, models) {
   if (!points || typeof points !== 'object') return 0;
@@ -73,7 +93,7 @@ export function cost(points, models) {
   return (Number(points.unit) || 0) + (Number(points.per_model) || 0) * models;
 }
 
-/** The cost written as players read it. @param {any} points @returns {string} */
+/** The cost written as players read it. @param {Partial<Points>|null|undefined} points @returns {string} */
 export function pointsWords(points) {
   if (!points || typeof points !== 'object') return 'no points given';
   const tiers = points.tiers && typeof points.tiers === 'object' ? Object.entries(points.tiers) : [];
@@ -84,7 +104,8 @@ export function pointsWords(points) {
   return parts.length ? parts.join(' + ') : '0 pts';
 }
 
-/** The base in words: "20 × 20 mm rectangular", "32 mm round". @param {any} base */
+/** The base in words: "20 × 20 mm rectangular", "32 mm round".
+ * @param {import('../types.js').Base|null|undefined} base @returns {string} */
 export function baseWords(base) {
   if (!base) return '';
   if (base.shape === 'round') return `${base.diameter_mm} mm round`;
@@ -108,10 +129,10 @@ export function label(key) {
 }
 
 /** A value as printed: rules by their printed form, a missing value "-", a range in inches.
- * @param {string} key @param {any} value @returns {string} */
+ * @param {string} key @param {unknown} value @returns {string} */
 export function cell(key, value) {
   if (value === null || value === undefined || value === '') return '-';
-  if (Array.isArray(value)) return value.map((v) => (v && typeof v === 'object' ? v.printed || v.name : String(v))).join(', ') || '-';
+  if (Array.isArray(value)) return /** @type {unknown[]} */ (value).map((v) => (isObject(v) ? v.printed || v.name : String(v))).join(', ') || '-';
   if (key === 'range_in') return `${value}″`;
   if (['save', 'ward_save', 'invulnerable_save', 'aegis', 'aim', 'BS', 'WS', 'Sv'].includes(key) && typeof value === 'number') return `${value}+`;
   return String(value);
@@ -120,20 +141,21 @@ export function cell(key, value) {
 /**
  * The profile as tables and lines: `{title, columns, rows}` for lists and groups of
  * characteristics, `{title, text}` for single values. Pure.
- * @param {any} profile @returns {{title:string, columns?:string[], rows?:string[][], text?:string}[]}
+ * @param {import('../types.js').Profile|Record<string, unknown>|null|undefined} profile
+ * @returns {{title:string, columns?:string[], rows?:string[][], text?:string}[]}
  */
 export function profileBlocks(profile) {
   /** @type {{title:string, columns?:string[], rows?:string[][], text?:string}[]} */
   const out = [];
-  if (!profile || typeof profile !== 'object') return out;
+  if (!isObject(profile)) return out;
   for (const [key, value] of Object.entries(profile)) {
     if (key === 'system') continue;
     if (Array.isArray(value)) {
-      const items = value.filter((v) => v && typeof v === 'object');
+      const items = /** @type {unknown[]} */ (value).filter(isObject);
       if (!items.length) continue;
       const columns = [...new Set(items.flatMap((v) => Object.keys(v)))];
       out.push({ title: label(key), columns: columns.map(label), rows: items.map((v) => columns.map((c) => cell(c, v[c]))) });
-    } else if (value && typeof value === 'object') {
+    } else if (isObject(value)) {
       const columns = Object.keys(value);
       out.push({ title: label(key), columns: columns.map(label), rows: [columns.map((c) => cell(c, value[c]))] });
     } else if (value !== null && value !== undefined) {
@@ -147,31 +169,34 @@ export function profileBlocks(profile) {
  * Every rule on the sheet with its mark and words: unit rules, equipment, the rules of its
  * model parts and weapons (server Datasheet.all_rules), then the rules of your own (text, not
  * automated). Pure.
- * @param {any} sheet @param {{notAutomated?:string[], partly?:Record<string,string>, registry?:any[]}} marks
- * @returns {{printed:string, mark:'automated'|'partly'|'not', text:string, note?:string}[]}
+ * @param {Datasheet|null|undefined} sheet @param {Marks} marks
+ * @returns {RuleLine[]}
  */
 export function ruleLines(sheet, marks) {
   if (!sheet) return [];
   const registry = new Map((marks.registry || []).map((r) => [r.name, r]));
+  /** @type {Record<string, string>} */
   const texts = sheet.rule_texts && typeof sheet.rule_texts === 'object' ? sheet.rule_texts : {};
-  /** @type {any[]} */
+  // Rules as the dump has them ({name, param, printed}); older data may give printed strings.
+  /** @type {unknown[]} */
   const all = [...(sheet.special_rules || []), ...(sheet.equipment || [])];
   const profile = sheet.profile || {};
   for (const list of Object.values(profile)) {
     if (!Array.isArray(list)) continue;
-    for (const part of list) {
-      if (!part || typeof part !== 'object') continue;
+    for (const part of /** @type {unknown[]} */ (list)) {
+      if (!isObject(part)) continue;
       all.push(...(Array.isArray(part.special_rules) ? part.special_rules : []), ...(Array.isArray(part.keywords) ? part.keywords : []));
     }
   }
   const not = new Set(marks.notAutomated || []);
   const partly = marks.partly || {};
-  /** @type {Map<string, {printed:string, mark:'automated'|'partly'|'not', text:string, note?:string}>} */
+  /** @type {Map<string, RuleLine>} */
   const seen = new Map();
   for (const r of all) {
-    const printed = typeof r === 'string' ? r : String(r?.printed || r?.name || '');
+    const rule = isObject(r) ? r : {};
+    const printed = typeof r === 'string' ? r : String(rule.printed || rule.name || '');
     if (!printed || seen.has(printed)) continue;
-    const name = typeof r === 'string' ? r : String(r?.name || printed);
+    const name = typeof r === 'string' ? r : String(rule.name || printed);
     const info = registry.get(name);
     const automated = info ? info.automation !== 'not' && info.automated !== false : false;
     /** @type {'automated'|'partly'|'not'} */
@@ -191,11 +216,11 @@ const MARK_WORDS = { automated: 'automated', partly: 'partly automated', not: 'n
  * What a roster's upgrades changed on a catalogue unit (a unit of your own `based_on` it,
  * issue 18 item 3), one line each: "Str (Commander): 4 → 6 (Great Weapon)",
  * "shooting weapon: + Bow 24" Str 3 AP 0 Aim 3+ (Bow (3+))". Pure.
- * @param {any} sheet @returns {string[]}
+ * @param {Datasheet|null|undefined} sheet @returns {string[]}
  */
 export function changeLines(sheet) {
   const changes = Array.isArray(sheet?.changes) ? sheet.changes : [];
-  return changes.map((/** @type {any} */ c) => {
+  return changes.map((c) => {
     const now = c.was ? `${c.was} → ${c.now}` : `+ ${c.now}`;
     return `${c.what}: ${now} (${c.source})`;
   });
@@ -203,7 +228,7 @@ export function changeLines(sheet) {
 
 /**
  * The profile part of a card (also used for joined characters and the builder's preview).
- * @param {any} sheet @param {{notAutomated?:string[], partly?:Record<string,string>, registry?:any[]}} marks
+ * @param {Datasheet} sheet @param {Marks} marks
  * @returns {HTMLElement}
  */
 export function profileView(sheet, marks) {

@@ -7,7 +7,13 @@
 
 import { h, replace } from './dom.js';
 import { errorText } from '../format.js';
-import { label, profileView } from './card.js';
+import { isObject, label, profileView } from './card.js';
+
+/** @typedef {import('../types.js').OwnUnit} OwnUnit */
+/** @typedef {import('../types.js').Datasheet} Datasheet */
+/** @typedef {import('../types.js').Catalog} Catalog */
+/** @typedef {import('../types.js').RuleInfo} RuleInfo */
+/** An editor of one profile value and how to read it back. @typedef {{el:HTMLElement, get:() => unknown}} FieldEditor */
 
 /** localStorage, or null where the browser refuses it. */
 export function safeStorage() {
@@ -21,18 +27,25 @@ export function safeStorage() {
 /** @param {string} system */
 export const ownKey = (system) => `warfield.own-units.${system}`;
 
-/** @param {Storage|null} storage @param {string} system @returns {any[]} */
+/** A saved unit of your own: an object with its ref (the server checks the rest again,
+ * `checkOwnUnit`, before the builder offers it). @param {unknown} u @returns {u is OwnUnit} */
+function isSavedUnit(u) {
+  return isObject(u) && typeof u.ref === 'string';
+}
+
+/** @param {Storage|null} storage @param {string} system @returns {OwnUnit[]} */
 export function savedOwnUnits(storage, system) {
   try {
     const raw = storage?.getItem(ownKey(system));
+    /** @type {unknown} */
     const list = raw ? JSON.parse(raw) : [];
-    return Array.isArray(list) ? list.filter((u) => u && typeof u === 'object' && typeof u.ref === 'string') : [];
+    return Array.isArray(list) ? /** @type {unknown[]} */ (list).filter(isSavedUnit) : [];
   } catch {
     return [];
   }
 }
 
-/** Save (or replace, by ref) a unit of your own. @param {Storage|null} storage @param {string} system @param {any} unit */
+/** Save (or replace, by ref) a unit of your own. @param {Storage|null} storage @param {string} system @param {OwnUnit} unit */
 export function saveOwnUnit(storage, system, unit) {
   const list = savedOwnUnits(storage, system).filter((u) => u.ref !== unit.ref);
   try {
@@ -90,31 +103,32 @@ const RULE_LISTS = new Set(['special_rules', 'keywords']);
  * model parts / weapons as rows that can be added and removed, rules as comma-separated text.
  * `templates` gives a list's item shape when the starting unit has none (a bow for a unit
  * that had no shooting). Each input carries `data-path` ("profile.defensive.armour").
- * @param {any} value @param {string} path @param {string} key @param {Record<string, any>} templates
- * @returns {{el:HTMLElement, get:() => any}}
+ * @param {unknown} value @param {string} path @param {string} key @param {Record<string, unknown>} templates
+ * @returns {FieldEditor}
  */
 export function valueEditor(value, path, key, templates) {
   if (RULE_LISTS.has(key) && Array.isArray(value)) {
     const input = /** @type {HTMLInputElement} */ (h('input', { type: 'text', dataset: { path }, 'aria-label': `${label(key)} (comma-separated)`,
-      value: value.map((r) => (r && typeof r === 'object' ? r.printed || r.name : String(r))).join(', ') }));
+      value: /** @type {unknown[]} */ (value).map((r) => (isObject(r) ? r.printed || r.name : String(r))).join(', ') }));
     return { el: h('label', { class: 'own-field' }, h('span', null, label(key)), input), get: () => splitRules(input.value) };
   }
   if (Array.isArray(value)) {
+    const values = /** @type {unknown[]} */ (value);
     const list = h('div', { class: 'own-list', dataset: { path } });
-    /** @type {{el:HTMLElement, get:() => any}[]} */
+    /** @type {FieldEditor[]} */
     let items = [];
-    const template = value.length ? value[value.length - 1] : templates[key];
+    const template = values.length ? values[values.length - 1] : templates[key];
     const draw = () => replace(list, items.map((item, i) => h('div', { class: 'own-item' }, item.el,
       h('button', { type: 'button', class: 'small', onclick: () => { items.splice(i, 1); renumber(); } }, `Remove ${label(key).toLowerCase()} ${i + 1}`))),
     template ? h('button', { type: 'button', class: 'small', dataset: { add: path }, onclick: () => { items.push(valueEditor(structuredClone(template), `${path}.${items.length}`, key, templates)); draw(); } }, `Add to ${label(key).toLowerCase()}`) : null);
     const renumber = () => { items = items.map((it, i) => valueEditor(it.get(), `${path}.${i}`, key, templates)); draw(); };
-    items = value.map((v, i) => valueEditor(v, `${path}.${i}`, key, templates));
+    items = values.map((v, i) => valueEditor(v, `${path}.${i}`, key, templates));
     draw();
     return { el: h('fieldset', { class: 'own-group' }, h('legend', null, label(key)), list), get: () => items.map((it) => it.get()) };
   }
-  if (value && typeof value === 'object') {
+  if (isObject(value)) {
     const fields = Object.entries(value).filter(([k]) => k !== 'system' && k !== 'printed')
-      .map(([k, v]) => /** @type {[string, {el:HTMLElement, get:() => any}]} */ ([k, valueEditor(v, `${path}.${k}`, k, templates)]));
+      .map(([k, v]) => /** @type {[string, FieldEditor]} */ ([k, valueEditor(v, `${path}.${k}`, k, templates)]));
     return {
       el: h('fieldset', { class: 'own-group' }, h('legend', null, label(key)), fields.map(([, f]) => f.el)),
       get: () => Object.fromEntries(fields.map(([k, f]) => [k, f.get()])),
@@ -125,12 +139,12 @@ export function valueEditor(value, path, key, templates) {
 }
 
 /** List shapes from the whole catalogue: the first non-empty instance of each profile list.
- * @param {any[]} sheets @returns {Record<string, any>} */
+ * @param {Datasheet[]} sheets @returns {Record<string, unknown>} */
 export function listTemplates(sheets) {
-  /** @type {Record<string, any>} */
+  /** @type {Record<string, unknown>} */
   const out = {};
   for (const s of sheets) {
-    for (const [k, v] of Object.entries(s.profile || {})) {
+    for (const [k, v] of Object.entries(/** @type {Record<string, unknown>} */ (s.profile || {}))) {
       if (Array.isArray(v) && v.length && !(k in out)) out[k] = v[0];
     }
   }
@@ -139,7 +153,7 @@ export function listTemplates(sheets) {
 
 /**
  * Ask the server whether a unit of your own is valid: its datasheet, or throws `{message, details:{problems}}`.
- * @param {string} system @param {any} unit
+ * @param {string} system @param {OwnUnit} unit @returns {Promise<Datasheet>}
  */
 export async function checkOwnUnit(system, unit) {
   const answer = await fetch(`/api/systems/${encodeURIComponent(system)}/own-units/check`, {
@@ -147,12 +161,12 @@ export async function checkOwnUnit(system, unit) {
   });
   const body = await answer.json().catch(() => null);
   if (!answer.ok) throw body || { code: 'bad_request', message: `HTTP ${answer.status}` };
-  return body.datasheet;
+  return /** @type {{datasheet:Datasheet}} */ (body).datasheet;
 }
 
 /**
  * The "Define a unit of your own" form.
- * @param {{system:string, catalog:any, taken:() => string[], onDefined:(unit:any, sheet:any) => void}} opts
+ * @param {{system:string, catalog:Catalog, taken:() => string[], onDefined:(unit:OwnUnit, sheet:Datasheet) => void}} opts
  * @returns {HTMLElement}
  */
 export function ownUnitForm(opts) {
@@ -160,20 +174,20 @@ export function ownUnitForm(opts) {
   const registry = Array.isArray(opts.catalog?.rules) ? opts.catalog.rules : [];
   const templates = listTemplates(sheets);
   const from = /** @type {HTMLSelectElement} */ (h('select', { name: 'own-from', 'aria-label': 'Start from the characteristics of' },
-    sheets.map((/** @type {any} */ s) => h('option', { value: s.id }, s.name))));
+    sheets.map((s) => h('option', { value: s.id }, s.name))));
   const body = h('div', { class: 'own-body' });
   const problems = h('div', { class: 'own-problems', id: 'own-problems', role: 'alert' });
   const preview = h('div', { class: 'own-preview', id: 'own-preview' });
-  /** @type {() => any} */
+  /** The unit as the form has it, without its ref. @type {() => Omit<OwnUnit, 'ref'>|null} */
   let read = () => null;
 
   function fill() {
-    const start = sheets.find((/** @type {any} */ s) => s.id === from.value) || sheets[0];
+    const start = sheets.find((s) => s.id === from.value) || sheets[0];
     if (!start) return;
     const name = /** @type {HTMLInputElement} */ (h('input', { name: 'own-name', required: true, maxlength: 80, 'aria-label': 'Unit name', value: '' }));
     const shape = /** @type {HTMLSelectElement} */ (h('select', { name: 'own-base-shape', 'aria-label': 'Base shape' },
       ['rectangular', 'round', 'oval'].map((s) => h('option', { value: s, selected: start.base?.shape === s }, s))));
-    const num = (/** @type {string} */ n, /** @type {string} */ aria, /** @type {any} */ v) => /** @type {HTMLInputElement} */ (h('input', { name: n, type: 'number', min: 0, step: 1, size: 4, 'aria-label': aria, value: v === null || v === undefined ? '' : String(v) }));
+    const num = (/** @type {string} */ n, /** @type {string} */ aria, /** @type {number|null|undefined} */ v) => /** @type {HTMLInputElement} */ (h('input', { name: n, type: 'number', min: 0, step: 1, size: 4, 'aria-label': aria, value: v === null || v === undefined ? '' : String(v) }));
     const width = num('own-base-width', 'Base width (mm)', start.base?.width_mm ?? start.base?.diameter_mm);
     const depth = num('own-base-depth', 'Base depth (mm)', start.base?.depth_mm ?? start.base?.diameter_mm);
     const min = num('own-models-min', 'Fewest models', start.models?.min);
@@ -187,17 +201,17 @@ export function ownUnitForm(opts) {
     const starts = new Set(Array.isArray(start.leads) ? start.leads : []);
     /** @type {HTMLInputElement[]} */
     const leadBoxes = leaders
-      ? sheets.filter((/** @type {any} */ s) => !s.character).map((/** @type {any} */ s) => /** @type {HTMLInputElement} */ (
+      ? sheets.filter((s) => !s.character).map((s) => /** @type {HTMLInputElement} */ (
         h('input', { type: 'checkbox', name: 'own-leads', value: s.id, checked: starts.has(s.id), 'aria-label': `May lead ${s.name}` })))
       : [];
     const profile = valueEditor(structuredClone(start.profile), 'profile', 'profile', templates);
-    const have = new Set((start.special_rules || []).map((/** @type {any} */ r) => r.name));
-    /** @type {{rule:any, box:HTMLInputElement, param:HTMLInputElement|null, el:HTMLElement}[]} */
-    const picks = registry.filter((/** @type {any} */ r) => r.kind === 'rule').map((/** @type {any} */ r) => {
+    const have = new Set((start.special_rules || []).map((r) => r.name));
+    /** @type {{rule:RuleInfo, box:HTMLInputElement, param:HTMLInputElement|null, el:HTMLElement}[]} */
+    const picks = registry.filter((r) => r.kind === 'rule').map((r) => {
       const box = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', name: 'own-rule', value: r.name, checked: have.has(r.name) }));
       const param = r.param !== 'none'
         ? /** @type {HTMLInputElement} */ (h('input', { type: 'text', size: 6, name: 'own-rule-param', 'aria-label': `${r.name}: value`,
-          value: String((start.special_rules || []).find((/** @type {any} */ x) => x.name === r.name)?.param ?? '') }))
+          value: String((start.special_rules || []).find((x) => x.name === r.name)?.param ?? '') }))
         : null;
       return { rule: r, box, param, el: h('li', null, h('label', null, box, ` ${r.name} `), param,
         h('small', null, r.automation === 'not' || r.automated === false ? ' (not automated)' : r.automation === 'partly' ? ' (partly automated)' : ' (automated)'),
@@ -205,18 +219,22 @@ export function ownUnitForm(opts) {
     });
     const equipment = /** @type {HTMLInputElement} */ (h('input', { type: 'text', name: 'own-equipment', size: 30,
       'aria-label': 'Equipment from the rulebook, comma-separated',
-      value: (start.equipment || []).map((/** @type {any} */ r) => r.printed || r.name).join(', ') }));
+      value: (start.equipment || []).map((r) => r.printed || r.name).join(', ') }));
     const other = /** @type {HTMLTextAreaElement} */ (h('textarea', { name: 'own-other-rules', rows: 3, cols: 40, maxlength: 4000,
       'aria-label': 'Other rules, one per line: Name: what it does', placeholder: 'Sea Guard Drill: may re-form before shooting' }));
     read = () => {
       const round = shape.value === 'round';
       const n = (/** @type {HTMLInputElement} */ i) => (i.value === '' ? null : Number(i.value));
-      /** @type {Record<string, any>} */
+      const models = { min: n(min), max: n(max), default: n(dflt) };
+      // The profile editor of an object gives an object back (a datasheet always has a profile).
+      const edited = profile.get();
+      /** @type {Omit<OwnUnit, 'ref'>} */
       const unit = {
         name: name.value.trim(),
-        base: round ? { shape: 'round', diameter_mm: n(width) } : { shape: shape.value, width_mm: n(width), depth_mm: n(depth) },
-        models: { min: n(min), max: n(max), default: n(dflt) },
-        profile: profile.get(),
+        // The select offers exactly the three shapes of server/data/schema.py `Base`.
+        base: round ? { shape: 'round', diameter_mm: n(width) } : { shape: /** @type {import('../types.js').Base['shape']} */ (shape.value), width_mm: n(width), depth_mm: n(depth) },
+        models,
+        profile: isObject(edited) ? edited : {},
         special_rules: picks.filter((p) => p.box.checked).map((p) => (p.param ? { name: p.rule.name, param: parseValue(p.param.value) } : p.rule.name)),
         equipment: splitRules(equipment.value),
         other_rules: otherRules(other.value),
@@ -225,7 +243,7 @@ export function ownUnitForm(opts) {
       };
       const leads = leadBoxes.filter((b) => b.checked).map((b) => b.value);
       if (character.checked && leads.length) unit.leads = leads;
-      if (typeof start.default_files === 'number' && !character.checked) unit.default_files = Math.min(start.default_files, Number(unit.models.default) || 1);
+      if (typeof start.default_files === 'number' && !character.checked) unit.default_files = Math.min(start.default_files, Number(models.default) || 1);
       if (Array.isArray(start.keywords) && start.keywords.length) unit.keywords = [...start.keywords];
       return unit;
     };
@@ -235,7 +253,7 @@ export function ownUnitForm(opts) {
       h('div', { class: 'row' }, h('label', null, 'Models from ', min), ' ', h('label', null, 'to ', max), ' ', h('label', null, 'usually ', dflt)),
       h('div', { class: 'row' }, h('label', null, 'Points ', unitPts), ' ', h('label', null, '+ per model ', perModel), ' ', h('label', null, character, ' Character (may join units)')),
       leadBoxes.length
-        ? h('div', { class: 'row own-leads' }, h('span', null, 'A character may lead: '), leadBoxes.map((b) => h('label', null, b, ` ${sheets.find((/** @type {any} */ s) => s.id === b.value)?.name || b.value} `)))
+        ? h('div', { class: 'row own-leads' }, h('span', null, 'A character may lead: '), leadBoxes.map((b) => h('label', null, b, ` ${sheets.find((s) => s.id === b.value)?.name || b.value} `)))
         : null,
       h('h5', null, 'Characteristics'), profile.el,
       h('label', null, h('span', null, 'Equipment '), equipment),
@@ -249,16 +267,18 @@ export function ownUnitForm(opts) {
   const submit = h('button', {
     type: 'button', id: 'own-check', class: 'primary',
     onclick: async () => {
-      const unit = read();
-      if (!unit) return;
-      unit.ref = refFor(unit.name || 'unit', opts.taken());
+      const draft = read();
+      if (!draft) return;
+      /** @type {OwnUnit} */
+      const unit = { ...draft, ref: refFor(draft.name || 'unit', opts.taken()) };
       replace(problems);
       try {
         const sheet = await checkOwnUnit(opts.system, unit);
         replace(preview, h('h5', null, `${sheet.name}: checked`), profileView(sheet, { registry }));
         opts.onDefined(unit, sheet);
       } catch (err) {
-        const list = /** @type {any} */ (err)?.details?.problems;
+        // The server's refusal: `{code, message, details:{problems}}` (one line per field).
+        const list = isObject(err) && isObject(err.details) ? err.details.problems : undefined;
         replace(problems, h('p', { class: 'error' }, 'This unit does not check out:'),
           Array.isArray(list) ? h('ul', null, list.map((/** @type {string} */ p) => h('li', null, p))) : h('p', null, errorText(err)));
       }

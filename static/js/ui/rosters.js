@@ -6,6 +6,12 @@
 import { h } from './dom.js';
 import { errorText } from '../format.js';
 
+/** @typedef {import('../types.js').ArmyEntryJson} ArmyEntryJson */
+/** @typedef {import('../types.js').OwnUnit} OwnUnit */
+/** @typedef {import('../types.js').RosterImport} RosterImport */
+/** @typedef {import('../types.js').RosterReport} RosterReport */
+/** @typedef {import('../types.js').RosterMapped} RosterMapped */
+
 export const ARMY_FORMAT = 'warfield-army';
 export const ARMY_VERSION = 1;
 /** The REST body limit (server `WARFIELD_MAX_BODY_BYTES`, 256 KiB by default). */
@@ -14,11 +20,11 @@ export const MAX_ROSTER_BYTES = 256 * 1024;
 /**
  * Our army file: the submit_army units with a format name and version (server/data/rosters.py
  * `export_army` writes the same).
- * @param {string} system @param {Record<string, any>[]} units @param {Record<string, any>[]} [ownUnits]
+ * @param {string} system @param {ArmyEntryJson[]} units @param {OwnUnit[]} [ownUnits]
  * @returns {string}
  */
 export function armyFile(system, units, ownUnits = []) {
-  /** @type {Record<string, any>} */
+  /** @type {import('../types.js').ArmyFile} */
   const body = { format: ARMY_FORMAT, version: ARMY_VERSION, system, units };
   // Units of your own the entries name travel with them (issue 18 item 2).
   if (ownUnits.length) body.own_units = ownUnits;
@@ -27,7 +33,7 @@ export function armyFile(system, units, ownUnits = []) {
 
 /**
  * Offer the army file as a download.
- * @param {string} system @param {Record<string, any>[]} units @param {Record<string, any>[]} [ownUnits]
+ * @param {string} system @param {ArmyEntryJson[]} units @param {OwnUnit[]} [ownUnits]
  */
 export function downloadArmy(system, units, ownUnits = []) {
   const blob = new Blob([armyFile(system, units, ownUnits)], { type: 'application/json' });
@@ -42,7 +48,7 @@ export function downloadArmy(system, units, ownUnits = []) {
 /**
  * Send a roster file to the server; resolves to `{format, army, report}` or rejects with the
  * server's `{code, message}`.
- * @param {string} system @param {Blob} file @returns {Promise<any>}
+ * @param {string} system @param {Blob} file @returns {Promise<RosterImport>}
  */
 export async function importRoster(system, file) {
   if (file.size > MAX_ROSTER_BYTES) {
@@ -55,13 +61,13 @@ export async function importRoster(system, file) {
   });
   const body = await answer.json().catch(() => null);
   if (!answer.ok) throw body || { code: 'bad_request', message: `HTTP ${answer.status}` };
-  return body;
+  return /** @type {RosterImport} */ (body);
 }
 
 /**
  * Under a mapped unit: what its upgrades changed (issue 18 item 3), what it carries already,
  * and what could not be applied with why. Pure words, then elements.
- * @param {any} m a `report.mapped` item @returns {string[]}
+ * @param {RosterMapped|null|undefined} m a `report.mapped` item @returns {string[]}
  */
 export function upgradeLines(m) {
   /** @type {string[]} */
@@ -75,7 +81,7 @@ export function upgradeLines(m) {
   return out;
 }
 
-/** @param {any} m */
+/** @param {RosterMapped} m */
 function mappedDetails(m) {
   const lines = upgradeLines(m);
   return lines.length ? h('ul', { class: 'upgrades' }, lines.map((line) => h('li', { class: line.startsWith('not applied') ? 'not-applied' : '' }, line))) : null;
@@ -85,35 +91,35 @@ function mappedDetails(m) {
  * The mapping report: what was mapped to which datasheet, what the catalogue lacks and was
  * made a unit of your own from the roster (with what was assumed), what was skipped and why,
  * and what submit_army would refuse.
- * @param {any} report @returns {HTMLElement}
+ * @param {RosterReport|null|undefined} report @returns {HTMLElement}
  */
 export function reportView(report) {
   const mapped = Array.isArray(report?.mapped) ? report.mapped : [];
   const created = Array.isArray(report?.created) ? report.created : [];
   const skipped = Array.isArray(report?.skipped) ? report.skipped : [];
   const problems = Array.isArray(report?.problems) ? report.problems : [];
-  const pts = (/** @type {any} */ p) => (typeof p === 'number' ? ` (${p} pts)` : '');
+  const pts = (/** @type {number|undefined} */ p) => (typeof p === 'number' ? ` (${p} pts)` : '');
   const made = created.length ? `, ${created.length} created as your own` : '';
   return h('section', { class: 'roster-report', id: 'roster-report', 'aria-live': 'polite' },
     h('h4', null, `Imported: ${mapped.length} mapped${made}, ${skipped.length} skipped`
       + (typeof report?.roster_points === 'number' ? ` · roster ${report.roster_points} pts` : '')),
-    mapped.length ? h('ul', { class: 'mapped' }, mapped.map((/** @type {any} */ m) => h('li', null,
+    mapped.length ? h('ul', { class: 'mapped' }, mapped.map((m) => h('li', null,
       `${m.name} × ${m.models}${pts(m.points)} → ${m.datasheet_name || m.datasheet}`
       + (typeof m.catalog_points === 'number' && m.catalog_points !== m.points ? ` (ours: ${m.catalog_points} pts)` : ''),
       mappedDetails(m)))) : null,
-    created.length ? h('ul', { class: 'created' }, created.map((/** @type {any} */ c) => h('li', null,
+    created.length ? h('ul', { class: 'created' }, created.map((c) => h('li', null,
       `${c.name} × ${c.models}${pts(c.points)} → a ${c.character ? 'character' : 'unit'} of your own, from the roster's profile`
       + (Array.isArray(c.leads) && c.leads.length ? `; leads ${c.leads.join(', ')}` : '')
       + (Array.isArray(c.assumed) && c.assumed.length ? `; ${c.assumed.join('; ')}` : '')))) : null,
-    skipped.length ? h('ul', { class: 'skipped' }, skipped.map((/** @type {any} */ s) => h('li', null,
+    skipped.length ? h('ul', { class: 'skipped' }, skipped.map((s) => h('li', null,
       `Skipped ${s.name}${s.models ? ` × ${s.models}` : ''}${pts(s.points)}: ${s.reason}`))) : null,
-    problems.length ? h('ul', { class: 'problems' }, problems.map((/** @type {any} */ p) => h('li', null,
+    problems.length ? h('ul', { class: 'problems' }, problems.map((p) => h('li', null,
       `Entry ${Number(p.entry) + 1}: ${p.message}`))) : null);
 }
 
 /**
  * The Import roster / Export army buttons.
- * @param {{system:string, units:() => Record<string, any>[], ownUnits?:() => Record<string, any>[], onImported:(body:any) => void, toast:Function}} opts
+ * @param {{system:string, units:() => ArmyEntryJson[], ownUnits?:() => OwnUnit[], onImported:(body:RosterImport) => void, toast:import('../table.js').Toast}} opts
  * @returns {HTMLElement}
  */
 export function rosterButtons(opts) {

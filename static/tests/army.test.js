@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cost, pointsWords, baseWords, profileBlocks, ruleLines } from '../js/ui/card.js';
-import { refFor, parseValue, otherRules, savedOwnUnits, saveOwnUnit, forgetOwnUnit } from '../js/ui/own.js';
+import { refFor, parseValue, otherRules, savedOwnUnits, saveOwnUnit, forgetOwnUnit, pointsTiers, tiersText } from '../js/ui/own.js';
 
 test('points as the server counts them: fixed + per model, or a 40k tier', () => {
   assert.equal(cost({ unit: 25, per_model: 11 }, 20), 245);
@@ -74,4 +74,13 @@ test('attaching offers the characters already in the army, never a copy', async 
   assert.deepEqual(attachable(army, 0, { spears: ['commander'] }, sheetFor), [1]);
   assert.deepEqual(attachable(army, 1, { spears: ['commander'] }, sheetFor), []); // a character hosts none
   assert.deepEqual(attachable(army.slice(0, 1), 0, { spears: ['commander'] }, sheetFor), []); // none in the army yet
+});
+
+test('units of your own: points by unit size as 40k datasheets print them', () => {
+  assert.deepEqual(pointsTiers('5: 80, 10: 160'), { 5: 80, 10: 160 });
+  assert.equal(tiersText({ 5: 80, 10: 160 }), '5: 80, 10: 160');
+  assert.deepEqual(pointsTiers(tiersText({ 3: 65 })), { 3: 65 });
+  const bad = pointsTiers('5: eighty, 10');
+  assert.ok(Number.isNaN(bad['5']) && Number.isNaN(bad['10']));
+  assert.equal(JSON.stringify(bad), '{"5":null,"10":null}');
 });

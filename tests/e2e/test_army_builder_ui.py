@@ -137,6 +137,8 @@ def test_a_leader_of_your_own_from_the_form_leads_a_catalogue_unit(
     p1.click("#own-unit summary")
     p1.select_option("select[name=own-from]", "wurrboy")
     p1.fill("input[name=own-name]", "Big Mek")
+    # 40k costs go by unit size (the datasheets' tiers): the form takes them as printed.
+    p1.fill("input[name=own-points-tiers]", "1: 75")
     p1.check("input[name=own-character]")
     p1.check("input[name=own-leads][value='boyz']")
     p1.click("#own-check")
@@ -144,6 +146,7 @@ def test_a_leader_of_your_own_from_the_form_leads_a_catalogue_unit(
     until_equal(p1, "document.querySelectorAll('.army-list > li').length", 2)
     p1.select_option("li[data-datasheet='boyz'] select.join", label="Big Mek")
     until_equal(p1, "document.querySelectorAll('.army-list > li').length", 1)
+    until(p1, "document.getElementById('army-points').textContent.startsWith('Total: 155')")
     p1.click("#submit-army")
     p1.wait_for_selector("#army-waiting")
     until_equal(p1, "Object.values(warfield.store.state.units).filter(u => u.owner === 1)"

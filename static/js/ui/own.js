@@ -71,6 +71,27 @@ export function refFor(name, taken) {
   return ref;
 }
 
+/**
+ * Points by unit size as a player writes them ("5: 80, 10: 160") -> `{5: 80, 10: 160}`
+ * (server/data/schema.py `Points.tiers`). A part that is not "models: points" is kept, its
+ * points NaN (sent as null), so that the server's check names it instead of it being dropped.
+ * @param {string} text @returns {Record<string, number>}
+ */
+export function pointsTiers(text) {
+  /** @type {Record<string, number>} */
+  const out = {};
+  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [size, cost = ''] = part.split(':').map((p) => p.trim());
+    out[size] = cost === '' ? Number.NaN : Number(cost);
+  }
+  return out;
+}
+
+/** The tiers written back as the form shows them. @param {Record<string, number>|undefined} tiers */
+export function tiersText(tiers) {
+  return Object.entries(tiers || {}).map(([size, cost]) => `${size}: ${cost}`).join(', ');
+}
+
 /** A typed value back from an input: '' is null (a printed "-"), whole numbers are numbers.
  * @param {string} text @returns {string|number|null} */
 export function parseValue(text) {
@@ -195,6 +216,10 @@ export function ownUnitForm(opts) {
     const dflt = num('own-models-default', 'Usual number of models', start.models?.default);
     const unitPts = num('own-points-unit', 'Points for the unit', start.points?.unit ?? 0);
     const perModel = num('own-points-per-model', 'Points per model', start.points?.per_model ?? 0);
+    // Costs by unit size (40k datasheets: "5: 80, 10: 160"), used instead of the two above.
+    const tiers = /** @type {HTMLInputElement} */ (h('input', { type: 'text', name: 'own-points-tiers', size: 16,
+      'aria-label': 'Points by unit size: models: points, comma-separated', placeholder: '5: 80, 10: 160',
+      value: tiersText(start.points?.tiers) }));
     const character = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', name: 'own-character', checked: Boolean(start.character) }));
     // 40k (the system's Leaders): a character of your own leads the catalogue units ticked here.
     const leaders = Boolean(opts.catalog?.army?.leaders);
@@ -239,7 +264,9 @@ export function ownUnitForm(opts) {
         equipment: splitRules(equipment.value),
         other_rules: otherRules(other.value),
         character: character.checked,
-        points: { unit: n(unitPts) ?? 0, per_model: n(perModel) ?? 0 },
+        points: tiers.value.trim()
+          ? { unit: 0, per_model: 0, tiers: pointsTiers(tiers.value) }
+          : { unit: n(unitPts) ?? 0, per_model: n(perModel) ?? 0 },
       };
       const leads = leadBoxes.filter((b) => b.checked).map((b) => b.value);
       if (character.checked && leads.length) unit.leads = leads;
@@ -251,7 +278,7 @@ export function ownUnitForm(opts) {
       h('label', null, h('span', null, 'Name '), name),
       h('div', { class: 'row' }, h('label', null, 'Base ', shape), ' ', h('label', null, 'width / diameter (mm) ', width), ' ', h('label', null, 'depth (mm) ', depth)),
       h('div', { class: 'row' }, h('label', null, 'Models from ', min), ' ', h('label', null, 'to ', max), ' ', h('label', null, 'usually ', dflt)),
-      h('div', { class: 'row' }, h('label', null, 'Points ', unitPts), ' ', h('label', null, '+ per model ', perModel), ' ', h('label', null, character, ' Character (may join units)')),
+      h('div', { class: 'row' }, h('label', null, 'Points ', unitPts), ' ', h('label', null, '+ per model ', perModel), ' ', h('label', null, 'or by unit size ', tiers), ' ', h('label', null, character, ' Character (may join units)')),
       leadBoxes.length
         ? h('div', { class: 'row own-leads' }, h('span', null, 'A character may lead: '), leadBoxes.map((b) => h('label', null, b, ` ${sheets.find((s) => s.id === b.value)?.name || b.value} `)))
         : null,

@@ -30,7 +30,7 @@ test: $(VENV)/.installed-dev
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check server tests bench
-	$(BIN)/mypy server/geometry server/dice.py server/rules
+	$(BIN)/mypy server
 	@$(MAKE) --no-print-directory jscheck
 
 # The browser client's type check (jsconfig.json: checkJs, strict). TypeScript is the one

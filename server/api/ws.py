@@ -220,7 +220,7 @@ def origin_allowed(ws: WebSocket, settings: Settings) -> bool:
     return urlsplit(origin).netloc == host
 
 
-def _echoable_ref(ref: Any) -> str | None:
+def _echoable_ref(ref: Any) -> str | int | None:
     """The `ref` an answer may echo: the client's string (or integer) as sent (a malformed
     one is refused by the message models with `bad_request`), never a raw value the JSON
     encoder cannot write back (a non-finite number) or a nested object."""

@@ -151,8 +151,8 @@ class Warhammer40kData(SystemData):
                             read.change(f"{key} ({line['name']})", line[key], value, up.name)
                             line[key] = value
                 elif kind_name == "abilities":
-                    text = prof.get("Description") or ""
-                    read.text_rules.append((f"{up.name}: {prof.name}"[:80], text[:1000]))
+                    description = prof.get("Description") or ""
+                    read.text_rules.append((f"{up.name}: {prof.name}"[:80], description[:1000]))
             for name, _text in up.rules:
                 read.rules_from(up.name, name, known)
             if len(read.changes) == before and up.profiles:

@@ -120,7 +120,7 @@ def test_a_release_through_the_ui_and_the_secret_only_on_the_owners_page(
                 per_release[-1][e["payload"]["target"]] = e["payload"]["hits"]
         assert len(per_release) == 2
         for whirl, event, mine in zip(shown, released, per_release, strict=True):
-            assert whirl["hits"] == mine
+            assert whirl["hits"] == mine, (whirl, per_release, order)
             assert whirl["removed"] == event["payload"]["removed"]
         assert shown[1]["born"] >= shown[0]["born"] + 1000  # one after the other
         until(page, """() => /released and whirls/.test(

@@ -58,7 +58,8 @@ from server.store import (
     GameRecord,
     SeatTaken,
 )
-from server.store.repository import ExpiredGame
+from server.store.group import GroupCommit
+from server.store.repository import AppendRequest, ExpiredGame
 
 T = TypeVar("T")
 MAX_APPEND_ATTEMPTS = 12
@@ -175,6 +176,9 @@ class GameService:
         self._loading: dict[str, _Loading] = {}
         self.listeners: list[Callable[[str, str, Sequence[Event]], None]] = []
         self.metrics: Any = None  # server.metrics.Metrics, set by the app (metrics hook)
+        # Actions' commits of different games waiting at the same time share one transaction
+        # and one flush (server/store/group.py).
+        self.commits = GroupCommit(self._append_many)
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(fn, *args)
@@ -182,11 +186,15 @@ class GameService:
     async def _append(
         self, game_id: str, last_seq: int, events: list[Event], record: ActionRecord | None
     ) -> list[Event]:
-        """The durable commit of an action's events, on the database thread."""
-        append = self.store.append
+        """The durable commit of an action's events, on the database thread, in one
+        transaction with the other games' commits waiting then (group commit)."""
+        return await self.commits.append(AppendRequest(game_id, last_seq, events, record))
+
+    def _append_many(self, requests: Sequence[AppendRequest]) -> list[list[Event] | Exception]:
+        append_many = self.store.append_many
         if steps.totals is not None:  # (bench/: the step timing)
-            append = steps.commit_timed(append)
-        return await self._db(append, game_id, last_seq, events, record)
+            append_many = steps.commit_timed(append_many)
+        return append_many(requests)
 
     # --- games and seats -----------------------------------------------------------------------
 

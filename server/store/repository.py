@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -73,6 +73,25 @@ class ActionRecord:
     ref: str
     digest: str
     seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class AppendRequest:
+    """One `append`: events after `last_seq`, with the action's ref if it has one."""
+
+    game_id: str
+    last_seq: int
+    events: Sequence[Event]
+    action: ActionRecord | None = None
+
+
+@dataclass(slots=True)
+class _Prepared:
+    """An append ready for the driver: its events with their seqs and its rows."""
+
+    stored: list[Event]
+    rows: list[Any]
+    done: Any  # the action's row, or None
 
 
 @dataclass(frozen=True)
@@ -199,6 +218,8 @@ class EventStore:
                 _DriverInsert(events, EVENT_COLUMNS, engine.dialect),
                 _DriverInsert(actions, ACTION_COLUMNS, engine.dialect),
             )
+        # Called with the number of appends before each append transaction (tests count them).
+        self.on_commit: Callable[[int], None] | None = None
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sa.Connection]:
@@ -306,11 +327,78 @@ class EventStore:
         Raises `ConcurrentAppend` when another writer took one of the seqs, and `DuplicateRef`
         when the action's `ref` was already used by that seat. Nothing is stored in either case.
         """
-        if self._driver_inserts is not None:
-            return self._append_driver(game_id, last_seq, new_events, action)
+        result = self.append_many([AppendRequest(game_id, last_seq, new_events, action)])[0]
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    def append_many(
+        self, requests: Sequence[AppendRequest]
+    ) -> list[list[Event] | Exception]:
+        """`append` for several requests in ONE transaction with one flush (group commit,
+        server/store/group.py); one result per request, in order: its stored events, or the
+        error `append` would have raised for it alone (`ConcurrentAppend`, `DuplicateRef`;
+        `TypeError` for an event it cannot store), in which case nothing of it is stored and
+        the others are committed all the same. Any other failure of the batch's transaction
+        (the disk, the connection) raises, and nothing of the batch is stored.
+
+        The requests are written in order, so two of the same game chain (seq after seq). When
+        one of them breaks a key, the transaction is rolled back and the requests are written
+        again one transaction each (conflicts are rare: a race between processes, the retry of
+        a ref), each failing alone.
+        """
+        if self._driver_inserts is None:
+            return [self._append_one(r) for r in requests]
+        results: list[list[Event] | Exception] = []
+        prepared: list[tuple[int, _Prepared]] = []
+        for r in requests:
+            try:
+                prepared.append((len(results), self._prepare(r)))
+                results.append([])
+            except TypeError as exc:
+                results.append(exc)
+        integrity_error = self.engine.dialect.loaded_dbapi.IntegrityError
+        failed: list[tuple[int, Exception]] = []  # (broke a key)
+        broken: dict[int, Exception] = {}  # (failed otherwise, in the one-by-one retry)
+        if prepared:
+            with self._write_lock:
+                raw = self.engine.raw_connection()
+                try:
+                    driver: Any = raw.driver_connection
+                    try:
+                        self._commit_driver(driver, [p for _, p in prepared])
+                    except integrity_error as exc:
+                        if len(prepared) == 1:
+                            failed.append((prepared[0][0], exc))
+                        else:
+                            for index, one in prepared:
+                                try:
+                                    self._commit_driver(driver, [one])
+                                except integrity_error as exc_one:
+                                    failed.append((index, exc_one))
+                                except Exception as exc_one:
+                                    broken[index] = exc_one
+                finally:
+                    raw.close()
+            for index, p in prepared:
+                results[index] = broken.get(index, p.stored)
+        for index, cause in failed:
+            request = requests[index]
+            action = request.action
+            if action is not None and self.find_action(request.game_id, action.seat, action.ref):
+                error: StoreError = DuplicateRef(action.ref)
+            else:
+                error = ConcurrentAppend(str(cause))
+            error.__cause__ = cause
+            results[index] = error
+        return results
+
+    def _append_one(self, request: AppendRequest) -> list[Event] | StoreError:
+        """`append` through SQLAlchemy (a driver other than SQLite's and psycopg)."""
+        game_id, last_seq, action = request.game_id, request.last_seq, request.action
         try:
             with self._write() as conn:
-                stored = self._insert_events(conn, game_id, last_seq, new_events)
+                stored = self._insert_events(conn, game_id, last_seq, request.events)
                 if action is not None:
                     conn.execute(
                         INSERT_ACTION,
@@ -325,28 +413,23 @@ class EventStore:
                     )
                 return stored
         except IntegrityError as exc:
+            error: StoreError
             if action is not None and self.find_action(game_id, action.seat, action.ref):
-                raise DuplicateRef(action.ref) from exc
-            raise ConcurrentAppend(str(exc.orig)) from exc
+                error = DuplicateRef(action.ref)
+            else:
+                error = ConcurrentAppend(str(exc.orig))
+            error.__cause__ = exc
+            return error
 
-    def _append_driver(
-        self,
-        game_id: str,
-        last_seq: int,
-        new_events: Sequence[Event],
-        action: ActionRecord | None,
-    ) -> list[Event]:
-        """`append`'s transaction on the driver's connection. SQLite: BEGIN IMMEDIATE (the
-        write lock before anything is read), the rows, COMMIT (synchronous=FULL: durable when
-        it returns). PostgreSQL: the rows and the COMMIT in one pipeline (one round trip
-        instead of one per statement), returning once the COMMIT is acknowledged. Any failure
-        rolls it all back."""
+    def _prepare(self, request: AppendRequest) -> _Prepared:
+        """A request's events with their seqs, and its rows in the driver's parameters."""
         assert self._driver_inserts is not None
         insert_events, insert_action = self._driver_inserts
+        game_id, last_seq, action = request.game_id, request.last_seq, request.action
         now = _now()
         stored = [
             Event(e.type, e.payload, e.actor, e.visibility, last_seq + i)
-            for i, e in enumerate(new_events, start=1)
+            for i, e in enumerate(request.events, start=1)
         ]
         rows = [
             insert_events.row({
@@ -368,38 +451,38 @@ class EventStore:
             "seq": stored[-1].seq if stored else last_seq,
             "created_at": now,
         })
-        integrity_error = self.engine.dialect.loaded_dbapi.IntegrityError
-        with self._write_lock:
-            raw = self.engine.raw_connection()
-            try:
-                driver: Any = raw.driver_connection
-                try:
-                    if insert_events.positional:  # (SQLite)
-                        driver.execute("BEGIN IMMEDIATE")
-                        if rows:
-                            driver.executemany(insert_events.sql, rows)
-                        if done is not None:
-                            driver.execute(insert_action.sql, done)
-                        driver.commit()
-                    else:  # (psycopg)
-                        with driver.pipeline(), driver.cursor() as cursor:
-                            if rows:
-                                cursor.executemany(insert_events.sql, rows)
-                            if done is not None:
-                                cursor.execute(insert_action.sql, done)
-                            driver.commit()
-                except BaseException:
-                    driver.rollback()
-                    raise
-            except integrity_error as exc:
-                failed: Exception = exc
-            else:
-                return stored
-            finally:
-                raw.close()
-        if action is not None and self.find_action(game_id, action.seat, action.ref):
-            raise DuplicateRef(action.ref) from failed
-        raise ConcurrentAppend(str(failed)) from failed
+        return _Prepared(stored, rows, done)
+
+    def _commit_driver(self, driver: Any, batch: Sequence[_Prepared]) -> None:
+        """One transaction of `batch`'s rows on the driver's connection. SQLite: BEGIN
+        IMMEDIATE (the write lock before anything is read), the rows, COMMIT
+        (synchronous=FULL: durable when it returns). PostgreSQL: the rows and the COMMIT in one
+        pipeline (one round trip instead of one per statement), returning once the COMMIT is
+        acknowledged. Any failure rolls it all back."""
+        assert self._driver_inserts is not None
+        insert_events, insert_action = self._driver_inserts
+        if self.on_commit is not None:  # (tests: count the transactions)
+            self.on_commit(len(batch))
+        try:
+            if insert_events.positional:  # (SQLite)
+                driver.execute("BEGIN IMMEDIATE")
+                for p in batch:
+                    if p.rows:
+                        driver.executemany(insert_events.sql, p.rows)
+                    if p.done is not None:
+                        driver.execute(insert_action.sql, p.done)
+                driver.commit()
+            else:  # (psycopg)
+                with driver.pipeline(), driver.cursor() as cursor:
+                    for p in batch:
+                        if p.rows:
+                            cursor.executemany(insert_events.sql, p.rows)
+                        if p.done is not None:
+                            cursor.execute(insert_action.sql, p.done)
+                    driver.commit()
+        except BaseException:
+            driver.rollback()
+            raise
 
     def _insert_events(
         self, conn: sa.Connection, game_id: str, last_seq: int, new_events: Sequence[Event]

@@ -22,14 +22,17 @@ from server.api.app import create_app
 from server.cli import serve
 from server.config import Settings
 from server.rules.core import Event
-from server.store import ActionRecord, EventStore
+from server.store import EventStore
+from server.store.repository import AppendRequest
 
 EXIT_KILLED = 137  # what a shell reports for a process ended by SIGKILL
 
 
 class CrashAfterCommit(EventStore):
-    """An event store whose `after`-th successful `append` (an action's commit: the service
-    appends nothing else) ends the process before it returns."""
+    """An event store whose `after`-th successful append (an action's commit: the service
+    appends nothing else) ends the process before it returns: the transaction that held it
+    (with the other games' appends of its group commit, server/store/group.py) is durable,
+    and nobody was told of any of them."""
 
     def __init__(self, engine: Engine, after: int) -> None:
         super().__init__(engine)
@@ -37,19 +40,15 @@ class CrashAfterCommit(EventStore):
         self.commits = 0
         self._count = threading.Lock()  # appends run in worker threads
 
-    def append(
-        self,
-        game_id: str,
-        last_seq: int,
-        new_events: Sequence[Event],
-        action: ActionRecord | None = None,
-    ) -> list[Event]:
-        stored = super().append(game_id, last_seq, new_events, action)
+    def append_many(self, requests: Sequence[AppendRequest]) -> list[list[Event] | Exception]:
+        # (`append` is `append_many` of one)
+        results = super().append_many(requests)
         with self._count:
-            self.commits += 1
-            if self.commits == self.after:
+            before = self.commits
+            self.commits += sum(not isinstance(r, Exception) for r in results)
+            if before < self.after <= self.commits:
                 os._exit(EXIT_KILLED)
-        return stored
+        return results
 
 
 def main(argv: Sequence[str] | None = None) -> int:

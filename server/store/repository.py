@@ -116,6 +116,19 @@ def _utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
+def _event_row(game_id: str, event: Event, now: datetime) -> dict[str, Any]:
+    """The `events` row of a stored event (both write paths build it here)."""
+    return {
+        "game_id": game_id,
+        "seq": event.seq,
+        "type": event.type,
+        "actor": _actor_to_db(event.actor),
+        "visibility": event.visibility,
+        "payload": dict(event.payload),
+        "created_at": now,
+    }
+
+
 def _actor_to_db(actor: int | str) -> str:
     if not isinstance(actor, (int, str)) or isinstance(actor, bool):
         # (an actor the wire and the log would show differently: null live, "None" stored)
@@ -431,18 +444,7 @@ class EventStore:
             Event(e.type, e.payload, e.actor, e.visibility, last_seq + i)
             for i, e in enumerate(request.events, start=1)
         ]
-        rows = [
-            insert_events.row({
-                "game_id": game_id,
-                "seq": e.seq,
-                "type": e.type,
-                "actor": _actor_to_db(e.actor),
-                "visibility": e.visibility,
-                "payload": dict(e.payload),
-                "created_at": now,
-            })
-            for e in stored
-        ]
+        rows = [insert_events.row(_event_row(game_id, e, now)) for e in stored]
         done = None if action is None else insert_action.row({
             "game_id": game_id,
             "seat": action.seat,
@@ -493,21 +495,7 @@ class EventStore:
             for i, e in enumerate(new_events, start=1)
         ]
         if stored:
-            conn.execute(
-                INSERT_EVENTS,
-                [
-                    {
-                        "game_id": game_id,
-                        "seq": e.seq,
-                        "type": e.type,
-                        "actor": _actor_to_db(e.actor),
-                        "visibility": e.visibility,
-                        "payload": dict(e.payload),
-                        "created_at": now,
-                    }
-                    for e in stored
-                ],
-            )
+            conn.execute(INSERT_EVENTS, [_event_row(game_id, e, now) for e in stored])
         return stored
 
     # --- reads ---------------------------------------------------------------------------------

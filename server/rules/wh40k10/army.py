@@ -16,9 +16,9 @@ others on the first; the defender's free allocation choice is the last Bodyguard
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import shapely
 
@@ -183,11 +183,25 @@ def model_wounds(state: GameState, unit: Unit) -> list[int]:
 def models_of(state: GameState, unit: Unit) -> list[Model]:
     """The unit's models (kept per state object for the state's own units: the orders of a
     state ask for them per weapon and per target)."""
-    known: dict[str, tuple[Unit, list[Model]]] = state.derived.table_for("wh40k10.army.models_of")
+    return _kept_per_unit(state, unit, "wh40k10.army.models_of", _models_of)
+
+
+_Kept = TypeVar("_Kept")
+
+
+def _kept_per_unit(
+    state: GameState,
+    unit: Unit,
+    owner: str,
+    compute: Callable[[GameState, Unit], list[_Kept]],
+) -> list[_Kept]:
+    """`compute(state, unit)`, kept in the state's derived memo table `owner` for the state's
+    own units (a unit object of another state is computed, not kept); a copy each time."""
+    known: dict[str, tuple[Unit, list[_Kept]]] = state.derived.table_for(owner)
     held = known.get(unit.id)
     if held is not None and held[0] is unit:
         return list(held[1])
-    out = _models_of(state, unit)
+    out = compute(state, unit)
     if units_of(state).get(unit.id) is unit:
         known[unit.id] = (unit, out)
     return list(out)
@@ -306,14 +320,7 @@ def model_polygons(state: GameState, unit: Unit) -> list[Any]:
 def engaged_with(state: GameState, unit: Unit) -> list[str]:
     """Enemy units within Engagement Range (1 in, geometry core) of `unit` (kept per state
     object for the state's own units: the orders of a state ask it per unit and target)."""
-    known: dict[str, tuple[Unit, list[str]]] = state.derived.table_for("wh40k10.army.engaged")
-    held = known.get(unit.id)
-    if held is not None and held[0] is unit:
-        return list(held[1])
-    out = _engaged_with(state, unit)
-    if units_of(state).get(unit.id) is unit:
-        known[unit.id] = (unit, out)
-    return list(out)
+    return _kept_per_unit(state, unit, "wh40k10.army.engaged", _engaged_with)
 
 
 def _engaged_with(state: GameState, unit: Unit) -> list[str]:

@@ -92,9 +92,10 @@ def test_an_undo_lists_what_it_takes_back_and_shows_the_discarded_dice(
     p2.wait_for_function(READY)
     expect(p2.locator("#agreement .undo-what")).to_have_text(before)  # stable over a reload
 
-    rolled = p2.evaluate("warfield.store.history.filter(e => e.type === 'charge_succeeded'"
-                         " || e.type === 'charge_failed').at(-1).payload.roll.dice"
-                         ".map(d => d.face)")
+    # (after the reload the page's history fills in from the server: wait for the charge)
+    rolled = until(p2, "(() => { const c = warfield.store.history.filter(e => e.type === "
+                       "'charge_succeeded' || e.type === 'charge_failed').at(-1); "
+                       "return c ? c.payload.roll.dice.map(d => d.face) : null; })()")
     faces = ", ".join(str(f) for f in rolled)
     p2.click("#propose-undo:not([disabled])")
     banner = p1.locator("#proposal-banner")

@@ -195,12 +195,9 @@ def test_rotate_and_reconnect_resume(game: dict[str, Any], pages: Any) -> None:
     spectator.evaluate("warfield.conn.ws.close()")
     spectator.wait_for_function("warfield.conn.status !== 'online'")
     p1.keyboard.press("r")
-    until(
-        spectator,
-        "(id) => warfield.conn.status === 'online'"
-        " && warfield.store.state.tokens[id].facing === 90",
-        tid,
-    )
+    until(p1, "(id) => warfield.store.state.tokens[id].facing === 90", tid)  # the server took it
+    until(spectator, "() => warfield.conn.status === 'online'")
+    until(spectator, "(id) => warfield.store.state.tokens[id].facing === 90", tid)
     assert pages.errors == []
 
 

@@ -116,13 +116,13 @@ def test_a_tomb_swarm_emerges_through_the_ui(server: str, pages: Any, tmp_path: 
         p1.screenshot(path=str(tmp_path / "entombed-green.png"))
         p1.keyboard.press("Enter")
         p2 = pages.open("player2", f"{url}#seat=2&token={g['tokens'][2]}")
+        p2.wait_for_function(READY)  # (its state arrives with the welcome)
         for page in (p1, p2):
             page.wait_for_function(
-                """(id) => { const u = warfield.store.state.units[id];
+                """(id) => { const u = warfield.store.state?.units[id];
                              return u && u.status === 'on_table'
                                && warfield.table.currentScene().pieces.some(p => p.id === id); }""",
                 arg=sid,
-                timeout=5000,
             )
         assert p1.evaluate("warfield.table.mode") == "idle"
         p1.wait_for_selector(".game-log li:has-text('emerge from the sands at the marker')")

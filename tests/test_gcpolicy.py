@@ -127,3 +127,30 @@ def test_gc_policy_reclaim_rounds_run_on_the_event_loop() -> None:
         assert gc.get_freeze_count() == 0
 
     asyncio.run(run())
+
+
+def test_gc_policy_collects_the_middle_generation_every_two_young_collections() -> None:
+    """The middle generation's threshold is `MIDDLE_EVERY` young collections while the policy
+    runs (its pauses stay short: bench/README.md "many_games"), and CPython's own thresholds
+    come back when it stops."""
+    from server.gcpolicy import MIDDLE_EVERY
+
+    async def run() -> None:
+        before = gc.get_threshold()
+        policy = GcPolicy(freeze=True)
+        policy.start()
+        try:
+            assert gc.get_threshold() == (before[0], MIDDLE_EVERY, before[2])
+            middle = gc.get_stats()[1]["collections"]
+            for _ in range(MIDDLE_EVERY + 1):
+                gc.collect(0)
+            # (explicit young collections count towards the middle generation's threshold,
+            # as the automatic ones do; the next automatic collection is a middle one)
+            junk = [[] for _ in range(before[0] * 2)]
+            del junk
+            assert gc.get_stats()[1]["collections"] > middle
+        finally:
+            await policy.stop()
+        assert gc.get_threshold() == before
+
+    asyncio.run(run())

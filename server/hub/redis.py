@@ -1,13 +1,14 @@
 """Fan-out across `warfield serve` processes through Redis pub/sub (when REDIS_URL is set).
 
-Every committed batch is delivered to this process's sockets at once (as `LocalHub` does) and
-published, once, on the channel `warfield:game:{id}`. Each process subscribes to the channels of
+Every committed batch is published, once, on the channel `warfield:game:{id}`, then delivered
+to this process's sockets (as `LocalHub` does). Each process subscribes to the channels of
 the games its own sockets watch (on the first local subscriber; it unsubscribes after the last),
 ignores its own messages and hands the others' batches to the service.
 
 **What crosses.** A batch goes out with its events and, for each visibility class another
-process asked for (seat 1, seat 2, spectators) and each its own sockets watch, the `events`
-frame the committing process encoded: the events as that class may see them and its state
+process asked for (seat 1, seat 2, spectators), and each its own sockets watch when another
+process holds a player of the game (it commits too), the `events` frame the committing process
+encoded: the events as that class may see them and its state
 patch, the same string its own sockets of that class get. So a receiving process does not
 fold, project or encode anything: it hands the frames to its sockets and keeps the events to
 fold later, when something here reads the game's state (`LiveGame.deferred`); one that commits
@@ -238,23 +239,24 @@ class RedisHub(LocalHub):
     async def publish(
         self, game_id: str, events: Sequence[Event], patches: PatchSource | None = None
     ) -> None:
-        frames = self.deliver(game_id, events, patches)
         if not events or not self._started:
+            self.deliver(game_id, events, patches)
             return
-        # The frames the other processes asked for, encoded here once (module text), and
-        # those of our own sockets' classes: with them a process that commits for those
-        # classes too keeps their projections current without projecting (`Projections`).
-        sent: Frames = {}
+        # The frames the other processes asked for, encoded here once (module text). When one
+        # of them holds a player's socket (it asked for a seat's frames), it commits for the
+        # game too, and our own sockets' classes go along: with them it keeps their
+        # projections current without projecting (`Projections.advance`). The batch is
+        # published before anything else is encoded for, or written to, this process's own
+        # sockets, so the other processes' sockets do not wait for ours.
+        frames: Frames = {}
         wanted = self._wanted_classes(game_id)
-        if wanted:
-            wanted |= frames.keys()
+        if any(viewer is not None for viewer in wanted):
+            wanted |= self.classes(game_id)
         for viewer in wanted:
-            frame = frames.get(viewer)
-            if frame is None:
-                patch = patches(viewer) if patches is not None else None
-                frame = events_frame(events, viewer, patch)
-            sent[viewer] = frame
-        self._enqueue(game_id, encode_batch(self.process_id, events, sent))
+            patch = patches(viewer) if patches is not None else None
+            frames[viewer] = events_frame(events, viewer, patch)
+        self._enqueue(game_id, encode_batch(self.process_id, events, frames))
+        self.deliver(game_id, events, patches, frames)
 
     def _enqueue(self, game_id: str, payload: str, batch: bool = True) -> None:
         """PUBLISH now (written to the socket; the reply is counted when it comes), or drop

@@ -193,6 +193,54 @@ def test_a_batch_carries_the_frames_the_other_process_needs_and_it_encodes_nothi
 
 
 @pytest.mark.redis
+def test_a_process_of_spectators_only_gets_their_frame_and_before_the_players_socket() -> None:
+    """B holds only spectators (it never commits for the game): A's batch carries the
+    spectators' frame alone, and A publishes it before it encodes or writes anything for its
+    own player's socket, so B's spectators do not wait for A's player (issue 22)."""
+    url = redis_url()
+    game = "g" + secrets.token_hex(6)
+
+    async def body() -> None:
+        a, b = RedisHub(url), RedisHub(url)
+        Remote(a)
+        remote_b = FastRemote(b)
+        await a.start()
+        await b.start()
+        try:
+            order: list[str] = []
+            p1_a, spectator_b = Sink(1), Sink(None)
+            offer_p1 = p1_a.offer
+            p1_a.offer = lambda events, frame: (order.append("player"),  # type: ignore[method-assign]
+                                                offer_p1(events, frame))
+            enqueue = a._enqueue
+            a._enqueue = lambda game_id, payload, batch=True: (  # type: ignore[method-assign]
+                order.append("published"), enqueue(game_id, payload, batch))
+            a.subscribe(game, p1_a)
+            b.subscribe(game, spectator_b)
+            await until(lambda: a._wanted_classes(game) == {None})
+            order.clear()
+            patched: list[int | None] = []
+            patches = {1: {"seq": 1, "p": "one"}, None: {"seq": 1, "p": "spectators"}}
+
+            def patch(viewer: int | None) -> dict[str, object] | None:
+                patched.append(viewer)
+                return patches.get(viewer)
+
+            await a.publish(game, batch(1), patch)
+            await until(lambda: spectator_b.seqs == [1])
+            assert [(ev, set(fr)) for _, ev, fr in remote_b.taken] == [(batch(1), {None})]
+            assert spectator_b.frames == [events_frame(batch(1), None, patches[None])]
+            assert p1_a.frames == [events_frame(batch(1), 1, patches[1])]
+            assert order == ["published", "player"]
+            assert patched == [None, 1], "the spectators' patch first, the player's after"
+        finally:
+            await a.stop()
+            await b.stop()
+
+    run(body)
+
+
+@pytest.mark.redis
 def test_a_batch_without_a_needed_frame_is_encoded_by_the_receiver() -> None:
     """A process that has not said what it needs yet (or whose need lapsed) gets a batch
     without its frames: it folds and encodes them itself (the service's `apply_remote`), and

@@ -39,9 +39,18 @@ def encode_command(*args: str | bytes) -> bytes:
     return b"".join(out)
 
 
+# A pushed pub/sub message: an array of "message", the channel and the payload (most of what a
+# subscription reads, so it is parsed without the general path's recursion).
+MESSAGE_HEAD = b"*3\r\n$7\r\nmessage\r\n"
+
+
 def parse(buf: bytes | bytearray, pos: int) -> tuple[Reply | RespError, int]:
     """One RESP2 reply starting at `pos`: (value, position after it); `_Incomplete` when the
     buffer ends first. Bulk strings stay bytes; an error reply is returned as `RespError`."""
+    if buf.startswith(MESSAGE_HEAD, pos):
+        channel, after = _bulk(buf, pos + len(MESSAGE_HEAD))
+        data, after = _bulk(buf, after)
+        return [b"message", channel, data], after
     end = buf.find(b"\r\n", pos)
     if end < 0:
         raise _Incomplete
@@ -70,6 +79,22 @@ def parse(buf: bytes | bytearray, pos: int) -> tuple[Reply | RespError, int]:
     if kind == b"-":
         return RespError(bytes(line).decode(errors="replace")), after
     raise ValueError(f"not RESP: {bytes(buf[pos:end])[:40]!r}")
+
+
+def _bulk(buf: bytes | bytearray, pos: int) -> tuple[Reply | RespError, int]:
+    """A bulk string at `pos` (anything else: the general path)."""
+    if buf[pos : pos + 1] != b"$":
+        return parse(buf, pos)
+    end = buf.find(b"\r\n", pos)
+    if end < 0:
+        raise _Incomplete
+    size = int(buf[pos + 1 : end])
+    after = end + 2
+    if size < 0:
+        return None, after
+    if len(buf) < after + size + 2:
+        raise _Incomplete
+    return bytes(buf[after : after + size]), after + size + 2
 
 
 class RespConnection(asyncio.Protocol):

@@ -1,68 +1,76 @@
-"""The fan-out's own RESP2 connection (server/hub/resp.py): commands are encoded as Redis reads
-them, replies are parsed whole however the bytes arrive, and errors stay errors."""
+"""The RESP2 reader of the Redis hub (server/hub/resp.py): replies and pushed messages parsed
+whole or arriving in pieces, the pub/sub message's own fast path included (issue 22)."""
 
 from __future__ import annotations
-
-import asyncio
-from typing import Any
 
 import pytest
 
 from server.hub import resp
-from tests.conftest import redis_url
 
 
-def test_a_command_is_an_array_of_bulk_strings() -> None:
-    assert resp.encode_command("PUBLISH", "warfield:game:g", "a\r\nb") == (
-        b"*3\r\n$7\r\nPUBLISH\r\n$15\r\nwarfield:game:g\r\n$4\r\na\r\nb\r\n"
-    )
-    assert resp.encode_command("SET", b"\xff") == b"*2\r\n$3\r\nSET\r\n$1\r\n\xff\r\n"
+def bulk(data: bytes) -> bytes:
+    return b"$%d\r\n%s\r\n" % (len(data), data)
 
 
-def test_replies_are_parsed_whole_whatever_the_chunks() -> None:
-    """A pushed message, an integer, a status, an error, a nil: fed one byte at a time they
-    come out the same, in order, and nothing comes out of a reply cut short."""
-    stream = (b"*3\r\n$7\r\nmessage\r\n$4\r\nch:1\r\n$6\r\nhe\r\nlo\r\n"
-              b":2\r\n+PONG\r\n-ERR wrong\r\n$-1\r\n*0\r\n")
-    got: list[Any] = []
-    lost: list[bool] = []
-    conn = resp.RespConnection(got.append, lambda: lost.append(True))
-    for i in range(len(stream)):
-        conn.data_received(stream[i : i + 1])
-    assert got[:3] == [[b"message", b"ch:1", b"he\r\nlo"], 2, "PONG"]
-    assert isinstance(got[3], resp.RespError) and str(got[3]) == "ERR wrong"
-    assert got[4:] == [None, []]
-    got.clear()
-    conn.data_received(b"*2\r\n$3\r\nabc\r\n$11\r\nshort")
-    assert got == []
-    conn.data_received(b"er one\r\n")
-    assert got == [[b"abc", b"shorter one"]]
-    assert lost == []
+def message(channel: bytes, payload: bytes) -> bytes:
+    return b"*3\r\n" + bulk(b"message") + bulk(channel) + bulk(payload)
 
 
-@pytest.mark.redis
-def test_publish_and_subscribe_over_the_connection() -> None:
-    url = redis_url()
+STREAM = b"".join([
+    message(b"warfield:game:g1", b"origin\nb\n[]\n[null]\n{\"type\":\"events\"}"),
+    b":1\r\n",  # a PUBLISH's reply
+    b"*3\r\n" + bulk(b"subscribe") + bulk(b"warfield:game:g2") + b":2\r\n",
+    message(b"warfield:game:g2", b"\r\n inside a payload \r\n"),
+    b"*2\r\n" + bulk(b"pong") + bulk(b"warfield-health"),
+    b"-ERR wrong number of arguments\r\n",
+    b"+OK\r\n",
+    b"$-1\r\n",
+    message(b"warfield:game:g3", b""),
+])
 
-    async def body() -> None:
-        pushed: list[Any] = []
-        replies: list[Any] = []
-        lost = asyncio.Event()
-        sub = await resp.connect(url, pushed.append, lost.set, 2.0)
-        pub = await resp.connect(url, replies.append, lambda: None, 2.0)
-        sub.send("SUBSCRIBE", "warfield:test:resp")
-        while not pushed:
-            await asyncio.sleep(0.01)
-        assert pushed[0] == [b"subscribe", b"warfield:test:resp", 1]
-        for text in ("one", "two\nlines"):
-            pub.send("PUBLISH", "warfield:test:resp", text)
-        while len(pushed) < 3:
-            await asyncio.sleep(0.01)
-        assert pushed[1:] == [[b"message", b"warfield:test:resp", b"one"],
-                              [b"message", b"warfield:test:resp", b"two\nlines"]]
-        assert replies == [1, 1]  # one subscriber heard each
-        sub.abort()
-        await asyncio.wait_for(lost.wait(), 5)
-        pub.abort()
+EXPECTED: list[object] = [
+    [b"message", b"warfield:game:g1", b"origin\nb\n[]\n[null]\n{\"type\":\"events\"}"],
+    1,
+    [b"subscribe", b"warfield:game:g2", 2],
+    [b"message", b"warfield:game:g2", b"\r\n inside a payload \r\n"],
+    [b"pong", b"warfield-health"],
+    resp.RespError("ERR wrong number of arguments"),
+    "OK",
+    None,
+    [b"message", b"warfield:game:g3", b""],
+]
 
-    asyncio.run(asyncio.wait_for(body(), 30))
+
+def same(got: list[object]) -> None:
+    assert len(got) == len(EXPECTED)
+    for reply, expected in zip(got, EXPECTED, strict=True):
+        if isinstance(expected, resp.RespError):
+            assert isinstance(reply, resp.RespError) and str(reply) == str(expected)
+        else:
+            assert reply == expected
+
+
+def test_a_stream_of_replies_and_messages_parses_in_order() -> None:
+    got: list[object] = []
+    pos = 0
+    while pos < len(STREAM):
+        reply, pos = resp.parse(STREAM, pos)
+        got.append(reply)
+    same(got)
+
+
+@pytest.mark.parametrize("cut", range(1, len(STREAM)))
+def test_a_stream_cut_anywhere_gives_the_same_replies(cut: int) -> None:
+    """The socket hands the bytes over in any pieces (a message's head, its payload's middle,
+    a CRLF split in two): the connection waits for the rest and loses nothing."""
+    got: list[object] = []
+    conn = resp.RespConnection(got.append, lambda: None)
+    conn.data_received(STREAM[:cut])
+    conn.data_received(STREAM[cut:])
+    same(got)
+    assert not conn._buffer
+
+
+def test_a_message_head_with_something_else_than_bulk_strings_takes_the_general_path() -> None:
+    odd = b"*3\r\n$7\r\nmessage\r\n:5\r\n" + bulk(b"x")
+    assert resp.parse(odd, 0) == ([b"message", 5, b"x"], len(odd))

@@ -97,3 +97,18 @@ def test_fanout_times_each_step_of_the_move_path(
     assert 2.8 <= calls["write"] <= 3
     assert isinstance(steps["young_allocations_per_move"], float)
     assert len(steps["gc_collections"]) == 3
+
+
+@pytest.mark.parametrize("bench_services", ["sqlite", "postgres"], indirect=True)
+def test_append_bench_runs(bench_services: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """bench/append.py: a few durable appends on a fresh SQLite file or a fresh PostgreSQL
+    database (created and dropped by the bench), one JSON line."""
+    from bench import append
+
+    url = [] if bench_services == "sqlite" else ["--url", postgres_url()]
+    assert append.main([*url, "--appends", "5", "--warmup", "2"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["bench"] == "append" and result["appends"] == 5
+    assert result["dialect"] == ("sqlite" if bench_services == "sqlite" else "postgresql")
+    assert 0 < result["p50_ms"] <= result["p99_ms"]
+    assert result["cpu_ms_per_append"] >= 0

@@ -245,10 +245,10 @@ class _PgAppend:
     INSERT_ACTIONS = "INSERT INTO actions (game_id, seat, ref, digest, seq, created_at) VALUES "
 
     @classmethod
-    @functools.cache
+    @functools.lru_cache(maxsize=128)
     def statement(cls, events: int, actions: int) -> str:
-        """The one statement storing `events` rows and `actions` rows (built once per shape;
-        psycopg prepares a shape on the server after its fifth use)."""
+        """The one statement storing `events` rows and `actions` rows (kept for the 128 latest
+        shapes; psycopg prepares a shape on the server after its fifth use, and keeps 100)."""
         stored = cls.INSERT_EVENTS + ", ".join([cls.EVENT_VALUES] * events)
         done = cls.INSERT_ACTIONS + ", ".join([cls.ACTION_VALUES] * actions)
         if not actions:

@@ -26,7 +26,10 @@ LED = {"datasheet": "beast-snagga-boyz", "models": 10, "joined_characters": ["wu
 LONE = {"datasheet": "wurrboy", "models": 1}
 SQUAD = {"datasheet": "intercessor-squad", "models": 5}
 BIG_SQUAD = {"datasheet": "intercessor-squad", "models": 10}
-ATTEMPTS = 6
+# A game tells the whole story (the charge home under the Waaagh! and a Deadly Demise) in
+# 53-63 % of the dice (16 of 30 games on PostgreSQL, 19 of 30 on SQLite, measured): with 6
+# attempts the test failed on about 1 run in 100; with 20, about 1 in 3 million.
+ATTEMPTS = 20
 
 
 def shifted(positions: list[list[float]], dy: float) -> list[list[float]]:

@@ -1,7 +1,7 @@
 // Entombed Beneath the Sands in the client (whfb8, seed 002): the pure helpers of view/entombed.js.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pendingEmergence, lastMarker, scatterPath, markerWords, placingHint } from '../js/view/entombed.js';
+import { pendingEmergence, lastMarker, scatterPath, markerWords, placingHint, draggedPlacement } from '../js/view/entombed.js';
 
 const MARKER = {
   unit: 'u1', chosen: [36, 24], landed: [30, 24], marker: [30, 24], hit: false, misfire: false,
@@ -46,4 +46,15 @@ test('the dice and the task in words', () => {
   assert.match(placingHint({ mode: 'enemy', edge: null }, ''), /charging/);
   assert.match(placingHint({ mode: 'edge', edge: 'east' }, ''), /east \(short\) table edge/);
   assert.match(placingHint({ mode: 'edge', edge: 'north' }, ''), /north table edge \(Player 2's\)/);
+});
+
+test('a drag moves the placement by its rounded delta; back at its start it is the suggestion to the last digit', () => {
+  // The server's suggestion in base contact: any rounding of the placement itself could move
+  // it off the legal spot (a zero-length drag used to turn the ghost red).
+  const from = { x: 20.718281828, y: 31.0000049, facing: 90 };
+  assert.deepEqual(draggedPlacement(from, { x: 12.3456, y: 7.891 }, { x: 12.3456, y: 7.891 }), from);
+  const moved = draggedPlacement(from, { x: 10, y: 10 }, { x: 18.004, y: 17.996 });
+  assert.equal(moved.x, from.x + 8);
+  assert.equal(moved.y, from.y + 8);
+  assert.equal(moved.facing, 90);
 });

@@ -108,15 +108,20 @@ def test_a_release_through_the_ui_and_the_secret_only_on_the_owners_page(
                 assert abs(math.dist(start, p) + math.dist(p, end) - length) < 1e-6
         # The hits and the removal written at the end are those the server sent.
         # Each release's hits are the `fanatic_hits` events after it and before the next
-        # release (two whirls of one unit may both pass through the same target).
+        # release (two whirls of one unit may both pass through the same target) on the
+        # units it passed through; not the 2D6 hits of a unit that later moved into the
+        # Fanatic where it stopped (a flee through it, say: seed 003, a move of its own).
         order = page.evaluate("""() => warfield.store.history.filter(e =>
             e.type === 'fanatic_released' || e.type === 'fanatic_hits')
             .map(e => ({type: e.type, payload: e.payload}))""")
         per_release: list[dict[str, int]] = []
+        through: list[str] = []
         for e in order:
             if e["type"] == "fanatic_released":
                 per_release.append({})
-            elif per_release:
+                through = e["payload"]["through"]
+            elif per_release and e["payload"]["target"] in through and "move into" not in (
+                    e["payload"].get("text") or ""):
                 per_release[-1][e["payload"]["target"]] = e["payload"]["hits"]
         assert len(per_release) == 2
         for whirl, event, mine in zip(shown, released, per_release, strict=True):

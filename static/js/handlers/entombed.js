@@ -12,7 +12,7 @@ import { Tool } from './handler.js';
 import { pointInGeometry } from '../view/hit.js';
 import { round2 } from '../view/transform.js';
 import { placeOutline, outlineBox, turnPlacement, AMBUSH_TURN_STEP_DEG } from '../view/ambush.js';
-import { pendingEmergence, lastMarker, scatterPath, markerWords, placingHint, edgeWords } from '../view/entombed.js';
+import { pendingEmergence, lastMarker, scatterPath, markerWords, placingHint, edgeWords, draggedPlacement } from '../view/entombed.js';
 
 /** @typedef {import('../view/ambush.js').Placement} Placement */
 /** @typedef {import('../types.js').Pt} Pt */
@@ -181,7 +181,7 @@ export class EntombedTool extends Tool {
     const a = this.entombed;
     if (!a?.drag) return;
     const { start, from } = a.drag;
-    a.placement = { x: round2(from.x + w.x - start.x), y: round2(from.y + w.y - start.y), facing: from.facing };
+    a.placement = draggedPlacement(from, start, w);
     this.showGhost();
   }
 

@@ -3,6 +3,8 @@
 // tested under node. The server decides every rule (where the marker lands, whether the unit
 // may emerge at a placement); this module only turns its events and state into shapes and words.
 
+import { round2 } from './transform.js';
+
 /** @typedef {{x:number, y:number}} Pt */
 /** @typedef {{x:number, y:number, facing:number}} Placement */
 /** @typedef {import('../types.js').GameState} GameState */
@@ -10,6 +12,17 @@
 
 /** Half the width of the drawn scatter path, inches. */
 export const PATH_HALF_WIDTH_IN = 0.12;
+
+/**
+ * Where a drag from `start` to `w` puts a placement that was at `from`: moved by the drag's
+ * delta rounded to 0.01 in, and `from` itself, to the last digit, when the pointer came back to
+ * where it started. (The server's suggestion can touch the edge of what is legal, in base
+ * contact or at exactly 1 in; rounding the placement itself could push it over.)
+ * @param {Placement} from @param {Pt} start @param {Pt} w @returns {Placement}
+ */
+export function draggedPlacement(from, start, w) {
+  return { x: from.x + round2(w.x - start.x), y: from.y + round2(w.y - start.y), facing: from.facing };
+}
 
 /**
  * The unit's pending emergence from the state (`entombed`), or null: `mode` "marker" (touch

@@ -209,12 +209,18 @@ def test_a_process_of_spectators_only_gets_their_frame_and_before_the_players_so
         try:
             order: list[str] = []
             p1_a, spectator_b = Sink(1), Sink(None)
-            offer_p1 = p1_a.offer
-            p1_a.offer = lambda events, frame: (order.append("player"),  # type: ignore[method-assign]
-                                                offer_p1(events, frame))
-            enqueue = a._enqueue
-            a._enqueue = lambda game_id, payload, batch=True: (  # type: ignore[method-assign]
-                order.append("published"), enqueue(game_id, payload, batch))
+            offer_p1, enqueue = p1_a.offer, a._enqueue
+
+            def offered(events: Sequence[Event], frame: str) -> None:
+                order.append("player")
+                offer_p1(events, frame)
+
+            def published(game_id: str, payload: str, batch: bool = True) -> None:
+                order.append("published")
+                enqueue(game_id, payload, batch)
+
+            p1_a.offer = offered  # type: ignore[method-assign]
+            a._enqueue = published  # type: ignore[method-assign]
             a.subscribe(game, p1_a)
             b.subscribe(game, spectator_b)
             await until(lambda: a._wanted_classes(game) == {None})
@@ -316,22 +322,29 @@ def test_the_subscription_follows_the_first_and_last_local_watcher() -> None:
     run(body)
 
 
+async def crossing(a: RedisHub, b: RedisHub, games: list[str]) -> tuple[Remote, list[Sink]]:
+    """Both hubs started; a spectator on B watches each game, B has caught each up from the
+    log, and a first batch of `games[0]` published on A has reached B's spectator."""
+    Remote(a)
+    remote_b = Remote(b)
+    await a.start()
+    await b.start()
+    sinks = [Sink(None) for _ in games]
+    for game, sink in zip(games, sinks, strict=True):
+        b.subscribe(game, sink)
+    await until(lambda: {g for g, ev in remote_b.calls if not ev} == set(games))
+    await a.publish(games[0], batch(1))
+    await until(lambda: sinks[0].seqs == [1])
+    return remote_b, sinks
+
+
 def test_a_redis_restart_reconnects_and_catches_up_every_watched_game(own_redis: Any) -> None:
     games = ["g" + secrets.token_hex(6) for _ in range(3)]
 
     async def body() -> None:
         a, b = RedisHub(own_redis.url), RedisHub(own_redis.url)
-        Remote(a)
-        remote_b = Remote(b)
-        await a.start()
-        await b.start()
         try:
-            sinks = [Sink(None) for _ in games]
-            for game, sink in zip(games, sinks, strict=True):
-                b.subscribe(game, sink)
-            await until(lambda: {g for g, ev in remote_b.calls if not ev} == set(games))
-            await a.publish(games[0], batch(1))
-            await until(lambda: sinks[0].seqs == [1])
+            remote_b, sinks = await crossing(a, b, games)
 
             own_redis.kill()
             await until(lambda: not b.connected.is_set())
@@ -365,17 +378,8 @@ def test_a_redis_that_stops_answering_without_closing_is_detected_and_healed(
     async def body() -> None:
         a = RedisHub(own_redis.url)
         b = RedisHub(own_redis.url, health_every_s=0.1, health_timeout_s=0.3)
-        Remote(a)
-        remote_b = Remote(b)
-        await a.start()
-        await b.start()
         try:
-            sinks = [Sink(None) for _ in games]
-            for game, sink in zip(games, sinks, strict=True):
-                b.subscribe(game, sink)
-            await until(lambda: {g for g, ev in remote_b.calls if not ev} == set(games))
-            await a.publish(games[0], batch(1))
-            await until(lambda: sinks[0].seqs == [1])
+            remote_b, sinks = await crossing(a, b, games)
             assert b.unanswered == 0  # (a Redis that answers is never given up on)
 
             remote_b.calls.clear()

@@ -15,10 +15,10 @@ rest key by key.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from server.hub import frame_patch
 from server.rules.core import GameState
 
 COLLECTIONS = ("units", "tokens")
@@ -139,7 +139,7 @@ class Projections:
             start = self._at(base, viewer)
             if start is None:
                 continue
-            patch = json.loads(frame).get("patch")
+            patch = frame_patch(frame)
             if isinstance(patch, dict) and patch.get("base") == base and patch.get("seq") == seq:
                 advanced[viewer] = (seq, apply_patch(start, patch))
         self._advanced = advanced

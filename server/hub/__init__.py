@@ -35,15 +35,29 @@ PatchSource = Callable[[int | None], dict[str, Any] | None]
 """What a batch changed in a viewer's projection of the state (see `server.games.views`)."""
 
 
+PATCH_HEAD = '{"type":"events","patch":'
+"""How a frame with a state patch starts: the patch comes before the events, so a process that
+only wants the patch (`frame_patch`) reads it without parsing the events."""
+_decoder = json.JSONDecoder()
+
+
 def events_frame(
     events: Sequence[Event], viewer: int | None, patch: dict[str, Any] | None = None
 ) -> str:
     """The `events` wire frame of a batch as `viewer` may see it, with the state patch that
     brings that viewer's projection from before the batch to after it, when there is one."""
-    frame: dict[str, Any] = {"type": "events", "events": [e.to_wire(viewer) for e in events]}
-    if patch is not None:
-        frame["patch"] = patch
-    return dumps(frame)
+    wired = [e.to_wire(viewer) for e in events]
+    if patch is None:
+        return dumps({"type": "events", "events": wired})
+    return dumps({"type": "events", "patch": patch, "events": wired})
+
+
+def frame_patch(frame: str) -> Any:
+    """The state patch of an `events` frame (None when it has none): parsed alone when the
+    frame starts with it (`PATCH_HEAD`), else from the whole frame (an older process's)."""
+    if frame.startswith(PATCH_HEAD):
+        return _decoder.raw_decode(frame, len(PATCH_HEAD))[0]
+    return json.loads(frame).get("patch")
 
 
 class Subscriber(Protocol):
@@ -60,19 +74,33 @@ class LocalHub:
 
     def __init__(self) -> None:
         self._subscribers: dict[str, set[Subscriber]] = defaultdict(set)
+        # game id -> visibility class -> how many of its subscribers here are of that class
+        self._viewers: dict[str, dict[int | None, int]] = {}
         self.on_remote: RemoteHandler | None = None
         self.on_remote_now: RemoteFastPath | None = None
         self.delay = SpectatorDelay(self._release_delayed)
 
     def subscribe(self, game_id: str, subscriber: Subscriber) -> None:
-        self._subscribers[game_id].add(subscriber)
+        subs = self._subscribers[game_id]
+        if subscriber not in subs:
+            subs.add(subscriber)
+            viewers = self._viewers.setdefault(game_id, {})
+            viewers[subscriber.viewer] = viewers.get(subscriber.viewer, 0) + 1
 
     def unsubscribe(self, game_id: str, subscriber: Subscriber) -> None:
         subs = self._subscribers.get(game_id)
         if subs is not None:
-            subs.discard(subscriber)
+            if subscriber in subs:
+                subs.discard(subscriber)
+                viewers = self._viewers[game_id]
+                left = viewers[subscriber.viewer] - 1
+                if left:
+                    viewers[subscriber.viewer] = left
+                else:
+                    del viewers[subscriber.viewer]
             if not subs:
                 del self._subscribers[game_id]
+                self._viewers.pop(game_id, None)
             if not any(s.viewer is None for s in subs):
                 self.delay.untrack(game_id)  # (no spectator here any more)
 
@@ -85,7 +113,7 @@ class LocalHub:
     def classes(self, game_id: str) -> set[int | None]:
         """The visibility classes this process needs a game's frames for: its subscribers'
         (spectators also when only the delay queue holds them)."""
-        wanted = {sub.viewer for sub in self._subscribers.get(game_id, ())}
+        wanted = set(self._viewers.get(game_id, ()))
         if self.delay.feed(game_id) is not None:
             wanted.add(None)
         return wanted

@@ -4,13 +4,14 @@ and holds exactly the state the server would send it over REST, without asking f
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from fastapi.testclient import TestClient
 
 from server.games.views import Projections, apply_patch, state_patch
-from server.hub import events_frame
-from server.rules.core import GameState
+from server.hub import PATCH_HEAD, events_frame, frame_patch
+from server.rules.core import Event, GameState
 from tests.api.helpers import new_game
 from tests.api.test_scripted_game import Player
 
@@ -155,3 +156,23 @@ def test_projections_advance_only_from_the_seq_they_hold() -> None:
     patch = projections.patches(after, later)(None)
     assert patch == state_patch(after.to_json(None), later.to_json(None), 5, 6)
     assert projections._advanced == {}
+
+
+def test_a_frame_carries_its_patch_first_and_reads_it_alone() -> None:
+    """An `events` frame with a state patch starts with the patch (server/hub `PATCH_HEAD`), so
+    a process that only advances its projections (`Projections.advance`) parses the patch and
+    not the events; a frame from an older process (events first) is read whole (issue 22)."""
+    events = [Event(type="note", payload={"text": '"patch":{"x":1}}'}, actor=1, seq=5)]
+    patch = {"base": 4, "seq": 5, "state": {"seq": 5}, "items": {"tokens": {}, "units": {}},
+             "removed": {"tokens": [], "units": []}}
+    frame = events_frame(events, 1, patch)
+    assert frame.startswith(PATCH_HEAD)
+    assert json.loads(frame) == {"type": "events", "patch": patch,
+                                 "events": [e.to_wire(1) for e in events]}
+    assert frame_patch(frame) == patch
+    older = json.dumps({"type": "events", "events": [e.to_wire(1) for e in events],
+                        "patch": patch}, separators=(",", ":"))
+    assert frame_patch(older) == patch
+    assert frame_patch(events_frame(events, 1)) is None
+    assert json.loads(events_frame(events, None)) == {
+        "type": "events", "events": [e.to_wire(None) for e in events]}

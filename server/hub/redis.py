@@ -20,6 +20,18 @@ encodes those classes for `NEED_TTL_S` after it last heard. A batch that lacks a
 process needs (it asked too late, or the asker restarted) is folded and projected there, as
 before: the frames save work, correctness never depends on them.
 
+**A game nobody else watches.** Behind the proxy, a game's sockets are all on one process, so
+most batches would reach nobody but the committing process's own subscription. A PUBLISH's reply
+counts its receivers: when it is 1 (our own subscription, confirmed before the PUBLISH and not
+lost since) and no other process said a need for the game meanwhile, the game is "alone" and
+its next batches are only delivered here, not published. Another process that starts watching
+says its needs (on subscribing, again once Redis confirms the subscription, and whenever its
+publishing connection comes back); hearing it ends the game's being alone, and if batches went
+unpublished meanwhile a hint (`encode_hint`: the last seq) makes the newcomer read the log,
+for what it may have missed after its own catch-up. Being alone is re-checked every
+`ALONE_PROBE_S` (the next batch after it is published again) and forgotten whenever the
+subscription connection starts or ends.
+
 Redis is only a doorbell. The PostgreSQL event log stays the single source of truth: a batch
 lost in Redis shows up as a seq gap at the next one (the service reads the log), and whenever
 the subscription (re)starts, every watched game is caught up from the log. So a Redis restart
@@ -69,7 +81,11 @@ NEED_RETRY_S = 1.0  # at most this often after a batch that lacked a class
 HEALTH_EVERY_S = 5.0
 HEALTH_TIMEOUT_S = 5.0
 HEALTH_PING = b"warfield-health"
-BATCH, NEED = "b", "n"
+# A batch whose PUBLISH reached no process but this one (its reply counts the receivers) makes
+# the game "alone": its next batches are not published until another process says it needs the
+# game's frames, or for this long, after which one batch is published again to find out.
+ALONE_PROBE_S = 30.0
+BATCH, NEED, HINT = "b", "n", "s"
 
 
 CHANNEL_BYTES = CHANNEL_PREFIX.encode()
@@ -104,13 +120,23 @@ def encode_need(origin: str, classes: set[int | None]) -> str:
     return "\n".join([origin, NEED, json.dumps(sorted(classes, key=lambda c: c or 0))])
 
 
+def encode_hint(origin: str, seq: int) -> str:
+    """The payload saying that `origin` committed the channel's game up to `seq` without
+    publishing it (no other process listened then): a process behind that reads the log."""
+    return "\n".join([origin, HINT, str(seq)])
+
+
 def decode_message(data: str | bytes) -> tuple[str, str, list[Event], Frames | set[int | None]]:
-    """(origin, kind, events, frames) of a batch; (origin, kind, [], classes) of a need."""
+    """(origin, kind, events, frames) of a batch; (origin, kind, [], classes) of a need;
+    (origin, kind, [], set()) of a hint."""
     text = data.decode() if isinstance(data, bytes) else data
     parts = text.split("\n")
     origin, kind = parts[0], parts[1]
     if kind == NEED:
         return origin, kind, [], {_class_key(c) for c in json.loads(parts[2])}
+    if kind == HINT:
+        int(parts[2])  # (a seq: malformed otherwise)
+        return origin, kind, [], set()
     if kind != BATCH:
         raise ValueError(f"unknown message kind {kind!r}")
     events = [
@@ -156,12 +182,24 @@ class RedisHub(LocalHub):
         # Publishing: the connection (None while down), PUBLISHes awaiting their reply, drops
         # not logged yet, and the task reconnecting it.
         self._pub: resp.RespConnection | None = None
-        self._pub_waiting = 0
+        # Per PUBLISH awaiting its reply, in order: its game (None: not a batch), how many
+        # needs we had heard for the game when it was sent, and whether our own subscription
+        # to the game's channel was confirmed then, in this generation (`_published`).
+        self._pub_pending: deque[tuple[str | None, int, int]] = deque()
         self._pub_unlogged = 0
         self._pub_task: asyncio.Task[None] | None = None
         # Listening: the subscription's connection and the channels it is subscribed to.
         self._sub: resp.RespConnection | None = None
         self._channels: set[str] = set()
+        self._confirmed: set[str] = set()  # games whose channel Redis confirmed we subscribed
+        self._unconfirmed: dict[str, int] = {}  # game id -> (un)subscribes sent, not confirmed
+        self._sub_generation = 0  # one more for each subscription connection, and each loss
+        # Games no other process listens to (module text): until when their batches are not
+        # published; the last seq not published while so; needs heard from other processes.
+        self._alone: dict[str, float] = {}
+        self._unsent: dict[str, int] = {}
+        self._heard: dict[str, int] = {}
+        self.unpublished = 0  # batches not published because no other process listened
         # Batches from other processes waiting for their game's drainer (one per game).
         self._inbound: dict[str, deque[tuple[list[Event], Frames]]] = {}
         self._drainers: set[asyncio.Task[None]] = set()
@@ -195,6 +233,9 @@ class RedisHub(LocalHub):
         if game_id not in self._subscribers:
             self._sync_channels()
             self._wanted.pop(game_id, None)  # (we no longer hear the others' needs)
+            self._alone.pop(game_id, None)  # (nor would we hear a newcomer's)
+            self._unsent.pop(game_id, None)
+            self._heard.pop(game_id, None)
         self._say_needs(game_id, changed_only=True)
 
     # --- which frames each process needs ---------------------------------------------------------
@@ -215,9 +256,16 @@ class RedisHub(LocalHub):
     def _heard_needs(self, game_id: str, origin: str, classes: set[int | None]) -> None:
         if game_id not in self._subscribers:
             return  # (only the processes that commit a game's actions encode for it)
+        self._heard[game_id] = self._heard.get(game_id, 0) + 1
         wanted = self._wanted.setdefault(game_id, {})
         if classes:
             wanted[origin] = (classes, time.monotonic() + NEED_TTL_S)
+            # Someone listens now: publish again, and if batches went unpublished while we
+            # were alone, say up to where (what it missed since its own catch-up: module text).
+            self._alone.pop(game_id, None)
+            seq = self._unsent.pop(game_id, None)
+            if seq is not None:
+                self._enqueue(game_id, encode_hint(self.process_id, seq), batch=False)
         else:
             wanted.pop(origin, None)
 
@@ -242,6 +290,15 @@ class RedisHub(LocalHub):
         if not events or not self._started:
             self.deliver(game_id, events, patches)
             return
+        until = self._alone.get(game_id)
+        if until is not None:
+            if time.monotonic() < until:
+                self._unsent[game_id] = events[-1].seq
+                self.unpublished += 1
+                self.deliver(game_id, events, patches)
+                return
+            del self._alone[game_id]  # (published again, to find out)
+        self._unsent.pop(game_id, None)  # (a receiver heals any gap from this batch)
         # The frames the other processes asked for, encoded here once (module text). When one
         # of them holds a player's socket (it asked for a seat's frames), it commits for the
         # game too, and our own sockets' classes go along: with them it keeps their
@@ -271,7 +328,12 @@ class RedisHub(LocalHub):
             except (ConnectionError, OSError, RuntimeError):
                 pass  # (closing: `_publisher_lost` follows)
             else:
-                self._pub_waiting += 1
+                confirmed = batch and game_id in self._confirmed
+                self._pub_pending.append((
+                    game_id if batch else None,
+                    self._heard.get(game_id, 0),
+                    self._sub_generation if confirmed else -1,
+                ))
                 return
         if batch:
             self.dropped += 1
@@ -279,18 +341,32 @@ class RedisHub(LocalHub):
         self._reconnect_publisher()
 
     def _published(self, reply: resp.Reply | resp.RespError) -> None:
-        self._pub_waiting -= 1
+        game_id, heard, generation = self._pub_pending.popleft()
         if isinstance(reply, resp.RespError):
             self.dropped += 1
             log.warning("redis publish failed (%s); 1 batch(es) dropped", reply)
+            return
+        if game_id is None or not isinstance(reply, int):
+            return
+        if reply > 1:
+            self._alone.pop(game_id, None)
+        elif (
+            generation == self._sub_generation
+            and self._heard.get(game_id, 0) == heard
+            and game_id in self._subscribers
+        ):
+            # Only our own subscription got it: it was confirmed before the PUBLISH and has
+            # not been lost since, and no other process said it needs the game meanwhile.
+            self._alone[game_id] = time.monotonic() + ALONE_PROBE_S
 
     def _publisher_lost(self) -> None:
         # What was written without a reply may or may not have gone out: counted as dropped
         # (the receivers heal a gap from the log either way).
         self._pub = None
-        self.dropped += self._pub_waiting
-        self._pub_unlogged += self._pub_waiting
-        self._pub_waiting = 0
+        waiting = sum(1 for game_id, _, _ in self._pub_pending if game_id is not None)
+        self.dropped += waiting
+        self._pub_unlogged += waiting
+        self._pub_pending.clear()
         self._reconnect_publisher()
 
     def _reconnect_publisher(self) -> None:
@@ -317,6 +393,10 @@ class RedisHub(LocalHub):
                             self._pub_unlogged)
                 self._pub_unlogged = 0
             self._pub = pub
+            # A need said while we could not publish was lost, and a process alone on a game
+            # publishes nothing that would make us say it again: say them all now.
+            for game_id in list(self._needed):
+                self._say_needs(game_id)
             return
 
     # --- listening -------------------------------------------------------------------------------
@@ -335,6 +415,7 @@ class RedisHub(LocalHub):
                 delay = min(delay * 2, BACKOFF_MAX_S)
                 continue
             self._sub, self._channels = sub, set()
+            self._forget_subscription()
             try:
                 self._sync_channels()
                 if not first:
@@ -352,10 +433,19 @@ class RedisHub(LocalHub):
             finally:
                 self.connected.clear()
                 self._sub = None
+                self._forget_subscription()
                 sub.abort()
             first = False
             await asyncio.sleep(delay)
             delay = min(delay * 2, BACKOFF_MAX_S)
+
+    def _forget_subscription(self) -> None:
+        """A subscription connection starts or ends: nothing is confirmed on it, and no game
+        is taken to be alone any more (until a publish on the new one says so again)."""
+        self._sub_generation += 1
+        self._confirmed.clear()
+        self._unconfirmed.clear()
+        self._alone.clear()
 
     async def _watch(self, sub: resp.RespConnection, lost: asyncio.Event) -> bool:
         """Until the subscription is lost (True) or a PING on it goes unanswered (False):
@@ -397,6 +487,14 @@ class RedisHub(LocalHub):
         except (ConnectionError, OSError, RuntimeError):
             return  # (the connection is going: the listener resubscribes on the next one)
         self._channels = wanted
+        for name in add | drop:
+            game_id = name[len(CHANNEL_PREFIX) :]
+            self._unconfirmed[game_id] = self._unconfirmed.get(game_id, 0) + 1
+            self._confirmed.discard(game_id)
+        if drop:
+            # (a PUBLISH already sent may reach Redis after the UNSUBSCRIBE: its reply no
+            # longer counts us, so it must not make a game alone)
+            self._sub_generation += 1
 
     def _pushed(self, reply: resp.Reply | resp.RespError) -> None:
         """A message or a (un)subscribe confirmation on the subscription (or the PONG)."""
@@ -416,7 +514,21 @@ class RedisHub(LocalHub):
             self._received(game_id, data)
         elif kind == b"subscribe":
             # From here on every batch reaches us; anything before is in the log.
+            if self._confirm(game_id) and channel(game_id) in self._channels:
+                self._confirmed.add(game_id)
             self._heal(game_id)
+        elif kind == b"unsubscribe":
+            self._confirm(game_id)
+
+    def _confirm(self, game_id: str) -> bool:
+        """One (un)subscribe of the game's channel confirmed: True when it was the last one
+        sent (the subscription is now as we last asked)."""
+        left = self._unconfirmed.get(game_id, 0) - 1
+        if left > 0:
+            self._unconfirmed[game_id] = left
+            return False
+        self._unconfirmed.pop(game_id, None)
+        return True
 
     def _received(self, game_id: str, data: str | bytes) -> None:
         if isinstance(data, bytes) and data.startswith(self._own_prefix):
@@ -431,6 +543,10 @@ class RedisHub(LocalHub):
         if kind == NEED:
             assert isinstance(frames, set)
             self._heard_needs(game_id, origin, frames)
+            return
+        if kind == HINT:
+            if game_id in self._subscribers:
+                self._dispatch(game_id, [], {})  # (read the log from what we know)
             return
         if not events or not isinstance(frames, dict):
             return

@@ -326,3 +326,67 @@ def test_a_redis_restart_mid_game_heals_from_the_log(
     log = httpx.get(a.url + f"/api/games/{game['id']}/events?since=0").json()["events"]
     check_log(viewers, log, since=3)
     assert httpx.get(b.url + "/readyz").status_code == 200
+
+
+def publishes(url: str) -> int:
+    """PUBLISH commands the Redis at `url` has run so far (INFO commandstats)."""
+    with redis.Redis.from_url(url) as client:
+        stats: dict[str, Any] = client.info("commandstats")  # type: ignore[assignment]
+    return int(stats.get("cmdstat_publish", {}).get("calls", 0))
+
+
+@pytest.mark.postgres
+def test_a_game_watched_on_one_process_is_published_only_once_another_watches(
+    serve: Any, postgres_database: str, tmp_path: Any, own_redis: Any
+) -> None:
+    """Behind the proxy a game's sockets are on one process, and publishing its batches would
+    reach nobody: once a PUBLISH's reply says only the process itself got one, its batches stay
+    on the process (issue 22). A spectator who then opens the game on another process sees
+    every event after its welcome, in order, including the ones committed while the first
+    process had not yet heard that someone listens (a hint makes it read the log), and the
+    batches are published again from then on."""
+    a, b = two_processes(serve, tmp_path, postgres_database, own_redis.url)
+    game = new_game(a.url)
+
+    def note(text: str) -> dict[str, Any]:
+        return {"type": "note", "text": text}
+
+    async def body() -> tuple[list[Viewer], Viewer]:
+        p1 = await Viewer.join(a.ws_url, game["id"], game["p1"], "player 1 on A")
+        watcher_a = await Viewer.join(a.ws_url, game["id"], None, "spectator on A")
+        await subscribed(own_redis.url, game["id"], 1)
+        # Until the reply of a published batch has come back, A still publishes.
+        for attempt in range(20):
+            before = publishes(own_redis.url)
+            await p1.act(f"until-alone-{attempt}", note("until alone"))
+            if publishes(own_redis.url) == before:
+                break
+        else:
+            raise AssertionError("A published every batch of a game nobody else watches")
+        before = publishes(own_redis.url)
+        for i in range(5):
+            await p1.act(f"alone-{i}", note(f"alone {i}"))
+        assert publishes(own_redis.url) == before
+        joined = publishes(own_redis.url)
+
+        async def acting() -> list[dict[str, Any]]:
+            return [await p1.act(f"watched-{i}", note(f"watched {i}")) for i in range(8)]
+
+        # (B's spectator joins while player 1 acts: B reads the log, then subscribes, then says
+        # its needs, and A commits meanwhile)
+        watcher_b, acks = await asyncio.gather(
+            Viewer.join(b.ws_url, game["id"], None, "spectator on B"), acting())
+        last = max(ack["seq"] for ack in acks)
+        for viewer in (p1, watcher_a, watcher_b):
+            await viewer.wait_for_seq(last)
+        assert publishes(own_redis.url) > joined  # (A hears B: its batches go out again)
+        for viewer in (p1, watcher_a, watcher_b):
+            await viewer.close()
+        return [p1, watcher_a], watcher_b
+
+    on_a, watcher_b = asyncio.run(body())
+    log = httpx.get(a.url + f"/api/games/{game['id']}/events?since=0").json()["events"]
+    check_log(on_a, log, since=3)
+    check_log([watcher_b], log, since=watcher_b.welcome["seq"])
+    for server in (a, b):
+        assert "Traceback" not in server.log()

@@ -13,6 +13,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from server.hub import Frames, events_frame
+from server.hub import redis as redis_hub
 from server.hub.redis import (
     CHANNEL_PREFIX,
     RedisHub,
@@ -399,3 +400,114 @@ def test_a_redis_that_stops_answering_without_closing_is_detected_and_healed(
             await b.stop()
 
     asyncio.run(asyncio.wait_for(body(), 90))
+
+
+@pytest.mark.redis
+def test_a_process_alone_on_a_game_stops_publishing_until_another_one_listens() -> None:
+    """A batch whose PUBLISH reached only the committing process's own subscription (the
+    proxy keeps a game's sockets together, so most games are watched on one process) makes the
+    game alone: its next batches are not published, only delivered here (issue 22). Another
+    process that starts watching says which frames it needs; publishing resumes at once, and a
+    hint says how far the log went meanwhile, which the newcomer reads (it may have caught up
+    from the log before the unpublished batches were written)."""
+    url = redis_url()
+    game = "g" + secrets.token_hex(6)
+
+    async def body() -> None:
+        a, b = RedisHub(url), RedisHub(url)
+        Remote(a)
+        remote_b = Remote(b)
+        heals: list[str] = []
+        heal = b._heal
+
+        def counted_heal(game_id: str) -> None:
+            heals.append(game_id)
+            heal(game_id)
+
+        b._heal = counted_heal  # type: ignore[method-assign]
+        await a.start()
+        try:
+            player = Sink(1)
+            a.subscribe(game, player)
+            await until(lambda: game in a._confirmed)
+            await a.publish(game, batch(1))
+            await until(lambda: game in a._alone)  # (the PUBLISH's reply: 1 receiver, us)
+            await a.publish(game, batch(2))
+            await a.publish(game, batch(3))
+            assert a.unpublished == 2 and player.seqs == [1, 2, 3]
+
+            await b.start()
+            spectator = Sink(None)
+            b.subscribe(game, spectator)
+            await until(lambda: game not in a._alone and game not in a._unsent)
+            # b's own catch-up after subscribing, and the one the hint asked for
+            await until(lambda: heals == [game] and remote_b.calls.count((game, [])) == 2)
+            await a.publish(game, batch(4))
+            await until(lambda: (game, batch(4)) in remote_b.calls)
+            assert a.unpublished == 2
+
+            b.unsubscribe(game, spectator)  # b says it needs nothing more
+            await until(lambda: not a._wanted.get(game))
+            await a.publish(game, batch(5))
+            await until(lambda: game in a._alone)
+            await a.publish(game, batch(6))
+            assert a.unpublished == 3 and player.seqs == [1, 2, 3, 4, 5, 6]
+        finally:
+            await a.stop()
+            await b.stop()
+
+    run(body)
+
+
+@pytest.mark.redis
+def test_an_alone_game_is_published_again_after_the_probe_time(monkeypatch: Any) -> None:
+    """Being alone is re-checked: once `ALONE_PROBE_S` has passed, the next batch is published
+    again (a listener that was missed, say its need was lost while Redis restarted, is found
+    within that time); a subscription lost and made again forgets every alone game."""
+    url = redis_url()
+    game = "g" + secrets.token_hex(6)
+    monkeypatch.setattr(redis_hub, "ALONE_PROBE_S", 0.0)
+
+    async def body() -> None:
+        a = RedisHub(url)
+        Remote(a)
+        await a.start()
+        try:
+            a.subscribe(game, Sink(1))
+            await until(lambda: game in a._confirmed)
+            for seq in range(1, 4):
+                await a.publish(game, batch(seq))
+                await until(lambda: not a._pub_pending)
+            assert a.unpublished == 0 and game in a._alone
+            a._forget_subscription()
+            assert a._alone == {} and game not in a._confirmed
+        finally:
+            await a.stop()
+
+    run(body)
+
+
+@pytest.mark.redis
+def test_a_subscription_is_confirmed_only_when_redis_has_done_all_we_asked() -> None:
+    """Subscribe, unsubscribe and subscribe again before Redis answers: the channel counts as
+    subscribed (for the alone check) only after the last confirmation, not the first."""
+    url = redis_url()
+    game = "g" + secrets.token_hex(6)
+
+    async def body() -> None:
+        a = RedisHub(url)
+        Remote(a)
+        await a.start()
+        try:
+            await until(lambda: a.connected.is_set())
+            first, second = Sink(1), Sink(1)
+            a.subscribe(game, first)
+            a.unsubscribe(game, first)
+            a.subscribe(game, second)
+            assert a._unconfirmed == {game: 3} and game not in a._confirmed
+            await until(lambda: game in a._confirmed)
+            assert a._unconfirmed == {}
+        finally:
+            await a.stop()
+
+    run(body)

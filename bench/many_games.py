@@ -4,6 +4,11 @@ moves one of its tokens every 2 s for S seconds (issue 7 item 5).
     python -m bench.many_games [--games 200] [--seconds 60] [--config sqlite|postgres|redis2]
                                [--period 2] [--per-game]
     warfield bench many-games --games 50 --seconds 20
+    python -m bench.many_games --games 200 --seconds 30 --configs redis2 sqlite --repeat 5
+
+`--configs A ... B --repeat N` runs the configurations alternately, N rounds, and ends with
+summary lines: each configuration's medians, then A against B (the ratio of the medians, and
+the median and range of the round-by-round CPU ratios).
 
 `--period P`: each player acts every P seconds; with `--per-game` the game (not each player)
 acts every P seconds, its two players taking turns (`--games 1000 --period 5 --per-game` is
@@ -30,6 +35,7 @@ import gc
 import json
 import math
 import random
+import statistics
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -326,18 +332,73 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="redis2: each game's four sockets on one process (games alternate "
                              "between the processes), as the Compose proxy's hash on the game "
                              "id places them; default: every game split over both")
+    parser.add_argument("--configs", nargs="+", choices=WARFIELD_CONFIGS, default=None,
+                        help="run these configurations alternately, --repeat rounds, then "
+                             "print each one's medians and the first against the last")
+    parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args(argv)
-    deployment = Deployment(args.config)
+    if args.configs is None:
+        result = run_one(args, args.config)
+        print(json.dumps(result), flush=True)
+        return 0 if result["errors"] == 0 else 1
+    return side_by_side(args)
+
+
+def run_one(args: argparse.Namespace, config: str) -> dict[str, Any]:
+    deployment = Deployment(config)
     try:
-        result = asyncio.run(ManyGames(deployment, args.games, args.seconds, args.period,
-                                       args.per_game, args.together).run())
+        return asyncio.run(ManyGames(deployment, args.games, args.seconds, args.period,
+                                     args.per_game, args.together).run())
     except BaseException:
         deployment.print_logs()
         raise
     finally:
         deployment.close()
-    print(json.dumps(result), flush=True)
-    return 0 if result["errors"] == 0 else 1
+
+
+SUMMARY_FIGURES = ("p50_ms", "p99_ms", "server_cpu_ms_per_action")
+
+
+def side_by_side(args: argparse.Namespace) -> int:
+    """`--configs A ... B --repeat N`: the configurations alternate within each round (the
+    machine's speed drifts between runs on a shared host: a pair of neighbouring runs compares
+    like with like), each run's line printed as it comes; then per configuration the median of
+    each figure, and for the first against the last the ratio of those medians and the median
+    (and range) of the round-by-round CPU ratios."""
+    if len(set(args.configs)) != len(args.configs):
+        raise SystemExit("--configs: name each configuration once")
+    runs: dict[str, list[dict[str, Any]]] = {config: [] for config in args.configs}
+    errors = 0
+    for _ in range(args.repeat):
+        for config in args.configs:
+            result = run_one(args, config)
+            runs[config].append(result)
+            errors += result["errors"]
+            print(json.dumps(result), flush=True)
+    medians = {config: {f: round(statistics.median(r[f] for r in results), 3)
+                        for f in SUMMARY_FIGURES}
+               for config, results in runs.items()}
+    for config, figures in medians.items():
+        print(json.dumps({"summary": True, "config": config, "runs": len(runs[config]),
+                          "placement": runs[config][0]["placement"], **figures}), flush=True)
+    first, last = args.configs[0], args.configs[-1]
+    if first != last:
+        rounds = [r for a, b in zip(runs[first], runs[last], strict=True)
+                  if (r := ratio(a["server_cpu_ms_per_action"], b["server_cpu_ms_per_action"]))
+                  is not None]
+        print(json.dumps({
+            "summary": True, "config": first, "vs": last,
+            **{f.replace("_ms", "").replace("server_", "") + "_ratio":
+               ratio(medians[first][f], medians[last][f]) for f in SUMMARY_FIGURES},
+            "cpu_ratio_by_round_median": round(statistics.median(rounds), 2) if rounds else None,
+            "cpu_ratio_by_round_range": [min(rounds), max(rounds)] if rounds else None,
+        }), flush=True)
+    return 0 if errors == 0 else 1
+
+
+def ratio(a: float, b: float) -> float | None:
+    """a / b to two places; None when b is 0 (a short run's CPU can measure 0 ticks)."""
+    return round(a / b, 2) if b else None
 
 
 if __name__ == "__main__":

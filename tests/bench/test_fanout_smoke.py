@@ -9,6 +9,7 @@ CI does not install its Node packages, so its smoke test runs only where
 from __future__ import annotations
 
 import json
+import statistics
 
 import pytest
 
@@ -67,6 +68,31 @@ def test_many_games_reports_no_errors(
     assert result["config"] == bench_services
     assert result["errors"] == 0 and result["sockets"] == 8 and result["actions"] >= 4
     assert result["processes"] == (2 if bench_services == "redis2" else 1)
+
+
+def test_many_games_side_by_side_alternates_and_summarises(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--configs A B --repeat N`: the runs alternate, then each configuration's medians and
+    A against B (issue 22's many-games comparison)."""
+    monkeypatch.setenv("WARFIELD_BENCH_DATABASE_URL", postgres_url())
+    monkeypatch.setenv("WARFIELD_BENCH_REDIS_URL", redis_url())
+    assert many_games.main(["--configs", "redis2", "sqlite", "--repeat", "2", "--games", "2",
+                            "--seconds", "2.5"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
+    runs, summaries = lines[:4], lines[4:]
+    assert [r["config"] for r in runs] == ["redis2", "sqlite", "redis2", "sqlite"]
+    assert all(r["errors"] == 0 for r in runs)
+    assert [(s["config"], s.get("vs")) for s in summaries] == [
+        ("redis2", None), ("sqlite", None), ("redis2", "sqlite")]
+    assert summaries[0]["runs"] == 2 and summaries[1]["p50_ms"] > 0
+    assert summaries[1]["p50_ms"] == statistics.median([runs[1]["p50_ms"], runs[3]["p50_ms"]])
+    vs = summaries[2]
+    assert vs["p50_ratio"] == round(summaries[0]["p50_ms"] / summaries[1]["p50_ms"], 2)
+    assert {"p99_ratio", "cpu_per_action_ratio", "cpu_ratio_by_round_median",
+            "cpu_ratio_by_round_range"} <= set(vs)
+    with pytest.raises(SystemExit):
+        many_games.main(["--configs", "sqlite", "sqlite"])
 
 
 def test_nearest_rank() -> None:

@@ -4,9 +4,10 @@ subscription follows the local watchers, and a Redis restart ends in a catch-up 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import signal
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 import pytest
@@ -85,6 +86,18 @@ async def until(check: Callable[[], bool], timeout: float = 5.0) -> None:
         await asyncio.sleep(0.01)
 
 
+@contextlib.asynccontextmanager
+async def started(*hubs: RedisHub) -> AsyncIterator[None]:
+    """The hubs started, and stopped again however the block ends."""
+    for hub in hubs:
+        await hub.start()
+    try:
+        yield
+    finally:
+        for hub in hubs:
+            await hub.stop()
+
+
 def run(body: Callable[[], Awaitable[Any]]) -> Any:
     return asyncio.run(asyncio.wait_for(body(), 30))
 
@@ -121,9 +134,7 @@ def test_batches_reach_the_other_process_once_and_not_the_sender() -> None:
     async def body() -> None:
         a, b = RedisHub(url), RedisHub(url)
         remote_a, remote_b = Remote(a), Remote(b)
-        await a.start()
-        await b.start()
-        try:
+        async with started(a, b):
             on_a, p1_b, spectator_b = Sink(1), Sink(1), Sink(None)
             a.subscribe(game, on_a)
             b.subscribe(game, p1_b)
@@ -141,9 +152,6 @@ def test_batches_reach_the_other_process_once_and_not_the_sender() -> None:
             await asyncio.sleep(0.1)
             assert [c for c in remote_a.calls if c[1]] == []  # its own batches are ignored
             assert [len(c[1]) for c in remote_b.calls if c[1]] == [2, 2]
-        finally:
-            await a.stop()
-            await b.stop()
 
     run(body)
 
@@ -161,9 +169,7 @@ def test_a_batch_carries_the_frames_the_other_process_needs_and_it_encodes_nothi
         a, b = RedisHub(url), RedisHub(url)
         Remote(a)
         remote_b = FastRemote(b)
-        await a.start()
-        await b.start()
-        try:
+        async with started(a, b):
             p1_a, p2_b, spectator_b = Sink(1), Sink(2), Sink(None)
             a.subscribe(game, p1_a)
             b.subscribe(game, p2_b)
@@ -186,9 +192,6 @@ def test_a_batch_carries_the_frames_the_other_process_needs_and_it_encodes_nothi
             # B's last spectator leaves: A stops encoding the spectators' frame.
             b.unsubscribe(game, spectator_b)
             await until(lambda: a._wanted_classes(game) == {2})
-        finally:
-            await a.stop()
-            await b.stop()
 
     run(body)
 
@@ -205,9 +208,7 @@ def test_a_process_of_spectators_only_gets_their_frame_and_before_the_players_so
         a, b = RedisHub(url), RedisHub(url)
         Remote(a)
         remote_b = FastRemote(b)
-        await a.start()
-        await b.start()
-        try:
+        async with started(a, b):
             order: list[str] = []
             p1_a, spectator_b = Sink(1), Sink(None)
             offer_p1, enqueue = p1_a.offer, a._enqueue
@@ -240,9 +241,6 @@ def test_a_process_of_spectators_only_gets_their_frame_and_before_the_players_so
             assert p1_a.frames == [events_frame(batch(1), 1, patches[1])]
             assert order == ["published", "player"]
             assert patched == [None, 1], "the spectators' patch first, the player's after"
-        finally:
-            await a.stop()
-            await b.stop()
 
     run(body)
 
@@ -259,9 +257,7 @@ def test_a_batch_without_a_needed_frame_is_encoded_by_the_receiver() -> None:
         a, b = RedisHub(url), RedisHub(url)
         Remote(a)
         remote_b = FastRemote(b)
-        await a.start()
-        await b.start()
-        try:
+        async with started(a, b):
             p1_a, spectator_b = Sink(1), Sink(None)
             a.subscribe(game, p1_a)
             b.subscribe(game, spectator_b)
@@ -276,9 +272,6 @@ def test_a_batch_without_a_needed_frame_is_encoded_by_the_receiver() -> None:
             await a.publish(game, batch(2))
             await until(lambda: spectator_b.seqs == [1, 2])
             assert [ev for _, ev, _ in remote_b.taken] == [batch(2)]
-        finally:
-            await a.stop()
-            await b.stop()
 
     run(body)
 
@@ -471,8 +464,7 @@ def test_an_alone_game_is_published_again_after_the_probe_time(monkeypatch: Any)
     async def body() -> None:
         a = RedisHub(url)
         Remote(a)
-        await a.start()
-        try:
+        async with started(a):
             a.subscribe(game, Sink(1))
             await until(lambda: game in a._confirmed)
             for seq in range(1, 4):
@@ -481,8 +473,6 @@ def test_an_alone_game_is_published_again_after_the_probe_time(monkeypatch: Any)
             assert a.unpublished == 0 and game in a._alone
             a._forget_subscription()
             assert a._alone == {} and game not in a._confirmed
-        finally:
-            await a.stop()
 
     run(body)
 
@@ -497,8 +487,7 @@ def test_a_subscription_is_confirmed_only_when_redis_has_done_all_we_asked() -> 
     async def body() -> None:
         a = RedisHub(url)
         Remote(a)
-        await a.start()
-        try:
+        async with started(a):
             await until(lambda: a.connected.is_set())
             first, second = Sink(1), Sink(1)
             a.subscribe(game, first)
@@ -507,7 +496,5 @@ def test_a_subscription_is_confirmed_only_when_redis_has_done_all_we_asked() -> 
             assert a._unconfirmed == {game: 3} and game not in a._confirmed
             await until(lambda: game in a._confirmed)
             assert a._unconfirmed == {}
-        finally:
-            await a.stop()
 
     run(body)

@@ -169,14 +169,14 @@ class ManyGames:
         return games
 
     async def play(self, game: Game, seats: Sequence[int], ends_at: float) -> None:
-        """`seats` take turns acting, one action every period."""
+        """`seats` take turns acting, one action every period, until `ends_at`: an action
+        due after it is not waited for (with a period longer than the run, a player would
+        otherwise hold the run, and its CPU count, open until its first action was due)."""
         loop = asyncio.get_running_loop()
         due = loop.time() + random.uniform(0, self.period)
         n = 0
-        while True:
+        while due < ends_at:
             await asyncio.sleep(max(0.0, due - loop.time()))
-            if loop.time() >= ends_at:
-                return
             player = game.players[seats[n % len(seats)] - 1]
             n += 1
             action = {"type": "move_token", "id": player.token,

@@ -176,8 +176,9 @@ class GameService:
         self._loading: dict[str, _Loading] = {}
         self.listeners: list[Callable[[str, str, Sequence[Event]], None]] = []
         self.metrics: Any = None  # server.metrics.Metrics, set by the app (metrics hook)
-        # Actions' commits of different games waiting at the same time share one transaction
-        # and one flush (server/store/group.py).
+        # SQLite: actions' commits of different games waiting at the same time share one
+        # transaction and one flush, on a database thread (server/store/group.py). PostgreSQL:
+        # each action's commit is awaited on the event loop itself (`_append`).
         self.commits = GroupCommit(self._append_many)
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
@@ -186,9 +187,25 @@ class GameService:
     async def _append(
         self, game_id: str, last_seq: int, events: list[Event], record: ActionRecord | None
     ) -> list[Event]:
-        """The durable commit of an action's events, on the database thread, in one
-        transaction with the other games' commits waiting then (group commit)."""
-        return await self.commits.append(AppendRequest(game_id, last_seq, events, record))
+        """The durable commit of an action's events.
+
+        On SQLite, on the database thread, in one transaction with the other games' commits
+        waiting then (group commit: one flush of the file for all of them). On PostgreSQL, on
+        the event loop (`EventStore.append_many_async`): a database thread costs more than it
+        saves there, the hand-off to it and back and its contention for the GIL coming to
+        about a tenth of the server's CPU per action (bench/README.md "Sixth sitting"); the
+        server flushes its WAL per commit, which several connections' commits may share."""
+        request = AppendRequest(game_id, last_seq, events, record)
+        if not self.store.appends_on_the_loop:
+            return await self.commits.append(request)
+        if steps.totals is None:
+            result = (await self.store.append_many_async([request]))[0]
+        else:
+            async with steps.commit_timed_async():  # (bench/: the step timing)
+                result = (await self.store.append_many_async([request]))[0]
+        if isinstance(result, Exception):
+            raise result
+        return result
 
     def _append_many(self, requests: Sequence[AppendRequest]) -> list[list[Event] | Exception]:
         append_many = self.store.append_many

@@ -26,11 +26,12 @@ young collections), and `sys.getallocatedblocks()`'s change (memory kept).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 ENABLED = os.environ.get("WARFIELD_STEP_TIMING", "") == "1"
@@ -116,6 +117,19 @@ def commit_timed(fn: Callable[..., T]) -> Callable[..., T]:
                 totals.commit_wall_ns += time.perf_counter_ns() - wall
 
     return run
+
+
+@contextlib.asynccontextmanager
+async def commit_timed_async() -> AsyncIterator[None]:
+    """The durable commit on the event loop (PostgreSQL): its wall-clock time, waiting for the
+    server included, to `commit_wall_ns`. Its CPU is the loop's, in the steps around it (no
+    thread runs it), so `commit_db` is not charged."""
+    wall = time.perf_counter_ns()
+    try:
+        yield
+    finally:
+        if totals is not None:
+            totals.commit_wall_ns += time.perf_counter_ns() - wall
 
 
 def timed(step: str, fn: Callable[..., T]) -> Callable[..., T]:

@@ -1,18 +1,21 @@
 """The event repository: append a game's events with `seq = last + 1`, read them back.
 
-Synchronous SQLAlchemy; the service calls it from a worker thread. The unique
+Synchronous SQLAlchemy; the service calls it from a worker thread, except an action's commit
+on PostgreSQL, which runs on the event loop (`append_many_async`: psycopg's asynchronous
+connection, no thread to hand it to and back; server/games/service.py). The unique
 `(game_id, seq)` key is the arbiter when two writers race: the loser gets `ConcurrentAppend`
 and nothing of its batch is stored.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -94,6 +97,39 @@ class _Prepared:
     stored: list[Event]
     rows: list[Any]
     done: Any  # the action's row, or None
+
+
+@dataclass(frozen=True, slots=True)
+class _Failed:
+    """A request that failed alone in the one-by-one retry (`EventStore._attempts`)."""
+
+    index: int
+    cause: Exception
+    broke_a_key: bool
+
+
+_Attempts = Generator["list[_Prepared] | _Failed", "Exception | None", None]
+
+
+def _next_attempt(
+    attempts: _Attempts,
+    outcome: Exception | None,
+    failed: list[tuple[int, Exception]],
+    broken: dict[int, Exception],
+) -> list[_Prepared] | None:
+    """Tell `attempts` how the last commit went; the next batch to commit (None: done),
+    recording the requests that failed alone on the way."""
+    try:
+        step = attempts.send(outcome)
+        while isinstance(step, _Failed):
+            if step.broke_a_key:
+                failed.append((step.index, step.cause))
+            else:
+                broken[step.index] = step.cause
+            step = next(attempts)
+    except StopIteration:
+        return None
+    return step
 
 
 @dataclass(frozen=True)
@@ -264,6 +300,10 @@ class _PgAppend:
         self._driver: Any = None  # its psycopg connection
         self._used = 0.0
         self._integrity_error: type[Exception] = engine.dialect.loaded_dbapi.IntegrityError
+        # The event loop's connection (`commit_async`): its loop and psycopg connection.
+        self._async: tuple[asyncio.AbstractEventLoop, Any] | None = None
+        self._async_used = 0.0
+        self._async_lock: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
         sa.event.listen(engine, "engine_disposed", self._on_dispose)
 
     @staticmethod
@@ -276,9 +316,8 @@ class _PgAppend:
     def action_row(values: Mapping[str, Any]) -> tuple[Any, ...]:
         return tuple(values[name] for name in ACTION_COLUMNS)
 
-    def commit(self, batch: Sequence[_Prepared]) -> None:
-        """Store `batch` in one statement; raises the driver's IntegrityError on a broken key
-        (nothing stored), or whatever else failed (the connection is then replaced)."""
+    def statement_for(self, batch: Sequence[_Prepared]) -> tuple[str, list[Any]] | None:
+        """The one statement storing `batch` and its parameters (None: nothing to store)."""
         values: list[Any] = []
         done: list[Any] = []
         events = actions = 0
@@ -290,9 +329,17 @@ class _PgAppend:
                 done.extend(prepared.done)
                 actions += 1
         if not events and not actions:
-            return
+            return None
         values.extend(done)
-        sql = self.statement(events, actions)
+        return self.statement(events, actions), values
+
+    def commit(self, batch: Sequence[_Prepared]) -> None:
+        """Store `batch` in one statement; raises the driver's IntegrityError on a broken key
+        (nothing stored), or whatever else failed (the connection is then replaced)."""
+        statement = self.statement_for(batch)
+        if statement is None:
+            return
+        sql, values = statement
         with self._lock:
             driver = self._connection()
             try:
@@ -328,9 +375,75 @@ class _PgAppend:
             with contextlib.suppress(Exception):
                 raw.close()
 
+    # --- on the event loop (PostgreSQL's commits in the server: server/games/service.py) -------
+
+    async def commit_async(self, batch: Sequence[_Prepared]) -> None:
+        """`commit` on the running event loop, through psycopg's asynchronous connection: the
+        statement is sent and its result read by the loop itself, with no database thread, no
+        hand-off to it and back, and no contention for the GIL with it (bench/README.md "Sixth
+        sitting"). The same statement, durability and failures as `commit`.
+
+        One connection per event loop, kept, pinged after idling, replaced after any failure
+        that is not a broken key (a cancelled statement included: its outcome is unknown, and
+        the log says what was stored), closed with the engine. Concurrent callers take turns
+        (`_loop_lock`, first come first served): each statement is its own transaction, as
+        PostgreSQL's one connection runs them."""
+        statement = self.statement_for(batch)
+        if statement is None:
+            return
+        sql, values = statement
+        async with self._loop_lock():
+            driver = await self._async_connection()
+            try:
+                await driver.execute(sql, values)
+            except self._integrity_error:
+                raise
+            except BaseException:
+                self._close_async()
+                raise
+            self._async_used = time.monotonic()
+
+    def _loop_lock(self) -> asyncio.Lock:
+        """The running loop's turn-taking lock (a new loop, as in tests, gets its own)."""
+        loop = asyncio.get_running_loop()
+        if self._async_lock is None or self._async_lock[0] is not loop:
+            self._async_lock = (loop, asyncio.Lock())
+        return self._async_lock[1]
+
+    async def _async_connection(self) -> Any:
+        """The running loop's connection (under `_loop_lock`): opened when there is none,
+        replaced when it belongs to another loop or broke, pinged when it idled a while."""
+        loop = asyncio.get_running_loop()
+        held = self._async
+        if held is not None:
+            held_loop, driver = held
+            if held_loop is not loop or driver.closed or driver.broken:
+                self._close_async()
+            elif time.monotonic() - self._async_used > APPEND_IDLE_PING_S:
+                try:
+                    await driver.execute("SELECT 1")
+                except Exception:
+                    self._close_async()
+        if self._async is None:
+            import psycopg  # (only a PostgreSQL engine gets here)
+
+            args, kwargs = self._engine.dialect.create_connect_args(self._engine.url)
+            driver = await psycopg.AsyncConnection.connect(*args, **kwargs, autocommit=True)
+            self._async = (loop, driver)
+        return self._async[1]
+
+    def _close_async(self) -> None:
+        """Close the loop's connection at once, from any thread or loop (libpq's own close: no
+        await, so a dispose or a failure needs no running loop)."""
+        held, self._async = self._async, None
+        if held is not None:
+            with contextlib.suppress(Exception):
+                held[1].pgconn.finish()
+
     def _on_dispose(self, _engine: Engine) -> None:
         with self._lock:
             self._close()
+        self._close_async()
 
 
 class EventStore:
@@ -487,6 +600,59 @@ class EventStore:
         """
         if self._driver_inserts is None and self._pg_append is None:
             return [self._append_one(r) for r in requests]
+        results, prepared = self._prepare_all(requests)
+        failed: list[tuple[int, Exception]] = []
+        broken: dict[int, Exception] = {}
+        if prepared:
+            with self._driver_commit() as commit:
+                attempts = self._attempts(prepared)
+                outcome: Exception | None = None
+                while (batch := _next_attempt(attempts, outcome, failed, broken)) is not None:
+                    try:
+                        commit(batch)
+                        outcome = None
+                    except Exception as exc:
+                        outcome = exc
+        return self._results(requests, results, prepared, failed, broken)
+
+    @property
+    def appends_on_the_loop(self) -> bool:
+        """Whether `append_many_async` commits on the event loop itself (PostgreSQL)."""
+        return self._pg_append is not None
+
+    async def append_many_async(
+        self, requests: Sequence[AppendRequest]
+    ) -> list[list[Event] | Exception]:
+        """`append_many` on the running event loop (PostgreSQL: `_PgAppend.commit_async`): the
+        same statement, results and failures, without a database thread. (Explaining a broken
+        key reads the actions table: that rare step runs on a thread.)"""
+        pg = self._pg_append
+        if pg is None:
+            raise RuntimeError("appends on the event loop need PostgreSQL")
+        results, prepared = self._prepare_all(requests)
+        failed: list[tuple[int, Exception]] = []
+        broken: dict[int, Exception] = {}
+        if prepared:
+            attempts = self._attempts(prepared)
+            outcome: Exception | None = None
+            while (batch := _next_attempt(attempts, outcome, failed, broken)) is not None:
+                if self.on_commit is not None:  # (tests: count the transactions)
+                    self.on_commit(len(batch))
+                try:
+                    await pg.commit_async(batch)
+                    outcome = None
+                except Exception as exc:
+                    outcome = exc
+        if failed:
+            return await asyncio.to_thread(
+                self._results, requests, results, prepared, failed, broken)
+        return self._results(requests, results, prepared, failed, broken)
+
+    def _prepare_all(
+        self, requests: Sequence[AppendRequest]
+    ) -> tuple[list[list[Event] | Exception], list[tuple[int, _Prepared]]]:
+        """Each request's place in the results (an exception already: it cannot be stored) and
+        the prepared ones, with their places."""
         results: list[list[Event] | Exception] = []
         prepared: list[tuple[int, _Prepared]] = []
         for r in requests:
@@ -495,26 +661,40 @@ class EventStore:
                 results.append([])
             except TypeError as exc:
                 results.append(exc)
+        return results, prepared
+
+    def _attempts(self, prepared: list[tuple[int, _Prepared]]) -> _Attempts:
+        """The commits of a batch (`append_many`): the whole batch; when it broke a key, each
+        request alone, each failing alone. Sent each commit's failure (None: committed), it
+        yields the next batch to commit; its end records which requests broke a key (`failed`)
+        and which failed otherwise in the one-by-one retry (`broken`). A failure of the whole
+        batch that is not a broken key is raised: nothing of the batch is stored."""
         integrity_error = self.engine.dialect.loaded_dbapi.IntegrityError
-        failed: list[tuple[int, Exception]] = []  # (broke a key)
-        broken: dict[int, Exception] = {}  # (failed otherwise, in the one-by-one retry)
-        if prepared:
-            with self._driver_commit() as commit:
-                try:
-                    commit([p for _, p in prepared])
-                except integrity_error as exc:
-                    if len(prepared) == 1:
-                        failed.append((prepared[0][0], exc))
-                    else:
-                        for index, one in prepared:
-                            try:
-                                commit([one])
-                            except integrity_error as exc_one:
-                                failed.append((index, exc_one))
-                            except Exception as exc_one:
-                                broken[index] = exc_one
-            for index, p in prepared:
-                results[index] = broken.get(index, p.stored)
+        outcome = yield [p for _, p in prepared]
+        if outcome is None:
+            return
+        if not isinstance(outcome, integrity_error):
+            raise outcome
+        if len(prepared) == 1:
+            yield _Failed(prepared[0][0], outcome, broke_a_key=True)
+            return
+        for index, one in prepared:
+            outcome = yield [one]
+            if outcome is not None:
+                yield _Failed(index, outcome, broke_a_key=isinstance(outcome, integrity_error))
+
+    def _results(
+        self,
+        requests: Sequence[AppendRequest],
+        results: list[list[Event] | Exception],
+        prepared: list[tuple[int, _Prepared]],
+        failed: list[tuple[int, Exception]],
+        broken: dict[int, Exception],
+    ) -> list[list[Event] | Exception]:
+        """Each request's result: its stored events, or why it failed alone (a broken key is a
+        `DuplicateRef` when the seat's ref is stored already, else a `ConcurrentAppend`)."""
+        for index, p in prepared:
+            results[index] = broken.get(index, p.stored)
         for index, cause in failed:
             request = requests[index]
             action = request.action

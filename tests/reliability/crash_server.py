@@ -38,11 +38,19 @@ class CrashAfterCommit(EventStore):
         super().__init__(engine)
         self.after = after
         self.commits = 0
-        self._count = threading.Lock()  # appends run in worker threads
+        self._count = threading.Lock()  # (SQLite's appends run in worker threads)
 
     def append_many(self, requests: Sequence[AppendRequest]) -> list[list[Event] | Exception]:
         # (`append` is `append_many` of one)
-        results = super().append_many(requests)
+        return self._counted(super().append_many(requests))
+
+    async def append_many_async(
+        self, requests: Sequence[AppendRequest]
+    ) -> list[list[Event] | Exception]:
+        # (PostgreSQL's commits, on the event loop: server/store/group.py)
+        return self._counted(await super().append_many_async(requests))
+
+    def _counted(self, results: list[list[Event] | Exception]) -> list[list[Event] | Exception]:
         with self._count:
             before = self.commits
             self.commits += sum(not isinstance(r, Exception) for r in results)

@@ -4,13 +4,23 @@ the engine (issue 22)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
+from typing import Any
 
+import psycopg
 import pytest
 import sqlalchemy as sa
 
 from server.rules.core import Event
-from server.store import ActionRecord, DuplicateRef, EventStore, make_engine, repository
+from server.store import (
+    ActionRecord,
+    ConcurrentAppend,
+    DuplicateRef,
+    EventStore,
+    make_engine,
+    repository,
+)
 from server.store.migrate import upgrade
 from server.store.repository import AppendRequest
 from tests.store.test_repository import make_game
@@ -126,3 +136,163 @@ def test_the_append_connection_closes_with_the_engine(postgres_database: str) ->
         assert not backend_alive(EventStore(watcher), pid)
     finally:
         watcher.dispose()
+
+
+# --- on the event loop (`_PgAppend.commit_async`, `EventStore.append_many_async`) -------------
+
+
+def loop_connection_pid(store: EventStore) -> int:
+    assert store._pg_append is not None and store._pg_append._async is not None
+    pid: int = store._pg_append._async[1].info.backend_pid
+    return pid
+
+
+def append_on_the_loop(store: EventStore, *requests: AppendRequest) -> list[Any]:
+    return asyncio.run(store.append_many_async(list(requests)))
+
+
+def test_on_the_loop_a_batch_is_one_statement_and_a_broken_key_fails_alone(
+    pg_store: EventStore,
+) -> None:
+    """The event loop's commit stores what the thread's stores (the same statement): a batch of
+    several games in seq order; a reused ref is a `DuplicateRef` and a taken seq a
+    `ConcurrentAppend`, each failing alone while the rest of the batch is stored."""
+    make_game(pg_store, "g1")
+    make_game(pg_store, "g2")
+    sizes: list[int] = []
+    pg_store.on_commit = sizes.append
+    results = append_on_the_loop(
+        pg_store,
+        AppendRequest("g1", 1, [Event("a", {"n": 2}), Event("b", {"n": 3})],
+                      ActionRecord(1, "r1", "d1", 0)),
+        AppendRequest("g2", 1, [Event("c", {"x": [1, 2]})]),
+    )
+    assert [[e.seq for e in r] for r in results] == [[2, 3], [2]]
+    assert sizes == [2]
+    assert [(e.seq, e.type) for e in pg_store.events("g1")] == [
+        (1, "game_created"), (2, "a"), (3, "b")]
+    assert pg_store.find_action("g1", 1, "r1") == ActionRecord(1, "r1", "d1", 3)
+    assert pg_store.events("g2")[-1].payload == {"x": [1, 2]}
+    sizes.clear()
+    again = append_on_the_loop(
+        pg_store,
+        AppendRequest("g1", 3, [Event("d", {})], ActionRecord(1, "r1", "d1", 0)),
+        AppendRequest("g2", 1, [Event("stale", {})]),
+        AppendRequest("g2", 2, [Event("e", {})]),
+    )
+    assert isinstance(again[0], DuplicateRef)
+    assert isinstance(again[1], ConcurrentAppend)
+    assert [e.seq for e in again[2]] == [3]
+    assert sizes == [3, 1, 1, 1]  # (rolled back whole, then one statement each)
+    assert [e.type for e in pg_store.events("g1")][-1] == "b"
+    assert [e.type for e in pg_store.events("g2")] == ["game_created", "c", "e"]
+
+
+def test_on_the_loop_a_broken_connection_is_replaced(pg_store: EventStore,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loop's connection dropped by the server: the append that meets it fails and stores
+    nothing, the next one gets a new connection."""
+    monkeypatch.setattr(repository, "APPEND_IDLE_PING_S", 3600.0)  # (no ping: meet it)
+    make_game(pg_store)
+
+    async def run() -> None:
+        await pg_store.append_many_async(
+            [AppendRequest("g1", 1, [Event("a", {})], ActionRecord(1, "r1", "d1", 0))])
+        first = loop_connection_pid(pg_store)
+        await asyncio.to_thread(terminate, pg_store, first)
+        with pytest.raises(Exception) as failed:
+            await pg_store.append_many_async(
+                [AppendRequest("g1", 2, [Event("b", {})], ActionRecord(1, "r2", "d2", 0))])
+        assert not isinstance(failed.value, DuplicateRef)
+        assert pg_store._pg_append is not None and pg_store._pg_append._async is None
+        stored = await pg_store.append_many_async(
+            [AppendRequest("g1", 2, [Event("b", {})], ActionRecord(1, "r2", "d2", 0))])
+        assert [e.seq for e in stored[0]] == [3]  # type: ignore[union-attr]
+        assert loop_connection_pid(pg_store) != first
+
+    asyncio.run(run())
+    assert [e.type for e in pg_store.events("g1")] == ["game_created", "a", "b"]
+
+
+def test_on_the_loop_an_idle_connection_is_pinged_first(pg_store: EventStore,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    make_game(pg_store)
+
+    async def run() -> None:
+        await pg_store.append_many_async([AppendRequest("g1", 1, [Event("a", {})])])
+        first = loop_connection_pid(pg_store)
+        await asyncio.to_thread(terminate, pg_store, first)
+        monkeypatch.setattr(repository, "APPEND_IDLE_PING_S", 0.0)
+        stored = await pg_store.append_many_async([AppendRequest("g1", 2, [Event("b", {})])])
+        assert [e.seq for e in stored[0]] == [3]  # type: ignore[union-attr]
+        assert loop_connection_pid(pg_store) != first
+
+    asyncio.run(run())
+
+
+def test_each_event_loop_gets_its_own_connection_and_dispose_closes_it(
+    postgres_database: str,
+) -> None:
+    """A connection belongs to the loop that opened it: another loop's first append closes it
+    and opens its own; the engine's dispose closes the last one (no loop needed)."""
+    engine = make_engine(postgres_database)
+    upgrade(engine)
+    store = EventStore(engine)
+    make_game(store, "g-loops")
+    append_on_the_loop(store, AppendRequest("g-loops", 1, [Event("a", {})]))
+    first = loop_connection_pid(store)
+    append_on_the_loop(store, AppendRequest("g-loops", 2, [Event("b", {})]))
+    second = loop_connection_pid(store)
+    assert second != first
+    watcher = make_engine(postgres_database)
+    try:
+        assert backend_alive(EventStore(watcher), second)
+        engine.dispose()
+        assert store._pg_append is not None and store._pg_append._async is None
+        for _ in range(200):  # (the server notices the closed socket at once, or nearly)
+            if not (backend_alive(EventStore(watcher), first)
+                    or backend_alive(EventStore(watcher), second)):
+                break
+            time.sleep(0.01)
+        assert not backend_alive(EventStore(watcher), first)
+        assert not backend_alive(EventStore(watcher), second)
+    finally:
+        watcher.dispose()
+
+
+def test_on_the_loop_concurrent_appends_take_turns_on_one_connection(
+    pg_store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many actions committing at once on one loop (the server's case: each action awaits its
+    own commit) take turns on the loop's one connection: every one is stored, each game's in
+    seq order, and the one whose seq another took fails alone with `ConcurrentAppend`."""
+    games = [f"g{n}" for n in range(8)]
+    for g in games:
+        make_game(pg_store, g)
+    opened: list[Any] = []
+    connect = psycopg.AsyncConnection.connect
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        opened.append(await connect(*args, **kwargs))
+        return opened[-1]
+
+    monkeypatch.setattr(psycopg.AsyncConnection, "connect", counted)
+
+    async def run() -> list[Any]:
+        requests = [
+            AppendRequest(g, 1 + k, [Event(f"e{k}", {})], ActionRecord(1, f"{g}-r{k}", "d", 0))
+            for k in range(3) for g in games
+        ]
+        requests.append(AppendRequest("g0", 1, [Event("stale", {})]))  # (seq 2 is taken)
+        outcomes = await asyncio.gather(
+            *(pg_store.append_many_async([r]) for r in requests))
+        return [o[0] for o in outcomes]
+
+    results = asyncio.run(run())
+    assert len(opened) == 1
+    assert isinstance(results[-1], ConcurrentAppend)
+    assert all(isinstance(r, list) for r in results[:-1])
+    for g in games:
+        assert [(e.seq, e.type) for e in pg_store.events(g)] == [
+            (1, "game_created"), (2, "e0"), (3, "e1"), (4, "e2")]
+        assert pg_store.find_action(g, 1, f"{g}-r2") == ActionRecord(1, f"{g}-r2", "d", 4)

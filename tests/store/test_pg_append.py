@@ -117,25 +117,36 @@ def test_an_idle_append_connection_is_pinged_first(pg_store: EventStore,
     assert append_connection_pid(pg_store) != first
 
 
-def test_the_append_connection_closes_with_the_engine(postgres_database: str) -> None:
-    engine = make_engine(postgres_database)
+def fresh_store(url: str) -> EventStore:
+    engine = make_engine(url)
     upgrade(engine)
-    store = EventStore(engine)
+    return EventStore(engine)
+
+
+def wait_until_gone(watcher: EventStore, *pids: int) -> None:
+    """Until none of `pids` is a live backend (the server notices a closed socket at once, or
+    nearly; asserted after 2 s)."""
+    for _ in range(200):
+        if not any(backend_alive(watcher, pid) for pid in pids):
+            break
+        time.sleep(0.01)
+    for pid in pids:
+        assert not backend_alive(watcher, pid)
+
+
+def test_the_append_connection_closes_with_the_engine(postgres_database: str) -> None:
+    store = fresh_store(postgres_database)
     make_game(store, "g-dispose")
     store.append("g-dispose", 1, [Event("a", {})])
     pid = append_connection_pid(store)
-    watcher = make_engine(postgres_database)
+    watcher = fresh_store(postgres_database)
     try:
-        assert backend_alive(EventStore(watcher), pid)
-        engine.dispose()
+        assert backend_alive(watcher, pid)
+        store.engine.dispose()
         assert store._pg_append is not None and store._pg_append._driver is None
-        for _ in range(200):  # (the server notices the closed socket at once, or nearly)
-            if not backend_alive(EventStore(watcher), pid):
-                break
-            time.sleep(0.01)
-        assert not backend_alive(EventStore(watcher), pid)
+        wait_until_gone(watcher, pid)
     finally:
-        watcher.dispose()
+        watcher.engine.dispose()
 
 
 # --- on the event loop (`_PgAppend.commit_async`, `EventStore.append_many_async`) -------------
@@ -235,29 +246,21 @@ def test_each_event_loop_gets_its_own_connection_and_dispose_closes_it(
 ) -> None:
     """A connection belongs to the loop that opened it: another loop's first append closes it
     and opens its own; the engine's dispose closes the last one (no loop needed)."""
-    engine = make_engine(postgres_database)
-    upgrade(engine)
-    store = EventStore(engine)
+    store = fresh_store(postgres_database)
     make_game(store, "g-loops")
     append_on_the_loop(store, AppendRequest("g-loops", 1, [Event("a", {})]))
     first = loop_connection_pid(store)
     append_on_the_loop(store, AppendRequest("g-loops", 2, [Event("b", {})]))
     second = loop_connection_pid(store)
     assert second != first
-    watcher = make_engine(postgres_database)
+    watcher = fresh_store(postgres_database)
     try:
-        assert backend_alive(EventStore(watcher), second)
-        engine.dispose()
+        assert backend_alive(watcher, second)
+        store.engine.dispose()
         assert store._pg_append is not None and store._pg_append._async is None
-        for _ in range(200):  # (the server notices the closed socket at once, or nearly)
-            if not (backend_alive(EventStore(watcher), first)
-                    or backend_alive(EventStore(watcher), second)):
-                break
-            time.sleep(0.01)
-        assert not backend_alive(EventStore(watcher), first)
-        assert not backend_alive(EventStore(watcher), second)
+        wait_until_gone(watcher, first, second)
     finally:
-        watcher.dispose()
+        watcher.engine.dispose()
 
 
 def test_on_the_loop_concurrent_appends_take_turns_on_one_connection(

@@ -159,3 +159,72 @@ test('a tool has a hint and the crosshair; R in a tool without its own turn stil
   assert.equal(sent?.type, 'act');
   assert.deepEqual(sent?.body, { type: 'move_token', id: 't1', x: 10, y: 10, facing: 45 });
 });
+
+/** A table whose connection answers each action when the test says: `answers[i](reply)`
+ * acknowledges the i-th, `refusals[i](err)` refuses it. */
+function turningTable() {
+  const table = fakeTable({ state: state() });
+  /** @type {((ack:any) => void)[]} */
+  const answers = [];
+  /** @type {((err:any) => void)[]} */
+  const refusals = [];
+  const acts = /** @type {any[]} */ ([]);
+  table.conn.act = (/** @type {any} */ a) => {
+    acts.push(a);
+    return new Promise((resolve, reject) => { answers.push(resolve); refusals.push(reject); });
+  };
+  /** The store takes the batch of a turn to `facing` (what the server's event does). @param {number} seq @param {number} facing */
+  const arrive = (seq, facing) => {
+    table.store.seq = seq;
+    table.store.state.tokens.t1.facing = facing;
+    table.store.emit(/** @type {any} */ ({ kind: 'events' }));
+  };
+  table.select('t1');
+  return { table, acts, answers, refusals, arrive };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+test('R pressed again before the last turn is back waits for it, and the turns pressed meanwhile go as one', async () => {
+  const { table, acts, answers, arrive } = turningTable();
+  table.command('rotate', {});
+  table.command('rotate', {});
+  table.command('rotate', {});
+  assert.deepEqual(acts.map((a) => a.facing), [45], 'one action at a time (each carries the seq it was made from)');
+  answers[0]({ type: 'ack', seq: 1 });
+  await settle();
+  assert.equal(acts.length, 1, 'acknowledged is not enough: the turn waits for its own event');
+  arrive(1, 45);
+  await settle();
+  assert.deepEqual(acts.map((a) => a.facing), [45, 135], 'the two queued turns, from the facing the store now has');
+  answers[1]({ type: 'ack', seq: 2 });
+  arrive(2, 135);
+  await settle();
+  table.command('rotateBack', {});
+  assert.equal(acts.at(-1).facing, 90, 'nothing in flight: the next R goes at once');
+});
+
+test('a refused turn drops the turns queued after it; the next R turns from the token as the store has it', async () => {
+  const { table, acts, refusals } = turningTable();
+  table.command('rotate', {});
+  table.command('rotate', {});
+  refusals[0]({ code: 'stale', message: 'The table changed.' });
+  await settle();
+  assert.deepEqual(acts.map((a) => a.facing), [45]);
+  assert.equal(table.toasts.length, 1);
+  table.command('rotate', {});
+  assert.deepEqual(acts.map((a) => a.facing), [45, 45]);
+});
+
+test('turns that add up to a whole circle send nothing', async () => {
+  const { table, acts, answers, arrive } = turningTable();
+  table.command('rotate', {});
+  table.command('rotate', {});
+  table.command('rotateBack', {});
+  answers[0]({ type: 'ack', seq: 1 });
+  arrive(1, 45);
+  await settle();
+  assert.deepEqual(acts.map((a) => a.facing), [45]);
+  table.command('rotate', {});
+  assert.equal(acts.at(-1).facing, 90);
+});

@@ -198,6 +198,14 @@ def test_rotate_and_reconnect_resume(game: dict[str, Any], pages: Any) -> None:
     until(p1, "(id) => warfield.store.state.tokens[id].facing === 90", tid)  # the server took it
     until(spectator, "() => warfield.conn.status === 'online'")
     until(spectator, "(id) => warfield.store.state.tokens[id].facing === 90", tid)
+    # R twice in one go (the second before the first can be back): the second waits for the
+    # first turn's event and goes after it, so the token ends up turned twice, not once.
+    p1.evaluate(
+        "() => { for (let i = 0; i < 2; i++) document.body.dispatchEvent("
+        "new KeyboardEvent('keydown', {key: 'r', bubbles: true})); }"
+    )
+    until(p1, "(id) => warfield.store.state.tokens[id].facing === 180", tid)
+    until(spectator, "(id) => warfield.store.state.tokens[id].facing === 180", tid)
     assert pages.errors == []
 
 

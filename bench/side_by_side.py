@@ -6,8 +6,8 @@ configuration, repeated, then the median of each figure per system and K.
 Each run is one `bench.ws_fanout` line (printed as it comes). On a shared machine the load
 moves under a run, so the configurations alternate within every repetition and the summary
 lines take the median over repetitions: {"summary": true, "K": 100, "config": "sqlite",
-"runs": 3, "p50_ms": ..., "p99_ms": ..., ...}, then for each K the ratio of p50 and p99 of the
-first configuration to the last ("vs": "bgio").
+"runs": 3, "p50_ms": ..., "p99_ms": ..., ...}, then for each K the ratio of p50, p99 and
+server CPU per move of the first configuration to the last ("vs": "bgio").
 """
 
 from __future__ import annotations
@@ -55,6 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "summary": True, "K": k, "config": first, "vs": last,
                 "p50_ratio": round(medians[first]["p50_ms"] / medians[last]["p50_ms"], 2),
                 "p99_ratio": round(medians[first]["p99_ms"] / medians[last]["p99_ms"], 2),
+                "cpu_ratio": round(medians[first]["server_cpu_ms_per_move"]
+                                   / medians[last]["server_cpu_ms_per_move"], 2),
             }), flush=True)
     return 0
 

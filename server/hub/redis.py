@@ -43,7 +43,11 @@ found by a PING on the subscription every `HEALTH_EVERY_S`: with no PONG within
 Publishing never holds up an action: the PUBLISH is written to the socket at once and its reply
 counted when it comes (server/hub/resp.py: no coroutine, pool or round trip per batch). While
 Redis is unreachable, or past `PUBLISH_BUFFER_MAX` bytes not yet sent, batches are dropped (and
-healed as above).
+healed as above). A dropped batch may be the game's last for a while, with no next one to show
+the gap, and the other processes' subscriptions may have come back before our publishing
+connection did (they caught up then, before the batch was committed): so once the publishing
+connection is back, a hint goes out for every game whose batches were dropped, and whoever
+watches it reads the log.
 """
 
 from __future__ import annotations
@@ -122,7 +126,8 @@ def encode_need(origin: str, classes: set[int | None]) -> str:
 
 def encode_hint(origin: str, seq: int) -> str:
     """The payload saying that `origin` committed the channel's game up to `seq` without
-    publishing it (no other process listened then): a process behind that reads the log."""
+    publishing it (no other process listened then, or the batch was dropped): a process behind
+    that reads the log."""
     return "\n".join([origin, HINT, str(seq)])
 
 
@@ -183,9 +188,13 @@ class RedisHub(LocalHub):
         # not logged yet, and the task reconnecting it.
         self._pub: resp.RespConnection | None = None
         # Per PUBLISH awaiting its reply, in order: its game (None: not a batch), how many
-        # needs we had heard for the game when it was sent, and whether our own subscription
-        # to the game's channel was confirmed then, in this generation (`_published`).
-        self._pub_pending: deque[tuple[str | None, int, int]] = deque()
+        # needs we had heard for the game when it was sent, whether our own subscription
+        # to the game's channel was confirmed then, in this generation (`_published`), and the
+        # batch's last seq.
+        self._pub_pending: deque[tuple[str | None, int, int, int]] = deque()
+        # Games whose batches were dropped (module text): the last seq dropped, hinted at
+        # once the publishing connection is back.
+        self._dropped_up_to: dict[str, int] = {}
         self._pub_unlogged = 0
         self._pub_task: asyncio.Task[None] | None = None
         # Listening: the subscription's connection and the channels it is subscribed to.
@@ -251,7 +260,7 @@ class RedisHub(LocalHub):
             self._needed[game_id] = (classes, time.monotonic())
         else:
             self._needed.pop(game_id, None)
-        self._enqueue(game_id, encode_need(self.process_id, classes), batch=False)
+        self._enqueue(game_id, encode_need(self.process_id, classes))
 
     def _heard_needs(self, game_id: str, origin: str, classes: set[int | None]) -> None:
         if game_id not in self._subscribers:
@@ -265,7 +274,7 @@ class RedisHub(LocalHub):
             self._alone.pop(game_id, None)
             seq = self._unsent.pop(game_id, None)
             if seq is not None:
-                self._enqueue(game_id, encode_hint(self.process_id, seq), batch=False)
+                self._enqueue(game_id, encode_hint(self.process_id, seq))
         else:
             wanted.pop(origin, None)
 
@@ -312,13 +321,15 @@ class RedisHub(LocalHub):
         for viewer in wanted:
             patch = patches(viewer) if patches is not None else None
             frames[viewer] = events_frame(events, viewer, patch)
-        self._enqueue(game_id, encode_batch(self.process_id, events, frames))
+        self._enqueue(game_id, encode_batch(self.process_id, events, frames), events[-1].seq)
         self.deliver(game_id, events, patches, frames)
 
-    def _enqueue(self, game_id: str, payload: str, batch: bool = True) -> None:
+    def _enqueue(self, game_id: str, payload: str, batch_seq: int | None = None) -> None:
         """PUBLISH now (written to the socket; the reply is counted when it comes), or drop
         it while Redis is unreachable or not keeping up (healed from the log: module text).
-        A need that cannot go is not counted: it is said again (`_heal`, `_received`)."""
+        `batch_seq`: the last seq of the batch it carries (None: a need or a hint). A need
+        that cannot go is not counted: it is said again (`_heal`, `_received`)."""
+        batch = batch_seq is not None
         if not self._started:
             return
         pub = self._pub
@@ -333,15 +344,22 @@ class RedisHub(LocalHub):
                     game_id if batch else None,
                     self._heard.get(game_id, 0),
                     self._sub_generation if confirmed else -1,
+                    batch_seq or 0,
                 ))
                 return
-        if batch:
+        if batch_seq is not None:
             self.dropped += 1
             self._pub_unlogged += 1
+            self._dropped(game_id, batch_seq)
         self._reconnect_publisher()
 
+    def _dropped(self, game_id: str, seq: int) -> None:
+        """A batch of the game up to `seq` did not (or may not) reach Redis: hint at it when
+        the publishing connection is back (module text)."""
+        self._dropped_up_to[game_id] = max(seq, self._dropped_up_to.get(game_id, 0))
+
     def _published(self, reply: resp.Reply | resp.RespError) -> None:
-        game_id, heard, generation = self._pub_pending.popleft()
+        game_id, heard, generation, _ = self._pub_pending.popleft()
         if isinstance(reply, resp.RespError):
             self.dropped += 1
             log.warning("redis publish failed (%s); 1 batch(es) dropped", reply)
@@ -363,7 +381,11 @@ class RedisHub(LocalHub):
         # What was written without a reply may or may not have gone out: counted as dropped
         # (the receivers heal a gap from the log either way).
         self._pub = None
-        waiting = sum(1 for game_id, _, _ in self._pub_pending if game_id is not None)
+        waiting = 0
+        for game_id, _, _, seq in self._pub_pending:
+            if game_id is not None:
+                waiting += 1
+                self._dropped(game_id, seq)
         self.dropped += waiting
         self._pub_unlogged += waiting
         self._pub_pending.clear()
@@ -397,6 +419,13 @@ class RedisHub(LocalHub):
             # publishes nothing that would make us say it again: say them all now.
             for game_id in list(self._needed):
                 self._say_needs(game_id)
+            # The batches dropped meanwhile: whoever watches those games reads the log.
+            dropped, self._dropped_up_to = self._dropped_up_to, {}
+            for game_id, seq in dropped.items():
+                self._enqueue(game_id, encode_hint(self.process_id, seq))
+            if dropped:
+                log.info("redis publishing restored; %d game(s) with dropped batches hinted "
+                         "at (their other processes read the log)", len(dropped))
             return
 
     # --- listening -------------------------------------------------------------------------------

@@ -59,6 +59,19 @@ def logged(server: Any, text: str) -> bool:
     return text in Path(server.log_path).read_text(errors="replace")
 
 
+def run_with_logs(body: Callable[[], Any], *servers: Any) -> Any:
+    """`asyncio.run(body())`; a failed wait also shows the end of each process's log."""
+    try:
+        return asyncio.run(body())
+    except AssertionError as exc:
+        tails = "\n".join(
+            f"--- the log of {s.url} (its end):\n"
+            + Path(s.log_path).read_text(errors="replace")[-3000:]
+            for s in servers
+        )
+        raise AssertionError(f"{exc}\n{tails}") from exc
+
+
 def batches_dropped(server: Any) -> int:
     """Batches the process could not publish (server/hub/redis.py logs each failure)."""
     log = Path(server.log_path).read_text(errors="replace")
@@ -265,7 +278,7 @@ def test_two_processes_serve_one_game_everyone_sees_every_event_once_in_order(
             await viewer.close()
         return viewers
 
-    viewers = asyncio.run(body())
+    viewers = run_with_logs(body, a, b)
     log = httpx.get(b.url + f"/api/games/{game['id']}/events?since=0").json()["events"]
     assert len(log) == 3 + 2 * ACTIONS_PER_PLAYER + 3
     check_log(viewers, log, since=3)
@@ -322,7 +335,7 @@ def test_a_redis_restart_mid_game_heals_from_the_log(
             await viewer.close()
         return viewers
 
-    viewers = asyncio.run(body())
+    viewers = run_with_logs(body, a, b)
     log = httpx.get(a.url + f"/api/games/{game['id']}/events?since=0").json()["events"]
     check_log(viewers, log, since=3)
     assert httpx.get(b.url + "/readyz").status_code == 200
@@ -384,7 +397,7 @@ def test_a_game_watched_on_one_process_is_published_only_once_another_watches(
             await viewer.close()
         return [p1, watcher_a], watcher_b
 
-    on_a, watcher_b = asyncio.run(body())
+    on_a, watcher_b = run_with_logs(body, a, b)
     log = httpx.get(a.url + f"/api/games/{game['id']}/events?since=0").json()["events"]
     check_log(on_a, log, since=3)
     check_log([watcher_b], log, since=watcher_b.welcome["seq"])

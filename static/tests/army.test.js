@@ -84,3 +84,14 @@ test('units of your own: points by unit size as 40k datasheets print them', () =
   assert.ok(Number.isNaN(bad['5']) && Number.isNaN(bad['10']));
   assert.equal(JSON.stringify(bad), '{"5":null,"10":null}');
 });
+
+test("a model's WS and BS are characteristics (whfb8), a weapon's its roll to hit (40k)", () => {
+  const whfb8 = profileBlocks({ models: [{ name: 'Skeleton', M: 4, WS: 2, BS: 2, S: 3, save: 5 }] });
+  assert.deepEqual(whfb8[0].rows, [['Skeleton', '4', '2', '2', '3', '5+']]);
+  const forty = profileBlocks({
+    models: [{ name: 'Boy', M: 6, T: 5, Sv: 5 }],
+    weapons: [{ name: 'Slugga', BS: 5 }, { name: 'Choppa', WS: 3 }],
+  });
+  assert.deepEqual(forty[0].rows, [['Boy', '6', '5', '5+']]);
+  assert.deepEqual(forty[1].rows, [['Slugga', '5+', '-'], ['Choppa', '-', '3+']]);
+});

@@ -128,13 +128,21 @@ export function label(key) {
   return LABELS[key] || key.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
 }
 
+/** Values that are a roll to make (printed "4+"). */
+const ROLLS = ['save', 'ward_save', 'invulnerable_save', 'aegis', 'aim', 'Sv'];
+/** ...and those that are one only on a weapon: a weapon's skill is its roll to hit (40k),
+ * while a model's WS and BS are characteristics compared on a chart (whfb8). */
+const WEAPON_ROLLS = ['BS', 'WS'];
+
 /** A value as printed: rules by their printed form, a missing value "-", a range in inches.
- * @param {string} key @param {unknown} value @returns {string} */
-export function cell(key, value) {
+ * `group`: the profile's list the value is in (`weapons`, `models`, ...).
+ * @param {string} key @param {unknown} value @param {string} [group] @returns {string} */
+export function cell(key, value, group = '') {
   if (value === null || value === undefined || value === '') return '-';
   if (Array.isArray(value)) return /** @type {unknown[]} */ (value).map((v) => (isObject(v) ? v.printed || v.name : String(v))).join(', ') || '-';
   if (key === 'range_in') return `${value}″`;
-  if (['save', 'ward_save', 'invulnerable_save', 'aegis', 'aim', 'BS', 'WS', 'Sv'].includes(key) && typeof value === 'number') return `${value}+`;
+  const roll = ROLLS.includes(key) || (group === 'weapons' && WEAPON_ROLLS.includes(key));
+  if (roll && typeof value === 'number') return `${value}+`;
   return String(value);
 }
 
@@ -154,10 +162,10 @@ export function profileBlocks(profile) {
       const items = /** @type {unknown[]} */ (value).filter(isObject);
       if (!items.length) continue;
       const columns = [...new Set(items.flatMap((v) => Object.keys(v)))];
-      out.push({ title: label(key), columns: columns.map(label), rows: items.map((v) => columns.map((c) => cell(c, v[c]))) });
+      out.push({ title: label(key), columns: columns.map(label), rows: items.map((v) => columns.map((c) => cell(c, v[c], key))) });
     } else if (isObject(value)) {
       const columns = Object.keys(value);
-      out.push({ title: label(key), columns: columns.map(label), rows: [columns.map((c) => cell(c, value[c]))] });
+      out.push({ title: label(key), columns: columns.map(label), rows: [columns.map((c) => cell(c, value[c], key))] });
     } else if (value !== null && value !== undefined) {
       out.push({ title: label(key), text: cell(key, value) });
     }

@@ -325,6 +325,7 @@ def charge_preview(
         out["obstacle"] = path.obstacle
         out["obstacle_name"] = display_name(state, path.obstacle) if path.obstacle else None
         out["swept"] = geo.to_geojson(path.swept)
+        out["hazards"] = variant_of(state.system).move_hazards(state, unit.id, path.swept)
         failed = variant_of(state.system).ranked
         out["failed_move"] = failed.failed_charge_words if failed is not None else None
     else:

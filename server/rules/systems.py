@@ -275,6 +275,12 @@ class Variant(ABC):
         Default: none."""
         return []
 
+    def move_hazards(self, state: GameState, unit_id: str, swept: Any) -> list[str]:
+        """What a move sweeping `swept` would run into, in words, before it is made (the
+        charge preview; whfb8: a Fanatic in the path and its 2D6 hits). Pure, no dice; the
+        same contacts as `move_contacts`. Default: none."""
+        return []
+
     def charge_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
         """(rule, why) when the unit may not declare a charge now for a rule of the system's
         own (whfb8: a Vanguard move before a first turn its side takes; 40k: it Advanced without

@@ -828,6 +828,7 @@
  * @property {string|null} [obstacle_name]
  * @property {Geometry|null} [swept]
  * @property {string|null} [failed_move]  how a failed charge moves, in words (ranked systems)
+ * @property {string[]} [hazards]  what the path runs into and what it costs, in words (whfb8 Fanatics)
  * @property {boolean} [reachable]
  */
 

@@ -21,6 +21,16 @@ test('a blocked charge path is a warning before anything is declared (issue 19 i
   assert.ok(w.lines.every((l) => !/\bter1\b|\bu4\b/.test(l.text)));
 });
 
+test('a Fanatic in the path is a warning before declaring: the path is open but dangerous (seed 003)', () => {
+  const said = 'Night Goblin Fanatic (1) is in the path: Empire Halberdiers would take 2D6 Strength 5 Armour Piercing (1) hits moving into it';
+  const w = chargePreviewLines({ legal: true, explain: { target: 'u4', distance: 8, needed: 8, in_arc: true, in_sight: true, roll: '2D6 + 4', max_range: 16, wheel: 0, blocked: false, rule: null, hazards: [said], reachable: true } }, state);
+  assert.equal(w.declarable, true);
+  assert.equal(w.warning, `Warning: ${said}`);
+  const path = w.lines.find((l) => l.key === 'path');
+  assert.deepEqual([path?.ok, path?.text], [false, 'Path open but dangerous']);
+  assert.deepEqual(w.lines.filter((l) => l.key === 'hazard').map((l) => [l.ok, l.text]), [[false, said]]);
+});
+
 test('a clear charge shows the distance needed, the wheel, and a refused one says why', () => {
   const clear = chargePreviewLines({ legal: true, explain: { target: 'u4', distance: 12, needed: 13.01, in_arc: true, in_sight: true, roll: '2D6 + 5', max_range: 17, wheel: -10, blocked: false, rule: null, reachable: true } }, state);
   assert.equal(clear.warning, null);

@@ -598,17 +598,33 @@ def passable(state: GameState, unit_id: str) -> tuple[str, ...]:
     return tuple(u.id for u in _on_table_fanatics(state))
 
 
-def move_contacts(state: GameState, unit_id: str, swept: Any, dice: Any) -> list[Event]:
-    """Seed 003: "Any unit that does so takes 2D6 S 5 Armour Piercing (1) hits. The Fanatic
-    model is then removed, and the unit may carry on with its move" (seed 003)."""
+def _fanatics_in_the_way(state: GameState, unit_id: str, swept: Any) -> list[Unit]:
+    """The released Fanatics a move sweeping `swept` runs into (none for a Fanatic's own)."""
     if units_of(state)[unit_id].datasheet == FANATIC:
         return []
     table = table_of(state)
+    return [
+        f for f in _on_table_fanatics(state)
+        if (fp := table.units.get(f.id)) is not None and geo.in_base_contact(fp.boundary, swept)
+    ]
+
+
+def move_hazards(state: GameState, unit_id: str, swept: Any) -> list[str]:
+    """The Fanatics in a move's path, and what moving into each costs, in words (the charge
+    preview: the player learns it before declaring)."""
+    mover = display_name(state, unit_id)
+    return [
+        f"{display_name(state, f.id)} is in the path: {mover} would take 2D6 Strength "
+        f"{HIT_STRENGTH} Armour Piercing ({ARMOUR_PIERCING}) hits moving into it"
+        for f in _fanatics_in_the_way(state, unit_id, swept)
+    ]
+
+
+def move_contacts(state: GameState, unit_id: str, swept: Any, dice: Any) -> list[Event]:
+    """Seed 003: "Any unit that does so takes 2D6 S 5 Armour Piercing (1) hits. The Fanatic
+    model is then removed, and the unit may carry on with its move" (seed 003)."""
     log = Log(state)
-    for fanatic in _on_table_fanatics(state):
-        fp = table.units.get(fanatic.id)
-        if fp is None or not geo.in_base_contact(fp.boundary, swept):
-            continue
+    for fanatic in _fanatics_in_the_way(state, unit_id, swept):
         mover = log.unit(unit_id)
         if mover.status != "on_table":
             break

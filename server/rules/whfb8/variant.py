@@ -151,6 +151,13 @@ class Warhammer(Variant):
 
         return move_contacts(state, unit_id, swept, dice)
 
+    def move_hazards(self, state: GameState, unit_id: str, swept: Any) -> list[str]:
+        """A Fanatic in the path: 2D6 S5 Armour Piercing (1) hits if the move is made (seed
+        003; whfb8/fanatics.py)."""
+        from server.rules.whfb8.fanatics import move_hazards
+
+        return move_hazards(state, unit_id, swept)
+
     def charge_target_refusal(self, state: GameState, target_id: str) -> tuple[str, str] | None:
         """Fanatics cannot be charged (seed 003; server/rules/whfb8/random_movement.py)."""
         from server.rules.whfb8.random_movement import charge_target_refusal

@@ -1,6 +1,7 @@
 // What the server would judge of a charge before it is declared (issue 19 item 1): the
 // `preview` of a `declare_charge` carries `explain` (server/rules/charge.py charge_preview):
-// distance needed, front arc, line of sight, a blocked path, the most the roll can reach. Pure:
+// distance needed, front arc, line of sight, a blocked path, what the path runs into (whfb8
+// Fanatics), the most the roll can reach. Pure:
 // words for the side panel, each line marked ✓ or ✗ (never colour alone).
 
 import { unitName } from '../format.js';
@@ -29,14 +30,18 @@ export function chargePreviewLines(verdict, state) {
   if (typeof c.within_range === 'boolean') {
     lines.push({ key: 'range', ok: c.within_range, text: c.within_range ? `Within ${c.declare_within} in` : `Further than ${c.declare_within} in` });
   }
+  /** @type {string[]} what the path runs into and what it costs (whfb8: Fanatics) */
+  const hazards = Array.isArray(c.hazards) ? c.hazards.map(String) : [];
   if (typeof c.blocked === 'boolean' && 'rule' in c) {
+    const open = hazards.length ? 'Path open but dangerous' : 'Path clear';
     lines.push({
-      key: 'path', ok: !c.blocked,
+      key: 'path', ok: !c.blocked && !hazards.length,
       text: c.blocked
         ? `Path blocked: ${c.rule}${c.obstacle_name ? ` (${c.obstacle_name} is in the way)` : ''} — the charge will fail whatever is rolled`
-        : c.wheel ? `Path clear with one ${Math.abs(c.wheel)}° wheel to the ${c.wheel > 0 ? 'left' : 'right'} (counted in the distance)` : 'Path clear',
+        : c.wheel ? `${open} with one ${Math.abs(c.wheel)}° wheel to the ${c.wheel > 0 ? 'left' : 'right'} (counted in the distance)` : open,
     });
   }
+  if (!c.blocked) for (const text of hazards) lines.push({ key: 'hazard', ok: false, text });
   if (typeof c.needed === 'number' && !c.blocked) {
     const reach = typeof c.max_range === 'number' && c.max_range < c.needed;
     lines.push({
@@ -50,5 +55,6 @@ export function chargePreviewLines(verdict, state) {
   if (!declarable) warning = `Cannot charge: ${verdict?.message || verdict?.rule || 'not allowed'}`;
   else if (c.blocked) warning = `Warning: the path is blocked by ${c.obstacle_name || c.rule}`;
   else if (c.reachable === false) warning = 'Warning: out of reach even on the highest roll';
+  else if (hazards.length) warning = `Warning: ${hazards.join('; ')}`;
   return { lines, declarable, warning, title: `Charge ${target}?` };
 }

@@ -252,3 +252,38 @@ def test_a_concealing_unit_that_pursues_releases_its_fanatics_at_8_in_and_runs_i
     assert events[3].payload["target"] == "u1" and events[-1].payload["unit"] == second
     assert _gap(state, "u1", "u3") == pytest.approx(4.0, abs=1e-3)
     assert concealed_of(state) == {}
+
+
+def test_the_charge_preview_names_a_fanatic_in_the_path_and_its_hits() -> None:
+    """Seed 003: a unit moving into a Fanatic "takes 2D6 S 5 Armour Piercing (1) hits"; the
+    player learns it before declaring (PLAYTEST.md: "did the player learn it before
+    committing?"). The position of the charge-through test above: the Fanatic 3 in in front of
+    the goblins is in the Halberdiers' path, the one that went 4 in aside is not; without
+    released Fanatics the path has no hazard."""
+    from server.rules.charge import charge_preview
+
+    state = marching()
+    plain = fold(state, [Event("phase_ended", {"ended": "Close Combat", "turn": 1,
+                                               "active_player": 2, "phase": "Movement"})])
+    assert charge_preview(plain, 2, "u2", "u1")["hazards"] == []
+    state, _ = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
+                   distance=8.0, mode="march")
+    state, released = run(state, 1, [1, 2], type="release_fanatic", unit="u1",
+                          point=[36.0, 16.0], facing=0.0)
+    ahead = released[0].payload["unit"]["id"]
+    state, aside = run(state, 1, [3, 1], type="release_fanatic", unit="u1",
+                       point=[34.5, 16.0], facing=90.0)
+    state = fold(state, [Event("phase_ended", {"ended": "Close Combat", "turn": 1,
+                                               "active_player": 2, "phase": "Movement"})])
+    preview = charge_preview(state, 2, "u2", "u1")
+    from server.rules.naming import display_name
+
+    ahead_name = display_name(state, ahead)
+    aside_name = display_name(state, aside[0].payload["unit"]["id"])
+    assert ahead_name != aside_name
+    assert preview["blocked"] is False
+    assert len(preview["hazards"]) == 1, preview["hazards"]
+    said = preview["hazards"][0]
+    assert said.startswith(f"{ahead_name} is in the path")
+    assert "2D6 Strength 5 Armour Piercing (1) hits" in said
+    assert "Empire Halberdiers would take" in said

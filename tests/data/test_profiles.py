@@ -63,7 +63,8 @@ TOMB_SWARM = [
 ]
 
 # FACTS.md, WFB: "Night Goblin Fanatic: moves 2D6 (Random Movement); S5 T3 W1 I3; ... 25 mm base.
-# Night Goblins: M4 WS2 BS3 S3 T3 W1 I2 A1 Ld6; 20 x 20 mm bases."
+# Night Goblins: M4 WS2 BS3 S3 T3 W1 I3 A1 Ld5 (the Warhammer Armies Project profile); 20 x 20
+# mm bases." (FACTS.md once said I2 Ld6, the common Goblin's line; the datasheet followed it.)
 NIGHT_GOBLIN_FANATIC = [
     ("profile.models.0.M", "2D6"),
     ("profile.models.0.S", 5),
@@ -79,7 +80,7 @@ NIGHT_GOBLINS = [
         (f"profile.models.0.{stat}", value)
         for stat, value in zip(
             ["M", "WS", "BS", "S", "T", "W", "I", "A", "Ld"],
-            [4, 2, 3, 3, 3, 1, 2, 1, 6],
+            [4, 2, 3, 3, 3, 1, 3, 1, 5],
             strict=True,
         )
     ],

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import shapely
 
-from .constants import EPSILON_IN
+from .constants import CONTACT_TOLERANCE_IN, EPSILON_IN
 from .footprint import Footprint
 from .frame import BoolArray, FloatArray, Point
 from .kinds import Arc
@@ -61,6 +61,25 @@ def arc_of_unit(target: Footprint, other: Footprint) -> frozenset[Arc]:
     """The arcs of `target` that `other` is located in: those holding the centre of `other`'s
     front facing (its centre for individually placed models)."""
     return arcs_of_point(target, other.front_centre)
+
+
+def arcs_fought(target: Footprint, other: Footprint) -> frozenset[Arc]:
+    """The arcs of `target` that `other` fights it in: when the two are in base contact, the
+    arcs holding the middle of the line where they touch (a unit in contact with a front
+    facing fights that front, however far its own front centre sticks out past the corner of
+    a narrower enemy); when they are not touching, the arcs `other` is located in
+    (`arc_of_unit`)."""
+    if target.placement is None:
+        return _FRONT_ONLY
+    touching = shapely.intersection(
+        shapely.buffer(target.boundary, CONTACT_TOLERANCE_IN), other.boundary
+    )
+    if touching.is_empty:
+        return arc_of_unit(target, other)
+    middle = shapely.centroid(touching)
+    edge = shapely.boundary(target.boundary)
+    on_edge = shapely.line_interpolate_point(edge, shapely.line_locate_point(edge, middle))
+    return arcs_of_point(target, (float(shapely.get_x(on_edge)), float(shapely.get_y(on_edge))))
 
 
 def in_front_arc(viewer: Footprint, points: FloatArray) -> BoolArray:

@@ -15,6 +15,7 @@ from server.geometry import (
     RectBase,
     arc_of_unit,
     arc_polygons,
+    arcs_fought,
     arcs_of_point,
     distance,
     distance_to_point,
@@ -132,3 +133,21 @@ def test_arc_polygons_cover_the_plane_around_the_unit() -> None:
     for arc, poly in polys.items():
         c = poly.representative_point()
         assert arc in arcs_of_point(a, (c.x, c.y))
+
+
+def test_arcs_fought_are_where_two_units_touch_not_where_a_front_centre_lies() -> None:
+    """A 1 in wide unit (one 1 in base, front edge x 0..1 at y 0, facing +y) and a 4 in wide
+    one face to face, in contact along x 0..1 with its front centre at x 2.5: that centre lies
+    in the narrow unit's right arc, but the two touch along the narrow unit's front, so that
+    is the arc they fight in. A unit touching its flank edge fights its flank; one not touching
+    is judged where it is located (`arc_of_unit`)."""
+    narrow = footprint(RankedFormation(INCH_BASE, 1, 1), Placement(0.5, 0.0, 0.0))
+    wide = footprint(RankedFormation(INCH_BASE, 4, 4), Placement(2.5, 0.0, 180.0))
+    assert arc_of_unit(narrow, wide) == {Arc.RIGHT}
+    assert arcs_fought(narrow, wide) == {Arc.FRONT}
+    assert arcs_fought(wide, narrow) == {Arc.FRONT}
+    on_the_flank = footprint(RankedFormation(INCH_BASE, 4, 2), Placement(1.0, -0.5, 90.0))
+    assert distance(narrow, on_the_flank).distance == pytest.approx(0.0)
+    assert arcs_fought(narrow, on_the_flank) == {Arc.RIGHT}
+    apart = footprint(RankedFormation(INCH_BASE, 4, 4), Placement(2.5, 3.0, 180.0))
+    assert arcs_fought(narrow, apart) == arc_of_unit(narrow, apart)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from server.geometry.arcs import arc_of_unit
+from server.geometry.arcs import arcs_fought
 from server.geometry.kinds import Arc
 from server.rules.core import GameState
 from server.rules.rankandflank.attacks import plural
@@ -90,13 +90,13 @@ def combat_score(
                 efp = table.units.get(eid)
                 if fp is None or efp is None:
                     continue
-                arcs = arc_of_unit(fp, efp)
+                arcs = arcs_fought(fp, efp)
                 if (
                     Arc.FRONT not in arcs
                     and proper_ranks(state, units[eid]) >= rules.disrupting_ranks
                 ):
                     disrupted = True
-                e_arcs = arc_of_unit(efp, fp)
+                e_arcs = arcs_fought(efp, fp)
                 if Arc.FRONT not in e_arcs:
                     if Arc.REAR in e_arcs:
                         rear = rules.rear_bonus

@@ -24,7 +24,7 @@ import numpy as np
 import shapely
 
 from server.data import Datasheet, load_catalog
-from server.geometry.arcs import arc_of_unit
+from server.geometry.arcs import arcs_fought
 from server.geometry.constants import CONTACT_TOLERANCE_IN
 from server.geometry.footprint import Footprint
 from server.geometry.kinds import Arc
@@ -160,7 +160,7 @@ def frontage(fp: Footprint, enemy: Footprint, depth: int = 2) -> Frontage:
             contact += 1
         if rank == 0 and file is not None:
             front_files.add(int(file))
-    in_front = Arc.FRONT in arc_of_unit(fp, enemy)
+    in_front = Arc.FRONT in arcs_fought(fp, enemy)
     supporting = [0] * depth
     if in_front:
         for i in range(len(ranks)):

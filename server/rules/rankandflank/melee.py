@@ -47,7 +47,7 @@ from pydantic import Field
 from server import geometry as geo
 from server.data import Datasheet
 from server.dice import DiceStream
-from server.geometry.arcs import arc_of_unit
+from server.geometry.arcs import arcs_fought
 from server.geometry.kinds import Arc
 from server.rules.battle import on_phase_end, other
 from server.rules.core import (
@@ -335,7 +335,7 @@ def resolve_combat(
             if target.model_count == 0 or target.status != "on_table":
                 continue
             fp, efp = standing(snapshot, attacker), standing(snapshot, target)
-            from_front = fp is not None and efp is not None and Arc.FRONT in arc_of_unit(efp, fp)
+            from_front = fp is not None and efp is not None and Arc.FRONT in arcs_fought(efp, fp)
             charged = charged_this_round(snapshot, target.id)
             outcomes, losses = resolve_on_pools(
                 snapshot,

@@ -111,3 +111,17 @@ def test_challenges_and_overkill_are_not_automated_and_the_rules_list_says_so() 
     assert "not automated" in rules["Challenges"].summary.lower()
     assert mark("whfb8", "Challenges") == "not"
     assert "Challenges" in load_catalog().not_automated("whfb8", "tomb-king")
+
+
+def test_a_narrow_enemy_fought_face_to_face_gives_no_flank_bonus() -> None:
+    """FACTS: +1 flank is for fighting an enemy in its flank. A Tomb Swarm down to its last
+    40 mm model (1.57 in wide) fights 19 Halberdiers (3.94 in wide) front to front, the
+    Halberdiers' front centre 1 in to the side of the Swarm's, past the corner of the Swarm's
+    front: where the Halberdiers' front centre lies is the Swarm's flank arc, but they touch
+    its front, so they fight it there (found in a playtest: "+1 flank" from the third round
+    of a frontal combat, as the Swarm shrank)."""
+    state = position([SWARM], [NINETEEN], {"u1": (36.0, 28.0, 0.0), "u2": (37.0, 28.0, 180.0)})
+    state = with_units(state, u1={"models": 1})
+    scores = combat_result.combat_score(state, ["u1", "u2"], {1: 0, 2: 1}, chargers=[])
+    assert (scores[2]["flank"], scores[2]["rear"]) == (0, 0)
+    assert (scores[1]["flank"], scores[1]["rear"]) == (0, 0)

@@ -36,7 +36,7 @@ from server.rules.core import (
 )
 from server.rules.flee import sheets_of
 from server.rules.markers import FLEEING
-from server.rules.naming import display_name
+from server.rules.naming import display_name, possessive
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.systems import MOVEMENT_PHASE, RankedRules, has_model_moves, variant_of
 from server.rules.units import (
@@ -127,7 +127,8 @@ def _require_reform_centre(
     if shift > most + 1e-9:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{unit.name}'s centre would travel {shift:.2f} in; a Reform allows {most:g} in",
+            f"{possessive(unit.name)} centre would travel {shift:.2f} in; "
+            f"a Reform allows {most:g} in",
             # Light Troops: the centre's limit is the models' own (twice Mobility).
             rule="Move Distance" if light else "Reform",
             distance=round(shift, 3),
@@ -316,7 +317,8 @@ def check_unit_move(
         info["counts_as_march"] = True
         info["rule"] = "Light Troops"
         info["text"] = (
-            f"Light Troops: {unit.name}'s centre moved {reform_march:g} in, more than its "
+            f"Light Troops: {possessive(unit.name)} centre moved {reform_march:g} in, "
+            "more than its "
             f"Mobility {allowance(state, unit, 'advance'):g} in; this Reform counts as a March "
             "Move for rules triggered by marching, and the unit may still shoot"
         )

@@ -71,7 +71,7 @@ from server.rules.core import (
     rolls_of,
 )
 from server.rules.core import undo_note as core_undo_note
-from server.rules.naming import display_name, in_the_way
+from server.rules.naming import display_name, in_the_way, possessive
 from server.rules.orders import judge, offer, refused, register_game_offer, window_refusal
 from server.rules.state import changed
 from server.rules.units import (
@@ -278,7 +278,7 @@ def placed(state: GameState, unit: Unit, action: Propose) -> tuple[Unit, Any]:
         base = base_of(datasheet_of(state, unit))
         fp = models_footprint([ModelPlacement(x, y, base) for x, y in action.positions])
         if overlapping_models(fp):
-            raise RuleError(ILLEGAL_MOVE, f"{unit.name}'s models would overlap",
+            raise RuleError(ILLEGAL_MOVE, f"{possessive(unit.name)} models would overlap",
                             rule="Model Overlap", obstacle=unit.id)
         after = dataclasses.replace(
             unit, positions=tuple((round(x, 4), round(y, 4)) for x, y in action.positions)

@@ -47,7 +47,7 @@ from server.rules.core import (
     register_projector,
 )
 from server.rules.markers import TIGHTENED
-from server.rules.naming import display_name, in_the_way
+from server.rules.naming import display_name, in_the_way, possessive
 from server.rules.state import JoinedCharacter as JoinedCharacter
 from server.rules.state import JsonRecord, changed
 from server.rules.state import Unit as Unit
@@ -220,7 +220,7 @@ def require_in_sight(state: GameState, unit: Unit, target: Unit, rule: str) -> L
     if not sight.visible:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{target.name} is not in {unit.name}'s front arc and line of sight",
+            f"{target.name} is not in {possessive(unit.name)} front arc and line of sight",
             rule=rule,
             obstacle=(sight.blockers[0] if sight.blockers else None),
         )

@@ -84,6 +84,11 @@ export function rollWords(roll) {
   return `${roll.expression ?? ''}: ${faces}${total}`;
 }
 
+/** "Night Goblins'", "Tomb King's": a name owning something (server/rules/naming.py possessive). @param {string} name */
+export function possessive(name) {
+  return name.endsWith('s') ? `${name}'` : `${name}'s`;
+}
+
 /** A unit's name from the state, or its id. @param {GameState|null|undefined} state @param {unknown} id */
 export function unitName(state, id) {
   const units = state?.units || {};

@@ -134,7 +134,7 @@ test('combat report: one group per shooting, melee round and charge, dice and ru
   assert.equal(groups[1].lines[2].rules[0].rule, 'Supernal');
   assert.equal(groups[2].title, 'Citizen Spears charge Mageblight Gremlin');
   assert.equal(groups[2].outcome, 'Charge failed: rolled 8, needed 8.3');
-  assert.match(groups[2].lines[1].text, /react to Citizen Spears's charge: Hold/);
+  assert.match(groups[2].lines[1].text, /react to Citizen Spears' charge: Hold/);
   // An accepted undo strikes the group out.
   history.push({ seq: 13, type: 'events_undone', actor: 2, payload: { proposal: 'p1', seqs: [10, 11, 12] } });
   assert.deepEqual([...undoneSeqs(history)], [10, 11, 12]);
@@ -157,7 +157,7 @@ test('free move: the outline centre goes to the point, the placement follows, tu
 test('charge reactions, flight, rallies and proposals in words', () => {
   const st = { units };
   assert.equal(describe(declared, st), 'Player 1: Citizen Spears declare a charge on Mageblight Gremlin (8.3 in); Player 2 chooses a Charge Reaction');
-  assert.equal(describe({ seq: 8, type: 'charge_reaction', actor: 2, payload: { unit: 'u2', charger: 'u1', reaction: 'flee', name: 'Flee!', forced: false } }, st), "Player 2: Mageblight Gremlin react to Citizen Spears's charge: Flee!");
+  assert.equal(describe({ seq: 8, type: 'charge_reaction', actor: 2, payload: { unit: 'u2', charger: 'u1', reaction: 'flee', name: 'Flee!', forced: false } }, st), "Player 2: Mageblight Gremlin react to Citizen Spears' charge: Flee!");
   assert.equal(
     describe({ seq: 9, type: 'unit_fled', actor: 2, payload: { unit: 'u2', away_from: 'u1', reason: 'charge reaction', roll: { expression: '2D6 maximised x1', dice: [{ face: 6, kept: true }, { face: 1, kept: false }, { face: 4, kept: true }], total: 10 }, rule: 'Swiftstride', distance: 10, moved: 10, passed_through: [], destroyed: false } }, st),
     'Mageblight Gremlin flee 10.0 in [2D6 maximised x1: 6 (1) 4 = 10, Swiftstride] away from Citizen Spears (charge reaction)',

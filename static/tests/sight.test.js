@@ -13,7 +13,7 @@ const state = {
           action: 'shoot', available: true, reason: null,
           weapons: [{ name: 'Bow', range: 24, area: { type: 'Polygon', coordinates: [] } }, { name: 'Longbow', range: 30, area: null }],
           targets: [
-            { unit: 'u4', available: false, reason: "Citizen Spears (2) is not in Citizen Archers's front arc and line of sight", weapons: [], distance: 12.04, seen: null, cover: null },
+            { unit: 'u4', available: false, reason: "Citizen Spears (2) is not in Citizen Archers' front arc and line of sight", weapons: [], distance: 12.04, seen: null, cover: null },
             { unit: 'u3', available: true, reason: null, weapons: ['Longbow'], distance: 22, seen: 0.82, cover: 'soft' },
           ],
         },
@@ -29,7 +29,7 @@ test("a shooter's sight from the server's shoot order: weapons longest first, ta
   assert.deepEqual(s.targets.map((t) => [t.unit, t.ok]), [['u3', true], ['u4', false]]);
   assert.equal(s.targets[0].text, '✓ 22.0 in · partly visible (82 %) · soft cover · with Longbow');
   assert.equal(s.targets[0].rings.length, 1);
-  assert.equal(s.targets[1].text, "✗ 12.0 in · Citizen Spears (2) is not in Citizen Archers's front arc and line of sight");
+  assert.equal(s.targets[1].text, "✗ 12.0 in · Citizen Spears (2) is not in Citizen Archers' front arc and line of sight");
   assert.equal(s.targets[1].rings.length, 0);
 });
 

@@ -52,7 +52,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
-from server.rules.naming import display_name
+from server.rules.naming import display_name, possessive
 from server.rules.units import (
     Coord,
     Unit,
@@ -243,7 +243,7 @@ def aim_weapon(
     ]
     if not in_range:
         raise _refuse(
-            f"{target.name} is out of {weapon.name}'s range ({weapon.range_in:g} in)",
+            f"{target.name} is out of {possessive(weapon.name)} range ({weapon.range_in:g} in)",
             rule="Shooting: Range",
         )
     return Aim(target, weapon, in_range, sight)

@@ -33,7 +33,7 @@ from server.geometry.formation import ModelPlacement
 from server.geometry.kinds import Rule
 from server.geometry.measure import distance, in_base_contact, within
 from server.rules.core import BAD_REQUEST, ILLEGAL_MOVE, GameState, RuleError
-from server.rules.naming import display_name
+from server.rules.naming import display_name, possessive
 from server.rules.units import Unit, base_of, illegal_move_error, table_of, units_of
 from server.rules.wh40k10.army import model_polygons, models_of
 
@@ -85,7 +85,8 @@ def _through_enemy_models(
         if overlap > CONTACT_TOLERANCE_IN**2:
             return _refuse(
                 "Moving Through Units",
-                f"{what}: a model would move through {display_name(state, e.id)}'s models",
+                f"{what}: a model would move through "
+                f"{possessive(display_name(state, e.id))} models",
                 obstacle=e.id,
             )
     return None

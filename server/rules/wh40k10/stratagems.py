@@ -67,6 +67,7 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
+from server.rules.naming import possessive
 from server.rules.orders import in_window, judge, offer, register_game_offer
 from server.rules.units import (
     Unit,
@@ -308,7 +309,8 @@ def _check_reroll(state: GameState, seat: int, s: Stratagem, action: UseStratage
     unit_id, record = last
     if action.unit is not None and action.unit != unit_id:
         raise _refuse(s, f"the last {words} this phase was "
-                      f"{units_of(state)[unit_id].name}'s: only that one can be re-rolled")
+                      f"{possessive(units_of(state)[unit_id].name)}: only that one can be "
+                      "re-rolled")
     unit = _own_unit(state, seat, s, unit_id)
     if action.roll == "advance":
         if "used" in record:
@@ -328,7 +330,7 @@ def _check_reroll(state: GameState, seat: int, s: Stratagem, action: UseStratage
 
         return unit, advance
     if not record.get("failed"):
-        raise _refuse(s, f"{unit.name}'s charge succeeded: only a failed charge roll is "
+        raise _refuse(s, f"{possessive(unit.name)} charge succeeded: only a failed charge roll is "
                       "re-rolled")
     target = units_of(state).get(str(record.get("target")))
     if target is None or target.status != "on_table":

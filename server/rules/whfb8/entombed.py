@@ -77,7 +77,7 @@ from server.rules.core import (
     register_projector,
     with_part,
 )
-from server.rules.naming import display_name, display_names, in_the_way
+from server.rules.naming import display_name, display_names, in_the_way, possessive
 from server.rules.orders import judge, offer, register_offer
 from server.rules.systems import MOVEMENT_PHASE
 from server.rules.units import (
@@ -363,7 +363,7 @@ def place_entombed_marker(
         )
     if unit.id in pending(state):
         raise RuleError(
-            OUT_OF_PHASE, f"{unit.name}'s marker is down: place the unit (emerge)", rule=ENTOMBED
+            OUT_OF_PHASE, f"{possessive(unit.name)} marker is down: place the unit", rule=ENTOMBED
         )
     waiting = [u for u in pending(state) if u != unit.id]
     if waiting:
@@ -521,7 +521,7 @@ def emerge(state: GameState, seat: int, action: Emerge, dice: DiceStream) -> lis
     if entry is None:
         if reserve_rule(state, unit) == ENTOMBED:
             raise RuleError(
-                OUT_OF_PHASE, f"place {unit.name}'s marker first (place_entombed_marker)",
+                OUT_OF_PHASE, f"place {possessive(unit.name)} marker first",
                 rule=ENTOMBED,
             )
         if action.edge is None:
@@ -557,7 +557,8 @@ def emerge(state: GameState, seat: int, action: Emerge, dice: DiceStream) -> lis
     )
     charging: str | None = str(entry["enemy"]) if mode == "enemy" else None
     if charging is not None:
-        text = (f"{unit.name} burst from the sands into {units_of(state)[charging].name}'s "
+        into = possessive(units_of(state)[charging].name)
+        text = (f"{unit.name} burst from the sands into {into} "
                 "front: they count as charging")
     elif mode == "edge":
         text = f"{unit.name} enter from the {entry['edge']} table edge"

@@ -285,7 +285,7 @@ def move_stop(
                     else display_name(state, hider)
                 )
                 + f": {display_name(state, hider)} release {concealed_of(state)[hider]} "
-                "Night Goblin Fanatic(s) (seed 003)",
+                "Night Goblin Fanatic(s)",
             },
             actor="system",
         )
@@ -303,7 +303,7 @@ def refuse_while_releasing(state: GameState) -> None:
         raise RuleError(
             OUT_OF_PHASE,
             f"Night Goblin Fanatics wait to be released from {names}: their owner releases "
-            "them first (release_fanatic)",
+            "them first (the Fanatics panel: Release)",
             rule="Concealed Fanatic",
             units=[r["unit"] for r in pending],
         )
@@ -343,7 +343,7 @@ def arrival_release(state: GameState, unit_id: str) -> list[Event]:
                 "interrupted": unit_id,
                 "text": f"{display_name(state, unit_id)} arrive within 8 in: "
                 f"{display_name(state, hider)} "
-                f"release {concealed_of(state)[hider]} Night Goblin Fanatic(s) (seed 003)",
+                f"release {concealed_of(state)[hider]} Night Goblin Fanatic(s)",
             },
         )
         for hider in hiders
@@ -554,7 +554,7 @@ def whirl_events(
                     "roll": hits.to_payload(),
                     "text": f"{display_name(log.state, moved.id)}: {n} Strength {HIT_STRENGTH} "
                     f"Armour Piercing ({ARMOUR_PIERCING}) hits on "
-                    f"{display_name(log.state, target_id)} (D6, seed 003)",
+                    f"{display_name(log.state, target_id)} (D6)",
                 },
             )
         )
@@ -640,7 +640,7 @@ def move_contacts(state: GameState, unit_id: str, swept: Any, dice: Any) -> list
                     "roll": roll.to_payload(),
                     "text": f"{display_name(log.state, unit_id)} move into "
                     f"{display_name(log.state, fanatic.id)}: {n} Strength "
-                    f"{HIT_STRENGTH} Armour Piercing ({ARMOUR_PIERCING}) hits (2D6, seed 003)",
+                    f"{HIT_STRENGTH} Armour Piercing ({ARMOUR_PIERCING}) hits (2D6)",
                 },
             )
         )
@@ -656,8 +656,7 @@ def removal(state: GameState, fanatic_id: str, reason: str) -> list[Event]:
             {
                 "unit": fanatic_id,
                 "reason": reason,
-                "text": f"{display_name(state, fanatic_id)} removed: it {REMOVAL_TEXT[reason]} "
-                "(seed 003)",
+                "text": f"{display_name(state, fanatic_id)} removed: it {REMOVAL_TEXT[reason]}",
             },
         )
     ]
@@ -918,7 +917,7 @@ def lost_fanatics(state: GameState, dice: DiceStream) -> list[Event]:
                         "count": n,
                         "text": f"{display_name(state, uid)} "
                         + ("is destroyed" if unit.status == "destroyed" else "flees")
-                        + f": the {n} Night Goblin Fanatic(s) it hid are lost (seed 003)",
+                        + f": the {n} Night Goblin Fanatic(s) it hid are lost",
                     },
                 )
             )

@@ -84,8 +84,7 @@ def charge_target_refusal(state: GameState, target_id: str) -> tuple[str, str] |
     target = units_of(state)[target_id]
     if load_catalog().get(state.system, target.datasheet).has_rule("Fanatic Impacts"):
         return "Fanatic Impacts", (
-            f"{display_name(state, target_id)} cannot be charged (a Night Goblin Fanatic, "
-            "seed 003)"
+            f"{display_name(state, target_id)} cannot be charged (a Night Goblin Fanatic)"
         )
     return None
 
@@ -111,7 +110,7 @@ def dangerous_terrain(state: GameState, swept: Any, kind: str) -> dict[str, Any]
     return {
         "dangerous_terrain": crossed,
         "not_automated": f"{DANGEROUS_NOTE}: the move crossed {display_names(state, crossed)}; "
-        f"take its Dangerous Terrain test for a {kind} by hand (seed 003)",
+        f"take its Dangerous Terrain test for a {kind} by hand",
     }
 
 STOP_IN = 1.0

@@ -2,7 +2,7 @@
 // move), for the game log. Pure: says what the server recorded, never works anything out.
 // describe.js falls back to these; combat events carry their own `text`.
 
-import { who, unitName, rollWords, measureLabel as inch } from '../format.js';
+import { who, unitName, possessive, rollWords, measureLabel as inch } from '../format.js';
 
 /** @typedef {import('../types.js').Roll} Roll */
 
@@ -43,7 +43,7 @@ export const ORDER_WORDS = {
     const name = p.name || REACTION_NAMES[String(p.reaction)] || p.reaction;
     const forced = p.forced ? ' (already fleeing: no choice)' : '';
     const manual = p.not_automated ? ` — ${p.not_automated}` : '';
-    return `${who(ev.actor)}: ${unitName(state, p.unit)} react to ${unitName(state, p.charger)}'s charge: ${name}${forced}${manual}`;
+    return `${who(ev.actor)}: ${unitName(state, p.unit)} react to ${possessive(unitName(state, p.charger))} charge: ${name}${forced}${manual}`;
   },
   unit_fled: (p, _ev, state) => {
     const bits = [`${unitName(state, p.unit)} flee ${inch(p.distance)}`];

@@ -66,3 +66,17 @@ test('terrain from points or GeoJSON; deployment zones only during deployment', 
   assert.equal(sc.zones.length, 2);
   assert.equal(buildScene({ ...st, stage: 'battle' }).zones.length, 0);
 });
+
+test('two units of one name are numbered on the table and in the units list, as in the log', async () => {
+  const { unitGroups } = await import('../js/ui/units.js');
+  const unit = (/** @type {string} */ id, /** @type {number} */ x) => ({
+    id, owner: 2, name: 'Intercessor Squad', status: 'on_table',
+    models: [{ x, y: 10, base: { diameter: 1.26 } }],
+  });
+  const st = /** @type {any} */ ({ units: { u12: unit('u12', 20), u5: unit('u5', 10), u7: { ...unit('u7', 30), name: 'Boyz', owner: 1 } } });
+  const labels = Object.fromEntries(buildScene(st).pieces.map((p) => [p.id, p.label]));
+  assert.equal(labels.u5, 'Intercessor Squad (1)');
+  assert.equal(labels.u12, 'Intercessor Squad (2)');
+  const listed = unitGroups(st, 1).flatMap((g) => g.entries.map((e) => e.name));
+  assert.deepEqual(listed.sort(), ['Boyz', 'Intercessor Squad (1)', 'Intercessor Squad (2)']);
+});

@@ -349,7 +349,7 @@ function unitCard(u, st) {
   const partly = u.partly_automated && typeof u.partly_automated === 'object' ? u.partly_automated : {};
   const rules = Array.isArray(u.rules) ? u.rules : [];
   return h('div', { class: `selected unit owner-${u.owner}` },
-    h('b', null, u.name || u.id), ' ', h('small', null, actorName(u.owner)),
+    h('b', null, unitName(st, u.id)), ' ', h('small', null, actorName(u.owner)),
     h('div', { class: 'coords' },
       [typeof u.models === 'number' ? `${u.models} models remaining` : '', u.files ? `${u.files} wide` : '', humanize(String(u.status || ''))].filter(Boolean).join(' · ')),
     u.damage ? h('div', { class: 'coords damage' }, `One model has lost ${u.damage} Health Point${u.damage === 1 ? '' : 's'}`) : null,
@@ -363,7 +363,7 @@ function unitCard(u, st) {
     // The profile scrolls in its own box (issue 24 item 4) so the latest combat report under
     // the card stays in view; focusable, so the keyboard scrolls it too.
     sheet
-      ? h('div', { class: 'card-profile', tabindex: '0', role: 'region', 'aria-label': `${u.name || 'Unit'} profile` },
+      ? h('div', { class: 'card-profile', tabindex: '0', role: 'region', 'aria-label': `${unitName(st, u.id)} profile` },
         profileView(sheet, { notAutomated: notAuto, partly, registry }))
       : h('div', null,
         h('p', { class: 'hint' }, 'Loading the profile…'),

@@ -7,6 +7,7 @@
 
 import { h, replace } from './dom.js';
 import { humanize } from './describe.js';
+import { unitName } from '../format.js';
 import { OFF_TABLE } from '../view/scene.js';
 
 /** @typedef {import('../types.js').GameState} GameState */
@@ -84,7 +85,7 @@ export function unitLine(u, state) {
     ...(Array.isArray(u.markers) ? u.markers.map((m) => humanize(String(m))) : []),
     engaged,
   ].filter(Boolean);
-  return `${u.name || u.id}: ${bits.join(', ')}`;
+  return `${unitName(state, u.id)}: ${bits.join(', ')}`;
 }
 
 /**
@@ -99,7 +100,7 @@ export function unitGroups(state, seat) {
   for (const u of Object.values(state?.units || {})) {
     const status = String(u.status || 'on_table');
     if (GONE.has(status)) continue;
-    all.push({ id: u.id, name: u.name || u.id, owner: Number(u.owner), onTable: !OFF_TABLE.has(status), line: unitLine(u, state) });
+    all.push({ id: u.id, name: unitName(state, u.id), owner: Number(u.owner), onTable: !OFF_TABLE.has(status), line: unitLine(u, state) });
   }
   for (const t of Object.values(state?.tokens || {})) {
     if (typeof t.x !== 'number' || typeof t.y !== 'number') continue;

@@ -6,6 +6,7 @@
 // diameter). Nothing here decides a rule. Pure; tested under node.
 
 import { objectiveMarks } from '../ui/forty.js';
+import { unitName } from '../format.js';
 
 /** @typedef {import('./hit.js').Rect} Rect */
 /** @typedef {import('./hit.js').Geometry} Geometry */
@@ -79,7 +80,7 @@ export function buildScene(state) {
   const pieces = [];
   /** @type {TrayEntry[]} */
   const tray = [];
-  for (const unit of valuesOf(state?.units)) addUnit(unit, pieces, tray);
+  for (const unit of valuesOf(state?.units)) addUnit(unit, pieces, tray, state);
   for (const t of valuesOf(state?.tokens)) {
     if (!isNum(t.x) || !isNum(t.y)) continue;
     pieces.push({
@@ -103,10 +104,11 @@ export function buildScene(state) {
   return { pieces, tray, terrain: /** @type {TerrainPiece[]} */ (terrain), zones, objectives: objectiveMarks(state) };
 }
 
-/** @param {SceneUnit|null|undefined} unit @param {Piece[]} pieces @param {TrayEntry[]} tray */
-function addUnit(unit, pieces, tray) {
+/** Two units of one name are numbered as everywhere else (`unitName`).
+ * @param {SceneUnit|null|undefined} unit @param {Piece[]} pieces @param {TrayEntry[]} tray @param {import('../types.js').GameState|null|undefined} state */
+function addUnit(unit, pieces, tray, state) {
   if (!unit || typeof unit !== 'object') return;
-  const label = unit.label || unit.name || unit.datasheet || unit.id;
+  const label = unit.label || (unit.name ? unitName(state, unit.id) : unit.datasheet || unit.id);
   const status = String(unit.status || 'on_table');
   if (GONE.has(status)) return;
   if (OFF_TABLE.has(status)) {

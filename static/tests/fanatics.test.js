@@ -1,7 +1,7 @@
 // Night Goblin Fanatics in the client (whfb8, seed 003): the pure helpers of view/fanatics.js.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { concealedCount, releasesFor, othersReleasing, waitingWords, defaultRelease, whirlPath, whirlWords, hitWords, whirlOverlays } from '../js/view/fanatics.js';
+import { concealedCount, releasesFor, othersReleasing, waitingWords, defaultRelease, whirlPath, whirlWords, hitWords, whirlOverlays, directionHint } from '../js/view/fanatics.js';
 
 test('the mark comes from the owner-only `concealed` state, nothing otherwise', () => {
   assert.equal(concealedCount({ concealed: { u1: 2 } }, 'u1'), 2);
@@ -85,4 +85,9 @@ test('live whirls are animated one after another, each with its hits and removal
   assert.equal(later[0].born, 1000 + 2 * WHIRL_MS);
   assert.equal(later[0].removed, 'contacted');
   assert.deepEqual(animatedFanatics({ whirls: ws }), ['u5', 'u6']);
+});
+
+test("a release's direction in words as the releasing player sees the table (0 deg: up the table, counter-clockwise)", () => {
+  assert.match(directionHint(1), /0° away from you, 90° to your left/);
+  assert.match(directionHint(2), /0° towards you, 90° to your right/);
 });

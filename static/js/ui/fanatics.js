@@ -5,7 +5,7 @@
 
 import { h, replace } from './dom.js';
 import { errorText } from '../format.js';
-import { concealedCount, releasesFor, othersReleasing, defaultRelease, waitingWords, whirlWords, hitWords } from '../view/fanatics.js';
+import { concealedCount, releasesFor, othersReleasing, defaultRelease, waitingWords, whirlWords, hitWords, directionHint } from '../view/fanatics.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
@@ -39,7 +39,13 @@ export function renderFanatics(el, store, conn, toast) {
         }
       },
     }, h('p', null, `${name(r.unit)} must release ${r.left} Fanatic${r.left === 1 ? '' : 's'}: a point on the unit and a direction`),
-    x, y, facing, h('button', { type: 'submit', class: 'primary' }, 'Release'));
+    // Visible labels too (the inputs keep their accessible names): where on the table, in
+    // inches, and which way, as the table's facings count (counter-clockwise from up).
+    h('label', { class: 'release-field' }, 'Start x (in) ', x),
+    h('label', { class: 'release-field' }, 'Start y (in) ', y),
+    h('label', { class: 'release-field' }, 'Direction (°) ', facing),
+    h('p', { class: 'hint' }, directionHint(store.seat)),
+    h('button', { type: 'submit', class: 'primary' }, 'Release'));
   });
   // Everyone reads what waits: whose release it is, and the flee or pursuit it stopped.
   const waits = [...othersReleasing(st, store.seat, name), waitingWords(st)].filter(Boolean)

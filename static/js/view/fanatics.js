@@ -272,3 +272,12 @@ export function drawWhirls(ctx, v, holder, state, now) {
 export function animatedFanatics(holder) {
   return (holder.whirls || []).filter((w) => !w.finished).map((w) => w.unit);
 }
+
+/** Which way a release's direction points, as the releasing player sees the table (facings
+ * count counter-clockwise from Player 2's edge; seat 2 sees the table turned 180°).
+ * @param {number|null|undefined} seat @returns {string} */
+export function directionHint(seat) {
+  return seat === 2
+    ? 'Direction, as you see the table: 0° towards you, 90° to your right, 180° away from you, 270° to your left.'
+    : 'Direction, as you see the table: 0° away from you, 90° to your left, 180° towards you, 270° to your right.';
+}

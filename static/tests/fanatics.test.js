@@ -91,3 +91,13 @@ test("a release's direction in words as the releasing player sees the table (0 d
   assert.match(directionHint(1), /0° away from you, 90° to your left/);
   assert.match(directionHint(2), /0° towards you, 90° to your right/);
 });
+
+test('a whirl whose Fanatic was removed later (moved into) leaves the table overlays', () => {
+  const history = [
+    { type: 'fanatic_released', payload: { start: [36, 16], end: [36, 19], distance: 3, removed: null, unit: { id: 'u9', owner: 2 } } },
+    { type: 'fanatic_released', payload: { start: [34, 16], end: [30, 16], distance: 4, removed: null, unit: { id: 'u10', owner: 2 } } },
+    { type: 'fanatic_hits', payload: { unit: 'u9', target: 'u3', hits: 5 } },
+    { type: 'fanatic_removed', payload: { unit: 'u9', reason: 'contacted' } },
+  ];
+  assert.deepEqual(whirlOverlays(history).map((o) => o.label), ['Fanatic 4 in']);
+});

@@ -123,10 +123,18 @@ export const WHIRLS_SHOWN_WITHIN = 30;
  */
 export function whirlOverlays(history) {
   const out = [];
-  for (const ev of (history || []).slice(-WHIRLS_SHOWN_WITHIN)) {
+  const recent = (history || []).slice(-WHIRLS_SHOWN_WITHIN);
+  // A Fanatic removed later (moved into, say) no longer stands where its whirl ended: its
+  // line and label would only cover what is there now.
+  const removedLater = new Map();
+  recent.forEach((ev, i) => {
+    if (ev.type === 'fanatic_removed') removedLater.set(String(/** @type {{unit?:unknown}} */ (ev.payload || {}).unit), i);
+  });
+  for (const [i, ev] of recent.entries()) {
     if (ev.type !== 'fanatic_released' && ev.type !== 'fanatic_moved') continue;
     const p = /** @type {WhirlPayload|null|undefined} */ (ev.payload);
     if (!p || !Array.isArray(p.start) || !Array.isArray(p?.end)) continue;
+    if (!p.removed && (removedLater.get(String(p.unit?.id)) ?? -1) > i) continue;
     out.push({ points: [p.start, p.end], label: `Fanatic ${p.distance} in${p.removed ? ' (removed)' : ''}`, seat: Number(p.unit?.owner) || 0, alpha: 0.9 });
   }
   return out;

@@ -276,6 +276,8 @@
  * @property {string[]} [weapons]     Shoot: the weapons that may fire at it
  * @property {string[]} [suggested]   Shoot: the weapons fired unless the player picks
  * @property {WeaponCheck[]} [checks]
+ * @property {number} [fighting]      Fight: how many of the unit's models fight it as they stand
+ * @property {number} [models]        Fight: the unit's models
  */
 /** @typedef {Offer & {weapons:FortyWeapon[], targets:FortyTarget[]}} FortyAttackOffer  `shoot_weapons`, `fight` (40k) */
 /** @typedef {Offer & {targets:string[], range:number}} ChargeMoveOffer  `charge_move` (40k): the targets and the roll */

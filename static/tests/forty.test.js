@@ -138,3 +138,8 @@ test('40k: an attack sequence is one report group, each step a line with its dic
   assert.equal(groups.length, 1);
   assert.equal(groups[0].kind, 'shooting');
 });
+
+test('a Fight target says how many of the unit’s models fight it as they stand', () => {
+  const words = targetWords({ unit: 'u2', name: 'Intercessor Squad', distance: 0.2, available: true, reason: null, fighting: 8, models: 11 });
+  assert.equal(words, '0.2 in away · 8 of 11 models fight it as they stand (a Pile-in may bring more)');
+});

@@ -411,6 +411,24 @@ def charged_this_turn(state: GameState) -> list[str]:
     return list(record.get("units", [])) if record.get("pt") == state.battle.player_turn else []
 
 
+def fighting_models(state: GameState, unit: Unit, target_id: str) -> list[Model]:
+    """The models of `unit` that fight `target_id` (as they stand: before a Pile-in): those
+    within Engagement Range of it, and those in base contact with a model of the unit that is
+    (FACTS.md, Fight phase). Empty when none is in range or the target is not on the table."""
+    table = table_of(state)
+    if target_id not in table.units:
+        return []
+    target_fp = table.units[target_id]
+    polys = model_polygons(state, unit)
+    models = models_of(state, unit)
+    close = {m.index for m in models if within(polys[m.index], target_fp, ENGAGEMENT_RANGE_IN)}
+    return [
+        m
+        for m in models
+        if m.index in close or any(in_base_contact(polys[m.index], polys[i]) for i in close)
+    ]
+
+
 def eligible_to_fight(state: GameState) -> list[str]:
     """Units on the table within Engagement Range of an enemy (or that charged this turn) that
     have not fought this phase."""
@@ -550,22 +568,13 @@ def fight(state: GameState, seat: int, action: Fight, dice: DiceStream) -> list[
         opening_moves.append(piled)
         state = fold_all(state, [piled])
         unit = units_of(state)[unit.id]
-    table = table_of(state)
-    if target.id not in table.units:
+    if target.id not in table_of(state).units:
         raise _refuse(f"{target.name} is not on the table", rule="Fight")
-    target_fp = table.units[target.id]
-    polys = model_polygons(state, unit)
-    models = models_of(state, unit)
-    close = {m.index for m in models if within(polys[m.index], target_fp, ENGAGEMENT_RANGE_IN)}
-    if not close:
+    fighting = fighting_models(state, unit, target.id)
+    if not fighting:
         raise _refuse(
             f"no model of {unit.name} is within Engagement Range of {target.name}", rule="Fight"
         )
-    fighting = [
-        m
-        for m in models
-        if m.index in close or any(in_base_contact(polys[m.index], polys[i]) for i in close)
-    ]
     groups: dict[tuple[str, str], tuple[Weapon, int]] = {}
     hazard: list[str] = []
     for m in fighting:

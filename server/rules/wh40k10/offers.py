@@ -44,6 +44,7 @@ from server.rules.wh40k10.combat import (
     check_shooter,
     eligible_to_fight,
     fight_chooser,
+    fighting_models,
     model_weapon,
     shooter_of,
 )
@@ -207,6 +208,9 @@ def _offer_fight(state: GameState, seat: int, unit: Unit) -> Offer | None:
             "unit": eid,
             "name": display_name(state, eid),
             "distance": round(float(_measured(state, unit.id, eid).distance), 2),
+            # how many of its models would fight this target as they stand (before a Pile-in)
+            "fighting": len(fighting_models(state, unit, eid)),
+            "models": len(models_of(state, unit)),
             "available": True,
             "reason": None,
         }

@@ -88,7 +88,8 @@ export function weaponWords(w, skill = 'BS') {
 }
 
 /**
- * What the player sees of a target before rolling: distance, visibility, cover, engaged.
+ * What the player sees of a target before rolling: distance, visibility, cover, engaged and, for
+ * a Fight, how many models fight it.
  * @param {FortyTarget} t an offered target
  */
 export function targetWords(t) {
@@ -98,6 +99,10 @@ export function targetWords(t) {
   else if (t.visible === true) parts.push(typeof t.seen === 'number' ? `visible (${Math.round(t.seen * 100)}% seen)` : 'visible');
   if (t.cover) parts.push('in cover (+1 to its save)');
   if (t.engaged) parts.push('in Engagement Range with this unit');
+  if (typeof t.fighting === 'number') {
+    const of = typeof t.models === 'number' ? ` of ${t.models}` : '';
+    parts.push(`${t.fighting}${of} model${t.fighting === 1 ? '' : 's'} fight it as they stand (a Pile-in may bring more)`);
+  }
   return parts.join(' · ');
 }
 

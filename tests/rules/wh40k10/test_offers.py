@@ -287,3 +287,28 @@ def test_units_out_of_combat_get_no_fight_order_and_spectators_no_orders() -> No
     assert "fight" not in unit_orders(state, 1, "u1")
     state = to_phase(state, 2, "Shooting")
     assert orders_for(state, None)["units"] == {}
+
+
+def test_the_fight_offer_says_how_many_models_fight_each_target_as_the_fight_counts_them() -> None:
+    """FACTS.md, Fight phase: the models that fight are those within Engagement Range of the
+    target and those in base contact with one that is. The offer says how many, before the
+    Fight is given (a playtest read "Choppa x18" for a fight of 7 models), and the Fight counts
+    the same models (`fighting_models`, one judgement)."""
+    state = deployed()
+    # The Boyz in rows of 4: the first in Engagement Range, the second in base contact with
+    # it, the third (3 models) in contact only with the second: 8 of 11 fight.
+    state = place(state, "u1", block(11, BOYZ_FRONT, x0=24.0, per_row=4,
+                                     dy=-(BASE_IN + 0.005)))
+    state = place(state, "u2", row(5, 33.0, x0=24.0))
+    state = to_phase(state, 1, "Fight")
+    target = unit_orders(state, 2, "u2")["fight"]["targets"][0]
+    assert target["models"] == len(units_of(state)["u2"].positions)
+    assert 0 < target["fighting"] <= target["models"]
+    state, events = act(state, 2, type="fight", unit="u2", target="u1")
+    started = next(e for e in events if e.type == "fight_started")
+    assert started.payload["models"] == target["fighting"]
+    boyz = unit_orders(state, 1, "u1")["fight"]["targets"][0]
+    assert (boyz["fighting"], boyz["models"]) == (8, 11), boyz
+    state, events = act(state, 1, type="fight", unit="u1", target="u2")
+    started = next(e for e in events if e.type == "fight_started")
+    assert started.payload["models"] == boyz["fighting"]

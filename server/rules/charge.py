@@ -978,6 +978,9 @@ def _fold_charge_failed(state: GameState, event: Event) -> GameState:
     p = event.payload
     if p.get("unit_after"):  # the Failed Charge move
         state = with_unit(state, unit_from_json(p["unit_after"]))
-    # the target and dice are kept for a re-roll (wh40k10 Command Re-roll)
+    # the target(s) and dice are kept for a re-roll (wh40k10 Command Re-roll; a charge declared
+    # on several targets keeps them all, with their distances)
+    kept = {k: p[k] for k in ("targets", "distances") if k in p}
     return with_phase_move(state, p["unit"], {"charged": None, "failed": True,
-                                              "target": p["target"], "roll": p.get("roll")})
+                                              "target": p["target"], "roll": p.get("roll"),
+                                              **kept})

@@ -107,15 +107,25 @@ def charge(state: GameState, seat: int, action: DeclareCharges, dice: DiceStream
         raise RuleError(ILLEGAL_MOVE, f"{waiting} must make its Charge move first",
                         rule="Charge")
     gaps = {t: check_charge_target(state, seat, unit, unit_of(state, t)) for t in action.targets}
+    return roll_charge(state, seat, unit, list(action.targets), gaps, dice)
+
+
+def roll_charge(
+    state: GameState, seat: int, unit: Unit, targets: list[str], gaps: dict[str, float],
+    dice: DiceStream,
+) -> list[Event]:
+    """Roll the charge of `unit` on `targets` (`gaps`: the distance to each): `charge_rolled`,
+    the Charge move then the player's, or at once `charge_failed` when the roll is short of
+    what the farthest target needs. Also a Command Re-roll of a failed one (stratagems.py)."""
     expression, bonus = charge_roll_expression(state, sheets_of(state, unit))
     roll = dice.roll(expression)
     reach = (roll.total or 0) + bonus
     need = max(gaps.values()) - ENGAGEMENT_RANGE_IN
-    names = _names(state, action.targets)
+    names = _names(state, targets)
     payload: dict[str, Any] = {
         "unit": unit.id,
-        "target": action.targets[0],
-        "targets": list(action.targets),
+        "target": targets[0],
+        "targets": list(targets),
         "distances": {t: round(g, 3) for t, g in gaps.items()},
         "roll": roll.to_payload(),
         "bonus": bonus,

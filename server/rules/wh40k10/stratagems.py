@@ -89,6 +89,7 @@ from server.rules.wh40k10.army import (
     sheets,
     target_unit,
 )
+from server.rules.wh40k10.charging import ROLLED, roll_charge
 from server.rules.wh40k10.combat import (
     ShootWeapons,
     WeaponTarget,
@@ -337,6 +338,28 @@ def _check_reroll(state: GameState, seat: int, s: Stratagem, action: UseStratage
         raise _refuse(s, "the target of that charge is no longer on the battlefield")
     old = record.get("roll") or {}
     old_dice = [d.get("face") for d in old.get("dice", [])] if isinstance(old, Mapping) else []
+    distances = record.get("distances")
+    if isinstance(distances, Mapping) and record.get("targets"):
+        # Declared with the Charge… order (targets, then the Charge move model by model): the
+        # re-roll is the roll again, and a roll that now reaches leaves the Charge move to the
+        # player, as the first roll would have.
+        targets = [str(t) for t in record["targets"]]
+        gaps = {str(t): float(d) for t, d in distances.items()}
+
+        def charge_again(after: GameState, dice: DiceStream) -> list[Event]:
+            events = roll_charge(after, seat, unit, targets, gaps, dice)
+            new_roll = events[0].payload.get("roll") or {}
+            rolled = events[0].type == ROLLED
+            note = Event("command_reroll", {
+                "seat": seat, "unit": unit.id, "kind": "charge", "old": old_dice,
+                "new": [d.get("face") for d in new_roll.get("dice", [])], "target": targets[0],
+                "succeeded": rolled,
+                "text": f"{unit.name} re-roll the charge roll: {old.get('total')} becomes "
+                f"{new_roll.get('total')}: "
+                + ("make the Charge move" if rolled else "the charge fails")}, actor=seat)
+            return [note, *events]
+
+        return unit, charge_again
 
     def charge(after: GameState, dice: DiceStream) -> list[Event]:
         events = charge_result(after, seat, unit, target, dice)

@@ -156,3 +156,31 @@ def test_the_charge_and_charge_move_orders_follow_the_roll() -> None:
     orders = orders_for(state, 1)["units"]["u1"]
     assert "charge" not in orders and orders["charge_move"]["range"] == 7
     assert orders["charge_move"]["targets"] == ["u2"]
+
+
+def test_a_failed_charge_re_rolled_to_a_reach_leaves_the_charge_move_to_the_player() -> None:
+    """Core rules, Command Re-roll (docs/rules-decisions.md, Stratagems): the charge roll is
+    rolled again; when it now reaches, the Charge move is the player's to make, model by model,
+    as after a first roll that reached (a playtest was never offered the move: the server
+    judged a straight move of its own and called the charge failed). The Boyz 6 in from two
+    squads roll 1 + 1 = 2 (short), re-roll 2 + 2 = 4, and move in as the first test does."""
+    state = _two_squads()
+    state, events, _ = scripted(state, 1, [1, 1], type="charge", unit="u1", targets=["u2", "u3"])
+    assert events[0].type == "charge_failed"
+    before = units_of(state)["u1"].positions
+    state, events, _ = scripted(state, 1, [2, 2], type="use_stratagem",
+                                stratagem="Command Re-roll", roll="charge")
+    assert [e.type for e in events] == ["stratagem_used", "command_reroll", "charge_rolled"]
+    assert "2 becomes 4: make the Charge move" in events[1].payload["text"]
+    assert events[2].payload["targets"] == ["u2", "u3"] and events[2].payload["range"] == 4
+    assert units_of(state)["u1"].positions == before  # nobody moved for the player
+    state, events = act(state, 1, type="charge_move", unit="u1",
+                        positions=_ahead(state, TO_WITHIN_ER))
+    assert events[0].type == "charge_succeeded" and events[0].payload["targets"] == ["u2", "u3"]
+    # A re-roll that is still short fails the charge again.
+    state = _two_squads()
+    state, _, _ = scripted(state, 1, [1, 1], type="charge", unit="u1", targets=["u2"])
+    state, events, _ = scripted(state, 1, [1, 2], type="use_stratagem",
+                                stratagem="Command Re-roll", roll="charge")
+    assert [e.type for e in events] == ["stratagem_used", "command_reroll", "charge_failed"]
+    assert "the charge fails" in events[1].payload["text"]

@@ -80,3 +80,23 @@ test('Arrive: the models set down around the point, sent as positions (the ghost
   void tool.arriveAt({ x: 3, y: 20 });
   assert.deepEqual(table.asked.at(-1), { type: 'act', body: { type: 'arrive_from_reserves', unit: 'u4', positions: [[3, 20]] } });
 });
+
+test('a typed move from the keyboard: every model the same distance the way chosen, staged, then Confirm sends move_models', async () => {
+  const { stageModelMove, modelMoveVector } = await import('../js/ui/typed.js');
+  assert.deepEqual(modelMoveVector('away', 3, 1), [0, 3]);
+  assert.deepEqual(modelMoveVector('away', 3, 2), [0, -3]);  // seat 2 sees the table turned
+  assert.deepEqual(modelMoveVector('left', 2, 1), [-2, 0]);
+  assert.deepEqual(modelMoveVector('away-right', Math.SQRT2, 1), [1, 1]);
+  const state = chargeState({ move_models: { action: 'move_models', available: true, reason: null, allowance: 6 } });
+  state.phase = 'Movement';
+  const table = fakeTable({ state });
+  table.select('u1');
+  const u1 = table.store.state.units.u1;
+  stageModelMove(table, u1, 'right', 2.5);
+  stageModelMove(table, u1, 'away', 1);  // adds to what is staged
+  const g = table.moves.ghost;
+  assert.equal(g?.phase, 'staged');
+  assert.deepEqual(g?.positions, [[12.5, 11], [14.5, 11]]);
+  table.moves.confirmStaged();
+  assert.deepEqual(table.asked.at(-1), { type: 'act', body: { type: 'move_models', unit: 'u1', positions: [[12.5, 11], [14.5, 11]] } });
+});

@@ -216,3 +216,45 @@ def test_shoot_and_fight_through_the_tools_and_the_waaagh_button(
                 squad)
     p2.screenshot(path=str(tmp_path / "forty-fight-report-p2-1280.png"))
     assert pages.errors == []
+
+
+def test_a_40k_unit_moves_by_typed_direction_and_distance_from_the_keyboard(
+    server: str, pages: Any
+) -> None:
+    """Keyboard play (PLAYTEST.md): a unit placed model by model moves without a mouse. Player 2
+    (seat 2 sees the table turned) picks the Intercessors in the units list, types "away from
+    you", 3 in, Show move, then Enter: every model is 3 in further up the table from player 2,
+    on every page."""
+    game = Game(server)
+    game.act(1, type="submit_army", units=[BOYZ])
+    game.act(2, type="submit_army", units=[INTERCESSORS])
+    units = game.state()["units"]
+    boyz = next(u for u, v in units.items() if v["owner"] == 1)
+    squad = next(u for u, v in units.items() if v["owner"] == 2)
+    game.act(1, type="deploy_unit", unit=boyz, x=25, y=9.5, facing=0)
+    game.act(2, type="deploy_unit", unit=squad, x=25, y=32.64, facing=180)
+    game.to_phase(2, "Movement")
+    before = game.state()["units"][squad]["positions"]
+
+    p2 = pages.open("player2", game.urls[2])
+    spectator = pages.open("spectator", game.urls[None])
+    for page in (p2, spectator):
+        page.wait_for_function(READY)
+    pick = p2.locator(f"button[data-pick='{squad}']")
+    pick.focus()
+    p2.keyboard.press("Enter")
+    form = p2.locator("#model-move-form")
+    expect(form).to_be_visible()
+    form.locator("select").select_option("away")
+    form.locator("input[name=typed-modelDistance]").fill("3")
+    form.locator("#stage-model-move").press("Enter")
+    until(p2, "warfield.table.moves.ghost && warfield.table.moves.ghost.phase === 'staged'"
+              " && warfield.table.moves.ghost.verdict === 'legal'")
+    p2.locator("#confirm-move").focus()
+    p2.keyboard.press("Enter")
+    expected = [[round(x, 2), round(y - 3, 2)] for x, y in before]
+    for page in (p2, spectator):
+        until_equal(page, f"warfield.store.state.units['{squad}'].positions"
+                          ".map(([x, y]) => [Math.round(x * 100) / 100, Math.round(y * 100) / 100])",
+                    expected)
+    assert pages.errors == []

@@ -507,7 +507,7 @@ export function unitOrders(unit, table, store) {
     }, 'Charge…') : null,
     charging && table.mode === 'charge' ? chargePreviewPanel(table, st) : null,
     move && move.available ? h('small', { class: 'hint' }, 'Drag the unit forward or back; drag a corner (W) to wheel, the knob (↻) to pivot, the rear corner (⇔) to reform (R turns it 90°). R stages a 15° pivot.') : null,
-    models && models.available ? h('small', { class: 'hint' }, `Drag a model to move it (up to ${Number(models.allowance).toFixed(1)} in), Shift+drag (or between models) to move them all; then Confirm.`) : null,
+    models && models.available ? h('small', { class: 'hint' }, `Drag a model to move it (up to ${Number(models.allowance).toFixed(1)} in), Shift+drag (or between models) to move them all, or type a direction and distance below; then Confirm.`) : null,
     [move && !moving ? move : null, models && !models.available ? models : null, charge && !charging ? charge : null]
       .filter(Boolean).map((o) => h('small', { class: 'hint unavailable', dataset: { order: String(o?.action) } }, sentence(String(o?.reason || 'not possible now')))),
     move?.reform_centre && move.available ? h('small', { class: 'hint light-troops' }, 'Light Troops: drag ✥ at the centre to reform and move the unit (up to twice its Mobility; R turns it 90°).') : null);

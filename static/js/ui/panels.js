@@ -16,7 +16,7 @@ import { pregamePanel } from './pregame.js';
 import { resultPanel } from './result.js';
 import { engagedNames, renderUnits } from './units.js';
 import { terrainLegend } from './legend.js';
-import { deployForm, typedMoves, targetPicker } from './typed.js';
+import { deployForm, typedMoves, typedModelMoves, targetPicker } from './typed.js';
 import { renderFanatics } from './fanatics.js';
 import { catalogFor, onCatalog, profileView, sheetOf } from './card.js';
 import { stratagemsPanel } from './stratagems.js';
@@ -315,6 +315,7 @@ function renderInfo(el, table, store) {
     rows.push(unitCard(unit, store.state), ordered, actions, fortyUnitOrders(unit, table));
     // Typed values for the same orders (keyboard): a distance, degrees, a target from a list.
     if (ordered && unit.placement) rows.push(typedMoves(unit, table));
+    if (!unit.placement) rows.push(typedModelMoves(unit, table));
     rows.push(targetPicker(unit, table));
   }
   if (sel) {

@@ -20,7 +20,7 @@ const typedValues = new WeakMap();
 /** @param {Table} table @returns {Record<string, string>} */
 function values(table) {
   let v = typedValues.get(table);
-  if (!v) typedValues.set(table, (v = { distance: '4', direction: 'forward', degrees: '15', target: '', x: '', y: '', facing: '', deployUnit: '', open: '', files: '', filesFor: '', turn: '0' }));
+  if (!v) typedValues.set(table, (v = { distance: '4', direction: 'forward', degrees: '15', target: '', x: '', y: '', facing: '', deployUnit: '', open: '', files: '', filesFor: '', turn: '0', modelDirection: 'away', modelDistance: '3' }));
   return v;
 }
 
@@ -112,6 +112,65 @@ export function stageStraightMove(table, unit, dir, distance) {
   }, { type: 'move_unit', unit: unit.id, manoeuvre: dir, mode: moves.mode, distance });
   table.onChange();
   return true;
+}
+
+/** The ways a unit placed model by model can be moved by typing, as the player sees the table,
+ * with the table direction each is for Player 1 (Player 2 sees the table turned 180°). */
+export const MODEL_DIRECTIONS = /** @type {[string, string, number, number][]} */ ([
+  ['away', 'away from you', 0, 1], ['away-left', 'away and to your left', -1, 1],
+  ['left', 'to your left', -1, 0], ['back-left', 'towards you and to your left', -1, -1],
+  ['back', 'towards you', 0, -1], ['back-right', 'towards you and to your right', 1, -1],
+  ['right', 'to your right', 1, 0], ['away-right', 'away and to your right', 1, 1],
+]);
+
+/** How far in x and y a typed move of `distance` inches `direction` (MODEL_DIRECTIONS) goes,
+ * for the player in `seat`. Pure. @param {string} direction @param {number} distance @param {number|null} seat
+ * @returns {[number, number]} */
+export function modelMoveVector(direction, distance, seat) {
+  const d = MODEL_DIRECTIONS.find((m) => m[0] === direction) || MODEL_DIRECTIONS[0];
+  const turned = seat === 2 ? -1 : 1;
+  const n = Math.hypot(d[2], d[3]);
+  // (`|| 0`: no -0 for a direction straight along an axis)
+  return [round2((turned * d[2] * distance) / n) || 0, round2((turned * d[3] * distance) / n) || 0];
+}
+
+/** Stage every model of `unit` moved `distance` inches `direction` (MODEL_DIRECTIONS), on top
+ * of what is staged already; the ghost asks the server, Confirm sends it.
+ * @param {Table} table @param {Unit} unit @param {string} direction @param {number} distance */
+export function stageModelMove(table, unit, direction, distance) {
+  const [dx, dy] = modelMoveVector(direction, distance, table.store.seat);
+  const g = table.moves.ghost;
+  const from = g?.phase === 'staged' && g.id === unit.id && g.positions ? g.positions : unit.positions || [];
+  table.handlers.models.stage(unit, from.map((p) => [round2(p[0] + dx), round2(p[1] + dy)]), 'staged');
+  table.onChange();
+}
+
+/**
+ * A typed move for the selected own unit placed model by model (40k), from the keyboard: every
+ * model the same distance the same way, staged as a ghost with the server's verdict; Confirm
+ * (or Enter) sends it, and each model can still be dragged before that.
+ * @param {Unit} unit @param {Table} table @returns {HTMLElement|null}
+ */
+export function typedModelMoves(unit, table) {
+  const offer = unitOffer(table.store.state, unit.id, 'move_models');
+  if (!offer?.available || !Array.isArray(unit.positions) || !unit.positions.length) return null;
+  const v = values(table);
+  const direction = h('select', {
+    name: 'typed-model-direction',
+    onchange: (/** @type {Event} */ e) => { v.modelDirection = /** @type {HTMLSelectElement} */ (e.target).value; },
+  }, MODEL_DIRECTIONS.map(([key, words]) => h('option', { value: key, selected: v.modelDirection === key }, words)));
+  return h('form', {
+    class: 'row typed model-move-form', id: 'model-move-form', 'aria-label': `Move ${unitName(table.store.state, unit.id)} by typing`,
+    onsubmit: (/** @type {Event} */ e) => {
+      e.preventDefault();
+      const d = num(v.modelDistance);
+      if (d === null || d <= 0) return table.toast('Move: type a distance in inches.', 'info');
+      stageModelMove(table, unit, v.modelDirection, d);
+    },
+  },
+  h('label', { class: 'typed-field' }, h('span', null, 'Direction'), direction),
+  field('Distance (in)', { type: 'number', min: 0, step: 0.5, size: 4 }, 'modelDistance', v),
+  h('button', { type: 'submit', id: 'stage-model-move' }, 'Show move'));
 }
 
 /**

@@ -254,7 +254,7 @@ def test_a_40k_unit_moves_by_typed_direction_and_distance_from_the_keyboard(
     p2.keyboard.press("Enter")
     expected = [[round(x, 2), round(y - 3, 2)] for x, y in before]
     for page in (p2, spectator):
-        until_equal(page, f"warfield.store.state.units['{squad}'].positions"
-                          ".map(([x, y]) => [Math.round(x * 100) / 100, Math.round(y * 100) / 100])",
+        until_equal(page, f"warfield.store.state.units['{squad}'].positions.map("
+                          "([x, y]) => [Math.round(x * 100) / 100, Math.round(y * 100) / 100])",
                     expected)
     assert pages.errors == []

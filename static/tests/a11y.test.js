@@ -196,3 +196,11 @@ test('typed orders stage the same actions a drag would, and Confirm sends them',
   waiting.select('u1');
   assert.equal(waiting.handlers.handles.stageReform(4), false);
 });
+
+test("a unit down to fewer models than its files is as wide as its models; a roll's extra facts in words", async () => {
+  const { extraWords } = await import('../js/ui/describe.js');
+  const swarm = { id: 'u5', owner: 1, name: 'Tomb Swarm', status: 'on_table', models: 2, files: 3 };
+  assert.match(unitLine(/** @type {any} */ (swarm), null), /2 models, 2 wide/);
+  assert.equal(extraWords({ misfire: false, hit: true, direction_deg: 54.098, inches: 6 }),
+    'Misfire: no · Hit: yes · Direction: 54° · Inches: 6');
+});

@@ -10,6 +10,17 @@ export function humanize(s) {
   return t.charAt(0).toUpperCase() + t.slice(1);
 }
 
+/** A dice roll's extra facts in words: yes / no for a flag, whole degrees for a direction,
+ * one decimal for a measure ("Misfire: no", "Direction: 54°"). @param {Record<string, unknown>} extra */
+export function extraWords(extra) {
+  return Object.entries(extra).map(([k, v]) => {
+    if (typeof v === 'boolean') return `${humanize(k)}: ${v ? 'yes' : 'no'}`;
+    if (typeof v === 'number' && k.endsWith('_deg')) return `${humanize(k.slice(0, -4))}: ${Math.round(v)}°`;
+    if (typeof v === 'number') return `${humanize(k)}: ${Number.isInteger(v) ? v : v.toFixed(1)}`;
+    return `${humanize(k)}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`;
+  }).join(' · ');
+}
+
 /** @param {Record<string, unknown>} payload @param {import('../types.js').GameState|null|undefined} state @param {boolean} ok */
 function chargeWords(payload, state, ok) {
   const p = /** @type {import('../types.js').ChargeOutcomePayload} */ (payload);

@@ -6,7 +6,7 @@ import { fortyBar } from './forty.js';
 import { h, replace } from './dom.js';
 import { gameOffer } from './offers.js';
 import { errorText, losWords, markerBadges, rollSummary, unitName } from '../format.js';
-import { describe, humanize } from './describe.js';
+import { describe, extraWords, humanize } from './describe.js';
 import { setupPanel, renderTray, unitOrders } from './battle.js';
 import { unitActions } from './orders.js';
 import { undoneSeqs } from './report.js';
@@ -423,7 +423,7 @@ function diceItem(ev, roll) {
       roll.total !== null && roll.total !== undefined ? h('span', { class: 'total' }, `= ${roll.total}`) : null),
     dice.length > 1 ? h('div', { class: 'roll-summary' }, rollSummary(roll)) : null,
     roll.extra && typeof roll.extra === 'object' && Object.keys(roll.extra).length
-      ? h('div', { class: 'extra' }, Object.entries(roll.extra).map(([k, v]) => `${humanize(k)}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(' · '))
+      ? h('div', { class: 'extra' }, extraWords(roll.extra))
       : null);
 }
 

@@ -80,7 +80,8 @@ export function unitLine(u, state) {
     at,
     facing !== null ? `facing ${Math.round(((facing % 360) + 360) % 360)}°` : '',
     models !== null ? `${models} model${models === 1 ? '' : 's'}` : '',
-    u.files ? `${u.files} wide` : '',
+    // (a unit with fewer models than its files stands as wide as it has models)
+    u.files ? `${models !== null && models > 0 ? Math.min(u.files, models) : u.files} wide` : '',
     status === 'on_table' ? 'on the table' : humanize(status).toLowerCase(),
     ...(Array.isArray(u.markers) ? u.markers.map((m) => humanize(String(m))) : []),
     engaged,

@@ -99,6 +99,9 @@ class GameResult:
     objectives: Sequence[Objective] = ()
     battle_points: Mapping[int, int] | None = None
     conceded_by: int | None = None
+    # How the system decides the result, in words players read (whfb8: the 100 VP margin);
+    # shown with the result, so that a draw or a win says why.
+    rule: str | None = None
 
     def results(self) -> dict[int, str]:
         if self.winner is None:
@@ -128,6 +131,7 @@ class GameResult:
             if self.battle_points is None
             else {str(s): self.battle_points[s] for s in (1, 2)},
             "conceded_by": self.conceded_by,
+            "rule": self.rule,
             "text": self.text(),
         }
 

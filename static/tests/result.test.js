@@ -15,13 +15,16 @@ test('the end-of-game panel shows both scores and the result to each player and 
   const mine = resultSummary(result, 1);
   assert.equal(mine.heading, 'You win (Win)');
   assert.deepEqual(mine.rows.map((r) => [r.label, r.points, r.result]), [['Player 1 (you)', 68, 'Win'], ['Player 2', 0, 'Loss']]);
-  assert.equal(resultSummary(result, 2).heading, 'You lose (Win)');
+  assert.equal(resultSummary(result, 2).heading, 'You lose: Player 1 wins (Win)');
   assert.equal(resultSummary(result, null).heading, 'Player 1 wins (Win)');
   assert.deepEqual(mine.objectives, [result.objectives[0].text]);
   assert.deepEqual(mine.lines, ['Player 1 +68: Breakthrough won: 20% of 340 Army Points']);
   const draw = resultSummary({ ...result, winner: null, results: { 1: 'draw', 2: 'draw' } }, null);
   assert.equal(draw.heading, 'A draw');
   assert.deepEqual(draw.rows.map((r) => r.result), ['Draw', 'Draw']);
+  assert.equal(draw.rule, '', 'a system without a rule line says nothing more');
+  const rule = 'A player wins with at least 100 Victory Points more than the opponent (a Crushing Victory with at least twice as many); anything closer is a draw.';
+  assert.equal(resultSummary({ ...result, winner: null, rule }, 1).rule, rule, 'a whfb8 draw says why');
 });
 
 test('the log reads the result in its own words', () => {

@@ -109,7 +109,7 @@ def test_a_t9a_game_ends_with_its_result_on_every_page(server: str, pages: Any) 
         until(page, "() => warfield.store.state.stage === 'battle'")
 
     act(2, {"type": "concede"})
-    headings = {p1: "You win (Massacre)", p2: "You lose (Massacre)",
+    headings = {p1: "You win (Massacre)", p2: "You lose: Player 1 wins (Massacre)",
                 spectator: "Player 1 wins (Massacre)"}
     for page, heading in headings.items():
         until(page, "() => warfield.store.state.stage === 'over'")

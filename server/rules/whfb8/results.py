@@ -21,6 +21,8 @@ from server.rules.endgame import GameResult
 from server.rules.rankandflank import victory
 
 WIN_BY = 100
+RESULT_RULE = (f"A player wins with at least {WIN_BY} Victory Points more than the opponent "
+               "(a Crushing Victory with at least twice as many); anything closer is a draw.")
 
 
 def game_result(state: GameState, conceded_by: int | None) -> GameResult | None:
@@ -39,4 +41,4 @@ def game_result(state: GameState, conceded_by: int | None) -> GameResult | None:
     if conceded_by is not None:
         winner, margin = 3 - conceded_by, "Massacre"
     return GameResult(scores=scores, winner=winner, margin=margin, lines=tuple(lines),
-                      conceded_by=conceded_by)
+                      conceded_by=conceded_by, rule=RESULT_RULE)

@@ -16,6 +16,7 @@ import { h } from './dom.js';
  * @property {ObjectiveResult[]} objectives
  * @property {Object<string, number>|null} battle_points
  * @property {number|null} conceded_by
+ * @property {string|null} [rule]  how the system decides the result, in words (whfb8)
  * @property {string} text
  */
 
@@ -31,7 +32,7 @@ export function resultSummary(result, seat) {
   let heading;
   if (result.winner === null || result.winner === undefined) heading = 'A draw';
   else if (seat === result.winner) heading = `You win${margin}`;
-  else if (seat === 1 || seat === 2) heading = `You lose${margin}`;
+  else if (seat === 1 || seat === 2) heading = `You lose: Player ${result.winner} wins${margin}`;
   else heading = `Player ${result.winner} wins${margin}`;
   const rows = [1, 2].map((s) => ({
     seat: s,
@@ -43,7 +44,8 @@ export function resultSummary(result, seat) {
   const objectives = (result.objectives || []).map((o) => o.text);
   const lines = (result.lines || []).map((l) => `Player ${l.seat} +${l.points}: ${l.text}`);
   const note = result.conceded_by ? `Player ${result.conceded_by} conceded` : '';
-  return { heading, rows, objectives, lines, note };
+  const rule = typeof result.rule === 'string' ? result.rule : '';
+  return { heading, rows, objectives, lines, note, rule };
 }
 
 /** @param {GameResult|null|undefined} result @param {number|null} seat @returns {HTMLElement|null} */
@@ -53,6 +55,7 @@ export function resultPanel(result, seat) {
   const bp = s.rows.some((r) => r.battlePoints !== null);
   return h('section', { class: 'game-result', 'aria-label': 'Result' },
     h('h3', null, s.heading),
+    s.rule ? h('p', { class: 'result-rule' }, s.rule) : null,
     h('table', null,
       h('tr', null, h('th', null, ''), h('th', null, 'Victory Points'), bp ? h('th', null, 'Battle Points') : null, h('th', null, 'Result')),
       s.rows.map((r) => h('tr', { class: `owner-${r.seat}` },

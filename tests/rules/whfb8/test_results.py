@@ -28,6 +28,8 @@ def test_destroyed_units_score_and_fleeing_ones_do_not() -> None:
     assert result is not None
     assert dict(result.scores) == {1: 80, 2: 0}
     assert result.winner is None  # 80 more: under 100, a draw
+    assert result.to_payload("last turn")["rule"] is not None and "100 Victory Points" in str(
+        result.rule)  # (and the result says why: a playtest's "A draw" at 80 - 0 did not)
     state = with_unit(state, dataclasses.replace(units["u3"], models=0, status="destroyed"))
     result = game_result(state, None)
     assert result is not None

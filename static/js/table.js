@@ -6,6 +6,7 @@
 // legality, distances and sight come from the server.
 
 import { whirlOverlays, drawWhirls, animatedFanatics } from './view/fanatics.js';
+import { entombedOverlays } from './view/entombed.js';
 import { makeView, fit, pan, zoomAt, toWorld, toScreen, flipForSeat } from './view/transform.js';
 import { topmost } from './view/hit.js';
 import { buildScene } from './view/scene.js';
@@ -245,8 +246,9 @@ export class Table {
     const t0 = this.frameStats ? performance.now() : 0;
     const ghost = this.moves.ghost;
     const layers = [this.shared, ...Object.values(this.tools), ...Object.values(this.handlers)].map((h) => h.layers());
-    // whfb8 Fanatics' whirls (seed 003), drawn for everyone beside the shared measures.
-    const whirls = whirlOverlays(this.store.history);
+    // whfb8 Fanatics' whirls (seed 003) and Entombed markers waiting for their unit (seed
+    // 002), drawn for everyone beside the shared measures.
+    const whirls = [...whirlOverlays(this.store.history), ...entombedOverlays(this.store.state, this.store.history)];
     if (whirls.length) layers.push({ overlays: [...(this.shared.layers().overlays || []), ...whirls] });
     drawFrame(this.ctx, Object.assign({
       view: this.view,

@@ -58,3 +58,19 @@ test('a drag moves the placement by its rounded delta; back at its start it is t
   assert.equal(moved.y, from.y + 8);
   assert.equal(moved.facing, 90);
 });
+
+test('every viewer sees a waiting Entombed marker and its scatter on the table, named', async () => {
+  const { entombedOverlays } = await import('../js/view/entombed.js');
+  const state = /** @type {any} */ ({
+    units: { u5: { id: 'u5', owner: 1, name: 'Tomb Swarm', status: 'ambush' } },
+    entombed: { u5: { mode: 'marker', marker: [26, 20], enemy: null, edge: null, suggested: null, outline: null } },
+  });
+  const history = [{ type: 'entombed_marker', payload: { unit: 'u5', chosen: [20, 20], landed: [26, 20], marker: [26, 20] } }];
+  assert.deepEqual(entombedOverlays(state, history), [
+    { points: [[20, 20], [26, 20]], label: 'Tomb Swarm: Entombed marker', seat: 1, alpha: 0.9 }]);
+  // A hit (no scatter): the marker alone; a unit waiting at a table edge has no marker.
+  const hit = [{ type: 'entombed_marker', payload: { unit: 'u5', chosen: [26, 20], landed: [26, 20], marker: [26, 20] } }];
+  assert.deepEqual(entombedOverlays(state, hit)[0].points, [[26, 20], [26, 20]]);
+  const edge = { ...state, entombed: { u5: { mode: 'edge', marker: null, edge: 'north' } } };
+  assert.deepEqual(entombedOverlays(edge, history), []);
+});

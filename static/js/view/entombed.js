@@ -125,3 +125,27 @@ export function placingHint(pending, name) {
       : 'touching the marker, facing any way';
   return `${who}drag the ghost ${where}; R turns it; click it or press Enter to emerge (Esc leaves it for later).`;
 }
+
+/**
+ * Every Entombed marker still waiting for its unit, as a table overlay every viewer sees (the
+ * owner's Emerge tool draws its own as well): the scatter from the chosen point to where the
+ * marker stands, labelled with the unit's name. Pure.
+ * @param {GameState|null|undefined} state
+ * @param {{type:string, payload:Record<string, unknown>|null|undefined}[]} history
+ * @returns {{points:number[][], label:string, seat:number, alpha:number}[]}
+ */
+export function entombedOverlays(state, history) {
+  const out = [];
+  for (const unitId of Object.keys(state?.entombed || {})) {
+    const pending = pendingEmergence(state, unitId);
+    if (!pending?.marker) continue;
+    const p = lastMarker(history, unitId);
+    const path = [p?.chosen, p?.landed, pending.marker]
+      .filter((q) => Array.isArray(q))
+      .filter((q, i, all) => i === 0 || q[0] !== all[i - 1][0] || q[1] !== all[i - 1][1]);
+    const points = path.length >= 2 ? path : [pending.marker, pending.marker];
+    const unit = state?.units?.[unitId];
+    out.push({ points, label: `${pieceName(state, unitId)}: Entombed marker`, seat: Number(unit?.owner) || 0, alpha: 0.9 });
+  }
+  return out;
+}

@@ -67,6 +67,20 @@ class Game:
         self.act(seat, type="move_models", unit=unit, positions=positions, advance=advance)
 
 
+def deployed(server: str) -> tuple[Game, str, str]:
+    """A game with the Boyz (player 1) and the Intercessors (player 2) deployed facing each
+    other, the Boyz in two rows in front and the Wurrboy behind them; (game, Boyz, squad)."""
+    game = Game(server)
+    game.act(1, type="submit_army", units=[BOYZ])
+    game.act(2, type="submit_army", units=[INTERCESSORS])
+    units = game.state()["units"]
+    boyz = next(u for u, v in units.items() if v["owner"] == 1)
+    squad = next(u for u, v in units.items() if v["owner"] == 2)
+    game.act(1, type="deploy_unit", unit=boyz, x=25, y=9.5, facing=0)
+    game.act(2, type="deploy_unit", unit=squad, x=25, y=32.64, facing=180)
+    return game, boyz, squad
+
+
 def formation(deployed: list[list[float]]) -> list[list[float]]:
     """Where the Boyz (deployed facing the enemy: Boyz 1-5 in front, 6-10 behind, the Wurrboy
     last) move 4.5 in to: Boyz 1-4 in front; behind them, from the left, Boyz 6, 9, 8, 7 and 5;
@@ -92,15 +106,7 @@ def history_has(page: Any, kind: str, text: str) -> None:
 def test_shoot_and_fight_through_the_tools_and_the_waaagh_button(
     server: str, pages: Any, tmp_path: Path
 ) -> None:
-    game = Game(server)
-    game.act(1, type="submit_army", units=[BOYZ])
-    game.act(2, type="submit_army", units=[INTERCESSORS])
-    units = game.state()["units"]
-    boyz = next(u for u, v in units.items() if v["owner"] == 1)
-    squad = next(u for u, v in units.items() if v["owner"] == 2)
-    # facing the enemy, the Boyz in two rows in front and the Wurrboy behind them
-    game.act(1, type="deploy_unit", unit=boyz, x=25, y=9.5, facing=0)
-    game.act(2, type="deploy_unit", unit=squad, x=25, y=32.64, facing=180)
+    game, boyz, squad = deployed(server)
 
     p1 = pages.open("player1", game.urls[1])
     p2 = pages.open("player2", game.urls[2])
@@ -225,14 +231,7 @@ def test_a_40k_unit_moves_by_typed_direction_and_distance_from_the_keyboard(
     (seat 2 sees the table turned) picks the Intercessors in the units list, types "away from
     you", 3 in, Show move, then Enter: every model is 3 in further up the table from player 2,
     on every page."""
-    game = Game(server)
-    game.act(1, type="submit_army", units=[BOYZ])
-    game.act(2, type="submit_army", units=[INTERCESSORS])
-    units = game.state()["units"]
-    boyz = next(u for u, v in units.items() if v["owner"] == 1)
-    squad = next(u for u, v in units.items() if v["owner"] == 2)
-    game.act(1, type="deploy_unit", unit=boyz, x=25, y=9.5, facing=0)
-    game.act(2, type="deploy_unit", unit=squad, x=25, y=32.64, facing=180)
+    game, _, squad = deployed(server)
     game.to_phase(2, "Movement")
     before = game.state()["units"][squad]["positions"]
 

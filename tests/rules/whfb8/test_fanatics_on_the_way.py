@@ -13,8 +13,10 @@ import pytest
 
 from server import geometry as geo
 from server.rules import core
+from server.rules.charge import charge_preview
 from server.rules.core import Event, GameState
 from server.rules.flee import pursue_events
+from server.rules.naming import display_name
 from server.rules.units import table_of, units_of
 from server.rules.whfb8.fanatics import concealed_of
 from tests.rules.t9a.scripted import ScriptedDice
@@ -139,22 +141,33 @@ def test_a_pursuit_stops_at_8_in_then_goes_on() -> None:
     assert _gap(state, "u1", "u3") == pytest.approx(6.0, abs=1e-3)
 
 
+def _player_2s_movement(state: GameState) -> GameState:
+    return fold(state, [Event("phase_ended", {"ended": "Close Combat", "turn": 1,
+                                              "active_player": 2, "phase": "Movement"})])
+
+
+def _one_ahead_one_aside() -> tuple[GameState, str, str]:
+    """The goblins march 8 in and stop at 8 in from the Halberdiers; one Fanatic goes 1 + 2 = 3
+    in straight ahead (it stands in the Halberdiers' path), the other 3 + 1 = 4 in aside; then
+    player 2's Movement phase. Returns the state and the two Fanatics' ids."""
+    state = marching()
+    state, _ = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
+                   distance=8.0, mode="march")
+    state, ahead = run(state, 1, [1, 2], type="release_fanatic", unit="u1",
+                       point=[36.0, 16.0], facing=0.0)
+    state, aside = run(state, 1, [3, 1], type="release_fanatic", unit="u1",
+                       point=[34.5, 16.0], facing=90.0)
+    return (_player_2s_movement(state), ahead[0].payload["unit"]["id"],
+            aside[0].payload["unit"]["id"])
+
+
 def test_a_charge_through_a_fanatic_takes_2d6_hits_removes_it_and_goes_on() -> None:
     """Seed 003: "Fanatics cannot be charged, but models can move into contact with them. Any
     unit that does so takes 2D6 S 5 Armour Piercing (1) hits. The Fanatic model is then
     removed, and the unit may carry on with its move." A Fanatic stands 3 in in front of the
     goblins; the Halberdiers charge the goblins 8 in away through it (3 + 3 + M4 = 10 in):
     3 + 2 = 5 hits, 2, 2, 1, 6, 5 to wound = 4 wounds, and the charge ends in contact."""
-    state = marching()
-    state, _ = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
-                   distance=8.0, mode="march")
-    state, released = run(state, 1, [1, 2], type="release_fanatic", unit="u1",
-                          point=[36.0, 16.0], facing=0.0)
-    fanatic = released[0].payload["unit"]["id"]
-    state, _ = run(state, 1, [3, 1], type="release_fanatic", unit="u1",
-                   point=[34.5, 16.0], facing=90.0)
-    state = fold(state, [Event("phase_ended", {"ended": "Close Combat", "turn": 1,
-                                               "active_player": 2, "phase": "Movement"})])
+    state, fanatic, _ = _one_ahead_one_aside()
     state, _ = run(state, 2, [], type="declare_charge", unit="u2", target="u1")
     state, events = run(state, 1, [3, 3, 3, 2, 2, 2, 1, 6, 5], type="charge_reaction",
                         reaction="hold")
@@ -260,26 +273,12 @@ def test_the_charge_preview_names_a_fanatic_in_the_path_and_its_hits() -> None:
     committing?"). The position of the charge-through test above: the Fanatic 3 in in front of
     the goblins is in the Halberdiers' path, the one that went 4 in aside is not; without
     released Fanatics the path has no hazard."""
-    from server.rules.charge import charge_preview
-
-    state = marching()
-    plain = fold(state, [Event("phase_ended", {"ended": "Close Combat", "turn": 1,
-                                               "active_player": 2, "phase": "Movement"})])
+    plain = _player_2s_movement(marching())
     assert charge_preview(plain, 2, "u2", "u1")["hazards"] == []
-    state, _ = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
-                   distance=8.0, mode="march")
-    state, released = run(state, 1, [1, 2], type="release_fanatic", unit="u1",
-                          point=[36.0, 16.0], facing=0.0)
-    ahead = released[0].payload["unit"]["id"]
-    state, aside = run(state, 1, [3, 1], type="release_fanatic", unit="u1",
-                       point=[34.5, 16.0], facing=90.0)
-    state = fold(state, [Event("phase_ended", {"ended": "Close Combat", "turn": 1,
-                                               "active_player": 2, "phase": "Movement"})])
+    state, ahead, aside = _one_ahead_one_aside()
     preview = charge_preview(state, 2, "u2", "u1")
-    from server.rules.naming import display_name
-
     ahead_name = display_name(state, ahead)
-    aside_name = display_name(state, aside[0].payload["unit"]["id"])
+    aside_name = display_name(state, aside)
     assert ahead_name != aside_name
     assert preview["blocked"] is False
     assert len(preview["hazards"]) == 1, preview["hazards"]

@@ -58,6 +58,15 @@ def preview(state: GameState, seat: int | None, action: Any, dice: DiceStream) -
     first = next((e.payload for e in events if "swept" in e.payload or "distance" in e.payload),
                  {})
     spec = ACTIONS[action["type"]]  # decide has parsed it: a registered action
+    swept = first.get("swept") if spec.sweeps else None
+    mover = action.get("unit") if isinstance(action, dict) else None
+    # What the legal move runs into, in words (whfb8: a released Fanatic and its 2D6 hits): the
+    # player reads it on the ghost before confirming, as on the charge preview.
+    hazards = (
+        variant_of(state.system).move_hazards(state, mover, shapely.geometry.shape(swept))
+        if swept and isinstance(mover, str) and mover in units_of(state) and state.system
+        else []
+    )
     return _explained(state, seat, action, {
         "legal": True,
         "rule": None,
@@ -69,6 +78,7 @@ def preview(state: GameState, seat: int | None, action: Any, dice: DiceStream) -
         "allowance": first.get("allowance"),
         # Light Troops (t9a): a Reform whose centre moves further than Mobility counts as a March.
         "counts_as_march": bool(first.get("counts_as_march")),
+        "hazards": hazards,
     })
 
 

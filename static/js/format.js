@@ -26,6 +26,7 @@ export function verdictText(res) {
   const used = typeof res.used === 'number' ? res.used : typeof res.distance === 'number' ? res.distance : null;
   if (used !== null && res.legal) parts.push(`· ${typeof res.used === 'number' ? 'used ' : ''}${used.toFixed(1)}${allowance ? ` / ${allowance}` : ''} in`);
   else if (used !== null) parts.push(`· ${used.toFixed(1)} in${allowance ? ` (${allowance} allowed)` : ''}`);
+  if (res.legal && Array.isArray(res.hazards) && res.hazards.length) parts.push(`· Danger: ${res.hazards.join('; ')}`);
   return parts.join(' ');
 }
 

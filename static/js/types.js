@@ -799,6 +799,7 @@
  * @property {string|null} [obstacle_name] what a person reads for the obstacle (never its id)
  * @property {string} [message]
  * @property {boolean} [counts_as_march]
+ * @property {string[]} [hazards]  what a legal move runs into, in words (whfb8 Fanatics)
  * @property {number} [used]
  * @property {number} [allowance]
  * @property {number} [distance]

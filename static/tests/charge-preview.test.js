@@ -53,3 +53,10 @@ test('the dice an undo discards and a re-roll are in the log (issue 19 item 2)',
   assert.match(line, /moved 12\.0 in towards the target/);
   assert.match(line, /\(a re-roll: the undone roll was 3, 4\)$/);
 });
+
+test('a legal move into a Fanatic says the danger on the ghost before it is confirmed (seed 003)', async () => {
+  const { verdictText } = await import('../js/format.js');
+  const said = 'Night Goblin Fanatic (1) is in the path: Tomb Swarm would take 2D6 Strength 5 Armour Piercing (1) hits moving into it';
+  assert.equal(verdictText({ legal: true, used: 3.7, allowance: 4, hazards: [said] }), `Legal · used 3.7 / 4.0 in · Danger: ${said}`);
+  assert.equal(verdictText({ legal: true, used: 3.7, allowance: 4, hazards: [] }), 'Legal · used 3.7 / 4.0 in');
+});

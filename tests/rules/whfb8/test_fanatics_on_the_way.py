@@ -286,3 +286,24 @@ def test_the_charge_preview_names_a_fanatic_in_the_path_and_its_hits() -> None:
     assert said.startswith(f"{ahead_name} is in the path")
     assert "2D6 Strength 5 Armour Piercing (1) hits" in said
     assert "Empire Halberdiers would take" in said
+
+
+def test_a_move_preview_names_a_fanatic_the_move_runs_into() -> None:
+    """Seed 003: a unit that moves into a Fanatic takes 2D6 S5 Armour Piercing (1) hits; a
+    legal move's preview says so before the player confirms it (the same words as the charge
+    preview), and one that passes no Fanatic says nothing."""
+    from server.dice import DiceStream
+    from server.rules.questions import preview
+
+    state, ahead, _ = _one_ahead_one_aside()
+    def throwaway() -> DiceStream:
+        return DiceStream(b"x" * 32, state.dice_position)
+
+    through = preview(state, 2, {"type": "move_unit", "unit": "u2", "manoeuvre": "forward",
+                                 "distance": 6.0, "mode": "march"}, throwaway())
+    assert through["legal"] is True, through
+    assert len(through["hazards"]) == 1
+    assert through["hazards"][0].startswith(f"{display_name(state, ahead)} is in the path")
+    short = preview(state, 2, {"type": "move_unit", "unit": "u2", "manoeuvre": "forward",
+                               "distance": 1.0}, throwaway())
+    assert short["legal"] is True and short["hazards"] == []

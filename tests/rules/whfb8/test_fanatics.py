@@ -248,17 +248,29 @@ def test_an_enemy_march_towards_a_concealing_unit_is_stopped_too() -> None:
     assert events[0].type == "fanatic_released"
 
 
-def _released() -> tuple[GameState, str]:
-    """Both Fanatics released to the sides of the goblins (3 + 1 to the left, 2 + 1 to the
-    right); returns the left one."""
+Release = tuple[list[int], list[float], float]
+"""One Fanatic's release: its 2D6 faces, the point on the goblins it starts from, its facing."""
+
+
+def released_pair(first: Release, second: Release) -> tuple[GameState, str, str]:
+    """The goblins march 8 in, are stopped 8 in from the Halberdiers, and release both their
+    Fanatics as given; returns the state and the two Fanatics' ids, in release order."""
     state = marching()
     state, _ = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
                    distance=8.0, mode="march")
-    state, events = run(state, 1, [3, 1], type="release_fanatic", unit="u1",
-                        point=[34.5, 16.0], facing=90.0)
-    state, _ = run(state, 1, [2, 1], type="release_fanatic", unit="u1",
-                   point=[37.5, 16.0], facing=270.0)
-    return state, events[0].payload["unit"]["id"]
+    ids = []
+    for faces, point, facing in (first, second):
+        state, events = run(state, 1, faces, type="release_fanatic", unit="u1", point=point,
+                            facing=facing)
+        ids.append(events[0].payload["unit"]["id"])
+    return state, ids[0], ids[1]
+
+
+def _released() -> tuple[GameState, str]:
+    """Both Fanatics released to the sides of the goblins (3 + 1 to the left, 2 + 1 to the
+    right); returns the left one."""
+    state, left, _ = released_pair(([3, 1], [34.5, 16.0], 90.0), ([2, 1], [37.5, 16.0], 270.0))
+    return state, left
 
 
 def test_a_random_movement_unit_cannot_declare_a_charge_or_march() -> None:

@@ -29,7 +29,7 @@ from tests.rules.whfb8.positions import (
     run,
     with_units,
 )
-from tests.rules.whfb8.test_fanatics import HIDING, marching
+from tests.rules.whfb8.test_fanatics import HIDING, marching, released_pair
 
 
 def _gap(state: GameState, a: str, b: str) -> float:
@@ -150,15 +150,9 @@ def _one_ahead_one_aside() -> tuple[GameState, str, str]:
     """The goblins march 8 in and stop at 8 in from the Halberdiers; one Fanatic goes 1 + 2 = 3
     in straight ahead (it stands in the Halberdiers' path), the other 3 + 1 = 4 in aside; then
     player 2's Movement phase. Returns the state and the two Fanatics' ids."""
-    state = marching()
-    state, _ = run(state, 1, [], type="move_unit", unit="u1", manoeuvre="forward",
-                   distance=8.0, mode="march")
-    state, ahead = run(state, 1, [1, 2], type="release_fanatic", unit="u1",
-                       point=[36.0, 16.0], facing=0.0)
-    state, aside = run(state, 1, [3, 1], type="release_fanatic", unit="u1",
-                       point=[34.5, 16.0], facing=90.0)
-    return (_player_2s_movement(state), ahead[0].payload["unit"]["id"],
-            aside[0].payload["unit"]["id"])
+    state, ahead, aside = released_pair(([1, 2], [36.0, 16.0], 0.0),
+                                        ([3, 1], [34.5, 16.0], 90.0))
+    return _player_2s_movement(state), ahead, aside
 
 
 def test_a_charge_through_a_fanatic_takes_2d6_hits_removes_it_and_goes_on() -> None:

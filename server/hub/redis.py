@@ -176,6 +176,7 @@ class RedisHub(LocalHub):
         self.url = url
         self.health_every_s, self.health_timeout_s = health_every_s, health_timeout_s
         self.unanswered = 0  # subscriptions given up because a PING went unanswered
+        self.pongs = 0  # health PINGs answered
         self._pong: asyncio.Event | None = None  # set when the subscription's PONG arrives
         self.process_id = process_id or f"{os.getpid()}-{secrets.token_hex(4)}"
         self._client: aioredis.Redis | None = None  # (for PING only)
@@ -527,7 +528,13 @@ class RedisHub(LocalHub):
 
     def _pushed(self, reply: resp.Reply | resp.RespError) -> None:
         """A message or a (un)subscribe confirmation on the subscription (or the PONG)."""
-        if isinstance(reply, list) and len(reply) == 2 and reply == [b"pong", HEALTH_PING]:
+        # Redis answers PING two ways: on a connection subscribed to some channel with
+        # ["pong", message]; on one subscribed to nothing (an idle process: no game watched
+        # here) with the message alone, as a bulk string. Both say Redis is alive.
+        if reply == HEALTH_PING or (
+            isinstance(reply, list) and len(reply) == 2 and reply == [b"pong", HEALTH_PING]
+        ):
+            self.pongs += 1
             if self._pong is not None:
                 self._pong.set()
             return

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import secrets
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -445,6 +446,42 @@ def test_a_redis_that_stops_answering_without_closing_is_detected_and_healed(
             await b.stop()
 
     asyncio.run(asyncio.wait_for(body(), 90))
+
+
+@pytest.mark.redis
+def test_an_idle_hub_stays_connected_over_many_health_pings(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A process that watches no game (its subscription connection is subscribed to nothing,
+    so Redis answers the health PING with the bare message, not ["pong", message]) takes that
+    answer as the PONG: it stays connected, never reconnects and logs no warning, over many
+    health periods; and so does one whose last game's sockets left (unsubscribed from every
+    channel, the same answer again)."""
+    url = redis_url()
+    game = "g" + secrets.token_hex(6)
+
+    async def body() -> None:
+        hub = RedisHub(url, health_every_s=0.05, health_timeout_s=0.5)
+        Remote(hub)
+        async with started(hub):
+            await until(hub.connected.is_set)
+            await until(lambda: hub.pongs >= 8)  # (16 timeouts' worth of health periods)
+            assert hub.unanswered == 0 and hub.reconnects == 0
+
+            sink = Sink(None)
+            hub.subscribe(game, sink)
+            await until(lambda: game in hub._confirmed)
+            seen = hub.pongs
+            await until(lambda: hub.pongs >= seen + 3)  # (answered ["pong", message])
+            hub.unsubscribe(game, sink)
+            await until(lambda: not hub._unconfirmed)
+            seen = hub.pongs
+            await until(lambda: hub.pongs >= seen + 8)  # (the bare message again)
+            assert hub.unanswered == 0 and hub.reconnects == 0 and hub.connected.is_set()
+
+    with caplog.at_level(logging.INFO, logger="warfield.hub"):
+        run(body)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
 @pytest.mark.redis

@@ -780,49 +780,27 @@ def replay(events: Iterable[Event], state: GameState | None = None) -> GameState
     return state
 
 
-ROLL_KEYS: frozenset[str] = frozenset({"expression", "dice", "total", "start", "end"})
-"""The one declaration of where an event keeps its dice: a roll is recorded as
-`server.dice.Roll.to_payload()` (an object with these keys) anywhere in an event's payload, at any
-depth (`roll`, `rolls`, a Fanatic's `scatter`, a list of hits...). `rolls_of` finds every such
-object, so the dice proof and the stream position count a new event kind's rolls without its
-author declaring them anywhere else."""
-
-
-def _is_roll(value: Mapping[str, Any]) -> bool:
-    return ROLL_KEYS.issubset(value)
-
-
-def _walk_rolls(value: Any, found: list[Mapping[str, Any]]) -> None:
-    if isinstance(value, Mapping):
-        if _is_roll(value):
-            found.append(value)
-            return
-        for v in value.values():
-            if isinstance(v, Mapping | list | tuple):
-                _walk_rolls(v, found)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            if isinstance(v, Mapping | list | tuple):
-                _walk_rolls(v, found)
-
-
-def _start_key(roll: Mapping[str, Any]) -> float:
-    start = roll.get("start")
-    return start if isinstance(start, int) and not isinstance(start, bool) else float("inf")
+def dice_end(payload: Mapping[str, Any]) -> int | None:
+    """The stream position after the rolls an event's payload records, if any."""
+    ends: list[int] = []
+    roll = payload.get("roll")
+    if isinstance(roll, Mapping) and isinstance(roll.get("end"), int):
+        ends.append(roll["end"])
+    rolls = payload.get("rolls")
+    if isinstance(rolls, list):
+        ends.extend(
+            r["end"] for r in rolls if isinstance(r, Mapping) and isinstance(r.get("end"), int)
+        )
+    return max(ends) if ends else None
 
 
 def rolls_of(payload: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """Every roll recorded in an event payload (see `ROLL_KEYS`), in the order they were drawn
-    from the stream (by start; a malformed start last, for the verifier to report)."""
+    """Every roll recorded in an event payload (for verifying the dice of a log)."""
     found: list[Mapping[str, Any]] = []
-    _walk_rolls(payload, found)
-    if len(found) > 1:
-        found.sort(key=_start_key)
+    roll = payload.get("roll")
+    if isinstance(roll, Mapping):
+        found.append(roll)
+    rolls = payload.get("rolls")
+    if isinstance(rolls, list):
+        found.extend(r for r in rolls if isinstance(r, Mapping))
     return found
-
-
-def dice_end(payload: Mapping[str, Any]) -> int | None:
-    """The stream position after the rolls an event's payload records, if any."""
-    ends = [r["end"] for r in rolls_of(payload)
-            if isinstance(r.get("end"), int) and not isinstance(r.get("end"), bool)]
-    return max(ends) if ends else None

@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # Warfield server image. Build: `docker build -t warfield .`; run the whole stack with
 # `docker compose up` (see docs/hosting.md).
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from server.config import Settings
@@ -17,11 +19,41 @@ if TYPE_CHECKING:
 GRACEFUL_SHUTDOWN_S = 10
 
 
+class DataDirUnwritable(Exception):
+    """WARFIELD_DATA_DIR cannot be written by this process: said in words, with the fix."""
+
+
+def check_data_dir(data_dir: Path) -> None:
+    """Create the data directory and prove this process can write a file in it.
+
+    The image runs as uid 10001: a host directory bind-mounted on /data and owned by root
+    would otherwise end in SQLite's bare "unable to open database file" traceback. Writing
+    a probe file is the only test that is right for every cause (ownership, a read-only
+    mount, a full disk, SELinux), where os.access is wrong for root and for ACLs."""
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        probe = data_dir / f".warfield-write-check-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        uid = os.getuid() if hasattr(os, "getuid") else "this user"
+        raise DataDirUnwritable(
+            f"the data directory {data_dir} (WARFIELD_DATA_DIR) is not writable by uid {uid}: "
+            f"{exc.strerror or exc}. Give it to that user (for the Docker image, whose user is "
+            f"10001: `chown -R 10001:10001 <the host directory mounted on {data_dir}>`), or "
+            "point WARFIELD_DATA_DIR at a directory it can write."
+        ) from exc
+
+
 def _serve(args: argparse.Namespace) -> int:
     from server.api.app import create_app
 
     settings = Settings()
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        check_data_dir(settings.data_dir)
+    except DataDirUnwritable as exc:
+        print(f"warfield serve: {exc}", file=sys.stderr)
+        return 2
     return serve(create_app(settings), settings, args.host, args.port)
 
 

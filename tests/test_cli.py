@@ -188,3 +188,27 @@ def test_bench_without_the_bench_package_says_how_to_get_it(
     code, out, err = _run(capsys, "bench", "geometry")
     assert code == 2 and out == ""
     assert "benchmarks are not installed here" in err and "make" in err
+
+
+def test_serve_names_an_unwritable_data_dir_and_its_fix(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # A directory that cannot be made (its parent is a file) fails for root too, unlike a
+    # permission bit: the same path SQLite would have ended in a bare traceback on.
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.setenv("WARFIELD_DATA_DIR", str(blocker / "data"))
+    code, out, err = _run(capsys, "serve", "--port", "1")
+    assert code == 2
+    assert "is not writable" in err and "WARFIELD_DATA_DIR" in err
+    assert "chown -R 10001:10001" in err
+    assert "Traceback" not in err + out
+
+
+def test_serve_data_dir_check_leaves_nothing_behind(tmp_path: Path) -> None:
+    from server.cli import check_data_dir
+
+    data = tmp_path / "fresh" / "data"
+    check_data_dir(data)
+    assert data.is_dir() and list(data.iterdir()) == []

@@ -149,9 +149,21 @@ class Stack:
 
     def wait_healthy(self, replicas: int = 2, what: str = "the stack") -> float:
         started = time.monotonic()
-        eventually(lambda: self.all_healthy(replicas),
-                   f"{what}: db, redis, proxy and {replicas} app replica(s) healthy")
+        try:
+            eventually(lambda: self.all_healthy(replicas),
+                       f"{what}: db, redis, proxy and {replicas} app replica(s) healthy")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\n{self.diagnosis()}") from exc
         return time.monotonic() - started
+
+    def diagnosis(self) -> str:
+        """What a host would look at when the stack does not come up: states and log ends."""
+        states = self.compose("ps", check=False)
+        logs = self.compose("logs", "--no-color", "--tail", "40", check=False)
+        health = "\n".join(
+            f"{c[:12]}: {docker('inspect', '-f', '{{json .State.Health}}', c, check=False)[-1500:]}"
+            for c in self.ids("app"))
+        return f"--- ps\n{states}\n--- app health\n{health}\n--- logs\n{logs[-8000:]}"
 
     def proxy_log(self) -> str:
         return "\n".join(docker("logs", c, check=False) for c in self.ids("proxy"))
@@ -198,8 +210,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     s.compose("build", timeout=900)
     s.timings["build_s"] = time.monotonic() - started
     started = time.monotonic()
-    s.compose("up", "-d", timeout=300)
-    s.wait_healthy()
+    try:
+        s.compose("up", "-d", timeout=300)
+        s.wait_healthy()
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{s.diagnosis()}") from exc
     s.timings["up_healthy_s"] = time.monotonic() - started
     try:
         yield s

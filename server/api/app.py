@@ -21,8 +21,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from server import __version__
 from server.api import ws
 from server.api.errors import (
+    STORE_FAULTS,
     http_error_handler,
     rule_error_handler,
+    store_error_handler,
     validation_error_handler,
 )
 from server.api.limits import BodySizeLimit, RestRateLimit
@@ -135,6 +137,8 @@ def create_app(
     app.add_exception_handler(RuleError, rule_error_handler)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
+    for fault in STORE_FAULTS:
+        app.add_exception_handler(fault, store_error_handler)
     app.include_router(games.router)
     app.include_router(archive.router)
     app.include_router(systems.router)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+
+import sqlalchemy as sa
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -19,8 +22,12 @@ from server.rules.core import (
     STALE,
     TOO_LARGE,
     UNAUTHORIZED,
+    UNAVAILABLE,
     RuleError,
 )
+from server.store import StoreUnavailable, unreachable
+
+log = logging.getLogger(__name__)
 
 HTTP_STATUS = {
     BAD_REQUEST: 400,
@@ -33,7 +40,24 @@ HTTP_STATUS = {
     TOO_LARGE: 413,
     ILLEGAL_MOVE: 422,
     RATE_LIMITED: 429,
+    UNAVAILABLE: 503,
 }
+
+# What a store failure that is a restart, not a bug, is answered with (REST and websocket).
+STORE_FAULTS: tuple[type[Exception], ...] = (StoreUnavailable, sa.exc.DBAPIError,
+                                              sa.exc.TimeoutError)
+
+
+def store_unavailable() -> RuleError:
+    """The answer to a message the database could not take: `unavailable`, with when to send
+    it again. The client resends it with the same `ref`, which makes it count once."""
+    retry_after = StoreUnavailable.retry_after_s
+    return RuleError(
+        UNAVAILABLE,
+        "the game's database is not answering (restarting?); send it again in a moment",
+        retry=True,
+        retry_after=retry_after,
+    )
 
 
 class ErrorBody(BaseModel):
@@ -52,6 +76,20 @@ def error_responses(*codes: int) -> dict[int | str, dict[str, object]]:
 async def rule_error_handler(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RuleError)
     return JSONResponse(exc.to_wire(), status_code=HTTP_STATUS.get(exc.code, 400))
+
+
+async def store_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """A request the database could not take: 503 with Retry-After when it was unreachable
+    (an expected fault: the client tries again), else the bug it is (500, logged)."""
+    if unreachable(exc):
+        log.warning("%s %s: the database is unreachable: %s", request.method,
+                    request.url.path, exc)
+        error = store_unavailable()
+        return JSONResponse(error.to_wire(), status_code=503,
+                            headers={"Retry-After": str(round(StoreUnavailable.retry_after_s))})
+    log.error("%s %s failed in the store", request.method, request.url.path, exc_info=exc)
+    return JSONResponse({"code": "internal", "message": "the server failed to handle this "
+                         "request; nothing was changed", "details": {}}, status_code=500)
 
 
 async def validation_error_handler(_request: Request, exc: Exception) -> JSONResponse:

@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.websockets import WebSocketState
 
+from server.api.errors import store_unavailable
 from server.api.messages import (
     ActionMessage,
     Hello,
@@ -54,6 +55,7 @@ from server.rules.core import (
     GameState,
     RuleError,
 )
+from server.store import unreachable
 
 log = logging.getLogger("warfield.ws")
 router = APIRouter()
@@ -622,6 +624,13 @@ class Connection:
         except RuleError as exc:
             await self._refuse(exc)
             return False
+        except Exception as exc:
+            if not unreachable(exc):
+                raise
+            # The database restarting: the client reconnects after 1013, as after a restart.
+            log.warning("the database is unreachable welcoming a socket: %s", exc)
+            await self._refuse(store_unavailable(), CLOSE_TRY_LATER)
+            return False
         refused = self._admission()
         if refused is not None:
             await self._refuse(refused, CLOSE_TRY_LATER)
@@ -794,7 +803,11 @@ class Connection:
                 self.error(ref, exc)
             except WebSocketDisconnect:
                 raise
-            except Exception:  # noqa: BLE001 - a bug must not cost the player the socket
+            except Exception as exc:  # noqa: BLE001 - a bug must not cost the player the socket
+                if unreachable(exc):  # a database restart: an expected fault, sent again
+                    log.warning("the database is unreachable handling %s: %s", kind, exc)
+                    self.error(ref, store_unavailable())
+                    continue
                 log.exception("unexpected error handling %s", kind)
                 self.error(ref, RuleError("internal", "the server failed to handle this "
                                           "message; nothing was changed"))

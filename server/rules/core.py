@@ -51,6 +51,8 @@ ILLEGAL_MOVE = "illegal_move"
 RATE_LIMITED = "rate_limited"
 TOO_LARGE = "too_large"
 CONFLICT = "conflict"
+# The game's database did not answer (a restart): send the same message again, same ref.
+UNAVAILABLE = "unavailable"
 
 
 def seat_visibility(seat: int) -> str:

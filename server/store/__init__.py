@@ -8,7 +8,9 @@ from server.store.repository import (
     GameExists,
     GameRecord,
     SeatTaken,
+    StoreUnavailable,
     make_engine,
+    unreachable,
 )
 
 __all__ = [
@@ -19,5 +21,7 @@ __all__ = [
     "GameExists",
     "GameRecord",
     "SeatTaken",
+    "StoreUnavailable",
     "make_engine",
+    "unreachable",
 ]

@@ -57,6 +57,38 @@ class GameExists(StoreError):
     """A game with this id is stored already (an import under an id in use)."""
 
 
+class StoreUnavailable(StoreError):
+    """The database could not be reached (restarting, a dropped connection, a full pool), on
+    the first try and again on a fresh connection. An expected fault, not a bug: what was
+    asked may or may not be stored, so it is sent again with the same `ref` (an action's
+    ref makes the resend exactly-once) once the database answers again."""
+
+    retry_after_s = 1.0
+
+
+# The driver's failures that mean "the server is not there right now" (a restart, a dropped
+# or refused connection) rather than a bug: psycopg's own, on the append connection.
+_DRIVER_UNREACHABLE: tuple[type[BaseException], ...] = ()
+try:  # (psycopg is the PostgreSQL driver; SQLite needs none)
+    import psycopg as _psycopg
+
+    _DRIVER_UNREACHABLE = (_psycopg.OperationalError, _psycopg.InterfaceError)
+except ImportError:  # pragma: no cover - psycopg is a dependency of the project
+    pass
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Whether `exc` says the database could not be reached (answered `unavailable`, to be
+    tried again), as opposed to a bug (answered `internal`): a dropped or refused PostgreSQL
+    connection, directly or through SQLAlchemy, or a pool with no connection to give in time.
+    (SQLite's own failures are not among them: its file is not restarted under the server.)"""
+    if isinstance(exc, StoreUnavailable | sa.exc.TimeoutError):
+        return True
+    if isinstance(exc, sa.exc.DBAPIError):
+        return exc.connection_invalidated or isinstance(exc.orig, _DRIVER_UNREACHABLE)
+    return isinstance(exc, _DRIVER_UNREACHABLE)
+
+
 @dataclass(frozen=True)
 class GameRecord:
     id: str
@@ -341,15 +373,39 @@ class _PgAppend:
             return
         sql, values = statement
         with self._lock:
+            try:
+                driver = self._connection()
+                driver.execute(sql, values)
+            except self._integrity_error:
+                raise
+            except BaseException as exc:
+                self._close()
+                if not unreachable(exc):
+                    raise
+                self._commit_again(sql, values, batch, exc)
+            self._used = time.monotonic()
+
+    def _commit_again(
+        self, sql: str, values: list[Any], batch: Sequence[_Prepared], first: BaseException
+    ) -> None:
+        """The one retry of a commit whose connection failed, on a fresh connection. The
+        first try may have committed before its answer was lost: a broken key on the retry is
+        then our own rows, found by `_already_stored`, and the commit stands."""
+        try:
             driver = self._connection()
             try:
                 driver.execute(sql, values)
             except self._integrity_error:
+                if self._already_stored(driver, batch):
+                    return
                 raise
-            except BaseException:
-                self._close()
-                raise
-            self._used = time.monotonic()
+        except self._integrity_error:
+            raise
+        except BaseException as exc:
+            self._close()
+            if unreachable(exc):
+                raise StoreUnavailable(f"the database cannot be reached: {exc}") from first
+            raise
 
     def _connection(self) -> Any:
         driver: Any = self._driver
@@ -393,15 +449,66 @@ class _PgAppend:
             return
         sql, values = statement
         async with self._loop_lock():
+            try:
+                driver = await self._async_connection()
+                await driver.execute(sql, values)
+            except self._integrity_error:
+                raise
+            except BaseException as exc:
+                self._close_async()
+                if not unreachable(exc):
+                    raise
+                await self._commit_again_async(sql, values, batch, exc)
+            self._async_used = time.monotonic()
+
+    async def _commit_again_async(
+        self, sql: str, values: list[Any], batch: Sequence[_Prepared], first: BaseException
+    ) -> None:
+        """`_commit_again` on the event loop's connection."""
+        try:
             driver = await self._async_connection()
             try:
                 await driver.execute(sql, values)
             except self._integrity_error:
+                if await self._already_stored_async(driver, batch):
+                    return
                 raise
-            except BaseException:
-                self._close_async()
-                raise
-            self._async_used = time.monotonic()
+        except self._integrity_error:
+            raise
+        except BaseException as exc:
+            self._close_async()
+            if unreachable(exc):
+                raise StoreUnavailable(f"the database cannot be reached: {exc}") from first
+            raise
+
+    # A batch is one statement, so all of it is stored or none: one of its rows tells. An
+    # event row is ours when its game, seq, kind and time (to the microsecond, set by us) are;
+    # an action row when its seat, ref and digest are.
+    FIND_EVENT = (
+        "SELECT 1 FROM events WHERE game_id = %s AND seq = %s AND type = %s AND created_at = %s"
+    )
+    FIND_ACTION = (
+        "SELECT 1 FROM actions WHERE game_id = %s AND seat = %s AND ref = %s AND digest = %s"
+    )
+
+    @classmethod
+    def _probe(cls, batch: Sequence[_Prepared]) -> tuple[str, tuple[Any, ...]]:
+        for prepared in batch:
+            if prepared.rows:
+                game_id, seq, kind, _actor, _visibility, _payload, created = prepared.rows[0]
+                return cls.FIND_EVENT, (game_id, seq, kind, created)
+        done = next(p.done for p in batch if p.done is not None)
+        game_id, seat, ref, digest, _seq, _created = done
+        return cls.FIND_ACTION, (game_id, seat, ref, digest)
+
+    def _already_stored(self, driver: Any, batch: Sequence[_Prepared]) -> bool:
+        sql, params = self._probe(batch)
+        return driver.execute(sql, params).fetchone() is not None
+
+    async def _already_stored_async(self, driver: Any, batch: Sequence[_Prepared]) -> bool:
+        sql, params = self._probe(batch)
+        cursor = await driver.execute(sql, params)
+        return await cursor.fetchone() is not None
 
     def _loop_lock(self) -> asyncio.Lock:
         """The running loop's turn-taking lock (a new loop, as in tests, gets its own)."""

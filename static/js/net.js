@@ -29,6 +29,10 @@ const REPLIES = {
 /** Hello refusals after which reconnecting with the same hello is pointless. */
 const FATAL_AT_HELLO = new Set(['unauthorized', 'not_found', 'forbidden', 'bad_request']);
 
+/** How often a message the server could not take for now (`unavailable`: its database
+ * restarting) is sent again, with the same ref, which makes it count once whatever happened. */
+export const MAX_RESENDS = 5;
+
 /** Ref prefixes by request type (refs are also the server's idempotency keys). */
 const PREFIX = { action: 'c', preview: 'p', measure: 'm', line_of_sight: 'l', ambush_options: 'a' };
 
@@ -92,7 +96,7 @@ export class Connection {
     /** The server's limits for this socket, from its `welcome` (null before one).
      * @type {import('./types.js').ClientLimits|null} */
     this.limits = null;
-    /** @type {Map<string, {reply:string, resolve:(reply:unknown) => void, reject:(err:WireError) => void, timer:unknown}>} */
+    /** @type {Map<string, {reply:string, resolve:(reply:unknown) => void, reject:(err:WireError) => void, timer:unknown, frame:Record<string, unknown>, resends:number}>} */
     this.inflight = new Map();
     /** @type {Promise<void>|null} */
     this.gapFetch = null;
@@ -214,6 +218,7 @@ export class Connection {
         return;
       case 'error':
         if (msg.ref && this.inflight.has(msg.ref)) {
+          if (this.resend(msg.ref, toError(msg))) return;
           this.settle(msg.ref, null, toError(msg));
           return;
         }
@@ -305,9 +310,34 @@ export class Connection {
       const timer = this.timers.setTimeout(() => {
         this.settle(ref, null, { code: 'timeout', message: 'the server did not answer' });
       }, this.requestTimeoutMs);
-      this.inflight.set(ref, { reply: REPLIES[type], resolve, reject, timer });
+      this.inflight.set(ref, { reply: REPLIES[type], resolve, reject, timer, frame, resends: 0 });
       this.sendRaw(frame);
     });
+  }
+
+  /**
+   * Send a request again, the same frame and ref, when the server said it could not take it
+   * for now and to retry (`unavailable` with `details.retry`): after `retry_after` seconds,
+   * longer each time, at most MAX_RESENDS times. The ref makes the server count it once.
+   * Whether it was resent (false: the error settles the request).
+   * @param {string} ref @param {WireError} err
+   */
+  resend(ref, err) {
+    const req = this.inflight.get(ref);
+    if (!req || err.code !== 'unavailable' || !err.details?.retry || req.resends >= MAX_RESENDS) {
+      return false;
+    }
+    req.resends += 1;
+    const after = Math.min(10, Math.max(0.1, Number(err.details.retry_after) || 1));
+    this.timers.clearTimeout(req.timer);
+    req.timer = this.timers.setTimeout(() => {
+      if (this.inflight.get(ref) !== req) return;
+      req.timer = this.timers.setTimeout(() => {
+        this.settle(ref, null, { code: 'timeout', message: 'the server did not answer' });
+      }, this.requestTimeoutMs);
+      if (!this.sendRaw(req.frame)) this.settle(ref, null, { code: 'offline', message: 'connection lost' });
+    }, after * 1000 * req.resends);
+    return true;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Connection, LatestOnly, backoffDelay, sessionTag } from '../js/net.js';
+import { Connection, LatestOnly, MAX_RESENDS, backoffDelay, sessionTag } from '../js/net.js';
 import { Store } from '../js/store.js';
 
 /** A WebSocket stand-in: records what the client sends and lets the test play the server. */
@@ -348,4 +348,44 @@ test('acks of this page are remembered for "undo my last action"', async () => {
   sock().push({ type: 'ack', ref: sock().last().ref, seq: 11 });
   await p;
   assert.deepEqual(store.ownAcks, [11]);
+});
+
+test('an action the server could not take for now is sent again, same frame and ref, and counts once', async () => {
+  const { conn, timers, sock } = setup();
+  sock().open();
+  sock().push({ type: 'welcome', seq: 5, seat: 1, state: state(5) });
+  const acted = conn.act({ type: 'note', text: 'hi' });
+  const first = sock().last();
+  const unavailable = (after) => ({ type: 'error', ref: first.ref, code: 'unavailable', message: 'database restarting', details: { retry: true, retry_after: after } });
+  sock().push(unavailable(1));
+  assert.equal(sock().sent.length, 2); // (hello and the action: nothing sent yet)
+  timers.advance(999);
+  assert.equal(sock().sent.length, 2);
+  timers.advance(1);
+  assert.deepEqual(sock().last(), first);
+  sock().push(unavailable(1)); // the second time it waits twice as long
+  timers.advance(1999);
+  assert.equal(sock().sent.length, 3);
+  timers.advance(1);
+  assert.deepEqual(sock().last(), first);
+  sock().push({ type: 'ack', ref: first.ref, seq: 6 });
+  assert.deepEqual(await acted, { type: 'ack', ref: first.ref, seq: 6 });
+});
+
+test('after MAX_RESENDS unavailable answers, or an error that says no retry, the action fails', async () => {
+  const { conn, timers, sock } = setup();
+  sock().open();
+  sock().push({ type: 'welcome', seq: 5, seat: 1, state: state(5) });
+  const acted = conn.act({ type: 'note', text: 'hi' });
+  const ref = sock().last().ref;
+  for (let i = 0; i < MAX_RESENDS; i++) {
+    sock().push({ type: 'error', ref, code: 'unavailable', message: 'down', details: { retry: true, retry_after: 1 } });
+    timers.advance(1000 * (i + 1));
+  }
+  assert.equal(sock().sent.filter((m) => m.ref === ref).length, 1 + MAX_RESENDS);
+  sock().push({ type: 'error', ref, code: 'unavailable', message: 'down', details: { retry: true, retry_after: 1 } });
+  await assert.rejects(acted, (err) => err.code === 'unavailable');
+  const other = conn.act({ type: 'note', text: 'again' });
+  sock().push({ type: 'error', ref: sock().last().ref, code: 'unavailable', message: 'no', details: {} });
+  await assert.rejects(other, (err) => err.code === 'unavailable');
 });

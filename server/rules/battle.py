@@ -187,22 +187,40 @@ class EndPhase(ActionModel):
 def end_phase(state: GameState, seat: int, action: EndPhase, dice: DiceStream) -> list[Event]:
     """The active player ends the phase; the last phase ends the player turn, and the second
     player turn ends the game turn. After the system's last turn the game ends."""
+    return phase_end_from(state, seat, 0, dice)
+
+
+def _closing_hooks(state: GameState) -> list[PhaseHook]:
     phase = state.battle.phase
-    closing = _run_hooks(
-        state, [h for s, p, h in _PHASE_END if s == state.system and p in (None, phase)], dice
-    )
-    state = fold_all(state, closing)
+    return [h for s, p, h in _PHASE_END if s == state.system and p in (None, phase)]
+
+
+def phase_end_from(state: GameState, seat: int, first: int, dice: DiceStream) -> list[Event]:
+    """The end of `seat`'s phase from its `first` closing hook on. A hook whose events wait for
+    a player (whfb8: a Fanatic's compulsory whirl releases enemy Fanatics, which move before
+    anything else) suspends the rest: its events are kept and the phase ends once the player
+    has acted (`_resume_phase_end`), rather than the whole end being refused and rolled again."""
+    phase = state.battle.phase
+    closing: list[Event] = []
+    for i, hook in enumerate(_closing_hooks(state)[first:], first):
+        produced = hook(state, dice)
+        state = fold_all(state, produced)
+        closing.extend(produced)
+        if is_suspended(produced):
+            closing.append(suspension({"kind": "phase_end", "next": i + 1, "seat": seat,
+                                       "text": f"the end of the {phase} phase"}))
+            return closing
     phases = phases_of(state.system)
     turn = state.battle.turn or 1
-    first = state.battle.first_player
+    first_player = state.battle.first_player
     index = phases.index(str(phase))
     nxt: dict[str, Any]
     if index + 1 < len(phases):
         nxt = {"turn": turn, "active_player": seat, "phase": phases[index + 1]}
-    elif seat == first:
+    elif seat == first_player:
         nxt = {"turn": turn, "active_player": other(seat), "phase": phases[0]}
     else:
-        nxt = {"turn": turn + 1, "active_player": first, "phase": phases[0]}
+        nxt = {"turn": turn + 1, "active_player": first_player, "phase": phases[0]}
     if nxt["turn"] > find_system(state.system).turns:
         ended = Event(
             "phase_ended",
@@ -226,6 +244,11 @@ def end_phase(state: GameState, seat: int, action: EndPhase, dice: DiceStream) -
         if is_suspended(new):  # a flee waits for a player: the rest after (resume.py)
             return events
     return [*events, *phase_start_events(began, dice)]
+
+
+@register_frame("phase_end")
+def _resume_phase_end(state: GameState, frame: Any, dice: Any) -> list[Event]:
+    return phase_end_from(state, int(frame["seat"]), int(frame["next"]), dice)
 
 
 def turn_start_from(state: GameState, first: int, dice: DiceStream) -> list[Event]:

@@ -76,7 +76,7 @@ from server.rules.rankandflank.break_test import heavy_casualties, heavy_casualt
 from server.rules.rankandflank.engagement import FLEEING, rank_and_file_sheet
 from server.rules.rankandflank.events import Log, losses_events, step_events
 from server.rules.rankandflank.system import rank_and_flank_of
-from server.rules.resume import resume
+from server.rules.resume import register_frame, resume, suspend_with
 from server.rules.state import changed
 from server.rules.systems import MOVEMENT_PHASE
 from server.rules.units import (
@@ -883,15 +883,42 @@ def _other_random_move(
 
 @on_phase_end(SYSTEM, "Movement")
 def _compulsory(state: GameState, dice: DiceStream) -> list[Event]:
-    """Fanatics not yet moved this turn move when the Movement phase ends (Compulsory)."""
+    """Fanatics not yet moved this turn move when the Movement phase ends (Compulsory).
+
+    Each Fanatic is looked up afresh before it moves: an earlier whirl may have removed it
+    (contact with another Fanatic, hits). None moves while a release waits (seed 003: the
+    released Fanatics move at once, before anything else); a whirl that releases enemy
+    Fanatics suspends the rest (`_resume_compulsory`), which the release then resumes."""
+    if pending_release(state):
+        return []  # `_releases_first` refuses the phase end with the reason
     events: list[Event] = []
     active = state.battle.active_player
-    for unit in list(units_of(state).values()):
-        if unit.owner == active and _due(state, unit):
-            made = fanatic_move(state, unit, dice, unit.owner)
-            state = fold_all(state, made)
-            events += made
+    for uid in list(units_of(state)):
+        unit = units_of(state).get(uid)
+        if (
+            unit is None
+            or unit.owner != active
+            or uid not in table_of(state).units
+            or not _due(state, unit)
+        ):
+            continue
+        made = fanatic_move(state, unit, dice, unit.owner)
+        state = fold_all(state, made)
+        events += made
+        if pending_release(state):
+            return suspend_with(
+                events, {"kind": COMPULSORY, "text": "the rest of the Fanatics' compulsory moves"}
+            )
     return events
+
+
+COMPULSORY = "fanatic_compulsory"
+
+
+@register_frame(COMPULSORY)
+def _resume_compulsory(state: GameState, frame: Any, dice: Any) -> list[Event]:
+    """The Fanatics still due once the releases are done (each moves at most once a turn)."""
+    return _compulsory(state, dice)
 
 
 @on_phase_end(SYSTEM)

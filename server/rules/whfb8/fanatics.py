@@ -28,6 +28,15 @@ their units, released at 8 in mid-move, whirling 2D6 in through everything.
    travelled in) 2D6 in; any Fanatic not yet moved is moved when the phase ends.
 5. **Lost Fanatics**: a concealing unit that flees or is destroyed loses the Fanatics it still
    hides; `fanatics_lost` (public) says so when the phase in which that happened ends.
+6. **Undo** (server/rules/proposals.py): `fanatics_revealed` is in the batch of the move it
+   stopped, and every release, whirl and hit lies in the events after it, so an agreed undo
+   from that move takes all of them back: the state is the fold of the log without them (the
+   Fanatics hidden again, no release waiting, no Fanatic on the table). **Decision**: dice
+   already rolled for the whirls are not rewound, like every undone roll (the log keeps the
+   events, the fold skips them; the stream, the id counter and the list of discarded rolls
+   stay), so the same move made again releases at the same point but whirls with new dice.
+   `events_undone` lists the discarded whirl rolls for both players; the new Fanatic has a new
+   id, so its roll is not marked a re-roll (`mark_rerolls` matches by unit).
 """
 
 from __future__ import annotations

@@ -79,6 +79,7 @@ from server.rules.core import (
 )
 from server.rules.naming import display_name, display_names, in_the_way, possessive
 from server.rules.orders import judge, offer, register_offer
+from server.rules.resume import is_suspended, register_frame, suspend_with
 from server.rules.systems import MOVEMENT_PHASE
 from server.rules.units import (
     Coord,
@@ -154,6 +155,73 @@ def formation_of(state: GameState, unit: Unit, files: int | None = None) -> Rank
 
 def _outline(formation: RankedFormation) -> list[list[float]]:
     return [[round(float(x), 4), round(float(y), 4)] for x, y in layout(formation).outline]
+
+
+def plain_placement(placement: Placement) -> dict[str, float]:
+    """A placement as plain numbers (the search computes with numpy: its floats would show
+    as `np.float64(...)` in words)."""
+    return {"x": float(placement.x), "y": float(placement.y), "facing": float(placement.facing)}
+
+
+def placement_words(placement: Mapping[str, Any]) -> str:
+    """"front centre at (36.0, 29.8), facing 0°": a suggested placement for a person."""
+    return (f"front centre at ({float(placement['x']):.1f}, {float(placement['y']):.1f}), "
+            f"facing {float(placement['facing']):.0f}°")
+
+
+def _emergence_terms(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """What an emergence of `entry`'s mode must touch (`check_emergence`'s keywords)."""
+    mode = entry["mode"]
+    return {
+        "marker": tuple(entry["marker"]) if mode == "marker" and entry.get("marker") else None,
+        "enemy": entry["enemy"] if mode == "enemy" else None,
+        "edge": entry["edge"] if mode == "edge" else None,
+    }
+
+
+def legal_suggestion(state: GameState, unit_id: str) -> dict[str, float] | None:
+    """Where the unit whose emergence waits may be placed on the table as it now stands: the
+    placement suggested when the marker came down while it is still legal, else the first
+    legal one of the search (every facing and every point of the boundary touching the
+    marker; along the enemy's front; along the table edge), judged by `check_emergence`, the
+    judgement `emerge` makes. Units that moved after the marker came down may have made the
+    first one illegal. None: no model of the unit can be placed (seed 002: it does not
+    emerge). Computed once per state (the projection and the phase end both ask)."""
+    memo = state.derived.table_for("entombed.legal_suggestion")
+    if unit_id not in memo:
+        entry = pending(state).get(unit_id)
+        memo[unit_id] = None if entry is None else _search_suggestion(
+            state, units_of(state)[unit_id], entry
+        )
+    found: dict[str, float] | None = memo[unit_id]
+    return found
+
+
+def _search_suggestion(
+    state: GameState, unit: Unit, entry: Mapping[str, Any]
+) -> dict[str, float] | None:
+    table = table_of(state)
+    terms = _emergence_terms(entry)
+    enemy, edge, marker = terms["enemy"], terms["edge"], terms["marker"]
+    if enemy is not None and enemy not in table.units:
+        return None  # the enemy it was to burst into is gone
+    formation = formation_of(state, unit)
+    old = entry.get("suggested")
+    if old is not None:
+        first = Placement(float(old["x"]), float(old["y"]), float(old["facing"]))
+        if check_emergence(table, unit.id, formation, first, **terms).legal:
+            return plain_placement(first)
+    if enemy is not None:
+        cands = contact_candidates(table, formation, enemy)
+    elif edge is not None:
+        cands = edge_candidates(table, formation, edge)
+    elif marker is not None:
+        cands = emergence_candidates(formation, marker,
+                                     Placement(marker[0], marker[1], _default_facing(unit.owner)))
+    else:
+        return None
+    found = find_emergence(table, unit.id, formation, cands, **terms)
+    return None if found is None else plain_placement(found)
 
 
 # --- the roll at the start of the turn ----------------------------------------------------------
@@ -333,7 +401,7 @@ def _mishap(
         return Event("entombed_mishap", payload)
     payload |= {
         "result": "edge",
-        "suggested": found.to_dict(),
+        "suggested": plain_placement(found),
         "outline": _outline(formation),
         "text": f"{unit.name}: {why}; Mishap roll {face}: it enters from a random table edge "
         f"(rolled {faces}: the {edge} edge)",
@@ -439,7 +507,7 @@ def place_entombed_marker(
     payload |= {
         "outcome": "enemy" if enemy else "marker",
         "enemy": enemy,
-        "suggested": found.to_dict(),
+        "suggested": plain_placement(found),
         "outline": _outline(formation),
         "text": said + (
             f"; it is under {enemy_name}: the unit may emerge in base contact with its front, "
@@ -531,16 +599,18 @@ def emerge(state: GameState, seat: int, action: Emerge, dice: DiceStream) -> lis
     elif action.edge is not None and action.edge != entry.get("edge"):
         raise RuleError(BAD_REQUEST, f"{unit.name} does not choose its table edge",
                         rule=MISHAP if entry["mode"] == "edge" else ENTOMBED)
-    mode = entry["mode"]
     formation = formation_of(state, unit, action.files)
     placement = Placement(action.x, action.y, action.facing % 360.0)
-    marker = tuple(entry["marker"]) if entry.get("marker") else None
-    check = check_emergence(
-        table_of(state), unit.id, formation, placement,
-        marker=marker if mode == "marker" else None,
-        enemy=entry["enemy"] if mode == "enemy" else None,
-        edge=entry["edge"] if mode == "edge" else None,
-    )
+    terms = _emergence_terms(entry)
+    if terms["enemy"] is not None and terms["enemy"] not in table_of(state).units:
+        raise RuleError(
+            ILLEGAL_MOVE,
+            f"{display_name(state, terms['enemy'])} is no longer on the table: "
+            f"{unit.name} cannot burst into them; end the phase and they do not emerge "
+            "(Mishap)",
+            rule=ENTOMBED, obstacle=terms["enemy"],
+        )
+    check = check_emergence(table_of(state), unit.id, formation, placement, **terms)
     if not check.legal:
         raise RuleError(
             ILLEGAL_MOVE,
@@ -549,6 +619,21 @@ def emerge(state: GameState, seat: int, action: Emerge, dice: DiceStream) -> lis
             rule=str(check.rule),
             obstacle=check.obstacle,
         )
+    return _emerged(state, seat, unit, entry, formation, placement, check.footprint.boundary)
+
+
+def _emerged(
+    state: GameState,
+    seat: int,
+    unit: Unit,
+    entry: Mapping[str, Any],
+    formation: RankedFormation,
+    placement: Placement,
+    boundary: Any,
+) -> list[Event]:
+    """The unit standing at `placement` (legal: checked by the caller), and the release of
+    any concealed Fanatics its arrival brings within 8 in."""
+    mode = entry["mode"]
     after = dataclasses.replace(
         _mark(unit, drop=READY),
         status="on_table",
@@ -573,7 +658,7 @@ def emerge(state: GameState, seat: int, action: Emerge, dice: DiceStream) -> lis
                 "charging": charging,
                 "marker": entry.get("marker"),
                 "edge": entry.get("edge"),
-                "footprint": geo.to_geojson(check.footprint.boundary),
+                "footprint": geo.to_geojson(boundary),
                 "rule": ENTOMBED if mode != "edge" or unit.id in pending(state) else AMBUSHERS,
                 "text": text,
             },
@@ -611,20 +696,32 @@ def _fold_emerged(state: GameState, event: Event) -> GameState:
 
 @on_phase_end(SYSTEM, "Movement")
 def arrivals_must_happen(state: GameState, dice: DiceStream) -> list[Event]:
-    """A unit that rolled to arrive must, if it can; an Ambushers unit with no room on any
-    table edge stays off the table this turn (`ambush_delayed`)."""
-    events = []
-    for unit in units_of(state).values():
+    """A unit that rolled to arrive must, if it can: the phase end is refused while one can
+    still be placed, naming a legal placement (`legal_suggestion`). One whose marker is down
+    but that no longer fits anywhere touching it does not emerge (seed 002): the marker is
+    removed and the Mishap table rolled (`_cannot_emerge`), so the phase ends. An Ambushers
+    unit with no room on any table edge stays off the table this turn (`ambush_delayed`)."""
+    events: list[Event] = []
+    for uid in list(units_of(state)):
+        unit = units_of(state)[uid]
         if unit.status != "ambush" or READY not in unit.markers:
             continue
         entry = pending(state).get(unit.id)
         if entry is not None:
-            raise RuleError(
-                OUT_OF_PHASE,
-                f"{unit.name} can emerge: place them before ending the Movement phase (for "
-                f"example at {entry['suggested']})",
-                rule=ENTOMBED, unit=unit.id, suggested=entry["suggested"],
-            )
+            suggested = legal_suggestion(state, unit.id)
+            if suggested is not None:
+                raise RuleError(
+                    OUT_OF_PHASE,
+                    f"{unit.name} can emerge: place them before ending the Movement phase "
+                    f"(for example with their {placement_words(suggested)})",
+                    rule=ENTOMBED, unit=unit.id, suggested=suggested,
+                )
+            made = _cannot_emerge(state, unit, entry, dice)
+            state = fold_all(state, made)
+            events += made
+            if is_suspended(made):
+                return events
+            continue
         if reserve_rule(state, unit) == ENTOMBED:
             raise RuleError(
                 OUT_OF_PHASE,
@@ -642,14 +739,80 @@ def arrivals_must_happen(state: GameState, dice: DiceStream) -> list[Event]:
                 raise RuleError(
                     OUT_OF_PHASE,
                     f"{unit.name} rolled to arrive and can, from the {edge} edge: place them "
-                    "before ending the Movement phase",
-                    rule=AMBUSHERS, unit=unit.id, edge=edge, suggested=found.to_dict(),
+                    "before ending the Movement phase (for example with their "
+                    f"{placement_words(plain_placement(found))})",
+                    rule=AMBUSHERS, unit=unit.id, edge=edge, suggested=plain_placement(found),
                 )
-        events.append(Event("ambush_delayed", {
+        delayed = Event("ambush_delayed", {
             "unit": unit.id, "rule": AMBUSHERS,
             "text": f"{unit.name}: no room on any table edge; they cannot arrive this turn",
-        }))
+        })
+        state = fold_all(state, [delayed])
+        events.append(delayed)
     return events
+
+
+ARRIVALS = "entombed_arrivals"
+
+
+@register_frame(ARRIVALS)
+def _resume_arrivals(state: GameState, frame: Any, dice: Any) -> list[Event]:
+    """The other units that rolled to arrive, once the Fanatics an arrival released at the
+    end of the phase have been released."""
+    return arrivals_must_happen(state, dice)
+
+
+def _cannot_emerge(
+    state: GameState, unit: Unit, entry: Mapping[str, Any], dice: DiceStream
+) -> list[Event]:
+    """Seed 002: "if for any reason some of the models in the unit cannot be placed, then the
+    unit does not emerge. Instead, remove the marker and roll on the Mishap table." A unit
+    already entering from its Mishap's table edge with no room left there tries again next
+    turn (FACTS.md, as when the Mishap found no room). **Decision**: a Mishap of 5-6 rolled as
+    the phase ends brings the unit on at once, at the first legal placement along the rolled
+    edge (its middle first): nobody could place it after the phase has ended."""
+    mode = entry["mode"]
+    if mode == "edge":
+        return [Event("entombed_delayed", {
+            "unit": unit.id, "rule": MISHAP, "edge": entry["edge"],
+            "text": f"{unit.name}: no room on the {entry['edge']} table edge any more; they "
+            "try again next turn",
+        })]
+    if mode == "enemy" and entry["enemy"] not in table_of(state).units:
+        why = (f"{display_name(state, str(entry['enemy']))}, whom it was to burst into, is no "
+               "longer on the table")
+    elif mode == "enemy":
+        why = (f"it cannot be placed in base contact with "
+               f"{possessive(display_name(state, str(entry['enemy'])))} front any more")
+    else:
+        why = "it cannot be placed touching its marker any more (no legal placement is left)"
+    mishap = _mishap(state, unit, dice, why, None)
+    events = [mishap]
+    if mishap.payload["result"] != "edge":
+        return events
+    after = fold_all(state, events)
+    edge_entry = pending(after)[unit.id]
+    placed = edge_entry["suggested"]
+    formation = formation_of(after, unit)
+    placement = Placement(float(placed["x"]), float(placed["y"]), float(placed["facing"]))
+    check = check_emergence(table_of(after), unit.id, formation, placement,
+                            **_emergence_terms(edge_entry))
+    assert check.legal  # found by the same judgement on the same table (`_mishap`)
+    came = _emerged(after, unit.owner, unit, edge_entry, formation, placement,
+                    check.footprint.boundary)
+    events += came
+    if any(e.type == "fanatics_revealed" for e in came):
+        # Released at once (seed 003): the phase end waits for their owner (battle.py).
+        events = suspend_with(events, {"kind": ARRIVALS,
+                                       "text": "the rest of the units arriving"})
+    return events
+
+
+@register_folder("entombed_delayed")
+def _fold_delayed(state: GameState, event: Event) -> GameState:
+    unit = units_of(state)[event.payload["unit"]]
+    rest = {k: v for k, v in pending(state).items() if k != unit.id}
+    return with_unit(with_part(state, EntombedState(rest)), _mark(unit, drop=READY))
 
 
 @on_game_end(SYSTEM)
@@ -681,4 +844,7 @@ def _fold_never_arrived(state: GameState, event: Event) -> GameState:
 def _project_entombed(state: GameState, viewer: int | None, out: dict[str, Any]) -> None:
     if state.system != SYSTEM:
         return
-    out["entombed"] = {k: dict(v) for k, v in pending(state).items()}
+    # The suggestion as the table now stands (legal, or None: nothing fits any more).
+    out["entombed"] = {
+        k: {**v, "suggested": legal_suggestion(state, k)} for k, v in pending(state).items()
+    }

@@ -28,7 +28,11 @@ Mishap table).
   turn. A unit with Ambushers but without Entombed enters this way from the edge its owner
   chooses.
 - Several units resolve one at a time: a marker waits for its unit before the next is placed.
-  The Movement phase cannot end while a unit that rolled to arrive can still arrive.
+  The Movement phase cannot end while a unit that rolled to arrive can still arrive; the
+  placement suggested is judged again on the table as it stands (`legal_suggestion`: units
+  that moved after the marker came down may have made it illegal). A unit that no longer fits
+  anywhere touching its marker does not emerge: ending the phase rolls its Mishap
+  (`_cannot_emerge`).
 - Units still off the table when the game ends count as fled (destroyed, `fled_off_table`).
 """
 

@@ -12,10 +12,23 @@ from typing import Any
 
 import pytest
 
+from server.rules.resume import suspended_of
 from server.rules.units import table_of, units_of
 from server.rules.whfb8.entombed import legal_suggestion
 from server.rules.whfb8.entombed import pending as entombed_pending
-from tests.rules.whfb8.test_entombed import act, entombed_game, of, ready, refused, swarm
+from server.rules.whfb8.fanatics import pending_release
+from tests.rules.helpers import Game
+from tests.rules.whfb8.positions import GOBLINS
+from tests.rules.whfb8.test_entombed import (
+    SWARM,
+    act,
+    entombed_game,
+    of,
+    ready,
+    refused,
+    swarm,
+)
+from tests.rules.whfb8.test_fanatics import HIDING
 
 
 def _hal(game: Any) -> str:
@@ -119,4 +132,36 @@ def test_a_marker_under_an_enemy_that_is_gone_is_refused_in_words_then_a_mishap(
     ended = act(game, 1, [3], type="end_phase")
     mishap = of(ended, "entombed_mishap")
     assert mishap["result"] == "delayed" and "no longer on the table" in mishap["text"]
+    assert game.state.battle.phase == "Magic"
+
+
+def test_a_mishap_arrival_at_the_phase_end_that_releases_fanatics_waits_for_them() -> None:
+    """Other goblins stand over the marker; the unit the Mishap brings on from the south edge
+    as the phase ends stands within 8 in of player 2's goblins hiding 2 Fanatics: they are
+    released at once (seed 003), so the phase end stops there, kept, and ends once player 2
+    has released both."""
+    game = Game("whfb8")
+    game.act(1, type="submit_army", units=[SWARM])
+    game.act(2, type="submit_army", units=[GOBLINS, HIDING])
+    sid = swarm(game).id
+    other, gob = sorted((u.id for u in units_of(game.state).values() if u.owner == 2),
+                        key=lambda u: int(u[1:]))
+    game.act(1, type="declare_reserve", unit=sid)
+    game.act(2, type="deploy_unit", unit=other, x=20, y=42, facing=180)
+    game.act(2, type="deploy_unit", unit=gob, x=52, y=42, facing=180)
+    ready(game, 4)
+    act(game, 1, [1, 1], type="place_entombed_marker", unit=sid, x=36, y=30)
+    game.put(other, 36.0, 29.0, 180.0)  # over the marker: nothing fits touching it
+    game.put(gob, 36.0, 8.0, 180.0)  # front 6.4 in from where the south edge brings it on
+    events = act(game, 1, [5, 1], type="end_phase")
+    kinds = [e.type for e in events]
+    assert kinds[:3] == ["entombed_mishap", "entombed_emerged", "fanatics_revealed"]
+    assert kinds[-1] == "resolution_suspended"
+    assert game.state.battle.phase == "Movement" and pending_release(game.state)
+    assert swarm(game).status == "on_table"
+    centre = table_of(game.state).units[gob].boundary.centroid
+    for _ in range(2):  # away to the east, 1 + 2 = 3 in each
+        act(game, 2, [1, 2], type="release_fanatic", unit=gob, point=[centre.x, centre.y],
+            facing=270.0)
+    assert not pending_release(game.state) and suspended_of(game.state) == ()
     assert game.state.battle.phase == "Magic"

@@ -212,8 +212,8 @@ def end_phase(state: GameState, seat: int, action: EndPhase, dice: DiceStream) -
         after = fold_all(state, [ended])
         hooks = [h for s, h in _GAME_END if s == state.system]
         last = _run_hooks(after, hooks, dice)
-        # The result (Victory Points, objectives; a game-end hook may declare the winner, 40k:
-        # most VP) and `game_ended`: server/rules/endgame.py.
+        # The result (Victory Points, objectives: the system's `game_result`) and
+        # `game_ended`: server/rules/endgame.py.
         return [*closing, ended, *last, *result_events(fold_all(after, last), "last turn played")]
     ended = Event("phase_ended", {"ended": phase, **nxt}, actor=seat)
     events = [*closing, ended]

@@ -171,12 +171,14 @@ def _store() -> EventStore:
 
 
 def _read_json(path: str) -> object:
-    import json
+    """The JSON file at `path` ("-": stdin); `JsonInputError` when it is not JSON or nests
+    deeper than any export does (server/data/json_input.py)."""
+    from server.data.json_input import loads
 
     if path == "-":
-        return json.load(sys.stdin)
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+        return loads(sys.stdin.read())
+    with open(path, "rb") as f:
+        return loads(f.read())
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -197,8 +199,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    import json
-
+    from server.data.json_input import JsonInputError
     from server.games.archive import ArchiveError, import_into_store
     from server.games.service import new_token, token_hash
 
@@ -209,7 +210,7 @@ def _import(args: argparse.Namespace) -> int:
         game_id, tokens = import_into_store(
             store, doc, as_new=args.as_new, invite_hash=token_hash(invite)
         )
-    except (OSError, json.JSONDecodeError, ArchiveError) as exc:
+    except (OSError, JsonInputError, ArchiveError) as exc:
         print(f"warfield import: {exc}", file=sys.stderr)
         return 1
     print(f"imported game {game_id}")
@@ -249,13 +250,12 @@ def _invite(args: argparse.Namespace) -> int:
 
 
 def _verify_dice(args: argparse.Namespace) -> int:
-    import json
-
+    from server.data.json_input import JsonInputError
     from server.games.archive import verify_export
 
     try:
         doc = _read_json(args.file)
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, JsonInputError) as exc:
         print(f"warfield verify-dice: cannot read {args.file}: {exc}", file=sys.stderr)
         return 1
     check = verify_export(doc)

@@ -126,6 +126,19 @@ def test_bad_input(env: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[
     assert code == 1
 
 
+def test_an_export_file_nested_thousands_deep_is_refused_not_a_traceback(
+    env: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An export file is read with the server's depth limit (server/data/json_input.py):
+    nested 5,000 deep it is refused with a message, where the parser would recurse."""
+    path = tmp_path / "deep.json"
+    path.write_text('{"a":' * 5000 + "1" + "}" * 5000)
+    code, _, err = _run(capsys, "import", str(path))
+    assert code == 1 and "nests too deeply: 5000 levels" in err
+    code, _, err = _run(capsys, "verify-dice", str(path))
+    assert code == 1 and "nests too deeply" in err
+
+
 # --- `warfield bench` (issue 12 item 7) ----------------------------------------------------------
 
 

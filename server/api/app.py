@@ -27,7 +27,7 @@ from server.api.errors import (
     store_error_handler,
     validation_error_handler,
 )
-from server.api.limits import BodySizeLimit, RestRateLimit
+from server.api.limits import BodySizeLimit, JsonNestingLimit, RestRateLimit
 from server.api.routes import archive, games, questions, replay, report, systems
 from server.config import Settings
 from server.games.service import GameService
@@ -146,7 +146,9 @@ def create_app(
     app.include_router(replay.router)
     app.include_router(report.router)
     app.include_router(ws.router)
-    # Outermost last: the rate limit answers before anything is read, then the body limit.
+    # Outermost last: the rate limit answers before anything is read, then the body limit,
+    # then (on a body that fits) the JSON nesting limit.
+    app.add_middleware(JsonNestingLimit)
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
     app.add_middleware(
         RestRateLimit, per_min=settings.rest_rate_per_min, burst=settings.rest_rate_burst

@@ -9,6 +9,11 @@
 - `BodySizeLimit`: a request body over `max_body_bytes` gets `413 too_large` as soon as its
   `Content-Length` says so or, without one (chunked), as soon as the bytes received pass the
   limit; the app only ever sees a body that fits.
+- `JsonNestingLimit`: a JSON body (a `application/json` or `+json` content type) nested
+  deeper than `server.data.json_input.MAX_DEPTH` gets `400 bad_request` before anything parses
+  it (the framework's parser would recurse once per level: thousands deep is a
+  RecursionError). Routes that read a body of another type as JSON parse it with
+  `server.data.json_input.loads`, which has the same limit.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.rules.core import RATE_LIMITED, TOO_LARGE
+from server.data.json_input import MAX_DEPTH, as_text, too_deep
+from server.rules.core import BAD_REQUEST, RATE_LIMITED, TOO_LARGE
 
 MAX_TRACKED_CLIENTS = 65_536  # buckets kept; the least recently seen address is forgotten
 
@@ -152,27 +158,82 @@ class BodySizeLimit:
             return
         # Read the body here (never more than the limit plus one chunk), then hand the app a
         # `receive` that replays it: a body without Content-Length is counted as it streams.
-        chunks: list[bytes] = []
-        size = 0
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away before its body was whole: nobody to answer
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.limit:
-                await self._refuse(send)
-                return
-            chunks.append(chunk)
-            more = message.get("more_body", False)
-        pending: list[Message] = [
-            {"type": "http.request", "body": b"".join(chunks), "more_body": False}
-        ]
+        body = await read_body(receive, self.limit)
+        if body is None:
+            return  # the client went away before its body was whole: nobody to answer
+        if len(body) > self.limit:
+            await self._refuse(send)
+            return
+        await self.app(scope, replaying(body, receive), send)
 
-        async def replay() -> Message:
-            if pending:
-                return pending.pop()
-            return await receive()
 
-        await self.app(scope, replay, send)
+async def read_body(receive: Receive, limit: int | None = None) -> bytes | None:
+    """The request's body, read to its end or (with `limit`) until it is past `limit` bytes;
+    None if the client went away first."""
+    chunks: list[bytes] = []
+    size = 0
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        chunks.append(chunk)
+        if limit is not None and size > limit:
+            break
+        more = message.get("more_body", False)
+    return b"".join(chunks)
+
+
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that gives the app `body` whole, then whatever the client sends next."""
+    pending: list[Message] = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replay() -> Message:
+        if pending:
+            return pending.pop()
+        return await receive()
+
+    return replay
+
+
+def is_json(scope: Scope) -> bool:
+    """Whether the request says its body is JSON (`application/json`, `application/*+json`):
+    the bodies the framework parses as JSON."""
+    declared = next(
+        (v for k, v in scope.get("headers", ()) if k.lower() == b"content-type"), b""
+    )
+    kind = declared.split(b";", 1)[0].strip().lower()
+    return kind == b"application/json" or (
+        kind.startswith(b"application/") and kind.endswith(b"+json")
+    )
+
+
+class JsonNestingLimit:
+    """400 `bad_request` for a JSON body nested deeper than `limit`, before it is parsed."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_DEPTH) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] != "http"
+            or scope.get("method") in ("GET", "HEAD", "OPTIONS", "DELETE")
+            or not is_json(scope)
+        ):
+            await self.app(scope, receive, send)
+            return
+        body = await read_body(receive)  # (its size is BodySizeLimit's, outside this one)
+        if body is None:
+            return
+        try:
+            refused = too_deep(as_text(body), self.limit)
+        except ValueError:
+            refused = None  # not text: the framework's parser answers that it is not JSON
+        if refused is not None:
+            await send_error(send, 400, BAD_REQUEST, f"the request body: {refused.message}",
+                             refused.details())
+            return
+        await self.app(scope, replaying(body, receive), send)

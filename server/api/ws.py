@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections import deque
@@ -42,6 +41,7 @@ from server.api.messages import (
 )
 from server.api.routes.replay import replay_cache, state_at_seq
 from server.config import Settings
+from server.data import json_input
 from server.games import delay, steps
 from server.games.service import GameService, LiveGame
 from server.hub import dumps, events_frame
@@ -567,9 +567,10 @@ class Connection:
         if len(text.encode()) > self.settings.max_frame_bytes:
             raise _TooLarge
         try:
-            data = json.loads(text)
-        except (ValueError, RecursionError):  # (RecursionError: nested thousands deep)
-            self.error(None, RuleError(BAD_REQUEST, "the frame is not valid JSON"))
+            data = json_input.loads(text)  # (nested deeper than its limit: refused unparsed)
+        except json_input.JsonInputError as exc:
+            self.error(None, RuleError(BAD_REQUEST, f"the frame is not valid JSON: "
+                                       f"{exc.message}", **exc.details()))
             return None
         if steps.totals is not None:
             steps.totals.add("decode", started)

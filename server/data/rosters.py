@@ -50,6 +50,7 @@ import yaml
 from defusedxml import DefusedXmlException
 from pydantic import ValidationError
 
+from server.data import json_input
 from server.data.army import ArmyEntry, validate_army
 from server.data.catalog import Catalog, load_catalog
 from server.data.own import MAX_OWN_UNITS, OwnUnitError, own_datasheet
@@ -293,11 +294,9 @@ def _unzip(data: bytes) -> bytes:
 
 def _json(data: bytes) -> Any:
     try:
-        return json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RosterError(f"not valid JSON: {exc}") from None
-    except RecursionError:
-        raise RosterError("the JSON nests too deeply") from None
+        return json_input.loads(data)
+    except json_input.JsonInputError as exc:
+        raise RosterError(exc.message) from None
 
 
 # A roster tree, whatever it was read from: one node per selection.

@@ -230,8 +230,8 @@ def phase_end_from(state: GameState, seat: int, first: int, dice: DiceStream) ->
         after = fold_all(state, [ended])
         hooks = [h for s, h in _GAME_END if s == state.system]
         last = _run_hooks(after, hooks, dice)
-        # The result (Victory Points, objectives; a game-end hook may declare the winner, 40k:
-        # most VP) and `game_ended`: server/rules/endgame.py.
+        # The result (Victory Points, objectives: the system's `game_result`) and
+        # `game_ended`: server/rules/endgame.py.
         return [*closing, ended, *last, *result_events(fold_all(after, last), "last turn played")]
     ended = Event("phase_ended", {"ended": phase, **nxt}, actor=seat)
     events = [*closing, ended]

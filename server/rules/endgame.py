@@ -148,7 +148,7 @@ def result_events(
     )
     if result is None:
         # No scored result: a concession gives the opponent the game; else the winner a
-        # game-end hook declared (40k: most Victory Points), if any.
+        # game-end hook declared, if any (logs stored before 40k scored its games this way).
         winner = state.outcome.declared_winner if conceded_by is None else 3 - conceded_by
         return [game_ended(reason, winner, actor)]
     return [

@@ -213,7 +213,7 @@ class Proposals:
 @dataclass(frozen=True)
 class Outcome:
     """The game's result as `game_result` recorded it, and a winner a game-end rule declared
-    before it (40k: most Victory Points)."""
+    before it (40k logs stored before its games ended with `game_result`)."""
 
     result: JsonRecord | None = None
     declared_winner: int | None = None

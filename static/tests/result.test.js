@@ -30,3 +30,19 @@ test('the end-of-game panel shows both scores and the result to each player and 
 test('the log reads the result in its own words', () => {
   assert.equal(describe({ seq: 80, type: 'game_result', actor: 'system', payload: result }), 'Result: Player 1 wins (Win): 68 - 0 Victory Points');
 });
+
+test('a 40k result shows in the same panel: Victory Points from the objectives, the margin and why', () => {
+  // The payload a wh40k10 game ends with (server/rules/wh40k10/results.py, the shared shape).
+  const forty = {
+    reason: 'last turn played', winner: 1, margin: 'by 20 VP', conceded_by: null, battle_points: null,
+    scores: { 1: 20, 2: 0 }, results: { 1: 'win', 2: 'loss' }, objectives: [],
+    lines: [{ seat: 1, points: 5, text: '1 objective marker controlled (battle round 2, end of the Command phase)' }],
+    rule: 'At the end of the battle the player with more Victory Points wins; equal Victory Points is a draw. A player who concedes loses.',
+    text: 'Player 1 wins (by 20 VP): 20 - 0 Victory Points',
+  };
+  const seen = resultSummary(forty, 2);
+  assert.equal(seen.heading, 'You lose: Player 1 wins (by 20 VP)');
+  assert.deepEqual(seen.rows.map((r) => [r.points, r.result]), [[20, 'Win'], [0, 'Loss']]);
+  assert.deepEqual(seen.lines, ['Player 1 +5: 1 objective marker controlled (battle round 2, end of the Command phase)']);
+  assert.equal(seen.rule, forty.rule);
+});

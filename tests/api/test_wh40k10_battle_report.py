@@ -18,7 +18,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from tests.api.helpers import SpectatorLog, new_game, ok
+from tests.api.helpers import SpectatorLog, auth, new_game, ok
 from tests.api.test_scripted_game import Player
 
 BASE_IN = 32 / 25.4
@@ -242,13 +242,56 @@ def tells_the_story(events: list[dict[str, Any]], final: dict[str, Any]) -> bool
     for e in events:
         if e["type"] == "attacks_resolved":
             assert all(isinstance(r["end"], int) for r in e["payload"]["rolls"])
-    # 5. VP at the end, and the winner declared.
+    # 5. VP at the end, and the winner declared in the shared `game_result`.
     ended = next(e for e in events if e["type"] == "game_ended")
-    result = next(e for e in events if e["type"] == "result_declared")
+    result = next(e for e in events if e["type"] == "game_result")
     vp = final["forty"]["vp"]
-    assert result["payload"]["vp"] == vp
+    assert result["payload"]["scores"] == vp and final["game_result"] == result["payload"]
     expected = None if vp["1"] == vp["2"] else (1 if vp["1"] > vp["2"] else 2)
     assert ended["payload"]["winner"] == expected == final["winner"]
+    assert result["payload"]["winner"] == expected
     assert "objectives_scored" in kinds
     assert final["forty"]["cp"]["1"] >= 5
     return True
+
+
+def test_a_wh40k10_game_ended_over_rest_shows_its_game_result_in_the_battle_report(
+    client: TestClient,
+) -> None:
+    """A 40k game played to the end of battle round 5 (player 1's Wurrboy on a marker, every
+    phase ended): the public state and the battle report's Result give the shared
+    `game_result`, Victory Points and margin, as for t9a and whfb8."""
+    game = new_game(client, "wh40k10")
+    gid = game["id"]
+    tokens = {1: game["p1"], 2: game["p2"]}
+
+    def act(seat: int, **action: Any) -> None:
+        r = client.post(f"/api/games/{gid}/actions", json={"action": action},
+                        headers=auth(tokens[seat]))
+        assert r.status_code == 200, r.text
+
+    def state() -> dict[str, Any]:
+        body: dict[str, Any] = client.get(f"/api/games/{gid}").json()["state"]
+        return body
+
+    act(1, type="submit_army", units=[LONE])
+    act(2, type="submit_army", units=[SQUAD])
+    units = state()["units"]
+    lone = next(u for u, v in units.items() if v["owner"] == 1)
+    squad = next(u for u, v in units.items() if v["owner"] == 2)
+    act(1, type="deploy_unit", unit=lone, x=12, y=10)  # within 3 in of the marker at (12, 11)
+    act(2, type="deploy_unit", unit=squad, x=30, y=40, facing=180)  # on no marker
+    for _ in range(100):
+        now = state()
+        if now["stage"] == "over":
+            break
+        act(int(now["active_player"]), type="end_phase")
+    final = state()
+    result = final["game_result"]
+    # 5 VP at the end of each of player 1's Command phases from battle round 2 to 5
+    assert result["scores"] == {"1": 20, "2": 0} == final["forty"]["vp"]
+    assert result["results"] == {"1": "win", "2": "loss"} and result["margin"] == "by 20 VP"
+    assert [line["points"] for line in result["lines"]] == [5, 5, 5, 5]
+    report = client.get(f"/api/games/{gid}/report").text
+    section = report.split("## Result", 1)[1].split("##", 1)[0]
+    assert "Player 1 wins (by 20 VP): 20 - 0 Victory Points (last turn played)." in section

@@ -91,9 +91,8 @@ async def list_datasheets(system_id: str) -> dict[str, Any]:
 async def check_own_unit(system_id: str, request: Request) -> dict[str, Any]:
     """Validate a unit of your own (server/data/own.py) as `submit_army` will: its datasheet
     (with its id), or `bad_request` listing every problem by field path. Stores nothing."""
-    import json
-
     from server.data import load_catalog
+    from server.data.json_input import JsonInputError, loads
     from server.data.own import OwnUnitError, own_datasheet
 
     try:
@@ -101,9 +100,11 @@ async def check_own_unit(system_id: str, request: Request) -> dict[str, Any]:
     except KeyError:
         raise RuleError(NOT_FOUND, f"no game system {system_id!r}", known=sorted(SYSTEMS)) from None
     try:
-        raw = json.loads(await request.body())
-    except ValueError:
-        raise RuleError(BAD_REQUEST, "a unit of your own is a JSON object") from None
+        # (the body is read whatever its content type: the depth limit is checked here too)
+        raw = loads(await request.body())
+    except JsonInputError as exc:
+        raise RuleError(BAD_REQUEST, f"a unit of your own is a JSON object: {exc.message}",
+                        **exc.details()) from None
     try:
         sheet = own_datasheet(system_id, raw, load_catalog())
     except OwnUnitError as exc:

@@ -57,6 +57,9 @@ class Forty:
     """Command points per seat (None: none gained yet)."""
     vp: Mapping[str, int] | None = None
     """Victory Points per seat (None: none scored yet)."""
+    scored: Sequence[Mapping[str, Any]] = ()
+    """Each scoring of objective markers ({seat, vp, turn, when, markers}), in order: the
+    result's lines say where the Victory Points came from (results.py)."""
     start: Mapping[str, int] = field(default_factory=dict)
     """Each unit's Starting Strength (models), by unit id."""
     wounds: Mapping[str, Sequence[int]] = field(default_factory=dict)

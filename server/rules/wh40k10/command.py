@@ -21,8 +21,9 @@ victory points and the result (issue 16; FACTS.md, the core loop and its objecti
   to the marker's 40 mm disc) is greater than the opponent's. From battle round 2 the active
   player scores 5 VP per marker they control (at most 15) at the end of their Command phase;
   in battle round 5 the player going second scores at the end of their turn instead.
-* **Result**: at the end of the last battle round the player with more VP wins (equal: a draw,
-  no winner); `concede` ends the game at once with the opponent the winner.
+* **Result** (results.py, the shared `game_result`): at the end of the last battle round the
+  player with more VP wins (equal: a draw, no winner); `concede` ends the game at once with the
+  opponent the winner.
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ from server.geometry.measure import within
 from server.rules.battle import (
     BATTLE,
     OVER,
-    on_game_end,
     on_phase_end,
     on_phase_start,
     require_phase,
@@ -305,9 +305,12 @@ def _fold_battle_shock(state: GameState, event: Event) -> GameState:
 
 @register_folder("objectives_scored")
 def _fold_scored(state: GameState, event: Event) -> GameState:
+    p = event.payload
     points = vp(state)
-    points[str(event.payload["seat"])] = int(event.payload["total"])
-    return set_forty(state, vp=points)
+    points[str(p["seat"])] = int(p["total"])
+    record = {"seat": int(p["seat"]), "vp": int(p["vp"]), "turn": p.get("turn"),
+              "when": p.get("when"), "markers": list(p.get("markers") or [])}
+    return set_forty(state, vp=points, scored=(*forty(state).scored, record))
 
 
 @on_phase_end(SYSTEM_ID, "Fight")
@@ -328,21 +331,10 @@ def record_charges(state: GameState, dice: DiceStream) -> list[Event]:
     return [Event("charges_recorded", {"units": charged, "text": text})] if charged else []
 
 
-@on_game_end(SYSTEM_ID)
-def declare_result(state: GameState, dice: DiceStream) -> list[Event]:
-    points = vp(state)
-    winner = None
-    if points["1"] != points["2"]:
-        winner = 1 if points["1"] > points["2"] else 2
-    text = (
-        f"Victory points {points['1']} to {points['2']}: "
-        + (f"player {winner} wins" if winner else "a draw")
-    )
-    return [Event("result_declared", {"vp": points, "winner": winner, "text": text})]
-
-
 @register_folder("result_declared")
 def _fold_result(state: GameState, event: Event) -> GameState:
+    """Logs stored before the result became `game_result` (results.py) still hold this event
+    before their `game_ended`; it is folded as it was then, so they replay to the same state."""
     outcome = changed(state.outcome, declared_winner=event.payload["winner"])
     return state.evolve(outcome=outcome)
 

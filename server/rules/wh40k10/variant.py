@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from server.data import Datasheet
 from server.rules.core import GameState
+from server.rules.endgame import GameResult
 from server.rules.systems import Pregame, Variant
 from server.rules.wh40k10.profiles import profile_of
 
@@ -24,6 +25,14 @@ class Warhammer40k(Variant):
     def charge_roll(self, sheet: Datasheet) -> tuple[str, int]:
         """2D6, nothing added."""
         return "2D6", 0
+
+    def game_result(self, state: GameState, conceded_by: int | None) -> GameResult | None:
+        """Victory Points from the objective markers; more VP wins, equal VP draws
+        (server/rules/wh40k10/results.py, imported here because it needs the command phase's
+        module, which needs this system)."""
+        from server.rules.wh40k10.results import game_result
+
+        return game_result(state, conceded_by)
 
     def advance_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
         """A unit that starts its Movement phase within Engagement Range of an enemy unit may

@@ -465,7 +465,7 @@ def test_the_player_with_more_vp_wins_at_the_end() -> None:
     away = place(to_phase(deployed(), 2, "Fight", turn=5), "u2", row(5, 40.0, x0=24.0))
     state = with_forty(away, vp={"1": 20, "2": 5})
     state, events = act(state, 2, type="end_phase")
-    assert events[-2].type == "result_declared" and events[-1].type == "game_ended"
+    assert events[-2].type == "game_result" and events[-1].type == "game_ended"
     assert events[-1].payload == {"reason": "last turn played", "winner": 1}
     assert state.to_json()["winner"] == 1 and state.over
     draw = with_forty(away, vp={"1": 5, "2": 5})
@@ -476,8 +476,11 @@ def test_the_player_with_more_vp_wins_at_the_end() -> None:
 def test_concede_ends_the_game_with_the_opponent_the_winner() -> None:
     """Issue 16 item 5: a concede."""
     state, events = act(deployed(), 1, type="concede")
-    # the first event of an action names who took it (`action_by`, what an undo takes back)
-    assert events[-1].payload == {"reason": "concede", "winner": 2, "action_by": 1} and state.over
+    # the shared result first (tests/rules/wh40k10/test_results.py); the first event of an
+    # action names who took it (`action_by`, what an undo takes back)
+    assert [e.type for e in events] == ["game_result", "game_ended"]
+    assert events[0].payload["action_by"] == 1 and events[0].payload["conceded_by"] == 1
+    assert events[-1].payload == {"reason": "concede", "winner": 2} and state.over
 
 
 # --- 6. the catalog's marks ----------------------------------------------------------------------

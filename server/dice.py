@@ -272,7 +272,7 @@ class Die:
     @classmethod
     def from_payload(cls, d: Mapping[str, Any]) -> Die:
         if not isinstance(d, Mapping):
-            raise DiceError(f"a die must be an object, got {d!r}")
+            raise DiceError(f"a die must be an object, got {_words(d)}")
         face, kept = d.get("face"), d.get("kept")
         raw, rerolled = d.get("raw"), d.get("rerolled", False)
         if isinstance(face, bool) or not isinstance(face, int | str):
@@ -325,23 +325,23 @@ class Roll:
     def from_payload(cls, d: Mapping[str, Any]) -> Roll:
         """Read a payload written by :meth:`to_payload`; raises DiceError if it is malformed."""
         if not isinstance(d, Mapping):
-            raise DiceError(f"a roll must be an object, got {d!r}")
+            raise DiceError(f"a roll must be an object, got {_words(d)}")
         missing = [k for k in ("expression", "dice", "total", "start", "end") if k not in d]
         if missing:
-            raise DiceError(f"roll payload lacks {', '.join(missing)}: {dict(d)!r}")
+            raise DiceError(f"the roll has no {', '.join(missing)}")
         expression, dice, total = d["expression"], d["dice"], d["total"]
         start, end, extra = d["start"], d["end"], d.get("extra", {})
         if not isinstance(expression, str):
             raise DiceError(f"roll 'expression' must be a string, got {expression!r}")
         if not isinstance(dice, list | tuple):
-            raise DiceError(f"roll 'dice' must be a list, got {dice!r}")
+            raise DiceError(f"roll 'dice' must be a list, got {_words(dice)}")
         if total is not None and (isinstance(total, bool) or not isinstance(total, int)):
             raise DiceError(f"roll 'total' must be an int or null, got {total!r}")
         for name, value in (("start", start), ("end", end)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise DiceError(f"roll '{name}' must be an int >= 0, got {value!r}")
         if not isinstance(extra, Mapping):
-            raise DiceError(f"roll 'extra' must be an object, got {extra!r}")
+            raise DiceError(f"roll 'extra' must be an object, got {_words(extra)}")
         return cls(
             expression,
             tuple(Die.from_payload(x) for x in dice),
@@ -350,6 +350,22 @@ class Roll:
             end,
             _json_copy(dict(extra)),
         )
+
+
+def _words(value: Any) -> str:
+    """A recorded value as a player reads it in a failed check: numbers and words as they are,
+    anything larger by what it is (never a Python repr of a dict)."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float | str):
+        return str(value)
+    if isinstance(value, Mapping):
+        return "an object with " + (", ".join(map(str, value)) or "nothing in it")
+    if isinstance(value, list | tuple):
+        return f"a list of {len(value)}"
+    return type(value).__name__
 
 
 def _json_copy(value: Any) -> Any:
@@ -667,11 +683,14 @@ def _check_one(seed: bytes, index: int, recorded: Any) -> RollCheck:
         for name in ("face", "kept", "raw", "rerolled"):
             va, vb = getattr(a, name), getattr(b, name)
             if va != vb or type(va) is not type(vb):
-                problems.append(f"die {i} {name} recorded {va!r}, recomputed {vb!r}")
+                problems.append(f"die {i} {name} recorded {_words(va)}, recomputed {_words(vb)}")
     if rec.total != again.total:
-        problems.append(f"total recorded {rec.total!r}, recomputed {again.total!r}")
+        problems.append(f"total recorded {_words(rec.total)}, recomputed {_words(again.total)}")
     if rec.extra != again.extra:
-        problems.append(f"extra recorded {rec.extra!r}, recomputed {again.extra!r}")
+        differ = sorted(k for k in {*rec.extra, *again.extra}
+                        if rec.extra.get(k) != again.extra.get(k))
+        problems.append(f"the roll's own details ({', '.join(differ)}) differ from the "
+                        "recomputed roll's")
     if problems:
         return RollCheck(index, start, False, f"{where}: " + "; ".join(problems), recorded, again)
     return RollCheck(index, start, True, "", recorded, again)

@@ -782,27 +782,48 @@ def replay(events: Iterable[Event], state: GameState | None = None) -> GameState
     return state
 
 
-def dice_end(payload: Mapping[str, Any]) -> int | None:
-    """The stream position after the rolls an event's payload records, if any."""
-    ends: list[int] = []
-    roll = payload.get("roll")
-    if isinstance(roll, Mapping) and isinstance(roll.get("end"), int):
-        ends.append(roll["end"])
-    rolls = payload.get("rolls")
-    if isinstance(rolls, list):
-        ends.extend(
-            r["end"] for r in rolls if isinstance(r, Mapping) and isinstance(r.get("end"), int)
-        )
-    return max(ends) if ends else None
+#: What makes a value of an event's payload a roll (`Roll.to_payload`): the dice proof counts
+#: every such value, at any depth and under any key, so a new kind of event cannot keep its dice
+#: where the proof does not look.
+ROLL_FIELDS: frozenset[str] = frozenset({"expression", "dice", "start", "end"})
+
+#: The one declaration of payload keys that repeat rolls an earlier event already recorded:
+#: a move halted by a Fanatic names its distance roll `distance_roll` when it resumes, and a
+#: suspended resolution keeps its `frames` (what it will resume, rolls included). The proof
+#: skips them, since those draws are counted where they were rolled.
+ROLL_REFERENCES: frozenset[str] = frozenset({"distance_roll", "frames"})
+
+
+def is_roll(value: Any) -> bool:
+    """True for a recorded roll (`Roll.to_payload`'s shape)."""
+    return isinstance(value, Mapping) and value.keys() >= ROLL_FIELDS
 
 
 def rolls_of(payload: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """Every roll recorded in an event payload (for verifying the dice of a log)."""
+    """Every roll an event payload records, wherever it keeps it, in draw order, each once (for
+    the dice proof, the undo note and the luck chart); keys in `ROLL_REFERENCES` are not
+    walked."""
     found: list[Mapping[str, Any]] = []
-    roll = payload.get("roll")
-    if isinstance(roll, Mapping):
-        found.append(roll)
-    rolls = payload.get("rolls")
-    if isinstance(rolls, list):
-        found.extend(r for r in rolls if isinstance(r, Mapping))
-    return found
+
+    def walk(value: Any) -> None:
+        if is_roll(value):
+            # A payload may repeat one of its own rolls (an interrupted charge keeps its
+            # roll with the rest of the charge): the same draws, counted once.
+            if value not in found:
+                found.append(value)
+        elif isinstance(value, Mapping):
+            for key, inner in value.items():
+                if key not in ROLL_REFERENCES:
+                    walk(inner)
+        elif isinstance(value, list | tuple):
+            for inner in value:
+                walk(inner)
+
+    walk(payload)
+    return sorted(found, key=lambda r: r["start"] if isinstance(r["start"], int) else -1)
+
+
+def dice_end(payload: Mapping[str, Any]) -> int | None:
+    """The stream position after the rolls an event's payload records, if any."""
+    ends = [r["end"] for r in rolls_of(payload) if isinstance(r.get("end"), int)]
+    return max(ends) if ends else None

@@ -72,15 +72,16 @@ def roll_off(
     bonus = bonus or {}
     rounds: list[dict[str, int]] = []
     rolls: list[dict[str, Any]] = []
+    seats: list[int] = []
     winner = 0
     for _ in range(MAX_ROLL_OFF_ROUNDS):
         score: dict[int, int] = {}
         for seat in (1, 2):
             roll = dice.roll("D6")
-            payload = roll.to_payload()
-            payload["extra"] = {**payload.get("extra", {}), "seat": seat,
-                                "reason": f"Roll-off ({_ABOUT_WORDS[about]}): Player {seat}"}
-            rolls.append(payload)
+            # The roll is kept as rolled (the dice proof recomputes it exactly); whose it was
+            # is said beside it, in `seats`.
+            rolls.append(roll.to_payload())
+            seats.append(seat)
             score[seat] = int(roll.total or 0) + bonus.get(seat, 0)
         rounds.append({"1": score[1], "2": score[2]})
         if score[1] != score[2]:
@@ -99,9 +100,8 @@ def roll_off(
     )
     return winner, Event(
         "roll_off",
-        {"about": about, "rolls": rolls, "rounds": rounds, "bonus": {str(s): b for s, b in
-                                                                      bonus.items()},
-         "winner": winner, "text": text},
+        {"about": about, "rolls": rolls, "seats": seats, "rounds": rounds,
+         "bonus": {str(s): b for s, b in bonus.items()}, "winner": winner, "text": text},
         actor="system",
     )
 

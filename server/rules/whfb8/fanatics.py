@@ -66,6 +66,7 @@ from server.rules.core import (
     EITHER,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
+    SEATS,
     ActionModel,
     Event,
     GameState,
@@ -80,6 +81,7 @@ from server.rules.core import (
     with_part,
 )
 from server.rules.naming import display_name, display_names
+from server.rules.orders import register_acting
 from server.rules.rankandflank.attacks import resolve
 from server.rules.rankandflank.break_test import heavy_casualties, heavy_casualties_held_back
 from server.rules.rankandflank.engagement import FLEEING, rank_and_file_sheet
@@ -198,6 +200,15 @@ def _project(state: GameState, viewer: int | None, out: dict[str, Any]) -> None:
     }
     out[RELEASES] = [dict(r) for r in pending_release(state)]
     out[FANATICS] = {k: dict(v) for k, v in _fanatics(state).released.items()}
+
+
+@register_acting
+def _releasing(state: GameState) -> frozenset[int]:
+    """The owner of Fanatics waiting to be released acts now, in either player's turn: the
+    move or charge that came within 8 in waits for them."""
+    if state.system != SYSTEM:
+        return frozenset()
+    return frozenset(int(r["owner"]) for r in pending_release(state) if r.get("owner") in SEATS)
 
 
 # --- release at 8 in ----------------------------------------------------------------------------

@@ -24,7 +24,7 @@ export function renderFanatics(el, store, conn, toast) {
   const tools = releasesFor(st, store.seat).map((r) => {
     const start = defaultRelease(units[r.unit]) || { x: 0, y: 0, facing: 0 };
     const field = (/** @type {string} */ label, /** @type {number} */ value) => /** @type {HTMLInputElement} */ (
-      h('input', { type: 'number', step: 0.1, size: 5, value: String(Math.round(value * 100) / 100), 'aria-label': label }));
+      h('input', { type: 'number', step: 'any', size: 5, value: String(Math.round(value * 100) / 100), 'aria-label': label }));
     const x = field('Start x', start.x);
     const y = field('Start y', start.y);
     const facing = field('Direction (degrees)', start.facing);

@@ -404,7 +404,7 @@ function allocationControls(unit, table) {
  * @param {Table} table */
 function arriveForm(table) {
   const field = (/** @type {string} */ label, /** @type {string} */ name) => h('label', { class: 'typed-field' }, h('span', null, label),
-    h('input', { type: 'number', name, step: 0.1, min: 0, size: 4, required: true, 'aria-label': `Arrive at ${label} (in)` }));
+    h('input', { type: 'number', name, step: 'any', min: 0, size: 4, required: true, 'aria-label': `Arrive at ${label} (in)` }));
   return h('form', {
     class: 'row typed arrive-at', id: 'arrive-at',
     onsubmit: (/** @type {Event} */ e) => {

@@ -84,8 +84,8 @@ export function mountPanels(o) {
 
   // --- tools -----------------------------------------------------------------------------------
   const label = /** @type {HTMLInputElement} */ (h('input', { name: 'label', placeholder: 'Label', maxlength: 80, size: 8, 'aria-label': 'Token label' }));
-  const width = /** @type {HTMLInputElement} */ (h('input', { name: 'width', type: 'number', min: 0.1, max: 48, step: 0.1, value: '2', title: 'Width (in)', 'aria-label': 'Token width (in)' }));
-  const depth = /** @type {HTMLInputElement} */ (h('input', { name: 'depth', type: 'number', min: 0.1, max: 48, step: 0.1, value: '1', title: 'Depth (in)', 'aria-label': 'Token depth (in)' }));
+  const width = /** @type {HTMLInputElement} */ (h('input', { name: 'width', type: 'number', min: 0.1, max: 48, step: 'any', value: '2', title: 'Width (in)', 'aria-label': 'Token width (in)' }));
+  const depth = /** @type {HTMLInputElement} */ (h('input', { name: 'depth', type: 'number', min: 0.1, max: 48, step: 'any', value: '1', title: 'Depth (in)', 'aria-label': 'Token depth (in)' }));
   /** @param {string} text @param {string} cmd @param {string} key */
   const toolButton = (text, cmd, key) =>
     h('button', { type: 'button', dataset: { cmd }, title: `${text} (${key})`, onclick: () => table.command(cmd, {}) }, text, h('kbd', null, key));

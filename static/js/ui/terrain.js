@@ -71,19 +71,20 @@ export function terrainEditor(table) {
   return h('div', { class: 'terrain-edit' }, toggle, list, selected ? pieceControls(tool, selected) : null);
 }
 
-/** A number field with its label. @param {string} name @param {string} label @param {number} value @param {number} step */
-function numberField(name, label, value, step) {
-  return /** @type {HTMLInputElement} */ (h('input', { type: 'number', name, value: String(value), step: String(step), 'aria-label': label, class: 'short' }));
+/** A number field with its label; any decimal is accepted (a move of 2.25 in, a turn of 7.5°).
+ * @param {string} name @param {string} label @param {number} value */
+function numberField(name, label, value) {
+  return /** @type {HTMLInputElement} */ (h('input', { type: 'number', name, value: String(value), step: 'any', 'aria-label': label, class: 'short' }));
 }
 
 /** The typed controls of the selected piece.
  * @param {import('../handlers/terrain-edit.js').TerrainEditTool} tool @param {import('../handlers/terrain-edit.js').TerrainView} t */
 function pieceControls(tool, t) {
   const words = terrainWords(t);
-  const dx = numberField('terrain-dx', 'Move across the table, x (inches)', 0, 0.5);
-  const dy = numberField('terrain-dy', "Move towards player 2's edge, y (inches)", 0, 0.5);
-  const turn = numberField('terrain-turn', 'Turn (degrees)', 15, 5);
-  const size = numberField('terrain-size', 'Size (percent)', 100, 5);
+  const dx = numberField('terrain-dx', 'Move across the table, x (inches)', 0);
+  const dy = numberField('terrain-dy', "Move towards player 2's edge, y (inches)", 0);
+  const turn = numberField('terrain-turn', 'Turn (degrees)', 15);
+  const size = numberField('terrain-size', 'Size (percent)', 100);
   const height = /** @type {HTMLSelectElement} */ (h('select', { name: 'terrain-new-height', 'aria-label': 'Height of the selected piece' },
     TERRAIN_HEIGHTS.map((v) => h('option', { value: v, selected: v === t.height }, v))));
   return h('div', { class: 'terrain-piece-controls', id: 'terrain-selected', role: 'group', 'aria-label': `${words.name}, selected` },

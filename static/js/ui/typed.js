@@ -85,9 +85,9 @@ export function deployForm(table) {
   },
   h('p', { class: 'hint' }, `Deploy ${name}: the front centre at x, y (inches from your table corner) and its facing.`),
   h('div', { class: 'row' },
-    field('x (in)', { type: 'number', step: 0.5, size: 4 }, 'x', v),
-    field('y (in)', { type: 'number', step: 0.5, size: 4 }, 'y', v),
-    field('Facing (°)', { type: 'number', step: 15, size: 4 }, 'facing', v)),
+    field('x (in)', { type: 'number', step: 'any', size: 4 }, 'x', v),
+    field('y (in)', { type: 'number', step: 'any', size: 4 }, 'y', v),
+    field('Facing (°)', { type: 'number', step: 'any', size: 4 }, 'facing', v)),
   h('div', { class: 'buttons' },
     h('button', { type: 'submit', class: 'primary', id: 'deploy-here' }, 'Deploy here'),
     h('button', { type: 'button', onclick: () => table.setMode('idle') }, 'Cancel')));
@@ -169,7 +169,7 @@ export function typedModelMoves(unit, table) {
     },
   },
   h('label', { class: 'typed-field' }, h('span', null, 'Direction'), direction),
-  field('Distance (in)', { type: 'number', min: 0, step: 0.5, size: 4 }, 'modelDistance', v),
+  field('Distance (in)', { type: 'number', min: 0, step: 'any', size: 4 }, 'modelDistance', v),
   h('button', { type: 'submit', id: 'stage-model-move' }, 'Show move'));
 }
 
@@ -199,10 +199,10 @@ export function typedMoves(unit, table) {
     },
   },
   h('label', { class: 'typed-field' }, h('span', null, 'Direction'), direction),
-  field('Distance (in)', { type: 'number', min: 0, step: 0.5, size: 4 }, 'distance', v),
+  field('Distance (in)', { type: 'number', min: 0, step: 'any', size: 4 }, 'distance', v),
   h('button', { type: 'submit', id: 'stage-move' }, 'Show move'));
   const turn = h('div', { class: 'row typed turn-form' },
-    field('Degrees', { type: 'number', min: 0, max: 360, step: 5, size: 4 }, 'degrees', v),
+    field('Degrees', { type: 'number', min: 0, max: 360, step: 'any', size: 4 }, 'degrees', v),
     h('button', { type: 'button', id: 'typed-wheel-left', onclick: () => { const d = degrees(); if (d) table.handlers.handles.wheelSelected(d); } }, 'Wheel left'),
     h('button', { type: 'button', id: 'typed-wheel-right', onclick: () => { const d = degrees(); if (d) table.handlers.handles.wheelSelected(-d); } }, 'Wheel right'),
     h('button', { type: 'button', id: 'typed-pivot', onclick: () => {
@@ -221,7 +221,7 @@ export function typedMoves(unit, table) {
     },
   },
   field('Files (wide)', { type: 'number', min: 1, step: 1, size: 3 }, 'files', v),
-  field('Turn (°)', { type: 'number', step: 90, size: 4 }, 'turn', v),
+  field('Turn (°)', { type: 'number', step: 'any', size: 4 }, 'turn', v),
   h('button', { type: 'submit', id: 'stage-reform' }, 'Show reform'));
   return h('details', {
     class: 'typed-orders', id: 'typed-orders', open: v.open === '1',

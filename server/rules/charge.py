@@ -66,7 +66,7 @@ from server.rules.flee import (
 )
 from server.rules.markers import FLED_OFF
 from server.rules.moves import engaged_in_combat
-from server.rules.naming import display_name, in_the_way, possessive
+from server.rules.naming import display_name, in_the_way, possessive, say_inches, tenths
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.resume import is_suspended, register_frame, suspend_with
 from server.rules.state import changed
@@ -429,8 +429,8 @@ def check_charge_target(state: GameState, seat: int, unit: Unit, target: Unit) -
     elif gap > declare_within:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{display_name(state, target.id)} is {gap:.1f} in away; charges are "
-            f"declared within {declare_within:g} in",
+            f"{display_name(state, target.id)} is {say_inches(gap, declare_within)} away; "
+            f"charges are declared within {declare_within:g} in",
             rule="Charge",
         )
     return gap
@@ -530,7 +530,7 @@ def declare_charge(
             "reactions": options,
             "refused": refused,
             "text": f"{display_name(state, unit.id)} declare a charge against "
-            f"{display_name(state, target.id)} ({gap:.1f} in away)",
+            f"{display_name(state, target.id)} ({say_inches(gap)} away)",
         },
         actor=seat,
     )
@@ -702,7 +702,7 @@ def charge_result(
         f"{display_name(state, unit.id)} roll {roll.total} for the charge"
         + (" (Swiftstride: Maximised)" if swift else "")
         + (f" + {bonus} = {reach} in" if bonus else " in")
-        + ("" if gap is None else f", needing {gap:.1f} in")
+        + ("" if gap is None else f", needing {say_inches(gap)}")
     )
     payload: dict[str, Any] = {
         "unit": unit.id,
@@ -730,7 +730,7 @@ def charge_result(
     if reach + 1e-9 < gap or (path is not None and path.rule is None
                               and reach + 1e-9 < path.needed(gap)):
         needed = gap if path is None or path.rule is not None else path.needed(gap)
-        why = f"rolled {reach}, needed {needed:.1f}" + (
+        why = f"rolled {reach}, needed {tenths(needed)}" + (
             f" (with a {abs(path.wheel):g}° wheel)" if path is not None and path.wheel else "")
         return _failed(state, seat, unit, path, payload, roll.to_payload(), reach,
                        {"reason": why, "text": failed_text})
@@ -857,7 +857,7 @@ def _failed(
             out["unit_after"] = moved.to_json()
             out["swept"] = geo.to_geojson(swept)
             out["text"] = (f"{out['text']}; {words}: "
-                           f"{display_name(state, unit.id)} move {travelled:.1f} in towards "
+                           f"{display_name(state, unit.id)} move {say_inches(travelled)} towards "
                            f"{display_name(state, str(payload['target']))}"
                            + (f" ({stopped_by})" if stopped_by else ""))
     return [Event("charge_failed", out, actor=seat), *after]

@@ -66,7 +66,7 @@ from server.rules.core import (
     register_folder,
 )
 from server.rules.markers import FEIGNED_FLIGHT, FLED_OFF, FLEEING, SHAKEN
-from server.rules.naming import display_name, display_names
+from server.rules.naming import display_name, display_names, say_inches
 from server.rules.resume import is_suspended, register_frame, suspend_with, suspension
 from server.rules.systems import RankedRules, variant_of
 from server.rules.units import (
@@ -241,7 +241,7 @@ def halt_on_the_way(
                 "unit_after": halted.to_json(),
                 "swept": geo.to_geojson(movement.sweep_straight(start, here)),
                 "text": f"{display_name(state, unit.id)} stop {what} after "
-                f"{length * fraction:.1f} in; they go on once that is resolved",
+                f"{say_inches(length * fraction)}; they go on once that is resolved",
                 **({"roll": dict(roll)} if roll is not None else {}),
             },
             actor=unit.owner,

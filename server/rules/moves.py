@@ -36,7 +36,7 @@ from server.rules.core import (
 )
 from server.rules.flee import sheets_of
 from server.rules.markers import FLEEING
-from server.rules.naming import display_name, possessive
+from server.rules.naming import display_name, possessive, say_inches
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.systems import MOVEMENT_PHASE, RankedRules, has_model_moves, variant_of
 from server.rules.units import (
@@ -127,7 +127,7 @@ def _require_reform_centre(
     if shift > most + 1e-9:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{possessive(unit.name)} centre would travel {shift:.2f} in; "
+            f"{possessive(unit.name)} centre would travel {say_inches(shift, most)}; "
             f"a Reform allows {most:g} in",
             # Light Troops: the centre's limit is the models' own (twice Mobility).
             rule="Move Distance" if light else "Reform",
@@ -325,7 +325,8 @@ def check_unit_move(
     if result.legal and spent > limit + 1e-9:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{unit.name} would move {spent:.2f} in of its {limit:g} in {mode} allowance",
+            f"{unit.name} would move {say_inches(spent, limit)} of its {limit:g} in {mode} "
+            "allowance",
             rule="Move Distance",
             obstacle=None,
             distance=round(spent, 3),

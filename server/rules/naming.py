@@ -5,12 +5,16 @@ Every message a person reads (an error's `message`, an event's `text`) names pie
 Two pieces with the same name are numbered in a stable order (by id, numerically: `u5` before
 `u12`), so two "Citizen Spears" read "Citizen Spears (1)" and "Citizen Spears (2)" in every
 message. Terrain without a label is named by its kind ("Impassable terrain", "Cover terrain (2)").
+A measured distance reads through `say_inches`/`tenths`: one rounding for every message, the same as
+the client's (static/js/format.js `inches`), decided in docs/rules-decisions.md.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
+from decimal import ROUND_HALF_UP, Decimal
 
 from server.rules.core import GameState
 
@@ -83,3 +87,30 @@ def in_the_way(state: GameState, obstacle: str | None) -> str:
 def possessive(name: str) -> str:
     """"Empire Handgunners'", "Tomb King's": a unit's name, owning something."""
     return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
+def tenths(value: float) -> str:
+    """A measure to 0.1, half away from zero on the decimal a person reads: "8.3" for 8.25.
+
+    The shortest decimal that is the float (its repr: 8.35, not 8.3499…) is rounded, so a
+    value typed or shown as 8.35 goes up, and Python's half-to-even `round`/"%.1f" (8.25 -> 8.2)
+    never disagrees with the client, which rounds the same digits.
+    """
+    number = float(value)
+    if not math.isfinite(number):
+        return str(number)
+    said = Decimal(repr(number)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    return f"{abs(said):.1f}" if said == 0 else f"{said:.1f}"
+
+
+def say_inches(value: float, limit: float | None = None) -> str:
+    """A distance in words: "8.3 in" (see `tenths`).
+
+    Given the `limit` it is measured against, a distance on the other side of it that rounds to
+    the same tenth says so ("just over 8.0 in" for 8.02 against 8, "just under 12.0 in" for
+    11.98 against 12), or a refusal would read "8.0 in of 8 in".
+    """
+    said = tenths(value)
+    if limit is not None and value != limit and said == tenths(limit):
+        return f"just {'over' if value > limit else 'under'} {said} in"
+    return f"{said} in"

@@ -9,9 +9,38 @@
 /** @typedef {import('./types.js').Unit} Unit */
 /** @typedef {import('./store.js').GameEvent} GameEvent */
 
+/**
+ * A measure to 0.1, half away from zero on the decimal a person reads: "8.3" for 8.25 and
+ * "8.4" for 8.35 (the float 8.3499…). The server says the same (server/rules/naming.py
+ * `tenths`; docs/rules-decisions.md "Distances in words"); `toFixed` alone would round the
+ * float's binary value and disagree with it. @param {number} value
+ */
+export function tenths(value) {
+  if (!Number.isFinite(value)) return String(value);
+  const shortest = String(Math.abs(value));
+  let scaled;
+  if (/e/i.test(shortest)) scaled = Math.round(Math.abs(value) * 10);
+  else {
+    const [whole, frac = ''] = shortest.split('.');
+    scaled = Number(whole) * 10 + Number(frac[0] || '0') + ((frac[1] || '0') >= '5' ? 1 : 0);
+  }
+  const sign = value < 0 && scaled > 0 ? '-' : '';
+  return `${sign}${Math.floor(scaled / 10)}.${scaled % 10}`;
+}
+
+/** A distance in words: "8.3 in" (see `tenths`). Given the `limit` it is measured against, a
+ * distance on the other side of it that rounds to the same tenth says so ("just over 8.0 in" for
+ * 8.02 against 8, "just under 12.0 in" for 11.98 against 12),
+ * as the server's refusal does. @param {number} value @param {number} [limit] */
+export function inches(value, limit) {
+  const said = tenths(value);
+  if (typeof limit === 'number' && value !== limit && said === tenths(limit)) return `just ${value > limit ? 'over' : 'under'} ${said} in`;
+  return `${said} in`;
+}
+
 /** A distance as the table shows it: to 0.1 in; '' for anything but a number. @param {unknown} d */
 export function measureLabel(d) {
-  return typeof d === 'number' ? `${d.toFixed(1)} in` : '';
+  return typeof d === 'number' ? inches(d) : '';
 }
 
 /** Words for a preview verdict: "Legal · used 4.0 / 5.0 in", or "Not allowed: Move Distance · 14.0 in
@@ -22,10 +51,10 @@ export function verdictText(res) {
   else parts.push(`Not allowed: ${res.rule || res.message || 'illegal'}`);
   // The server names the obstacle for people; its id (`obstacle`) only marks it on the table.
   if (!res.legal && res.obstacle_name) parts.push(`(${res.obstacle_name} is in the way)`);
-  const allowance = typeof res.allowance === 'number' ? res.allowance.toFixed(1) : '';
+  const allowance = typeof res.allowance === 'number' ? tenths(res.allowance) : '';
   const used = typeof res.used === 'number' ? res.used : typeof res.distance === 'number' ? res.distance : null;
-  if (used !== null && res.legal) parts.push(`· ${typeof res.used === 'number' ? 'used ' : ''}${used.toFixed(1)}${allowance ? ` / ${allowance}` : ''} in`);
-  else if (used !== null) parts.push(`· ${used.toFixed(1)} in${allowance ? ` (${allowance} allowed)` : ''}`);
+  if (used !== null && res.legal) parts.push(`· ${typeof res.used === 'number' ? 'used ' : ''}${tenths(used)}${allowance ? ` / ${allowance}` : ''} in`);
+  else if (used !== null) parts.push(`· ${inches(used, typeof res.allowance === 'number' ? res.allowance : undefined)}${allowance ? ` (${allowance} allowed)` : ''}`);
   if (res.legal && Array.isArray(res.hazards) && res.hazards.length) parts.push(`· Danger: ${res.hazards.join('; ')}`);
   return parts.join(' ');
 }

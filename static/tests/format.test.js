@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  measureLabel, verdictText, losText, losWords, errorText, unitName, who, rollWords, markerBadges, chargeAckToast,
+  measureLabel, inches, tenths, verdictText, losText, losWords, errorText, unitName, who, rollWords, markerBadges, chargeAckToast,
 } from '../js/format.js';
 
 test('a distance is shown to 0.1 in, and nothing for what is not a number', () => {
@@ -9,6 +9,23 @@ test('a distance is shown to 0.1 in, and nothing for what is not a number', () =
   assert.equal(measureLabel(7.96), '8.0 in');
   assert.equal(measureLabel(null), '');
   assert.equal(measureLabel('6'), '');
+});
+
+test('a distance rounds to 0.1 half away from zero on the decimal read, as the server does', () => {
+  // The same cases as tests/rules/test_inches_words.py: one rounding on both sides.
+  const cases = [[8.25, '8.3'], [8.35, '8.4'], [8.02, '8.0'], [7.96, '8.0'], [0.05, '0.1'], [0.04, '0.0'],
+    [-0.04, '0.0'], [-2.25, '-2.3'], [12, '12.0'], [2.449999, '2.4']];
+  for (const [value, said] of cases) assert.equal(tenths(Number(value)), said, `${value}`);
+  assert.equal(inches(8.25), '8.3 in');
+  assert.equal(measureLabel(8.25), '8.3 in');
+});
+
+test('a distance just over its allowance says so, not "8.0 in (8.0 allowed)"', () => {
+  assert.equal(inches(8.02, 8), 'just over 8.0 in');
+  assert.equal(inches(11.98, 12), 'just under 12.0 in');
+  assert.equal(inches(8, 8), '8.0 in');
+  assert.equal(verdictText({ legal: false, rule: 'Move Distance', used: 8.02, allowance: 8 }), 'Not allowed: Move Distance · just over 8.0 in (8.0 allowed)');
+  assert.equal(verdictText({ legal: true, used: 8.25, allowance: 10 }), 'Legal · used 8.3 / 10.0 in');
 });
 
 test('a verdict names the rule and obstacle when illegal and the distance against the allowance', () => {

@@ -62,6 +62,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
+from server.rules.naming import say_inches
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.rankandflank.attacks import Modifier, Roller, plural, times_models
 from server.rules.rankandflank.break_test import heavy_casualties, panic_tests
@@ -168,7 +169,8 @@ def aim(
     if gap > weapon.range_in + 1e-9 and not beyond_range:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{target.name} is {gap:.1f} in away; {weapon.name} reaches {weapon.range_in} in",
+            f"{target.name} is {say_inches(gap, weapon.range_in)} away; "
+            f"{weapon.name} reaches {weapon.range_in} in",
             rule="Shooting: Range",
             distance=round(gap, 3),
         )
@@ -293,7 +295,7 @@ def volley(
         shots = shots_roll.total or 0
     strike = rules.shooting_strike(weapon, shots, f"{unit.name} ({weapon.name})")
     text = (
-        f"{unit.name} shoot {weapon.name} at {target.name} ({gap:.1f} in"
+        f"{unit.name} shoot {weapon.name} at {target.name} ({say_inches(gap)}"
         + (f", beyond its {weapon.range_in:g} in: Long Range" if gap > weapon.range_in else "")
         + f"): {plural(shots, 'shot')}"
     )

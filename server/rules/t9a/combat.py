@@ -55,7 +55,7 @@ from server.data.schema import T9AModelPart, T9AShootingWeapon
 from server.geometry.arcs import arc_of_unit
 from server.geometry.kinds import Arc, Cover
 from server.rules.core import GameState
-from server.rules.naming import possessive
+from server.rules.naming import possessive, say_inches
 from server.rules.rankandflank.attacks import SHOOTING, Modifier
 from server.rules.rankandflank.system import RankAndFlankRules
 from server.rules.systems import variant_of
@@ -193,8 +193,8 @@ class T9ARankAndFlank(T9AAttackSteps, RankAndFlankRules):
         rate = min(variant_of(state.system).allowance(s, "advance")
                    for s in sheets_of(state, charger))
         if gap <= rate + 1e-9:
-            return ("Stand and Shoot", f"{charger.name} is {gap:.1f} in away, not farther than "
-                    f"its Advance Rate {rate:g}: too close to Stand and Shoot")
+            return ("Stand and Shoot", f"{charger.name} is {say_inches(gap, rate)} away, "
+                    f"not farther than its Advance Rate {rate:g}: too close to Stand and Shoot")
         if phase_moves(state).get(unit.id, {}).get("shot"):
             return ("Stand and Shoot", f"{unit.name} has already Stood and Shot this Player "
                     "Turn")

@@ -50,7 +50,7 @@ from server.rules.core import (
     register_folder,
 )
 from server.rules.flee import sheets_of
-from server.rules.naming import display_name
+from server.rules.naming import display_name, say_inches, tenths
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.units import Coord, Unit, phase_moves, unit_of, units_of, with_phase_move
 from server.rules.wh40k10.army import SYSTEM_ID, forty, set_forty
@@ -133,7 +133,7 @@ def roll_charge(
     }
     said = f"{display_name(state, unit.id)} charge {names}: 2D6 = {reach} in"
     if reach + 1e-9 < need:
-        why = f"rolled {reach}, and the farthest target needs at least {need:.1f} in"
+        why = f"rolled {reach}, and the farthest target needs at least {say_inches(need)}"
         return [Event("charge_failed", {**payload, "reason": why,
                                         "text": f"{said}: the charge fails ({why})"}, actor=seat)]
     return [Event(ROLLED, {**payload, "text": f"{said}: make the Charge move (each model up to "
@@ -236,7 +236,7 @@ def charge_move(state: GameState, seat: int, action: ChargeMove, dice: DiceStrea
                 "rule": None,
                 "unit_after": moved.to_json(),
                 "text": f"{display_name(state, unit.id)} make the Charge move "
-                f"({far:.1f} of {pending['range']} in) "
+                f"({tenths(far)} of {pending['range']} in) "
                 f"into {_names(state, pending['targets'])}",
             },
             actor=seat,

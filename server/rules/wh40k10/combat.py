@@ -52,7 +52,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
-from server.rules.naming import display_name, possessive
+from server.rules.naming import display_name, possessive, say_inches
 from server.rules.units import (
     Coord,
     Unit,
@@ -498,7 +498,7 @@ def close_in(
             "move": what,
             "distance": round(result.distance, 4),
             "text": f"{unit.name} {'pile in' if what == 'pile_in' else 'consolidate'} "
-            f"({result.distance:.1f} in)",
+            f"({say_inches(result.distance)})",
         },
         actor=unit.owner,
     )

@@ -33,7 +33,7 @@ from server.geometry.formation import ModelPlacement
 from server.geometry.kinds import Rule
 from server.geometry.measure import distance, in_base_contact, within
 from server.rules.core import BAD_REQUEST, ILLEGAL_MOVE, GameState, RuleError
-from server.rules.naming import display_name, possessive
+from server.rules.naming import display_name, possessive, say_inches
 from server.rules.units import Unit, base_of, illegal_move_error, table_of, units_of
 from server.rules.wh40k10.army import model_polygons, models_of
 
@@ -233,7 +233,7 @@ def base_contact_refusal(
         return _refuse(
             "Charge: base contact",
             f"{display_name(state, unit.id)} cannot charge there: {label} can reach base "
-            f"contact with {display_name(state, target)} ({far:.1f} in, within the roll of "
+            f"contact with {display_name(state, target)} ({say_inches(far)}, within the roll of "
             f"{max_distance:g} in), and each model that can must end its Charge move in base "
             "contact with a model of a target",
             model=i, target=target, place=[round(place.x, 3), round(place.y, 3)],
@@ -320,7 +320,7 @@ def close_in_refusal(
             if before <= CLOSE_IN_IN + EPSILON_IN and after > CONTACT_TOLERANCE_IN:
                 return _refuse(
                     move.title(),
-                    f"{words}: model {i + 1} can reach an enemy model ({before:.1f} in away) "
+                    f"{words}: model {i + 1} can reach an enemy model ({say_inches(before)} away) "
                     "and must end in base contact with it",
                     model=i,
                 ), result

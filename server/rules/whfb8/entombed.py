@@ -81,7 +81,14 @@ from server.rules.core import (
     register_projector,
     with_part,
 )
-from server.rules.naming import display_name, display_names, in_the_way, possessive
+from server.rules.naming import (
+    display_name,
+    display_names,
+    in_the_way,
+    possessive,
+    say_inches,
+    tenths,
+)
 from server.rules.orders import judge, offer, register_offer
 from server.rules.resume import is_suspended, register_frame, suspend_with
 from server.rules.systems import MOVEMENT_PHASE
@@ -169,7 +176,7 @@ def plain_placement(placement: Placement) -> dict[str, float]:
 
 def placement_words(placement: Mapping[str, Any]) -> str:
     """"front centre at (36.0, 29.8), facing 0°": a suggested placement for a person."""
-    return (f"front centre at ({float(placement['x']):.1f}, {float(placement['y']):.1f}), "
+    return (f"front centre at ({tenths(float(placement['x']))}, {tenths(float(placement['y']))}), "
             f"facing {float(placement['facing']):.0f}°")
 
 
@@ -351,7 +358,7 @@ def _check_marker_point(state: GameState, unit: Unit, point: tuple[float, float]
             raise RuleError(
                 ILLEGAL_MOVE,
                 f"the marker may not be placed within 1 in of a deployed unit ({name} is "
-                f"{gap:.2f} in away)",
+                f"{say_inches(gap)} away)",
                 rule=ENTOMBED, obstacle=uid,
             )
 
@@ -469,7 +476,7 @@ def place_entombed_marker(
         "Misfire" if misfire
         else "a Hit: the marker stays" if hit
         else f"an arrow and {artillery.total}: the marker moves {artillery.total} in, to "
-        f"({landed[0]:.1f}, {landed[1]:.1f})"
+        f"({tenths(landed[0])}, {tenths(landed[1])})"
     )
     said = (f"{unit.name} stir beneath the sands: marker at ({chosen[0]:g}, {chosen[1]:g}), "
             f"scatter and artillery dice: {dice_words}")
@@ -484,7 +491,7 @@ def place_entombed_marker(
     payload |= {"marker": list(final), "moved_off": list(pushed.moved_off)}
     if pushed.moved_off:
         said += f"; under {display_names(state, pushed.moved_off)}, it is put 1 in clear, at " \
-                f"({final[0]:.1f}, {final[1]:.1f})"
+                f"({tenths(final[0])}, {tenths(final[1])})"
     problem = None
     if pushed.stuck:
         problem = str(EmergenceRule.MARKER_STUCK)

@@ -25,7 +25,7 @@ import shapely
 from server.data import Datasheet, load_catalog
 from server.dice import parse_expression
 from server.rules.core import Event, GameState
-from server.rules.naming import display_name
+from server.rules.naming import display_name, say_inches
 from server.rules.units import table_of, terrain_of, units_of
 from server.rules.whfb8.profiles import stats
 
@@ -231,7 +231,7 @@ def random_move_events(
         "swept": geo.to_geojson(swept),
         "stopped": stop < 1.0, **danger,
         "text": f"{display_name(state, unit_id)} (Random Movement) roll {rolled:g} in"
-        + (f" and stop after {rolled * stop:.1f} in (1 in from a friend, impassable terrain "
+        + (f" and stop after {say_inches(rolled * stop)} (1 in from a friend, impassable terrain "
            "or another unit, the table edge, or to release Fanatics)" if stop < 1.0 else "")
         + (f" ({danger['not_automated']})" if danger else ""),
     }, actor=seat), *after]

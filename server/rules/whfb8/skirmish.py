@@ -56,7 +56,7 @@ from server.rules.core import (
 from server.rules.flee import sheets_of
 from server.rules.markers import FEIGNED_FLIGHT, FLEEING, TIGHTENED
 from server.rules.moves import allowance
-from server.rules.naming import display_name, in_the_way
+from server.rules.naming import display_name, in_the_way, say_inches
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.systems import MOVEMENT_PHASE, variant_of
 from server.rules.units import (
@@ -176,7 +176,7 @@ def skirmish_move(
         raise RuleError(
             ILLEGAL_MOVE,
             f"{unit.name}: some model would move "
-            + (f"{worst:.2f} in" if np.isfinite(worst) else "through an obstacle")
+            + (say_inches(worst, limit) if np.isfinite(worst) else "through an obstacle")
             + f" around units and Impassable Terrain, more than its {limit:g} in "
             f"{action.mode} allowance",
             rule="Move Distance",
@@ -217,7 +217,7 @@ def skirmish_move(
                 "paths": paths,
                 "rule": SKIRMISHERS,
                 "text": f"{unit.name} move as Skirmishers ({action.mode}): the farthest model "
-                f"goes {used:.2f} in of its {limit:g} in, around what is in the way",
+                f"goes {say_inches(used)} of its {limit:g} in, around what is in the way",
             },
             actor=seat,
         )

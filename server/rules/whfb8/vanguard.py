@@ -39,7 +39,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
-from server.rules.naming import display_name
+from server.rules.naming import display_name, say_inches, tenths
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.units import (
     Coord,
@@ -168,8 +168,8 @@ def vanguard_move(
         if gap <= VANGUARD_IN + 1e-9:
             raise RuleError(
                 ILLEGAL_MOVE,
-                f"{unit.name} would end {gap:.1f} in from {other.name}: a Vanguard move may not "
-                f"end within {VANGUARD_IN:g} in of an enemy",
+                f"{unit.name} would end {say_inches(gap, VANGUARD_IN)} from {other.name}: "
+                f"a Vanguard move may not end within {VANGUARD_IN:g} in of an enemy",
                 rule="Vanguard: 12 in from enemies",
                 obstacle=other.id,
                 distance=round(gap, 3),
@@ -194,7 +194,7 @@ def vanguard_move(
                 "distance": round(used, 4),
                 "footprint": geo.to_geojson(end_fp.boundary),
                 "rule": VANGUARD,
-                "text": f"{unit.name} make a Vanguard move: the farthest model goes {used:.2f} "
+                "text": f"{unit.name} make a Vanguard move: the farthest model goes {tenths(used)} "
                 f"in of {VANGUARD_IN:g} in",
             },
             actor=seat,

@@ -5,7 +5,7 @@
 // for the other player).
 
 import { Tool } from './handler.js';
-import { chargeAckToast, errorText } from '../format.js';
+import { chargeAckToast, errorText, inches } from '../format.js';
 import { unitOffer } from '../ui/offers.js';
 
 /** @typedef {import('../types.js').Pt} Pt */
@@ -107,7 +107,7 @@ export class ChargeTool extends Tool {
       ghost: {
         x, y, facing: 0, width: 1, depth: 1, verdict: bad ? 'illegal' : 'legal',
         geometry: c.swept, swept: null,
-        text: c.blocked ? `Blocked: ${c.obstacle_name || c.rule}` : `Charge: needs ${Number(c.needed).toFixed(1)} in`,
+        text: c.blocked ? `Blocked: ${c.obstacle_name || c.rule}` : `Charge: needs ${inches(Number(c.needed))}`,
       },
     };
   }

@@ -3,7 +3,7 @@
 // march, charge). Intents only: the server checks every rule and says why when it refuses.
 
 import { h, replace } from './dom.js';
-import { errorText, ownerWords, unitName } from '../format.js';
+import { errorText, ownerWords, unitName, tenths, inches } from '../format.js';
 import { humanize } from './describe.js';
 import { ambushTrayItem } from './ambush.js';
 import { controlAttrs, gameOffer, targetIds, unitOffer, wholeOrder } from './offers.js';
@@ -481,7 +481,7 @@ export function unitOrders(unit, table, store) {
   const modeOffer = move?.modes?.[mode];
   const march = move?.modes?.march;
   const wheel = modeOffer?.manoeuvres?.wheel;
-  const left = modeOffer && modeOffer.available ? ` (${Number(modeOffer.left).toFixed(1)} of ${Number(modeOffer.allowance).toFixed(1)} in left)` : '';
+  const left = modeOffer && modeOffer.available ? ` (${tenths(Number(modeOffer.left))} of ${inches(Number(modeOffer.allowance))} left)` : '';
   const targets = targetIds(charge).map((id) => unitName(st, id));
   const wheelStaged = staged && g?.action?.manoeuvre === 'wheel';
   return h('div', { class: 'buttons orders' },
@@ -491,7 +491,7 @@ export function unitOrders(unit, table, store) {
     moving ? h('button', { type: 'button', id: 'wheel-right', ...controlAttrs(move, `Wheel right 15°${left}`, wheel), onclick: () => table.handlers.handles.wheelSelected(-15) }, 'Wheel right 15°') : null,
     moving ? h('button', {
       type: 'button', id: 'march', class: marchOn ? 'active' : '', 'aria-pressed': marchOn ? 'true' : 'false',
-      ...controlAttrs(move, march ? `March: up to ${Number(march.allowance).toFixed(1)} in` : 'March', marchOn ? undefined : march),
+      ...controlAttrs(move, march ? `March: up to ${inches(Number(march.allowance))}` : 'March', marchOn ? undefined : march),
       onclick: () => { table.moves.setMarch(unit.id, !marchOn); if (staged) table.cancel(); table.onChange(); },
     }, marchOn ? 'March: on' : 'March: off') : null,
     // 40k Advance: the D6 is rolled and committed first; the move is then judged against it.
@@ -507,7 +507,7 @@ export function unitOrders(unit, table, store) {
     }, 'Charge…') : null,
     charging && table.mode === 'charge' ? chargePreviewPanel(table, st) : null,
     move && move.available ? h('small', { class: 'hint' }, 'Drag the unit forward or back; drag a corner (W) to wheel, the knob (↻) to pivot, the rear corner (⇔) to reform (R turns it 90°). R stages a 15° pivot.') : null,
-    models && models.available ? h('small', { class: 'hint' }, `Drag a model to move it (up to ${Number(models.allowance).toFixed(1)} in), Shift+drag (or between models) to move them all, or type a direction and distance below; then Confirm.`) : null,
+    models && models.available ? h('small', { class: 'hint' }, `Drag a model to move it (up to ${inches(Number(models.allowance))}), Shift+drag (or between models) to move them all, or type a direction and distance below; then Confirm.`) : null,
     [move && !moving ? move : null, models && !models.available ? models : null, charge && !charging ? charge : null]
       .filter(Boolean).map((o) => h('small', { class: 'hint unavailable', dataset: { order: String(o?.action) } }, sentence(String(o?.reason || 'not possible now')))),
     move?.reform_centre && move.available ? h('small', { class: 'hint light-troops' }, 'Light Troops: drag ✥ at the centre to reform and move the unit (up to twice its Mobility; R turns it 90°).') : null);

@@ -4,12 +4,12 @@
 // Fanatics), the most the roll can reach. Pure:
 // words for the side panel, each line marked ✓ or ✗ (never colour alone).
 
-import { unitName } from '../format.js';
+import { unitName, inches } from '../format.js';
 
 /** @typedef {{ok:boolean|null, text:string, key:string}} PreviewLine */
 
 /** @param {unknown} n */
-const inch = (n) => `${Number(n).toFixed(1)} in`;
+const inch = (n) => inches(Number(n));
 
 /**
  * The lines to show for a charge preview, and whether declaring is allowed.

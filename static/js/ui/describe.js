@@ -2,7 +2,7 @@
 // works anything out; unknown event types fall back to their name.
 
 import { ORDER_WORDS } from './order-words.js';
-import { who, unitName, rollWords, measureLabel as inch } from '../format.js';
+import { who, unitName, rollWords, measureLabel as inch, tenths, inches } from '../format.js';
 
 /** @param {string} s */
 export function humanize(s) {
@@ -16,7 +16,7 @@ export function extraWords(extra) {
   return Object.entries(extra).map(([k, v]) => {
     if (typeof v === 'boolean') return `${humanize(k)}: ${v ? 'yes' : 'no'}`;
     if (typeof v === 'number' && k.endsWith('_deg')) return `${humanize(k.slice(0, -4))}: ${Math.round(v)}°`;
-    if (typeof v === 'number') return `${humanize(k)}: ${Number.isInteger(v) ? v : v.toFixed(1)}`;
+    if (typeof v === 'number') return `${humanize(k)}: ${Number.isInteger(v) ? v : tenths(v)}`;
     return `${humanize(k)}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`;
   }).join(' · ');
 }
@@ -26,13 +26,13 @@ function chargeWords(payload, state, ok) {
   const p = /** @type {import('../types.js').ChargeOutcomePayload} */ (payload);
   const rolled = p.roll || p.distance_roll; // an interrupted charge's roll: recorded where it stopped
   const roll = rolled ? `rolled ${rollWords(rolled)}${p.bonus ? ` +${p.bonus}${typeof p.range === 'number' ? ` = ${p.range}` : ''}` : ''}` : '';
-  const need = typeof p.distance === 'number' ? `needed ${p.distance.toFixed(1)} in` : '';
+  const need = typeof p.distance === 'number' ? `needed ${inches(p.distance)}` : '';
   const head = `${unitName(state, p.unit)} charged ${unitName(state, p.target)}`;
   // A failed roll's reason repeats the numbers; any other reason (blocked) is news.
   const why = !ok && p.reason && !/^rolled /.test(String(p.reason)) ? ` — ${p.reason}` : '';
   const wheel = p.wheel ? `, with a ${Math.abs(p.wheel)}° wheel` : '';
   // The Failed Charge move the system makes (issue 19 item 1).
-  const fm = !ok && p.failed_move ? `; ${p.failed_move.rule}: moved ${Number(p.failed_move.distance).toFixed(1)} in towards the target` : '';
+  const fm = !ok && p.failed_move ? `; ${p.failed_move.rule}: moved ${inches(Number(p.failed_move.distance))} towards the target` : '';
   // What the players must still do by hand (a random-move charge through Dangerous Terrain).
   const manual = p.not_automated ? ` — ${p.not_automated}` : '';
   return `${head}: ${ok ? 'charge succeeded' : 'charge failed'} (${[roll, need].filter(Boolean).join(', ')}${wheel})${why}${fm}${manual}`;
@@ -68,7 +68,7 @@ const WORDS = {
   deployment_finished: (p) => /** @type {string} */ (p.text),
   unit_deployed: (p, ev) => `${who(ev.actor)} deployed ${unitOf(p)?.name || unitOf(p)?.id}${p.rule ? ` (${p.rule})` : ''}`,
   unit_moved: (p, ev) =>
-    `${who(ev.actor)} moved ${unitOf(p)?.name || unitOf(p)?.id}: ${p.manoeuvre || 'move'} ${inch(p.distance)}${typeof p.used === 'number' && typeof p.allowance === 'number' ? ` (${p.used.toFixed(1)} of ${p.allowance} in)` : ''}${p.text ? ` — ${p.text}` : ''}`,
+    `${who(ev.actor)} moved ${unitOf(p)?.name || unitOf(p)?.id}: ${p.manoeuvre || 'move'} ${inch(p.distance)}${typeof p.used === 'number' && typeof p.allowance === 'number' ? ` (${tenths(p.used)} of ${p.allowance} in)` : ''}${p.text ? ` — ${p.text}` : ''}`,
   // A 40k charge (several `targets`, a Charge move made model by model) carries its own words.
   charge_succeeded: (p, ev, state) => `${who(ev.actor)}: ${Array.isArray(p.targets) && p.text ? p.text : chargeWords(p, state, true)}`,
   charge_failed: (p, ev, state) => `${who(ev.actor)}: ${Array.isArray(p.targets) && p.text ? p.text : chargeWords(p, state, false)}`,

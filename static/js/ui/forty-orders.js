@@ -8,7 +8,7 @@
 // server judges every move and says why it refuses.
 
 import { h } from './dom.js';
-import { errorText } from '../format.js';
+import { errorText, inches } from '../format.js';
 import { controlAttrs, unitOffer } from './offers.js';
 
 /** @typedef {import('../table.js').Table} Table */
@@ -328,7 +328,7 @@ function chargeControls(unit, table) {
       targets.map((t) => {
         const id = String(t.unit);
         const name = unitName(st, id);
-        const dist = typeof t.distance === 'number' ? `, ${t.distance.toFixed(1)} in away` : '';
+        const dist = typeof t.distance === 'number' ? `, ${inches(t.distance)} away` : '';
         return h('label', { class: t.available ? '' : 'unavailable', title: t.available ? '' : String(t.reason || '') },
           h('input', {
             type: 'checkbox', name: 'charge-target', value: id, checked: tool.picked.includes(id), disabled: !t.available,

@@ -7,7 +7,7 @@
 // parts are tested under node (static/tests/forty.test.js).
 
 import { h } from './dom.js';
-import { errorText } from '../format.js';
+import { errorText, inches } from '../format.js';
 import { controlAttrs, gameOffer, unitOffer } from './offers.js';
 
 /** @typedef {import('../types.js').GameState} GameState */
@@ -94,7 +94,7 @@ export function weaponWords(w, skill = 'BS') {
  */
 export function targetWords(t) {
   const parts = [];
-  if (typeof t.distance === 'number') parts.push(`${t.distance.toFixed(1)} in away`);
+  if (typeof t.distance === 'number') parts.push(`${inches(t.distance)} away`);
   if (t.visible === false) parts.push('not visible');
   else if (t.visible === true) parts.push(typeof t.seen === 'number' ? `visible (${Math.round(t.seen * 100)}% seen)` : 'visible');
   if (t.cover) parts.push('in cover (+1 to its save)');
@@ -218,7 +218,7 @@ export function aimLine(st, unitId) {
   const t = (Array.isArray(offer.targets) ? offer.targets : []).find((x) => x.unit === c.target);
   if (!t || !Array.isArray(t.line) || t.line.length !== 2) return null;
   const seen = t.visible === false ? 'not visible' : t.visible === true ? 'visible' : '';
-  return { points: t.line, label: [`${Number(t.distance).toFixed(1)} in`, seen].filter(Boolean).join(' · ') };
+  return { points: t.line, label: [`${inches(Number(t.distance))}`, seen].filter(Boolean).join(' · ') };
 }
 
 /** A unit's models with wounds lost, in words ("Beast Snagga Boy #3: 1 of 2 wounds left").

@@ -6,7 +6,7 @@
 import { h, replace } from './dom.js';
 import { geometryRings } from '../view/hit.js';
 import { REACTION_NAMES, proposalWords, rollList } from './order-words.js';
-import { errorText, unitName } from '../format.js';
+import { errorText, unitName, inches } from '../format.js';
 import { reportGroups, renderReport } from './report.js';
 import { fortyOrderPanels } from './forty.js';
 import { controlAttrs, gameOffer, targetIds, unitOffer } from './offers.js';
@@ -46,7 +46,7 @@ export function chargePrompt(state, history, seat) {
   const refused = declared?.refused || {};
   const reacting = Number(pc.reacting_player ?? declared?.reacting_player);
   const role = seat === null || seat === undefined ? 'watch' : seat === reacting ? 'react' : 'wait';
-  const text = `${unitName(state, pc.unit)} declare a charge on ${unitName(state, pc.target)}${distance !== null ? ` (${distance.toFixed(1)} in)` : ''}`;
+  const text = `${unitName(state, pc.unit)} declare a charge on ${unitName(state, pc.target)}${distance !== null ? ` (${inches(distance)})` : ''}`;
   const offered = unitOffer(state, pc.target, 'charge_reaction');
   if (offered && Array.isArray(offered.reactions)) {
     return {

@@ -209,7 +209,7 @@ export function ownUnitForm(opts) {
     const shape = /** @type {HTMLSelectElement} */ (h('select', { name: 'own-base-shape', 'aria-label': 'Base shape' },
       ['rectangular', 'round', 'oval'].map((s) => h('option', { value: s, selected: start.base?.shape === s }, s))));
     // Counts and points step by 1; a base is a measure and takes any decimal (25.5 mm).
-    const num = (/** @type {string} */ n, /** @type {string} */ aria, /** @type {number|null|undefined} */ v, /** @type {1|'any'} */ step = 1) => /** @type {HTMLInputElement} */ (h('input', { name: n, type: 'number', min: 0, step, size: 4, 'aria-label': aria, value: v === null || v === undefined ? '' : String(v) }));
+    const num = (/** @type {string} */ n, /** @type {string} */ aria, /** @type {number|null|undefined} */ v, /** @type {number|string} */ step = 1) => /** @type {HTMLInputElement} */ (h('input', { name: n, type: 'number', min: 0, step, size: 4, 'aria-label': aria, value: v === null || v === undefined ? '' : String(v) }));
     const width = num('own-base-width', 'Base width (mm)', start.base?.width_mm ?? start.base?.diameter_mm, 'any');
     const depth = num('own-base-depth', 'Base depth (mm)', start.base?.depth_mm ?? start.base?.diameter_mm, 'any');
     const min = num('own-models-min', 'Fewest models', start.models?.min);

@@ -5,7 +5,7 @@
 import { fortyBar } from './forty.js';
 import { h, replace } from './dom.js';
 import { gameOffer } from './offers.js';
-import { errorText, losWords, markerBadges, rollSummary, unitName } from '../format.js';
+import { errorText, losWords, markerBadges, rollSummary, unitName, tenths } from '../format.js';
 import { describe, extraWords, humanize } from './describe.js';
 import { setupPanel, renderTray, unitOrders } from './battle.js';
 import { unitActions } from './orders.js';
@@ -323,7 +323,7 @@ function renderInfo(el, table, store) {
     rows.push(h('div', { class: `selected owner-${sel.owner}` },
       h('b', null, sel.label || sel.name || sel.id), ' ',
       h('small', null, `${actorName(sel.owner)}`),
-      typeof sel.x === 'number' ? h('div', { class: 'coords' }, `(${sel.x.toFixed(1)}, ${sel.y.toFixed(1)}) facing ${Math.round(sel.facing || 0)}°`) : null,
+      typeof sel.x === 'number' ? h('div', { class: 'coords' }, `(${tenths(sel.x)}, ${tenths(sel.y)}) facing ${Math.round(sel.facing || 0)}°`) : null,
       own && store.state?.tokens?.[sel.id]
         ? h('div', { class: 'buttons' },
           h('button', { type: 'button', onclick: () => table.handlers.tokens.rotateSelected(45) }, '⟲ 45°'),
@@ -359,7 +359,7 @@ function unitCard(u, st) {
       : null,
     engagedNames(u, st).length ? h('div', { class: 'coords engaged' }, `Engaged with ${engagedNames(u, st).join(', ')}`) : null,
     u.moved && Object.keys(u.moved).length && typeof u.moved.used === 'number'
-      ? h('div', { class: 'coords' }, `Moved ${u.moved.used.toFixed(1)}${u.moved.allowance ? ` of ${u.moved.allowance} in` : ' in'}`)
+      ? h('div', { class: 'coords' }, `Moved ${tenths(u.moved.used)}${u.moved.allowance ? ` of ${u.moved.allowance} in` : ' in'}`)
       : null,
     // The profile scrolls in its own box (issue 24 item 4) so the latest combat report under
     // the card stays in view; focusable, so the keyboard scrolls it too.

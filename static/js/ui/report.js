@@ -6,7 +6,7 @@
 
 import { h, replace } from './dom.js';
 import { ORDER_WORDS } from './order-words.js';
-import { unitName } from '../format.js';
+import { unitName, tenths, inches } from '../format.js';
 import { attackGroup } from './forty.js';
 
 /** Events that open a group, and the group's kind. */
@@ -163,7 +163,7 @@ function lineOf(ev, state, undone) {
 function chargeLine(p, ok) {
   const rolled = p.roll || p.distance_roll; // an interrupted charge's roll: recorded where it stopped
   const roll = rolled ? `rolled ${rolled.total ?? '?'}${p.bonus ? ` + ${p.bonus} = ${p.range}` : ''}` : '';
-  const need = typeof p.distance === 'number' ? `needed ${p.distance.toFixed(1)} in` : '';
+  const need = typeof p.distance === 'number' ? `needed ${inches(p.distance)}` : '';
   const why = !ok && p.reason && !/^rolled /.test(String(p.reason)) ? ` — ${p.reason}` : '';
   return `${ok ? (p.caught ? 'Charge succeeded: the fleeing unit is caught' : 'Charge succeeded') : 'Charge failed'} (${[roll, need].filter(Boolean).join(', ')})${why}`;
 }
@@ -182,7 +182,7 @@ function outcomeOf(ev, state) {
     case 'charge_reaction':
       return `${unitName(state, p.unit)}: ${p.name || p.reaction}`;
     case 'charge_succeeded':
-      return p.caught ? 'Charge succeeded' : `Charge succeeded (${p.range ?? '?'} vs ${typeof p.distance === 'number' ? p.distance.toFixed(1) : '?'} in)`;
+      return p.caught ? 'Charge succeeded' : `Charge succeeded (${p.range ?? '?'} vs ${typeof p.distance === 'number' ? tenths(p.distance) : '?'} in)`;
     case 'charge_failed':
       return `Charge failed${p.reason ? `: ${p.reason}` : ''}`;
     case 'fleeing_unit_caught':

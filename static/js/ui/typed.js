@@ -9,7 +9,7 @@ import { geometryRings, bbox } from '../view/hit.js';
 import { boundaryOf, translateGeometry, basisOf } from '../view/manoeuvre.js';
 import { round2 } from '../view/transform.js';
 import { controlAttrs, unitOffer } from './offers.js';
-import { unitName } from '../format.js';
+import { unitName, inches } from '../format.js';
 
 /** @typedef {import('../table.js').Table} Table */
 /** @typedef {import('../types.js').Unit} Unit */
@@ -108,7 +108,7 @@ export function stageStraightMove(table, unit, dir, distance) {
   moves.setGhost({
     id: unit.id, x: b.centre[0] + dx, y: b.centre[1] + dy, facing: b.facing, width: 4, depth: 4,
     geometry: translateGeometry(b.geometry, dx, dy), verdict: 'unknown', phase: 'staged', basis: basisOf(unit),
-    label: `Move ${dir === 'forward' ? '' : 'back '}${distance.toFixed(1)} in`,
+    label: `Move ${dir === 'forward' ? '' : 'back '}${inches(distance)}`,
   }, { type: 'move_unit', unit: unit.id, manoeuvre: dir, mode: moves.mode, distance });
   table.onChange();
   return true;
@@ -236,7 +236,7 @@ export function typedMoves(unit, table) {
 export function targetLabel(name, charge, shoot) {
   const parts = [];
   if (charge) parts.push(charge.available
-    ? `charge${typeof charge.distance === 'number' ? ` (${charge.distance.toFixed(1)} in)` : ''}`
+    ? `charge${typeof charge.distance === 'number' ? ` (${inches(charge.distance)})` : ''}`
     : `no charge: ${charge.reason || 'not possible'}`);
   if (shoot) parts.push(shoot.available
     ? `shoot${Array.isArray(shoot.weapons) && shoot.weapons.length ? ` (${shoot.weapons.join(', ')})` : ''}`

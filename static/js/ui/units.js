@@ -7,7 +7,7 @@
 
 import { h, replace } from './dom.js';
 import { humanize } from './describe.js';
-import { unitName } from '../format.js';
+import { unitName, tenths, inches } from '../format.js';
 import { OFF_TABLE } from '../view/scene.js';
 
 /** @typedef {import('../types.js').GameState} GameState */
@@ -24,13 +24,13 @@ const GONE = new Set(['destroyed', 'removed', 'fled']);
 function where(u) {
   const p = u.placement;
   if (p && typeof p.x === 'number' && typeof p.y === 'number') {
-    return { at: `front at ${p.x.toFixed(1)}, ${p.y.toFixed(1)} in`, facing: typeof p.facing === 'number' ? p.facing : null };
+    return { at: `front at ${tenths(p.x)}, ${inches(p.y)}`, facing: typeof p.facing === 'number' ? p.facing : null };
   }
   const pos = Array.isArray(u.positions) ? u.positions.filter((q) => Array.isArray(q) && q.length >= 2) : [];
   if (pos.length) {
     const x = pos.reduce((s, q) => s + q[0], 0) / pos.length;
     const y = pos.reduce((s, q) => s + q[1], 0) / pos.length;
-    return { at: `models around ${x.toFixed(1)}, ${y.toFixed(1)} in`, facing: null };
+    return { at: `models around ${tenths(x)}, ${inches(y)}`, facing: null };
   }
   return { at: '', facing: null };
 }
@@ -107,7 +107,7 @@ export function unitGroups(state, seat) {
     if (typeof t.x !== 'number' || typeof t.y !== 'number') continue;
     const name = t.label || t.name || t.id;
     all.push({ id: t.id, name, owner: Number(t.owner), onTable: true,
-      line: `${name}: token at ${t.x.toFixed(1)}, ${t.y.toFixed(1)} in, facing ${Math.round(t.facing || 0)}°, ${t.width} × ${t.depth} in` });
+      line: `${name}: token at ${tenths(t.x)}, ${inches(t.y)}, facing ${Math.round(t.facing || 0)}°, ${t.width} × ${t.depth} in` });
   }
   const mine = seat === 1 || seat === 2 ? seat : null;
   const other = mine === 1 ? 2 : mine === 2 ? 1 : null;

@@ -6,6 +6,7 @@
 
 import { rotateGeometry, translateGeometry } from './manoeuvre.js';
 import { round2 } from './transform.js';
+import { inches } from '../format.js';
 
 /** @typedef {import('./manoeuvre.js').UnitFrame} UnitFrame */
 /** @typedef {[number, number]} Pos */
@@ -33,6 +34,6 @@ export function lightReform(f, from, pt, unit, turn, mode) {
   const action = changed
     ? { type: 'move_unit', unit: unit.id, manoeuvre: 'reform', mode, files: unit.files || 1, facing, centre }
     : null;
-  const label = `Reform, centre moved ${shift.toFixed(1)} in${turn % 360 ? `, turned ${turn}°` : ''}`;
+  const label = `Reform, centre moved ${inches(shift)}${turn % 360 ? `, turned ${turn}°` : ''}`;
   return { geometry, facing, centre, action, label };
 }

@@ -7,6 +7,7 @@
 import { toScreen } from './transform.js';
 import { geometryRings } from './hit.js';
 import { unitOffer } from '../ui/offers.js';
+import { inches } from '../format.js';
 
 /** @typedef {import('../types.js').Geometry} Geometry */
 
@@ -56,7 +57,7 @@ export function sightOf(state, unitId) {
 /** One target in words. @param {import('../types.js').RankedShootTarget} t @param {boolean} ok */
 function targetText(t, ok) {
   const bits = [];
-  if (typeof t.distance === 'number') bits.push(`${t.distance.toFixed(1)} in`);
+  if (typeof t.distance === 'number') bits.push(`${inches(t.distance)}`);
   if (ok) {
     if (typeof t.seen === 'number') bits.push(Math.round(t.seen * 100) >= 100 ? 'fully visible' : `partly visible (${Math.round(t.seen * 100)} %)`);
     bits.push(t.cover && t.cover !== 'none' ? `${t.cover} cover` : 'no cover');

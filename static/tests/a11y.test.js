@@ -119,6 +119,14 @@ test('a unit label is cut or abbreviated to fit, never squeezed', () => {
   assert.equal(fitLabel('Citizen Spears', 10, measure), '');
 });
 
+test('a cut label keeps the number that tells same-named units apart, and a marker when it can', () => {
+  const measure = (/** @type {string} */ s) => s.length * 7;
+  assert.equal(fitLabel('Night Goblins (2)', 100, measure), 'Night Gob… (2)');
+  assert.equal(fitLabel('Night Goblins (12)', 50, measure), 'NG (12)');
+  assert.equal(fitLabel('Beast Snagga Boyz · Battle-shocked', 200, measure), 'Beast Snag… · Battle-shocked');
+  assert.equal(fitLabel('Boyz (2) · Battle-shocked', 100, measure), 'Boyz (2)');
+});
+
 test('the hovered and the selected unit show their whole name, each once (issue 19 item 9)', () => {
   const pieces = /** @type {any[]} */ ([
     { id: 'u1', label: 'Mageblight Gremlin', labelHere: true },

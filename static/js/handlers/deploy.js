@@ -7,7 +7,7 @@
 
 import { Tool } from './handler.js';
 import { round2 } from '../view/transform.js';
-import { errorText } from '../format.js';
+import { errorText, unitName } from '../format.js';
 import { unitOffer } from '../ui/offers.js';
 import { outlineBox, placeOutline } from '../view/ambush.js';
 
@@ -91,7 +91,7 @@ export class DeployTool extends Tool {
     const outline = o?.outlines?.[String(this.chosenFiles())];
     if (!this.unit || !this.at || !Array.isArray(outline)) return;
     const pl = { x: round2(this.at.x), y: round2(this.at.y), facing: this.chosenFacing() };
-    const name = t.store.state?.units?.[this.unit]?.name || this.unit;
+    const name = unitName(t.store.state, this.unit);
     const box = outlineBox(outline, pl);
     t.moves.setGhost({
       id: this.unit, x: box.x, y: box.y, facing: pl.facing, width: box.width, depth: box.depth,
@@ -148,7 +148,7 @@ export class DeployTool extends Tool {
     const t = this.table;
     const id = this.unit;
     if (!id) return t.setMode('idle');
-    const name = t.store.state?.units?.[id]?.name || id;
+    const name = unitName(t.store.state, id);
     const action = this.action({ x: round2(w.x), y: round2(w.y), facing: facing ?? this.chosenFacing() });
     try {
       await t.conn.act(action);

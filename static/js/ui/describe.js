@@ -40,6 +40,12 @@ function chargeWords(payload, state, ok) {
 
 /** The unit an event carries whole (`Unit.to_json`: deployed, moved). @param {Record<string, unknown>} p */
 const unitOf = (p) => /** @type {{id?:string, name?:string}|undefined} */ (p.unit);
+/** A unit snapshot in a payload, named as everywhere (numbered among same-named units).
+ * @param {Record<string, unknown>} p @param {import('../types.js').GameState|null|undefined} state */
+const snapName = (p, state) => {
+  const u = unitOf(p);
+  return u?.id && state?.units?.[u.id] ? unitName(state, u.id) : String(u?.name || u?.id || 'a unit');
+};
 
 /** @type {Object<string, (p:Record<string, unknown>, ev:import('../store.js').GameEvent, state?:import('../types.js').GameState|null|undefined) => string>} */
 const WORDS = {
@@ -66,9 +72,9 @@ const WORDS = {
   choice_pending: (p) => /** @type {string} */ (p.text),
   first_chosen: (p) => /** @type {string} */ (p.text),
   deployment_finished: (p) => /** @type {string} */ (p.text),
-  unit_deployed: (p, ev) => `${who(ev.actor)} deployed ${unitOf(p)?.name || unitOf(p)?.id}${p.rule ? ` (${p.rule})` : ''}`,
-  unit_moved: (p, ev) =>
-    `${who(ev.actor)} moved ${unitOf(p)?.name || unitOf(p)?.id}: ${p.manoeuvre || 'move'} ${inch(p.distance)}${typeof p.used === 'number' && typeof p.allowance === 'number' ? ` (${tenths(p.used)} of ${p.allowance} in)` : ''}${p.text ? ` — ${p.text}` : ''}`,
+  unit_deployed: (p, ev, state) => `${who(ev.actor)} deployed ${snapName(p, state)}${p.rule ? ` (${p.rule})` : ''}`,
+  unit_moved: (p, ev, state) =>
+    `${who(ev.actor)} moved ${snapName(p, state)}: ${p.manoeuvre || 'move'} ${inch(p.distance)}${typeof p.used === 'number' && typeof p.allowance === 'number' ? ` (${tenths(p.used)} of ${p.allowance} in)` : ''}${p.text ? ` — ${p.text}` : ''}`,
   // A 40k charge (several `targets`, a Charge move made model by model) carries its own words.
   charge_succeeded: (p, ev, state) => `${who(ev.actor)}: ${Array.isArray(p.targets) && p.text ? p.text : chargeWords(p, state, true)}`,
   charge_failed: (p, ev, state) => `${who(ev.actor)}: ${Array.isArray(p.targets) && p.text ? p.text : chargeWords(p, state, false)}`,

@@ -4,11 +4,23 @@
 // and the last whirls and their hits for everyone.
 
 import { h, replace } from './dom.js';
-import { errorText } from '../format.js';
+import { errorText, unitName } from '../format.js';
 import { concealedCount, releasesFor, othersReleasing, defaultRelease, waitingWords, whirlWords, hitWords, directionHint } from '../view/fanatics.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../net.js').Connection} Connection */
+
+/**
+ * The owner's marks of hidden Fanatics, one a unit, the unit numbered as everywhere ("Night
+ * Goblins (2): 1 hidden Fanatic"): two same-named units are told apart by their number.
+ * @param {import('../types.js').GameState|Record<string, unknown>} st @returns {{unit:string, text:string}[]}
+ */
+export function fanaticMarks(st) {
+  return Object.keys(st.units || {}).filter((id) => concealedCount(st, id) > 0).map((id) => {
+    const n = concealedCount(st, id);
+    return { unit: id, text: `${unitName(st, id)}: ${n} hidden Fanatic${n === 1 ? '' : 's'} (only you see this)` };
+  });
+}
 
 /**
  * Render the Fanatics section into `el` (hidden when there is nothing to show).
@@ -17,10 +29,8 @@ import { concealedCount, releasesFor, othersReleasing, defaultRelease, waitingWo
 export function renderFanatics(el, store, conn, toast) {
   const st = store.state || {};
   const units = st.units || {};
-  const name = (/** @type {string} */ id) => String(units[id]?.name ?? id);
-  const marks = Object.keys(units).filter((id) => concealedCount(st, id) > 0)
-    .map((id) => h('li', { class: 'fanatic-mark', dataset: { unit: id } },
-      `${name(id)}: ${concealedCount(st, id)} hidden Fanatic${concealedCount(st, id) === 1 ? '' : 's'} (only you see this)`));
+  const name = (/** @type {string} */ id) => unitName(st, id);
+  const marks = fanaticMarks(st).map((m) => h('li', { class: 'fanatic-mark', dataset: { unit: m.unit } }, m.text));
   const tools = releasesFor(st, store.seat).map((r) => {
     const start = defaultRelease(units[r.unit]) || { x: 0, y: 0, facing: 0 };
     const field = (/** @type {string} */ label, /** @type {number} */ value) => /** @type {HTMLInputElement} */ (

@@ -81,6 +81,6 @@ export const ORDER_WORDS = {
   },
   free_move: (payload, ev, state) => {
     const p = /** @type {{unit?:{id?:string, name?:string}, proposal?:string}} */ (payload);
-    return `${who(ev.actor)}: ${p.unit?.name || unitName(state, p.unit?.id)} moved by agreement (free move, ${p.proposal})`;
+    return `${who(ev.actor)}: ${p.unit?.id && state?.units?.[p.unit.id] ? unitName(state, p.unit.id) : p.unit?.name || unitName(state, p.unit?.id)} moved by agreement (free move, ${p.proposal})`;
   },
 };

@@ -130,7 +130,7 @@ export async function send(table, action, what) {
 
 /** @param {Table} table @param {string} unitId */
 export function fight(table, unitId) {
-  const name = table.store.state?.units?.[unitId]?.name || unitId;
+  const name = unitName(table.store.state, unitId);
   return send(table, { type: 'fight_combat', unit: unitId }, `Fight ${name}`);
 }
 

@@ -71,7 +71,7 @@ export function deployForm(table) {
     v.y = mid ? String(mid.y) : '';
     v.facing = table.store.seat === 2 ? '180' : '0';
   }
-  const name = table.store.state?.units?.[id]?.name || id;
+  const name = unitName(table.store.state, id);
   return h('form', {
     class: 'typed deploy-form', id: 'deploy-form', 'aria-label': `Deploy ${name}`,
     onsubmit: (/** @type {Event} */ e) => {

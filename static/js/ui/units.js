@@ -62,7 +62,7 @@ export function engagedNames(u, state) {
       if (v?.engaged_with === u.id && v.status === 'on_table' && !(v.markers || []).includes('fleeing') && !ids.includes(v.id)) ids.push(String(v.id));
     }
   }
-  return ids.map((id) => String(units[id]?.name || id));
+  return ids.map((id) => unitName(state, id));
 }
 
 /**

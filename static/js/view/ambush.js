@@ -4,6 +4,8 @@
 // server decides every rule (where a unit may arrive, whether it rolled to arrive): this module
 // only turns its answers into shapes and words.
 
+import { unitName } from '../format.js';
+
 /** @typedef {{x:number, y:number}} Pt */
 /** @typedef {{x:number, y:number, facing:number}} Placement  front-edge centre and facing */
 /** @typedef {{width:number, depth:number}} Battlefield */
@@ -200,7 +202,7 @@ export function ambushEntries(state, history) {
     // A roll of this turn (the owner's Player Turn n is in Game Turn n).
     const roll = last && last.player_turn === state?.turn ? last : null;
     const host = hosts[u.id] ?? null;
-    const riders = Object.entries(hosts).filter(([, h]) => h === u.id).map(([c]) => String(units[c]?.name || c));
+    const riders = Object.entries(hosts).filter(([, h]) => h === u.id).map(([c]) => unitName(state, c));
     const rule = keptBy.get(String(u.id));
     const own = rule && rule !== 'Ambush' ? rule : null;
     const stays = roll && (!roll.arrives || delayed.has(u.id));
@@ -210,8 +212,8 @@ export function ambushEntries(state, history) {
     let detail = '';
     if (roll && delayed.has(u.id)) detail = 'no suitable point on the Battlefield Edge this turn';
     else if (roll) detail = roll.automatic ? `Player Turn ${roll.player_turn}: counts as a 3+` : `rolled ${ambushRollWords(roll)}, needs ${roll.needed ?? 3}+`;
-    else if (host) detail = `with ${units[host]?.name || host}`;
-    out.push({ id: String(u.id), owner: Number(u.owner), name: String(u.name || u.id), status, ready, detail, roll, host, riders });
+    else if (host) detail = `with ${unitName(state, host)}`;
+    out.push({ id: String(u.id), owner: Number(u.owner), name: unitName(state, u.id), status, ready, detail, roll, host, riders });
   }
   return out;
 }

@@ -5,6 +5,7 @@
 // reads its state and events.
 
 import { toScreen } from './transform.js';
+import { unitName } from '../format.js';
 
 /** @typedef {import('../types.js').GameState} GameState */
 /** @typedef {import('../types.js').WhirlPayload} WhirlPayload */
@@ -218,7 +219,7 @@ export function drawWhirls(ctx, v, holder, state, now) {
   const toScreenAt = (/** @type {number} */ x, /** @type {number} */ y) => toScreen(v, x, y);
   const live = (holder.whirls || []).filter((w) => now - w.born < WHIRL_MS + WHIRL_HOLD_MS);
   holder.whirls = live;
-  const name = (/** @type {string} */ id) => String(state?.units?.[id]?.name ?? 'a unit');
+  const name = (/** @type {string} */ id) => (state?.units?.[id] ? unitName(state, id) : 'a unit');
   const r = WHIRL_HALF_WIDTH_IN * v.scale;
   for (const w of live) {
     const pos = whirlAt(w, now);

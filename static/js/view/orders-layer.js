@@ -4,7 +4,7 @@
 
 import { toScreen } from './transform.js';
 import { geometryRings } from './hit.js';
-import { markerBadges } from '../format.js';
+import { markerBadges, unitName } from '../format.js';
 
 /** How long a swept area flashes, ms. */
 export const FLASH_MS = 2500;
@@ -66,7 +66,7 @@ export function drawProposalGhost(ctx, v, state) {
   const outline = p?.kind === 'free_move' && p.open !== false ? p.free_move?.outline : null;
   if (!p || !outline) return null;
   const unitId = String(p.free_move?.unit || '');
-  const name = state?.units?.[unitId]?.name || 'unit';
+  const name = state?.units?.[unitId] ? unitName(state, unitId) : 'unit';
   const label = `Proposed: ${name} (free move, player ${p.by})`;
   ctx.beginPath();
   /** @type {{x:number, y:number}|null} */

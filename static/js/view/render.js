@@ -422,17 +422,24 @@ function frontMarker(ctx, v, f) {
 /**
  * A label that fits `max` px at full size (never squeezed, issue 24 item 5): the name; else
  * the name cut with an ellipsis (at least 4 letters); else its initials ("Citizen Spears" →
- * "CS"); else nothing. Pure apart from `measure`.
+ * "CS"); else nothing. What tells a unit apart stays whole: the number of a same-named unit
+ * ("Night Gob… (2)", "NG (2)") and a marker after " · " ("Boyz · Battle-shocked"), the marker
+ * dropped only when nothing fits with it. Pure apart from `measure`.
  * @param {string} text @param {number} max @param {(s:string) => number} measure @returns {string}
  */
 export function fitLabel(text, max, measure) {
   if (measure(text) <= max) return text;
-  for (let n = text.length - 1; n >= 4; n -= 1) {
-    const cut = `${text.slice(0, n).trimEnd()}…`;
-    if (measure(cut) <= max) return cut;
+  const [, name, number, marks] = /** @type {RegExpExecArray} */ (/^(.*?)((?: \(\d+\))?)((?: · .+)?)$/s.exec(text));
+  const initials = name.split(/\s+/).filter(Boolean).map((w) => (/^\d+$/.test(w) ? w : w[0].toUpperCase())).join('');
+  for (const tail of marks ? [`${number}${marks}`, number] : [number]) {
+    if (tail !== `${number}${marks}` && measure(`${name}${tail}`) <= max) return `${name}${tail}`;
+    for (let n = name.length - 1; n >= 4; n -= 1) {
+      const cut = `${name.slice(0, n).trimEnd()}…${tail}`;
+      if (measure(cut) <= max) return cut;
+    }
+    if (initials && measure(`${initials}${tail}`) <= max) return `${initials}${tail}`;
   }
-  const initials = text.split(/\s+/).filter(Boolean).map((w) => (/^\d+$/.test(w) ? w : w[0].toUpperCase())).join('');
-  return initials && measure(initials) <= max ? initials : '';
+  return '';
 }
 
 /** @typedef {{x0:number, y0:number, x1:number, y1:number}} Box */

@@ -7,7 +7,7 @@
 import { toScreen } from './transform.js';
 import { geometryRings } from './hit.js';
 import { unitOffer } from '../ui/offers.js';
-import { inches } from '../format.js';
+import { inches, unitName } from '../format.js';
 
 /** @typedef {import('../types.js').Geometry} Geometry */
 
@@ -44,7 +44,7 @@ export function sightOf(state, unitId) {
     .sort((a, b) => b.range - a.range);
   const targets = (Array.isArray(o.targets) ? o.targets : []).map((t) => {
     const id = String(t.unit);
-    const name = String(state?.units?.[id]?.name || id);
+    const name = unitName(state, id);
     const ok = Boolean(t.available);
     const rings = (state?.units?.[id]?.footprint?.features || []).filter((f) => f?.properties?.role === 'boundary')
       .flatMap((f) => geometryRings(f.geometry));

@@ -27,6 +27,7 @@ from typing import Any
 from server.dice import DiceError, RollSpec, d3_from_d6, parse_expression, select_kept
 from server.games.replay import HOST, Replay, Viewer
 from server.rules.core import UNDO_EVENT, Event, GameState, undone_seqs
+from server.rules.naming import numbered, say_inches
 from server.rules.systems import roll_succeeds
 
 CATEGORIES: tuple[tuple[str, str], ...] = (
@@ -303,6 +304,7 @@ def table_svg(view: Mapping[str, Any], title: str = "", width_px: int = 720) -> 
             out.append(f'<path class="terrain" d="{_path([points], d)}" fill="{fill}" '
                        'fill-opacity="0.75"/>')
     labels = []
+    names = _names(view)
     for unit in (view.get("units") or {}).values():
         status = str(unit.get("status"))
         if status in GONE or status in OFF_TABLE:
@@ -331,7 +333,7 @@ def table_svg(view: Mapping[str, Any], title: str = "", width_px: int = 720) -> 
             labels.append(f'<text x="{cx:.2f}" y="{d - cy:.2f}" font-size="1.2" '
                           'font-family="sans-serif" text-anchor="middle" fill="#fff" '
                           'stroke="#000" stroke-width="0.25" paint-order="stroke">'
-                          f'{html.escape(str(unit.get("name") or unit["id"]))}</text>')
+                          f'{html.escape(names.get(unit["id"], unit["id"]))}</text>')
     out += labels
     out.append("</svg>")
     return "".join(out)
@@ -409,9 +411,14 @@ class Report:
         return {str(seat): [r.to_json() for r in rows] for seat, rows in self.luck.items()}
 
 
+def _names(view: Mapping[str, Any]) -> dict[str, str]:
+    """Each unit of the view by name, same-named units numbered as in every other message."""
+    units = view.get("units") or {}
+    return numbered({uid: str(u.get("name") or uid) for uid, u in units.items()})
+
+
 def _name(view: Mapping[str, Any], unit_id: Any) -> str:
-    unit = (view.get("units") or {}).get(str(unit_id))
-    return str(unit.get("name")) if unit else str(unit_id)
+    return _names(view).get(str(unit_id), str(unit_id))
 
 
 def sentence(event: Event, view: Mapping[str, Any]) -> str | None:
@@ -437,7 +444,7 @@ def sentence(event: Event, view: Mapping[str, Any]) -> str | None:
             mode = str(p.get("mode") or "normal")
             how = f"make {'an' if mode == 'advance' else 'a'} {mode} move"
         far = p.get("distance")
-        return f"{name} {how}" + (f" {far:.1f} in" if isinstance(far, int | float) else "")
+        return f"{name} {how}" + (f" {say_inches(far)}" if isinstance(far, int | float) else "")
     if event.type == "game_ended":
         return None
     if event.type in ("free_move", "terrain_placed"):
@@ -465,13 +472,14 @@ def build_report(
                      replay.seq)
     start_view = replay.state_at(start_seq).to_json(seat)
     armies: dict[int, list[str]] = {1: [], 2: []}
-    for unit in (start_view.get("units") or {}).values():
+    start_names = _names(start_view)
+    for uid, unit in (start_view.get("units") or {}).items():
         owner = int(unit.get("owner") or 0)
         if owner in armies:
             size = unit.get("models")
             chars = ", ".join(c.get("name", "") for c in unit.get("characters") or [])
             armies[owner].append(
-                f"{unit.get('name')} ({size} model{'s' if size != 1 else ''})"
+                f"{start_names.get(uid, uid)} ({size} model{'s' if size != 1 else ''})"
                 + (f" with {chars}" if chars else "")
             )
     terrain = [

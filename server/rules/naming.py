@@ -46,6 +46,12 @@ def _numbered(piece_id: str, names: Mapping[str, str]) -> str:
     return name if len(same) == 1 else f"{name} ({same.index(piece_id) + 1})"
 
 
+def numbered(names: Mapping[str, str]) -> dict[str, str]:
+    """Each piece's name numbered among those sharing it, for what has only a view's names
+    (the battle report reads the projected state): {"u5": "Boyz (1)", "u12": "Boyz (2)"}."""
+    return {pid: _numbered(pid, names) for pid in names}
+
+
 def unit_names(state: GameState) -> dict[str, str]:
     units = state.units
     return {uid: str(u.name) for uid, u in units.items()}

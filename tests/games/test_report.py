@@ -91,11 +91,29 @@ def test_luck_counts_each_players_dice_against_the_odds_they_needed() -> None:
 def test_a_move_is_told_in_words() -> None:
     view = {"units": {"u1": {"name": "Citizen Spears"}}}
     moved = Event("unit_moved", {"unit": {"id": "u1"}, "manoeuvre": "wheel", "distance": 4.25})
-    assert sentence(moved, view) == "Citizen Spears wheel 4.2 in"
+    # One rounding everywhere (docs/rules-decisions.md): 4.25 reads 4.3, as on the table.
+    assert sentence(moved, view) == "Citizen Spears wheel 4.3 in"
     advance = Event("unit_moved", {"unit": {"id": "u1"}, "manoeuvre": "models",
                                    "mode": "advance", "distance": 6})
     assert sentence(advance, view) == "Citizen Spears make an advance move 6.0 in"
     assert sentence(Event("phase_ended", {}), view) is None
+
+
+def test_same_named_units_are_numbered_in_the_report_as_everywhere() -> None:
+    view = {"units": {"u12": {"id": "u12", "name": "Night Goblins"},
+                      "u5": {"id": "u5", "name": "Night Goblins"},
+                      "u7": {"id": "u7", "name": "Empire Halberdiers"}}}
+    moved = Event("unit_moved", {"unit": {"id": "u12"}, "manoeuvre": "wheel", "distance": 2})
+    assert sentence(moved, view) == "Night Goblins (2) wheel 2.0 in"
+    other = Event("unit_moved", {"unit": {"id": "u7"}, "manoeuvre": "wheel", "distance": 2})
+    assert sentence(other, view) == "Empire Halberdiers wheel 2.0 in"
+
+
+def test_the_picture_labels_two_same_named_units_apart() -> None:
+    game = battle("t9a", [SPEARS, SPEARS], [ARCHERS])
+    svg = table_svg(game.state.to_json(None), "Deployed")
+    assert "Citizen Spears (1)</text>" in svg and "Citizen Spears (2)</text>" in svg
+    assert "Citizen Archers</text>" in svg
 
 
 def test_the_picture_draws_each_unit_footprint_the_state_carries() -> None:

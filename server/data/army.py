@@ -44,6 +44,8 @@ NO_BATTLE_STANDARD = "no_battle_standard"
 WRONG_FACTION = "wrong_faction"
 UNKNOWN_GAME_SIZE = "unknown_game_size"
 OVER_POINTS = "over_points"
+ARMY_WIDE = frozenset({OVER_POINTS, UNKNOWN_GAME_SIZE})
+"""Codes about the whole army, not one entry (a refusal names no entry for them)."""
 
 
 class ArmyError(BaseModel):
@@ -251,7 +253,8 @@ def _check_entry(
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'entry'}: {e['msg']}" for e in exc.errors()
         )
-        return [error(BAD_ENTRY, f"entry {index} is malformed: {problems}")]
+        # A person counts entries from 1; `entry` keeps the list index for machines.
+        return [error(BAD_ENTRY, f"entry {index + 1} is malformed: {problems}")]
 
     try:
         unit = catalog.get(system, entry.datasheet)

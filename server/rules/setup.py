@@ -12,7 +12,7 @@ import shapely
 from pydantic import BaseModel, ConfigDict, Field
 
 from server.data import load_catalog, validate_army
-from server.data.army import army_points
+from server.data.army import ARMY_WIDE, army_points
 from server.data.catalog import register_own
 from server.data.own import MAX_OWN_UNITS, OwnUnitError, own_datasheet, read_own_sheet
 from server.dice import DiceStream
@@ -444,9 +444,12 @@ def submit_army(state: GameState, seat: int, action: SubmitArmy, dice: DiceStrea
     )
     if errors:
         first = errors[0]
+        # A person counts entries from 1 (`entry` stays the index in `errors`); a cap on the
+        # whole army (points, game size) belongs to no one entry.
+        where = "" if first.code in ARMY_WIDE else f"army entry {first.entry + 1}: "
         raise RuleError(
             BAD_REQUEST,
-            f"army entry {first.entry}: {first.message}",
+            f"{where}{first.message}",
             rule=first.rule,
             errors=[e.model_dump(mode="json") for e in errors],
         )

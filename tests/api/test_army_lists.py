@@ -74,7 +74,7 @@ def test_a_mixed_faction_army_is_refused_naming_the_army_book(client: TestClient
     assert answer.status_code == 400
     body = answer.json()
     assert body["details"]["rule"] == "Army Book"
-    assert body["message"] == ("army entry 1: Daemon Herald is from Daemon Legions, and this "
+    assert body["message"] == ("army entry 2: Daemon Herald is from Daemon Legions, and this "
                                "army is Highborn Elves (Army Book: an army is drawn from one)")
     assert [e["code"] for e in body["details"]["errors"]] == ["wrong_faction"]
 

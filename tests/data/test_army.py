@@ -123,7 +123,7 @@ def test_leader_cannot_lead_other_units() -> None:
         "wh40k10", [{"datasheet": "boyz", "models": 10, "joined_characters": ["wurrboy"]}]
     )
     assert [e.code for e in errors] == ["leader_cannot_lead"]
-    assert "beast-snagga-boyz" in errors[0].message
+    assert "Beast Snagga Boyz" in errors[0].message
 
 
 def test_a_non_leader_cannot_attach() -> None:

@@ -58,6 +58,17 @@ def roster_weapon(
     return weapon, [(f"{p.name}: {word}", KEYWORD_AS_TEXT) for word in unknown]
 
 
+def _sheet_name(datasheet_id: str) -> str:
+    """A datasheet as players name it ("Beast Snagga Boyz"), its id only if the catalogue has
+    no such sheet."""
+    from server.data.catalog import UnknownDatasheet, load_catalog  # the catalogue reads us
+
+    try:
+        return load_catalog().get("wh40k10", datasheet_id).name
+    except UnknownDatasheet:
+        return datasheet_id
+
+
 @dataclass(frozen=True)
 class Warhammer40kData(SystemData):
     def join_problems(self, unit: Datasheet, character: Datasheet) -> list[JoinProblem]:
@@ -68,7 +79,8 @@ class Warhammer40kData(SystemData):
         return [
             (
                 LEADER_CANNOT_LEAD,
-                f"{character.name} can lead {', '.join(character.leads)}; not {unit.name}",
+                f"{character.name} can lead {', '.join(_sheet_name(d) for d in character.leads)};"
+                f" not {unit.name}",
             )
         ]
 

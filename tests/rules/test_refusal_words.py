@@ -1,0 +1,39 @@
+"""Refusals and log lines a new player reads: army entries counted from 1 as a person counts
+them, datasheets by their names, the army-wide points cap without an entry number."""
+
+from __future__ import annotations
+
+from server.data import validate_army
+from tests.rules.helpers import Game
+
+SPEARS = {"datasheet": "citizen-spears", "models": 20, "files": 5}
+HERALD = {"datasheet": "daemon-herald", "models": 1}
+
+
+def test_the_first_army_entry_is_entry_1() -> None:
+    game = Game()
+    err = game.refused(1, type="submit_army", units=[SPEARS, HERALD])
+    assert err.message.startswith("army entry 2: Daemon Herald"), err.message
+    assert err.details["errors"][0]["entry"] == 1  # the machine field stays the list index
+
+
+def test_a_malformed_entry_is_counted_from_1() -> None:
+    errors = validate_army("t9a", [SPEARS, {"datasheet": "citizen-spears", "models": "many"}])
+    assert errors[0].entry == 1 and errors[0].message.startswith("entry 2 is malformed"), errors
+
+
+def test_the_points_cap_is_the_armys_not_an_entrys() -> None:
+    game = Game("wh40k10")
+    boyz = {"datasheet": "boyz", "models": 20}
+    err = game.refused(1, type="submit_army", units=[boyz] * 12, game_size="Incursion")
+    assert err.message.startswith("the army costs "), err.message
+    assert "entry" not in err.message
+
+
+def test_a_leader_refusal_names_the_datasheets_it_may_lead() -> None:
+    game = Game("wh40k10")
+    led = {"datasheet": "boyz", "models": 10, "joined_characters": ["wurrboy"]}
+    err = game.refused(1, type="submit_army", units=[led])
+    assert "Beast Snagga Boyz" in err.message, err.message
+    assert "beast-snagga-boyz" not in err.message
+    assert err.message.startswith("army entry 1: "), err.message

@@ -60,6 +60,18 @@ def seat_visibility(seat: int) -> str:
     return f"player:{seat}"
 
 
+HIDDEN_KINDS: dict[str, dict[str, str]] = {}
+"""What a hidden event is, in words every viewer may read, by event type: its `kind` ("concealed
+Fanatics") and `about` it ("a hidden note every army writes, Fanatics or none"). Only for an
+event whose existence is no secret (one every game writes whatever it hides), so that the
+placeholder says what kind of thing is hidden without saying anything of its contents."""
+
+
+def register_hidden_kind(event_type: str, kind: str, about: str) -> None:
+    """Name the kind of a hidden `event_type` for the viewers who may not see it."""
+    HIDDEN_KINDS[event_type] = {"kind": kind, "about": about}
+
+
 class RuleError(Exception):
     """An action refused: a stable `code`, a human `message` and machine `details`."""
 
@@ -92,7 +104,8 @@ class Event:
         """This event as `viewer` may see it (seat 1, 2 or None for a spectator).
 
         A hidden event keeps its seq and actor but loses its type and payload, so every viewer
-        sees a contiguous log and can tell a gap from a secret.
+        sees a contiguous log and can tell a gap from a secret; a kind registered as public
+        (`register_hidden_kind`) says what sort of thing it is, never what it holds.
         """
         if self.visible_to(viewer):
             return {
@@ -101,7 +114,9 @@ class Event:
                 "actor": self.actor,
                 "payload": self.payload,
             }
-        return {"seq": self.seq, "type": "hidden", "actor": self.actor, "payload": {}}
+        said = HIDDEN_KINDS.get(self.type)
+        return {"seq": self.seq, "type": "hidden", "actor": self.actor,
+                "payload": dict(said) if said else {}}
 
 
 @dataclass(frozen=True, slots=True)

@@ -103,6 +103,13 @@ export function who(actor) {
   return actor === 1 || actor === 2 ? `Player ${actor}` : 'The game';
 }
 
+/** The "Player 2: " a log line opens with; nothing for what the game did by itself (its
+ * words already say who: "Tomb Swarm charged…", not "The game: Tomb Swarm charged…").
+ * @param {number|string|undefined} actor */
+export function byWho(actor) {
+  return actor === 1 || actor === 2 ? `Player ${actor}: ` : '';
+}
+
 /**
  * A roll as "2D6 maximised x1: 6 4 (1) = 10" (discarded faces in brackets).
  * @param {{expression?:string, dice?:{face:number, kept?:boolean}[], total?:number|null}|null|undefined} roll

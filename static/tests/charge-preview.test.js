@@ -47,7 +47,7 @@ test('the dice an undo discards and a re-roll are in the log (issue 19 item 2)',
   const rolls = [{ unit_name: 'Knights of Ryma', expression: '2D6', faces: [3, 4], total: 7 }];
   assert.equal(rollList(rolls), 'Knights of Ryma: 2D6 [3, 4] = 7');
   assert.equal(ORDER_WORDS.events_undone({ proposal: 'p2', seqs: [10, 11], discarded: rolls }, /** @type {any} */ ({ actor: 1 })),
-    'Undone by agreement (p2): #10–#11, 2 events taken back; dice discarded: Knights of Ryma: 2D6 [3, 4] = 7');
+    'Undone by agreement: #10–#11, 2 events taken back; dice discarded: Knights of Ryma: 2D6 [3, 4] = 7');
   const ev = { seq: 14, type: 'charge_failed', actor: 1, payload: { unit: 'u1', target: 'u4', roll: { expression: '2D6', dice: [{ face: 2, kept: true }, { face: 1, kept: true }], total: 3 }, bonus: 9, range: 12, distance: 16.8, reason: 'rolled 12, needed 16.8', reroll: { of: 11, faces: [3, 4] }, failed_move: { distance: 12, rule: 'Failed Charge move: the Charge Range rolled (12 in)' } } };
   const line = describe(/** @type {any} */ (ev), /** @type {any} */ (state));
   assert.match(line, /moved 12\.0 in towards the target/);

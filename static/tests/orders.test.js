@@ -162,8 +162,8 @@ test('charge reactions, flight, rallies and proposals in words', () => {
     describe({ seq: 9, type: 'unit_fled', actor: 2, payload: { unit: 'u2', away_from: 'u1', reason: 'charge reaction', roll: { expression: '2D6 maximised x1', dice: [{ face: 6, kept: true }, { face: 1, kept: false }, { face: 4, kept: true }], total: 10 }, rule: 'Swiftstride', distance: 10, moved: 10, passed_through: [], destroyed: false } }, st),
     'Mageblight Gremlin flee 10.0 in [2D6 maximised x1: 6 (1) 4 = 10, Swiftstride] away from Citizen Spears (charge reaction)',
   );
-  assert.equal(describe({ seq: 10, type: 'proposal_declined', actor: 1, payload: { id: 'p1', by: 1, withdrawn: true } }, st), 'Player 1 withdrew proposal p1');
-  assert.equal(describe({ seq: 11, type: 'events_undone', actor: 2, payload: { proposal: 'p1', seqs: [4, 5, 6] } }, st), 'Undone by agreement (p1): #4–#6, 3 events taken back');
+  assert.equal(describe({ seq: 10, type: 'proposal_declined', actor: 1, payload: { id: 'p1', by: 1, withdrawn: true } }, st), 'Player 1 withdrew the proposal');
+  assert.equal(describe({ seq: 11, type: 'events_undone', actor: 2, payload: { proposal: 'p1', seqs: [4, 5, 6] } }, st), 'Undone by agreement: #4–#6, 3 events taken back');
 });
 
 test('combat report: a whfb8 round keeps its Fear test, 7+ second roll and ward save in the melee group', () => {

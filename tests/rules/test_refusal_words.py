@@ -3,6 +3,8 @@ them, datasheets by their names, the army-wide points cap without an entry numbe
 
 from __future__ import annotations
 
+from typing import Any
+
 from server.data import validate_army
 from tests.rules.helpers import Game
 
@@ -37,3 +39,26 @@ def test_a_leader_refusal_names_the_datasheets_it_may_lead() -> None:
     assert "Beast Snagga Boyz" in err.message, err.message
     assert "beast-snagga-boyz" not in err.message
     assert err.message.startswith("army entry 1: "), err.message
+
+
+GOBLINS = {"datasheet": "night-goblins", "models": 20, "files": 5}
+
+
+def _note(fanatics: int) -> list[dict[str, Any]]:
+    game = Game("whfb8")
+    goblins = {**GOBLINS, "concealed": {"night-goblin-fanatic": fanatics}} if fanatics else GOBLINS
+    events = game.act(1, type="submit_army", units=[goblins])
+    note = [e for e in events if e.type == "fanatics_concealed"]
+    assert len(note) == 1
+    return [note[0].to_wire(viewer) for viewer in (2, None)]
+
+
+def test_a_hidden_fanatics_note_says_what_it_is_and_nothing_of_what_it_holds() -> None:
+    """Seed 003: the opponent reads that player 1's Fanatics note is hidden, not "something
+    hidden"; the placeholder is the same with two Fanatics written down or none."""
+    hiding, none = _note(2), _note(0)
+    assert hiding == none
+    for wire in hiding:
+        assert wire["type"] == "hidden"
+        assert wire["payload"] == {"kind": "concealed Fanatics",
+                                   "about": "a hidden note every army writes, Fanatics or none"}

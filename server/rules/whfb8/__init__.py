@@ -4,7 +4,7 @@ rank-and-flank battle with whfb8's rules (server/rules/whfb8/combat.py)."""
 
 from __future__ import annotations
 
-from server.rules.core import Battlefield
+from server.rules.core import Battlefield, register_hidden_kind
 from server.rules.systems import GameSystem, register_system
 from server.rules.whfb8 import tables
 from server.rules.whfb8.combat import WHFB8
@@ -26,6 +26,11 @@ SYSTEM = register_system(
         variant=VARIANT,
     )
 )
+
+# Every whfb8 army writes its Fanatics note (seed 003), with or without Fanatics: that the note
+# exists is no secret, so the opponent and spectators are told what the hidden event is.
+register_hidden_kind("fanatics_concealed", "concealed Fanatics",
+                     "a hidden note every army writes, Fanatics or none")
 
 # Registers Ambushers and Entombed Beneath the Sands, Skirmishers' model-by-model moves and
 # Vanguard.

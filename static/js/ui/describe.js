@@ -2,7 +2,7 @@
 // works anything out; unknown event types fall back to their name.
 
 import { ORDER_WORDS } from './order-words.js';
-import { who, unitName, rollWords, measureLabel as inch, tenths, inches } from '../format.js';
+import { who, byWho, unitName, possessive, rollWords, measureLabel as inch, tenths, inches } from '../format.js';
 
 /** @param {string} s */
 export function humanize(s) {
@@ -55,7 +55,7 @@ const WORDS = {
   token_moved: (p, ev) => `${who(ev.actor)} moved ${p.label || p.id}${p.distance !== undefined ? ` ${inch(p.distance)}` : ''}`,
   token_removed: (p, ev) => `${who(ev.actor)} removed ${p.label || p.id}`,
   dice_rolled: (p, ev) => `${who(ev.actor)} rolled ${rollWords(/** @type {import('../types.js').Roll|undefined} */ (p.roll)) || 'dice'}${p.reason ? ` for ${p.reason}` : ''}`,
-  note_added: (p, ev) => `${who(ev.actor)}: ${p.text}`,
+  note_added: (p, ev) => `${byWho(ev.actor)}${p.text}`,
   battle_started: (p) => `The battle begins: turn ${p.turn}, Player ${p.active_player}, ${p.phase} phase`,
   phase_ended: (p, ev) =>
     p.phase ? `${who(ev.actor)} ended the ${p.ended} phase; now turn ${p.turn}, Player ${p.active_player}, ${p.phase}` : `${who(ev.actor)} ended the ${p.ended} phase`,
@@ -76,9 +76,13 @@ const WORDS = {
   unit_moved: (p, ev, state) =>
     `${who(ev.actor)} moved ${snapName(p, state)}: ${p.manoeuvre || 'move'} ${inch(p.distance)}${typeof p.used === 'number' && typeof p.allowance === 'number' ? ` (${tenths(p.used)} of ${p.allowance} in)` : ''}${p.text ? ` — ${p.text}` : ''}`,
   // A 40k charge (several `targets`, a Charge move made model by model) carries its own words.
-  charge_succeeded: (p, ev, state) => `${who(ev.actor)}: ${Array.isArray(p.targets) && p.text ? p.text : chargeWords(p, state, true)}`,
-  charge_failed: (p, ev, state) => `${who(ev.actor)}: ${Array.isArray(p.targets) && p.text ? p.text : chargeWords(p, state, false)}`,
-  hidden: (_p, ev) => `${who(ev.actor)} did something hidden`,
+  charge_succeeded: (p, ev, state) => `${byWho(ev.actor)}${Array.isArray(p.targets) && p.text ? p.text : chargeWords(p, state, true)}`,
+  charge_failed: (p, ev, state) => `${byWho(ev.actor)}${Array.isArray(p.targets) && p.text ? p.text : chargeWords(p, state, false)}`,
+  // The server names the kind of a hidden event whose existence is no secret (core.py
+  // HIDDEN_KINDS): "Player 1's concealed Fanatics: a hidden note every army writes…".
+  hidden: (p, ev) => (typeof p.kind === 'string' && p.kind
+    ? `${possessive(who(ev.actor))} ${p.kind}${typeof p.about === 'string' && p.about ? `: ${p.about}` : ''}`
+    : `${who(ev.actor)} did something hidden from you`),
 };
 
 /** @param {import('../store.js').GameEvent} ev @param {import('../types.js').GameState|null|undefined} [state] unit names @returns {string} */
@@ -113,5 +117,5 @@ function describeEvent(ev, state) {
     return `${rule}${said}${applied.length ? ` — ${applied.join('; ')}` : ''}${dice}`;
   }
   const rule = p.rule ? ` (${p.rule})` : '';
-  return `${who(ev.actor)}: ${humanize(ev.type)}${rule}`;
+  return `${byWho(ev.actor)}${humanize(ev.type)}${rule}`;
 }

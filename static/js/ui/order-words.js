@@ -2,7 +2,7 @@
 // move), for the game log. Pure: says what the server recorded, never works anything out.
 // describe.js falls back to these; combat events carry their own `text`.
 
-import { who, unitName, possessive, rollWords, measureLabel as inch } from '../format.js';
+import { who, byWho, unitName, possessive, rollWords, measureLabel as inch } from '../format.js';
 
 /** @typedef {import('../types.js').Roll} Roll */
 
@@ -37,13 +37,13 @@ export const ORDER_WORDS = {
   charge_declared: (payload, ev, state) => {
     const p = /** @type {import('../types.js').ChargeDeclaredPayload} */ (payload);
     const tail = p.reactions?.length === 1 && p.reactions[0] === 'flee' ? '' : `; Player ${p.reacting_player} chooses a Charge Reaction`;
-    return `${who(ev.actor)}: ${unitName(state, p.unit)} declare a charge on ${unitName(state, p.target)} (${inch(p.distance)})${tail}`;
+    return `${byWho(ev.actor)}${unitName(state, p.unit)} declare a charge on ${unitName(state, p.target)} (${inch(p.distance)})${tail}`;
   },
   charge_reaction: (p, ev, state) => {
     const name = p.name || REACTION_NAMES[String(p.reaction)] || p.reaction;
     const forced = p.forced ? ' (already fleeing: no choice)' : '';
     const manual = p.not_automated ? ` — ${p.not_automated}` : '';
-    return `${who(ev.actor)}: ${unitName(state, p.unit)} react to ${possessive(unitName(state, p.charger))} charge: ${name}${forced}${manual}`;
+    return `${byWho(ev.actor)}${unitName(state, p.unit)} react to ${possessive(unitName(state, p.charger))} charge: ${name}${forced}${manual}`;
   },
   unit_fled: (p, _ev, state) => {
     const bits = [`${unitName(state, p.unit)} flee ${inch(p.distance)}`];
@@ -67,20 +67,21 @@ export const ORDER_WORDS = {
   unit_steadied: (p, _ev, state) => `${unitName(state, p.unit)} are no longer ${(/** @type {string[]|undefined} */ (p.removed) || ['shaken']).join(', ')}${p.reason ? ` (${p.reason})` : ''}`,
   proposal_made: (payload, ev, state) => {
     const p = /** @type {Partial<import('../types.js').Proposal>} */ (payload);
-    return `${who(ev.actor ?? p.by)} proposes ${proposalWords(p, state)} (${p.id})`;
+    return `${who(ev.actor ?? p.by)} proposes ${proposalWords(p, state)}`;
   },
-  proposal_accepted: (p) => `Player ${p.by} accepted proposal ${p.id}`,
-  proposal_declined: (p) => (p.withdrawn ? `Player ${p.by} withdrew proposal ${p.id}` : `Player ${p.by} declined proposal ${p.id}`),
-  proposal_lapsed: (p) => `Proposal ${p.id} lapsed: ${p.reason || 'the game moved on'}`,
+  // One proposal is open at a time: "the proposal" (its id "p1" would read as player 1).
+  proposal_accepted: (p) => `Player ${p.by} accepted the proposal`,
+  proposal_declined: (p) => (p.withdrawn ? `Player ${p.by} withdrew the proposal` : `Player ${p.by} declined the proposal`),
+  proposal_lapsed: (p) => `The proposal lapsed: ${p.reason || 'the game moved on'}`,
   events_undone: (p, ev) => {
     const seqs = /** @type {number[]} */ (Array.isArray(p.seqs) ? p.seqs : []);
     const span = seqs.length ? ` #${Math.min(...seqs)}${seqs.length > 1 ? `–#${Math.max(...seqs)}` : ''}` : '';
     const dice = Array.isArray(p.discarded) && p.discarded.length ? `; dice discarded: ${rollList(p.discarded)}` : '';
     if (p.alone) return `${who(ev.actor)} took back${span} before player 2 joined, ${seqs.length} event${seqs.length === 1 ? '' : 's'}`;
-    return `Undone by agreement (${p.proposal}):${span}, ${seqs.length} event${seqs.length === 1 ? '' : 's'} taken back${dice}`;
+    return `Undone by agreement:${span}, ${seqs.length} event${seqs.length === 1 ? '' : 's'} taken back${dice}`;
   },
   free_move: (payload, ev, state) => {
     const p = /** @type {{unit?:{id?:string, name?:string}, proposal?:string}} */ (payload);
-    return `${who(ev.actor)}: ${p.unit?.id && state?.units?.[p.unit.id] ? unitName(state, p.unit.id) : p.unit?.name || unitName(state, p.unit?.id)} moved by agreement (free move, ${p.proposal})`;
+    return `${byWho(ev.actor)}${p.unit?.id && state?.units?.[p.unit.id] ? unitName(state, p.unit.id) : p.unit?.name || unitName(state, p.unit?.id)} moved by agreement (free move)`;
   },
 };

@@ -165,7 +165,7 @@ export async function showReplay(root, gameId) {
     const rolls = rollsOf(p);
     replace(entry,
       h('h2', null, `Event ${ev.seq}`),
-      h('p', { id: 'replay-text', class: `event ${ev.type}` }, ev.type === 'hidden' ? 'Something hidden from you happened.' : describe(ev, shown)),
+      h('p', { id: 'replay-text', class: `event ${ev.type}` }, describe(ev, shown)),
       rolls.length
         ? h('div', { id: 'replay-dice' }, rolls.map((r) => h('div', { class: 'faces', title: rollWords(r) },
           h('span', { class: 'expr' }, String(r.expression ?? '')),

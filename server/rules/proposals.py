@@ -316,7 +316,7 @@ def propose(state: GameState, seat: int, action: Propose, dice: DiceStream) -> l
         if current["head"] == head(state):
             raise RuleError(
                 ILLEGAL_MOVE,
-                f"proposal {current['id']} by player {current['by']} is still open: accept, "
+                f"player {current['by']}'s proposal is still open: accept, "
                 "decline or withdraw it first",
                 rule="One Proposal at a Time",
                 proposal=current["id"],
@@ -344,7 +344,7 @@ def _proposal_checks(state: GameState, seat: int) -> None:
     if current is not None and current["head"] == head(state):
         raise RuleError(
             ILLEGAL_MOVE,
-            f"proposal {current['id']} by player {current['by']} is still open: accept, "
+            f"player {current['by']}'s proposal is still open: accept, "
             "decline or withdraw it first",
             rule="One Proposal at a Time",
             proposal=current["id"],
@@ -418,7 +418,7 @@ def _answering(state: GameState, action: Answer) -> Mapping[str, Any]:
     if action.id is not None and action.id != current["id"]:
         raise RuleError(
             OUT_OF_PHASE,
-            f"proposal {action.id} is not the open one ({current['id']})",
+            "that proposal is no longer the open one: answer the one open now",
             proposal=current["id"],
         )
     return current
@@ -439,7 +439,7 @@ def accept_proposal(state: GameState, seat: int, action: Answer, dice: DiceStrea
     if current["by"] == seat:
         raise RuleError(
             OUT_OF_PHASE,
-            f"proposal {current['id']} is yours: player {other(seat)} accepts or declines it",
+            f"the proposal is yours: player {other(seat)} accepts or declines it",
             proposal=current["id"],
         )
     if current["head"] != head(state):

@@ -62,3 +62,17 @@ def test_a_hidden_fanatics_note_says_what_it_is_and_nothing_of_what_it_holds() -
         assert wire["type"] == "hidden"
         assert wire["payload"] == {"kind": "concealed Fanatics",
                                    "about": "a hidden note every army writes, Fanatics or none"}
+
+
+def test_a_proposal_refusal_names_no_proposal_id() -> None:
+    """"proposal p1" reads as player 1: the open proposal is "the proposal"."""
+    game = Game()
+    game.act(1, type="place_terrain", kind="cover", label="Wood",
+             points=[(40, 20), (44, 20), (44, 24), (40, 24)])
+    game.act(1, type="propose", kind="undo")
+    again = game.refused(1, type="propose", kind="undo")
+    assert again.message.startswith("player 1's proposal is still open"), again.message
+    mine = game.refused(1, type="accept_proposal")
+    assert mine.message == "the proposal is yours: player 2 accepts or declines it"
+    for err in (again, mine):
+        assert "p1" not in err.message

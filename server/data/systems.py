@@ -210,6 +210,9 @@ class SystemData(ABC):
     """The game sizes an army may be chosen for: (name, points limit), the usual one first."""
     points_rule: str = "Points Limit"
     """The army rule that caps an army's points at the game size, as players name it."""
+    wound_name: str = "Wound"
+    """What an attack takes from a model, singular, as the rulebook says it (t9a "Health
+    Point"; 40k and whfb8 "Wound"): the unit card's words for a wounded model."""
     roster_words: tuple[str, ...] = ()
     """Words in a BattleScribe / New Recruit roster's game system name that say a roster is
     for this system (server/data/rosters.py), lower case."""

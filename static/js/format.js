@@ -151,6 +151,24 @@ export function compareIds(a, b) {
   return ra === rb ? 0 : ra < rb ? -1 : 1;
 }
 
+/** "1 model", "2 models": a count and its noun, singular for one. @param {number} n @param {string} noun @param {string} [many] */
+export function plural(n, noun, many = `${noun}s`) {
+  return `${n} ${n === 1 ? noun : many}`;
+}
+
+/**
+ * The state lines of a unit card: how many models remain and the wounds the one wounded model
+ * has lost, in the system's word (`wound`: "Wound", t9a "Health Point", from the catalogue's
+ * `army.wound_name`): "1 model remaining", "One model has lost 1 Wound".
+ * @param {{models?:unknown, damage?:unknown}} u @param {string} [wound]
+ * @returns {{models:string, damage:string}}
+ */
+export function unitStateWords(u, wound = 'Wound') {
+  const models = typeof u.models === 'number' ? `${plural(u.models, 'model')} remaining` : '';
+  const lost = Number(u.damage ?? 0);
+  return { models, damage: lost > 0 ? `One model has lost ${plural(lost, wound)}` : '' };
+}
+
 /** The badges drawn on a unit: Fleeing, Shaken. @param {Pick<Unit, 'markers'>|null|undefined} unit */
 export function markerBadges(unit) {
   const markers = Array.isArray(unit?.markers) ? unit.markers.map(String) : [];

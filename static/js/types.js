@@ -624,6 +624,7 @@
  * @property {boolean} [allies]
  * @property {{name:string, points:number}[]} [game_sizes]
  * @property {string|null} [points_rule]
+ * @property {string} [wound_name]  what an attack takes from a model, singular ("Wound", t9a "Health Point")
  */
 
 /**

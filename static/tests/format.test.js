@@ -104,3 +104,14 @@ test('two units of one name are numbered as the server numbers them', async () =
   assert.equal(unitName(state, 'u1'), 'Citizen Spears');
   assert.equal(unitName(state, 'u9'), 'u9');
 });
+
+test('a unit card counts models with plural rules and says wounds in the system word', async () => {
+  const { unitStateWords, plural } = await import('../js/format.js');
+  assert.equal(plural(1, 'model'), '1 model');
+  assert.equal(unitStateWords({ models: 1, damage: 1 }).models, '1 model remaining');
+  assert.equal(unitStateWords({ models: 5 }).models, '5 models remaining');
+  // 40k and whfb8 say Wounds; only t9a's catalogue says Health Points.
+  assert.equal(unitStateWords({ models: 1, damage: 1 }).damage, 'One model has lost 1 Wound');
+  assert.equal(unitStateWords({ models: 1, damage: 2 }, 'Health Point').damage, 'One model has lost 2 Health Points');
+  assert.equal(unitStateWords({ models: 3, damage: 0 }).damage, '');
+});

@@ -143,3 +143,10 @@ test('a Fight target says how many of the unit’s models fight it as they stand
   const words = targetWords({ unit: 'u2', name: 'Intercessor Squad', distance: 0.2, available: true, reason: null, fighting: 8, models: 11 });
   assert.equal(words, '0.2 in away · 8 of 11 models fight it as they stand (a Pile-in may bring more)');
 });
+
+test('40k: the Feel No Pain step is labelled Feel No Pain, not Ward save', async () => {
+  const { STEP_NAMES } = await import('../js/ui/report.js');
+  const fnp = { ...resolved, payload: { ...resolved.payload, steps: [{ step: 'feel_no_pain', text: 'Boy: Feel No Pain 6+ against 1 wound: 0 ignored', roll: 0, needed: 6 }] } };
+  const g = attackGroup(/** @type {any} */ (fnp), false);
+  assert.equal(STEP_NAMES[String(g.lines[0].step)], 'Feel No Pain');
+});

@@ -76,3 +76,12 @@ def test_a_proposal_refusal_names_no_proposal_id() -> None:
     assert mine.message == "the proposal is yours: player 2 accepts or declines it"
     for err in (again, mine):
         assert "p1" not in err.message
+
+
+def test_each_system_names_what_an_attack_takes_as_its_rulebook_does() -> None:
+    """The unit card says "Wounds" for 40k and whfb8, "Health Points" for t9a."""
+    from server.data.systems import system_data
+
+    assert system_data("wh40k10").wound_name == "Wound"
+    assert system_data("whfb8").wound_name == "Wound"
+    assert system_data("t9a").wound_name == "Health Point"

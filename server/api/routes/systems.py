@@ -82,6 +82,7 @@ async def list_datasheets(system_id: str) -> dict[str, Any]:
             "allies": data.allies,
             "game_sizes": [{"name": n, "points": p} for n, p in data.game_sizes],
             "points_rule": data.points_rule,
+            "wound_name": data.wound_name,
         },
         "joinable": joinable,
     }

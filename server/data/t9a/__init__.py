@@ -313,5 +313,6 @@ SYSTEM = NinthAgeData(
     faction_rule="Army Book",
     game_sizes=(("Standard", 4500),),
     points_rule="Army Points",
+    wound_name="Health Point",
     roster_words=("9th age", "ninth age", "t9a"),
 )

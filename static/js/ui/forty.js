@@ -363,7 +363,7 @@ export function objectiveMarks(st) {
 
 /** What each step of the attack sequence is called in the report. */
 const STEP_KINDS = /** @type {Record<string, string>} */ ({
-  attacks: 'attacks', hit: 'to_hit', wound: 'to_wound', save: 'armour', feel_no_pain: 'ward_save',
+  attacks: 'attacks', hit: 'to_hit', wound: 'to_wound', save: 'armour', feel_no_pain: 'feel_no_pain',
 });
 
 /**

@@ -5,7 +5,7 @@
 import { fortyBar } from './forty.js';
 import { h, replace } from './dom.js';
 import { gameOffer } from './offers.js';
-import { errorText, losWords, markerBadges, rollSummary, unitName, tenths } from '../format.js';
+import { errorText, losWords, markerBadges, rollSummary, unitName, tenths, unitStateWords } from '../format.js';
 import { describe, extraWords, humanize } from './describe.js';
 import { setupPanel, renderTray, unitOrders } from './battle.js';
 import { unitActions } from './orders.js';
@@ -349,11 +349,12 @@ function unitCard(u, st) {
   const notAuto = Array.isArray(u.not_automated) ? u.not_automated : [];
   const partly = u.partly_automated && typeof u.partly_automated === 'object' ? u.partly_automated : {};
   const rules = Array.isArray(u.rules) ? u.rules : [];
+  const said = unitStateWords(u, catalog?.army?.wound_name || 'Wound');
   return h('div', { class: `selected unit owner-${u.owner}` },
     h('b', null, unitName(st, u.id)), ' ', h('small', null, actorName(u.owner)),
     h('div', { class: 'coords' },
-      [typeof u.models === 'number' ? `${u.models} models remaining` : '', u.files ? `${u.files} wide` : '', humanize(String(u.status || ''))].filter(Boolean).join(' · ')),
-    u.damage ? h('div', { class: 'coords damage' }, `One model has lost ${u.damage} Health Point${u.damage === 1 ? '' : 's'}`) : null,
+      [said.models, u.files ? `${u.files} wide` : '', humanize(String(u.status || ''))].filter(Boolean).join(' · ')),
+    said.damage ? h('div', { class: 'coords damage' }, said.damage) : null,
     Array.isArray(u.markers) && u.markers.length
       ? h('div', { class: 'markers' }, u.markers.map((/** @type {string} */ m) => h('span', { class: `badge marker ${markerBadges({ markers: [m] }).length ? `marker-${m}` : ''}` }, humanize(String(m)))))
       : null,

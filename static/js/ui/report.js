@@ -192,8 +192,8 @@ function outcomeOf(ev, state) {
   }
 }
 
-/** What a step is called in the report. */
-const STEP_NAMES = /** @type {Record<string, string>} */ ({ attacks: 'Attacks', to_hit: 'To hit', to_wound: 'To wound', armour: 'Armour', aegis: 'Aegis', ward_save: 'Ward save' });
+/** What a step is called in the report (40k's Feel No Pain is its own step, not a ward save). */
+export const STEP_NAMES = /** @type {Record<string, string>} */ ({ attacks: 'Attacks', to_hit: 'To hit', to_wound: 'To wound', armour: 'Armour', aegis: 'Aegis', ward_save: 'Ward save', feel_no_pain: 'Feel No Pain' });
 
 /**
  * The report panel: the last `limit` groups, newest first; the newest is open unless the

@@ -238,6 +238,22 @@ export function presenceText(presence, status, seats = [1, 2]) {
   return `${players} · ${watching} watching`;
 }
 
+/**
+ * A spectator's badge when they watch with a delay (the game's `spectator_delay_s`, sent in
+ * the welcome): "Live, 30 s behind", "Live, 2 min behind", "Live, 1 min 30 s behind"; nothing
+ * for a player (who sees the game as it is) or a game without a delay. In words, so the badge
+ * does not rely on its colour.
+ * @param {unknown} delay seconds @param {number|null|undefined} seat this page's seat
+ */
+export function delayWords(delay, seat) {
+  const s = Math.round(Number(delay) || 0);
+  if (seat === 1 || seat === 2 || s <= 0) return '';
+  const min = Math.floor(s / 60);
+  const sec = s % 60;
+  const behind = [min ? `${min} min` : '', sec ? `${sec} s` : ''].filter(Boolean).join(' ');
+  return `Live, ${behind} behind`;
+}
+
 /** Whose a unit is, for the off-table tray: "yours", "Player 2's". Issue 19 item 9.
  * @param {number|undefined|null} owner @param {number|null|undefined} seat this page's seat */
 export function ownerWords(owner, seat) {

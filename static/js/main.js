@@ -3,7 +3,7 @@
 
 import { routeOf, resolveSeat, gameLinks, forgetSeat } from './session.js';
 import { claimSeat, getDiceProof, getEvents, getExport, getGame, socketUrl } from './api.js';
-import { errorText, presenceText } from './format.js';
+import { delayWords, errorText, presenceText } from './format.js';
 import { Store } from './store.js';
 import { Connection } from './net.js';
 import { Table } from './table.js';
@@ -55,6 +55,7 @@ async function showTable(gameId) {
   const badge = h('span', { class: 'badge conn', id: 'conn' }, 'connecting');
   const seatBadge = h('span', { class: 'badge seat', id: 'seat' }, choice.seat ? `Player ${choice.seat}` : 'Spectator');
   const presence = h('span', { class: 'presence', id: 'presence' });
+  const delayBadge = h('span', { class: 'badge delay', id: 'spectator-delay', hidden: true });
   const title = h('h1', null, 'Warfield');
   const side = h('aside', { class: 'side', 'aria-label': 'Game panels' });
   const help = helpOverlay();
@@ -72,7 +73,7 @@ async function showTable(gameId) {
   board.append(offlineBanner);
   const helpButton = h('button', { type: 'button', class: 'help-button', title: 'Help (?)', 'aria-label': 'Help', onclick: () => toggleHelp() }, '?');
   replace(root, h('div', { class: 'page' },
-    h('header', { class: 'top' }, h('a', { href: '/', class: 'home', 'aria-label': 'Lobby' }, '⚔'), title, seatBadge, badge, presence, concedeButton, exportButton, proofButton, replayLink, helpButton),
+    h('header', { class: 'top' }, h('a', { href: '/', class: 'home', 'aria-label': 'Lobby' }, '⚔'), title, seatBadge, badge, delayBadge, presence, concedeButton, exportButton, proofButton, replayLink, helpButton),
     board,
     side),
   help);
@@ -193,6 +194,8 @@ async function showTable(gameId) {
     }
     seatBadge.textContent = store.seat ? `Player ${store.seat}` : 'Spectator';
     seatBadge.className = `badge seat owner-${store.seat ?? 0}`;
+    delayBadge.textContent = delayWords(store.delay, store.seat);
+    delayBadge.hidden = !delayBadge.textContent;
     if (store.presence) showPresence();
     concedeButton.hidden = !store.seat || Boolean(st?.over);
     exportButton.disabled = !st?.over;

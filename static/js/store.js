@@ -72,6 +72,8 @@ export class Store {
     this.pending = new Map();
     /** @type {{players:number[], spectators:number}|null} */
     this.presence = null;
+    /** Seconds a spectator's view is behind the game (0: live). */
+    this.delay = 0;
     /** True when an event arrived that only the server can fold: fetch the state again. */
     this.needsRefresh = false;
     /** @type {Set<(change:Change) => void>} */
@@ -95,10 +97,12 @@ export class Store {
 
   /**
    * The server's welcome: authoritative seat, seq and state.
-   * @param {{seat?:1|2|null, seq?:number, state?:import('./types.js').GameState}} msg
+   * @param {{seat?:1|2|null, seq?:number, state?:import('./types.js').GameState, spectator_delay_s?:number}} msg
    */
   welcome(msg) {
     this.seat = msg.seat ?? null;
+    // A spectator of a delayed game sees it `spectator_delay_s` behind (server/games/delay.py).
+    this.delay = Number(msg.spectator_delay_s ?? 0) || 0;
     this.replaceState(msg.state ?? null, msg.seq ?? 0, 'welcome');
   }
 

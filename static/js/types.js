@@ -906,6 +906,7 @@
  * @property {StatePatch} [patch]
  * @property {number[]} [players]
  * @property {number} [spectators]
+ * @property {number} [spectator_delay_s]  welcome: how far behind a spectator sees the game
  * @property {string} [kind]
  * @property {unknown} [points]
  * @property {unknown} [distance]

@@ -169,10 +169,25 @@ export function unitStateWords(u, wound = 'Wound') {
   return { models, damage: lost > 0 ? `One model has lost ${plural(lost, wound)}` : '' };
 }
 
-/** The badges drawn on a unit: Fleeing, Shaken. @param {Pick<Unit, 'markers'>|null|undefined} unit */
-export function markerBadges(unit) {
+/** The badges drawn on a unit: Fleeing, Shaken; with the state, 40k's Battle-shocked (the
+ * state's `forty.battle_shocked`, not a marker on the unit). In words, never colour alone.
+ * @param {(Pick<Unit, 'markers'> & {id?:string})|null|undefined} unit @param {GameState|null} [state] */
+export function markerBadges(unit, state) {
   const markers = Array.isArray(unit?.markers) ? unit.markers.map(String) : [];
-  return markers.filter((m) => m === 'fleeing' || m === 'shaken').map((m) => (m === 'fleeing' ? 'Fleeing' : 'Shaken'));
+  /** @type {string[]} */
+  const out = markers.filter((m) => m === 'fleeing' || m === 'shaken').map((m) => (m === 'fleeing' ? 'Fleeing' : 'Shaken'));
+  const shocked = state?.forty?.battle_shocked;
+  if (unit?.id && Array.isArray(shocked) && shocked.includes(unit.id)) out.push('Battle-shocked');
+  return out;
+}
+
+/** A unit's label on the table: its name (numbered among same-named units) and its badges,
+ * "Boyz (2) · Battle-shocked" (view/render.js `fitLabel` keeps the number and the badge).
+ * @param {GameState|null|undefined} state @param {string} id */
+export function tableLabel(state, id) {
+  const unit = state?.units?.[id];
+  const badges = markerBadges(unit ? { ...unit, id } : null, state ?? null);
+  return [unitName(state, id), ...badges].join(' · ');
 }
 
 /**

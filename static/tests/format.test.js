@@ -115,3 +115,15 @@ test('a unit card counts models with plural rules and says wounds in the system 
   assert.equal(unitStateWords({ models: 1, damage: 2 }, 'Health Point').damage, 'One model has lost 2 Health Points');
   assert.equal(unitStateWords({ models: 3, damage: 0 }).damage, '');
 });
+
+test('40k Battle-shocked is a badge in words and on the table label, beside the number', async () => {
+  const { markerBadges: badges, tableLabel } = await import('../js/format.js');
+  const st = /** @type {any} */ ({
+    units: { u1: { id: 'u1', name: 'Boyz', markers: [] }, u2: { id: 'u2', name: 'Boyz', markers: [] } },
+    forty: { battle_shocked: ['u2'] },
+  });
+  assert.deepEqual(badges(st.units.u2, st), ['Battle-shocked']);
+  assert.deepEqual(badges(st.units.u1, st), []);
+  assert.equal(tableLabel(st, 'u2'), 'Boyz (2) · Battle-shocked');
+  assert.equal(tableLabel(st, 'u1'), 'Boyz (1)');
+});

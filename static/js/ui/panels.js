@@ -350,13 +350,16 @@ function unitCard(u, st) {
   const partly = u.partly_automated && typeof u.partly_automated === 'object' ? u.partly_automated : {};
   const rules = Array.isArray(u.rules) ? u.rules : [];
   const said = unitStateWords(u, catalog?.army?.wound_name || 'Wound');
+  const shocked = markerBadges(u, st ?? null).includes('Battle-shocked');
   return h('div', { class: `selected unit owner-${u.owner}` },
     h('b', null, unitName(st, u.id)), ' ', h('small', null, actorName(u.owner)),
     h('div', { class: 'coords' },
       [said.models, u.files ? `${u.files} wide` : '', humanize(String(u.status || ''))].filter(Boolean).join(' · ')),
     said.damage ? h('div', { class: 'coords damage' }, said.damage) : null,
-    Array.isArray(u.markers) && u.markers.length
-      ? h('div', { class: 'markers' }, u.markers.map((/** @type {string} */ m) => h('span', { class: `badge marker ${markerBadges({ markers: [m] }).length ? `marker-${m}` : ''}` }, humanize(String(m)))))
+    (Array.isArray(u.markers) && u.markers.length) || shocked
+      ? h('div', { class: 'markers' }, (u.markers || []).map((/** @type {string} */ m) => h('span', { class: `badge marker ${markerBadges({ markers: [m] }).length ? `marker-${m}` : ''}` }, humanize(String(m)))),
+        // 40k's Battle-shocked is kept in the state, not as a marker: said in words here too.
+        shocked ? h('span', { class: 'badge marker marker-battle-shocked' }, 'Battle-shocked') : null)
       : null,
     engagedNames(u, st).length ? h('div', { class: 'coords engaged' }, `Engaged with ${engagedNames(u, st).join(', ')}`) : null,
     u.moved && Object.keys(u.moved).length && typeof u.moved.used === 'number'

@@ -6,7 +6,7 @@
 // diameter). Nothing here decides a rule. Pure; tested under node.
 
 import { objectiveMarks } from '../ui/forty.js';
-import { unitName } from '../format.js';
+import { tableLabel } from '../format.js';
 
 /** @typedef {import('./hit.js').Rect} Rect */
 /** @typedef {import('./hit.js').Geometry} Geometry */
@@ -108,7 +108,7 @@ export function buildScene(state) {
  * @param {SceneUnit|null|undefined} unit @param {Piece[]} pieces @param {TrayEntry[]} tray @param {import('../types.js').GameState|null|undefined} state */
 function addUnit(unit, pieces, tray, state) {
   if (!unit || typeof unit !== 'object') return;
-  const label = unit.label || (unit.name ? unitName(state, unit.id) : unit.datasheet || unit.id);
+  const label = unit.label || (unit.name ? tableLabel(state, unit.id) : unit.datasheet || unit.id);
   const status = String(unit.status || 'on_table');
   if (GONE.has(status)) return;
   if (OFF_TABLE.has(status)) {

@@ -895,7 +895,8 @@ def _charge_stop(
                 "roll": payload["roll"],
                 "unit_after": halted.to_json(),
                 "charge": {**payload, "unit_after": moved.to_json()},
-                "text": f"{unit.name} stop part-way through the charge; they complete it after",
+                "text": f"{display_name(state, unit.id)} stop part-way through the charge; they "
+                        "complete it after",
             },
             actor=seat,
         ),

@@ -151,27 +151,30 @@ def engaged_in_combat(state: GameState, unit: Unit) -> bool:
 def _ranked_mover(state: GameState, unit: Unit) -> RankedRules:
     """The checks on a ranked unit before any manoeuvre (the phase and owner checked)."""
     if unit.status != "on_table":
-        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
+        raise RuleError(OUT_OF_PHASE, f"{display_name(state, unit.id)} is not on the table")
     ranked = variant_of(state.system).ranked
     if ranked is None:
         raise RuleError(BAD_REQUEST, "40k units move model by model: use move_models")
     if FLEEING in unit.markers:
         raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} is fleeing: it moves only when it flees", rule="Fleeing"
+            ILLEGAL_MOVE, f"{display_name(state, unit.id)} is fleeing: it moves only when it flees",
+                          rule="Fleeing"
         )
     if engaged_in_combat(state, unit):
         raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} is engaged in combat and cannot move",
+            ILLEGAL_MOVE, f"{display_name(state, unit.id)} is engaged in combat and cannot move",
             rule="Engaged in Combat",
         )
     done = phase_moves(state).get(unit.id, {})
     if done.get("arrived") or done.get("charged"):
         raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} cannot move again this phase", rule="One Move per Phase"
+            ILLEGAL_MOVE, f"{display_name(state, unit.id)} cannot move again this phase",
+                          rule="One Move per Phase"
         )
     if done.get("reformed"):
         raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} has reformed; that was its whole move", rule="Reform"
+            ILLEGAL_MOVE, f"{display_name(state, unit.id)} has reformed; that was its whole move",
+                          rule="Reform"
         )
     return ranked
 
@@ -183,7 +186,8 @@ def _check_mode(state: GameState, unit: Unit, wanted: str) -> str:
     mode = str(done.get("mode", wanted))
     if done and mode != wanted:
         raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} is already making a {mode} move", rule="Move Manoeuvres"
+            ILLEGAL_MOVE, f"{display_name(state, unit.id)} is already making a {mode} move",
+                          rule="Move Manoeuvres"
         )
     ranked = variant_of(state.system).ranked
     if mode == "march" and ranked is not None:
@@ -325,7 +329,8 @@ def check_unit_move(
     if result.legal and spent > limit + 1e-9:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{unit.name} would move {say_inches(spent, limit)} of its {limit:g} in {mode} "
+            f"{display_name(state, unit.id)} would move {say_inches(spent, limit)} of its "
+            f"{limit:g} in {mode} "
             "allowance",
             rule="Move Distance",
             obstacle=None,
@@ -417,12 +422,13 @@ class Advance(ActionModel):
 
 def _check_advance(state: GameState, unit: Unit) -> None:
     if unit.status != "on_table":
-        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
+        raise RuleError(OUT_OF_PHASE, f"{display_name(state, unit.id)} is not on the table")
     done = phase_moves(state).get(unit.id)
     if done:
         what = "has already rolled to Advance" if "advanced" in done else "has already moved"
         raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} {what} this phase", rule="One Move per Phase"
+            ILLEGAL_MOVE, f"{display_name(state, unit.id)} {what} this phase", rule="One Move per "
+                                                                                    "Phase"
         )
     refusal = variant_of(state.system).advance_refusal(state, unit.id)
     if refusal is not None:
@@ -465,7 +471,8 @@ def advance(state: GameState, seat: int, action: Advance, dice: DiceStream) -> l
                 "roll": roll.to_payload(),
                 "move": move,
                 "allowance": move + die,
-                "text": f"{unit.name} Advance: Move {move:g} in + {die} = {move + die:g} in",
+                "text": f"{display_name(state, unit.id)} Advance: Move {move:g} in + {die} = "
+                        f"{move + die:g} in",
             },
             actor=seat,
         )
@@ -482,11 +489,12 @@ class MoveModels(ActionModel):
 
 def _check_model_move(state: GameState, unit: Unit) -> None:
     if unit.status != "on_table":
-        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
+        raise RuleError(OUT_OF_PHASE, f"{display_name(state, unit.id)} is not on the table")
     done = phase_moves(state).get(unit.id, {})
     if done and ("advanced" not in done or "used" in done):
         raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} has already moved this phase", rule="One Move per Phase"
+            ILLEGAL_MOVE, f"{display_name(state, unit.id)} has already moved this phase",
+                          rule="One Move per Phase"
         )
 
 
@@ -518,14 +526,16 @@ def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStrea
     if action.advance and not advanced:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{unit.name} has not rolled to Advance: send an `advance` action first, then move "
+            f"{display_name(state, unit.id)} has not rolled to Advance: send an `advance` action "
+            "first, then move "
             "against Move + the die it rolls",
             rule="Advance",
         )
     if len(action.positions) != len(unit.positions):
         raise RuleError(
             BAD_REQUEST,
-            f"{unit.name} has {len(unit.positions)} models; give one position for each",
+            f"{display_name(state, unit.id)} has {len(unit.positions)} models; give one position "
+            "for each",
             field="positions",
         )
     sheet = datasheet_of(state, unit)

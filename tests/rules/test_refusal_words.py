@@ -85,3 +85,14 @@ def test_each_system_names_what_an_attack_takes_as_its_rulebook_does() -> None:
     assert system_data("wh40k10").wound_name == "Wound"
     assert system_data("whfb8").wound_name == "Wound"
     assert system_data("t9a").wound_name == "Health Point"
+
+
+def test_the_log_and_refusals_number_same_named_units() -> None:
+    """Two Citizen Spears of player 1: a refusal about the second says "Citizen Spears (2)"
+    (server/rules/naming.py), as the table label and the Units list do."""
+    from tests.rules.helpers import battle
+
+    game = battle("t9a", [SPEARS, SPEARS], [SPEARS])
+    game.act(1, type="end_phase")  # to Movement
+    err = game.refused(1, type="move_unit", unit="u2", manoeuvre="forward", distance=30)
+    assert err.message.startswith("Citizen Spears (2) would move 30.0 in"), err.message

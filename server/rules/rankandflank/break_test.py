@@ -60,6 +60,7 @@ from server.rules.core import (
 )
 from server.rules.flee import pursue_events
 from server.rules.markers import FEIGNED_FLIGHT
+from server.rules.naming import display_name
 from server.rules.orders import offer, register_offer
 from server.rules.rankandflank.attacks import Roller
 from server.rules.rankandflank.combat_result import proper_ranks
@@ -156,7 +157,10 @@ def panic_test(
     sheets = sheets_of(log.state, unit)
     immune = rules.panic_immunity(sheets)
     if immune is not None:
-        text = f"{immune}: {unit.name} pass the Panic Test automatically ({cause})"
+        text = (
+            f"{immune}: {display_name(log.state, unit.id)} pass the Panic Test automatically "
+            f"({cause})"
+        )
         log.add(
             Event(
                 "panic_test",
@@ -177,7 +181,7 @@ def panic_test(
     passed = rules.test_passes(total, value)
     notes = rules.test_notes(total, value)
     text = (
-        f"{unit.name} take a Panic Test ({cause}): rolled {total} against "
+        f"{display_name(log.state, unit.id)} take a Panic Test ({cause}): rolled {total} against "
         f"{rules.leadership_name} {value}: {'passed' if passed else 'failed'}"
     )
     log.add(
@@ -311,7 +315,8 @@ def restrains(log: Log, winner_id: str, fled_id: str, dice: Roller) -> bool:
     passed = rules.test_passes(total, value)
     outcome = "passed: they hold" if passed else "failed: they pursue"
     text = (
-        f"{winner.name} try to restrain their pursuit of {log.unit(fled_id).name}: rolled "
+        f"{display_name(log.state, winner.id)} try to restrain their pursuit of "
+        f"{log.unit(fled_id).name}: rolled "
         f"{total} against {rules.leadership_name} {value}: {outcome}"
     )
     log.add(
@@ -387,9 +392,10 @@ def restrain_pursuit(
     unit = unit_of(state, action.unit, seat)
     rule = rank_and_flank_of(state).restraint_rule
     text = (
-        f"{unit.name} will try to hold back from pursuits ({rule}: a Leadership test)"
+        f"{display_name(state, unit.id)} will try to hold back from pursuits ({rule}: a "
+        "Leadership test)"
         if action.restrain
-        else f"{unit.name} will pursue fleeing enemies"
+        else f"{display_name(state, unit.id)} will pursue fleeing enemies"
     )
     return [
         Event(
@@ -438,7 +444,8 @@ def heavy_casualties(log: Log, unit_id: str, enemy_id: str, dice: Roller) -> Non
                 "unit": unit_id,
                 "lost": lost,
                 "of": start,
-                "text": f"{unit.name} lost {lost} of {start} models this phase "
+                "text": f"{display_name(log.state, unit.id)} lost {lost} of {start} models this "
+                        "phase "
                 f"({round(100 * lost / start)} %): a Panic Test",
             },
         )
@@ -494,13 +501,13 @@ def break_test(
         notes.append(
             {
                 "rule": stubborn,
-                "text": f"{stubborn}: {unit.name} test on unmodified "
+                "text": f"{stubborn}: {display_name(state, unit.id)} test on unmodified "
                 f"{rules.leadership_name} {value}",
             }
         )
     notes += rules.test_notes(total, needed)
     text = (
-        f"{unit.name} take a Break Test: rolled {total} against "
+        f"{display_name(state, unit.id)} take a Break Test: rolled {total} against "
         f"{needed} ({rules.leadership_name} {value}"
         + ("" if unmodified else f" - {difference}")
         + f"): {'passed' if passed else 'failed'}"
@@ -537,7 +544,8 @@ def break_test(
         )
         log.add(*events)
         if log.unit(unit.id).status == "destroyed":
-            panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} destroyed")
+            panic_tests(log, unit.id, where, enemy, dice, f"{display_name(state, unit.id)} "
+                                                          "destroyed")
         return
     fled = flee_and_panic(log, unit.id, enemy, dice, "failed their Break Test")
     flee_distance = flee_distance_of(fled)
@@ -545,7 +553,7 @@ def break_test(
         log.add(suspension({
             "kind": "broke", "unit": unit.id, "where": None if where is None else _shape(where),
             "enemy": enemy, "winners": list(winners), "flee_distance": flee_distance,
-            "text": f"Panic Tests for {unit.name} breaking, then the pursuit",
+            "text": f"Panic Tests for {display_name(state, unit.id)} breaking, then the pursuit",
         }))
         return
     _after_breaking(log, unit.id, where, enemy, winners, flee_distance, dice)
@@ -618,7 +626,10 @@ def _no_break_test(
     Unbreakable, Unstable): `break_test` with no roll, passed, naming the rule; then the wounds
     the rule costs, no saves, rank-and-file first and then characters as evenly as possible."""
     rule, losses, notes = instead
-    text = f"{rule}: {unit.name} take no Break Test (combat lost by {difference})"
+    text = (
+        f"{rule}: {display_name(log.state, unit.id)} take no Break Test (combat lost by "
+        f"{difference})"
+    )
     log.add(
         Event(
             "break_test",
@@ -649,7 +660,8 @@ def _no_break_test(
     log.add(*events)
     if log.unit(unit.id).status == "destroyed":
         enemy = winners[0] if winners else unit.id
-        panic_tests(log, unit.id, where, enemy, dice, f"{unit.name} destroyed")
+        panic_tests(log, unit.id, where, enemy, dice, f"{display_name(log.state, unit.id)} "
+                                                      "destroyed")
 
 
 PANIC_PASSED = "panic_passed"

@@ -21,6 +21,7 @@ from typing import Any
 from server.data import Datasheet
 from server.rules.core import Event, GameState, fold, fold_all, register_folder
 from server.rules.flee import flee_events
+from server.rules.naming import display_name
 from server.rules.rankandflank.attacks import (
     Modifier,
     Outcome,
@@ -181,7 +182,7 @@ def losses_events(
         unit, models=new_pool.models, damage=new_pool.damage, characters=tuple(chars)
     )
     destroyed = after.models == 0 and not after.characters
-    parts = [f"{unit.name} lose {plural(alloc.applied, rules_of.wounds_name)}"]
+    parts = [f"{display_name(state, unit.id)} lose {plural(alloc.applied, rules_of.wounds_name)}"]
     if alloc.models_removed:
         parts.append(f"{plural(alloc.models_removed, 'model')} removed")
     if removed_names:
@@ -210,7 +211,8 @@ def losses_events(
     ]
     if destroyed:
         events.append(
-            Event("unit_destroyed", {"unit": unit.id, "text": f"{unit.name} destroyed"})
+            Event("unit_destroyed", {"unit": unit.id, "text": f"{display_name(state, unit.id)} "
+                                                              "destroyed"})
         )
     return events, alloc.applied
 
@@ -229,7 +231,8 @@ def flee_unit(
             "unit": unit_id,
             "away_from": away_from,
             "reason": reason,
-            "text": f"{unit.name} {reason} and flee from {units_of(state)[away_from].name}",
+            "text": f"{display_name(state, unit.id)} {reason} and flee from "
+                    f"{units_of(state)[away_from].name}",
         },
     )
     after = fold_all(state, [broke])

@@ -246,7 +246,8 @@ def _check_fight(state: GameState, unit: Unit) -> list[str]:
     refuse_while_suspended(state, "Fighting a combat")
     combat = combat_of(state, unit.id)
     if not combat:
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} is not Engaged in Combat", rule=rule)
+        raise RuleError(ILLEGAL_MOVE, f"{display_name(state, unit.id)} is not Engaged in Combat",
+                                      rule=rule)
     if any(phase_moves(state).get(u, {}).get("fought") for u in combat):
         raise RuleError(ILLEGAL_MOVE, "this combat has already been fought this phase", rule=rule)
     return combat
@@ -396,7 +397,7 @@ def resolve_combat(
     # -- 5. Panic Tests for units destroyed by the strikes (Break Tests did their own)
     rest["destroyed"] = [
         {"unit": uid, "enemy": opponent_of(state, uid, combat) or uid,
-         "name": units_now[uid].name,
+         "name": display_name(state, uid),
          "where": None if uid not in where else geo.to_geojson(where[uid].boundary, None)}
         for uid in combat if units_now[uid].status == "destroyed"
     ]

@@ -62,7 +62,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
-from server.rules.naming import say_inches
+from server.rules.naming import display_name, say_inches
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.rankandflank.attacks import Modifier, Roller, plural, times_models
 from server.rules.rankandflank.break_test import heavy_casualties, panic_tests
@@ -116,17 +116,21 @@ def _check_shooter(state: GameState, unit: Unit) -> None:
     marched this turn."""
     if not active(unit) or unit.models == 0:
         raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} cannot shoot (not on the table or fleeing)", rule="Shooting"
+            ILLEGAL_MOVE, f"{display_name(state, unit.id)} cannot shoot (not on the table or "
+                          "fleeing)", rule="Shooting"
         )
     if phase_moves(state).get(unit.id, {}).get("shot"):
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has already shot this phase", rule="Shooting")
+        raise RuleError(ILLEGAL_MOVE, f"{display_name(state, unit.id)} has already shot this phase",
+                                      rule="Shooting")
     if is_engaged(state, unit.id):
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} is Engaged in Combat", rule="Shooting")
+        raise RuleError(ILLEGAL_MOVE, f"{display_name(state, unit.id)} is Engaged in Combat",
+                                      rule="Shooting")
     if turn_moves(state).get(unit.id, {}).get("marched") and rank_and_flank_of(
         state
     ).marched_shooting_rule(rank_and_file_sheet(state, unit)) is None:
         raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} made a March Move this turn and cannot shoot",
+            ILLEGAL_MOVE, f"{display_name(state, unit.id)} made a March Move this turn and cannot "
+                          "shoot",
             rule="Shooting: Marched",
         )
 
@@ -134,10 +138,12 @@ def _check_shooter(state: GameState, unit: Unit) -> None:
 def _check_target(state: GameState, target: Unit) -> None:
     """A target on the table and not in a combat."""
     if target.status != "on_table":
-        raise RuleError(ILLEGAL_MOVE, f"{target.name} is not on the table", rule="Shooting")
+        raise RuleError(ILLEGAL_MOVE, f"{display_name(state, target.id)} is not on the table",
+                                      rule="Shooting")
     if is_engaged(state, target.id):
         raise RuleError(
-            ILLEGAL_MOVE, f"{target.name} is Engaged in Combat: no shooting at it", rule="Shooting"
+            ILLEGAL_MOVE, f"{display_name(state, target.id)} is Engaged in Combat: no shooting at "
+                          "it", rule="Shooting"
         )
 
 
@@ -152,7 +158,8 @@ def aim(
     rules = rank_and_flank_of(state)
     weapons = rules.shooting_weapons(rank_and_file_sheet(state, unit))
     if not weapons:
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has no shooting weapon", rule="Shooting")
+        raise RuleError(ILLEGAL_MOVE, f"{display_name(state, unit.id)} has no shooting weapon",
+                                      rule="Shooting")
     weapon = (
         next((w for w in weapons if w.name == weapon_name), None)
         if weapon_name
@@ -161,7 +168,8 @@ def aim(
     if weapon is None:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{unit.name} has no {weapon_name!r}; it has {', '.join(w.name for w in weapons)}",
+            f"{display_name(state, unit.id)} has no {weapon_name!r}; it has "
+            f"{', '.join(w.name for w in weapons)}",
             rule="Shooting",
         )
     table = table_of(state)
@@ -169,7 +177,7 @@ def aim(
     if gap > weapon.range_in + 1e-9 and not beyond_range:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{target.name} is {say_inches(gap, weapon.range_in)} away; "
+            f"{display_name(state, target.id)} is {say_inches(gap, weapon.range_in)} away; "
             f"{weapon.name} reaches {weapon.range_in} in",
             rule="Shooting: Range",
             distance=round(gap, 3),
@@ -228,7 +236,8 @@ def _offer_shoot(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | No
             "cover": sight.cover.label if sight is not None else None,
         })
     if not any(t["available"] for t in targets):
-        return offer("shoot", False, f"no enemy unit is in range and sight of {unit.name}",
+        return offer("shoot", False, "no enemy unit is in range and sight of "
+                                     f"{display_name(state, unit.id)}",
                      weapons=arms, targets=targets)
     return offer("shoot", weapons=arms, targets=targets)
 
@@ -293,9 +302,10 @@ def volley(
     else:
         shots_roll = dice.roll(shots_value)
         shots = shots_roll.total or 0
-    strike = rules.shooting_strike(weapon, shots, f"{unit.name} ({weapon.name})")
+    strike = rules.shooting_strike(weapon, shots, f"{display_name(state, unit.id)} ({weapon.name})")
     text = (
-        f"{unit.name} shoot {weapon.name} at {target.name} ({say_inches(gap)}"
+        f"{display_name(state, unit.id)} shoot {weapon.name} at {display_name(state, target.id)} "
+        f"({say_inches(gap)}"
         + (f", beyond its {weapon.range_in:g} in: Long Range" if gap > weapon.range_in else "")
         + f"): {plural(shots, 'shot')}"
     )
@@ -327,7 +337,8 @@ def volley(
     log.add(*events)
     if log.unit(target.id).status == "destroyed":
         where = table.units[target.id]
-        panic_tests(log, target.id, where, unit.id, dice, f"{target.name} destroyed")
+        panic_tests(log, target.id, where, unit.id, dice, f"{display_name(state, target.id)} "
+                                                          "destroyed")
     else:
         heavy_casualties(log, target.id, unit.id, dice)
     return log.events
@@ -354,12 +365,14 @@ def _check_stand_and_shoot(state: GameState, unit_id: str, charger_id: str) -> N
     rules = rank_and_flank_of(state)
     if not active(unit) or unit.models == 0:
         raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} cannot shoot (not on the table, fleeing or no "
+            ILLEGAL_MOVE, f"{display_name(state, unit.id)} cannot shoot (not on the table, "
+                          "fleeing or no "
             "rank-and-file left)", rule="Stand and Shoot",
         )
     if not rules.shooting_weapons(rank_and_file_sheet(state, unit)):
         raise RuleError(
-            ILLEGAL_MOVE, f"{unit.name} has no shooting weapon to Stand and Shoot with",
+            ILLEGAL_MOVE, f"{display_name(state, unit.id)} has no shooting weapon to Stand and "
+                          "Shoot with",
             rule="Stand and Shoot",
         )
     table = table_of(state)

@@ -141,14 +141,16 @@ def _check_ambushing_character(state: GameState, character: Unit) -> None:
 def _check_host(state: GameState, character: Unit, host: Unit) -> None:
     """May `character` arrive from Ambush with `host` (its owner's unit)?"""
     if host.status != "ambush" or host.id == character.id or host.id in _hosts(state):
-        raise RuleError(ILLEGAL_MOVE, f"{host.name} is not a unit in Ambush", rule=AMBUSH)
+        raise RuleError(ILLEGAL_MOVE, f"{display_name(state, host.id)} is not a unit in Ambush",
+                                      rule=AMBUSH)
     if datasheet_of(state, host).can_join:
         raise RuleError(ILLEGAL_MOVE, "characters join units, not other characters")
     if ambush_value(state, host) != ambush_value(state, character):
         raise RuleError(
             ILLEGAL_MOVE,
             f"{character.name} has Ambush ({ambush_value(state, character)}); "
-            f"{host.name} has Ambush ({ambush_value(state, host)}): the values must match",
+            f"{display_name(state, host.id)} has Ambush ({ambush_value(state, host)}): the values "
+            "must match",
             rule=AMBUSH,
         )
     problems = join_problems(
@@ -193,7 +195,7 @@ def choose_ambush_host(
     if action.host is not None:
         host = unit_of(state, action.host, seat)
         _check_host(state, character, host)
-        text = f"{character.name} will arrive from Ambush with {host.name}"
+        text = f"{character.name} will arrive from Ambush with {display_name(state, host.id)}"
     else:
         text = f"{character.name} will arrive from Ambush on its own"
     return [
@@ -349,7 +351,8 @@ def _offer_arrive(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | N
     found = find_arrival(state, unit)
     if found is None:
         return offer("arrive_from_ambush", False,
-                     f"{unit.name}: no suitable point on the Battlefield Edge this turn")
+                     f"{display_name(state, unit.id)}: no suitable point on the Battlefield Edge "
+                     "this turn")
     (px, py), where = found
     return offer(
         "arrive_from_ambush",
@@ -400,7 +403,8 @@ def arrive_from_ambush(
         arrived = _mark(arrived, add=LOST_SCORING)
         notes.append("arriving in Game Turn 6, it loses Scoring")
     text = (
-        f"{arrived.name} arrive from Ambush at the table edge ({point[0]:g}, {point[1]:g}); "
+        f"{display_name(state, arrived.id)} arrive from Ambush at the table edge ({point[0]:g}, "
+        f"{point[1]:g}); "
         "this counts as their Advance Move"
         + "".join(f"; {n}" for n in notes)
     )
@@ -496,7 +500,8 @@ def ambushers_must_arrive(state: GameState, dice: DiceStream) -> list[Event]:
             (px, py), _ = found
             raise RuleError(
                 OUT_OF_PHASE,
-                f"{unit.name} rolled to arrive from Ambush and can: place them before ending "
+                f"{display_name(state, unit.id)} rolled to arrive from Ambush and can: place them "
+                "before ending "
                 f"the Movement Phase (for example from the edge point ({px:g}, {py:g}))",
                 rule=AMBUSH,
                 unit=unit.id,
@@ -508,7 +513,8 @@ def ambushers_must_arrive(state: GameState, dice: DiceStream) -> list[Event]:
                 {
                     "unit": unit.id,
                     "rule": AMBUSH,
-                    "text": f"{unit.name}: no suitable point on the Battlefield Edge; they "
+                    "text": f"{display_name(state, unit.id)}: no suitable point on the "
+                            "Battlefield Edge; they "
                     "cannot arrive this turn",
                 },
             )
@@ -571,7 +577,8 @@ def ambush_options(
     requested placement, and the valid placement nearest to it (snapping), or none."""
     unit = unit_of(state, unit_id)
     if unit.status != "ambush":
-        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not in Ambush", rule=AMBUSH)
+        raise RuleError(OUT_OF_PHASE, f"{display_name(state, unit.id)} is not in Ambush",
+                                      rule=AMBUSH)
     _require_edge_point(state, unit, point)
     table = table_of(state)
     bf = table.battlefield

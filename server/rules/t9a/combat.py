@@ -55,7 +55,7 @@ from server.data.schema import T9AModelPart, T9AShootingWeapon
 from server.geometry.arcs import arc_of_unit
 from server.geometry.kinds import Arc, Cover
 from server.rules.core import GameState
-from server.rules.naming import possessive, say_inches
+from server.rules.naming import display_name, possessive, say_inches
 from server.rules.rankandflank.attacks import SHOOTING, Modifier
 from server.rules.rankandflank.system import RankAndFlankRules
 from server.rules.systems import variant_of
@@ -188,15 +188,17 @@ class T9ARankAndFlank(T9AAttackSteps, RankAndFlankRules):
         are declared only in the Charge Phase, so once in it: the phase's record of shots)."""
         table = table_of(state)
         if Arc.FRONT not in arc_of_unit(table.units[unit.id], table.units[charger.id]):
-            return ("Stand and Shoot", f"{charger.name} is not Located in "
+            return ("Stand and Shoot", f"{display_name(state, charger.id)} is not Located in "
                     f"{possessive(unit.name)} Front Arc")
         rate = min(variant_of(state.system).allowance(s, "advance")
                    for s in sheets_of(state, charger))
         if gap <= rate + 1e-9:
-            return ("Stand and Shoot", f"{charger.name} is {say_inches(gap, rate)} away, "
+            return ("Stand and Shoot", f"{display_name(state, charger.id)} is "
+                                       f"{say_inches(gap, rate)} away, "
                     f"not farther than its Advance Rate {rate:g}: too close to Stand and Shoot")
         if phase_moves(state).get(unit.id, {}).get("shot"):
-            return ("Stand and Shoot", f"{unit.name} has already Stood and Shot this Player "
+            return ("Stand and Shoot", f"{display_name(state, unit.id)} has already Stood and "
+                                       "Shot this Player "
                     "Turn")
         return None
 

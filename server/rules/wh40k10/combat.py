@@ -164,9 +164,9 @@ def shooter_of(state: GameState, unit: Unit, engaged: bool) -> Shooter:
 def check_shooter(state: GameState, unit: Unit) -> None:
     """The unit itself may shoot this phase: on the table, not yet shot."""
     if unit.status != "on_table" or not unit.positions:
-        raise _refuse(f"{unit.name} is not on the table")
+        raise _refuse(f"{display_name(state, unit.id)} is not on the table")
     if unit.id in done_this_phase(state, "shooting"):
-        raise _refuse(f"{unit.name} has already shot this phase")
+        raise _refuse(f"{display_name(state, unit.id)} has already shot this phase")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -203,13 +203,13 @@ def aim_weapon(
     if target.owner == seat:
         raise _refuse("shooting targets an enemy unit")
     if target.status != "on_table" or target.id not in table.units:
-        raise _refuse(f"{target.name} is not on the table")
+        raise _refuse(f"{display_name(state, target.id)} is not on the table")
     carriers = [(m, model_weapon(state, unit, m, weapon_name)) for m in models]
     armed = [(m, w) for m, w in carriers if w is not None]
     if not armed:
         raise RuleError(
             BAD_REQUEST,
-            f"no model of {unit.name} carries {weapon_name!r}",
+            f"no model of {display_name(state, unit.id)} carries {weapon_name!r}",
             field="weapons",
             carried=sorted({w.name for m in models for w in m.weapons()}),
         )
@@ -221,7 +221,7 @@ def aim_weapon(
         sight = line_of_sight(table, unit.id, target.id)
     if not sight.visible:
         raise _refuse(
-            f"{target.name} is not visible to {unit.name}",
+            f"{display_name(state, target.id)} is not visible to {display_name(state, unit.id)}",
             rule="Shooting: Visibility",
             obstacle=sight.blockers[0] if sight.blockers else None,
         )
@@ -243,7 +243,8 @@ def aim_weapon(
     ]
     if not in_range:
         raise _refuse(
-            f"{target.name} is out of {possessive(weapon.name)} range ({weapon.range_in:g} in)",
+            f"{display_name(state, target.id)} is out of {possessive(weapon.name)} range "
+            f"({weapon.range_in:g} in)",
             rule="Shooting: Range",
         )
     return Aim(target, weapon, in_range, sight)
@@ -369,7 +370,7 @@ def _resolve(
                 kind=kind,
                 actor=seat,
                 attacker=unit.id,
-                text=f"{unit.name} {verb} {target.name}",
+                text=f"{display_name(state, unit.id)} {verb} {display_name(state, target.id)}",
             )
         except ProfileError as exc:  # a profile the sequence cannot use: nothing rolled
             raise RuleError(BAD_REQUEST, str(exc)) from None
@@ -388,7 +389,7 @@ def _resolve(
                 kind="hazardous",
                 actor=seat,
                 attacker=None,
-                text=f"{now.name}: Hazardous tests",
+                text=f"{display_name(state, now.id)}: Hazardous tests",
             )
             events += made
     if not any(e.payload.get("attacker") == unit.id for e in events):
@@ -396,7 +397,8 @@ def _resolve(
             0,
             Event(
                 "unit_attacked",
-                {"unit": unit.id, "kind": kind, "text": f"{unit.name}: no target left"},
+                {"unit": unit.id, "kind": kind, "text": f"{display_name(state, unit.id)}: no "
+                                                        "target left"},
                 actor=seat,
             ),
         )
@@ -497,7 +499,8 @@ def close_in(
             "unit": moved.to_json(),
             "move": what,
             "distance": round(result.distance, 4),
-            "text": f"{unit.name} {'pile in' if what == 'pile_in' else 'consolidate'} "
+            "text": f"{display_name(state, unit.id)} "
+                    f"{'pile in' if what == 'pile_in' else 'consolidate'} "
             f"({say_inches(result.distance)})",
         },
         actor=unit.owner,
@@ -514,10 +517,11 @@ def check_fighter(state: GameState, seat: int, unit: Unit) -> None:
     fought this phase, it is eligible, it is in the current step (Fights First) and `seat`
     chooses the next unit to fight."""
     if unit.id in done_this_phase(state, "fight"):
-        raise _refuse(f"{unit.name} has already fought this phase", rule="Fight")
+        raise _refuse(f"{display_name(state, unit.id)} has already fought this phase", rule="Fight")
     chooser, step = fight_chooser(state)
     if unit.id not in eligible_to_fight(state):
-        raise _refuse(f"{unit.name} is not within Engagement Range of an enemy unit",
+        raise _refuse(f"{display_name(state, unit.id)} is not within Engagement Range of an enemy "
+                      "unit",
                       rule="Fight")
     from server.rules.wh40k10.stratagems import counter_offensive_next  # noqa: PLC0415
 
@@ -569,11 +573,12 @@ def fight(state: GameState, seat: int, action: Fight, dice: DiceStream) -> list[
         state = fold_all(state, [piled])
         unit = units_of(state)[unit.id]
     if target.id not in table_of(state).units:
-        raise _refuse(f"{target.name} is not on the table", rule="Fight")
+        raise _refuse(f"{display_name(state, target.id)} is not on the table", rule="Fight")
     fighting = fighting_models(state, unit, target.id)
     if not fighting:
         raise _refuse(
-            f"no model of {unit.name} is within Engagement Range of {target.name}", rule="Fight"
+            f"no model of {display_name(state, unit.id)} is within Engagement Range of "
+            f"{display_name(state, target.id)}", rule="Fight"
         )
     groups: dict[tuple[str, str], tuple[Weapon, int]] = {}
     hazard: list[str] = []
@@ -590,17 +595,19 @@ def fight(state: GameState, seat: int, action: Fight, dice: DiceStream) -> list[
         held = groups.get(key)
         groups[key] = (weapon, 1 if held is None else held[1] + 1)
     if action.weapon is not None and not any(n == action.weapon for _, n in groups):
-        raise RuleError(BAD_REQUEST, f"no fighting model of {unit.name} has {action.weapon!r}",
+        raise RuleError(BAD_REQUEST, f"no fighting model of {display_name(state, unit.id)} has "
+                                     f"{action.weapon!r}",
                         field="weapon")
     if not groups:
-        raise _refuse(f"{unit.name} has no melee weapon", rule="Fight")
+        raise _refuse(f"{display_name(state, unit.id)} has no melee weapon", rule="Fight")
     plan = {target.id: [AttackGroup(w, models=n) for w, n in groups.values()]}
     shooter = Shooter(engaged=True)
     opening = Event(
         "fight_started",
         {"unit": unit.id, "target": target.id, "models": len(fighting), "seat": seat,
          "fights_first": unit.id in charged_this_turn(state),
-         "text": f"{unit.name} fight {target.name} with {len(fighting)} models"},
+         "text": f"{display_name(state, unit.id)} fight {display_name(state, target.id)} with "
+                 f"{len(fighting)} models"},
         actor=seat,
     )
     state = fold_all(state, [opening])

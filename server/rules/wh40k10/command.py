@@ -61,6 +61,7 @@ from server.rules.core import (
     register_folder,
     register_projector,
 )
+from server.rules.naming import display_name
 from server.rules.orders import (
     in_window,
     judge,
@@ -279,7 +280,8 @@ def battle_shock_step(state: GameState, dice: DiceStream) -> list[Event]:
                     "leadership": best,
                     "roar_of_mork": roared,
                     "passed": passed,
-                    "text": f"{unit.name} Battle-shock test: rolled {total}, needing {needed}"
+                    "text": f"{display_name(state, unit.id)} Battle-shock test: rolled {total}, "
+                            f"needing {needed}"
                     + (f" (Ld {best}+, Roar of Mork -2)" if roared else f" (Ld {best}+)")
                     + (": passed" if passed else ": Battle-shocked (OC 0)"),
                 },
@@ -435,7 +437,8 @@ def roar(state: GameState, seat: int, action: RoarOfMork, dice: DiceStream) -> l
         (m for m in models_of(state, unit) if m.sheet.has_rule(ROAR_OF_MORK)), None
     )
     if unit.status != "on_table" or roarer is None:
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has no model with Roar of Mork",
+        raise RuleError(ILLEGAL_MOVE, f"{display_name(state, unit.id)} has no model with Roar of "
+                                      "Mork",
                         rule=ROAR_OF_MORK)
     at = [state.battle.player_turn, state.battle.phase]
     if forty(state).roar_used == at:
@@ -445,16 +448,19 @@ def roar(state: GameState, seat: int, action: RoarOfMork, dice: DiceStream) -> l
         raise RuleError(ILLEGAL_MOVE, "Roar of Mork picks an enemy unit", rule=ROAR_OF_MORK)
     table = table_of(state)
     if target.id not in table.units:
-        raise RuleError(ILLEGAL_MOVE, f"{target.name} is not on the table", rule=ROAR_OF_MORK)
+        raise RuleError(ILLEGAL_MOVE, f"{display_name(state, target.id)} is not on the table",
+                                      rule=ROAR_OF_MORK)
     poly = model_polygons(state, unit)[roarer.index]
     if not within(poly, table.units[target.id], ROAR_OF_MORK_RANGE_IN):
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{target.name} is not within {ROAR_OF_MORK_RANGE_IN} in of the {roarer.name}",
+            f"{display_name(state, target.id)} is not within {ROAR_OF_MORK_RANGE_IN} in of the "
+            f"{display_name(state, roarer.id)}",
             rule=ROAR_OF_MORK,
         )
     if not line_of_sight(table, unit.id, target.id).visible:
-        raise RuleError(ILLEGAL_MOVE, f"{target.name} is not visible", rule=ROAR_OF_MORK)
+        raise RuleError(ILLEGAL_MOVE, f"{display_name(state, target.id)} is not visible",
+                                      rule=ROAR_OF_MORK)
     own = target_unit(state, unit)
     w6 = demise_map(state, unit)
     state, events = resolve_and_chain(
@@ -465,7 +471,7 @@ def roar(state: GameState, seat: int, action: RoarOfMork, dice: DiceStream) -> l
         kind="roar_of_mork",
         actor=seat,
         attacker=None,
-        text=f"{roarer.name}: Roar of Mork at {target.name}",
+        text=f"{display_name(state, roarer.id)}: Roar of Mork at {display_name(state, target.id)}",
     )
     succeeded = bool(events[0].payload.get("succeeded"))
     return [
@@ -476,7 +482,8 @@ def roar(state: GameState, seat: int, action: RoarOfMork, dice: DiceStream) -> l
                 "unit": unit.id,
                 "target": target.id,
                 "succeeded": succeeded,
-                "text": f"{target.name} subtracts 2 from Battle-shock and Leadership tests "
+                "text": f"{display_name(state, target.id)} subtracts 2 from Battle-shock and "
+                        "Leadership tests "
                 "until the start of its player's next Command phase"
                 if succeeded
                 else "Roar of Mork fails",

@@ -18,6 +18,7 @@ import dataclasses
 from server.dice import DiceStream
 from server.rules.battle import on_phase_end, on_phase_start
 from server.rules.core import Event, GameState, fold_all, register_folder
+from server.rules.naming import display_name
 from server.rules.units import Unit, phase_moves, units_of
 from server.rules.wh40k10.army import (
     SYSTEM_ID,
@@ -110,7 +111,8 @@ def fall_back(state: GameState, dice: DiceStream) -> list[Event]:
             dice,
             kind="desperate_escape",
             actor="system",
-            text=f"{unit.name}: Desperate Escape tests (Battle-shocked, Falling Back)",
+            text=f"{display_name(state, unit.id)}: Desperate Escape tests (Battle-shocked, "
+                 "Falling Back)",
         )
         events += made
     return events
@@ -127,7 +129,7 @@ def desperate_escape(state: GameState, unit: Unit, dice: DiceStream) -> Resoluti
     failed = sum(1 for f in faces(roll) if f <= DESPERATE_ESCAPE_FAILS)
     rec.add(
         "desperate_escape",
-        f"{unit.name}: {len(tu.alive)} Desperate Escape tests: {failed} failed",
+        f"{display_name(state, unit.id)}: {len(tu.alive)} Desperate Escape tests: {failed} failed",
         roll=index,
         needed=DESPERATE_ESCAPE_FAILS + 1,
         data={"tests": len(tu.alive), "failed": failed},

@@ -187,7 +187,8 @@ def _offer_shoot(state: GameState, seat: int, unit: Unit) -> Offer | None:
     if not any(t["available"] for t in targets):
         why_not = next((w["reason"] for w in weapons if not w["available"]), None)
         return offer("shoot_weapons", False,
-                     why_not or f"no enemy unit is in range and sight of {unit.name}",
+                     why_not or "no enemy unit is in range and sight of "
+                                f"{display_name(state, unit.id)}",
                      weapons=weapons, targets=targets)
     return offer("shoot_weapons", weapons=weapons, targets=targets)
 
@@ -220,7 +221,8 @@ def _offer_fight(state: GameState, seat: int, unit: Unit) -> Offer | None:
     if err is not None:
         return refused("fight", err, weapons=weapons, targets=targets)
     if not targets:
-        return offer("fight", False, f"no enemy unit is within Engagement Range of {unit.name}",
+        return offer("fight", False, "no enemy unit is within Engagement Range of "
+                                     f"{display_name(state, unit.id)}",
                      weapons=weapons, targets=targets)
     return offer("fight", weapons=weapons, targets=targets)
 
@@ -241,7 +243,8 @@ def _offer_fall_back(state: GameState, seat: int, unit: Unit) -> Offer | None:
         "; Battle-shocked: a Desperate Escape test for each model (1-2 destroys it)"
         if shocked else "")
     if phase_moves(state).get(unit.id, {}).get("used") is not None:
-        return offer("move_models", False, f"{unit.name} has already moved this phase",
+        return offer("move_models", False, f"{display_name(state, unit.id)} has already moved "
+                                           "this phase",
                      cost=cost, desperate_escape=shocked)
     return offer("move_models", cost=cost, desperate_escape=shocked)
 

@@ -55,6 +55,7 @@ from server.data import Datasheet
 from server.geometry.kinds import Cover
 from server.geometry.measure import distance
 from server.rules.core import Event, GameState, register_folder
+from server.rules.naming import display_name
 from server.rules.rankandflank.attacks import MELEE, SHOOTING, Modifier, Roller
 from server.rules.rankandflank.engagement import active, frontage, sheet, sheets_of, standing
 from server.rules.rankandflank.events import Log
@@ -304,7 +305,8 @@ class WHFB8RankAndFlank(WHFB8AttackSteps, RankAndFlankRules):
             unit = units[uid]
             if BATTLE_STANDARD in unit.markers and bearer_stands(state, unit):
                 return {"battle_standard": 1}, [
-                    {"rule": "Battle Standard", "text": f"Battle Standard: +1 ({unit.name})"}
+                    {"rule": "Battle Standard", "text": "Battle Standard: +1 "
+                                                        f"({display_name(state, unit.id)})"}
                 ]
         return {"battle_standard": 0}, []
 
@@ -532,7 +534,10 @@ def fear_tests(rules: RankAndFlankRules, log: Log, combat: Sequence[str], dice: 
         immune = immunity(sheets, "Fear", [unit.models] * bool(unit.models)
                           + [1] * len(unit.characters))
         if immune is not None:
-            text = f"{immune}: {unit.name} ignore Fear ({enemy.name})"
+            text = (
+                f"{immune}: {display_name(state, unit.id)} ignore Fear "
+                f"({display_name(state, enemy.id)})"
+            )
             log.add(
                 Event(
                     "fear_test",
@@ -554,12 +559,14 @@ def fear_tests(rules: RankAndFlankRules, log: Log, combat: Sequence[str], dice: 
         passed = rules.test_passes(total, value)
         outcome = "passed" if passed else "failed: WS 1 this round"
         text = (
-            f"{unit.name} take a Fear test ({enemy.name} cause Fear): rolled {total} against "
+            f"{display_name(state, unit.id)} take a Fear test ({display_name(state, enemy.id)} "
+            f"cause Fear): rolled {total} against "
             f"{rules.leadership_name} {value}: {outcome}"
         )
         notes = [
-            {"rule": profiles.FEAR, "text": f"Fear: {unit.name} in base contact with "
-             f"{enemy.name}" + ("" if passed else ": WS 1 this round")},
+            {"rule": profiles.FEAR, "text": f"Fear: {display_name(state, unit.id)} in base "
+                                            "contact with "
+             f"{display_name(state, enemy.id)}" + ("" if passed else ": WS 1 this round")},
             *rules.test_notes(total, value),
         ]
         log.add(

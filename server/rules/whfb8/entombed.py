@@ -269,7 +269,7 @@ def roll_for_ambushers(state: GameState, dice: DiceStream) -> list[Event]:
                     "maximised": 0,
                     "roll": roll.to_payload(),
                     "arrives": arrives,
-                    "text": f"{unit.name} roll {roll.total} for Ambushers: "
+                    "text": f"{display_name(state, unit.id)} roll {roll.total} for Ambushers: "
                     + (
                         "they arrive in this turn's Remaining Moves"
                         if arrives
@@ -296,7 +296,7 @@ def _ready_unit(state: GameState, seat: int, unit_id: str, what: str) -> Unit:
     if unit.status != "ambush" or READY not in unit.markers:
         raise RuleError(
             OUT_OF_PHASE,
-            f"{unit.name} has not rolled to arrive this turn",
+            f"{display_name(state, unit.id)} has not rolled to arrive this turn",
             rule=AMBUSHERS,
             unit=unit.id,
         )
@@ -378,11 +378,13 @@ def _mishap(
     }
     if face <= 2:
         payload |= {"result": "destroyed",
-                    "text": f"{unit.name}: {why}; Mishap roll {face}: the unit is destroyed"}
+                    "text": f"{display_name(state, unit.id)}: {why}; Mishap roll {face}: the unit "
+                            "is destroyed"}
         return Event("entombed_mishap", payload)
     if face <= 4:
         payload |= {"result": "delayed",
-                    "text": f"{unit.name}: {why}; Mishap roll {face}: it tries again next turn"}
+                    "text": f"{display_name(state, unit.id)}: {why}; Mishap roll {face}: it tries "
+                            "again next turn"}
         return Event("entombed_mishap", payload)
     edge_rolls = []
     edge = None
@@ -405,7 +407,8 @@ def _mishap(
     if found is None:
         payload |= {
             "result": "delayed",
-            "text": f"{unit.name}: {why}; Mishap roll {face}: it enters from a random table "
+            "text": f"{display_name(state, unit.id)}: {why}; Mishap roll {face}: it enters from a "
+                    "random table "
             f"edge (rolled {faces}: the {edge} edge), but there is no room there: it tries "
             "again next turn",
         }
@@ -414,7 +417,8 @@ def _mishap(
         "result": "edge",
         "suggested": plain_placement(found),
         "outline": _outline(formation),
-        "text": f"{unit.name}: {why}; Mishap roll {face}: it enters from a random table edge "
+        "text": f"{display_name(state, unit.id)}: {why}; Mishap roll {face}: it enters from a "
+                "random table edge "
         f"(rolled {faces}: the {edge} edge)",
     }
     return Event("entombed_mishap", payload)
@@ -436,7 +440,8 @@ def place_entombed_marker(
     if reserve_rule(state, unit) != ENTOMBED:
         raise RuleError(
             BAD_REQUEST,
-            f"{unit.name} has Ambushers but not {ENTOMBED}: it enters from a table edge "
+            f"{display_name(state, unit.id)} has Ambushers but not {ENTOMBED}: it enters from a "
+            "table edge "
             "(`emerge` with an edge)",
             rule=AMBUSHERS,
         )
@@ -478,7 +483,8 @@ def place_entombed_marker(
         else f"an arrow and {artillery.total}: the marker moves {artillery.total} in, to "
         f"({tenths(landed[0])}, {tenths(landed[1])})"
     )
-    said = (f"{unit.name} stir beneath the sands: marker at ({chosen[0]:g}, {chosen[1]:g}), "
+    said = (f"{display_name(state, unit.id)} stir beneath the sands: marker at ({chosen[0]:g}, "
+            f"{chosen[1]:g}), "
             f"scatter and artillery dice: {dice_words}")
     if misfire:
         payload |= {"outcome": "mishap", "marker": None, "text": said}
@@ -604,11 +610,13 @@ def emerge(state: GameState, seat: int, action: Emerge, dice: DiceStream) -> lis
                 rule=ENTOMBED,
             )
         if action.edge is None:
-            raise RuleError(BAD_REQUEST, f"{unit.name} enters from a table edge: name it",
+            raise RuleError(BAD_REQUEST, f"{display_name(state, unit.id)} enters from a table "
+                                         "edge: name it",
                             rule=AMBUSHERS)
         entry = {"mode": "edge", "edge": action.edge, "marker": None, "enemy": None}
     elif action.edge is not None and action.edge != entry.get("edge"):
-        raise RuleError(BAD_REQUEST, f"{unit.name} does not choose its table edge",
+        raise RuleError(BAD_REQUEST, f"{display_name(state, unit.id)} does not choose its table "
+                                     "edge",
                         rule=MISHAP if entry["mode"] == "edge" else ENTOMBED)
     formation = formation_of(state, unit, action.files)
     placement = Placement(action.x, action.y, action.facing % 360.0)
@@ -617,7 +625,8 @@ def emerge(state: GameState, seat: int, action: Emerge, dice: DiceStream) -> lis
         raise RuleError(
             ILLEGAL_MOVE,
             f"{display_name(state, terms['enemy'])} is no longer on the table: "
-            f"{unit.name} cannot burst into them; end the phase and they do not emerge "
+            f"{display_name(state, unit.id)} cannot burst into them; end the phase and they do "
+            "not emerge "
             "(Mishap)",
             rule=ENTOMBED, obstacle=terms["enemy"],
         )
@@ -654,12 +663,15 @@ def _emerged(
     charging: str | None = str(entry["enemy"]) if mode == "enemy" else None
     if charging is not None:
         into = possessive(units_of(state)[charging].name)
-        text = (f"{unit.name} burst from the sands into {into} "
+        text = (f"{display_name(state, unit.id)} burst from the sands into {into} "
                 "front: they count as charging")
     elif mode == "edge":
-        text = f"{unit.name} enter from the {entry['edge']} table edge"
+        text = f"{display_name(state, unit.id)} enter from the {entry['edge']} table edge"
     else:
-        text = f"{unit.name} emerge from the sands at the marker and may act normally"
+        text = (
+            f"{display_name(state, unit.id)} emerge from the sands at the marker and may act "
+            "normally"
+        )
     emerged = [
         Event(
             "entombed_emerged",
@@ -723,7 +735,8 @@ def arrivals_must_happen(state: GameState, dice: DiceStream) -> list[Event]:
             if suggested is not None:
                 raise RuleError(
                     OUT_OF_PHASE,
-                    f"{unit.name} can emerge: place them before ending the Movement phase "
+                    f"{display_name(state, unit.id)} can emerge: place them before ending the "
+                    "Movement phase "
                     f"(for example with their {placement_words(suggested)})",
                     rule=ENTOMBED, unit=unit.id, suggested=suggested,
                 )
@@ -736,7 +749,8 @@ def arrivals_must_happen(state: GameState, dice: DiceStream) -> list[Event]:
         if reserve_rule(state, unit) == ENTOMBED:
             raise RuleError(
                 OUT_OF_PHASE,
-                f"{unit.name} rolled to arrive: place their marker before ending the Movement "
+                f"{display_name(state, unit.id)} rolled to arrive: place their marker before "
+                "ending the Movement "
                 "phase",
                 rule=ENTOMBED, unit=unit.id,
             )
@@ -749,14 +763,16 @@ def arrivals_must_happen(state: GameState, dice: DiceStream) -> list[Event]:
             if found is not None:
                 raise RuleError(
                     OUT_OF_PHASE,
-                    f"{unit.name} rolled to arrive and can, from the {edge} edge: place them "
+                    f"{display_name(state, unit.id)} rolled to arrive and can, from the {edge} "
+                    "edge: place them "
                     "before ending the Movement phase (for example with their "
                     f"{placement_words(plain_placement(found))})",
                     rule=AMBUSHERS, unit=unit.id, edge=edge, suggested=plain_placement(found),
                 )
         delayed = Event("ambush_delayed", {
             "unit": unit.id, "rule": AMBUSHERS,
-            "text": f"{unit.name}: no room on any table edge; they cannot arrive this turn",
+            "text": f"{display_name(state, unit.id)}: no room on any table edge; they cannot "
+                    "arrive this turn",
         })
         state = fold_all(state, [delayed])
         events.append(delayed)
@@ -786,7 +802,8 @@ def _cannot_emerge(
     if mode == "edge":
         return [Event("entombed_delayed", {
             "unit": unit.id, "rule": MISHAP, "edge": entry["edge"],
-            "text": f"{unit.name}: no room on the {entry['edge']} table edge any more; they "
+            "text": f"{display_name(state, unit.id)}: no room on the {entry['edge']} table edge "
+                    "any more; they "
             "try again next turn",
         })]
     if mode == "enemy" and entry["enemy"] not in table_of(state).units:

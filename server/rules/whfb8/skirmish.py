@@ -113,16 +113,19 @@ def model_paths(
 def _check_skirmisher(state: GameState, unit: Unit) -> None:
     """A Skirmishers unit on the table that has not moved this phase and is not in combat."""
     if unit.status != "on_table":
-        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table")
+        raise RuleError(OUT_OF_PHASE, f"{display_name(state, unit.id)} is not on the table")
     if not datasheet_of(state, unit).has_rule(SKIRMISHERS):
-        raise RuleError(BAD_REQUEST, f"{unit.name} are not Skirmishers: use move_unit",
+        raise RuleError(BAD_REQUEST, f"{display_name(state, unit.id)} are not Skirmishers: use "
+                                     "move_unit",
                         rule=SKIRMISHERS)
     if phase_moves(state).get(unit.id):
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has already moved this phase",
+        raise RuleError(ILLEGAL_MOVE,
+                        f"{display_name(state, unit.id)} has already moved this phase",
                         rule="One Move per Phase")
     engaged = state.charges.engaged
     if unit.id in engaged or unit.id in engaged.values():
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} is engaged in combat", rule=SKIRMISHERS)
+        raise RuleError(ILLEGAL_MOVE, f"{display_name(state, unit.id)} is engaged in combat",
+                                      rule=SKIRMISHERS)
 
 
 @register_offer("skirmish_move")
@@ -175,7 +178,7 @@ def skirmish_move(
         )
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{unit.name}: some model would move "
+            f"{display_name(state, unit.id)}: some model would move "
             + (say_inches(worst, limit) if np.isfinite(worst) else "through an obstacle")
             + f" around units and Impassable Terrain, more than its {limit:g} in "
             f"{action.mode} allowance",
@@ -216,7 +219,8 @@ def skirmish_move(
                 "swept": geo.to_geojson(swept),
                 "paths": paths,
                 "rule": SKIRMISHERS,
-                "text": f"{unit.name} move as Skirmishers ({action.mode}): the farthest model "
+                "text": f"{display_name(state, unit.id)} move as Skirmishers ({action.mode}): the "
+                        "farthest model "
                 f"goes {say_inches(used)} of its {limit:g} in, around what is in the way",
             },
             actor=seat,
@@ -286,7 +290,8 @@ def tighten(state: GameState, unit: Unit, enemy_id: str) -> Event | None:
             "enemy": enemy_id,
             "anchor": {"rank": 0, "file": fp.model_files[anchor]},
             "rule": SKIRMISHERS,
-            "text": f"{unit.name} close up into base contact around their front-rank model in "
+            "text": f"{display_name(state, unit.id)} close up into base contact around their "
+                    "front-rank model in "
             f"file {(fp.model_files[anchor] or 0) + 1} (Skirmishers and Charging)",
         },
     )
@@ -316,7 +321,8 @@ def loosen(state: GameState, unit: Unit) -> Event:
                 {
                     "unit": _reshaped(unit, placement, markers).to_json(),
                     "rule": SKIRMISHERS,
-                    "text": f"{unit.name} are out of base contact and spread out again into "
+                    "text": f"{display_name(state, unit.id)} are out of base contact and spread "
+                            "out again into "
                     "their loose formation",
                 },
             )
@@ -327,7 +333,8 @@ def loosen(state: GameState, unit: Unit) -> Event:
             "unit": unit.to_json(),
             "rule": SKIRMISHERS,
             "blocked": problem,
-            "text": f"{unit.name} cannot spread out again here ({problem}); they stay closed up "
+            "text": f"{display_name(state, unit.id)} cannot spread out again here ({problem}); "
+                    "they stay closed up "
             "this turn",
         },
     )
@@ -387,7 +394,8 @@ def feigned_flight_counts_as_moved(state: GameState, dice: DiceStream) -> list[E
             {
                 "unit": unit.id,
                 "rule": "Feigned Flight",
-                "text": f"{unit.name} rally from a Feigned Flight: they may move and shoot as "
+                "text": f"{display_name(state, unit.id)} rally from a Feigned Flight: they may "
+                        "move and shoot as "
                 "normal this turn, counting as having moved",
             },
         )

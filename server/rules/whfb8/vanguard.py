@@ -82,7 +82,8 @@ def vanguard_charge_refusal(state: GameState, unit_id: str) -> tuple[str, str] |
         return None
     return (
         VANGUARD,
-        f"{unit.name} made a Vanguard move and its side has the first turn: it may not charge "
+        f"{display_name(state, unit.id)} made a Vanguard move and its side has the first turn: it "
+        "may not charge "
         "in turn 1",
     )
 
@@ -112,11 +113,14 @@ def _check_vanguard_window(state: GameState) -> None:
 
 def _check_vanguard_unit(state: GameState, unit: Unit) -> None:
     if unit.status != "on_table":
-        raise RuleError(OUT_OF_PHASE, f"{unit.name} is not on the table", rule=VANGUARD)
+        raise RuleError(OUT_OF_PHASE, f"{display_name(state, unit.id)} is not on the table",
+                                      rule=VANGUARD)
     if not has_vanguard(state, unit):
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has no Vanguard", rule=VANGUARD)
+        raise RuleError(ILLEGAL_MOVE, f"{display_name(state, unit.id)} has no Vanguard",
+                                      rule=VANGUARD)
     if MARKER in unit.markers:
-        raise RuleError(ILLEGAL_MOVE, f"{unit.name} has made its Vanguard move", rule=VANGUARD)
+        raise RuleError(ILLEGAL_MOVE, f"{display_name(state, unit.id)} has made its Vanguard move",
+                                      rule=VANGUARD)
 
 
 @register_offer("vanguard_move", anytime=True)
@@ -154,7 +158,8 @@ def vanguard_move(
     if assignment is None:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{unit.name}: some model would move more than {VANGUARD_IN:g} in (around units "
+            f"{display_name(state, unit.id)}: some model would move more than {VANGUARD_IN:g} in "
+            "(around units "
             "and Impassable Terrain)",
             rule="Vanguard: 12 in",
             obstacle=None,
@@ -168,7 +173,8 @@ def vanguard_move(
         if gap <= VANGUARD_IN + 1e-9:
             raise RuleError(
                 ILLEGAL_MOVE,
-                f"{unit.name} would end {say_inches(gap, VANGUARD_IN)} from {other.name}: "
+                f"{display_name(state, unit.id)} would end {say_inches(gap, VANGUARD_IN)} from "
+                f"{display_name(state, other.id)}: "
                 f"a Vanguard move may not end within {VANGUARD_IN:g} in of an enemy",
                 rule="Vanguard: 12 in from enemies",
                 obstacle=other.id,
@@ -194,7 +200,8 @@ def vanguard_move(
                 "distance": round(used, 4),
                 "footprint": geo.to_geojson(end_fp.boundary),
                 "rule": VANGUARD,
-                "text": f"{unit.name} make a Vanguard move: the farthest model goes {tenths(used)} "
+                "text": f"{display_name(state, unit.id)} make a Vanguard move: the farthest model "
+                        f"goes {tenths(used)} "
                 f"in of {VANGUARD_IN:g} in",
             },
             actor=seat,

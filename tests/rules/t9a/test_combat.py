@@ -392,7 +392,7 @@ def test_supernal_destroys_and_fearless_passes_panic() -> None:
     assert unit(state, "u2").status == "destroyed" and state.charges.engaged == {}
     panic = events[3].payload
     assert (panic["unit"], panic["passed"], panic["rule"]) == ("u3", True, "Fearless")
-    assert panic["text"].startswith("Fearless: Mageblight Gremlin pass the Panic Test")
+    assert panic["text"].startswith("Fearless: Mageblight Gremlin (2) pass the Panic Test")
 
 
 def test_panic_test_without_fearless_flees() -> None:

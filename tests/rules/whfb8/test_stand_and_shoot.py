@@ -142,7 +142,7 @@ def test_a_unit_without_a_shooting_weapon_cannot_stand_and_shoot() -> None:
     state = charge(army2={"datasheet": "empire-halberdiers", "models": 10, "files": 5})
     err = _refused(state)
     assert err.details["rule"] == "Stand and Shoot"
-    assert err.message == "Empire Halberdiers has no shooting weapon to Stand and Shoot with"
+    assert err.message == "Empire Halberdiers (2) has no shooting weapon to Stand and Shoot with"
 
 
 def test_a_charger_outside_the_front_arc_cannot_be_shot() -> None:

@@ -605,8 +605,8 @@ def pursue_events(
         + f" against a Flee Distance of {flee_distance:g} in"
         + (f": caught, {display_name(state, fled.id)} are destroyed" if caught
            else ": they escape")
-        + (f"; {display_name(state, pursuer.id)} move {moved:g} in" if moved else "")
-        + (f" (stopped after {halt[0].payload['moved']:g} in on the way, then went on)"
+        + (f"; {display_name(state, pursuer.id)} move {say_inches(moved)}" if moved else "")
+        + (f" (stopped after {say_inches(halt[0].payload['moved'])} on the way, then went on)"
            if halt else "")
     )
     frame: dict[str, Any] = {

@@ -30,3 +30,9 @@ test('a hidden event says what kind of hidden thing it is when the server names 
   assert.equal(describe(note, null), "Player 1's concealed Fanatics: a hidden note every army writes, Fanatics or none");
   assert.equal(describe(ev('hidden', {}, 2), null), 'Player 2 did something hidden from you');
 });
+
+test('the owner reads their own Fanatics note, numbered, or that it holds none', () => {
+  const st = /** @type {any} */ ({ units: { u1: { id: 'u1', name: 'Night Goblins' }, u3: { id: 'u3', name: 'Night Goblins' } } });
+  assert.equal(describe(ev('fanatics_concealed', { seat: 1, units: { u3: 2 } }, 1), st), "Player 1's concealed Fanatics, written down (only you see this): Night Goblins (2): 2");
+  assert.equal(describe(ev('fanatics_concealed', { seat: 1, units: {} }, 1), st), "Player 1's concealed Fanatics, written down (only you see this): none");
+});

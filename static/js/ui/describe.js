@@ -78,6 +78,12 @@ const WORDS = {
   // A 40k charge (several `targets`, a Charge move made model by model) carries its own words.
   charge_succeeded: (p, ev, state) => `${byWho(ev.actor)}${Array.isArray(p.targets) && p.text ? p.text : chargeWords(p, state, true)}`,
   charge_failed: (p, ev, state) => `${byWho(ev.actor)}${Array.isArray(p.targets) && p.text ? p.text : chargeWords(p, state, false)}`,
+  // The owner's own Fanatics note (seed 003; every whfb8 army writes one, with or without).
+  fanatics_concealed: (p, ev, state) => {
+    const units = p.units && typeof p.units === 'object' ? Object.entries(/** @type {Record<string, number>} */ (p.units)) : [];
+    const what = units.length ? units.map(([id, n]) => `${unitName(state, id)}: ${n}`).join(', ') : 'none';
+    return `${who(ev.actor)}'s concealed Fanatics, written down (only you see this): ${what}`;
+  },
   // The server names the kind of a hidden event whose existence is no secret (core.py
   // HIDDEN_KINDS): "Player 1's concealed Fanatics: a hidden note every army writes…".
   hidden: (p, ev) => (typeof p.kind === 'string' && p.kind

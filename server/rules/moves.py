@@ -321,7 +321,8 @@ def check_unit_move(
         info["counts_as_march"] = True
         info["rule"] = "Light Troops"
         info["text"] = (
-            f"Light Troops: {possessive(unit.name)} centre moved {reform_march:g} in, "
+            f"Light Troops: {possessive(display_name(state, unit.id))} centre moved "
+            f"{say_inches(reform_march)}, "
             "more than its "
             f"Mobility {allowance(state, unit, 'advance'):g} in; this Reform counts as a March "
             "Move for rules triggered by marching, and the unit may still shoot"

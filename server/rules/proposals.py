@@ -278,7 +278,8 @@ def placed(state: GameState, unit: Unit, action: Propose) -> tuple[Unit, Any]:
         base = base_of(datasheet_of(state, unit))
         fp = models_footprint([ModelPlacement(x, y, base) for x, y in action.positions])
         if overlapping_models(fp):
-            raise RuleError(ILLEGAL_MOVE, f"{possessive(unit.name)} models would overlap",
+            raise RuleError(ILLEGAL_MOVE, f"{possessive(display_name(state, unit.id))} models "
+                                          "would overlap",
                             rule="Model Overlap", obstacle=unit.id)
         after = dataclasses.replace(
             unit, positions=tuple((round(x, 4), round(y, 4)) for x, y in action.positions)

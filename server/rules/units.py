@@ -220,7 +220,8 @@ def require_in_sight(state: GameState, unit: Unit, target: Unit, rule: str) -> L
     if not sight.visible:
         raise RuleError(
             ILLEGAL_MOVE,
-            f"{display_name(state, target.id)} is not in {possessive(unit.name)} front arc and "
+            f"{display_name(state, target.id)} is not in "
+            f"{possessive(display_name(state, unit.id))} front arc and "
             "line of sight",
             rule=rule,
             obstacle=(sight.blockers[0] if sight.blockers else None),

@@ -189,7 +189,7 @@ class T9ARankAndFlank(T9AAttackSteps, RankAndFlankRules):
         table = table_of(state)
         if Arc.FRONT not in arc_of_unit(table.units[unit.id], table.units[charger.id]):
             return ("Stand and Shoot", f"{display_name(state, charger.id)} is not Located in "
-                    f"{possessive(unit.name)} Front Arc")
+                    f"{possessive(display_name(state, unit.id))} Front Arc")
         rate = min(variant_of(state.system).allowance(s, "advance")
                    for s in sheets_of(state, charger))
         if gap <= rate + 1e-9:

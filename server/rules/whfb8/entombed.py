@@ -447,7 +447,8 @@ def place_entombed_marker(
         )
     if unit.id in pending(state):
         raise RuleError(
-            OUT_OF_PHASE, f"{possessive(unit.name)} marker is down: place the unit", rule=ENTOMBED
+            OUT_OF_PHASE, f"{possessive(display_name(state, unit.id))} marker is down: place the "
+                          "unit", rule=ENTOMBED
         )
     waiting = [u for u in pending(state) if u != unit.id]
     if waiting:
@@ -606,7 +607,7 @@ def emerge(state: GameState, seat: int, action: Emerge, dice: DiceStream) -> lis
     if entry is None:
         if reserve_rule(state, unit) == ENTOMBED:
             raise RuleError(
-                OUT_OF_PHASE, f"place {possessive(unit.name)} marker first",
+                OUT_OF_PHASE, f"place {possessive(display_name(state, unit.id))} marker first",
                 rule=ENTOMBED,
             )
         if action.edge is None:

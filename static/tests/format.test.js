@@ -127,3 +127,9 @@ test('40k Battle-shocked is a badge in words and on the table label, beside the 
   assert.equal(tableLabel(st, 'u2'), 'Boyz (2) · Battle-shocked');
   assert.equal(tableLabel(st, 'u1'), 'Boyz (1)');
 });
+
+test('the Units list says Battle-shocked too', async () => {
+  const { unitLine } = await import('../js/ui/units.js');
+  const st = /** @type {any} */ ({ units: { u2: { id: 'u2', name: 'Boyz', status: 'reserve', markers: [] } }, forty: { battle_shocked: ['u2'] } });
+  assert.match(unitLine(st.units.u2, st), /Boyz: .*Battle-shocked/);
+});

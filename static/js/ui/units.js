@@ -7,7 +7,7 @@
 
 import { h, replace } from './dom.js';
 import { humanize } from './describe.js';
-import { unitName, tenths, inches } from '../format.js';
+import { markerBadges, unitName, tenths, inches } from '../format.js';
 import { OFF_TABLE } from '../view/scene.js';
 
 /** @typedef {import('../types.js').GameState} GameState */
@@ -84,6 +84,8 @@ export function unitLine(u, state) {
     u.files ? `${models !== null && models > 0 ? Math.min(u.files, models) : u.files} wide` : '',
     status === 'on_table' ? 'on the table' : humanize(status).toLowerCase(),
     ...(Array.isArray(u.markers) ? u.markers.map((m) => humanize(String(m))) : []),
+    // 40k's Battle-shocked lives in the state, not in the unit's markers.
+    markerBadges(u, state ?? null).includes('Battle-shocked') ? 'Battle-shocked' : '',
     engaged,
   ].filter(Boolean);
   return `${unitName(state, u.id)}: ${bits.join(', ')}`;

@@ -415,3 +415,46 @@ def play(system: str, seed: bytes, *, actions: int = 250, armies: int | None = N
         game.act(1, {"type": "concede"})
     log = archive.with_dice_reveal(game.log, seed)
     return Played(system, seed, log, game.state, done, refused, kinds, ended, longest)
+
+
+def main() -> None:
+    """`python -m tests.games.random_play [seconds per system]`: as many random games as fit,
+    each proof checked; prints one JSON line per system (games, actions, failures)."""
+    import hashlib
+    import json
+    import sys
+    import time
+
+    budget = float(sys.argv[1]) if len(sys.argv) > 1 else 60.0
+    for system in sorted(ARMIES):
+        games = actions = unverified = unfinished = errors = 0
+        stalls: list[int] = []
+        kinds: dict[str, int] = {}
+        started = time.monotonic()
+        while time.monotonic() - started < budget:
+            seed = hashlib.sha256(f"{system}-{games}".encode()).digest()
+            games += 1
+            try:
+                game = play(system, seed, actions=400)
+            except Exception:  # noqa: BLE001 - counted and shown: an `internal` in a game
+                import traceback
+
+                errors += 1
+                print(f"error: {system} {seed.hex()}\n{traceback.format_exc()}", file=sys.stderr)
+                continue
+            actions += game.actions
+            stalls.append(game.longest_stall)
+            unfinished += not game.ended_by_play
+            if not archive.dice_proof(game.commitment, seed, game.log)["verified"]:
+                unverified += 1
+                print(f"unverified: {system} {seed.hex()}", file=sys.stderr)
+            for e in game.log:
+                kinds[e.type] = kinds.get(e.type, 0) + 1
+        print(json.dumps({"system": system, "games": games, "actions": actions,
+                          "proofs_failed": unverified, "not_ended": unfinished, "errors": errors,
+                          "longest_stall": max(stalls, default=0),
+                          "events": {k: kinds[k] for k in sorted(kinds)}}))
+
+
+if __name__ == "__main__":
+    main()

@@ -15,11 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 from server import dice
-from server.dice import DiceStream
 from server.games import archive
-from server.rules import core, table
-from server.rules.core import Battlefield, Event, GameState, RuleError
+from server.rules import core
+from server.rules.core import Event, GameState, RuleError
 from server.rules.orders import acting_seats
+from tests.rules.helpers import Game
 from tests.rules.wh40k10.battle import LED, LONE, SQUAD
 from tests.rules.whfb8.positions import GOBLINS, HALBERDIERS, HANDGUNNERS, SWARM
 
@@ -59,32 +59,15 @@ class Played:
         return dice.commitment(self.seed)
 
 
-class _Table:
+class _Table(Game):
+    """A game whose log commits to its real seed (the proof checks the commitment too)."""
+
     def __init__(self, system: str, seed: bytes) -> None:
-        size = Battlefield(60, 44) if system == "wh40k10" else Battlefield(72, 48)
-        self.seed = seed
-        self.log: list[Event] = []
-        self.state = GameState()
-        self.append(table.genesis("g", system, "Random", size, dice.commitment(seed),
-                                  "roll_offs"))
-        self.append([table.seat_claimed(1), table.seat_claimed(2)])
+        super().__init__(system, seed, pregame="roll_offs", commitment=dice.commitment(seed))
 
-    def append(self, events: list[Event]) -> list[Event]:
-        stored = []
-        for e in events:
-            e = dataclasses.replace(e, seq=self.state.seq + 1)
-            stored.append(e)
-            self.log.append(e)
-            self.state = core.fold(self.state, e)
-        if core.needs_replay(stored):
-            self.state = core.replay(self.log)
-        return stored
-
-    def act(self, seat: int, action: Action) -> list[Event]:
+    def act(self, seat: int, action: Action) -> list[Event]:  # type: ignore[override]
         fields = core.ACTIONS[action["type"]].model.model_fields
-        action = {k: v for k, v in action.items() if k in fields}  # no unit for a reaction
-        return self.append(core.decide(self.state, seat, action,
-                                       DiceStream(self.seed, self.state.dice_position)))
+        return super().act(seat, **{k: v for k, v in action.items() if k in fields})
 
 
 def _point_near(rng: random.Random, x: float, y: float, reach: float) -> tuple[float, float]:

@@ -8,11 +8,14 @@ their units, released at 8 in mid-move, whirling 2D6 in through everything.
    projected only to its owner
    (`concealed` in the owner's state, `{}` for everyone else). The Fanatics add nothing to the
    unit's models, footprint or profile until released.
-2. **Release at 8 in** (`move_stop`, asked by every straight move and wheel of
-   server/rules/moves.py): when a concealing unit comes within 8 in of an enemy, or an enemy
-   within 8 in of it, the move stops at the first point of its path where the distance (the
-   geometry core's `distance`) is 8 in: the path is sampled every 0.25 in and the crossing
-   bisected to 1e-4 of the move. `fanatics_revealed` (public) is the release moment; the owner
+2. **Release at 8 in** (`move_stop`, the one judgement every move asks through the system's
+   `Variant.move_stop`: straight moves and wheels of server/rules/moves.py, charges, flees and
+   pursuits, Random Movement, Skirmishers and Vanguard moves (skirmish.py `stop_on_the_way`),
+   a free move agreed by both players (server/rules/proposals.py)): when a concealing unit
+   comes within 8 in of an enemy, or an enemy within 8 in of it, the move stops at the first
+   point of its path where the distance (the geometry core's `distance`) is 8 in: the path is
+   sampled every 0.25 in and the crossing bisected to 1e-4 of the move. `fanatics_revealed`
+   (public) is the release moment; the owner
    then releases each Fanatic with `release_fanatic` (a start point on the concealing unit and a
    facing); the interrupted unit's player may then carry on with the rest of the allowance. A
    flee or pursuit stopped so waits too (every one: a Flee! reaction, a Panic flee from

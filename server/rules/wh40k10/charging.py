@@ -12,7 +12,9 @@ unit ends within Engagement Range of every target and in Unit Coherency
 model moves.
 
 `charge` declares and rolls (`charge_rolled`; at once `charge_failed` when the roll is short of
-the closest target's distance less Engagement Range, which no move could make). `charge_move`
+the closest target's distance less Engagement Range, which no move could make). When the
+charged player can use Fire Overwatch, the declared charge first waits for their answer
+(`charge_declared`, stratagems.py) and is rolled after it (`resume_charge`). `charge_move`
 gives the models' end positions, judged against the roll: a refused move changes nothing and
 may be given again; `charge_move` without positions gives the charge up (`charge_failed`), and
 so does ending the Charge phase with the move not made. The shared `declare_charge` (one target,

@@ -20,11 +20,14 @@ Automated core Stratagems:
 * **Insane Bravery** (1 CP, once per battle): in your Command phase, before you end it (the
   Battle-shock step runs when you end it), one of your units that will take a Battle-shock
   test (Below Half-strength) passes it without a roll.
-* **Fire Overwatch** (1 CP, once per turn): in your opponent's Movement or Charge phase, after
-  an enemy unit was set up, moved or declared a charge this phase, one of your units within
-  24 in shoots at it as in your Shooting phase (`combat.shoot_weapons`), hitting only on
-  unmodified 6s; Hazardous tests follow its attacks (seed 004: after a charge, once the
-  charging unit ended its Charge move, which Warfield resolves with the charge roll).
+* **Fire Overwatch** (1 CP, once per turn): in your opponent's Movement phase after an enemy
+  unit was set up or moved, or in their Charge phase just after an enemy unit declared a
+  charge and before its roll, one of your units within 24 in shoots at it as in your Shooting
+  phase (`combat.shoot_weapons`), hitting only on unmodified 6s. A declared charge waits for
+  the charged player's answer (Fire Overwatch or `decline_overwatch`) only when they can use
+  it (`_overwatch_wait`); the charge is rolled after the answer. Seed 004: the Hazardous tests
+  of an Overwatch at a charger are taken once the charge is over, after its Charge move
+  (`combat.hazard_after_charge`).
 * **Go to Ground** (1 CP): in your opponent's Shooting phase, one of your Infantry units has a
   6+ invulnerable save and the Benefit of Cover until the end of the phase.
 * **Counter-offensive** (2 CP): in the Fight phase, just after an enemy unit fought, one of

@@ -217,6 +217,13 @@
 
 /** @typedef {{reaction:string, name:string, available:boolean, reason:string|null, rule:string|null}} ReactionChoice */
 /** @typedef {Offer & {charger:string, reactions:ReactionChoice[]}} ReactionOffer  `charge_reaction` */
+/** @typedef {{reaction:string, name:string, available:boolean, reason?:string|null, unit?:string, weapons?:string[], action:Action}} ChargeAnswerChoice */
+/**
+ * `charge_answer` (wh40k10, server/rules/wh40k10/stratagems.py): for the charged player while a
+ * declared charge waits, before its roll: Fire Overwatch with each unit that can, or Decline,
+ * each with the action it sends.
+ * @typedef {Offer & {answer:string, charger:string, targets:string[], cost:number, cp:number, reactions:ChargeAnswerChoice[], text?:string}} ChargeAnswerOffer
+ */
 
 /** @typedef {Choice & {cost?:number, allowance?:number}} ManoeuvreChoice */
 /**
@@ -358,6 +365,7 @@
  * @property {Offer & {undo?:UndoPlan, starts?:number[]}} take_back
  * @property {Offer & {current:string|null, objectives:{id:string, name:string, text:string}[]}} choose_secondary_objective
  * @property {StratagemsOffer} stratagems
+ * @property {ChargeAnswerOffer} charge_answer
  * @property {Offer} call_waaagh
  */
 
@@ -763,6 +771,7 @@
  * @property {number} [distance]
  * @property {number} [reacting_player]
  * @property {string[]} [reactions]   the reactions allowed (server/rules/charge.py `_fold_charge_declared`)
+ * @property {string} [answer]        wh40k10: what the charged player is asked first ("Fire Overwatch")
  */
 
 /**
@@ -775,6 +784,7 @@
  * @property {number} [reacting_player]
  * @property {string[]} [reactions]
  * @property {Record<string, {message?:string, rule?:string}>} [refused]
+ * @property {string} [answer]   wh40k10: the charge waits for this answer (Fire Overwatch)
  * @property {string} [text]
  */
 

@@ -140,6 +140,9 @@ def _unit_actions(rng: random.Random, view: dict[str, Any], seat: int, uid: str 
         if kind == "charge":
             return [{**base, "targets": [target["unit"]]}]
         return [{**base, "target": target["unit"]}]
+    if kind == "decline_overwatch":
+        # The prompt's answers to a declared charge (wh40k10): each sends its own action.
+        return [dict(r["action"]) for r in offer.get("reactions") or () if r.get("available")]
     if kind == "charge_reaction":
         reaction = _pick(rng, offer.get("reactions"))
         return [{**base, "reaction": reaction["reaction"]}] if reaction else []

@@ -99,6 +99,9 @@ class Forty:
     insane_bravery: Mapping[str, Any] = field(default_factory=dict)
     overwatch: Mapping[Any, Any] = field(default_factory=dict)
     """Per seat: the Player Turn Fire Overwatch was last used in."""
+    overwatch_hazard: Mapping[str, Any] = field(default_factory=dict)
+    """{unit, seat, tests, models}: the Hazardous tests of a Fire Overwatch at a charging unit,
+    taken once its charge is over (combat.hazard_after_charge)."""
 
 
 def forty(state: GameState) -> Forty:

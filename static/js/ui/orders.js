@@ -24,11 +24,30 @@ const REACTIONS = ['hold', 'flee', 'stand_and_shoot'];
 // --- pure: what to offer ---------------------------------------------------------------------
 
 /**
+ * What the other players read while a declared charge waits for the charged player: "Waiting
+ * for Player 2's Charge Reaction…" (t9a, whfb8), or, when the charge waits for another answer
+ * (wh40k10: Fire Overwatch, before the charge roll), "Waiting for Player 2 to answer the
+ * charge (Fire Overwatch)…". Null for the charged player themselves and when nothing waits.
+ * @param {GameState|null|undefined} state @param {number|null} seat
+ */
+export function chargeWaitWords(state, seat) {
+  const pc = state?.pending_charge;
+  if (!pc || !pc.unit) return null;
+  const reacting = Number(pc.reacting_player);
+  if (seat === reacting) return null;
+  const who = `Player ${reacting}`;
+  if (pc.answer) return `Waiting for ${who} to answer the charge (${pc.answer})…`;
+  return seat === null || seat === undefined ? `${who} chooses a Charge Reaction…` : `Waiting for ${who}'s Charge Reaction…`;
+}
+
+/**
  * The charge waiting for a Charge Reaction, as each viewer sees it: who declared it on whom
  * and how far, and for the charged player the reactions, each allowed or refused with the
- * rule the server named (refusals come from the `charge_declared` event in the log).
+ * rule the server named (refusals come from the `charge_declared` event in the log). A
+ * wh40k10 charge waits for its Fire Overwatch answer instead (`answer`): the server's
+ * `charge_answer` order lists each answer with the action it sends.
  * @param {GameState|null|undefined} state @param {GameEvent[]} history @param {number|null} seat
- * @returns {null|{unit:string, target:string, text:string, distance:number|null, reacting:number, role:'react'|'wait'|'watch', reactions:{id:string, name:string, allowed:boolean, rule:string|null, reason:string|null}[]}}
+ * @returns {null|{unit:string, target:string, text:string, distance:number|null, reacting:number, role:'react'|'wait'|'watch', answer:string|null, ask:string, waiting:string, reactions:{id:string, name:string, allowed:boolean, rule:string|null, reason:string|null, action:import('../types.js').Action|null}[]}}
  */
 export function chargePrompt(state, history, seat) {
   const pc = state?.pending_charge;
@@ -47,16 +66,37 @@ export function chargePrompt(state, history, seat) {
   const reacting = Number(pc.reacting_player ?? declared?.reacting_player);
   const role = seat === null || seat === undefined ? 'watch' : seat === reacting ? 'react' : 'wait';
   const text = `${unitName(state, pc.unit)} declare a charge on ${unitName(state, pc.target)}${distance !== null ? ` (${distance.toFixed(1)} in)` : ''}`;
+  const answer = pc.answer || declared?.answer || null;
+  const words = { answer, waiting: chargeWaitWords(state, seat) || '' };
+  const answering = gameOffer(state, 'charge_answer');
+  if (answer) {
+    const cost = typeof answering?.cost === 'number' ? ` (${answering.cost} CP)` : '';
+    const list = answering && Array.isArray(answering.reactions) ? answering.reactions : [];
+    return {
+      unit: pc.unit, target: pc.target, text, distance, reacting, role, ...words,
+      ask: `Before the charge roll: use ${answer}${cost}?`,
+      reactions: list.map((r) => ({
+        id: String(r.reaction),
+        name: String(r.name || r.reaction),
+        allowed: Boolean(r.available),
+        rule: r.available ? null : answer,
+        reason: r.available ? null : String(r.reason || 'not allowed'),
+        action: r.action && typeof r.action === 'object' ? r.action : null,
+      })),
+    };
+  }
+  const ask = 'Your Charge Reaction:';
   const offered = unitOffer(state, pc.target, 'charge_reaction');
   if (offered && Array.isArray(offered.reactions)) {
     return {
-      unit: pc.unit, target: pc.target, text, distance, reacting, role,
+      unit: pc.unit, target: pc.target, text, distance, reacting, role, ...words, ask,
       reactions: offered.reactions.map((r) => ({
         id: String(r.reaction),
         name: String(r.name || REACTION_NAMES[r.reaction] || r.reaction),
         allowed: Boolean(r.available),
         rule: r.available ? null : String(r.rule || ''),
         reason: r.available ? null : String(r.reason || 'not allowed'),
+        action: null,
       })),
     };
   }
@@ -67,12 +107,15 @@ export function chargePrompt(state, history, seat) {
     distance,
     reacting,
     role,
+    ...words,
+    ask,
     reactions: REACTIONS.filter((r) => allowed.has(r) || refused[r]).map((r) => ({
       id: r,
       name: REACTION_NAMES[r] || r,
       allowed: allowed.has(r),
       rule: allowed.has(r) ? null : String(refused[r]?.rule || ''),
       reason: allowed.has(r) ? null : String(refused[r]?.message || 'not allowed'),
+      action: null,
     })),
   };
 }
@@ -275,19 +318,20 @@ export function mountOrders(o) {
     const prop = proposalBanner(st, store.seat);
     const rows = [];
     if (charge) {
-      const who = `Player ${charge.reacting}`;
-      rows.push(h('div', { class: 'banner-row charge', id: 'charge-prompt' },
+      // One prompt for every answer to a declared charge: a Charge Reaction (t9a, whfb8) or
+      // Fire Overwatch before the roll (wh40k10), each button sending what the server named.
+      rows.push(h('div', { class: 'banner-row charge', id: 'charge-prompt', role: charge.role === 'react' ? 'alertdialog' : null, 'aria-label': charge.role === 'react' ? charge.text : null },
         h('b', null, charge.text),
         charge.role === 'react'
           ? h('div', { class: 'reactions' },
-            h('span', null, 'Your Charge Reaction:'),
+            h('span', null, charge.ask),
             charge.reactions.map((r) => h('button', {
-              type: 'button', class: r.allowed ? 'primary' : '', disabled: !r.allowed || busy,
+              type: 'button', class: r.allowed && r.id !== 'decline' ? 'primary' : '', disabled: !r.allowed || busy,
               dataset: { reaction: r.id }, title: r.allowed ? r.name : `${r.rule}: ${r.reason}`,
-              onclick: () => once(() => send(table, { type: 'charge_reaction', reaction: r.id }, r.name)),
+              onclick: () => once(() => send(table, r.action || { type: 'charge_reaction', reaction: r.id }, r.name)),
             }, r.name)),
             refusedWhy(charge.reactions.filter((r) => !r.allowed)))
-          : h('div', { class: 'waiting' }, charge.role === 'wait' ? `Waiting for ${who}'s Charge Reaction…` : `${who} chooses a Charge Reaction…`)));
+          : h('div', { class: 'waiting' }, charge.waiting)));
     }
     if (prop) {
       const undoing = st.proposal?.kind === 'undo' && st.proposal.undo ? st.proposal.undo : null;

@@ -8,7 +8,7 @@ import { gameOffer } from './offers.js';
 import { errorText, losWords, markerBadges, rollSummary, unitName } from '../format.js';
 import { describe, extraWords, humanize } from './describe.js';
 import { setupPanel, renderTray, unitOrders } from './battle.js';
-import { unitActions } from './orders.js';
+import { chargeWaitWords, unitActions } from './orders.js';
 import { undoneSeqs } from './report.js';
 import { magicPanel } from './magic.js';
 import { objectivePanel } from './objective.js';
@@ -271,6 +271,9 @@ function renderPhase(el, st, seat, conn, toast) {
     line.push(h('span', { class: 'turn' }, `Turn ${st.turn}${st.turns ? ` of ${st.turns}` : ''}`));
     line.push(h('span', { class: 'phase-name' }, `${humanize(String(st.phase))} phase`));
     if (active) line.push(h('span', { class: `who owner-${active}` }, active === seat ? 'Your turn' : `${actorName(active)} to act`));
+    // A declared charge waiting for the charged player: everyone else reads who and for what.
+    const waitingFor = chargeWaitWords(st, seat);
+    if (waitingFor) line.push(h('span', { class: `waiting-for owner-${st.pending_charge?.reacting_player}`, id: 'charge-waiting', role: 'status' }, waitingFor));
     line.push(...fortyBar(st, seat, conn, toast));
   } else {
     line.push(h('span', { class: 'phase-name' }, humanize(String(st.stage))));

@@ -21,6 +21,7 @@ import { renderFanatics } from './fanatics.js';
 import { catalogFor, onCatalog, profileView, sheetOf } from './card.js';
 import { stratagemsPanel } from './stratagems.js';
 import { fortyUnitOrders } from './forty-orders.js';
+import { waitingFor } from './waiting.js';
 
 /** @typedef {import('../types.js').GameState} GameState */
 /** @typedef {import('../types.js').Roll} Roll */
@@ -271,6 +272,9 @@ function renderPhase(el, st, seat, conn, toast) {
     line.push(h('span', { class: 'turn' }, `Turn ${st.turn}${st.turns ? ` of ${st.turns}` : ''}`));
     line.push(h('span', { class: 'phase-name' }, `${humanize(String(st.phase))} phase`));
     if (active) line.push(h('span', { class: `who owner-${active}` }, active === seat ? 'Your turn' : `${actorName(active)} to act`));
+    // A decision out of turn holds the game: everyone reads whose it is and what.
+    const wait = waitingFor(st, seat);
+    if (wait) line.push(h('span', { class: `waiting-for owner-${wait.seat}`, id: 'waiting-for', role: 'status', dataset: { kind: wait.kind } }, wait.text));
     line.push(...fortyBar(st, seat, conn, toast));
   } else {
     line.push(h('span', { class: 'phase-name' }, humanize(String(st.stage))));

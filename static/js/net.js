@@ -110,6 +110,21 @@ export class Connection {
     this.errorListeners = new Set();
     /** @type {Set<(msg:ServerFrame) => void>} transient overlays others share (not events) */
     this.overlayListeners = new Set();
+    /** @type {Set<(action:import('./types.js').Action, ok:boolean) => void>} called once each action is answered */
+    this.actedListeners = new Set();
+  }
+
+  /** Called when an action this seat sent is answered (acked or refused): the page puts the
+   * focus somewhere a stray Enter does nothing (ui/focus.js).
+   * @param {(action:import('./types.js').Action, ok:boolean) => void} fn */
+  onActed(fn) {
+    this.actedListeners.add(fn);
+    return () => this.actedListeners.delete(fn);
+  }
+
+  /** @param {import('./types.js').Action} action @param {boolean} ok */
+  acted(action, ok) {
+    for (const fn of this.actedListeners) fn(action, ok);
   }
 
   /** @param {(msg:ServerFrame) => void} fn */
@@ -365,7 +380,11 @@ export class Connection {
     return this.request('action', body).then((reply) => {
       const ack = /** @type {Ack} */ (reply);
       this.store.noteAck?.(ack?.seq);
+      this.acted(action, true);
       return ack;
+    }, (err) => {
+      this.acted(action, false);
+      throw err;
     });
   }
 

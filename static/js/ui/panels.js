@@ -232,6 +232,20 @@ export function mountPanels(o) {
 }
 
 /**
+ * E (input/gestures.js): the keyboard goes to End phase, and Enter presses it — two keys from the
+ * table or any button, three from a field (Esc first). Not pressed here: one stray key never
+ * ends a phase. Refused (another player's phase, something to do first): the reason, said.
+ * @param {HTMLElement} root the side panel @param {import('../table.js').Toast} toast
+ */
+export function focusEndPhase(root, toast) {
+  const end = /** @type {HTMLButtonElement|null} */ (root.querySelector('#end-phase'));
+  if (!end || end.hidden || end.closest('[hidden]')) return toast('End phase: there is no phase to end now.', 'info');
+  if (end.disabled) return toast(`End phase: ${end.title || 'not possible now'}`, 'info');
+  end.scrollIntoView?.({ block: 'nearest' });
+  end.focus();
+}
+
+/**
  * Stage, turn, phase and whose move it is, from the state; End phase only while there is one.
  * @param {HTMLElement} el @param {GameState} st @param {number|null} seat @param {Connection} conn @param {import('../table.js').Toast} toast
  */
@@ -251,7 +265,7 @@ function renderPhase(el, st, seat, conn, toast) {
         toast(`End phase: ${errorText(err)}`, 'error');
       }
     },
-  }, 'End phase'));
+  }, 'End phase', h('kbd', null, 'E')));
   // The server offers End phase to the active player, refused (with why) while something
   // must happen first: a charge waiting for its reaction, ambushers that must arrive.
   const offer = gameOffer(st, 'end_phase');

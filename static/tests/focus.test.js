@@ -19,6 +19,12 @@ test('the Dice panel\'s fields give it up too: Enter there rolls in front of eve
   assert.equal(leaveFocus(el('INPUT', ['form.roll'])), true);
 });
 
+test('a control the player moved to meanwhile keeps it', () => {
+  assert.equal(leaveFocus(el('BUTTON'), false), false);
+  assert.equal(leaveFocus(el('INPUT', ['form.roll']), false), false);
+  assert.equal(leaveFocus(el('BODY'), false), true);
+});
+
 test('a field being typed in, the table, and a question asked since keep it', () => {
   assert.equal(leaveFocus(el('INPUT')), false);
   assert.equal(leaveFocus(el('TEXTAREA')), false);

@@ -1,6 +1,7 @@
 """The keyboard shortcuts of the table (README, "Keyboard shortcuts"): E then Enter ends the
 phase (from the table, and from a field with Esc first: at most three keys), the focus leaves
-End phase for the table once the server has answered so a stray Enter presses nothing, and Enter
+End phase and the Dice panel for the table once the server has answered so a stray Enter presses
+nothing, and Enter
 in a typed order whose move is staged sends the move instead of staging it again; and a
 decision out of turn (releasing Fanatics) is asked in a banner that takes the focus, while the
 turn bar names the wait to everyone else."""
@@ -38,6 +39,18 @@ def test_e_then_enter_ends_the_phase_from_the_table_and_from_a_field(
     p1.keyboard.press("Enter")
     next_frame(p1)
     assert p1.evaluate("[warfield.store.state.phase, warfield.store.seq]") == ["Movement", seq]
+
+    # A roll from the Dice panel with Enter: once rolled the focus leaves the panel, and a
+    # second Enter rolls nothing more in front of everyone.
+    rolls = "warfield.store.history.filter(e => e.type === 'dice_rolled').length"
+    p1.fill("input[name=reason]", "Leadership")
+    p1.focus("input[name=reason]")
+    p1.keyboard.press("Enter")
+    until_equal(p1, rolls, 1)
+    until_equal(p1, FOCUSED_ID, "table")
+    p1.keyboard.press("Enter")
+    next_frame(p1)
+    assert p1.evaluate(rolls) == 1
 
     # From a field: Esc leaves it for the table, then E and Enter.
     p1.focus("input[name=reason]")

@@ -19,9 +19,9 @@ from server.rules.systems import SYSTEMS
 CLIENT = Path(__file__).resolve().parents[2] / "static" / "js"
 
 NOT_SENT_BY_THE_CLIENT: dict[str, str] = {
-    "random_move": "a released Fanatic (the only whfb8 unit with Random Movement) moves by "
-    "itself as its player ends the Movement phase (Compulsory Moves: fanatics._compulsory); "
-    "the action only lets a player move one earlier, which the client leaves to the server",
+    "random_move": "a released Fanatic (the only whfb8 unit with Random Movement) makes its "
+    "compulsory move by itself in its player's Movement phase (whfb8/fanatics.py, Compulsory "
+    "Moves); the action only lets a player choose when, which the client leaves to the server",
 }
 """Automated actions the client does not send, each with why (a stale entry fails the test)."""
 

@@ -325,7 +325,12 @@
  * @property {AmbushHostOffer} choose_ambush_host
  * @property {AmbushArrivalOffer} arrive_from_ambush
  * @property {EmergeOffer} emerge
+ * @property {RoarOffer} roar_of_mork
  */
+
+/** `roar_of_mork` (server/rules/wh40k10/command.py `_offer_roar`): each enemy unit on the table,
+ * allowed or refused with the reason.
+ * @typedef {Offer & {targets:{unit:string, available:boolean, reason:string|null}[]}} RoarOffer */
 
 /** A roll an undo discards (server/rules/proposals.py `_rolls`).
  * @typedef {{seq:number, type:string, units:string[], unit_name:string|null, expression?:string, total?:number|null, faces:number[]}} UndoneRoll */

@@ -10,7 +10,8 @@ import { errorText, unitName } from '../format.js';
 import { reportGroups, renderReport } from './report.js';
 import { fortyOrderPanels } from './forty.js';
 import { controlAttrs, gameOffer, targetIds, unitOffer } from './offers.js';
-import { whirlsFrom } from '../view/fanatics.js';
+import { defaultRelease, releasesFor, whirlsFrom } from '../view/fanatics.js';
+import { reactiveStratagems } from './waiting.js';
 import { sightOf } from '../view/sight.js';
 
 /** @typedef {import('../store.js').Store} Store */
@@ -298,6 +299,10 @@ export function mountOrders(o) {
   let focusedFor = '';
   /** Where the focus was before the banner took it. @type {HTMLElement|null} */
   let focusBefore = null;
+  /** The reactive Stratagems answered "Not now", each for its moment (momentKey). @type {Set<string>} */
+  const dismissed = new Set();
+  /** @param {import('./stratagems.js').StratagemRow[]} rows @param {GameState} st */
+  const dismissedOut = (rows, st) => rows.filter((r) => !dismissed.has(momentKey(st, r)));
 
   /** @param {() => Promise<unknown>} fn */
   const once = async (fn) => {
@@ -333,6 +338,10 @@ export function mountOrders(o) {
             refusedWhy(charge.reactions.filter((r) => !r.allowed)))
           : h('div', { class: 'waiting' }, charge.waiting)));
     }
+    const releases = releasesFor(st, store.seat);
+    for (const r of releases) rows.push(releaseRow(st, r));
+    const reactive = dismissedOut(reactiveStratagems(st, store.seat), st);
+    for (const row of reactive) rows.push(stratagemRow(st, row));
     if (prop) {
       const undoing = st.proposal?.kind === 'undo' && st.proposal.undo ? st.proposal.undo : null;
       rows.push(h('div', { class: `banner-row proposal${prop.open ? '' : ' lapsing'}`, id: 'proposal-banner', dataset: { proposal: prop.id } },
@@ -355,7 +364,58 @@ export function mountOrders(o) {
     banner.hidden = rows.length === 0;
     replace(banner, rows);
     dockBanner(charge ? [charge.unit, charge.target] : []);
-    takeFocus(charge?.role === 'react' ? `charge:${charge.unit}:${charge.target}` : prop?.role === 'answer' ? `proposal:${prop.id}` : '');
+    takeFocus(charge?.role === 'react' ? `charge:${charge.unit}:${charge.target}`
+      : releases.length ? `fanatics:${releases.map((r) => `${r.unit}:${r.left}`).join(',')}`
+        : reactive.length ? `stratagem:${reactive.map((r) => momentKey(st, r)).join(',')}`
+          : prop?.role === 'answer' ? `proposal:${prop.id}` : '');
+  }
+
+  /** The owner's Fanatics to release now (whfb8, seed 003), asked in the banner: the focus goes
+   * to "Choose point…" (it only moves to the release form of the Fanatics panel), never to the
+   * button that rolls, so a stray Enter throws no dice.
+   * @param {GameState} st @param {{unit:string, left:number, interrupted:string}} r */
+  function releaseRow(st, r) {
+    const n = `${r.left} Fanatic${r.left === 1 ? '' : 's'}`;
+    const start = defaultRelease(st.units?.[r.unit]);
+    return h('div', { class: 'banner-row fanatics', id: `release-prompt-${r.unit}`, dataset: { unit: r.unit } },
+      h('b', null, `${unitName(st, r.unit)} must release ${n}: ${unitName(st, r.interrupted)} came within 8 in`),
+      h('div', { class: 'buttons' },
+        h('button', {
+          type: 'button', class: 'primary', dataset: { autofocus: '1' }, disabled: busy,
+          onclick: () => {
+            const field = /** @type {HTMLInputElement|null} */ (document.querySelector(`#fanatics form.release-fanatic[data-unit="${CSS.escape(r.unit)}"] input`));
+            field?.scrollIntoView?.({ block: 'nearest' });
+            field?.focus();
+          },
+        }, 'Choose point and direction…'),
+        start ? h('button', {
+          type: 'button', class: 'release-front', disabled: busy,
+          title: 'Release from the middle of the unit\'s front, the way it faces (the scatter and the whirl are rolled)',
+          onclick: () => once(() => send(table, { type: 'release_fanatic', unit: r.unit, point: [start.x, start.y], facing: start.facing }, 'Release')),
+        }, 'Release from the front') : null));
+  }
+
+  /** A reactive Stratagem (Counter-offensive, Heroic Intervention) the server offers this seat
+   * in the opponent's turn, asked in the banner. The focus goes to "Not now" (Use spends CP and
+   * may roll). @param {GameState} st @param {import('./stratagems.js').StratagemRow} row */
+  function stratagemRow(st, row) {
+    const pick = /** @type {HTMLSelectElement} */ (h('select', { 'aria-label': `${row.name}: on what` },
+      row.choices.map((c, i) => h('option', { value: String(i) }, c.label))));
+    return h('div', { class: 'banner-row stratagem-prompt', dataset: { stratagem: row.name } },
+      h('b', null, `You may use ${row.name} (${row.cost} CP): ${row.effect}`),
+      h('div', { class: 'buttons' },
+        row.choices.length > 1 ? pick : h('span', null, `On ${row.choices[0]?.label || ''}`),
+        h('button', {
+          type: 'button', class: 'primary use', disabled: busy,
+          onclick: () => {
+            const choice = row.choices[Number(pick.value) || 0];
+            if (choice) void once(() => send(table, choice.action, row.name));
+          },
+        }, `Use (${row.cost} CP)`),
+        h('button', {
+          type: 'button', class: 'not-now', dataset: { autofocus: '1' },
+          onclick: () => { dismissed.add(momentKey(st, row)); update(); },
+        }, 'Not now')));
   }
 
   /** The reactions refused, each with its rule's reason, folded under one line so the banner
@@ -394,7 +454,7 @@ export function mountOrders(o) {
    * once; when it goes, the focus goes back where it was (issue 24 item 1). @param {string} key */
   function takeFocus(key) {
     if (key && key !== focusedFor) {
-      const first = /** @type {HTMLElement|null} */ (banner.querySelector('button:not([disabled])'));
+      const first = /** @type {HTMLElement|null} */ (banner.querySelector('button[data-autofocus]:not([disabled])') || banner.querySelector('button:not([disabled])'));
       if (first) {
         focusedFor = key;
         const active = /** @type {HTMLElement|null} */ (document.activeElement);
@@ -458,6 +518,12 @@ export function mountOrders(o) {
   });
   update();
   return update;
+}
+
+/** A reactive Stratagem's moment: the Stratagem, the turn and phase, and what it may be used
+ * on (a new enemy charge is a new question). @param {GameState} st @param {import('./stratagems.js').StratagemRow} row */
+function momentKey(st, row) {
+  return `${row.name}@${st.turn}:${st.player_turn}:${st.phase}:${row.choices.map((c) => c.label).join('|')}`;
 }
 
 /** Swept areas of charges and flights, flashed on the table for a moment. @param {Table} table @param {GameEvent[]} events */

@@ -263,7 +263,7 @@ def target_unit(
         tm = TargetModel.from_datasheet(
             m.id, m.sheet, m.line, wounds_left=m.left, hazardous=m.id in hazardous
         )
-        tm = dataclasses.replace(tm, name=_model_name(m), character=m.character,
+        tm = dataclasses.replace(tm, name=model_name(m), character=m.character,
                                  cover=cover or ground)
         if waaagh and has_waaagh(m.sheet):
             tm = waaagh_model(tm)
@@ -292,7 +292,8 @@ def allocation_preference(state: GameState, unit_id: str) -> list[str]:
     return list(prefs.get(unit_id, []))
 
 
-def _model_name(m: Model) -> str:
+def model_name(m: Model) -> str:
+    """A Bodyguard model by its line and number ("Intercessor #3"), a Leader by its name."""
     return f"{m.name} #{m.index + 1}" if not m.character else m.name
 
 

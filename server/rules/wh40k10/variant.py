@@ -34,6 +34,14 @@ class Warhammer40k(Variant):
 
         return game_result(state, conceded_by)
 
+    def model_names(self, state: GameState, unit_id: str) -> list[str]:
+        """Each model by its line and number ("Beast Snagga Boy #7"), a Leader by its name."""
+        from server.rules.units import units_of
+        from server.rules.wh40k10.army import model_name, models_of
+
+        unit = units_of(state).get(unit_id)
+        return [model_name(m) for m in models_of(state, unit)] if unit else []
+
     def advance_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
         """A unit that starts its Movement phase within Engagement Range of an enemy unit may
         not make a Normal move or Advance: it Falls Back or Remains Stationary (10th-edition

@@ -15,7 +15,7 @@ from server.geometry.footprint import coherency
 from server.rules.units import units_of
 from server.rules.wh40k10.army import models_of, set_forty, target_unit
 from server.rules.wh40k10.casualties import placements
-from tests.rules.test_battle import act
+from tests.rules.test_battle import act, refused
 from tests.rules.wh40k10.game import BASE_IN, deployed, place, row, scripted, steps, to_phase
 
 BOYZ = {"datasheet": "beast-snagga-boyz", "models": 10}
@@ -85,3 +85,32 @@ def test_a_wounded_model_still_goes_first() -> None:
     state = place(state, "u2", row(5, 20.0 + BASE_IN, x0=20.0 + 6 * (BASE_IN + 0.1)))
     state = set_forty(state, wounds={"u1": [0] * 8 + [1, 0]})
     assert _order(state)[0] == "u1.8"
+
+
+# --- a Unit Coherency refusal names the models -------------------------------------------------
+
+
+def test_a_move_out_of_coherency_is_refused_naming_the_model_at_fault() -> None:
+    """FACTS.md (Unit coherency): a unit of 7 or more needs each model within 2 in of two
+    others. Boy 7 left 3 in behind the row is named, in the message and the details."""
+    state = to_phase(deployed([BOYZ], [SQUAD]), 1, "Movement")
+    state = place(state, "u1", row(10, 12.0, x0=20.0))
+    ahead = [(x, y + (1.0 if i != 6 else -3.0))
+             for i, (x, y) in enumerate(units_of(state)["u1"].positions)]
+    err = refused(state, 1, type="move_models", unit="u1", positions=ahead)
+    assert err.details["rule"] == "Unit Coherency"
+    assert "Beast Snagga Boy #7 is not within 2 in of two other models" in err.message
+    assert err.details["incoherent"] == [6]
+    assert err.details["incoherent_models"] == ["Beast Snagga Boy #7"]
+
+
+def test_a_small_unit_names_the_model_more_than_2_in_from_any_other() -> None:
+    """Under 7 models, one other model within 2 in is enough: the Intercessor Sergeant set
+    4 in apart is more than 2 in from any other model (the Charge move, Pile in and
+    Consolidate use the same words: `illegal_move_error`)."""
+    state = to_phase(deployed([BOYZ], [SQUAD]), 2, "Movement")
+    state = place(state, "u2", row(5, 35.0, x0=20.0))
+    apart = [(x - (4.0 if i == 0 else 0.0), y - 1.0)
+             for i, (x, y) in enumerate(units_of(state)["u2"].positions)]
+    err = refused(state, 2, type="move_models", unit="u2", positions=apart)
+    assert "Intercessor Sergeant #1 is more than 2 in from any other model" in err.message

@@ -115,8 +115,14 @@ def test_the_owner_may_choose_a_model_in_base_contact_to_go_first() -> None:
     state = _boyz_in_contact()
     order = ["u1.9"] + [f"u1.{i}" for i in range(9)]
     state, _ = act(state, 1, type="set_allocation_order", unit="u1", order=order)
-    tu_first = orders_for(state, 1)["units"]["u1"]["set_allocation_order"]["casualties"][0]
-    assert tu_first == {"id": "u1.9", "name": "Beast Snagga Boy #10", "wounded": False}
+    first = orders_for(state, 1)["units"]["u1"]["set_allocation_order"]["casualties"][0]
+    assert first == {"id": "u1.9", "name": "Beast Snagga Boy #10", "wounded": False}
+    # Five Bolt pistols (the squad is engaged): one hits, wounds (5+) and is not saved.
+    state, events, _ = scripted(state, 2, [6, 1, 1, 1, 1, 6, 1], type="shoot_weapons",
+                                unit="u2", weapons=[{"weapon": "Bolt pistol", "target": "u1"}])
+    words = _allocated(events)
+    assert len(words) == 1 and "Beast Snagga Boy #10" in words[0]
+    assert state.to_json()["forty"]["models"]["u1"][9]["lost"] == 1
 
 
 def test_the_order_follows_the_models_as_casualties_are_removed() -> None:
@@ -127,8 +133,7 @@ def test_the_order_follows_the_models_as_casualties_are_removed() -> None:
     state = place(state, "u2", row(5, 30.0, x0=24.0))
     order = ["u1.2", "u1.7"] + [f"u1.{i}" for i in (0, 1, 3, 4, 5, 6, 8, 9)]
     state, _ = act(state, 1, type="set_allocation_order", unit="u1", order=order)
-    state, events, _ = scripted(state, 2, [6, 6] + [1] * 8 + [6, 6] + [1, 1],
-                                type="shoot_weapons", unit="u2",
+    state, events, _ = scripted(state, 2, TWO_ON_ONE, type="shoot_weapons", unit="u2",
                                 weapons=[{"weapon": "Bolt rifle", "target": "u1"}])
     assert [s["text"] for s in steps(events) if s["step"] == "destroyed"] == [
         "Beast Snagga Boy #3 is destroyed"]

@@ -127,14 +127,14 @@ def _named(state: GameState, unit: Unit, ids: list[str]) -> list[dict[str, Any]]
             for i in ids if i in by_id]
 
 
-@register_offer("set_allocation_order", anytime=True)
+@register_offer("set_allocation_order")
 def _offer_allocation(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
     """Allocation order…: for a unit of yours with two Bodyguard models or more, its models in
     the order they go now (`casualties`; the owner's, else the sensible default) and
     `suggested`, that order as an action to send as it is; for a unit with more than one kind
     of Bodyguard model, the kinds and their order too. The Leaders are never allocated to
-    first. Offered to the owner at any time of the battle, as the action is taken (the
-    defender sets it before the enemy shoots or fights)."""
+    first. Shown to the seat acting now, like every unit order (a player sets it in their
+    own turn, for the enemy's); the action itself is taken at any time."""
     if unit.owner != seat or not unit.positions or state.system != SYSTEM_ID:
         return None
     leaders = sorted({m.name for m in models_of(state, unit) if m.character})

@@ -88,8 +88,8 @@ TWO_ON_ONE = [6, 6] + [1] * 8 + [6, 6] + [1, 1]
 
 def _boyz_in_contact():  # type: ignore[no-untyped-def]
     """Ten Boyz (u1) in a row, their right-hand four in base contact with the Intercessors
-    (u2), in player 2's Shooting phase."""
-    state = to_phase(deployed([BOYZ], [SQUAD]), 2, "Shooting")
+    (u2), in player 1's Shooting phase (the Boyz' owner acts: their orders are shown)."""
+    state = to_phase(deployed([BOYZ], [SQUAD]), 1, "Shooting")
     state = place(state, "u1", row(10, 20.0, x0=20.0))
     return place(state, "u2", row(5, 20.0 + BASE_IN, x0=20.0 + 6 * (BASE_IN + 0.1)))
 
@@ -118,6 +118,7 @@ def test_the_owner_may_choose_a_model_in_base_contact_to_go_first() -> None:
     first = orders_for(state, 1)["units"]["u1"]["set_allocation_order"]["casualties"][0]
     assert first == {"id": "u1.9", "name": "Beast Snagga Boy #10", "wounded": False}
     # Five Bolt pistols (the squad is engaged): one hits, wounds (5+) and is not saved.
+    state = to_phase(state, 2, "Shooting")
     state, events, _ = scripted(state, 2, [6, 1, 1, 1, 1, 6, 1], type="shoot_weapons",
                                 unit="u2", weapons=[{"weapon": "Bolt pistol", "target": "u1"}])
     words = _allocated(events)
@@ -138,6 +139,7 @@ def test_the_order_follows_the_models_as_casualties_are_removed() -> None:
     assert [s["text"] for s in steps(events) if s["step"] == "destroyed"] == [
         "Beast Snagga Boy #3 is destroyed"]
     assert state.to_json()["forty"]["model_order"]["u1"][0] == "u1.6"
+    state = to_phase(state, 1, "Movement")
     offer = orders_for(state, 1)["units"]["u1"]["set_allocation_order"]
     assert offer["chosen"] and offer["casualties"][0]["name"] == "Beast Snagga Boy #7"
 

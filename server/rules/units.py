@@ -6,7 +6,7 @@ decides which judgement applies, with which allowance, in which phase.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Annotated, Any
 
@@ -442,13 +442,13 @@ def unit_of(state: GameState, unit_id: str, seat: int | None = None) -> Unit:
 
 
 def coherency_faults(
-    state: GameState, unit: Unit, result: movement.MoveResult
+    state: GameState, unit: Unit, incoherent: Sequence[int], count: int
 ) -> tuple[str, list[str]]:
-    """The models a move leaves out of Unit Coherency, in words ("Beast Snagga Boy #7 is not
-    within 2 in of two other models") and by name (the system's `model_names`)."""
-    names = variant_of(state.system).model_names(state, unit.id)
-    named = [names[i] if i < len(names) else f"model {i + 1}" for i in result.incoherent]
-    count = len(result.models) or len(unit.positions)
+    """The models (indices `incoherent` of `count`) a move or set-up leaves out of Unit
+    Coherency, in words ("Beast Snagga Boy #7 is not within 2 in of two other models") and by
+    name (the system's `model_names`)."""
+    names = variant_of(state.system).model_names(state, unit)
+    named = [names[i] if i < len(names) else f"model {i + 1}" for i in incoherent]
     fault = ("is not within 2 in of two other models" if count >= COHERENCY_LARGE_UNIT
              else "is more than 2 in from any other model")
     return "; ".join(f"{n} {fault}" for n in named), named
@@ -464,7 +464,8 @@ def illegal_move_error(
     rule = str(result.rule) if result.rule else "Illegal Move"
     where = in_the_way(state, result.obstacle)
     if result.rule is Rule.UNIT_COHERENCY and result.incoherent and unit is not None:
-        words, named = coherency_faults(state, unit, result)
+        count = len(result.models) or len(unit.positions)
+        words, named = coherency_faults(state, unit, result.incoherent, count)
         where = f": {words}"
         details = {"incoherent": list(result.incoherent), **details,
                    "incoherent_models": named}

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from server.rules.core import GameState
+from server.rules import core
+from server.rules.core import Event, GameState
 from server.rules.units import units_of
 from server.rules.wh40k10.army import target_unit
 from server.rules.wh40k10.damage import Resolution, mortal_wounds
 from server.rules.wh40k10.damage_events import resolution_event
 from tests.rules.test_battle import act, fold
 from tests.rules.wh40k10.dice import ScriptedDice
-from tests.rules.wh40k10.game import BASE_IN, deployed, place, row, scripted, to_phase
+from tests.rules.wh40k10.game import BASE_IN, deployed, place, row, to_phase
 
 BOYZ = {"datasheet": "beast-snagga-boyz", "models": 10}
 SQUAD = {"datasheet": "intercessor-squad", "models": 5}
@@ -26,13 +27,26 @@ TO_WITHIN_ER = 30.0 - BASE_IN - 0.9 - 24.0
 out of reach of base contact on a Charge roll of 4 (tests/rules/wh40k10/test_charges.py)."""
 
 
+def _declare(state: GameState, faces: list[int], **action: object) -> tuple[GameState, list[Event]]:
+    """Player 1 declares a charge with the given dice; when it waits for the charged player's
+    answer (Fire Overwatch), player 2 declines. The events of the roll."""
+    dice = ScriptedDice(faces, state.dice_position)
+    events = core.decide(state, 1, {"type": "charge", **action}, dice)  # type: ignore[arg-type]
+    state = fold(state, events)
+    if events and events[0].type == "charge_declared":
+        events = core.decide(state, 2, {"type": "decline_overwatch"}, dice)  # type: ignore[arg-type]
+        state = fold(state, events)
+        events = events[1:]
+    return state, events
+
+
 def _charged() -> GameState:
     """Ten Boyz (u1, a row at y 24 from x 20) have charged five Intercessors (u2, a row at
     y 30 from x 20): Boyz 1 to 5 stand within Engagement Range of the squad, 6 to 10 do not."""
     state = to_phase(deployed([BOYZ], [SQUAD]), 1, "Charge")
     state = place(state, "u1", row(10, 24.0, x0=20.0))
     state = place(state, "u2", row(5, 30.0, x0=20.0))
-    state, _, _ = scripted(state, 1, [2, 2], type="charge", unit="u1", targets=["u2"])
+    state, _ = _declare(state, [2, 2], unit="u1", targets=["u2"])
     ahead = [(x, y + TO_WITHIN_ER) for x, y in units_of(state)["u1"].positions]
     state, events = act(state, 1, type="charge_move", unit="u1", positions=ahead)
     assert events[0].type == "charge_succeeded"
@@ -91,5 +105,5 @@ def test_a_unit_whose_enemy_fell_back_may_charge_again() -> None:
     assert state.charges.engaged == {}
     assert _engaged_words(state, "u1") == (None, [])
     state = to_phase(state, 1, "Charge")
-    state, events, _ = scripted(state, 1, [1, 1], type="charge", unit="u1", targets=["u2"])
+    state, events = _declare(state, [1, 1], unit="u1", targets=["u2"])
     assert events[0].type == "charge_failed"  # rolled 2: short, but declared

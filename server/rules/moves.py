@@ -543,6 +543,7 @@ def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStrea
             state,
             result,
             f"{display_name(state, unit.id)} cannot move there",
+            unit,
             allowance=limit,
             incoherent=list(result.incoherent),
         )

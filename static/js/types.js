@@ -158,6 +158,7 @@
  * @property {string[]} [fights_first]
  * @property {{seat:number|null, units:string[]}} [fight_next]
  * @property {Record<string, string[]>} [allocation]
+ * @property {Record<string, string[]>} [model_order]
  * @property {Record<string, FortyModel[]>} [models]
  * @property {Record<string, number>} [starting_strength]
  * @property {Record<string, string[]>} [engaged]
@@ -288,7 +289,8 @@
  */
 /** @typedef {Offer & {weapons:FortyWeapon[], targets:FortyTarget[]}} FortyAttackOffer  `shoot_weapons`, `fight` (40k) */
 /** @typedef {Offer & {targets:string[], range:number}} ChargeMoveOffer  `charge_move` (40k): the targets and the roll */
-/** @typedef {Offer & {models:string[], order?:string[], leaders?:string[], leaders_reason?:string|null}} AllocationOffer  `set_allocation_order` */
+/** @typedef {{id:string, name:string, wounded:boolean}} CasualtyModel  one model in a casualty order */
+/** @typedef {Offer & {models:string[], order?:string[], casualties?:CasualtyModel[], chosen?:boolean, suggested?:{type:string, unit:string, order:string[]}, leaders?:string[], leaders_reason?:string|null}} AllocationOffer  `set_allocation_order` */
 /** @typedef {Offer & {where?:string, enemy_gap_in?:number, edge_band_in?:number}} ReservesArrivalOffer  `arrive_from_reserves` */
 /** @typedef {Offer & {mode?:string}} ReserveOffer  `declare_reserve`: `rule` names the reserve rule */
 /** @typedef {Offer & {zone?:number, files?:number, facing?:number, outlines?:Record<string, number[][]>}} DeployOffer  `deploy_unit` (outlines per frontage, ranked) */

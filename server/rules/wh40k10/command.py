@@ -559,6 +559,7 @@ def _project_forty(state: GameState, viewer: int | None, out: dict[str, Any]) ->
         "fights_first": charged_this_turn(state),
         "fight_next": {"seat": chooser, "units": step},
         "allocation": dict(data.allocation),
+        "model_order": {k: list(v) for k, v in data.model_order.items()},
         "models": {
             u.id: [
                 {"id": m.id, "name": m.name, "wounds": m.wounds, "lost": m.lost,

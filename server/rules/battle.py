@@ -174,9 +174,36 @@ def _run_hooks(state: GameState, hooks: Iterable[PhaseHook], dice: DiceStream) -
 
 def phase_start_events(state: GameState, dice: DiceStream) -> list[Event]:
     """The events the rules of `state`'s system add as its current phase starts."""
+    return phase_start_from(state, 0, dice)
+
+
+def _opening_hooks(state: GameState) -> list[PhaseHook]:
     phase = state.battle.phase
-    hooks = [h for s, p, h in _PHASE_START if s == state.system and p in (None, phase)]
-    return _run_hooks(state, hooks, dice)
+    return [h for s, p, h in _PHASE_START if s == state.system and p in (None, phase)]
+
+
+def phase_start_from(state: GameState, first: int, dice: DiceStream) -> list[Event]:
+    """The start of the current phase from its `first` opening hook on. A hook whose events
+    wait for a player (whfb8: a Fanatic's compulsory whirl at the start of the Movement phase
+    releases enemy Fanatics, which move before anything else) suspends the rest, as a phase
+    end does (`phase_end_from`): its events are kept and the other hooks run once the player
+    has acted (`_resume_phase_start`)."""
+    phase = state.battle.phase
+    out: list[Event] = []
+    for i, hook in enumerate(_opening_hooks(state)[first:], first):
+        produced = hook(state, dice)
+        state = fold_all(state, produced)
+        out.extend(produced)
+        if is_suspended(produced):
+            out.append(suspension({"kind": "phase_start", "next": i + 1,
+                                   "text": f"the rest of the start of the {phase} phase"}))
+            return out
+    return out
+
+
+@register_frame("phase_start")
+def _resume_phase_start(state: GameState, frame: Any, dice: Any) -> list[Event]:
+    return phase_start_from(state, int(frame["next"]), dice)
 
 
 class EndPhase(ActionModel):
@@ -197,9 +224,10 @@ def _closing_hooks(state: GameState) -> list[PhaseHook]:
 
 def phase_end_from(state: GameState, seat: int, first: int, dice: DiceStream) -> list[Event]:
     """The end of `seat`'s phase from its `first` closing hook on. A hook whose events wait for
-    a player (whfb8: a Fanatic's compulsory whirl releases enemy Fanatics, which move before
-    anything else) suspends the rest: its events are kept and the phase ends once the player
-    has acted (`_resume_phase_end`), rather than the whole end being refused and rolled again."""
+    a player (whfb8: a unit a Mishap brings on as the Movement phase ends comes within 8 in
+    of concealing Night Goblins, whose Fanatics move before anything else) suspends the rest:
+    its events are kept and the phase ends once the player has acted (`_resume_phase_end`),
+    rather than the whole end being refused and rolled again."""
     phase = state.battle.phase
     closing: list[Event] = []
     for i, hook in enumerate(_closing_hooks(state)[first:], first):

@@ -496,6 +496,30 @@ def _offer_reaction(state: GameState, seat: int, unit: Unit) -> dict[str, Any] |
     return offer("charge_reaction", charger=pending.get("unit"), reactions=reactions)
 
 
+ChargeWait = Callable[
+    [GameState, int, Unit, list[str], dict[str, float], str], "list[Event] | None"
+]
+CHARGE_WAITS: dict[str, ChargeWait] = {}
+
+
+def register_charge_wait(system: str, fn: ChargeWait) -> ChargeWait:
+    """Register `fn(state, seat, charger, targets, distances, action) -> events | None` for a
+    system without Charge Reactions whose charged player may still answer a declared charge
+    before its roll: the `charge_declared` that makes the charge wait, or None (no answer
+    possible: the charge is rolled at once)."""
+    CHARGE_WAITS[system] = fn
+    return fn
+
+
+def charge_wait(
+    state: GameState, seat: int, unit: Unit, targets: list[str], gaps: dict[str, float],
+    action: str,
+) -> list[Event] | None:
+    """The declared charge's wait for the charged player's answer, if the system has one."""
+    fn = CHARGE_WAITS.get(state.system or "")
+    return None if fn is None else fn(state, seat, unit, targets, gaps, action)
+
+
 @register_action(
     "declare_charge",
     DeclareCharge,
@@ -509,7 +533,8 @@ def declare_charge(
 ) -> list[Event]:
     """Declare a charge against an enemy in the charger's front arc and line of sight.
 
-    wh40k10 has no charge reactions: the server rolls the range at once. In t9a and whfb8 the
+    wh40k10 has no charge reactions: the server rolls the range at once, unless the charged
+    player may answer first (`register_charge_wait`: Fire Overwatch). In t9a and whfb8 the
     charge waits (`charge_declared`, state `pending_charge`) for the charged player's
     `charge_reaction`; a unit already fleeing has no choice and flees at once.
     """
@@ -518,7 +543,8 @@ def declare_charge(
     check_charger(state, unit)
     gap = check_charge_target(state, seat, unit, target)
     if not has_charge_reactions(state.system):
-        return charge_result(state, seat, unit, target, dice)
+        waiting = charge_wait(state, seat, unit, [target.id], {target.id: gap}, "declare_charge")
+        return waiting if waiting is not None else charge_result(state, seat, unit, target, dice)
     options, refused = reaction_options(state, target, unit.id)
     declared = Event(
         "charge_declared",
@@ -956,6 +982,10 @@ def _fold_charge_declared(state: GameState, event: Event) -> GameState:
         "reacting_player": p["reacting_player"],
         "reactions": list(p["reactions"]),
     }
+    # A system's own answer (wh40k10: Fire Overwatch) names itself and keeps what the charge
+    # needs once answered (its targets and distances, the action that declared it).
+    pending.update({k: p[k] for k in ("answer", "targets", "distances", "declared_by")
+                    if k in p})
     return state.evolve(charges=changed(state.charges, pending=pending))
 
 

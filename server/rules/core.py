@@ -636,6 +636,9 @@ def check_when(spec: ActionSpec, state: GameState, seat: int) -> None:
     if window.actor == ACTIVE and turn.stage == BATTLE and pending:
         raise RuleError(
             OUT_OF_PHASE,
+            f"waiting for player {pending['reacting_player']} to answer the charge of "
+            f"{pending['unit']} on {pending['target']} ({pending['answer']})"
+            if pending.get("answer") else
             f"waiting for player {pending['reacting_player']}'s Charge Reaction to the charge "
             f"of {pending['unit']} on {pending['target']}",
             waiting_for=pending["reacting_player"],

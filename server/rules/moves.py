@@ -555,6 +555,7 @@ def move_models(state: GameState, seat: int, action: MoveModels, dice: DiceStrea
             state,
             result,
             f"{display_name(state, unit.id)} cannot move there",
+            unit,
             allowance=limit,
             incoherent=list(result.incoherent),
         )
@@ -600,6 +601,10 @@ def _fold_unit_moved(state: GameState, event: Event) -> GameState:
     }
     if p.get("counts_as_march"):
         record["counts_as_march"] = True
+    if p.get("stopped"):
+        # A rule stopped the move part-way (whfb8 Fanatics): moves that are the unit's whole
+        # move for the phase (Skirmishers) may still carry on.
+        record["stopped"] = True
     before = phase_moves(state).get(unit.id, {})
     if "advanced" in before:  # 40k: the Advance roll stays part of this phase's move
         record = {**before, **record}

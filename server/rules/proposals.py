@@ -28,9 +28,12 @@ answered (any other event folded after it): accepting it then records ``proposal
 instead, and a new proposal replaces it. A free move is checked only against the table edge,
 Impassable Terrain and overlapping other units or (40k) its own models; Unit Spacing does not
 apply, so players can agree to put units into base contact. It does not count as the unit's
-move for the phase. An undo never reaches back past a seat being claimed or the game's end,
-nor further than the last `UNDO_WINDOW` events, nor past the opponent's last action: a player
-takes back only their own actions (issue 19; docs/rules-decisions.md "By agreement").
+move for the phase, yet the system judges it as it judges every move (whfb8: a unit put
+within 8 in of concealing Night Goblins, or concealing goblins put within 8 in of an enemy,
+releases the Fanatics; the unit stays where it was put). An undo never reaches back past a seat
+being claimed or the game's end, nor further than the last `UNDO_WINDOW` events, nor past the
+opponent's last action: a player takes back only their own actions (issue 19;
+docs/rules-decisions.md "By agreement").
 """
 
 from __future__ import annotations
@@ -44,13 +47,14 @@ from pydantic import Field
 from server import geometry as geo
 from server.dice import DiceStream
 from server.geometry import movement
-from server.geometry.footprint import footprint, models_footprint, overlapping_models
+from server.geometry.footprint import Footprint, footprint, models_footprint, overlapping_models
 from server.geometry.formation import ModelPlacement
 from server.geometry.frame import Placement
 from server.rules.battle import other
 from server.rules.core import (
     ANY_TIME,
     BAD_REQUEST,
+    BATTLE,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
     PUBLIC,
@@ -63,6 +67,7 @@ from server.rules.core import (
     RuleError,
     UndoEntry,
     When,
+    fold_all,
     register_action,
     register_batch_hook,
     register_folder,
@@ -74,6 +79,7 @@ from server.rules.core import undo_note as core_undo_note
 from server.rules.naming import display_name, in_the_way, possessive
 from server.rules.orders import judge, offer, refused, register_game_offer, window_refusal
 from server.rules.state import changed
+from server.rules.systems import variant_of
 from server.rules.units import (
     Coord,
     Facing,
@@ -469,18 +475,35 @@ def accept_proposal(state: GameState, seat: int, action: Answer, dice: DiceStrea
         ]
     plan = current["free_move"]
     # Checked again against the table as it is now (it has not changed: same head).
-    return [
-        accepted,
-        Event(
-            "free_move",
-            {
-                "proposal": current["id"],
-                "unit": plan["unit_after"],
-                "by_agreement": True,
-            },
-            actor=current["by"],
-        ),
-    ]
+    moved = Event(
+        "free_move",
+        {
+            "proposal": current["id"],
+            "unit": plan["unit_after"],
+            "by_agreement": True,
+        },
+        actor=current["by"],
+    )
+    return [accepted, moved, *_put_down(state, str(plan["unit"]), moved)]
+
+
+def _put_down(state: GameState, unit_id: str, moved: Event) -> list[Event]:
+    """What the system's rules make of the unit arriving where the players put it, judged as
+    every move is (`Variant.move_stop`; whfb8: Fanatics released when a concealing unit and an
+    enemy come within 8 in). A free move has no way to stop on: its way is the unit where it
+    stood, then where it is put (the end), so it ends where the players agreed."""
+    if state.battle.stage != BATTLE:
+        return []  # setting up: a unit put right is placed, not moved (nor deployed, judged)
+    start = table_of(state).units.get(unit_id)
+    end = table_of(fold_all(state, [moved])).units.get(unit_id)
+    if start is None or end is None:
+        return []
+
+    def put(t: float) -> Footprint:
+        return end if t >= 1.0 else start
+
+    stop = variant_of(state.system).move_stop(state, unit_id, put)
+    return [] if stop is None else stop[1]
 
 
 @register_action(

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from server.geometry.footprint import Footprint
     from server.rules.endgame import GameResult
     from server.rules.rankandflank.system import RankAndFlankRules
+    from server.rules.state import Unit
 
 
 class AttackTables(Protocol):
@@ -286,6 +287,11 @@ class Variant(ABC):
         own (whfb8: a Vanguard move before a first turn its side takes; 40k: it Advanced without
         a rule letting it charge, or it is in Engagement Range); None: it may."""
         return None
+
+    def model_names(self, state: GameState, unit: Unit) -> list[str]:
+        """What a player calls each model of a model-by-model unit, in `positions` order (a
+        refusal names the models at fault: Unit Coherency)."""
+        return [f"model {i + 1}" for i in range(len(unit.positions))]
 
     def advance_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
         """(rule, why) when a model-by-model unit may not Advance now for a rule of the

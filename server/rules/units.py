@@ -6,7 +6,7 @@ decides which judgement applies, with which allowance, in which phase.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Annotated, Any
 
@@ -17,6 +17,7 @@ from server import geometry as geo
 from server.data import Datasheet, load_catalog
 from server.geometry import movement
 from server.geometry.bases import OvalBase, RectBase, RoundBase
+from server.geometry.constants import COHERENCY_LARGE_UNIT
 from server.geometry.footprint import Footprint, footprint, models_footprint
 from server.geometry.formation import (
     Character,
@@ -24,7 +25,7 @@ from server.geometry.formation import (
     RankedFormation,
 )
 from server.geometry.frame import Placement, forward_vector
-from server.geometry.kinds import Height
+from server.geometry.kinds import Height, Rule
 from server.geometry.los import LineOfSight, line_of_sight
 from server.geometry.table import Battlefield as GeoBattlefield
 from server.geometry.table import Table, Terrain
@@ -442,12 +443,34 @@ def unit_of(state: GameState, unit_id: str, seat: int | None = None) -> Unit:
     return unit
 
 
+def coherency_faults(
+    state: GameState, unit: Unit, incoherent: Sequence[int], count: int
+) -> tuple[str, list[str]]:
+    """The models (indices `incoherent` of `count`) a move or set-up leaves out of Unit
+    Coherency, in words ("Beast Snagga Boy #7 is not within 2 in of two other models") and by
+    name (the system's `model_names`)."""
+    names = variant_of(state.system).model_names(state, unit)
+    named = [names[i] if i < len(names) else f"model {i + 1}" for i in incoherent]
+    fault = ("is not within 2 in of two other models" if count >= COHERENCY_LARGE_UNIT
+             else "is more than 2 in from any other model")
+    return "; ".join(f"{n} {fault}" for n in named), named
+
+
 def illegal_move_error(
-    state: GameState, result: movement.MoveResult, what: str, **details: Any
+    state: GameState, result: movement.MoveResult, what: str, unit: Unit | None = None,
+    **details: Any,
 ) -> RuleError:
-    """`illegal_move` naming the rule and, in words, the obstacle (its id stays in `obstacle`)."""
+    """`illegal_move` naming the rule and, in words, the obstacle (its id stays in `obstacle`);
+    a Unit Coherency refusal of `unit`'s move names the models at fault (`incoherent`: their
+    indices, `incoherent_models`: their names)."""
     rule = str(result.rule) if result.rule else "Illegal Move"
     where = in_the_way(state, result.obstacle)
+    if result.rule is Rule.UNIT_COHERENCY and result.incoherent and unit is not None:
+        count = len(result.models) or len(unit.positions)
+        words, named = coherency_faults(state, unit, result.incoherent, count)
+        where = f": {words}"
+        details = {"incoherent": list(result.incoherent), **details,
+                   "incoherent_models": named}
     return RuleError(
         ILLEGAL_MOVE,
         f"{what}: {rule}{where}",

@@ -205,6 +205,7 @@ export function chargeAckToast(history, ackSeq, state) {
     if (ev.type === 'charge_succeeded') return { text: 'Charge succeeded!', kind: 'ok' };
     if (ev.type === 'charge_failed') return { text: `Charge failed: ${p.reason || ''}`, kind: 'info' };
     if (ev.type === 'charge_declared') {
+      if (p.answer) return { text: `Charge declared on ${unitName(state, p.target)}: waiting for Player ${p.reacting_player} to answer the charge (${p.answer}).`, kind: 'info' };
       return { text: `Charge declared on ${unitName(state, p.target)}: waiting for Player ${p.reacting_player}'s Charge Reaction.`, kind: 'info' };
     }
     if (ackSeq - ev.seq > 8) break;

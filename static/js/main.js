@@ -7,11 +7,12 @@ import { delayWords, errorText, presenceText } from './format.js';
 import { Store } from './store.js';
 import { Connection } from './net.js';
 import { Table } from './table.js';
-import { mountPanels } from './ui/panels.js';
+import { focusEndPhase, mountPanels } from './ui/panels.js';
 import { showLobby, safeStorage } from './ui/lobby.js';
 import { h, replace } from './ui/dom.js';
 import { helpOverlay } from './ui/help.js';
 import { mountOrders } from './ui/orders.js';
+import { neutralFocusAfterActions } from './ui/focus.js';
 import { mountAnnouncer } from './ui/announce.js';
 import { showReplay } from './ui/replay-page.js';
 import { attachTerrainTip } from './ui/terrain-tip.js';
@@ -92,12 +93,13 @@ async function showTable(gameId) {
     setTimeout(() => el.remove(), kind === 'error' ? 6000 : 3500);
   }
 
-  const table = new Table({ canvas, store, conn, toast, onChange: () => updatePanels(), toggleHelp });
+  const table = new Table({ canvas, store, conn, toast, onChange: () => updatePanels(), toggleHelp, endPhase: () => focusEndPhase(side, toast) });
   table.mount();
   attachTerrainTip(table);
   const links = gameLinks(location.origin, gameId, '', choice.invite ?? null);
   const updatePanels = mountPanels({ root: side, store, conn, table, toast, links });
   mountOrders({ side, board, store, conn, table, toast });
+  neutralFocusAfterActions(conn, canvas);
   mountAnnouncer(side, store);
 
   /** Disable (or give back) every control of the table while the socket is down; only the

@@ -110,6 +110,16 @@ export class Connection {
     this.errorListeners = new Set();
     /** @type {Set<(msg:ServerFrame) => void>} transient overlays others share (not events) */
     this.overlayListeners = new Set();
+    /** @type {Set<(action:import('./types.js').Action) => ((ok:boolean) => void)|void>} */
+    this.actListeners = new Set();
+  }
+
+  /** `fn` is called as each action of this seat is sent, and what it returns once the action
+   * is answered (acked or refused): the page puts the focus somewhere a stray Enter does
+   * nothing (ui/focus.js). @param {(action:import('./types.js').Action) => ((ok:boolean) => void)|void} fn */
+  onAct(fn) {
+    this.actListeners.add(fn);
+    return () => this.actListeners.delete(fn);
   }
 
   /** @param {(msg:ServerFrame) => void} fn */
@@ -362,10 +372,16 @@ export class Connection {
     /** @type {Record<string, unknown>} */
     const body = { action };
     if (this.store.seq !== null) body.expected_seq = this.store.seq;
+    const answered = [...this.actListeners].map((fn) => fn(action)).filter((f) => typeof f === 'function');
+    const settle = (/** @type {boolean} */ ok) => { for (const f of answered) /** @type {(ok:boolean) => void} */ (f)(ok); };
     return this.request('action', body).then((reply) => {
       const ack = /** @type {Ack} */ (reply);
       this.store.noteAck?.(ack?.seq);
+      settle(true);
       return ack;
+    }, (err) => {
+      settle(false);
+      throw err;
     });
   }
 

@@ -40,6 +40,7 @@ export class Table {
    * @param {Toast} o.toast
    * @param {() => void} o.onChange    tool or selection changed (panels refresh)
    * @param {(show?:boolean) => void} o.toggleHelp
+   * @param {() => void} [o.endPhase]  E: focus the End phase button
    */
   constructor(o) {
     this.canvas = o.canvas;
@@ -49,6 +50,8 @@ export class Table {
     this.toast = o.toast;
     this.onChange = o.onChange;
     this.toggleHelp = o.toggleHelp;
+    /** E: take the keyboard to End phase (Enter then presses it). */
+    this.endPhase = o.endPhase;
     /** @type {import('./view/transform.js').View|null} */
     this.view = null;
     this.vw = 0;
@@ -94,7 +97,7 @@ export class Table {
       zoom: (k, pt) => this.zoomBy(k, pt),
       hover: (pt) => this.hoverAt(pt),
     });
-    attachKeys(window, (cmd, e) => this.command(cmd, e));
+    attachKeys(window, (cmd, e) => this.command(cmd, e), { home: this.canvas });
     this.shared.enable();
     new ResizeObserver(() => this.resize()).observe(/** @type {Element} */ (this.canvas.parentElement));
     this.store.subscribe(() => this.onStore());
@@ -362,6 +365,8 @@ export class Table {
         return this.toggleHelp();
       case 'cancel':
         return this.cancel();
+      case 'endPhase':
+        return this.endPhase?.();
     }
   }
 

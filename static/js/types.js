@@ -158,6 +158,7 @@
  * @property {string[]} [fights_first]
  * @property {{seat:number|null, units:string[]}} [fight_next]
  * @property {Record<string, string[]>} [allocation]
+ * @property {Record<string, string[]>} [model_order]
  * @property {Record<string, FortyModel[]>} [models]
  * @property {Record<string, number>} [starting_strength]
  * @property {Record<string, string[]>} [engaged]
@@ -217,6 +218,13 @@
 
 /** @typedef {{reaction:string, name:string, available:boolean, reason:string|null, rule:string|null}} ReactionChoice */
 /** @typedef {Offer & {charger:string, reactions:ReactionChoice[]}} ReactionOffer  `charge_reaction` */
+/** @typedef {{reaction:string, name:string, available:boolean, reason?:string|null, unit?:string, weapons?:string[], action:Action}} ChargeAnswerChoice */
+/**
+ * `charge_answer` (wh40k10, server/rules/wh40k10/stratagems.py): for the charged player while a
+ * declared charge waits, before its roll: Fire Overwatch with each unit that can, or Decline,
+ * each with the action it sends.
+ * @typedef {Offer & {answer:string, charger:string, targets:string[], cost:number, cp:number, reactions:ChargeAnswerChoice[], text?:string}} ChargeAnswerOffer
+ */
 
 /** @typedef {Choice & {cost?:number, allowance?:number}} ManoeuvreChoice */
 /**
@@ -281,7 +289,8 @@
  */
 /** @typedef {Offer & {weapons:FortyWeapon[], targets:FortyTarget[]}} FortyAttackOffer  `shoot_weapons`, `fight` (40k) */
 /** @typedef {Offer & {targets:string[], range:number}} ChargeMoveOffer  `charge_move` (40k): the targets and the roll */
-/** @typedef {Offer & {models:string[], order?:string[], leaders?:string[], leaders_reason?:string|null}} AllocationOffer  `set_allocation_order` */
+/** @typedef {{id:string, name:string, wounded:boolean}} CasualtyModel  one model in a casualty order */
+/** @typedef {Offer & {models:string[], order?:string[], casualties?:CasualtyModel[], chosen?:boolean, suggested?:{type:string, unit:string, order:string[]}, leaders?:string[], leaders_reason?:string|null}} AllocationOffer  `set_allocation_order` */
 /** @typedef {Offer & {where?:string, enemy_gap_in?:number, edge_band_in?:number}} ReservesArrivalOffer  `arrive_from_reserves` */
 /** @typedef {Offer & {mode?:string}} ReserveOffer  `declare_reserve`: `rule` names the reserve rule */
 /** @typedef {Offer & {zone?:number, files?:number, facing?:number, outlines?:Record<string, number[][]>}} DeployOffer  `deploy_unit` (outlines per frontage, ranked) */
@@ -318,7 +327,12 @@
  * @property {AmbushHostOffer} choose_ambush_host
  * @property {AmbushArrivalOffer} arrive_from_ambush
  * @property {EmergeOffer} emerge
+ * @property {RoarOffer} roar_of_mork
  */
+
+/** `roar_of_mork` (server/rules/wh40k10/command.py `_offer_roar`): each enemy unit on the table,
+ * allowed or refused with the reason.
+ * @typedef {Offer & {targets:{unit:string, available:boolean, reason:string|null}[]}} RoarOffer */
 
 /** A roll an undo discards (server/rules/proposals.py `_rolls`).
  * @typedef {{seq:number, type:string, units:string[], unit_name:string|null, expression?:string, total?:number|null, faces:number[]}} UndoneRoll */
@@ -358,6 +372,7 @@
  * @property {Offer & {undo?:UndoPlan, starts?:number[]}} take_back
  * @property {Offer & {current:string|null, objectives:{id:string, name:string, text:string}[]}} choose_secondary_objective
  * @property {StratagemsOffer} stratagems
+ * @property {ChargeAnswerOffer} charge_answer
  * @property {Offer} call_waaagh
  */
 
@@ -764,6 +779,7 @@
  * @property {number} [distance]
  * @property {number} [reacting_player]
  * @property {string[]} [reactions]   the reactions allowed (server/rules/charge.py `_fold_charge_declared`)
+ * @property {string} [answer]        wh40k10: what the charged player is asked first ("Fire Overwatch")
  */
 
 /**
@@ -776,6 +792,7 @@
  * @property {number} [reacting_player]
  * @property {string[]} [reactions]
  * @property {Record<string, {message?:string, rule?:string}>} [refused]
+ * @property {string} [answer]   wh40k10: the charge waits for this answer (Fire Overwatch)
  * @property {string} [text]
  */
 

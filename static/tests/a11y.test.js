@@ -75,6 +75,14 @@ test('a charged unit is in combat too: the charger\'s link names it on both side
   assert.match(unitLine(st.units.u1, st), /engaged with Mageblight Gremlin$/);
 });
 
+test('a 40k unit is engaged with the units the server measured within Engagement Range, not its charge link', () => {
+  const st = { ...battle(), forty: { cp: {}, vp: {}, engaged: { u1: [], u4: ['u3'] } } };
+  // u1 still carries the link of its charge, but no model of it is within 1 in any more.
+  assert.deepEqual(engagedNames(st.units.u1, st), []);
+  assert.deepEqual(engagedNames(st.units.u4, st), ['Mageblight Gremlin']);
+  assert.deepEqual(engagedNames(st.units.u2, st), []);
+});
+
 test('the units list groups yours, the opponent\'s and off the table (by player for a spectator)', () => {
   const st = battle();
   const mine = unitGroups(st, 1);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chargePrompt, proposalBanner, undoFromOffer } from '../js/ui/orders.js';
+import { chargePrompt, chargeWaitWords, proposalBanner, undoFromOffer } from '../js/ui/orders.js';
 import { controlAttrs, gameOffer, movesModelByModel, ordersOf, targetIds, unitOffer } from '../js/ui/offers.js';
 import { chargeAckToast, markerBadges } from '../js/format.js';
 import { reportGroups, undoneSeqs } from '../js/ui/report.js';
@@ -182,4 +182,32 @@ test('combat report: a whfb8 round keeps its Fear test, 7+ second roll and ward 
   assert.equal(groups[0].lines[0].rules[0].rule, 'Fear');
   assert.deepEqual(groups[0].lines.slice(1, 4).map((l) => [l.step, l.needed]), [['to_hit', 6], ['to_hit', 4], ['ward_save', 6]]);
   assert.match(groups[0].outcome, /^Combat result/);
+});
+
+test('a wh40k10 charge waiting for Fire Overwatch: the charged player is asked, the others wait', () => {
+  const fire = { type: 'use_stratagem', stratagem: 'Fire Overwatch', unit: 'u2', target: 'u1', weapons: ['Eyez of Mork'] };
+  const pc = { unit: 'u1', target: 'u2', reacting_player: 2, reactions: ['fire_overwatch', 'decline'], answer: 'Fire Overwatch' };
+  const asked = {
+    units,
+    pending_charge: pc,
+    orders: { seat: 2, units: {}, game: { charge_answer: { action: 'decline_overwatch', available: true, reason: null, answer: 'Fire Overwatch', cost: 1, reactions: [
+      { reaction: 'fire_overwatch', name: 'Fire Overwatch with Mageblight Gremlin', available: true, action: fire },
+      { reaction: 'decline', name: 'Decline', available: true, action: { type: 'decline_overwatch' } },
+    ] } } },
+  };
+  const ev = { seq: 9, type: 'charge_declared', actor: 1, payload: { ...pc, distance: 7.2, refused: {} } };
+  const p = chargePrompt(asked, [ev], 2);
+  assert.equal(p?.role, 'react');
+  assert.equal(p?.ask, 'Before the charge roll: use Fire Overwatch (1 CP)?');
+  assert.deepEqual(p?.reactions.map((r) => [r.id, r.allowed, r.action]), [['fire_overwatch', true, fire], ['decline', true, { type: 'decline_overwatch' }]]);
+  const waiting = { units, pending_charge: pc };
+  assert.equal(chargePrompt(waiting, [ev], 1)?.waiting, 'Waiting for Player 2 to answer the charge (Fire Overwatch)…');
+  assert.equal(chargeWaitWords(waiting, 1), 'Waiting for Player 2 to answer the charge (Fire Overwatch)…');
+  assert.equal(chargeWaitWords(waiting, null), 'Waiting for Player 2 to answer the charge (Fire Overwatch)…');
+  assert.equal(chargeWaitWords(waiting, 2), null);
+  assert.equal(chargeWaitWords({ units }, 1), null);
+  // A Charge Reaction (t9a, whfb8) keeps its words.
+  assert.equal(chargeWaitWords(pending, 1), "Waiting for Player 2's Charge Reaction…");
+  assert.equal(chargePrompt(pending, [declared], 2)?.ask, 'Your Charge Reaction:');
+  assert.deepEqual(chargeAckToast([ev], 9, { units }), { text: 'Charge declared on Mageblight Gremlin: waiting for Player 2 to answer the charge (Fire Overwatch).', kind: 'info' });
 });

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { stratagemView } from '../js/ui/stratagems.js';
-import { unitName, towardsTargets, gridPositions, baseInches, allocationShown, moveEarlier, modelCount, discsOf } from '../js/ui/forty-orders.js';
+import { unitName, towardsTargets, gridPositions, baseInches, allocationShown, moveEarlier, modelCount, discsOf, casualtyOrder } from '../js/ui/forty-orders.js';
 
 const units = {
   u1: { id: 'u1', name: 'Beast Snagga Boyz + Wurrboy', owner: 1 },
@@ -133,4 +133,16 @@ test('units are named as the server names them: numbered among those of the same
   assert.equal(unitName(st, 'u12'), 'Intercessor Squad (2)');
   assert.equal(unitName(st, 'u1'), 'Boyz');
   assert.equal(unitName(st, 'u9'), 'u9');
+});
+
+test('the casualty order: the models as offered, wounded ones marked, and the suggested order to take as it is', () => {
+  const offer = { action: 'set_allocation_order', available: true, reason: null, models: ['Beast Snagga Boy'],
+    casualties: [{ id: 'u1.3', name: 'Beast Snagga Boy #4', wounded: true }, { id: 'u1.0', name: 'Beast Snagga Boy #1', wounded: false }],
+    suggested: { type: 'set_allocation_order', unit: 'u1', order: ['u1.3', 'u1.0'] } };
+  const got = casualtyOrder(offer);
+  assert.deepEqual(got.ids, ['u1.3', 'u1.0']);
+  assert.deepEqual(got.names, ['Beast Snagga Boy #4 (wounded)', 'Beast Snagga Boy #1']);
+  assert.deepEqual(got.suggested, ['u1.3', 'u1.0']);
+  assert.deepEqual(moveEarlier(got.ids, 1), ['u1.0', 'u1.3']);
+  assert.deepEqual(casualtyOrder(null), { ids: [], names: [], suggested: [] });
 });

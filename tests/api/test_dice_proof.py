@@ -37,19 +37,24 @@ def test_dice_proof_before_and_after_the_end(client: TestClient) -> None:
     assert dice.commitment(bytes.fromhex(proof["seed"])) == game["dice_commitment"]
 
 
+def _tamper(client: TestClient, gid: str, seq: int, change: Any) -> None:
+    """Change the stored roll of event `seq` behind the server's back (`change(roll)`)."""
+    store = client.app.state.service.store  # type: ignore[attr-defined]
+    event = store.events(gid, seq - 1, seq)[0]
+    payload = json.loads(json.dumps(event.payload))
+    change(payload["roll"])
+    with store.writer.begin() as conn:
+        conn.execute(sa.text("UPDATE events SET payload = :p WHERE game_id = :g AND seq = :s")
+                     .bindparams(sa.bindparam("p", type_=sa.JSON)),
+                     {"p": payload, "g": gid, "s": seq})
+
+
 def test_dice_proof_reports_a_corrupted_log(client: TestClient) -> None:
     game = new_game(client)
     gid = game["id"]
     seq = act(client, gid, game["p1"], {"type": "roll_dice", "dice": "3D6"}).json()["seq"]
     act(client, gid, game["p2"], {"type": "concede"})
-    store = client.app.state.service.store  # type: ignore[attr-defined]
-    event = store.events(gid, seq - 1, seq)[0]
-    payload = json.loads(json.dumps(event.payload))
-    payload["roll"]["total"] = 1000
-    with store.writer.begin() as conn:
-        conn.execute(sa.text("UPDATE events SET payload = :p WHERE game_id = :g AND seq = :s")
-                     .bindparams(sa.bindparam("p", type_=sa.JSON)),
-                     {"p": payload, "g": gid, "s": seq})
+    _tamper(client, gid, seq, lambda roll: roll.update(total=1000))
     proof = client.get(f"/api/games/{gid}/dice-proof").json()
     assert proof["verified"] is False
     assert proof["failures"][0]["seq"] == seq
@@ -157,3 +162,20 @@ def test_the_seed_never_leaves_before_the_end(client: TestClient) -> None:
             assert end[1]["payload"] == {"seed": secret, "commitment": game["dice_commitment"]}
     proof = rest("GET", f"/api/games/{gid}/dice-proof").json()
     assert proof["seed"] == secret and proof["verified"] and proof["rolls"] == 4
+
+
+def test_a_failed_check_reads_in_words_not_python_dict_text(client: TestClient) -> None:
+    """A roll whose recorded details were changed fails in words, on the proof and in the
+    battle report: no dict or list printed as Python writes it."""
+    game = new_game(client)
+    gid = game["id"]
+    seq = act(client, gid, game["p1"], {"type": "roll_dice", "dice": "2D6"}).json()["seq"]
+    act(client, gid, game["p2"], {"type": "concede"})
+    _tamper(client, gid, seq, lambda roll: roll.update(extra={"seat": 1, "reason": "x"}))
+    proof = client.get(f"/api/games/{gid}/dice-proof").json()
+    assert proof["verified"] is False
+    reason = proof["failures"][0]["reason"]
+    assert "reason, seat" in reason and "{" not in reason and "[" not in reason, reason
+    report = client.get(f"/api/games/{gid}/report", headers=auth(game["p1"]))
+    assert report.status_code == 200, report.text
+    assert "reason, seat" in report.text and "{'" not in report.text

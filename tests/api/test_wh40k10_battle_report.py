@@ -162,6 +162,11 @@ def play_once(client: TestClient) -> tuple[list[dict[str, Any]], dict[str, Any]]
                     if gap(view(), uid, targets[uid]) <= 12:
                         attempt(players[seat], type="declare_charge", unit=uid,
                                 target=targets[uid])
+                        pending = view().get("pending_charge")
+                        if pending and pending.get("answer"):
+                            # The charged player is asked first (Fire Overwatch): they let
+                            # the charge go on, so the story's dice stay the charge's.
+                            ok(players[pending["reacting_player"]], type="decline_overwatch")
                 charged = charged or any(
                     e["type"] == "charge_succeeded" and e["payload"]["unit"] == boyz
                     for e in drain(spectator)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.test_battle_ui import rest
 from tests.e2e.test_table import READY
@@ -162,6 +163,14 @@ def test_stratagem_charge_and_reserves_through_the_ui(
     p1.wait_for_selector(f"#charge-targets input[value='{squad}']:checked")
     p1.screenshot(path=str(tmp_path / "charge-targets-1280.png"))
     p1.click("#roll-charge:not([disabled])")
+    # Before the roll the charged player is asked, in the moment, about Fire Overwatch; the
+    # others read whom the game waits for. Player 2 declines from the keyboard.
+    decline = p2.locator("#charge-prompt button[data-reaction='decline']:not([disabled])")
+    decline.wait_for()
+    for page in (p1, spectator):
+        expect(page.locator("#waiting-for")).to_contain_text("Fire Overwatch")
+    decline.focus()
+    p2.keyboard.press("Enter")
     for page in (p1, p2, spectator):
         logged(page, "make the Charge move (each model up to")
     p1.click("#charge-towards")

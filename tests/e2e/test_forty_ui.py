@@ -192,6 +192,8 @@ def test_shoot_and_fight_through_the_tools_and_the_waaagh_button(
     game.shift(1, boyz, 6.9, advance=True)
     game.to_phase(1, "Charge")
     game.act(1, type="declare_charge", unit=boyz, target=squad)
+    if (game.state().get("pending_charge") or {}).get("answer"):
+        game.act(2, type="decline_overwatch")  # asked before the roll; this test is the fight
     game.to_phase(1, "Fight")
 
     # Player 1 selects the Boyz and fights from the Fight panel with the Choppas (keyboard).

@@ -15,11 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 from server import dice
-from server.dice import DiceStream
 from server.games import archive
-from server.rules import core, table
-from server.rules.core import Battlefield, Event, GameState, RuleError
+from server.rules import core
+from server.rules.core import Event, GameState, RuleError
 from server.rules.orders import acting_seats
+from tests.rules.helpers import Game
 from tests.rules.wh40k10.battle import LED, LONE, SQUAD
 from tests.rules.whfb8.positions import GOBLINS, HALBERDIERS, HANDGUNNERS, SWARM
 
@@ -59,32 +59,15 @@ class Played:
         return dice.commitment(self.seed)
 
 
-class _Table:
+class _Table(Game):
+    """A game whose log commits to its real seed (the proof checks the commitment too)."""
+
     def __init__(self, system: str, seed: bytes) -> None:
-        size = Battlefield(60, 44) if system == "wh40k10" else Battlefield(72, 48)
-        self.seed = seed
-        self.log: list[Event] = []
-        self.state = GameState()
-        self.append(table.genesis("g", system, "Random", size, dice.commitment(seed),
-                                  "roll_offs"))
-        self.append([table.seat_claimed(1), table.seat_claimed(2)])
+        super().__init__(system, seed, pregame="roll_offs", commitment=dice.commitment(seed))
 
-    def append(self, events: list[Event]) -> list[Event]:
-        stored = []
-        for e in events:
-            e = dataclasses.replace(e, seq=self.state.seq + 1)
-            stored.append(e)
-            self.log.append(e)
-            self.state = core.fold(self.state, e)
-        if core.needs_replay(stored):
-            self.state = core.replay(self.log)
-        return stored
-
-    def act(self, seat: int, action: Action) -> list[Event]:
+    def act(self, seat: int, action: Action) -> list[Event]:  # type: ignore[override]
         fields = core.ACTIONS[action["type"]].model.model_fields
-        action = {k: v for k, v in action.items() if k in fields}  # no unit for a reaction
-        return self.append(core.decide(self.state, seat, action,
-                                       DiceStream(self.seed, self.state.dice_position)))
+        return super().act(seat, **{k: v for k, v in action.items() if k in fields})
 
 
 def _point_near(rng: random.Random, x: float, y: float, reach: float) -> tuple[float, float]:
@@ -157,6 +140,9 @@ def _unit_actions(rng: random.Random, view: dict[str, Any], seat: int, uid: str 
         if kind == "charge":
             return [{**base, "targets": [target["unit"]]}]
         return [{**base, "target": target["unit"]}]
+    if kind == "decline_overwatch":
+        # The prompt's answers to a declared charge (wh40k10): each sends its own action.
+        return [dict(r["action"]) for r in offer.get("reactions") or () if r.get("available")]
     if kind == "charge_reaction":
         reaction = _pick(rng, offer.get("reactions"))
         return [{**base, "reaction": reaction["reaction"]}] if reaction else []
@@ -415,3 +401,46 @@ def play(system: str, seed: bytes, *, actions: int = 250, armies: int | None = N
         game.act(1, {"type": "concede"})
     log = archive.with_dice_reveal(game.log, seed)
     return Played(system, seed, log, game.state, done, refused, kinds, ended, longest)
+
+
+def main() -> None:
+    """`python -m tests.games.random_play [seconds per system]`: as many random games as fit,
+    each proof checked; prints one JSON line per system (games, actions, failures)."""
+    import hashlib
+    import json
+    import sys
+    import time
+
+    budget = float(sys.argv[1]) if len(sys.argv) > 1 else 60.0
+    for system in sorted(ARMIES):
+        games = actions = unverified = unfinished = errors = 0
+        stalls: list[int] = []
+        kinds: dict[str, int] = {}
+        started = time.monotonic()
+        while time.monotonic() - started < budget:
+            seed = hashlib.sha256(f"{system}-{games}".encode()).digest()
+            games += 1
+            try:
+                game = play(system, seed, actions=400)
+            except Exception:  # noqa: BLE001 - counted and shown: an `internal` in a game
+                import traceback
+
+                errors += 1
+                print(f"error: {system} {seed.hex()}\n{traceback.format_exc()}", file=sys.stderr)
+                continue
+            actions += game.actions
+            stalls.append(game.longest_stall)
+            unfinished += not game.ended_by_play
+            if not archive.dice_proof(game.commitment, seed, game.log)["verified"]:
+                unverified += 1
+                print(f"unverified: {system} {seed.hex()}", file=sys.stderr)
+            for e in game.log:
+                kinds[e.type] = kinds.get(e.type, 0) + 1
+        print(json.dumps({"system": system, "games": games, "actions": actions,
+                          "proofs_failed": unverified, "not_ended": unfinished, "errors": errors,
+                          "longest_stall": max(stalls, default=0),
+                          "events": {k: kinds[k] for k in sorted(kinds)}}))
+
+
+if __name__ == "__main__":
+    main()

@@ -19,12 +19,13 @@ SEED = bytes(range(32))
 class Game:
     """A game folded from its log; `act` appends the events an action produces."""
 
-    def __init__(self, system: str = "t9a", seed: bytes = SEED, pregame: str = "fixed") -> None:
+    def __init__(self, system: str = "t9a", seed: bytes = SEED, pregame: str = "fixed",
+                 commitment: str = "c") -> None:
         size = Battlefield(60, 44) if system == "wh40k10" else Battlefield(72, 48)
         self.seed = seed
         self.log: list[Event] = []
         self.state = GameState()
-        self.append(table.genesis("g", system, "Test", size, "c", pregame))
+        self.append(table.genesis("g", system, "Test", size, commitment, pregame))
         self.append([table.seat_claimed(1), table.seat_claimed(2)])
 
     def append(self, events: list[Event]) -> list[Event]:

@@ -355,5 +355,5 @@ def test_a_preview_shows_what_the_action_declares(monkeypatch: pytest.MonkeyPatc
                                                      None)
     assert ACTIONS["charge_reaction"].rolls_distance
     assert {n for n, s in ACTIONS.items() if not s.sweeps} == {
-        "declare_charge", "charge_reaction", "propose", "accept_proposal"
+        "declare_charge", "charge_reaction", "decline_overwatch", "propose", "accept_proposal"
     }

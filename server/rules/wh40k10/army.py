@@ -9,8 +9,9 @@ unit's Starting Strength, in the system's part of the state (`Forty`) (folded fr
 Decisions (docs/wh40k10-attacks.md, "The engine"): model `i` of a unit has the id
 `<unit>.<i>` (its index in `positions` when the attack is made); a datasheet with two model
 lines (Intercessor and Sergeant) has its first model on the last line (the Sergeant) and the
-others on the first; the defender's free allocation choice is the last Bodyguard model first
-(so the Sergeant stays longest) and Leaders last.
+others on the first; the defender's free allocation choices follow casualties.py (the owner's
+order, else the model that keeps the unit coherent and farthest from the enemy) and Leaders
+last.
 """
 
 from __future__ import annotations
@@ -67,7 +68,11 @@ class Forty:
     lines: Mapping[str, Sequence[int]] = field(default_factory=dict)
     """Each model's profile line of a unit, by unit id."""
     allocation: Mapping[str, Sequence[str]] = field(default_factory=dict)
-    """A player's order for allocating their unit's lost models, by unit id."""
+    """A player's order of their unit's Bodyguard model kinds (line names) for allocating
+    attacks, by unit id."""
+    model_order: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    """A player's order of their unit's Bodyguard models (model ids, first to go first), by
+    unit id (casualties.py); kept in step with the models as casualties are removed."""
     reserves: Mapping[str, str] = field(default_factory=dict)
     """The kind of Reserves each unit set up in (reserves.py), by unit id."""
     battle_shocked: Sequence[str] = ()
@@ -99,6 +104,9 @@ class Forty:
     insane_bravery: Mapping[str, Any] = field(default_factory=dict)
     overwatch: Mapping[Any, Any] = field(default_factory=dict)
     """Per seat: the Player Turn Fire Overwatch was last used in."""
+    overwatch_hazard: Mapping[str, Any] = field(default_factory=dict)
+    """{unit, seat, tests, models}: the Hazardous tests of a Fire Overwatch at a charging unit,
+    taken once its charge is over (combat.hazard_after_charge)."""
 
 
 def forty(state: GameState) -> Forty:
@@ -258,7 +266,7 @@ def target_unit(
         tm = TargetModel.from_datasheet(
             m.id, m.sheet, m.line, wounds_left=m.left, hazardous=m.id in hazardous
         )
-        tm = dataclasses.replace(tm, name=_model_name(m), character=m.character,
+        tm = dataclasses.replace(tm, name=model_name(m), character=m.character,
                                  cover=cover or ground)
         if waaagh and has_waaagh(m.sheet):
             tm = waaagh_model(tm)
@@ -266,10 +274,8 @@ def target_unit(
             best = min(tm.invulnerable or GO_TO_GROUND_INVULNERABLE, GO_TO_GROUND_INVULNERABLE)
             tm = dataclasses.replace(tm, invulnerable=best)
         models.append(tm)
-    bodyguard = ordered_bodyguard(
-        state, unit, [(m.id, m.name) for m in models_of(state, unit) if not m.character][::-1]
-    )
-    leaders = [m.id for m in models if m.character]
+    from server.rules.wh40k10.casualties import casualty_order
+
     keywords = frozenset(k for s in sheets(unit)[:1] for k in s.keywords)
     return TargetUnit(
         unit.id,
@@ -278,7 +284,7 @@ def target_unit(
         keywords,
         attached=bool(unit.characters),
         engaged=engaged,
-        allocation_order=tuple(bodyguard + leaders),
+        allocation_order=tuple(casualty_order(state, unit)),
     )
 
 
@@ -289,17 +295,8 @@ def allocation_preference(state: GameState, unit_id: str) -> list[str]:
     return list(prefs.get(unit_id, []))
 
 
-def ordered_bodyguard(state: GameState, unit: Unit, ids: Sequence[tuple[str, str]]) -> list[str]:
-    """`ids` ((model id, line name) of the Bodyguard models, in the default order) sorted by
-    the defender's allocation order for `unit` (stable: the default order within a line)."""
-    pref = allocation_preference(state, unit.id)
-    if not pref:
-        return [i for i, _ in ids]
-    rank = {name: k for k, name in enumerate(pref)}
-    return [i for i, _ in sorted(ids, key=lambda p: rank.get(p[1], len(rank)))]
-
-
-def _model_name(m: Model) -> str:
+def model_name(m: Model) -> str:
+    """A Bodyguard model by its line and number ("Intercessor #3"), a Leader by its name."""
     return f"{m.name} #{m.index + 1}" if not m.character else m.name
 
 

@@ -12,7 +12,9 @@ unit ends within Engagement Range of every target and in Unit Coherency
 model moves.
 
 `charge` declares and rolls (`charge_rolled`; at once `charge_failed` when the roll is short of
-the closest target's distance less Engagement Range, which no move could make). `charge_move`
+the closest target's distance less Engagement Range, which no move could make). When the
+charged player can use Fire Overwatch, the declared charge first waits for their answer
+(`charge_declared`, stratagems.py) and is rolled after it (`resume_charge`). `charge_move`
 gives the models' end positions, judged against the roll: a refused move changes nothing and
 may be given again; `charge_move` without positions gives the charge up (`charge_failed`), and
 so does ending the Charge phase with the move not made. The shared `declare_charge` (one target,
@@ -31,8 +33,10 @@ from server.dice import DiceStream
 from server.geometry import ENGAGEMENT_RANGE_IN
 from server.rules.battle import BATTLE, on_phase_end
 from server.rules.charge import (
+    charge_result,
     charge_roll_expression,
     charge_targets,
+    charge_wait,
     check_charge_target,
     check_charger,
 )
@@ -46,6 +50,7 @@ from server.rules.core import (
     Phases,
     RuleError,
     When,
+    fold_all,
     register_action,
     register_folder,
 )
@@ -54,6 +59,7 @@ from server.rules.naming import display_name, say_inches, tenths
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.units import Coord, Unit, phase_moves, unit_of, units_of, with_phase_move
 from server.rules.wh40k10.army import SYSTEM_ID, forty, set_forty
+from server.rules.wh40k10.combat import hazard_after_charge
 from server.rules.wh40k10.engage import charge_move_refusal
 
 ROLLED = "charge_rolled"
@@ -107,7 +113,52 @@ def charge(state: GameState, seat: int, action: DeclareCharges, dice: DiceStream
         raise RuleError(ILLEGAL_MOVE, f"{waiting} must make its Charge move first",
                         rule="Charge")
     gaps = {t: check_charge_target(state, seat, unit, unit_of(state, t)) for t in action.targets}
+    answer_first = charge_wait(state, seat, unit, list(action.targets), gaps, "charge")
+    if answer_first is not None:  # the charged player may fire Overwatch before the roll
+        return answer_first
     return roll_charge(state, seat, unit, list(action.targets), gaps, dice)
+
+
+def charge_answered(
+    state: GameState, pending: dict[str, Any], reaction: str, name: str
+) -> Event:
+    """The charged player's answer to a declared charge (ends the wait: `charge_reaction`)."""
+    target = str(pending["target"])
+    return Event("charge_reaction", {
+        "unit": target, "charger": pending["unit"], "reaction": reaction, "name": name,
+        "forced": False,
+        "text": f"Player {pending['reacting_player']} answers the charge of "
+        f"{display_name(state, str(pending['unit']))}: {name}"},
+        actor=int(pending["reacting_player"]))
+
+
+def resume_charge(state: GameState, pending: dict[str, Any], dice: DiceStream) -> list[Event]:
+    """The declared charge, once answered: its roll (then the Charge move, or a failure), or
+    nothing if the charger was destroyed; a Fire Overwatch's Hazardous tests once the charge
+    is over (seed 004)."""
+    units = units_of(state)
+    charger = units[str(pending["unit"])]
+    if charger.status != "on_table" or not charger.positions:
+        return hazard_after_charge(state, dice)
+    seat = charger.owner
+    targets = [str(t) for t in pending.get("targets") or [pending["target"]]]
+    stored = pending.get("distances") or {}
+
+    def gap(t: str) -> float:
+        # Measured again: the shots may have removed the charger's closest models.
+        try:
+            return check_charge_target(state, seat, charger, units[t])
+        except RuleError:
+            return float(stored.get(t, 0.0))
+
+    if pending.get("declared_by") == "declare_charge":
+        events = charge_result(state, seat, charger, units[targets[0]], dice)
+    else:
+        events = roll_charge(state, seat, charger, targets, {t: gap(t) for t in targets}, dice)
+    after = fold_all(state, events)
+    if pending_charge_move(after) is None:
+        events += hazard_after_charge(after, dice)
+    return events
 
 
 def roll_charge(
@@ -210,7 +261,8 @@ def charge_move(state: GameState, seat: int, action: ChargeMove, dice: DiceStrea
                         f"{display_name(state, unit.id)} has no charge waiting for its Charge move",
                         rule="Charge")
     if action.positions is None:
-        return [_failed(state, unit, pending, "no Charge move made")]
+        gave_up = [_failed(state, unit, pending, "no Charge move made")]
+        return gave_up + hazard_after_charge(fold_all(state, gave_up), dice)
     refusal = charge_move_refusal(
         state, unit, pending["targets"], action.positions, float(pending["range"])
     )
@@ -222,7 +274,7 @@ def charge_move(state: GameState, seat: int, action: ChargeMove, dice: DiceStrea
         ((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5
         for a, b in zip(unit.positions, moved.positions, strict=True)
     )
-    return [
+    moved_in = [
         Event(
             "charge_succeeded",
             {
@@ -242,6 +294,8 @@ def charge_move(state: GameState, seat: int, action: ChargeMove, dice: DiceStrea
             actor=seat,
         )
     ]
+    # Seed 004: a Fire Overwatch's Hazardous mortal wounds come after the Charge move.
+    return moved_in + hazard_after_charge(fold_all(state, moved_in), dice)
 
 
 @on_phase_end(SYSTEM_ID, "Charge")
@@ -251,4 +305,5 @@ def unmade_charge_moves(state: GameState, dice: DiceStream) -> list[Event]:
     if pending is None:
         return []
     unit = units_of(state)[pending["unit"]]
-    return [_failed(state, unit, pending, "the Charge phase ended before the Charge move")]
+    ended = [_failed(state, unit, pending, "the Charge phase ended before the Charge move")]
+    return ended + hazard_after_charge(fold_all(state, ended), dice)

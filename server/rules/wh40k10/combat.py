@@ -264,13 +264,16 @@ def shoot_weapons(
     dice: DiceStream,
     *,
     overwatch: str | None = None,
+    hazard_later: bool = False,
 ) -> list[Event]:
     """Shoot: each listed weapon at its target, every check made before any die is rolled
     (`plan_shooting`). `overwatch`: the enemy unit a Fire Overwatch shoots at (stratagems.py),
     "as if it were your Shooting phase", hitting on unmodified 6s; the unit's Engagement Range
-    with that (charging) unit is not counted: Warfield resolves the charge move first."""
+    with that unit is not counted (a Charge move after the shots may have ended there).
+    `hazard_later`: the Hazardous tests wait for the charging unit's Charge move (seed 004:
+    `overwatch_hazard_deferred`, then `hazard_after_charge`)."""
     return _resolve(*plan_shooting(state, seat, action, overwatch=overwatch), dice,
-                    kind="shooting")
+                    kind="shooting", hazard_later=hazard_later)
 
 
 def plan_shooting(
@@ -341,6 +344,7 @@ def _resolve(
     dice: DiceStream,
     *,
     kind: str,
+    hazard_later: bool = False,
 ) -> list[Event]:
     events: list[Event] = []
     verb = "shoot" if kind == "shooting" else "fight"
@@ -375,23 +379,16 @@ def _resolve(
         except ProfileError as exc:  # a profile the sequence cannot use: nothing rolled
             raise RuleError(BAD_REQUEST, str(exc)) from None
         events += made
-    if hazardous_used:
-        now = units_of(state)[unit.id]
-        if now.positions:
-            ids = [m.id for m in models_of(state, now) if m.id in hazardous_models]
-            tu = target_unit(state, now, hazardous=ids)
-            w6 = demise_map(state, now)
-            state, made = resolve_and_chain(
-                state,
-                now,
-                lambda: hazardous_tests(tu, hazardous_used, dice, within_6in=w6),
-                dice,
-                kind="hazardous",
-                actor=seat,
-                attacker=None,
-                text=f"{display_name(state, now.id)}: Hazardous tests",
-            )
-            events += made
+    if hazardous_used and hazard_later:
+        events.append(Event("overwatch_hazard_deferred", {
+            "unit": unit.id, "seat": seat, "tests": hazardous_used,
+            "models": list(hazardous_models),
+            "text": f"{display_name(state, unit.id)}: {hazardous_used} Hazardous "
+            f"test{'s' if hazardous_used != 1 else ''} after the Charge move"}, actor=seat))
+    elif hazardous_used:
+        state, made = hazardous_events(state, seat, unit.id, hazardous_used, hazardous_models,
+                                       dice)
+        events += made
     if not any(e.payload.get("attacker") == unit.id for e in events):
         events.insert(
             0,
@@ -403,6 +400,58 @@ def _resolve(
             ),
         )
     return events
+
+
+def hazardous_events(
+    state: GameState, seat: int, unit_id: str, tests: int, models: Sequence[str],
+    dice: DiceStream,
+) -> tuple[GameState, list[Event]]:
+    """The Hazardous tests of `unit_id` (`tests` weapons used by `models`), if it is still on
+    the battlefield."""
+    now = units_of(state)[unit_id]
+    if not now.positions:
+        return state, []
+    ids = [m.id for m in models_of(state, now) if m.id in models]
+    tu = target_unit(state, now, hazardous=ids)
+    w6 = demise_map(state, now)
+    return resolve_and_chain(
+        state,
+        now,
+        lambda: hazardous_tests(tu, tests, dice, within_6in=w6),
+        dice,
+        kind="hazardous",
+        actor=seat,
+        attacker=None,
+        text=f"{display_name(state, now.id)}: Hazardous tests",
+    )
+
+
+def hazard_after_charge(state: GameState, dice: DiceStream) -> list[Event]:
+    """The Hazardous tests a Fire Overwatch left for after the Charge move (seed 004), once
+    the charge is over: moved, failed or given up (`overwatch_hazard_due`, then the tests)."""
+    record = forty(state).overwatch_hazard
+    if not record:
+        return []
+    due = Event("overwatch_hazard_due", {
+        "unit": record["unit"], "text": f"{display_name(state, record['unit'])}: the "
+        "Hazardous tests of the Fire Overwatch, now the charge is over"},
+        actor=int(record["seat"]))
+    after = fold_all(state, [due])
+    _, made = hazardous_events(after, int(record["seat"]), str(record["unit"]),
+                               int(record["tests"]), list(record["models"]), dice)
+    return [due, *made]
+
+
+@register_folder("overwatch_hazard_deferred")
+def _fold_hazard_deferred(state: GameState, event: Event) -> GameState:
+    p = event.payload
+    return set_forty(state, overwatch_hazard={k: p[k] for k in ("unit", "seat", "tests",
+                                                                  "models")})
+
+
+@register_folder("overwatch_hazard_due")
+def _fold_hazard_due(state: GameState, event: Event) -> GameState:
+    return set_forty(state, overwatch_hazard={})
 
 
 # --- the Fight phase ---------------------------------------------------------------------------

@@ -28,6 +28,7 @@ victory points and the result (issue 16; FACTS.md, the core loop and its objecti
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Literal
 
 import shapely
@@ -63,11 +64,13 @@ from server.rules.core import (
 )
 from server.rules.naming import display_name
 from server.rules.orders import (
+    Offer,
     in_window,
     judge,
     offer,
     refused,
     register_game_offer,
+    register_offer,
     throwaway_dice,
 )
 from server.rules.state import changed
@@ -424,6 +427,42 @@ class RoarOfMork(ActionModel):
 )
 def roar(state: GameState, seat: int, action: RoarOfMork, dice: DiceStream) -> list[Event]:
     """Roar of Mork (FACTS.md, Wurrboy), in the opponent's Command phase."""
+    unit, roarer, target = _check_roar(state, seat, action)
+    own = target_unit(state, unit)
+    w6 = demise_map(state, unit)
+    state, events = resolve_and_chain(
+        state,
+        unit,
+        lambda: roar_of_mork(own, dice, within_6in=w6),
+        dice,
+        kind="roar_of_mork",
+        actor=seat,
+        attacker=None,
+        text=f"{roarer.name}: Roar of Mork at {display_name(state, target.id)}",
+    )
+    succeeded = bool(events[0].payload.get("succeeded"))
+    return [
+        *events,
+        Event(
+            "roar_of_mork_used",
+            {
+                "unit": unit.id,
+                "target": target.id,
+                "succeeded": succeeded,
+                "text": f"{display_name(state, target.id)} subtracts 2 from Battle-shock and "
+                        "Leadership tests "
+                "until the start of its player's next Command phase"
+                if succeeded
+                else "Roar of Mork fails",
+            },
+            actor=seat,
+        ),
+    ]
+
+
+def _check_roar(state: GameState, seat: int, action: RoarOfMork) -> tuple[Unit, Any, Unit]:
+    """Every check of Roar of Mork before its roll (the action and its offer ask the same):
+    the Wurrboy's unit, the Wurrboy model and the target."""
     require_stage(state, BATTLE)
     if state.battle.phase != "Command" or state.battle.active_player == seat:
         raise RuleError(
@@ -455,42 +494,41 @@ def roar(state: GameState, seat: int, action: RoarOfMork, dice: DiceStream) -> l
         raise RuleError(
             ILLEGAL_MOVE,
             f"{display_name(state, target.id)} is not within {ROAR_OF_MORK_RANGE_IN} in of the "
-            f"{display_name(state, roarer.id)}",
+            f"{roarer.name}",
             rule=ROAR_OF_MORK,
         )
     if not line_of_sight(table, unit.id, target.id).visible:
         raise RuleError(ILLEGAL_MOVE, f"{display_name(state, target.id)} is not visible",
-                                      rule=ROAR_OF_MORK)
-    own = target_unit(state, unit)
-    w6 = demise_map(state, unit)
-    state, events = resolve_and_chain(
-        state,
-        unit,
-        lambda: roar_of_mork(own, dice, within_6in=w6),
-        dice,
-        kind="roar_of_mork",
-        actor=seat,
-        attacker=None,
-        text=f"{display_name(state, roarer.id)}: Roar of Mork at {display_name(state, target.id)}",
-    )
-    succeeded = bool(events[0].payload.get("succeeded"))
-    return [
-        *events,
-        Event(
-            "roar_of_mork_used",
-            {
-                "unit": unit.id,
-                "target": target.id,
-                "succeeded": succeeded,
-                "text": f"{display_name(state, target.id)} subtracts 2 from Battle-shock and "
-                        "Leadership tests "
-                "until the start of its player's next Command phase"
-                if succeeded
-                else "Roar of Mork fails",
-            },
-            actor=seat,
-        ),
-    ]
+                        rule=ROAR_OF_MORK)
+    return unit, roarer, target
+
+
+@register_offer("roar_of_mork", anytime=True)
+def _offer_roar(state: GameState, seat: int, unit: Unit) -> Offer | None:
+    """Roar of Mork… for the player whose unit has a Wurrboy, in the opponent's Command phase
+    (the player is not the one acting then, hence `anytime`; the action's window keeps it to
+    the Command phase): each enemy unit on the table, allowed or refused with the rule's
+    reason, asked of the action's own checks."""
+    if not is_forty(state) or unit.owner != seat or unit.status != "on_table":
+        return None
+    if state.battle.active_player == seat:
+        return None
+    if not any(m.sheet.has_rule(ROAR_OF_MORK) for m in models_of(state, unit)):
+        return None
+    table = table_of(state)
+    targets: list[dict[str, Any]] = []
+    for enemy in units_of(state).values():
+        if enemy.owner == seat or enemy.id not in table.units:
+            continue
+        err = judge(partial(_check_roar, state, seat,
+                            RoarOfMork(type="roar_of_mork", unit=unit.id, target=enemy.id)))
+        targets.append({"unit": enemy.id, "available": err is None,
+                        "reason": None if err is None else err.message})
+    usable = [t for t in targets if t["available"]]
+    if usable:
+        return offer("roar_of_mork", targets=targets)
+    why = next((t["reason"] for t in targets), None) or "no enemy unit is on the battlefield"
+    return offer("roar_of_mork", False, why, rule=ROAR_OF_MORK, targets=targets)
 
 
 @register_folder("roar_of_mork_used")
@@ -528,6 +566,7 @@ def _project_forty(state: GameState, viewer: int | None, out: dict[str, Any]) ->
         "fights_first": charged_this_turn(state),
         "fight_next": {"seat": chooser, "units": step},
         "allocation": dict(data.allocation),
+        "model_order": {k: list(v) for k, v in data.model_order.items()},
         "models": {
             u.id: [
                 {"id": m.id, "name": m.name, "wounds": m.wounds, "lost": m.lost,

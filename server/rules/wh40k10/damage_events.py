@@ -11,7 +11,7 @@ set off more Deadly Demise).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from server.rules.core import Event, GameState, fold_all, register_folder
@@ -125,11 +125,28 @@ def _fold_attacks_resolved(state: GameState, event: Event) -> GameState:
     wounds = {**data.wounds, after.id: list(p["wounds_after"])}
     lines = {**data.lines, after.id: list(p["lines_after"])}
     start = {**data.start, after.id: int(p["starting_strength"])}
-    state = set_forty(state, wounds=wounds, lines=lines, start=start)
+    state = set_forty(state, wounds=wounds, lines=lines, start=start,
+                      model_order=_order_after(data.model_order, p))
     attacker = p.get("attacker")
     if attacker and p.get("kind") in ("shooting", "fight"):
         state = mark_done(state, str(p["kind"]), attacker)
     return state
+
+
+def _order_after(
+    orders: Mapping[str, Sequence[str]], p: Mapping[str, Any]
+) -> Mapping[str, Sequence[str]]:
+    """The owner's model order (allocation.py) once the destroyed models are removed: model
+    ids are indices into `positions`, which close up behind a removed model, so each survivor
+    takes its new id and the destroyed ones leave the order."""
+    uid = str(p["target"])
+    order = orders.get(uid)
+    if not order:
+        return orders
+    gone = {str(d) for d in p.get("destroyed", ())}
+    kept = [i for i in range(int(p.get("models_before", 0))) if f"{uid}.{i}" not in gone]
+    new_id = {f"{uid}.{old}": f"{uid}.{k}" for k, old in enumerate(kept)}
+    return {**orders, uid: [new_id[m] for m in order if m in new_id]}
 
 
 def done_this_phase(state: GameState, what: str) -> list[str]:

@@ -126,7 +126,7 @@ def charge_move_refusal(
     )
     enemies = _enemies(state, unit)
     if not result.legal and result.rule is not Rule.ENGAGEMENT_RANGE:
-        return illegal_move_error(state, result, what)
+        return illegal_move_error(state, result, what, unit)
     for e in enemies:
         if e.id not in targets and within(result.swept, table.units[e.id], ENGAGEMENT_RANGE_IN):
             return _refuse(
@@ -136,7 +136,7 @@ def charge_move_refusal(
                 obstacle=e.id,
             )
     if not result.legal:
-        return illegal_move_error(state, result, what)
+        return illegal_move_error(state, result, what, unit)
     through = _through_enemy_models(state, result, [e for e in enemies if e.id in targets], what)
     if through is not None:
         return through
@@ -290,7 +290,7 @@ def close_in_refusal(
         ignore=_friends(state, unit), charging=[e.id for e in enemies],
     )
     if not result.legal:
-        return illegal_move_error(state, result, words), result
+        return illegal_move_error(state, result, words, unit), result
     through = _through_enemy_models(state, result, enemies, words)
     if through is not None:
         return through, result

@@ -8,7 +8,7 @@ Back: it may neither shoot nor declare a charge that turn (`Shooter.fell_back`,
 (`movement_started`), the units that moved out of them as it ends (`fell_back`). A
 Battle-shocked unit that Falls Back takes a Desperate Escape test for each model: a D6, 1-2
 destroys it (docs/rules-decisions.md: the dice are rolled as the phase ends, once the move is
-made; the models destroyed are chosen as attacks are allocated, the last Bodyguard model first).
+made; the models destroyed are chosen as attacks are allocated: casualties.py).
 """
 
 from __future__ import annotations

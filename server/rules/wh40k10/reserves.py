@@ -54,6 +54,7 @@ from server.rules.setup import DEPLOYING, after_deploying_unit, deployed_unit, u
 from server.rules.units import (
     Coord,
     Unit,
+    coherency_faults,
     datasheet_of,
     deployment_zone,
     footprint_of,
@@ -205,8 +206,10 @@ def arrival_problem(state: GameState, seat: int, placed: Unit) -> RuleError | No
         return _refuse(str(Rule.MODEL_OVERLAP), f"{name} cannot arrive there: Model Overlap")
     broken = coherency(placements(state, placed, placed.positions))
     if broken:
+        words, named = coherency_faults(state, placed, broken, len(placed.positions))
         return _refuse(str(Rule.UNIT_COHERENCY),
-                       f"{name} cannot arrive there: Unit Coherency", incoherent=list(broken))
+                       f"{name} cannot arrive there: Unit Coherency: {words}",
+                       incoherent=list(broken), incoherent_models=named)
     for enemy in units_of(state).values():
         if enemy.owner == seat or enemy.id not in table.units:
             continue

@@ -20,11 +20,14 @@ Automated core Stratagems:
 * **Insane Bravery** (1 CP, once per battle): in your Command phase, before you end it (the
   Battle-shock step runs when you end it), one of your units that will take a Battle-shock
   test (Below Half-strength) passes it without a roll.
-* **Fire Overwatch** (1 CP, once per turn): in your opponent's Movement or Charge phase, after
-  an enemy unit was set up, moved or declared a charge this phase, one of your units within
-  24 in shoots at it as in your Shooting phase (`combat.shoot_weapons`), hitting only on
-  unmodified 6s; Hazardous tests follow its attacks (seed 004: after a charge, once the
-  charging unit ended its Charge move, which Warfield resolves with the charge roll).
+* **Fire Overwatch** (1 CP, once per turn): in your opponent's Movement phase after an enemy
+  unit was set up or moved, or in their Charge phase just after an enemy unit declared a
+  charge and before its roll, one of your units within 24 in shoots at it as in your Shooting
+  phase (`combat.shoot_weapons`), hitting only on unmodified 6s. A declared charge waits for
+  the charged player's answer (Fire Overwatch or `decline_overwatch`) only when they can use
+  it (`_overwatch_wait`); the charge is rolled after the answer. Seed 004: the Hazardous tests
+  of an Overwatch at a charger are taken once the charge is over, after its Charge move
+  (`combat.hazard_after_charge`).
 * **Go to Ground** (1 CP): in your opponent's Shooting phase, one of your Infantry units has a
   6+ invulnerable save and the Benefit of Cover until the end of the phase.
 * **Counter-offensive** (2 CP): in the Fight phase, just after an enemy unit fought, one of
@@ -51,18 +54,26 @@ from pydantic import Field
 from server.dice import DiceStream
 from server.geometry.los import line_of_sight
 from server.geometry.measure import within
-from server.rules.battle import BATTLE, require_stage
-from server.rules.charge import charge_result, check_charge_target, check_charger
+from server.rules.battle import BATTLE, other, require_stage
+from server.rules.charge import (
+    charge_result,
+    check_charge_target,
+    check_charger,
+    register_charge_wait,
+)
 from server.rules.core import (
     BAD_REQUEST,
     EITHER,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
+    REACTING,
     ActionModel,
     Event,
     GameState,
+    Phases,
     RuleError,
     When,
+    fold_all,
     register_action,
     register_folder,
     register_projector,
@@ -89,7 +100,7 @@ from server.rules.wh40k10.army import (
     sheets,
     target_unit,
 )
-from server.rules.wh40k10.charging import ROLLED, roll_charge
+from server.rules.wh40k10.charging import ROLLED, charge_answered, resume_charge, roll_charge
 from server.rules.wh40k10.combat import (
     ShootWeapons,
     WeaponTarget,
@@ -452,13 +463,25 @@ def _check_overwatch(state: GameState, seat: int, s: Stratagem, action: UseStrat
     _opponents_phase(state, seat, s, ("Movement", "Charge"))
     if forty(state).overwatch.get(str(seat)) == state.battle.player_turn:
         raise _refuse(s, "Fire Overwatch is used once per turn")
+    waiting = overwatch_charge(state, seat)
+    if _phase(state) == "Charge" and waiting is None:
+        aimed = units_of(state).get(action.target or "")
+        record = phase_moves(state).get(aimed.id, {}) if aimed is not None else {}
+        late = (f"{aimed.name} has already rolled its charge: "
+                if aimed is not None and record else "no charge is waiting for your answer: ")
+        raise _refuse(s, late + "in the Charge phase, Fire Overwatch is used just after an "
+                      "enemy unit declares a charge, before its charge roll", OUT_OF_PHASE)
     if action.target is None:
         raise _refuse(s, "Fire Overwatch: name the enemy unit to shoot at", BAD_REQUEST,
                       field="target")
     target = unit_of(state, action.target)
     if target.owner == seat:
         raise _refuse(s, "Fire Overwatch shoots at an enemy unit")
-    if target.id not in phase_moves(state) or target.status != "on_table":
+    if waiting is not None:
+        if target.id != waiting["unit"]:
+            raise _refuse(s, "Fire Overwatch shoots at the unit that declared the charge, "
+                          f"{units_of(state)[str(waiting['unit'])].name}", OUT_OF_PHASE)
+    elif target.id not in phase_moves(state) or target.status != "on_table":
         raise _refuse(s, f"{target.name} has not been set up, moved or declared a charge this "
                       "phase", OUT_OF_PHASE)
     unit = _own_unit(state, seat, s, action.unit)
@@ -480,7 +503,47 @@ def _check_overwatch(state: GameState, seat: int, s: Stratagem, action: UseStrat
     def fire(after: GameState, dice: DiceStream) -> list[Event]:
         return shoot_weapons(after, seat, shot, dice, overwatch=target.id)
 
-    return unit, fire
+    if waiting is None:
+        return unit, fire
+    pending = dict(waiting)
+
+    def answer(after: GameState, dice: DiceStream) -> list[Event]:
+        # The answer ends the wait; the shots, then the charge roll; the Hazardous tests
+        # once the charge is over (seed 004).
+        said = charge_answered(after, pending, "fire_overwatch", FIRE_OVERWATCH)
+        events = [said]
+        after = fold_all(after, events)
+        events += shoot_weapons(after, seat, shot, dice, overwatch=target.id, hazard_later=True)
+        after = fold_all(after, events[1:])
+        return [*events, *resume_charge(after, pending, dice)]
+
+    return unit, answer
+
+
+def overwatch_charge(state: GameState, seat: int) -> Mapping[str, Any] | None:
+    """The declared charge waiting for `seat`'s answer with Fire Overwatch, if any."""
+    pending = state.charges.pending
+    if (not pending or pending.get("answer") != FIRE_OVERWATCH
+            or int(pending["reacting_player"]) != seat):
+        return None
+    return pending
+
+
+def overwatch_shooters(state: GameState, seat: int) -> list[dict[str, Any]]:
+    """The units of `seat` that can fire Overwatch now at the charge waiting for its answer
+    (every check of `use_stratagem`: CP, once per turn, range, sight, weapons)."""
+    waiting = overwatch_charge(state, seat)
+    if waiting is None:
+        return []
+    charger = str(waiting["unit"])
+    out = []
+    for u in units_of(state).values():
+        if u.owner != seat or u.status != "on_table" or not u.positions:
+            continue
+        if _try(state, seat, stratagem=FIRE_OVERWATCH, unit=u.id, target=charger) is None:
+            out.append({"unit": u.id, "target": charger,
+                        "weapons": _overwatch_weapons(state, u, units_of(state)[charger])})
+    return out
 
 
 def _check_heroic(state: GameState, seat: int, s: Stratagem, action: UseStratagem) -> tuple[
@@ -641,8 +704,6 @@ def use_stratagem(
         },
         actor=seat,
     )
-    from server.rules.core import fold_all
-
     return [paid, *effect(fold_all(state, [paid]), dice)]
 
 
@@ -734,8 +795,10 @@ def _usable(state: GameState, seat: int, s: Stratagem) -> dict[str, Any]:
             else:
                 reasons.append(err)
     elif s.name in (FIRE_OVERWATCH, HEROIC_INTERVENTION, GRENADE):
+        charging = overwatch_charge(state, seat) if s.name == FIRE_OVERWATCH else None
         enemies = [u for u in units if u.owner != seat
-                   and (s.name == GRENADE or u.id in phase_moves(state))]
+                   and (s.name == GRENADE or u.id in phase_moves(state)
+                        or (charging is not None and u.id == charging["unit"]))]
         for u in mine:
             for e in enemies:
                 err = attempt(unit=u.id, target=e.id)
@@ -800,6 +863,86 @@ def _offer_stratagems(state: GameState, seat: int) -> dict[str, Any] | None:
             if not s.automated
         ],
     )
+
+
+# --- the charged player's answer: Fire Overwatch or not -------------------------------------
+
+
+def _overwatch_wait(
+    state: GameState, seat: int, unit: Unit, targets: list[str], gaps: dict[str, float],
+    declared_by: str,
+) -> list[Event] | None:
+    """A declared charge waits for the charged player's answer when they can fire Overwatch
+    at the charger now (the core Stratagem's moment: just after the charge is declared, before
+    its roll); else None and the charge is rolled at once."""
+    answerer = other(seat)
+    names = ", ".join(units_of(state)[t].name for t in targets)
+    declared = Event("charge_declared", {
+        "unit": unit.id, "target": targets[0], "targets": list(targets),
+        "distances": {t: round(g, 3) for t, g in gaps.items()},
+        "distance": round(min(gaps.values()), 3), "reacting_player": answerer,
+        "reactions": ["fire_overwatch", "decline"], "refused": {}, "answer": FIRE_OVERWATCH,
+        "declared_by": declared_by,
+        "text": f"{unit.name} declare a charge against {names}: Player {answerer} may fire "
+        "Overwatch before the charge roll"}, actor=seat)
+    if not overwatch_shooters(fold_all(state, [declared]), answerer):
+        return None
+    return [declared]
+
+
+register_charge_wait(SYSTEM_ID, _overwatch_wait)
+
+
+class DeclineOverwatch(ActionModel):
+    type: Literal["decline_overwatch"]
+
+
+@register_action(
+    "decline_overwatch",
+    DeclineOverwatch,
+    systems=[SYSTEM_ID],
+    when=[When(BATTLE, REACTING, Phases.named("Charge"))],
+    doing="answering a charge",
+    rolls_distance=True,
+    sweeps=False,
+)
+def decline_overwatch(
+    state: GameState, seat: int, action: DeclineOverwatch, dice: DiceStream
+) -> list[Event]:
+    """The charged player lets the declared charge go on without Fire Overwatch: it is
+    rolled."""
+    waiting = overwatch_charge(state, seat)
+    if waiting is None:
+        raise RuleError(OUT_OF_PHASE, "no charge is waiting for your answer",
+                        rule=FIRE_OVERWATCH)
+    pending = dict(waiting)
+    said = charge_answered(state, pending, "decline", "no Fire Overwatch")
+    return [said, *resume_charge(fold_all(state, [said]), pending, dice)]
+
+
+@register_game_offer("decline_overwatch", key="charge_answer")
+def _offer_charge_answer(state: GameState, seat: int) -> dict[str, Any] | None:
+    """For the charged player while a declared charge waits: Fire Overwatch with each unit
+    that can (the `use_stratagem` to send), or Decline (`decline_overwatch`)."""
+    waiting = overwatch_charge(state, seat)
+    if waiting is None or not is_forty(state):
+        return None
+    charger = units_of(state)[str(waiting["unit"])]
+    reactions: list[dict[str, Any]] = [
+        {"reaction": "fire_overwatch", "name": f"Fire Overwatch with "
+         f"{units_of(state)[p['unit']].name}", "available": True, "unit": p["unit"],
+         "weapons": p["weapons"],
+         "action": {"type": "use_stratagem", "stratagem": FIRE_OVERWATCH, **p}}
+        for p in overwatch_shooters(state, seat)
+    ]
+    reactions.append({"reaction": "decline", "name": "Decline", "available": True,
+                      "action": {"type": "decline_overwatch"}})
+    fire = BY_NAME[FIRE_OVERWATCH.lower()]
+    return offer("decline_overwatch", answer=FIRE_OVERWATCH, charger=charger.id,
+                 targets=list(waiting.get("targets") or [waiting["target"]]),
+                 cost=fire.cost, cp=cp(state)[str(seat)], reactions=reactions,
+                 text=f"{charger.name} declare a charge: fire Overwatch ({fire.cost} CP, "
+                 "hitting on unmodified 6s) before the charge roll?")
 
 
 @register_projector

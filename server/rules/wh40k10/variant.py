@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from server.data import Datasheet
 from server.rules.core import GameState
 from server.rules.endgame import GameResult
+from server.rules.state import Unit
 from server.rules.systems import Pregame, Variant
 from server.rules.wh40k10.profiles import profile_of
 
@@ -33,6 +34,12 @@ class Warhammer40k(Variant):
         from server.rules.wh40k10.results import game_result
 
         return game_result(state, conceded_by)
+
+    def model_names(self, state: GameState, unit: Unit) -> list[str]:
+        """Each model by its line and number ("Beast Snagga Boy #7"), a Leader by its name."""
+        from server.rules.wh40k10.army import model_name, models_of
+
+        return [model_name(m) for m in models_of(state, unit)]
 
     def advance_refusal(self, state: GameState, unit_id: str) -> tuple[str, str] | None:
         """A unit that starts its Movement phase within Engagement Range of an enemy unit may

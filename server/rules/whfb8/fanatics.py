@@ -8,11 +8,14 @@ their units, released at 8 in mid-move, whirling 2D6 in through everything.
    projected only to its owner
    (`concealed` in the owner's state, `{}` for everyone else). The Fanatics add nothing to the
    unit's models, footprint or profile until released.
-2. **Release at 8 in** (`move_stop`, asked by every straight move and wheel of
-   server/rules/moves.py): when a concealing unit comes within 8 in of an enemy, or an enemy
-   within 8 in of it, the move stops at the first point of its path where the distance (the
-   geometry core's `distance`) is 8 in: the path is sampled every 0.25 in and the crossing
-   bisected to 1e-4 of the move. `fanatics_revealed` (public) is the release moment; the owner
+2. **Release at 8 in** (`move_stop`, the one judgement every move asks through the system's
+   `Variant.move_stop`: straight moves and wheels of server/rules/moves.py, charges, flees and
+   pursuits, Random Movement, Skirmishers and Vanguard moves (skirmish.py `stop_on_the_way`),
+   a free move agreed by both players (server/rules/proposals.py)): when a concealing unit
+   comes within 8 in of an enemy, or an enemy within 8 in of it, the move stops at the first
+   point of its path where the distance (the geometry core's `distance`) is 8 in: the path is
+   sampled every 0.25 in and the crossing bisected to 1e-4 of the move. `fanatics_revealed`
+   (public) is the release moment; the owner
    then releases each Fanatic with `release_fanatic` (a start point on the concealing unit and a
    facing); the interrupted unit's player may then carry on with the rest of the allowance. A
    flee or pursuit stopped so waits too (every one: a Flee! reaction, a Panic flee from
@@ -23,9 +26,10 @@ their units, released at 8 in mid-move, whirling 2D6 in through everything.
    Piercing (1) hits, server/rules/rankandflank/attacks.py with whfb8's steps); ending inside a
    unit bounces it 1 in beyond; removed on contact with terrain that is not open ground, with
    another Fanatic (both), on leaving the table, and on a double in a later turn.
-4. **Later turns** (`random_move`): in its player's Movement phase each Fanatic moves in a
-   random direction (the scatter die; **Decision**: on a HIT it keeps the direction it last
-   travelled in) 2D6 in; any Fanatic not yet moved is moved when the phase ends.
+4. **Later turns** (`_compulsory`): as its player's Movement phase starts (the Compulsory
+   Moves, before that player's charges and other moves) each Fanatic moves in a random
+   direction (the scatter die; **Decision**: on a HIT it keeps the direction it last travelled
+   in) 2D6 in; `random_move` is refused for one that has moved this turn.
 5. **Lost Fanatics**: a concealing unit that flees or is destroyed loses the Fanatics it still
    hides; `fanatics_lost` (public) says so when the phase in which that happened ends.
 6. **Undo** (server/rules/proposals.py): `fanatics_revealed` is in the batch of the move it
@@ -57,7 +61,7 @@ from server.geometry.footprint import Footprint
 from server.geometry.frame import forward_vector
 from server.geometry.kinds import TerrainKind
 from server.geometry.movement import sweep_straight
-from server.rules.battle import on_phase_end
+from server.rules.battle import on_phase_end, on_phase_start
 from server.rules.charge import complete_interrupted_charge
 from server.rules.core import (
     ACTIVE,
@@ -901,16 +905,19 @@ def _other_random_move(
     return random_move_events(state, seat, unit.id, float(action.facing), dice)
 
 
-@on_phase_end(SYSTEM, "Movement")
+@on_phase_start(SYSTEM, "Movement")
 def _compulsory(state: GameState, dice: DiceStream) -> list[Event]:
-    """Fanatics not yet moved this turn move when the Movement phase ends (Compulsory).
+    """The active player's released Fanatics move as their Movement phase starts, in the
+    Compulsory Moves sub-phase (seed 003), before any other move or charge of theirs (a
+    Decision: docs/rules-decisions.md); one released this turn waits for the next.
 
     Each Fanatic is looked up afresh before it moves: an earlier whirl may have removed it
     (contact with another Fanatic, hits). None moves while a release waits (seed 003: the
     released Fanatics move at once, before anything else); a whirl that releases enemy
-    Fanatics suspends the rest (`_resume_compulsory`), which the release then resumes."""
+    Fanatics suspends the rest (`_resume_compulsory`, then the rest of the phase's start,
+    server/rules/battle.py `phase_start_from`), which the release then resumes."""
     if pending_release(state):
-        return []  # `_releases_first` refuses the phase end with the reason
+        return []  # none is: no phase ends while one waits (`_releases_first`)
     events: list[Event] = []
     active = state.battle.active_player
     for uid in list(units_of(state)):

@@ -11,12 +11,15 @@ in any loose formation (position, facing, files) such that every model can reach
 (one model a place) along a path no longer than its allowance, M advancing or 2M marching, the
 path going around other units and Impassable Terrain (server/geometry/paths.py; a model's
 centre keeps half its base width clear of them). The end position is checked as any placement
-(on the table, Unit Spacing). It is the unit's whole move that phase (docs/rules-decisions.md).
+(on the table, Unit Spacing). It is the unit's whole move that phase (docs/rules-decisions.md),
+unless a rule stops it part-way (`stop_on_the_way`: whfb8 Fanatics released at 8 in, seed 003):
+then it may carry on with what is left of its allowance, in the same mode.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
@@ -58,6 +61,7 @@ from server.rules.markers import FEIGNED_FLIGHT, FLEEING, TIGHTENED
 from server.rules.moves import allowance
 from server.rules.naming import display_name, in_the_way, say_inches
 from server.rules.orders import judge, offer, refused, register_offer
+from server.rules.state import JsonRecord
 from server.rules.systems import MOVEMENT_PHASE, variant_of
 from server.rules.units import (
     Coord,
@@ -110,15 +114,63 @@ def model_paths(
     return model_assignment(lengths, limit), lengths, grown, end_fp
 
 
+def walked(start: Footprint, end: Footprint) -> Callable[[float], Footprint]:
+    """The way of a move that puts a unit down in a new loose formation (a Skirmishers or
+    Vanguard move), for the judgements made along a move (`Variant.move_stop`): the Free
+    Reform before the move is immediate (any t > 0 is in the new formation), then the unit goes
+    straight from its start placement to its end, turning evenly (the shorter way round)."""
+    a, b = start.placement, end.placement
+    formation = end.formation
+    assert a is not None and b is not None and formation is not None
+    turn = (b.facing - a.facing + 180.0) % 360.0 - 180.0
+
+    def path(t: float) -> Footprint:
+        if t <= 0.0:
+            return start
+        if t >= 1.0:
+            return end
+        return footprint(formation, Placement(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t,
+                                              (a.facing + turn * t) % 360.0))
+
+    return path
+
+
+def stop_on_the_way(
+    state: GameState, unit_id: str, end: Footprint
+) -> tuple[float, Footprint, list[Event]] | None:
+    """Whether a rule of the system stops a move to `end` part-way, asked as every move asks it
+    (`Variant.move_stop`; whfb8: Fanatics released at 8 in, seed 003), along `walked`: the
+    fraction of the way, where the unit stops and the events the stop makes; None when nothing
+    stops it. **Decision**: where the point the way comes within 8 in is no legal place for the
+    unit (its straight line crosses what its models walk around) it stops at its end."""
+    start = table_of(state).units[unit_id]
+    path = walked(start, end)
+    stop = variant_of(state.system).move_stop(state, unit_id, path)
+    if stop is None:
+        return None
+    fraction, events = stop
+    here = path(fraction)
+    if not movement.place(table_of(state), unit_id, here).legal:
+        return 1.0, end, events
+    return fraction, here, events
+
+
+def _carried_on(state: GameState, unit: Unit) -> JsonRecord | None:
+    """This phase's move of a unit a rule stopped part-way (it may carry on), else None."""
+    done = phase_moves(state).get(unit.id)
+    return done if done and done.get("stopped") else None
+
+
 def _check_skirmisher(state: GameState, unit: Unit) -> None:
-    """A Skirmishers unit on the table that has not moved this phase and is not in combat."""
+    """A Skirmishers unit on the table that has not moved this phase (or was stopped part-way)
+    and is not in combat."""
     if unit.status != "on_table":
         raise RuleError(OUT_OF_PHASE, f"{display_name(state, unit.id)} is not on the table")
     if not datasheet_of(state, unit).has_rule(SKIRMISHERS):
         raise RuleError(BAD_REQUEST, f"{display_name(state, unit.id)} are not Skirmishers: use "
                                      "move_unit",
                         rule=SKIRMISHERS)
-    if phase_moves(state).get(unit.id):
+    if phase_moves(state).get(unit.id) and _carried_on(state, unit) is None:
         raise RuleError(ILLEGAL_MOVE,
                         f"{display_name(state, unit.id)} has already moved this phase",
                         rule="One Move per Phase")
@@ -131,7 +183,8 @@ def _check_skirmisher(state: GameState, unit: Unit) -> None:
 @register_offer("skirmish_move")
 def _offer_skirmish(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | None:
     """Skirmish move…: a Skirmishers unit of the active player in its Movement phase (the
-    action's window), with its allowances (advance, march) in inches."""
+    action's window), with its allowances (advance, march) in inches, and what is left of a
+    move a rule stopped part-way (`carry_on`)."""
     if unit.owner != seat or unit.status != "on_table":
         return None
     if not datasheet_of(state, unit).has_rule(SKIRMISHERS):
@@ -139,8 +192,15 @@ def _offer_skirmish(state: GameState, seat: int, unit: Unit) -> dict[str, Any] |
     err = judge(lambda: _check_skirmisher(state, unit))
     if err is not None:
         return refused("skirmish_move", err)
-    return offer("skirmish_move", allowance={m: allowance(state, unit, m)
-                                             for m in ("advance", "march")})
+    limits = {m: allowance(state, unit, m) for m in ("advance", "march")}
+    before = _carried_on(state, unit)
+    if before is None:
+        return offer("skirmish_move", allowance=limits)
+    # Stopped part-way (Fanatics released at 8 in): the rest, in the mode it began in.
+    mode = str(before.get("mode", "advance"))
+    used = float(before.get("used", 0.0))
+    return offer("skirmish_move", allowance=limits, carry_on={
+        "mode": mode, "used": round(used, 2), "left": round(max(limits[mode] - used, 0.0), 2)})
 
 
 @register_action(
@@ -162,7 +222,17 @@ def skirmish_move(
         no_march = ranked.march_refusal(unit.name, sheets_of(state, unit), unit.markers)
         if no_march is not None:
             raise RuleError(ILLEGAL_MOVE, no_march[1], rule=no_march[0])
-    limit = allowance(state, unit, action.mode)
+    whole = allowance(state, unit, action.mode)
+    before = _carried_on(state, unit)
+    spent = 0.0
+    if before is not None:
+        # Carrying on after a stop: the rest of the allowance, in the mode it began in.
+        if before.get("mode", "advance") != action.mode:
+            raise RuleError(ILLEGAL_MOVE, f"{display_name(state, unit.id)} carry on their "
+                                          f"{before.get('mode')} "
+                            f"move: the mode stays {before.get('mode')}", rule="Move Distance")
+        spent = float(before.get("used", 0.0))
+    limit = max(whole - spent, 0.0)
     end = Placement(action.x, action.y, action.facing % 360.0)
     assignment, lengths, grown, end_fp = model_paths(state, unit.id, end, action.files, limit)
     table = table_of(state)
@@ -192,19 +262,33 @@ def skirmish_move(
     if not result.legal:
         raise illegal_move_error(state, result, f"{display_name(state, unit.id)} cannot end there")
     used = float(max(lengths[i, j] for i, j in enumerate(assignment)))
+    # Asked only of a legal move, like every move: a refusal never depends on a secret.
+    stopped = stop_on_the_way(state, unit.id, end_fp)
+    after: list[Event] = []
+    here = end_fp
+    extra: dict[str, Any] = {}
+    if stopped is not None:
+        fraction, here, after = stopped
+        used *= fraction
+        swept = shapely.union_all([start.boundary, here.boundary])
+        extra = {"stopped": True}
     starts = start.model_centres
     ends = end_fp.model_centres
     paths = []
-    for i, j in enumerate(assignment):
-        path = shortest_path(tuple(starts[i]), tuple(ends[j]), grown)
-        if path is not None and len(path) > 1:
-            paths.append([[round(x, 3), round(y, 3)] for x, y in path])
+    if stopped is None:
+        for i, j in enumerate(assignment):
+            path = shortest_path(tuple(starts[i]), tuple(ends[j]), grown)
+            if path is not None and len(path) > 1:
+                paths.append([[round(x, 3), round(y, 3)] for x, y in path])
+    place = here.placement
+    assert place is not None
     moved = dataclasses.replace(
         unit,
-        placement=(round(end.x, 4), round(end.y, 4), round(end.facing, 4)),
-        files=end_fp.formation.files if end_fp.formation is not None else unit.files,
+        placement=(round(place.x, 4), round(place.y, 4), round(place.facing % 360.0, 4)),
+        files=here.formation.files if here.formation is not None else unit.files,
         markers=tuple(m for m in unit.markers if m != TIGHTENED),  # it ends loose
     )
+    total = spent + used
     return [
         Event(
             "unit_moved",
@@ -212,19 +296,23 @@ def skirmish_move(
                 "unit": moved.to_json(),
                 "manoeuvre": "skirmish",
                 "distance": round(used, 4),
-                "used": round(used, 4),
-                "allowance": limit,
+                "used": round(total, 4),
+                "allowance": whole,
                 "mode": action.mode,
                 "reformed": True,
                 "swept": geo.to_geojson(swept),
                 "paths": paths,
                 "rule": SKIRMISHERS,
-                "text": f"{display_name(state, unit.id)} move as Skirmishers ({action.mode}): the "
-                        "farthest model "
-                f"goes {say_inches(used)} of its {limit:g} in, around what is in the way",
+                **extra,
+                "text": f"{display_name(state, unit.id)} move as Skirmishers ({action.mode}): "
+                f"the farthest model goes {say_inches(total)} of its {whole:g} in, around what "
+                "is in the way"
+                + ("; they stop part-way and may carry on once that is resolved"
+                   if stopped is not None else ""),
             },
             actor=seat,
-        )
+        ),
+        *after,
     ]
 
 

@@ -11,6 +11,13 @@ more than 12 in from every enemy unit and following Unit Spacing. It is no move 
 turn (the unit may still move then); the unit carries the marker `vanguard`, and may not
 declare a charge in turn 1 when its side goes first (`vanguard_charge_refusal`, asked by the
 shared charge declaration through the system's `charge_refusal`).
+
+Like every move it is judged along its way by the system's `move_stop` (seed 003: Fanatics
+released when a concealing unit and an enemy come within 8 in), after its own checks, so a
+refusal never depends on a concealed Fanatic. The end may not be within 12 in of an enemy, so
+only the way can come within 8 in (the Free Reform into a deeper formation, or its turning).
+**Decision**: a Vanguard move stopped so ends where it stopped (a single move before the
+battle, like a Random Movement move stopped so); the unit still counts as having made it.
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ from server.rules.core import (
     register_action,
     register_folder,
 )
-from server.rules.naming import display_name, say_inches, tenths
+from server.rules.naming import display_name, say_inches
 from server.rules.orders import judge, offer, refused, register_offer
 from server.rules.units import (
     Coord,
@@ -53,7 +60,7 @@ from server.rules.units import (
     units_of,
     with_unit,
 )
-from server.rules.whfb8.skirmish import model_paths
+from server.rules.whfb8.skirmish import model_paths, stop_on_the_way
 
 VANGUARD = "Vanguard"
 VANGUARD_IN = 12.0
@@ -186,10 +193,19 @@ def vanguard_move(
             state, result, f"{display_name(state, unit.id)} cannot end its Vanguard move there"
         )
     used = float(max(lengths[i, j] for i, j in enumerate(assignment)))
+    # Asked of the legal move only, like every move (a refusal never depends on a secret).
+    stopped = stop_on_the_way(state, unit.id, end_fp)
+    here = end_fp
+    after: list[Event] = []
+    if stopped is not None:
+        fraction, here, after = stopped
+        used *= fraction
+    place = here.placement
+    assert place is not None
     moved = dataclasses.replace(
         unit,
-        placement=(round(end.x, 4), round(end.y, 4), round(end.facing, 4)),
-        files=end_fp.formation.files if end_fp.formation is not None else unit.files,
+        placement=(round(place.x, 4), round(place.y, 4), round(place.facing % 360.0, 4)),
+        files=here.formation.files if here.formation is not None else unit.files,
         markers=(*unit.markers, MARKER),
     )
     return [
@@ -198,14 +214,17 @@ def vanguard_move(
             {
                 "unit": moved.to_json(),
                 "distance": round(used, 4),
-                "footprint": geo.to_geojson(end_fp.boundary),
+                "footprint": geo.to_geojson(here.boundary),
                 "rule": VANGUARD,
-                "text": f"{display_name(state, unit.id)} make a Vanguard move: the farthest model "
-                        f"goes {tenths(used)} "
-                f"in of {VANGUARD_IN:g} in",
+                **({"stopped": True} if stopped is not None else {}),
+                "text": f"{display_name(state, unit.id)} make a Vanguard move: the farthest "
+                f"model goes {say_inches(used)} of {VANGUARD_IN:g} in"
+                + ("; it stops there (a rule stops it part-way) and the move ends"
+                   if stopped is not None else ""),
             },
             actor=seat,
-        )
+        ),
+        *after,
     ]
 
 

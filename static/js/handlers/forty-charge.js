@@ -90,7 +90,9 @@ export class FortyChargeTool extends Tool {
     try {
       const ack = await t.conn.act(action);
       t.setMode('idle');
-      const said = t.store.history.find((e) => e.seq === ack.seq && (e.type === 'charge_rolled' || e.type === 'charge_failed'));
+      // A charge the charged player may answer first (Fire Overwatch) comes back declared,
+      // not rolled: the toast says so and the turn bar says who is being waited for.
+      const said = t.store.history.find((e) => e.seq === ack.seq && (e.type === 'charge_rolled' || e.type === 'charge_failed' || e.type === 'charge_declared'));
       if (said) t.toast(String(said.payload?.text || ''), said.type === 'charge_failed' ? 'error' : 'ok');
     } catch (err) {
       t.toast(`Charge ${name}: ${errorText(err)}`, 'error');

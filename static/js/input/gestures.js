@@ -138,21 +138,26 @@ export const KEYS = {
   Delete: 'remove',
   Backspace: 'remove',
   Enter: 'confirm',
+  e: 'endPhase',
   '[': 'narrower',
   ']': 'wider',
 };
 
 /**
  * @param {Window|HTMLElement} target @param {(command:string, e:KeyboardEvent) => void} run
+ * @param {{home?:HTMLElement}} [o]  `home`: where Esc in a field sends the focus (the table), so
+ *   the next key is a command again (Esc, E, Enter ends the phase from any field)
  * @returns {() => void} detach
  */
-export function attachKeys(target, run) {
+export function attachKeys(target, run, o = {}) {
   /** @param {Event} ev */
   const handler = (ev) => {
     const e = /** @type {KeyboardEvent} */ (ev);
+    if (e.defaultPrevented) return; // a control answered the key itself (typed orders' Enter)
     const t = /** @type {HTMLElement|null} */ (e.target);
     const typing = t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t.isContentEditable);
     if (typing && e.key !== 'Escape') return;
+    if (typing && e.key === 'Escape' && o.home && t !== o.home) o.home.focus({ preventScroll: true });
     if (e.key === 'Enter' && t && (t.tagName === 'BUTTON' || t.tagName === 'A' || t.tagName === 'SUMMARY')) return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const key = e.key.length === 1 && e.key !== 'R' ? e.key.toLowerCase() : e.key;

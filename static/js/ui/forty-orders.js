@@ -258,6 +258,19 @@ export function moveEarlier(order, index) {
   return out;
 }
 
+/**
+ * The owner's casualty order as the offer shows it: the models' ids, first to go first (the
+ * order set, else the server's sensible default), and the action that takes the suggested
+ * order as it is. Pure.
+ * @param {import('../types.js').AllocationOffer|null|undefined} offer
+ * @returns {{ids:string[], names:string[], suggested:string[]}}
+ */
+export function casualtyOrder(offer) {
+  const models = Array.isArray(offer?.casualties) ? offer.casualties : [];
+  const suggested = Array.isArray(offer?.suggested?.order) ? offer.suggested.order.map(String) : [];
+  return { ids: models.map((m) => String(m.id)), names: models.map((m) => String(m.name) + (m.wounded ? ' (wounded)' : '')), suggested };
+}
+
 /** The models a unit in Reserves sets down (its Bodyguard and Leaders). @param {import('../types.js').Unit|null|undefined} unit */
 export function modelCount(unit) {
   return Number(unit?.models || 0) + (Array.isArray(unit?.characters) ? unit.characters.length : 0);
@@ -384,13 +397,39 @@ function chargeMoveControls(unit, table) {
 function allocationControls(unit, table) {
   const st = table.store.state || {};
   const offer = unitOffer(st, unit.id, 'set_allocation_order');
+  const parts = [kindControls(unit, table, offer), casualtyControls(unit, table, offer)].filter(Boolean);
+  return parts.length ? h('div', null, parts) : null;
+}
+
+/** The owner's order of the unit's models: the sensible default, taken in one key, or changed
+ * model by model. @param {import('../types.js').Unit} unit @param {Table} table
+ * @param {import('../types.js').AllocationOffer|null|undefined} offer */
+function casualtyControls(unit, table, offer) {
+  const { ids, names, suggested } = casualtyOrder(offer);
+  if (!offer || ids.length < 2) return null;
+  const sendOrder = (/** @type {string[]} */ order) => send(table, { type: 'set_allocation_order', unit: unit.id, order }, 'Casualty order');
+  return h('div', { class: 'allocation', id: 'casualty-order' },
+    h('b', null, 'Casualties'), ' ',
+    h('small', null, offer.chosen ? '(your order: attacks take these models first to last; a wounded model always first)' : '(the default: the unit kept in coherency, the models farthest from the enemy first)'),
+    h('ol', null, names.map((name, i) => h('li', null, name, ' ',
+      i > 0
+        ? h('button', { type: 'button', class: 'small', ...controlAttrs(offer, `${name} goes before ${names[i - 1]}`), onclick: () => sendOrder(moveEarlier(ids, i)) }, '↑ earlier')
+        : null))),
+    !offer.chosen && suggested.length ? h('button', { type: 'button', ...controlAttrs(offer, 'Take the suggested casualty order'), onclick: () => sendOrder(suggested) }, 'Take this order') : null,
+    why(offer));
+}
+
+/** The order the unit's model kinds lose models in. @param {import('../types.js').Unit} unit @param {Table} table
+ * @param {import('../types.js').AllocationOffer|null|undefined} offer */
+function kindControls(unit, table, offer) {
+  const st = table.store.state || {};
   if (!offer || !Array.isArray(offer.models) || offer.models.length < 2) return null;
   const shown = allocationShown(offer, st.forty?.models?.[unit.id] || []);
   const set = Array.isArray(offer.order) && offer.order.length > 0;
   const send1 = (/** @type {string[]} */ order) => send(table, { type: 'set_allocation_order', unit: unit.id, models: order }, 'Allocation order');
   return h('div', { class: 'allocation', id: 'allocation-order' },
     h('b', null, 'Allocation order'), ' ',
-    h('small', null, set ? '(set: attacks on this unit take these models first to last)' : '(not set: the default, the last Bodyguard model first, as shown)'),
+    h('small', null, set ? '(set: attacks on this unit take these models first to last)' : '(not set: within the unit, the sensible default below)'),
     h('ol', null, shown.map((kind, i) => h('li', null, kind, ' ',
       i > 0
         ? h('button', { type: 'button', class: 'small', ...controlAttrs(offer, `${kind} lose models before ${shown[i - 1]}`), onclick: () => send1(moveEarlier(shown, i)) }, `↑ ${kind} earlier`)

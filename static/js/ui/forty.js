@@ -109,7 +109,7 @@ export function targetWords(t) {
 /**
  * The player's picks for one unit's Shoot and Fight orders (kept while the panel re-renders):
  * the target and, for Shoot, the weapons ticked (null: the server's suggestion for that target).
- * @typedef {{target?:string, weapons?:string[]|null, fightTarget?:string, fightWeapon?:string}} Picks
+ * @typedef {{target?:string, weapons?:string[]|null, fightTarget?:string, fightWeapon?:string, roarTarget?:string}} Picks
  */
 /** @type {Map<string, Picks>} */
 const PICKS = new Map();
@@ -261,7 +261,58 @@ export function fortyOrderPanels(unit, table) {
   const picks = picksFor(unit.id);
   if (shootOffer) parts.push(shootPanel(unit, table, shootOffer, picks));
   if (fightOffer) parts.push(fightPanel(unit, table, fightOffer, picks));
+  const roar = roarPanel(unit, table);
+  if (roar) parts.push(roar);
   return parts.length ? h('div', { class: 'forty-orders' }, parts) : null;
+}
+
+/**
+ * Roar of Mork as the server offers it (`roar_of_mork`, the opponent's Command phase): the enemy
+ * units in words, each allowed or refused with the server's reason, and the one picked (the
+ * player's pick while it is allowed, else the first allowed); null when not offered.
+ * @param {GameState|null|undefined} st @param {string} unitId @param {string|undefined} [pick]
+ * @returns {null|{available:boolean, reason:string|null, target:string|null, targets:{id:string, name:string, available:boolean, reason:string|null}[], action:import('../types.js').Action|null}}
+ */
+export function roarChoice(st, unitId, pick) {
+  const offer = unitOffer(st, unitId, 'roar_of_mork');
+  if (!offer) return null;
+  const units = st?.units || {};
+  const targets = (Array.isArray(offer.targets) ? offer.targets : []).map((t) => ({
+    id: String(t.unit), name: String(units[t.unit]?.name || t.unit), available: Boolean(t.available), reason: t.available ? null : String(t.reason || 'not possible'),
+  }));
+  const allowed = targets.filter((t) => t.available);
+  const target = allowed.find((t) => t.id === pick)?.id ?? allowed[0]?.id ?? null;
+  return {
+    available: Boolean(offer.available) && target !== null,
+    reason: offer.available ? null : String(offer.reason || 'not possible now'),
+    target,
+    targets,
+    action: offer.available && target !== null ? { type: 'roar_of_mork', unit: unitId, target } : null,
+  };
+}
+
+/** @param {Unit} unit @param {import('../table.js').Table} table */
+function roarPanel(unit, table) {
+  const picks = picksFor(unit.id);
+  const c = roarChoice(table.store.state, unit.id, picks.roarTarget);
+  if (!c) return null;
+  const name = c.targets.find((t) => t.id === c.target)?.name;
+  return h('fieldset', { class: 'forty-roar', id: 'forty-roar' },
+    h('legend', null, 'Roar of Mork'),
+    c.reason ? h('p', { class: 'refused', id: 'roar-refused' }, `Not now: ${c.reason}`) : null,
+    c.targets.some((t) => t.available)
+      ? h('label', { class: 'typed-field' }, h('span', null, 'Target'),
+        h('select', {
+          id: 'roar-target', name: 'roar-target',
+          onchange: (/** @type {Event} */ e) => { picks.roarTarget = /** @type {HTMLSelectElement} */ (e.target).value; table.onChange(); },
+        }, c.targets.filter((t) => t.available).map((t) => h('option', { value: t.id, selected: t.id === c.target }, t.name))))
+      : null,
+    h('div', { class: 'buttons' },
+      h('button', {
+        type: 'button', id: 'roar-of-mork', class: 'primary', disabled: !c.action,
+        title: c.action ? `Psychic test (D6) at ${name}: on 2+ it subtracts 2 from its Battle-shock and Leadership tests` : String(c.reason || 'not possible now'),
+        onclick: () => c.action && give(table, c.action, 'Roar of Mork'),
+      }, c.action ? `Roar of Mork at ${name}` : 'Roar of Mork')));
 }
 
 /** @param {Unit} unit @param {import('../table.js').Table} table @param {FortyAttackOffer} offer @param {Picks} picks */

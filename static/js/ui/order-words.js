@@ -36,7 +36,8 @@ export function rollList(rolls) {
 export const ORDER_WORDS = {
   charge_declared: (payload, ev, state) => {
     const p = /** @type {import('../types.js').ChargeDeclaredPayload} */ (payload);
-    const tail = p.reactions?.length === 1 && p.reactions[0] === 'flee' ? '' : `; Player ${p.reacting_player} chooses a Charge Reaction`;
+    const tail = p.answer ? `; Player ${p.reacting_player} may use ${p.answer} before the charge roll`
+      : p.reactions?.length === 1 && p.reactions[0] === 'flee' ? '' : `; Player ${p.reacting_player} chooses a Charge Reaction`;
     return `${byWho(ev.actor)}${unitName(state, p.unit)} declare a charge on ${unitName(state, p.target)} (${inch(p.distance)})${tail}`;
   },
   charge_reaction: (p, ev, state) => {

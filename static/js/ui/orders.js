@@ -10,7 +10,8 @@ import { errorText, unitName, inches } from '../format.js';
 import { reportGroups, renderReport } from './report.js';
 import { fortyOrderPanels } from './forty.js';
 import { controlAttrs, gameOffer, targetIds, unitOffer } from './offers.js';
-import { whirlsFrom } from '../view/fanatics.js';
+import { defaultRelease, releasesFor, whirlsFrom } from '../view/fanatics.js';
+import { reactiveStratagems } from './waiting.js';
 import { sightOf } from '../view/sight.js';
 
 /** @typedef {import('../store.js').Store} Store */
@@ -24,11 +25,30 @@ const REACTIONS = ['hold', 'flee', 'stand_and_shoot'];
 // --- pure: what to offer ---------------------------------------------------------------------
 
 /**
+ * What the other players read while a declared charge waits for the charged player: "Waiting
+ * for Player 2's Charge Reaction…" (t9a, whfb8), or, when the charge waits for another answer
+ * (wh40k10: Fire Overwatch, before the charge roll), "Waiting for Player 2 to answer the
+ * charge (Fire Overwatch)…". Null for the charged player themselves and when nothing waits.
+ * @param {GameState|null|undefined} state @param {number|null} seat
+ */
+export function chargeWaitWords(state, seat) {
+  const pc = state?.pending_charge;
+  if (!pc || !pc.unit) return null;
+  const reacting = Number(pc.reacting_player);
+  if (seat === reacting) return null;
+  const who = `Player ${reacting}`;
+  if (pc.answer) return `Waiting for ${who} to answer the charge (${pc.answer})…`;
+  return seat === null || seat === undefined ? `${who} chooses a Charge Reaction…` : `Waiting for ${who}'s Charge Reaction…`;
+}
+
+/**
  * The charge waiting for a Charge Reaction, as each viewer sees it: who declared it on whom
  * and how far, and for the charged player the reactions, each allowed or refused with the
- * rule the server named (refusals come from the `charge_declared` event in the log).
+ * rule the server named (refusals come from the `charge_declared` event in the log). A
+ * wh40k10 charge waits for its Fire Overwatch answer instead (`answer`): the server's
+ * `charge_answer` order lists each answer with the action it sends.
  * @param {GameState|null|undefined} state @param {GameEvent[]} history @param {number|null} seat
- * @returns {null|{unit:string, target:string, text:string, distance:number|null, reacting:number, role:'react'|'wait'|'watch', reactions:{id:string, name:string, allowed:boolean, rule:string|null, reason:string|null}[]}}
+ * @returns {null|{unit:string, target:string, text:string, distance:number|null, reacting:number, role:'react'|'wait'|'watch', answer:string|null, ask:string, waiting:string, reactions:{id:string, name:string, allowed:boolean, rule:string|null, reason:string|null, action:import('../types.js').Action|null}[]}}
  */
 export function chargePrompt(state, history, seat) {
   const pc = state?.pending_charge;
@@ -47,16 +67,37 @@ export function chargePrompt(state, history, seat) {
   const reacting = Number(pc.reacting_player ?? declared?.reacting_player);
   const role = seat === null || seat === undefined ? 'watch' : seat === reacting ? 'react' : 'wait';
   const text = `${unitName(state, pc.unit)} declare a charge on ${unitName(state, pc.target)}${distance !== null ? ` (${inches(distance)})` : ''}`;
+  const answer = pc.answer || declared?.answer || null;
+  const words = { answer, waiting: chargeWaitWords(state, seat) || '' };
+  const answering = gameOffer(state, 'charge_answer');
+  if (answer) {
+    const cost = typeof answering?.cost === 'number' ? ` (${answering.cost} CP)` : '';
+    const list = answering && Array.isArray(answering.reactions) ? answering.reactions : [];
+    return {
+      unit: pc.unit, target: pc.target, text, distance, reacting, role, ...words,
+      ask: `Before the charge roll: use ${answer}${cost}?`,
+      reactions: list.map((r) => ({
+        id: String(r.reaction),
+        name: String(r.name || r.reaction),
+        allowed: Boolean(r.available),
+        rule: r.available ? null : answer,
+        reason: r.available ? null : String(r.reason || 'not allowed'),
+        action: r.action && typeof r.action === 'object' ? r.action : null,
+      })),
+    };
+  }
+  const ask = 'Your Charge Reaction:';
   const offered = unitOffer(state, pc.target, 'charge_reaction');
   if (offered && Array.isArray(offered.reactions)) {
     return {
-      unit: pc.unit, target: pc.target, text, distance, reacting, role,
+      unit: pc.unit, target: pc.target, text, distance, reacting, role, ...words, ask,
       reactions: offered.reactions.map((r) => ({
         id: String(r.reaction),
         name: String(r.name || REACTION_NAMES[r.reaction] || r.reaction),
         allowed: Boolean(r.available),
         rule: r.available ? null : String(r.rule || ''),
         reason: r.available ? null : String(r.reason || 'not allowed'),
+        action: null,
       })),
     };
   }
@@ -67,12 +108,15 @@ export function chargePrompt(state, history, seat) {
     distance,
     reacting,
     role,
+    ...words,
+    ask,
     reactions: REACTIONS.filter((r) => allowed.has(r) || refused[r]).map((r) => ({
       id: r,
       name: REACTION_NAMES[r] || r,
       allowed: allowed.has(r),
       rule: allowed.has(r) ? null : String(refused[r]?.rule || ''),
       reason: allowed.has(r) ? null : String(refused[r]?.message || 'not allowed'),
+      action: null,
     })),
   };
 }
@@ -255,6 +299,10 @@ export function mountOrders(o) {
   let focusedFor = '';
   /** Where the focus was before the banner took it. @type {HTMLElement|null} */
   let focusBefore = null;
+  /** The reactive Stratagems answered "Not now", each for its moment (momentKey). @type {Set<string>} */
+  const dismissed = new Set();
+  /** @param {import('./stratagems.js').StratagemRow[]} rows @param {GameState} st */
+  const dismissedOut = (rows, st) => rows.filter((r) => !dismissed.has(momentKey(st, r)));
 
   /** @param {() => Promise<unknown>} fn */
   const once = async (fn) => {
@@ -275,20 +323,25 @@ export function mountOrders(o) {
     const prop = proposalBanner(st, store.seat);
     const rows = [];
     if (charge) {
-      const who = `Player ${charge.reacting}`;
-      rows.push(h('div', { class: 'banner-row charge', id: 'charge-prompt' },
+      // One prompt for every answer to a declared charge: a Charge Reaction (t9a, whfb8) or
+      // Fire Overwatch before the roll (wh40k10), each button sending what the server named.
+      rows.push(h('div', { class: 'banner-row charge', id: 'charge-prompt', role: charge.role === 'react' ? 'alertdialog' : null, 'aria-label': charge.role === 'react' ? charge.text : null },
         h('b', null, charge.text),
         charge.role === 'react'
           ? h('div', { class: 'reactions' },
-            h('span', null, 'Your Charge Reaction:'),
+            h('span', null, charge.ask),
             charge.reactions.map((r) => h('button', {
-              type: 'button', class: r.allowed ? 'primary' : '', disabled: !r.allowed || busy,
+              type: 'button', class: r.allowed && r.id !== 'decline' ? 'primary' : '', disabled: !r.allowed || busy,
               dataset: { reaction: r.id }, title: r.allowed ? r.name : `${r.rule}: ${r.reason}`,
-              onclick: () => once(() => send(table, { type: 'charge_reaction', reaction: r.id }, r.name)),
+              onclick: () => once(() => send(table, r.action || { type: 'charge_reaction', reaction: r.id }, r.name)),
             }, r.name)),
             refusedWhy(charge.reactions.filter((r) => !r.allowed)))
-          : h('div', { class: 'waiting' }, charge.role === 'wait' ? `Waiting for ${who}'s Charge Reaction…` : `${who} chooses a Charge Reaction…`)));
+          : h('div', { class: 'waiting' }, charge.waiting)));
     }
+    const releases = releasesFor(st, store.seat);
+    for (const r of releases) rows.push(releaseRow(st, r));
+    const reactive = dismissedOut(reactiveStratagems(st, store.seat), st);
+    for (const row of reactive) rows.push(stratagemRow(st, row));
     if (prop) {
       const undoing = st.proposal?.kind === 'undo' && st.proposal.undo ? st.proposal.undo : null;
       rows.push(h('div', { class: `banner-row proposal${prop.open ? '' : ' lapsing'}`, id: 'proposal-banner', dataset: { proposal: prop.id } },
@@ -311,7 +364,58 @@ export function mountOrders(o) {
     banner.hidden = rows.length === 0;
     replace(banner, rows);
     dockBanner(charge ? [charge.unit, charge.target] : []);
-    takeFocus(charge?.role === 'react' ? `charge:${charge.unit}:${charge.target}` : prop?.role === 'answer' ? `proposal:${prop.id}` : '');
+    takeFocus(charge?.role === 'react' ? `charge:${charge.unit}:${charge.target}`
+      : releases.length ? `fanatics:${releases.map((r) => `${r.unit}:${r.left}`).join(',')}`
+        : reactive.length ? `stratagem:${reactive.map((r) => momentKey(st, r)).join(',')}`
+          : prop?.role === 'answer' ? `proposal:${prop.id}` : '');
+  }
+
+  /** The owner's Fanatics to release now (whfb8, seed 003), asked in the banner: the focus goes
+   * to "Choose point…" (it only moves to the release form of the Fanatics panel), never to the
+   * button that rolls, so a stray Enter throws no dice.
+   * @param {GameState} st @param {{unit:string, left:number, interrupted:string}} r */
+  function releaseRow(st, r) {
+    const n = `${r.left} Fanatic${r.left === 1 ? '' : 's'}`;
+    const start = defaultRelease(st.units?.[r.unit]);
+    return h('div', { class: 'banner-row fanatics', id: `release-prompt-${r.unit}`, dataset: { unit: r.unit } },
+      h('b', null, `${unitName(st, r.unit)} must release ${n}: ${unitName(st, r.interrupted)} came within 8 in`),
+      h('div', { class: 'buttons' },
+        h('button', {
+          type: 'button', class: 'primary', dataset: { autofocus: '1' }, disabled: busy,
+          onclick: () => {
+            const field = /** @type {HTMLInputElement|null} */ (document.querySelector(`#fanatics form.release-fanatic[data-unit="${CSS.escape(r.unit)}"] input`));
+            field?.scrollIntoView?.({ block: 'nearest' });
+            field?.focus();
+          },
+        }, 'Choose point and direction…'),
+        start ? h('button', {
+          type: 'button', class: 'release-front', disabled: busy,
+          title: 'Release from the middle of the unit\'s front, the way it faces (the scatter and the whirl are rolled)',
+          onclick: () => once(() => send(table, { type: 'release_fanatic', unit: r.unit, point: [start.x, start.y], facing: start.facing }, 'Release')),
+        }, 'Release from the front') : null));
+  }
+
+  /** A reactive Stratagem (Counter-offensive, Heroic Intervention) the server offers this seat
+   * in the opponent's turn, asked in the banner. The focus goes to "Not now" (Use spends CP and
+   * may roll). @param {GameState} st @param {import('./stratagems.js').StratagemRow} row */
+  function stratagemRow(st, row) {
+    const pick = /** @type {HTMLSelectElement} */ (h('select', { 'aria-label': `${row.name}: on what` },
+      row.choices.map((c, i) => h('option', { value: String(i) }, c.label))));
+    return h('div', { class: 'banner-row stratagem-prompt', dataset: { stratagem: row.name } },
+      h('b', null, `You may use ${row.name} (${row.cost} CP): ${row.effect}`),
+      h('div', { class: 'buttons' },
+        row.choices.length > 1 ? pick : h('span', null, `On ${row.choices[0]?.label || ''}`),
+        h('button', {
+          type: 'button', class: 'primary use', disabled: busy,
+          onclick: () => {
+            const choice = row.choices[Number(pick.value) || 0];
+            if (choice) void once(() => send(table, choice.action, row.name));
+          },
+        }, `Use (${row.cost} CP)`),
+        h('button', {
+          type: 'button', class: 'not-now', dataset: { autofocus: '1' },
+          onclick: () => { dismissed.add(momentKey(st, row)); update(); },
+        }, 'Not now')));
   }
 
   /** The reactions refused, each with its rule's reason, folded under one line so the banner
@@ -350,7 +454,7 @@ export function mountOrders(o) {
    * once; when it goes, the focus goes back where it was (issue 24 item 1). @param {string} key */
   function takeFocus(key) {
     if (key && key !== focusedFor) {
-      const first = /** @type {HTMLElement|null} */ (banner.querySelector('button:not([disabled])'));
+      const first = /** @type {HTMLElement|null} */ (banner.querySelector('button[data-autofocus]:not([disabled])') || banner.querySelector('button:not([disabled])'));
       if (first) {
         focusedFor = key;
         const active = /** @type {HTMLElement|null} */ (document.activeElement);
@@ -414,6 +518,12 @@ export function mountOrders(o) {
   });
   update();
   return update;
+}
+
+/** A reactive Stratagem's moment: the Stratagem, the turn and phase, and what it may be used
+ * on (a new enemy charge is a new question). @param {GameState} st @param {import('./stratagems.js').StratagemRow} row */
+function momentKey(st, row) {
+  return `${row.name}@${st.turn}:${st.player_turn}:${st.phase}:${row.choices.map((c) => c.label).join('|')}`;
 }
 
 /** Swept areas of charges and flights, flashed on the table for a moment. @param {Table} table @param {GameEvent[]} events */

@@ -21,6 +21,7 @@ import { renderFanatics } from './fanatics.js';
 import { catalogFor, onCatalog, profileView, sheetOf } from './card.js';
 import { stratagemsPanel } from './stratagems.js';
 import { fortyUnitOrders } from './forty-orders.js';
+import { waitingFor } from './waiting.js';
 
 /** @typedef {import('../types.js').GameState} GameState */
 /** @typedef {import('../types.js').Roll} Roll */
@@ -231,6 +232,20 @@ export function mountPanels(o) {
 }
 
 /**
+ * E (input/gestures.js): the keyboard goes to End phase, and Enter presses it — two keys from the
+ * table or any button, three from a field (Esc first). Not pressed here: one stray key never
+ * ends a phase. Refused (another player's phase, something to do first): the reason, said.
+ * @param {HTMLElement} root the side panel @param {import('../table.js').Toast} toast
+ */
+export function focusEndPhase(root, toast) {
+  const end = /** @type {HTMLButtonElement|null} */ (root.querySelector('#end-phase'));
+  if (!end || end.hidden || end.closest('[hidden]')) return toast('End phase: there is no phase to end now.', 'info');
+  if (end.disabled) return toast(`End phase: ${end.title || 'not possible now'}`, 'info');
+  end.scrollIntoView?.({ block: 'nearest' });
+  end.focus();
+}
+
+/**
  * Stage, turn, phase and whose move it is, from the state; End phase only while there is one.
  * @param {HTMLElement} el @param {GameState} st @param {number|null} seat @param {Connection} conn @param {import('../table.js').Toast} toast
  */
@@ -250,7 +265,7 @@ function renderPhase(el, st, seat, conn, toast) {
         toast(`End phase: ${errorText(err)}`, 'error');
       }
     },
-  }, 'End phase'));
+  }, 'End phase', h('kbd', null, 'E')));
   // The server offers End phase to the active player, refused (with why) while something
   // must happen first: a charge waiting for its reaction, ambushers that must arrive.
   const offer = gameOffer(st, 'end_phase');
@@ -271,6 +286,9 @@ function renderPhase(el, st, seat, conn, toast) {
     line.push(h('span', { class: 'turn' }, `Turn ${st.turn}${st.turns ? ` of ${st.turns}` : ''}`));
     line.push(h('span', { class: 'phase-name' }, `${humanize(String(st.phase))} phase`));
     if (active) line.push(h('span', { class: `who owner-${active}` }, active === seat ? 'Your turn' : `${actorName(active)} to act`));
+    // A decision out of turn holds the game: everyone reads whose it is and what.
+    const wait = waitingFor(st, seat);
+    if (wait) line.push(h('span', { class: `waiting-for owner-${wait.seat}`, id: 'waiting-for', role: 'status', dataset: { kind: wait.kind } }, wait.text));
     line.push(...fortyBar(st, seat, conn, toast));
   } else {
     line.push(h('span', { class: 'phase-name' }, humanize(String(st.stage))));

@@ -48,6 +48,33 @@ function field(text, attrs, key, v) {
   return h('label', { class: 'typed-field' }, h('span', null, text), input);
 }
 
+/** The ghost a typed order staged last and what was typed for it, per table: Enter on that
+ * order while its move is still staged and the values unchanged sends the move (Confirm), where
+ * the form would only stage it again. @type {WeakMap<Table, {ghost:unknown, stamp:string}>} */
+const stagedBy = new WeakMap();
+
+/** @param {Table} table @param {string} stamp */
+function noteStaged(table, stamp) {
+  const g = table.moves.ghost;
+  if (g?.phase === 'staged') stagedBy.set(table, { ghost: g, stamp });
+}
+
+/**
+ * A keydown handler for a typed order (its form or row): Enter confirms the move it staged.
+ * @param {Table} table @param {() => string} stamp what is typed now
+ * @returns {(e:KeyboardEvent) => void}
+ */
+export function enterConfirms(table, stamp) {
+  return (e) => {
+    if (e.key !== 'Enter' || e.shiftKey || e.ctrlKey || e.altKey || e.metaKey) return;
+    const g = table.moves.ghost;
+    const last = stagedBy.get(table);
+    if (g?.phase !== 'staged' || !last || last.ghost !== g || last.stamp !== stamp()) return;
+    e.preventDefault();
+    table.moves.confirmStaged();
+  };
+}
+
 /** @param {string} s @returns {number|null} */
 function num(s) {
   const n = Number(String(s).trim());
@@ -159,13 +186,16 @@ export function typedModelMoves(unit, table) {
     name: 'typed-model-direction',
     onchange: (/** @type {Event} */ e) => { v.modelDirection = /** @type {HTMLSelectElement} */ (e.target).value; },
   }, MODEL_DIRECTIONS.map(([key, words]) => h('option', { value: key, selected: v.modelDirection === key }, words)));
+  const stamp = () => `models:${unit.id}:${v.modelDirection}:${v.modelDistance}`;
   return h('form', {
     class: 'row typed model-move-form', id: 'model-move-form', 'aria-label': `Move ${unitName(table.store.state, unit.id)} by typing`,
+    onkeydown: enterConfirms(table, stamp),
     onsubmit: (/** @type {Event} */ e) => {
       e.preventDefault();
       const d = num(v.modelDistance);
       if (d === null || d <= 0) return table.toast('Move: type a distance in inches.', 'info');
       stageModelMove(table, unit, v.modelDirection, d);
+      noteStaged(table, stamp());
     },
   },
   h('label', { class: 'typed-field' }, h('span', null, 'Direction'), direction),
@@ -189,35 +219,42 @@ export function typedMoves(unit, table) {
     onchange: (/** @type {Event} */ e) => { v.direction = /** @type {HTMLSelectElement} */ (e.target).value; },
   }, h('option', { value: 'forward', selected: v.direction === 'forward' }, 'forward'),
   h('option', { value: 'backward', selected: v.direction === 'backward' }, 'back'));
+  const moveStamp = () => `move:${unit.id}:${v.direction}:${v.distance}`;
   const move = h('form', {
     class: 'row typed move-form', id: 'move-form',
+    onkeydown: enterConfirms(table, moveStamp),
     onsubmit: (/** @type {Event} */ e) => {
       e.preventDefault();
       const d = num(v.distance);
       if (d === null || d <= 0) return table.toast('Move: type a distance in inches.', 'info');
       stageStraightMove(table, unit, v.direction === 'backward' ? 'backward' : 'forward', d);
+      noteStaged(table, moveStamp());
     },
   },
   h('label', { class: 'typed-field' }, h('span', null, 'Direction'), direction),
   field('Distance (in)', { type: 'number', min: 0, step: 'any', size: 4 }, 'distance', v),
   h('button', { type: 'submit', id: 'stage-move' }, 'Show move'));
-  const turn = h('div', { class: 'row typed turn-form' },
+  // Each click turns a little more; Enter on the row, once turned, sends the wheel or pivot.
+  const turnStamp = () => `turn:${unit.id}:${v.degrees}`;
+  const turn = h('div', { class: 'row typed turn-form', onkeydown: enterConfirms(table, turnStamp) },
     field('Degrees', { type: 'number', min: 0, max: 360, step: 'any', size: 4 }, 'degrees', v),
-    h('button', { type: 'button', id: 'typed-wheel-left', onclick: () => { const d = degrees(); if (d) table.handlers.handles.wheelSelected(d); } }, 'Wheel left'),
-    h('button', { type: 'button', id: 'typed-wheel-right', onclick: () => { const d = degrees(); if (d) table.handlers.handles.wheelSelected(-d); } }, 'Wheel right'),
+    h('button', { type: 'button', id: 'typed-wheel-left', onclick: () => { const d = degrees(); if (d && table.handlers.handles.wheelSelected(d)) noteStaged(table, turnStamp()); } }, 'Wheel left'),
+    h('button', { type: 'button', id: 'typed-wheel-right', onclick: () => { const d = degrees(); if (d && table.handlers.handles.wheelSelected(-d)) noteStaged(table, turnStamp()); } }, 'Wheel right'),
     h('button', { type: 'button', id: 'typed-pivot', onclick: () => {
       const d = degrees();
       if (!d) return;
       if (table.moves.ghost?.phase === 'staged') table.moves.clearGhost();
-      table.handlers.handles.nudgePivot(d);
+      if (table.handlers.handles.nudgePivot(d)) noteStaged(table, turnStamp());
     } }, 'Pivot'));
+  const reformStamp = () => `reform:${unit.id}:${v.files}:${v.turn}`;
   const reform = h('form', {
     class: 'row typed reform-form', id: 'reform-form',
+    onkeydown: enterConfirms(table, reformStamp),
     onsubmit: (/** @type {Event} */ e) => {
       e.preventDefault();
       const files = num(v.files);
       if (files === null || files < 1 || !Number.isInteger(files)) return table.toast('Reform: type how many models wide.', 'info');
-      table.handlers.handles.stageReform(files, num(v.turn) ?? 0);
+      if (table.handlers.handles.stageReform(files, num(v.turn) ?? 0)) noteStaged(table, reformStamp());
     },
   },
   field('Files (wide)', { type: 'number', min: 1, step: 1, size: 3 }, 'files', v),

@@ -50,11 +50,16 @@ function modelCount(m) {
 /**
  * The names of the enemy units a unit is in combat with: the one it charged (`engaged_with`,
  * the server's charge link) and every unit on the table, not fleeing, that charged it. A
- * fleeing unit only names the one it charged. Pure.
+ * fleeing unit only names the one it charged. In a 40k game, the units within Engagement
+ * Range the server measured (`forty.engaged`). Pure.
  * @param {Unit & {engaged_with?:string|null}} u @param {GameState|null|undefined} state @returns {string[]}
  */
 export function engagedNames(u, state) {
   const units = state?.units || {};
+  // wh40k10: engagement is the table's (models within Engagement Range), measured anew with
+  // every state, so it never outlives the contact or the enemy unit.
+  const measured = state?.forty?.engaged;
+  if (measured) return (measured[u.id] || []).map((id) => String(units[id]?.name || id));
   const ids = u.engaged_with ? [String(u.engaged_with)] : [];
   const fleeing = (u.markers || []).includes('fleeing');
   if (!fleeing) {

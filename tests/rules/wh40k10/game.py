@@ -85,6 +85,24 @@ def scripted(
     return fold(state, events), events, dice
 
 
+def charging(
+    state: GameState, seat: int, faces: Iterable[int], **action: Any
+) -> tuple[GameState, list[Event], ScriptedDice]:
+    """A charge declared (`action` by `seat`) and rolled with the given faces: when it waits
+    for the charged player's answer (Fire Overwatch), that player declines, and the events
+    returned are those of the roll."""
+    dice = ScriptedDice(faces, state.dice_position)
+    events = core.decide(state, seat, action, dice)  # type: ignore[arg-type]
+    state = fold(state, events)
+    if events and events[0].type == "charge_declared":
+        answer = core.decide(state, 2 if seat == 1 else 1, {"type": "decline_overwatch"},
+                             dice)  # type: ignore[arg-type]
+        state = fold(state, answer)
+        assert answer[0].type == "charge_reaction"
+        events = answer[1:]
+    return state, events, dice
+
+
 def with_forty(state: GameState, **values: Any) -> GameState:
     return set_forty(state, **values)
 

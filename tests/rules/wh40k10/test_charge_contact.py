@@ -14,7 +14,7 @@ from server.geometry import in_base_contact
 from server.rules.units import units_of
 from server.rules.wh40k10.army import model_polygons
 from tests.rules.test_battle import act, refused
-from tests.rules.wh40k10.game import BASE_IN, deployed, place, row, scripted, to_phase
+from tests.rules.wh40k10.game import BASE_IN, charging, deployed, place, row, to_phase
 
 SQUAD = {"datasheet": "intercessor-squad", "models": 5}
 BOYZ = {"datasheet": "beast-snagga-boyz", "models": 10}
@@ -31,7 +31,7 @@ def _charge(rolls: list[int], back: bool = False):  # type: ignore[no-untyped-de
         squad[4] = (squad[4][0], 22.5)
     state = place(state, "u1", squad)
     state = place(state, "u2", row(10, 30.0))
-    state, events, _ = scripted(state, 1, rolls, type="charge", unit="u1", targets=["u2"])
+    state, events, _ = charging(state, 1, rolls, type="charge", unit="u1", targets=["u2"])
     assert events[0].type == "charge_rolled"
     return state
 
@@ -91,6 +91,6 @@ def test_the_server_s_straight_charge_brings_every_model_that_can_into_contact()
     squad[4] = (squad[4][0], 22.5)
     state = place(state, "u1", squad)
     state = place(state, "u2", row(10, 30.0))
-    state, events, _ = scripted(state, 1, [4, 4], type="declare_charge", unit="u1", target="u2")
+    state, events, _ = charging(state, 1, [4, 4], type="declare_charge", unit="u1", target="u2")
     assert events[0].type == "charge_succeeded"
     assert _in_contact(state) == [True] * 5

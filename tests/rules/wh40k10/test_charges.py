@@ -11,7 +11,7 @@ from __future__ import annotations
 from server.rules.orders import orders_for
 from server.rules.units import units_of
 from tests.rules.test_battle import act, refused
-from tests.rules.wh40k10.game import BASE_IN, deployed, place, row, scripted, to_phase
+from tests.rules.wh40k10.game import BASE_IN, charging, deployed, place, row, scripted, to_phase
 
 BOYZ = {"datasheet": "beast-snagga-boyz", "models": 10}
 SQUAD = {"datasheet": "intercessor-squad", "models": 5}
@@ -42,7 +42,7 @@ base contact does not bind these moves."""
 def test_a_charge_against_two_units_ends_within_engagement_range_of_both() -> None:
     """FACTS.md: within Engagement Range of every target; chargers fight first."""
     state = _two_squads()
-    state, events, _ = scripted(state, 1, [2, 2], type="charge", unit="u1", targets=["u2", "u3"])
+    state, events, _ = charging(state, 1, [2, 2], type="charge", unit="u1", targets=["u2", "u3"])
     assert events[0].type == "charge_rolled" and events[0].payload["range"] == 4
     assert "make the Charge move (each model up to 4 in)" in events[0].payload["text"]
     state, events = act(state, 1, type="charge_move", unit="u1",
@@ -58,7 +58,7 @@ def test_a_charge_move_short_of_one_target_is_refused_and_can_be_given_up() -> N
     """FACTS.md: the move must end within Engagement Range of every target; otherwise the
     charge fails and the unit does not move."""
     state = _two_squads(squad_x=(20.0, 36.0))
-    state, _, _ = scripted(state, 1, [4, 4], type="charge", unit="u1", targets=["u2", "u3"])
+    state, _, _ = charging(state, 1, [4, 4], type="charge", unit="u1", targets=["u2", "u3"])
     # Only the left half of the row moves in: the right squad is out of reach of the end.
     moved = [(x, y + (TO_WITHIN_ER if x < 27 else 0.0))
              for x, y in units_of(state)["u1"].positions]
@@ -79,7 +79,7 @@ def test_no_model_moves_within_engagement_range_of_a_unit_that_is_not_a_target()
     """FACTS.md: the move ends within Engagement Range of no other enemy unit (core rules: at
     no point of the move)."""
     state = _two_squads()
-    state, _, _ = scripted(state, 1, [2, 2], type="charge", unit="u1", targets=["u2"])
+    state, _, _ = charging(state, 1, [2, 2], type="charge", unit="u1", targets=["u2"])
     err = refused(state, 1, type="charge_move", unit="u1",
                   positions=_ahead(state, TO_WITHIN_ER))
     assert err.details["rule"] == "Engagement Range" and err.details["obstacle"] == "u3"
@@ -90,12 +90,12 @@ def test_each_model_ends_closer_to_a_target_and_within_the_roll() -> None:
     """Core rules: each model moves up to the Charge roll and ends closer to one of the
     targets."""
     state = _two_squads(squad_x=(20.0, 45.0))
-    state, _, _ = scripted(state, 1, [2, 2], type="charge", unit="u1", targets=["u2"])
+    state, _, _ = charging(state, 1, [2, 2], type="charge", unit="u1", targets=["u2"])
     ahead = _ahead(state, TO_HALF_AN_INCH)
     assert refused(state, 1, type="charge_move", unit="u1",
                    positions=ahead).details["rule"] == "Move Distance"  # 4.24 in on a 4
     state = _two_squads(squad_x=(20.0, 45.0))
-    state, _, _ = scripted(state, 1, [4, 4], type="charge", unit="u1", targets=["u2"])
+    state, _, _ = charging(state, 1, [4, 4], type="charge", unit="u1", targets=["u2"])
     away = list(units_of(state)["u1"].positions)
     away[9] = (away[9][0] + 0.5, away[9][1])  # sideways, away from the squad on the left
     err = refused(state, 1, type="charge_move", unit="u1", positions=away)
@@ -109,10 +109,10 @@ def test_a_roll_short_of_the_distance_fails_at_once_and_the_phase_end_fails_an_u
     """FACTS.md: a charge that cannot reach fails and does not move. Decision: a rolled charge
     whose move is not made by the end of the Charge phase fails."""
     state = _two_squads(boyz_y=18.0, squad_x=(20.0, 45.0))
-    state, events, _ = scripted(state, 1, [1, 2], type="charge", unit="u1", targets=["u2"])
+    state, events, _ = charging(state, 1, [1, 2], type="charge", unit="u1", targets=["u2"])
     assert events[0].type == "charge_failed" and "needs at least" in events[0].payload["reason"]
     state = _two_squads(squad_x=(20.0, 45.0))
-    state, _, _ = scripted(state, 1, [4, 4], type="charge", unit="u1", targets=["u2"])
+    state, _, _ = charging(state, 1, [4, 4], type="charge", unit="u1", targets=["u2"])
     err = refused(state, 1, type="charge", unit="u1", targets=["u2"])
     assert err.code == "illegal_move"
     state, events = act(state, 1, type="end_phase")
@@ -135,11 +135,11 @@ def test_the_straight_charge_fails_when_it_would_end_near_another_unit() -> None
     """FACTS.md: the move ends within Engagement Range of no enemy unit but its targets; the
     server's straight charge (`declare_charge`) fails when it would."""
     state = _two_squads()
-    state, events, _ = scripted(state, 1, [6, 6], type="declare_charge", unit="u1", target="u2")
+    state, events, _ = charging(state, 1, [6, 6], type="declare_charge", unit="u1", target="u2")
     assert events[0].type == "charge_failed"
     assert "not a target of the charge" in events[0].payload["reason"]
     state = _two_squads(squad_x=(20.0, 45.0))
-    state, events, _ = scripted(state, 1, [6, 6], type="declare_charge", unit="u1", target="u2")
+    state, events, _ = charging(state, 1, [6, 6], type="declare_charge", unit="u1", target="u2")
     assert events[0].type == "charge_succeeded"
 
 
@@ -152,7 +152,7 @@ def test_the_charge_and_charge_move_orders_follow_the_roll() -> None:
     by_unit = {t["unit"]: t for t in offered["targets"]}
     assert by_unit["u2"]["available"] and not by_unit["u3"]["available"]
     assert "within 12 in" in by_unit["u3"]["reason"]
-    state, _, _ = scripted(state, 1, [3, 4], type="charge", unit="u1", targets=["u2"])
+    state, _, _ = charging(state, 1, [3, 4], type="charge", unit="u1", targets=["u2"])
     orders = orders_for(state, 1)["units"]["u1"]
     assert "charge" not in orders and orders["charge_move"]["range"] == 7
     assert orders["charge_move"]["targets"] == ["u2"]
@@ -165,7 +165,7 @@ def test_a_failed_charge_re_rolled_to_a_reach_leaves_the_charge_move_to_the_play
     judged a straight move of its own and called the charge failed). The Boyz 6 in from two
     squads roll 1 + 1 = 2 (short), re-roll 2 + 2 = 4, and move in as the first test does."""
     state = _two_squads()
-    state, events, _ = scripted(state, 1, [1, 1], type="charge", unit="u1", targets=["u2", "u3"])
+    state, events, _ = charging(state, 1, [1, 1], type="charge", unit="u1", targets=["u2", "u3"])
     assert events[0].type == "charge_failed"
     before = units_of(state)["u1"].positions
     state, events, _ = scripted(state, 1, [2, 2], type="use_stratagem",
@@ -179,7 +179,7 @@ def test_a_failed_charge_re_rolled_to_a_reach_leaves_the_charge_move_to_the_play
     assert events[0].type == "charge_succeeded" and events[0].payload["targets"] == ["u2", "u3"]
     # A re-roll that is still short fails the charge again.
     state = _two_squads()
-    state, _, _ = scripted(state, 1, [1, 1], type="charge", unit="u1", targets=["u2"])
+    state, _, _ = charging(state, 1, [1, 1], type="charge", unit="u1", targets=["u2"])
     state, events, _ = scripted(state, 1, [1, 2], type="use_stratagem",
                                 stratagem="Command Re-roll", roll="charge")
     assert [e.type for e in events] == ["stratagem_used", "command_reroll", "charge_failed"]

@@ -20,6 +20,7 @@ from tests.rules.wh40k10.game import (
     INTERCESSORS,
     LED_BOYZ,
     block,
+    charging,
     deployed,
     place,
     row,
@@ -116,7 +117,7 @@ def test_the_waaagh_lets_a_unit_charge_after_advancing_and_chargers_fight_first(
     """Seed 004, Waaagh!: units with the ability may declare a charge in a turn in which they
     Advanced. FACTS.md, Charge phase: chargers gain Fights First that turn."""
     state = _ready_to_charge(True)
-    state, events, _ = scripted(state, 1, [4, 4], type="declare_charge", unit="u1", target="u2")
+    state, events, _ = charging(state, 1, [4, 4], type="declare_charge", unit="u1", target="u2")
     assert events[0].type == "charge_succeeded"
     state = to_phase(state, 1, "Fight")
     fight = state.to_json()["forty"]

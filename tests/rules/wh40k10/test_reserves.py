@@ -86,6 +86,17 @@ def test_deep_strike_arrives_from_round_2_more_than_9_in_from_every_enemy_model(
     assert "already moved" in moved.message
 
 
+def test_an_arrival_out_of_coherency_names_the_model_at_fault() -> None:
+    """FACTS.md (Unit coherency): a unit of 5 needs each model within 2 in of another; the
+    Sergeant set down 4 in from the rest is named."""
+    state = to_phase(_game({"u2": "declare_reserve"}), 2, "Movement", turn=2)
+    spread = [(x - (4.0 if i == 0 else 0.0), y) for i, (x, y) in enumerate(row(5, 22.0, 42.0))]
+    err = refused(state, 2, type="arrive_from_reserves", unit="u2", positions=spread)
+    assert err.details["rule"] == "Unit Coherency"
+    assert "Intercessor Sergeant #1 is more than 2 in from any other model" in err.message
+    assert err.details["incoherent_models"] == ["Intercessor Sergeant #1"]
+
+
 def test_only_a_unit_entirely_with_deep_strike_may_deep_strike() -> None:
     """FACTS.md / core rules: Deep Strike is the unit's own ability."""
     state = new_game("wh40k10")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from server.rules.orders import orders_for
+from server.rules.orders import acting_seats, orders_for
 from server.rules.units import units_of, with_unit
 from tests.rules.test_battle import act, refused
 from tests.rules.wh40k10.game import (
@@ -19,6 +19,7 @@ from tests.rules.wh40k10.game import (
     INTERCESSORS,
     LED_BOYZ,
     block,
+    charging,
     deployed,
     place,
     row,
@@ -119,7 +120,7 @@ def _failed_charge():  # type: ignore[no-untyped-def]
     state = place(state, "u1", block(11, 24.0, x0=24.0))
     state = place(state, "u2", row(5, 33.0, x0=24.0))
     state = to_phase(state, 1, "Charge")
-    state, events, _ = scripted(state, 1, [1, 2], type="declare_charge", unit="u1", target="u2")
+    state, events, _ = charging(state, 1, [1, 2], type="declare_charge", unit="u1", target="u2")
     assert events[0].type == "charge_failed"
     return state
 
@@ -145,7 +146,7 @@ def test_a_successful_charge_is_not_re_rolled() -> None:
     state = place(state, "u1", block(11, 24.0, x0=24.0))
     state = place(state, "u2", row(5, 33.0, x0=24.0))
     state = to_phase(state, 1, "Charge")
-    state, _, _ = scripted(state, 1, [6, 6], type="declare_charge", unit="u1", target="u2")
+    state, _, _ = charging(state, 1, [6, 6], type="declare_charge", unit="u1", target="u2")
     err = refused(state, 1, type="use_stratagem", stratagem="Command Re-roll", roll="charge")
     assert "only a failed charge roll" in err.message
 
@@ -289,21 +290,128 @@ def test_fire_overwatch_needs_an_enemy_that_moved_within_24_in() -> None:
     assert "not within 24 in" in err.message
 
 
-def test_fire_overwatch_at_a_charging_unit_after_its_charge_move() -> None:
-    """Core rules, Fire Overwatch: when an enemy unit declares a charge. Warfield resolves the
-    charge move with the roll, so the Boyz shoot after it, not counting the charger's
-    Engagement Range; seed 004: the Hazardous mortal wounds come after the Charge move."""
+def _intercessors_charge(action: str = "charge"):  # type: ignore[no-untyped-def]
+    """Player 2's Charge phase: the Intercessors (u2) 7 in from the led Boyz (u1) declare a
+    charge on them (`action`: `charge` or the straight `declare_charge`); no die is read."""
     state = to_phase(deployed(), 2, "Movement")
     state = place(state, "u1", block(10, 20.0, x0=24.0) + [(30.0, 21.6)])
     state = place(state, "u2", row(5, 27.0, x0=24.0))
     state = to_phase(state, 2, "Charge")
-    state, charge, _ = scripted(state, 2, [6, 6], type="declare_charge", unit="u2", target="u1")
-    assert charge[0].type == "charge_succeeded"
-    faces = [2, 1, 1, 1, 1, 1, 1, 2]  # 6 attacks, no 6; the Hazardous test passed
-    state, events, _ = scripted(state, 1, faces, type="use_stratagem",
-                                stratagem="Fire Overwatch", unit="u1", target="u2")
-    kinds = [e.payload.get("kind") for e in events if e.type == "attacks_resolved"]
-    assert kinds == ["shooting", "hazardous"]
+    if action == "charge":
+        return scripted(state, 2, [], type="charge", unit="u2", targets=["u1"])
+    return scripted(state, 2, [], type="declare_charge", unit="u2", target="u1")
+
+
+def test_a_declared_charge_waits_for_the_charged_player_s_fire_overwatch_answer() -> None:
+    """Core rules, Fire Overwatch: the charged player uses it in the opponent's Charge phase,
+    just after an enemy unit declared a charge, before the charge roll. The charge waits for
+    that player's answer: they act (and only they), their orders hold the prompt (Fire
+    Overwatch with each unit that can, or Decline), and the charger cannot go on."""
+    state, events, dice = _intercessors_charge()
+    assert [e.type for e in events] == ["charge_declared"] and dice.used == 0
+    assert acting_seats(state) == frozenset({1})
+    pending = state.to_json(2)["pending_charge"]
+    assert pending["answer"] == "Fire Overwatch" and pending["reacting_player"] == 1
+    answer = orders_for(state, 1)["game"]["charge_answer"]
+    assert answer["available"] and answer["charger"] == "u2"
+    assert [(r["reaction"], r["action"]) for r in answer["reactions"]] == [
+        ("fire_overwatch", {"type": "use_stratagem", "stratagem": "Fire Overwatch",
+                            "unit": "u1", "target": "u2", "weapons": ["Eyez of Mork"]}),
+        ("decline", {"type": "decline_overwatch"}),
+    ]
+    assert _stratagems(state, 1)["Fire Overwatch"]["targets"] == [
+        {"unit": "u1", "target": "u2", "weapons": ["Eyez of Mork"]}]
+    # Asked of the charged player only: the charger's player has no prompt and waits.
+    assert "charge_answer" not in orders_for(state, 2)["game"]
+    assert not orders_for(state, 2)["game"]["end_phase"]["available"]
+    waiting = refused(state, 2, type="end_phase")
+    assert waiting.code == "out_of_phase" and waiting.details["waiting_for"] == 1
+    assert "to answer the charge" in waiting.message and "(Fire Overwatch)" in waiting.message
+    assert refused(state, 2, type="decline_overwatch").code == "out_of_phase"
+    assert refused(state, 2, type="use_stratagem", stratagem="Fire Overwatch", unit="u2",
+                   target="u1").code == "out_of_phase"
+
+
+def test_fire_overwatch_shoots_before_the_roll_and_hazardous_follows_the_charge_move() -> None:
+    """Core rules, Fire Overwatch: the shots come before the charge roll. Seed 004: the
+    Hazardous tests' mortal wounds of a unit that fired Overwatch in the opponent's Charge
+    phase are allocated after the charging unit ended its Charge move. The dice, in order:
+    the shots, the charge roll, then the Hazardous test and its Feel No Pain rolls."""
+    state, _, _ = _intercessors_charge("declare_charge")
+    had = _cp(state)["1"]
+    # D6 (2) + 4 = 6 attacks, no 6; the charge roll 6, 6 (the straight move); the Hazardous
+    # test 1: the Wurrboy is selected; Feel No Pain 6+ on 3 mortal wounds: 1, 1, 1.
+    faces = [2, 1, 1, 1, 1, 1, 1, 6, 6, 1, 1, 1, 1]
+    state, events, dice = scripted(state, 1, faces, type="use_stratagem",
+                                   stratagem="Fire Overwatch", unit="u1", target="u2")
+    kinds = [e.type if e.type != "attacks_resolved" else e.payload["kind"] for e in events]
+    assert kinds == ["stratagem_used", "charge_reaction", "shooting",
+                     "overwatch_hazard_deferred", "charge_succeeded", "overwatch_hazard_due",
+                     "hazardous"]
+    # the attacks (D6 + 4) and hits, the charge roll, the Hazardous test, its Feel No Pain
+    assert dice.expressions == ["D6+4", "6D6", "2D6", "D6", "3D6"]
+    assert dice.used == len(faces)
+    assert "Failed Hazardous test: Wurrboy is selected" in texts(events, "hazardous")
+    assert state.charges.pending is None and acting_seats(state) == frozenset({2})
+    assert _cp(state)["1"] == had - 1
+
+
+def test_hazardous_after_overwatch_waits_for_the_charge_move_model_by_model() -> None:
+    """Seed 004, with the Charge… order: the roll leaves the Charge move to the charger's
+    player, and the Hazardous tests wait for it (here: the charge given up, which ends it)."""
+    state, _, _ = _intercessors_charge("charge")
+    faces = [2, 1, 1, 1, 1, 1, 1, 4, 4]
+    state, events, dice = scripted(state, 1, faces, type="use_stratagem",
+                                   stratagem="Fire Overwatch", unit="u1", target="u2")
+    assert [e.type for e in events][-2:] == ["overwatch_hazard_deferred", "charge_rolled"]
+    assert not steps(events, "hazardous") and dice.used == len(faces)
+    assert acting_seats(state) == frozenset({2})
+    state, events, dice = scripted(state, 2, [1, 6, 1, 1], type="charge_move", unit="u2")
+    assert [e.type for e in events][:2] == ["charge_failed", "overwatch_hazard_due"]
+    assert "1 Hazardous test: 1 failed" in texts(events, "hazardous")[0]
+
+
+def test_the_charged_player_may_decline_and_the_charge_is_rolled() -> None:
+    """The answer may be no: the charge is then rolled (the first die after the wait), and
+    Fire Overwatch is refused once the charge has been rolled, and after its Charge move."""
+    state, _, _ = _intercessors_charge("declare_charge")
+    state, events, dice = scripted(state, 1, [6, 6], type="decline_overwatch")
+    assert [e.type for e in events] == ["charge_reaction", "charge_succeeded"]
+    assert events[0].payload["reaction"] == "decline" and dice.expressions == ["2D6"]
+    assert "charge_answer" not in orders_for(state, 1)["game"]
+    late = refused(state, 1, type="use_stratagem", stratagem="Fire Overwatch", unit="u1",
+                   target="u2")
+    assert late.code == "out_of_phase"
+    assert late.message.startswith("Intercessor Squad has already rolled its charge")
+    assert "before its charge roll" in late.message
+    assert not _stratagems(state, 1)["Fire Overwatch"]["available"]
+    state, _, _ = _intercessors_charge("charge")
+    state, _, _ = scripted(state, 1, [4, 4], type="decline_overwatch")
+    rolled = refused(state, 1, type="use_stratagem", stratagem="Fire Overwatch", unit="u1",
+                     target="u2")
+    assert "already rolled its charge" in rolled.message
+
+
+def test_no_wait_when_the_charged_player_cannot_fire_overwatch() -> None:
+    """Only a usable Fire Overwatch makes the charge wait: without the CP, or once it was
+    used this turn, the charge is rolled at once and nobody is asked."""
+    _, events, dice = scripted(_no_cp_state(), 2, [4, 4], type="charge", unit="u2",
+                               targets=["u1"])
+    assert events[0].type == "charge_rolled" and dice.used == 2
+    state = _no_cp_state(cp=2)
+    state = with_forty(state, overwatch={"1": state.battle.player_turn})
+    state, events, _ = scripted(state, 2, [4, 4], type="charge", unit="u2", targets=["u1"])
+    assert events[0].type == "charge_rolled"
+    assert "charge_answer" not in orders_for(state, 1)["game"]
+    assert acting_seats(state) == frozenset({2})
+
+
+def _no_cp_state(cp: int = 0):  # type: ignore[no-untyped-def]
+    state = to_phase(deployed(), 2, "Movement")
+    state = place(state, "u1", block(10, 20.0, x0=24.0) + [(30.0, 21.6)])
+    state = place(state, "u2", row(5, 27.0, x0=24.0))
+    state = to_phase(state, 2, "Charge")
+    return with_forty(state, cp={**_cp(state), "1": cp})
 
 
 def test_fire_overwatch_from_an_engaged_unit_fires_no_weapon_but_its_pistols() -> None:
@@ -374,7 +482,7 @@ def _intercessors_charged_the_led_boyz():  # type: ignore[no-untyped-def]
     state = place(state, "u2", row(10, 23.0, x0=33.0))
     state = place(state, "u3", row(5, 27.0, x0=24.0))
     state = to_phase(state, 2, "Charge")
-    state, events, _ = scripted(state, 2, [6, 6], type="declare_charge", unit="u3", target="u1")
+    state, events, _ = charging(state, 2, [6, 6], type="declare_charge", unit="u3", target="u1")
     assert events[0].type == "charge_succeeded"
     return with_forty(state, cp={"1": 2, "2": 2})
 

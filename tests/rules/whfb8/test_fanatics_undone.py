@@ -120,10 +120,11 @@ def test_an_undone_charge_reaction_that_stopped_the_charge_at_8_in_restores_the_
 
 
 def test_an_undone_phase_end_that_released_enemy_fanatics_is_wholly_taken_back() -> None:
-    """Player 1 ends the Movement phase; their Fanatic's compulsory whirl ends within 8 in of
-    player 2's concealing goblins, whose Fanatic must be released: the phase end waits
-    (suspended). Player 1 takes the phase end back before player 2 releases: no release, no
-    suspended phase end, the Fanatic back where it stood."""
+    """Player 1 ends the Start phase; as their Movement phase starts, their Fanatic's
+    compulsory whirl ends within 8 in of player 2's concealing goblins, whose Fanatic must be
+    released: the start of the phase waits (suspended). Player 1 takes the phase end back
+    before player 2 releases: no release, no suspended phase start, the Fanatic back where it
+    stood, and the Start phase again."""
     game = battle("whfb8", [GOBLINS], [HIDING])
     game.put("u1", 36.0, 6.0, 0.0)
     game.put("u2", 40.0, 36.0, 180.0)
@@ -134,7 +135,7 @@ def test_an_undone_phase_end_that_released_enemy_fanatics_is_wholly_taken_back()
     placed = _placed(game.state, fanatic, (36.0, 20.0), 0.0)
     game.append([Event("fanatic_released", {"unit": placed.to_json(), "from": "u1"})])
     game.act(1, type="end_phase")
-    game.to_phase(1, "Movement")  # player 1's next turn
+    game.to_phase(1, "Start")  # player 1's next turn
     assert game.state.battle.turn == 2
     before = game.state
     ended = _scripted(game, 1, [1, 6, 5], type="end_phase")

@@ -381,6 +381,7 @@ def test_roar_of_mork_in_the_opponents_command_phase_worsens_their_battle_shock_
     state = to_phase(state, 2, "Command")
     far = refused(state, 1, type="roar_of_mork", unit="u1", target="u2")
     assert "within 18" in far.message
+    assert far.message.endswith("of the Wurrboy"), far.message  # the model, by its own name
     state = place(state, "u2", row(5, 25.0, x0=26.0))
     state = _below_half_intercessors(state)
     state, events, _ = scripted(state, 1, [4], type="roar_of_mork", unit="u1", target="u2")

@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
+import server.rules  # noqa: F401  (every system's declarations)
 from server import geometry as geo
 from server.geometry.table import Terrain
+from server.rules.automation import mark, partly_automated
 from server.rules.core import GameState
 from server.rules.units import table_of, units_of
 from tests.rules.whfb8.positions import GOBLINS, HALBERDIERS, position, run
@@ -101,3 +103,12 @@ def test_a_friend_already_within_1_in_behind_does_not_hold_a_move_away_from_it()
     state, events = run(state, 1, [5, 4], type="random_move", unit="u1", facing=0.0)
     assert events[0].type == "unit_moved" and events[0].payload["stopped"] is False
     assert events[0].payload["distance"] == pytest.approx(9.0)
+
+
+def test_the_fanatic_card_says_fliers_landing_is_not_automated() -> None:
+    """The Fanatic page (../shared/seeds/003_39e99837749f8d9d.txt): a unit stopped by a
+    Fanatic's release stops at once, "fliers land". Warfield has no flying moves, so the card
+    of the rule (Concealed Fanatic) says that part is not automated."""
+    assert mark("whfb8", "Concealed Fanatic") == "partly"
+    note = partly_automated("whfb8", "night-goblin-fanatic")["Concealed Fanatic"]
+    assert "fliers land" in note.split("Not automated:")[1]

@@ -98,6 +98,14 @@ class Footprint:
             raise ValueError("individually placed models have polygons, not ranked rings")
         return self.placement.to_world(layout(self.formation).model_rings)
 
+    @property
+    def rank_widths(self) -> tuple[int, ...]:
+        """Files filled in each rank of a ranked unit, front first (`Layout.rank_widths`); empty
+        for individually placed models."""
+        if self.formation is None:
+            return ()
+        return layout(self.formation).rank_widths
+
     @cached_property
     def model_polygons(self) -> Any:
         """Numpy object array of the models' base polygons (built on first use)."""

@@ -118,6 +118,10 @@ class Layout:
     depth: float
     rank_count: int
     file_count: int
+    rank_widths: tuple[int, ...] = ()
+    """Files filled in each rank, front first: a rank-and-file model fills its own, a character
+    on a larger base every file of its block in every rank the block covers (what "a rank of
+    five" counts, not how many bases start in the rank)."""
 
 
 def _block_size(char: RectBase, base: RectBase, gap: float) -> tuple[int, int]:
@@ -255,4 +259,7 @@ def layout(formation: RankedFormation) -> Layout:
         depth=depth,
         rank_count=rank_count,
         file_count=files,
+        rank_widths=tuple(
+            sum(1 for (rr, _) in occupied if rr == r) for r in range(rank_count)
+        ),
     )

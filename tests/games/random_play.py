@@ -248,7 +248,7 @@ def _unit_actions(rng: random.Random, view: dict[str, Any], seat: int, uid: str 
         suggested = offer.get("suggested") or {}
         out = []
         if suggested:
-            out.append({**base, **{k: suggested[k] for k in ("point", "x", "y", "facing")
+            out.append({**base, **{k: suggested[k] for k in ("point", "x", "y", "facing", "files")
                                    if k in suggested}})
         return out
     if kind == "random_move":

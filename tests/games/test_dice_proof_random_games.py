@@ -53,3 +53,20 @@ def test_the_random_games_reach_the_rules_the_proof_must_follow() -> None:
                  "ambush_rolled", "charge_succeeded", "charge_failed", "events_undone",
                  "attack_step"):
         assert kind in seen, kind
+
+
+def test_the_browser_reads_dice_where_the_proof_counts_them() -> None:
+    """The dice log and the replay page (static/js/ui/panels.js `rollsOf`) walk payloads with
+    the same declaration as the proof: the same roll fields and the same reference keys."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "static/js/ui/panels.js").read_text()
+
+    def listed(name: str) -> set[str]:
+        found = re.search(rf"const {name} = \[([^\]]*)\]", text)
+        assert found, name
+        return set(re.findall(r"'([a-z_]+)'", found.group(1)))
+
+    assert listed("ROLL_FIELDS") == core.ROLL_FIELDS
+    assert listed("ROLL_REFERENCES") == core.ROLL_REFERENCES

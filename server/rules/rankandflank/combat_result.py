@@ -45,18 +45,16 @@ def wounds_key(rules: RankAndFlankRules) -> str:
 
 
 def proper_ranks(state: GameState, unit: Unit) -> int:
-    """The unit's ranks that count, as it stands now (the system's `proper_ranks` of the
-    number of models in each rank)."""
+    """The unit's ranks that count, as it stands now: the one judgement the rank bonus, the
+    Disrupted check, Steadfast and the Break Test's note all read. A rank counts by the files it
+    fills (`Footprint.rank_widths`: a character on a larger base fills every file and rank of its
+    block), against the system's `rank_width` (docs/rules-decisions.md, "Ranks that count")."""
     fp = standing(state, unit)
     if fp is None:
         return 0
-    sizes: dict[int, int] = {}
-    for r in fp.model_ranks:
-        if r is not None:
-            sizes[r] = sizes.get(r, 0) + 1
     rf = sheet(state, unit.datasheet) if unit.models else None
     chars = [sheet(state, c.datasheet) for c in unit.characters]
-    return rank_and_flank_of(state).proper_ranks(sizes.values(), rf, chars)
+    return rank_and_flank_of(state).proper_ranks(fp.rank_widths, rf, chars)
 
 
 def combat_score(

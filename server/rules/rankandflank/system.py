@@ -217,13 +217,30 @@ class RankAndFlankRules(AttackSteps):
     # -- ranks -------------------------------------------------------------------------------------
 
     @abstractmethod
+    def rank_width(
+        self, rank_and_file: Datasheet | None, characters: Sequence[Datasheet]
+    ) -> int | None:
+        """The fewest files a rank must fill to count (t9a 5, Large 3, Gigantic 1; whfb8 5), or
+        None when the unit counts no ranks at all (t9a Light Troops, whfb8 Skirmishers)."""
+
     def proper_ranks(
         self,
-        rank_sizes: Iterable[int],
+        rank_widths: Iterable[int],
         rank_and_file: Datasheet | None,
         characters: Sequence[Datasheet],
     ) -> int:
-        """How many of the unit's ranks count (for the rank bonus, Steadfast, Disrupted)."""
+        """How many of the unit's ranks count: those filling at least `rank_width` files. The
+        one count behind the rank bonus, Steadfast and Disrupted, so a combat result and the
+        Break Test after it can never judge the same unit's ranks differently."""
+        need = self.rank_width(rank_and_file, characters)
+        if need is None:
+            return 0
+        return sum(1 for width in rank_widths if width >= need)
+
+    def ranks_text(self, ranks: int) -> str:
+        """`ranks` counting ranks in the system's word, singular for one ("1 Proper Rank")."""
+        word = self.ranks_name
+        return f"{ranks} {word[:-1] if ranks == 1 and word.endswith('s') else word}"
 
     @abstractmethod
     def rank_bonus(self, ranks: int) -> int:
@@ -298,7 +315,7 @@ class RankAndFlankRules(AttackSteps):
         """The note of a Steadfast unit testing on its unmodified leadership."""
         return {
             "rule": "Steadfast",
-            "text": f"Steadfast: {ranks} {self.ranks_name} against {enemy_ranks}: "
+            "text": f"Steadfast: {self.ranks_text(ranks)} against {enemy_ranks}: "
             f"tests on {self.leadership_name} {leadership}",
         }
 

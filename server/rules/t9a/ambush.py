@@ -14,7 +14,9 @@ Gremlins' own rule).
   Spacing, nothing between the Unit Boundary and the point). It counts as having made an
   Advance Move and cannot move again that phase; arriving in Game Turn 6 loses Scoring.
 - The Movement Phase cannot end while a unit that rolled to arrive still can; a unit for which
-  no suitable point exists stays in Ambush this turn (`ambush_delayed`).
+  no suitable point exists stays in Ambush this turn (`ambush_delayed`). "No suitable point"
+  is said only after every formation the unit can take (each number of files, its current
+  one first) was tried at every edge point (`find_arrival`).
 - Units still in Ambush when the game ends are removed as casualties.
 
 Player Turn numbers here are the owner's own (their n-th Player Turn is in Game Turn n).
@@ -26,7 +28,7 @@ import dataclasses
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import Field
 
@@ -87,6 +89,8 @@ READY = "ambush_ready"
 LOST_SCORING = "lost_scoring"
 EDGE_SCAN_STEP_IN = 3.0
 """Spacing of the edge points tried when the server checks whether any arrival is possible."""
+MAX_FILES = 50
+"""The widest formation an arrival may name (and the forced-arrival search tries)."""
 
 
 def ambush_value(state: GameState, unit: Unit) -> str | None:
@@ -296,7 +300,7 @@ class ArriveFromAmbush(ActionModel):
     x: Coord
     y: Coord
     facing: Facing
-    files: int | None = Field(default=None, ge=1, le=50)
+    files: int | None = Field(default=None, ge=1, le=MAX_FILES)
 
 
 def arrival_formation(state: GameState, unit: Unit, files: int | None) -> RankedFormation:
@@ -353,10 +357,11 @@ def _offer_arrive(state: GameState, seat: int, unit: Unit) -> dict[str, Any] | N
         return offer("arrive_from_ambush", False,
                      f"{display_name(state, unit.id)}: no suitable point on the Battlefield Edge "
                      "this turn")
-    (px, py), where = found
+    (px, py), where, files = found
     return offer(
         "arrive_from_ambush",
-        suggested={"point": [px, py], "x": where.x, "y": where.y, "facing": where.facing},
+        suggested={"point": [px, py], "x": where.x, "y": where.y, "facing": where.facing,
+                   "files": files},
     )
 
 
@@ -468,22 +473,53 @@ def inward_placement(
     return Placement(point[0] + fx * unit_depth, point[1] + fy * unit_depth, facing)
 
 
+class Arrival(NamedTuple):
+    """A valid arrival the server found: the edge point, the placement and the number of files
+    (the formation) it was found in."""
+
+    point: tuple[float, float]
+    placement: Placement
+    files: int
+
+
+def arrival_widths(state: GameState, unit: Unit) -> list[int]:
+    """Every number of files the arriving unit can stand in, its current one first, then the
+    nearest to it (narrower first on a tie); widths that give the same formation (more files
+    than models) and widths its characters do not fit in are left out."""
+    current = unit.files or 1
+    most = max(1, unit.models + 4 * (len(unit.characters) + len(_riders(state, unit.id))))
+    widths: list[int] = []
+    seen: set[tuple[int, int]] = set()
+    for files in sorted(range(1, min(MAX_FILES, most) + 1), key=lambda f: (abs(f - current), f)):
+        try:
+            lay = layout(arrival_formation(state, unit, files))
+        except ValueError:
+            continue
+        shape = (lay.file_count, lay.rank_count)
+        if shape not in seen:
+            seen.add(shape)
+            widths.append(files)
+    return widths
+
+
 def find_arrival(
     state: GameState, unit: Unit, near: tuple[float, float] | None = None
-) -> tuple[tuple[float, float], Placement] | None:
-    """A valid arrival for `unit` (edge point and placement), trying edge points nearest to
-    `near` first; None when no suitable point exists."""
+) -> Arrival | None:
+    """A valid arrival for `unit` (edge point, placement, files), trying its current formation
+    first at every edge point (nearest to `near` first), then every other number of files the
+    same way; None only when no formation fits at any point (seed 000: "no suitable point")."""
     table = table_of(state)
     bf = table.battlefield
-    formation = arrival_formation(state, unit, None)
     points = edge_points(bf.width, bf.depth)
     if near is not None:
         points.sort(key=lambda p: (p[0] - near[0]) ** 2 + (p[1] - near[1]) ** 2)
-    for point in points:
-        wanted = inward_placement(formation, point, bf.width, bf.depth)
-        found = find_ambush_placement(table, unit.id, formation, point, wanted)
-        if found is not None:
-            return point, found
+    for files in arrival_widths(state, unit):
+        formation = arrival_formation(state, unit, files)
+        for point in points:
+            wanted = inward_placement(formation, point, bf.width, bf.depth)
+            found = find_ambush_placement(table, unit.id, formation, point, wanted)
+            if found is not None:
+                return Arrival(point, found, files)
     return None
 
 
@@ -497,15 +533,17 @@ def ambushers_must_arrive(state: GameState, dice: DiceStream) -> list[Event]:
             continue
         found = find_arrival(state, unit)
         if found is not None:
-            (px, py), _ = found
+            (px, py), where, files = found
+            width = "" if files == (unit.files or 1) else f", {files} files wide"
             raise RuleError(
                 OUT_OF_PHASE,
-                f"{display_name(state, unit.id)} rolled to arrive from Ambush and can: place them "
-                "before ending "
-                f"the Movement Phase (for example from the edge point ({px:g}, {py:g}))",
+                f"{display_name(state, unit.id)} rolled to arrive from Ambush and can: place "
+                f"them before ending the Movement Phase (for example from the edge point "
+                f"({px:g}, {py:g}){width})",
                 rule=AMBUSH,
                 unit=unit.id,
                 point=[px, py],
+                files=files,
             )
         events.append(
             Event(

@@ -44,7 +44,7 @@ handled_by(T9A, "Skirmisher", NinthAgeData.join_problems, "only characters of it
 handled_by(T9A, "Light Troops", check_unit_move,
            "a unit entirely with it reforms up to twice its Mobility, the centre too; beyond its "
            "Mobility the Reform counts as a March")
-handled_by(T9A, "Light Troops", combat.T9ARankAndFlank.proper_ranks, "zero Proper Ranks")
+handled_by(T9A, "Light Troops", combat.T9ARankAndFlank.rank_width, "zero Proper Ranks")
 handled_by(T9A, "Swiftstride", swiftstride_roll,
            "charge, flee and pursuit rolls of a unit entirely with it are Maximised")
 handled_by(T9A, "Swiftstride", NinthAge.unit_charge_roll, "the charge roll")

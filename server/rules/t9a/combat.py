@@ -204,16 +204,13 @@ class T9ARankAndFlank(T9AAttackSteps, RankAndFlankRules):
 
     # -- ranks -------------------------------------------------------------------------------------
 
-    def proper_ranks(
-        self,
-        rank_sizes: Iterable[int],
-        rank_and_file: Datasheet | None,
-        characters: Sequence[Datasheet],
-    ) -> int:
-        """Proper Ranks by Height; zero for a unit containing Light Troops (seed 000)."""
-        light = profiles.contains_light_troops(rank_and_file, characters)
-        height = (rank_and_file or characters[0]).height_class
-        return profiles.proper_ranks(rank_sizes, height, light)
+    def rank_width(
+        self, rank_and_file: Datasheet | None, characters: Sequence[Datasheet]
+    ) -> int | None:
+        """A Proper Rank's width by Height; none for a unit containing Light Troops (seed 000)."""
+        if profiles.contains_light_troops(rank_and_file, characters):
+            return None
+        return profiles.proper_rank_width((rank_and_file or characters[0]).height_class)
 
     def rank_bonus(self, ranks: int) -> int:
         return profiles.rank_bonus(ranks)

@@ -201,12 +201,10 @@ def contains_light_troops(rank_and_file: Datasheet | None, characters: Iterable[
     return any(c.has_rule(LIGHT_TROOPS) for c in characters)
 
 
-def proper_ranks(rank_sizes: Iterable[int], height: str, light_troops: bool) -> int:
-    """Ranks with enough models to be Proper Ranks (module decisions); zero for Light Troops."""
-    if light_troops:
-        return 0
-    need = PROPER_RANK_MODELS.get(height, 5)
-    return sum(1 for size in rank_sizes if size >= need)
+def proper_rank_width(height: str) -> int:
+    """The files a rank fills to be a Proper Rank (module decisions); the count itself is the
+    shared `RankAndFlankRules.proper_ranks`."""
+    return PROPER_RANK_MODELS.get(height, 5)
 
 
 def rank_bonus(ranks: int) -> int:

@@ -78,6 +78,10 @@ class Forty:
     battle_shocked: Sequence[str] = ()
     waaagh_used: Sequence[int] = ()
     waaagh_active: Sequence[int] = ()
+    command_start: Mapping[str, Any] = field(default_factory=dict)
+    """{at, batch, acted}: the Command phase now running (at), the action that began it (the
+    batch of the event that entered it) and whether any other action has been taken in it
+    since (command.py: the Waaagh! is called at its start, before anything else)."""
     roar_used: At | None = None
     roared: Sequence[str] = ()
     charge_move: Mapping[str, Any] | None = None

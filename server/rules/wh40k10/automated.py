@@ -22,7 +22,9 @@ handled_by(WH40K10, "Deadly Demise", damage.deadly_demise,
 handled_by(WH40K10, "Deadly Demise", damage_events.demise_events, "applied to those units")
 handled_by(WH40K10, "Feel No Pain", damage.lose_wounds,
            "one roll per wound that would be lost, mortal wounds included")
-handled_by(WH40K10, "Waaagh!", command.call_waaagh, "called once per battle in the Command phase")
+handled_by(WH40K10, "Waaagh!", command.call_waaagh,
+           "called once per battle at the start of the Command phase, before any other action "
+           "of it")
 handled_by(WH40K10, "Waaagh!", profiles.waaagh_weapon, "+1 Strength and Attacks in melee")
 handled_by(WH40K10, "Waaagh!", profiles.waaagh_model, "a 5+ invulnerable save")
 handled_by(WH40K10, "Waaagh!", army.waaagh_active, "charging after Advancing")

@@ -5,9 +5,11 @@ victory points and the result (issue 16; FACTS.md, the core loop and its objecti
   the Starting Strength of every unit on the table not yet recorded is recorded;
   the active player's Battle-shock ends, so do the Roar of Mork effects on their units and
   their army's Waaagh! ("until the start of your next Command phase", seed 004).
-* **Waaagh!** (`call_waaagh`, seed 004): once per battle, in your Command phase (Warfield lets
-  you call it any time before you end that phase: nothing in the phase comes before it that
-  it changes), by an army with a unit with the ability.
+* **Waaagh!** (`call_waaagh`, seed 004): once per battle, at the start of your Command phase,
+  by an army with a unit with the ability. "At the start" is enforced: after the Command step
+  (CP) that begins the phase, before any other action of that phase by either player (a Roar
+  of Mork, a Stratagem); once anything else was done, the offer says why it is too late
+  (`_fold_command_start` records it; notes, proposals and their answers do not count).
 * **Roar of Mork** (`roar_of_mork`, FACTS.md, Wurrboy): in the opponent's Command phase, before
   they end it, once per phase: a visible enemy unit within 18 in of the Wurrboy; on a 2+ it
   subtracts 2 from its Battle-shock tests until the start of the opponent's next Command
@@ -48,6 +50,8 @@ from server.rules.battle import (
 )
 from server.rules.core import (
     ACTIVE,
+    BATCH_KEY,
+    BOOKKEEPING_EVENTS,
     EITHER,
     ILLEGAL_MOVE,
     OUT_OF_PHASE,
@@ -60,6 +64,7 @@ from server.rules.core import (
     fold_all,
     register_action,
     register_folder,
+    register_folder_hook,
     register_projector,
 )
 from server.rules.naming import display_name
@@ -375,10 +380,18 @@ def _offer_waaagh(state: GameState, seat: int) -> dict[str, Any] | None:
     doing="calling a Waaagh!",
 )
 def call_waaagh(state: GameState, seat: int, action: CallWaaagh, dice: DiceStream) -> list[Event]:
-    """Waaagh! (seed 004): once per battle, in your Command phase."""
+    """Waaagh! (seed 004): once per battle, at the start of your Command phase."""
     require_phase(state, seat, ("Command",), "calling a Waaagh!")
     if seat in forty(state).waaagh_used:
         raise RuleError(ILLEGAL_MOVE, "the Waaagh! is called once per battle", rule="Waaagh!")
+    begun = forty(state).command_start
+    if begun.get("at") == _command_at(state) and begun.get("acted"):
+        raise RuleError(
+            OUT_OF_PHASE,
+            "the Waaagh! is called at the start of your Command phase, before anything else is "
+            "done in it: something already was this phase",
+            rule="Waaagh!",
+        )
     if not any(
         u.owner == seat and any(has_waaagh(s) for s in sheets(u))
         for u in units_of(state).values()
@@ -407,6 +420,34 @@ def _fold_waaagh(state: GameState, event: Event) -> GameState:
         waaagh_used=[*data.waaagh_used, seat],
         waaagh_active=[*data.waaagh_active, seat],
     )
+
+
+NOT_AN_ACTION = frozenset({"waaagh_called", "note_added"})
+"""Events that leave the Command phase at its start for the Waaagh!: the call itself, and a
+note in the log (words between players, not a move of the game)."""
+
+
+def _command_at(state: GameState) -> list[Any]:
+    return [state.battle.player_turn, "Command"]
+
+
+@register_folder_hook
+def _fold_command_start(state: GameState, event: Event) -> GameState:
+    """Record the Command phase as it begins and whether an action other than the Waaagh! was
+    taken in it since (module text). The action that entered the phase (the end of the last
+    phase, with its Command step) does not count; proposals and their answers do not either."""
+    if state.system != SYSTEM_ID or state.battle.phase != "Command":
+        return state
+    if event.type in BOOKKEEPING_EVENTS or event.type in NOT_AN_ACTION:
+        return state
+    at = _command_at(state)
+    batch = event.seq if BATCH_KEY in event.payload else state.batch[0]
+    begun = forty(state).command_start
+    if begun.get("at") != at:
+        return set_forty(state, command_start={"at": at, "batch": batch, "acted": False})
+    if begun.get("acted") or begun.get("batch") == batch:
+        return state
+    return set_forty(state, command_start={**begun, "acted": True})
 
 
 # --- Roar of Mork -----------------------------------------------------------------------------

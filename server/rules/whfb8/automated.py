@@ -66,7 +66,9 @@ handled_by(WHFB8, "Immunity", WarhammerRanked.flee_refusal,
 handled_by(WHFB8, "Concealed Fanatic", fanatics.army_secrets,
            "the owner-only written note with the army")
 handled_by(WHFB8, "Concealed Fanatic", fanatics.move_stop,
-           "moves and charges stop at 8 in and the Fanatics are released one by one")
+           "moves and charges stop at 8 in and the Fanatics are released one by one",
+           lacks="fliers landing where the release stops them (the page: \"fliers land\"; "
+           "Warfield has no flying moves, every unit moves and stops on the ground)")
 handled_by(WHFB8, "Concealed Fanatic", fanatics.arrival_release,
            "arrivals and Fanatics ending within 8 in release them")
 handled_by(WHFB8, "Concealed Fanatic", fanatics.release_fanatic,

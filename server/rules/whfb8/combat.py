@@ -271,14 +271,13 @@ class WHFB8RankAndFlank(WHFB8AttackSteps, RankAndFlankRules):
 
     # -- ranks -------------------------------------------------------------------------------------
 
-    def proper_ranks(
-        self,
-        rank_sizes: Iterable[int],
-        rank_and_file: Datasheet | None,
-        characters: Sequence[Datasheet],
-    ) -> int:
-        skirmish = profiles.skirmishers([rank_and_file] if rank_and_file else characters)
-        return profiles.counting_ranks(rank_sizes, skirmish)
+    def rank_width(
+        self, rank_and_file: Datasheet | None, characters: Sequence[Datasheet]
+    ) -> int | None:
+        """Ranks five wide count (FACTS); Skirmishers count none (Light Troops, the page)."""
+        if profiles.skirmishers([rank_and_file] if rank_and_file else characters):
+            return None
+        return profiles.RANK_MODELS
 
     def rank_bonus(self, ranks: int) -> int:
         return profiles.rank_bonus(ranks)

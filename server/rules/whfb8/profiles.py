@@ -281,13 +281,6 @@ def skirmishers(sheets: Iterable[Datasheet]) -> bool:
     return bool(found) and all(s.has_rule(SKIRMISHERS) for s in found)
 
 
-def counting_ranks(rank_sizes: Iterable[int], skirmish: bool) -> int:
-    """Ranks of 5 or more models; Skirmishers count zero (Light Troops, the page)."""
-    if skirmish:
-        return 0
-    return sum(1 for size in rank_sizes if size >= RANK_MODELS)
-
-
 def rank_bonus(ranks: int) -> int:
     """+1 per extra rank after the first, at most +3 (FACTS)."""
     return min(MAX_RANK_BONUS, max(0, ranks - 1))

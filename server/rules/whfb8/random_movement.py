@@ -8,15 +8,18 @@ impassable terrain stops the move"; the rule's text on the Fanatic page, seed 00
 2. **No march, no charge declared** (`charge_refusal`, `march_refusal`).
 3. **Fanatics cannot be charged** (`charge_target_refusal`, seed 003).
 4. **The move** (`random_move_events`, the `random_move` action for units that are not
-   Fanatics): pivot about the centre, roll once, move straight; an enemy reached in the front
-   arc is charged (no reaction); otherwise stop within 1 in of friends or impassable terrain.
+   Fanatics): pivot about the centre, roll once, move straight. The line is followed in
+   order: the move stops 1 in short of the first friendly unit or impassable terrain it meets
+   (the page: it "stops immediately"), so an enemy beyond is never reached; an enemy reached
+   in the front arc before that point is charged (no reaction); otherwise it also stops at any
+   other unit or the table edge.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -119,12 +122,35 @@ SAMPLE_IN = 0.1
 BISECT_STEPS = 40
 
 
+def _first_stop(blocked: Callable[[float], bool], rolled: float) -> float:
+    """The fraction of the rolled line moved before `blocked` first holds: 1.0 when it never
+    does, 0.0 when it holds at the start; sampled every `SAMPLE_IN`, then bisected."""
+    if blocked(0.0):
+        return 0.0
+    if not blocked(1.0) and rolled <= 0:
+        return 1.0
+    steps = max(1, math.ceil(rolled / SAMPLE_IN))
+    lo, hi = 0.0, None
+    for i in range(1, steps + 1):
+        if blocked(i / steps):
+            hi = i / steps
+            break
+        lo = i / steps
+    if hi is None:
+        return 1.0
+    for _ in range(BISECT_STEPS):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if blocked(mid) else (mid, hi)
+    return lo
+
+
 def random_move_events(
     state: GameState, seat: int, unit_id: str, facing: float, dice: Any
 ) -> list[Event]:
     """FACTS.md / seed 003: pivot about its centre to face `facing`, roll, move straight ahead.
     The straight line is measured first: an enemy it would reach with its front counts as
-    charged (the rolled distance is the range; no charge reaction); otherwise it stops at the
+    charged (the rolled distance is the range; no charge reaction) if the line reaches it before
+    coming within 1 in of a friendly unit or impassable terrain; otherwise it stops at the
     first point within 1 in of a friendly unit or impassable terrain, before any other unit,
     or at the table edge (**Decision**)."""
     from server import geometry as geo
@@ -150,7 +176,37 @@ def random_move_events(
 
     units = units_of(state)
     others = [uid for uid in table.units if uid != unit_id]
-    full = sweep_straight(start, path(1.0))
+    blockers = [
+        table.units[uid].boundary for uid in others
+        if units[uid].owner == unit.owner
+    ] + [shapely.Polygon(t.points) for t in terrain_of(state) if t.impassable]
+    strangers = [table.units[uid].boundary for uid in others if units[uid].owner != unit.owner]
+    w, h = state.battlefield.width, state.battlefield.depth
+
+    at_start = [geo.distance(path(0.0).boundary, b).distance for b in blockers]
+
+    def walled(t: float) -> bool:
+        """Over the table edge, or brought within 1 in of a friend or impassable terrain: one
+        already that close when the move began stops it only once the move gets closer still
+        (**Decision**: the page stops a move that "brings" the unit within 1 in)."""
+        here = path(t).boundary
+        minx, miny, maxx, maxy = here.bounds
+        if minx < 0 or miny < 0 or maxx > w or maxy > h:
+            return True
+        for b, d0 in zip(blockers, at_start, strict=True):
+            d = geo.distance(here, b).distance
+            if d <= STOP_IN and (d0 > STOP_IN or d < d0 - 1e-6):
+                return True
+        return False
+
+    def blocked(t: float) -> bool:
+        return walled(t) or any(geo.in_base_contact(path(t).boundary, b) for b in strangers)
+
+    # The page stops the move "immediately" within 1 in of a friend or impassable terrain: what
+    # lies beyond that point is never reached, so the enemy contact is looked for only along
+    # the part of the line before it (a charge cannot pass through friends or a rock).
+    wall = _first_stop(walled, rolled)
+    full = sweep_straight(start, path(wall))
     enemies = [
         uid for uid in others
         if units[uid].owner != unit.owner and geo.in_base_contact(table.units[uid].boundary, full)
@@ -164,7 +220,7 @@ def random_move_events(
         gap = geo.distance(start, aim).distance
         nearest = geo.distance(start, aim).to_point
         front = bool(geo.in_front_arc(start, np.array([nearest]))[0])
-        if front and gap <= rolled + 1e-9:
+        if front and gap <= rolled * wall + 1e-9:
             moved = dataclasses.replace(
                 unit, placement=(round(placement.x, 4), round(placement.y, 4),
                                  round(placement.facing, 4)))
@@ -179,38 +235,7 @@ def random_move_events(
                 f"reach {display_name(state, first)}: it counts as charging, no charge reaction"
                 + (f" ({danger['not_automated']})" if danger else ""),
             }, actor=seat)]
-    blockers = [
-        table.units[uid].boundary for uid in others
-        if units[uid].owner == unit.owner
-    ] + [shapely.Polygon(t.points) for t in terrain_of(state) if t.impassable]
-    strangers = [table.units[uid].boundary for uid in others if units[uid].owner != unit.owner]
-    w, h = state.battlefield.width, state.battlefield.depth
-
-    def blocked(t: float) -> bool:
-        here = path(t).boundary
-        minx, miny, maxx, maxy = here.bounds
-        if minx < 0 or miny < 0 or maxx > w or maxy > h:
-            return True
-        if any(geo.distance(here, b).distance <= STOP_IN for b in blockers):
-            return True
-        return any(geo.in_base_contact(here, b) for b in strangers)
-
-    stop = 1.0
-    if blocked(0.0):
-        stop = 0.0
-    elif blocked(1.0) or rolled > 0:
-        steps = max(1, math.ceil(rolled / SAMPLE_IN))
-        lo, hi = 0.0, None
-        for i in range(1, steps + 1):
-            if blocked(i / steps):
-                hi = i / steps
-                break
-            lo = i / steps
-        if hi is not None:
-            for _ in range(BISECT_STEPS):
-                mid = (lo + hi) / 2
-                lo, hi = (lo, mid) if blocked(mid) else (mid, hi)
-            stop = lo
+    stop = _first_stop(blocked, rolled)
     # Fanatics (seed 003): a random move that brings the unit and a concealing unit within 8 in
     # stops there too; the Fanatics are released and the random move ends (**Decision**).
     from server.rules.whfb8.fanatics import move_stop

@@ -34,16 +34,33 @@ export function actorName(actor) {
   return actor === 1 || actor === 2 ? `Player ${actor}` : actor === 'system' || actor === undefined || actor === null ? 'System' : String(actor);
 }
 
+// Where an event keeps its dice, as the server declares it (server/rules/core.py ROLL_FIELDS
+// and ROLL_REFERENCES): every value of a roll's shape, at any depth, but for the keys that
+// repeat a roll an earlier event recorded. The dice log and the replay show what the proof counts.
+const ROLL_FIELDS = ['expression', 'dice', 'start', 'end'];
+const ROLL_REFERENCES = ['distance_roll', 'frames'];
+
 /**
- * Every roll recorded in an event payload (a `roll` or a list of `rolls`).
+ * Every roll recorded in an event payload, wherever it keeps it, each once, in draw order.
  * @param {Record<string, unknown>|null|undefined} payload @returns {Roll[]}
  */
 export function rollsOf(payload) {
   /** @type {Roll[]} */
   const out = [];
-  if (payload?.roll && typeof payload.roll === 'object') out.push(/** @type {Roll} */ (payload.roll));
-  if (Array.isArray(payload?.rolls)) out.push(...payload.rolls.filter((/** @type {unknown} */ r) => r && typeof r === 'object'));
-  return out;
+  /** @param {unknown} value */
+  const walk = (value) => {
+    if (!value || typeof value !== 'object') return;
+    if (Array.isArray(value)) { value.forEach(walk); return; }
+    const o = /** @type {Record<string, unknown>} */ (value);
+    if (ROLL_FIELDS.every((k) => k in o)) {
+      const roll = /** @type {Roll} */ (/** @type {unknown} */ (o));
+      if (!out.some((r) => r.start === roll.start && r.end === roll.end && r.expression === roll.expression)) out.push(roll);
+      return;
+    }
+    for (const [k, v] of Object.entries(o)) if (!ROLL_REFERENCES.includes(k)) walk(v);
+  };
+  walk(payload);
+  return out.sort((a, b) => Number(a.start) - Number(b.start));
 }
 
 /**
@@ -419,18 +436,22 @@ function thingName(st, id, article = false) {
 
 /** @param {HTMLElement} list @param {Store} store */
 function renderDiceLog(list, store) {
+  /** @type {HTMLElement[]} */
   const items = [];
   for (const ev of store.history) {
-    for (const roll of rollsOf(ev.payload)) items.push(diceItem(ev, roll));
+    rollsOf(ev.payload).forEach((roll, i) => items.push(diceItem(ev, roll, i)));
   }
   items.reverse();
   replace(list, items.length ? items.slice(0, 200) : h('li', { class: 'empty' }, 'No rolls yet.'));
 }
 
-/** @param {import('../store.js').GameEvent} ev @param {Roll} roll */
-function diceItem(ev, roll) {
-  const why = ev.payload?.reason ? String(ev.payload.reason) : '';
-  const reason = ev.type === 'dice_rolled' ? why : `${humanize(ev.type)}${why ? `: ${why}` : ''}`;
+/** @param {import('../store.js').GameEvent} ev @param {Roll} roll @param {number} i its place among the event's rolls */
+function diceItem(ev, roll, i) {
+  // A roll-off's dice are both players': whose each is comes beside them (`seats`).
+  const seats = Array.isArray(ev.payload?.seats) ? ev.payload.seats : null;
+  const why = seats ? `Player ${seats[i]}` : ev.payload?.reason ? String(ev.payload.reason) : '';
+  const what = ev.type === 'roll_off' ? 'Roll-off' : humanize(ev.type);
+  const reason = ev.type === 'dice_rolled' ? why : `${what}${why ? `: ${why}` : ''}`;
   const dice = Array.isArray(roll.dice) ? roll.dice : [];
   return h('li', { class: `roll owner-${ev.actor}`, dataset: { seq: ev.seq } },
     h('div', { class: 'roll-head' },

@@ -16,6 +16,7 @@ import pytest
 from server.dice import DiceStream
 from server.rules import core
 from server.rules.core import Event, GameState, RuleError
+from server.rules.orders import orders_for
 from server.rules.units import units_of
 from tests.rules.test_battle import SEED, new_game
 
@@ -59,13 +60,14 @@ def refused(state: GameState, seat: int, **action: Any) -> RuleError:
     return err.value
 
 
-def ambush_game(*, stalker: bool = False, terrain: list[dict[str, Any]] = ()) -> GameState:
+def ambush_game(*, stalker: bool = False, terrain: list[dict[str, Any]] = (),
+                gremlins: dict[str, Any] = GREMLINS) -> GameState:
     """Player 1: Mageblight Gremlins in Ambush (and a Daemon Stalker); player 2: Citizen
     Spears in the middle of the table. The battle starts: Game Turn 1, player 1's Charge."""
     state = new_game()
     for piece in terrain:
         state, _ = act(state, 1, type="place_terrain", **piece)
-    army = [GREMLINS] + ([{"datasheet": "daemon-stalker", "models": 1}] if stalker else [])
+    army = [gremlins] + ([{"datasheet": "daemon-stalker", "models": 1}] if stalker else [])
     state, _ = act(state, 1, type="submit_army", units=army)
     state, _ = act(state, 2, type="submit_army",
                    units=[{"datasheet": "citizen-spears", "models": 20, "files": 5}])
@@ -280,6 +282,40 @@ def test_no_suitable_point_means_no_arrival_this_turn() -> None:
     state, events = act(state, 1, type="end_phase")
     assert [e.type for e in events][:1] == ["ambush_delayed"]
     assert gremlins(state).status == "ambush" and "ambush_ready" not in gremlins(state).markers
+
+
+POCKET = [
+    # Impassable Terrain rings the table 7 in deep but for a pocket on the south edge, x 33.1 to
+    # 38.9 and y 0 to 4.8: with 1 in of Unit Spacing, a box 3.8 by 3.8 in.
+    [[0, 0], [33.1, 0], [33.1, 7], [0, 7]],
+    [[38.9, 0], [72, 0], [72, 7], [38.9, 7]],
+    [[33.1, 4.8], [38.9, 4.8], [38.9, 7], [33.1, 7]],
+    [[0, 41], [72, 41], [72, 48], [0, 48]],
+    [[0, 7.5], [7, 7.5], [7, 40.5], [0, 40.5]],
+    [[65, 7.5], [72, 7.5], [72, 40.5], [65, 40.5]],
+]
+
+
+def test_a_forced_arrival_tries_every_formation_before_no_suitable_point() -> None:
+    """Seed 000: a unit that rolled to arrive "will arrive on the Battlefield if possible".
+    Four Gremlins (40 mm, Skirmishers 12.5 mm apart) four wide are 7.8 by 1.6 in, three wide
+    5.7 by 3.6, one wide 1.6 by 7.8: none fits the pocket in any facing; two files of two
+    (3.6 in square) fit at the edge point (36, 0). So the Movement Phase may not end, the
+    offer suggests that formation, and arriving in it is legal."""
+    four = {**GREMLINS, "models": 4, "files": 4}
+    state = ready(ambush_game(terrain=[{"kind": "impassable", "points": p} for p in POCKET],
+                              gremlins=four))
+    err = refused(state, 1, type="end_phase")
+    assert err.code == "out_of_phase" and err.details["files"] == 2
+    assert err.details["point"] == [36.0, 0.0] and "2 files wide" in err.message
+    unit = gremlins(state)
+    offer = orders_for(state, 1)["units"][unit.id]["arrive_from_ambush"]
+    suggested = offer["suggested"]
+    assert offer["available"] and suggested["files"] == 2
+    state, events = act(state, 1, type="arrive_from_ambush", unit=unit.id,
+                        **{k: suggested[k] for k in ("point", "x", "y", "facing", "files")})
+    assert events[0].type == "unit_arrived"
+    assert (gremlins(state).status, gremlins(state).files) == ("on_table", 2)
 
 
 def test_player_turn_5_counts_as_a_3_and_keeps_scoring() -> None:

@@ -68,9 +68,9 @@ def play_to_the_end(game: Game, monkeypatch: pytest.MonkeyPatch, arrive_in: int)
                 and ambush.READY in gremlins.markers and int(battle.turn) >= arrive_in):
             found = real(game.state, gremlins, EDGE_POINT)
             assert found is not None
-            point, placement = found
+            point, placement, files = found
             game.act(1, type="arrive_from_ambush", unit="u1", point=list(point),
-                     x=placement.x, y=placement.y, facing=placement.facing)
+                     x=placement.x, y=placement.y, facing=placement.facing, files=files)
             arrived = True
             continue
         game.act(seat, type="end_phase")

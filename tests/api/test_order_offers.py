@@ -43,6 +43,7 @@ def test_the_datasheets_answer_says_who_may_join_whom(client: TestClient) -> Non
         "game_sizes": [{"name": "Strike Force", "points": 2000},
                        {"name": "Incursion", "points": 1000},
                        {"name": "Onslaught", "points": 3000}],
+        "wound_name": "Wound",  # the unit card's word for what a model loses
     }
     assert forty["joinable"]["beast-snagga-boyz"] == ["wurrboy"]
     assert all("wurrboy" not in v for k, v in forty["joinable"].items()

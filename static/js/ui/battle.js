@@ -179,6 +179,15 @@ export function setupPanel(el, store, conn, toast, table) {
     if (!confirmDialog) {
       confirmDialog = /** @type {HTMLDialogElement} */ (h('dialog', {
         id: 'submit-army-dialog', class: 'confirm-dialog', 'aria-labelledby': 'submit-army-title', 'aria-describedby': 'submit-army-words',
+        // The page behind is inert while it is open: its keys are not the table's (whose
+        // Esc handler would otherwise swallow the dialog's own Esc).
+        onkeydown: (/** @type {KeyboardEvent} */ e) => {
+          e.stopPropagation();
+          if (e.key === 'Escape') {
+            e.preventDefault();
+            /** @type {HTMLDialogElement} */ (e.currentTarget).close('cancel');
+          }
+        },
       }));
       document.body.appendChild(confirmDialog);
     }

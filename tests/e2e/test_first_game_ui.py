@@ -99,6 +99,8 @@ def test_a_40k_unit_deploys_with_a_ghost_and_player_2_types_their_own_spot(
     positions = p2.evaluate("(id) => warfield.store.state.units[id].positions", squad)
     assert positions[0][0] > positions[-1][0], positions
     until_equal(p1, "warfield.store.state.stage", "battle")
+    until_equal(p2, "warfield.table.mode", "idle")  # the tool and its form close
+    expect(p2.locator("#deploy-form")).to_have_count(0)
     p2.screenshot(path=str(tmp_path / "forty-deployed-p2.png"))
     assert pages.errors == []
 

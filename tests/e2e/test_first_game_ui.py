@@ -187,13 +187,14 @@ def test_the_attack_report_is_brought_into_view_and_focused(
     # ... and it is on screen: inside the window and inside the side panel's scrolled view.
     summary = p2.locator("#combat-report .report-group summary").first
     until(p2, """() => {
-      const s = document.querySelector('#combat-report .report-group summary').getBoundingClientRect();
+      const s = document.querySelector('#combat-report .report-group summary')
+        .getBoundingClientRect();
       const side = document.querySelector('.side').getBoundingClientRect();
       return s.top >= Math.max(0, side.top) && s.bottom <= Math.min(innerHeight, side.bottom);
     }""")
     box = summary.bounding_box()
     assert box is not None
-    assert 0 <= box["y"] and box["y"] + box["height"] <= 640, box
-    assert 0 <= box["x"] and box["x"] + box["width"] <= 1280, box
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 640, box
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 1280, box
     p2.screenshot(path=str(tmp_path / "report-in-view.png"))
     assert pages.errors == []

@@ -260,6 +260,12 @@ TERRAIN_FILL = {
     "impassable": "#282828", "blocks_los": "#5a4632", "cover": "#286e28",
     "dangerous": "#962d5a", "open": "#a09664",
 }
+TERRAIN_WORDS = {
+    "impassable": "Impassable", "blocks_los": "Blocks line of sight", "cover": "Cover",
+    "dangerous": "Dangerous", "open": "Open",
+}
+TERRAIN_LABEL_IN = 1.1
+"""Terrain labels' size in inches: 11 px at the report's 720 px for a 72 in table."""
 GONE = frozenset({"destroyed", "removed", "fled"})
 OFF_TABLE = frozenset({"undeployed", "in_reserve", "in_ambush", "reserve", "ambush", "hidden"})
 
@@ -297,12 +303,16 @@ def table_svg(view: Mapping[str, Any], title: str = "", width_px: int = 720) -> 
         f'<rect x="0" y="0" width="{w:g}" height="{d:g}" fill="#3f5a36" stroke="#c9b98b" '
         'stroke-width="0.3"/>',
     ]
+    # Each piece says what it is (its name and kind), under the units' names: a block of
+    # colour alone does not tell a reader a wood from a ruin.
+    terrain_labels: list[str] = []
     for t in view.get("terrain") or []:
         points = t.get("points") or []
         if points:
             fill = TERRAIN_FILL.get(str(t.get("kind")), "#a09664")
             out.append(f'<path class="terrain" d="{_path([points], d)}" fill="{fill}" '
                        'fill-opacity="0.75"/>')
+            terrain_labels.append(_terrain_label(t, points, w, d))
     labels = []
     names = _names(view)
     for unit in (view.get("units") or {}).values():
@@ -334,9 +344,36 @@ def table_svg(view: Mapping[str, Any], title: str = "", width_px: int = 720) -> 
                           'font-family="sans-serif" text-anchor="middle" fill="#fff" '
                           'stroke="#000" stroke-width="0.25" paint-order="stroke">'
                           f'{html.escape(names.get(unit["id"], unit["id"]))}</text>')
+    out += terrain_labels
     out += labels
     out.append("</svg>")
     return "".join(out)
+
+
+def terrain_words(piece: Mapping[str, Any]) -> str:
+    """A piece as the picture names it: "Wood (cover)", or its kind alone when unnamed."""
+    kind = str(piece.get("kind") or "")
+    words = TERRAIN_WORDS.get(kind, kind.replace("_", " ").capitalize() or "Terrain")
+    label = str(piece.get("label") or "").strip()
+    return f"{label} ({words.lower()})" if label and label != words else words
+
+
+def _terrain_label(
+    piece: Mapping[str, Any], points: Sequence[Sequence[float]], w: float, d: float
+) -> str:
+    """The piece's label at its middle, kept inside the board (a piece at the edge would
+    otherwise push half its text off the picture)."""
+    text = terrain_words(piece)
+    size = TERRAIN_LABEL_IN
+    cx = sum(float(p[0]) for p in points) / len(points)
+    cy = sum(float(p[1]) for p in points) / len(points)
+    half = min(w / 2, len(text) * size * 0.3)  # about half the width of sans-serif text
+    x = min(max(cx, half), w - half)
+    y = min(max(d - cy + size * 0.35, size), d - size * 0.3)
+    return (f'<text class="terrain-label" x="{x:.2f}" y="{y:.2f}" font-size="{size:g}" '
+            'font-family="sans-serif" font-style="italic" text-anchor="middle" fill="#f4ecc8" '
+            'stroke="#1b1b1b" stroke-width="0.2" paint-order="stroke">'
+            f"{html.escape(text)}</text>")
 
 
 def luck_svg(seat: int, rows: Sequence[LuckRow], compact: bool = False) -> str:

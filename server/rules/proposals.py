@@ -543,27 +543,62 @@ def _alone(state: GameState, seat: int) -> None:
         )
 
 
+def _army_plan(state: GameState, seat: int, seq: int | None) -> dict[str, Any]:
+    """With both seats taken: the plan that takes back `seat`'s submitted army, and nothing
+    else. While the opponent has not submitted theirs nobody has built on it (deployment
+    starts only with both armies in), so it needs no agreement; anything else is an undo by
+    agreement (`propose`)."""
+    opponent = other(seat)
+    if seat not in state.muster.armies or opponent in state.muster.armies:
+        _alone(state, seat)
+    try:
+        plan = _undo_plan(state, seat, seq)
+    except RuleError as why:
+        raise RuleError(
+            why.code,
+            f"player {opponent} has acted since you submitted your army: propose the undo, "
+            "and they accept or decline it",
+            rule="Undo",
+        ) from None
+    first = plan["events"][0] if plan["events"] else {}
+    if first.get("type") != "army_submitted" or plan["from_seq"] != plan["starts"][-1]:
+        _alone(state, seat)
+    return plan
+
+
+def _take_back_plan(state: GameState, seat: int, seq: int | None) -> dict[str, Any]:
+    """What `take_back` takes back: alone at the table, any of your own setup actions; with
+    both seats taken, only your army, before the opponent has submitted theirs."""
+    if len(state.seats) >= 2:
+        return _army_plan(state, seat, seq)
+    return _undo_plan(state, seat, seq)
+
+
 @register_action("take_back", TakeBack, when=[When(SETUP)], doing="taking back a setup action")
 def take_back(state: GameState, seat: int, action: TakeBack, dice: DiceStream) -> list[Event]:
     """Before player 2 joins, player 1 takes back their own setup actions (terrain placed,
     moved or removed, an army submitted) at once: the same plan as a proposed undo (from one
     of their actions to the end of the log), with no opponent to ask. Once both seats are
-    taken, an undo is by agreement (`propose`)."""
-    _alone(state, seat)
-    plan = _undo_plan(state, seat, action.seq)
+    taken, a player still takes back their own army at once while the opponent has not
+    submitted theirs (`_army_plan`); any other undo is by agreement (`propose`)."""
+    plan = _take_back_plan(state, seat, action.seq)
+    alone = len(state.seats) < 2
     return [
         Event(
             UNDO_EVENT,
             {
                 "proposal": None,
-                "alone": True,
+                "alone": alone,
+                "army": not alone,
                 "seqs": [e["seq"] for e in plan["events"]],
                 "discarded": plan["rolls"],
                 "when": _when(state),
                 "dice_position": state.dice_position,
                 "rolls": state.rolls,
                 "next_id": state.next_id,
-                "text": f"Player {seat} took back: {undo_description(plan)}",
+                "text": f"Player {seat} took back: {undo_description(plan)}"
+                if alone
+                else f"Player {seat} took back their army",
             },
             actor=seat,
         )
@@ -572,15 +607,21 @@ def take_back(state: GameState, seat: int, action: TakeBack, dice: DiceStream) -
 
 @register_game_offer("take_back")
 def _offer_take_back(state: GameState, seat: int) -> dict[str, Any] | None:
-    """Take back: the player alone at the table, in setup, with what it takes back in words."""
-    if state.battle.stage != "setup" or len(state.seats) >= 2:
+    """Take back, in setup, with what it takes back in words: for the player alone at the
+    table; with both seats taken, for a player whose army is in while the opponent's is not
+    (refused with the reason when the opponent has acted since)."""
+    if state.battle.stage != "setup":
+        return None
+    if len(state.seats) >= 2 and (
+        seat not in state.muster.armies or other(seat) in state.muster.armies
+    ):
         return None
     try:
-        plan = _undo_plan(state, seat, None)
+        plan = _take_back_plan(state, seat, None)
     except RuleError as why:
         return refused("take_back", why)
     return offer("take_back", undo={k: v for k, v in plan.items() if k != "starts"},
-                 starts=plan["starts"])
+                 starts=plan["starts"], army=len(state.seats) >= 2)
 
 
 # --- folds and what the players see --------------------------------------------------------------

@@ -369,7 +369,7 @@
  * @property {Offer & {kind:'free_move'}} free_move
  * @property {Offer & {proposal:string}} accept_proposal
  * @property {Offer & {proposal:string, withdraw?:boolean}} decline_proposal
- * @property {Offer & {undo?:UndoPlan, starts?:number[]}} take_back
+ * @property {Offer & {undo?:UndoPlan, starts?:number[], army?:boolean}} take_back
  * @property {Offer & {current:string|null, objectives:{id:string, name:string, text:string}[]}} choose_secondary_objective
  * @property {StratagemsOffer} stratagems
  * @property {ChargeAnswerOffer} charge_answer

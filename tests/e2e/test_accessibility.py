@@ -200,7 +200,8 @@ def test_deployment_a_charge_an_end_of_phase_and_a_move_with_the_keyboard_only(
     p2 = pages.open("player2", g["p2"])
     for page in (p1, p2):
         page.wait_for_function(READY)
-    deployed = {1: (20.0, 10.0), 2: (20.0, 38.0)}
+    # Typed as each player sees the table: player 2's (52, 10) is the table's (20, 38).
+    deployed = {1: (20.0, 10.0), 2: (52.0, 10.0)}
     # Deployment: Tab to the unit in the tray, Enter; type x and y; Enter on "Deploy here".
     for _ in range(2):
         seat = until(p1, "warfield.store.state.stage === 'deployment'"

@@ -80,6 +80,7 @@ def test_build_an_army_with_points_and_a_unit_of_your_own(server: str, pages: An
     until_equal(p1, POINTS, "Total: 390 of 4,500 points (Standard)")
 
     p1.click("#submit-army")
+    p1.click("#confirm-submit-army")  # the "Submit your army?" dialog
     p1.wait_for_selector("#army-waiting")
     own_id = p1.evaluate("Object.keys(warfield.store.state.own_datasheets)[0]")
     assert own_id.startswith("own-")
@@ -148,6 +149,7 @@ def test_a_leader_of_your_own_from_the_form_leads_a_catalogue_unit(
     until_equal(p1, "document.querySelectorAll('.army-list > li').length", 1)
     until(p1, "document.getElementById('army-points').textContent.startsWith('Total: 155')")
     p1.click("#submit-army")
+    p1.click("#confirm-submit-army")  # the "Submit your army?" dialog
     p1.wait_for_selector("#army-waiting")
     until_equal(p1, "Object.values(warfield.store.state.units).filter(u => u.owner === 1)"
                     ".map(u => u.name)", ["Boyz + Big Mek"])

@@ -75,6 +75,7 @@ def test_armies_and_deployment_through_the_ui(server: str, pages: Any) -> None:
     until_equal(p1, "document.querySelectorAll('.army-list > li').length", 1)
     p1.check(".army-list li input[name=standard]")
     p1.click("#submit-army")
+    p1.click("#confirm-submit-army")  # the "Submit your army?" dialog
     p1.wait_for_selector("#army-waiting")
     until_equal(p1, "Object.values(warfield.store.state.units).find(u => u.owner === 1).markers",
                 ["standard"])

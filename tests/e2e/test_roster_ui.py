@@ -57,6 +57,7 @@ def test_import_roster_shows_the_report_exports_and_submits(server: str, pages: 
     until_equal(p1, "document.querySelectorAll('.army-list li').length", 4)
 
     p1.click("#submit-army")
+    p1.click("#confirm-submit-army")  # the "Submit your army?" dialog
     p1.wait_for_selector("#army-waiting")
     until_equal(p1, "Object.values(warfield.store.state.units).filter(u => u.owner === 1)"
                     ".map(u => u.datasheet).sort()",
@@ -93,6 +94,7 @@ def test_an_imported_unit_of_your_own_deploys_and_shows_its_card(server: str, pa
     until_equal(p1, "document.querySelectorAll('.army-list li').length", 2)
 
     p1.click("#submit-army")
+    p1.click("#confirm-submit-army")  # the "Submit your army?" dialog
     p1.wait_for_selector("#army-waiting")
     rest(f"{server}/api/games/{game_id}/actions",
          {"action": {"type": "submit_army",
@@ -173,6 +175,7 @@ def test_roster_upgrades_show_on_the_card_and_an_own_character_joins(
     until_equal(p1, "document.querySelectorAll('.army-list > li').length", 4)
 
     p1.click("#submit-army")
+    p1.click("#confirm-submit-army")  # the "Submit your army?" dialog
     p1.wait_for_selector("#army-waiting")
     rest(f"{server}/api/games/{game_id}/actions",
          {"action": {"type": "submit_army",

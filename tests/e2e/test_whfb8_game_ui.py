@@ -94,6 +94,7 @@ def write_army(page: Any, datasheet: str) -> None:
     page.click("form.army-add button[type=submit]")
     page.wait_for_selector(f".army-list li[data-datasheet={datasheet}]")
     page.click("#submit-army")
+    page.click("#confirm-submit-army")  # the "Submit your army?" dialog
     page.wait_for_selector("#army-waiting, #deploy-turn")
 
 

@@ -4,6 +4,7 @@ natural 1 always fails, a natural 6 always succeeds) and exact charge-roll distr
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from itertools import product
 
@@ -161,3 +162,29 @@ def test_40k_attack_sequences_count_in_the_luck_chart() -> None:
     assert (luck[2]["to_wound"].trials, luck[2]["to_wound"].successes) == (4, 4)
     assert (luck[1]["armour"].trials, luck[1]["armour"].successes) == (4, 0)
     assert abs(luck[2]["to_hit"].expected - 10 * 5 / 6) < 1e-9  # Heavy: 2+
+
+
+def test_the_picture_labels_each_terrain_piece_with_its_name_and_kind() -> None:
+    """Terrain is not an unlabelled block: each piece carries its name (or, unnamed, its kind)
+    and kind in readable text (at least 1 in tall: 10 px at the report's 720 px), inside the
+    board even for a piece at the table's edge."""
+    view = {
+        "battlefield": {"width": 72, "depth": 48},
+        "terrain": [
+            {"id": "ter1", "kind": "cover", "label": "Wood",
+             "points": [[10, 10], [14, 10], [14, 14], [10, 14]]},
+            {"id": "ter2", "kind": "blocks_los", "points": [[0, 44], [3, 44], [3, 48], [0, 48]]},
+        ],
+        "units": {},
+    }
+    svg = table_svg(view, "Setup")
+    labels = re.findall(r'<text class="terrain-label" x="([\d.]+)" y="([\d.]+)" '
+                        r'font-size="([\d.]+)"[^>]*>([^<]*)</text>', svg)
+    assert [t[3] for t in labels] == ["Wood (cover)", "Blocks line of sight"]
+    for x, y, size, text in labels:
+        assert float(size) >= 1.0
+        half = len(text) * float(size) * 0.3  # a generous half width of sans-serif text
+        assert half <= float(x) <= 72 - half and float(size) <= float(y) <= 48, (x, y, text)
+    # The Wood's label is at its middle (12, 12) -> SVG (12, 36), a little below for the
+    # baseline.
+    assert abs(float(labels[0][0]) - 12) < 0.01 and 36 <= float(labels[0][1]) <= 37

@@ -41,6 +41,7 @@ from server.geometry.los import line_of_sight
 from server.geometry.measure import within
 from server.rules.battle import (
     BATTLE,
+    DEPLOYMENT,
     OVER,
     on_phase_end,
     on_phase_start,
@@ -586,7 +587,9 @@ def _fold_roar(state: GameState, event: Event) -> GameState:
 
 @register_projector
 def _project_forty(state: GameState, viewer: int | None, out: dict[str, Any]) -> None:
-    if not is_forty(state) or stage(state) not in (BATTLE, OVER):
+    # From deployment on: where to set a unit up depends on the objective markers, so they
+    # are on the table (with CP and VP, none yet) before the first battle round.
+    if not is_forty(state) or stage(state) not in (DEPLOYMENT, BATTLE, OVER):
         return
     data = forty(state)
     chooser: int | None = None

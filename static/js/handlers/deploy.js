@@ -3,13 +3,16 @@
 // server judges (issue 19 item 6), with the frontage and facing the player chooses: R / Shift+R
 // turn it 15°, [ and ] take a file off or add one. The outlines come from the server's
 // `deploy_unit` order (one per frontage, in the unit's own frame); the client draws, the
-// server judges (`preview`) and decides (`deploy_unit`).
+// server judges (`preview`) and decides (`deploy_unit`). A 40k unit's ghost is its models'
+// bases set down around the pointer as the server deploys a unit (rows of five: the
+// datasheets' bases, `gridPositions`); R / Shift+R turn it too.
 
 import { Tool } from './handler.js';
 import { round2 } from '../view/transform.js';
 import { errorText, unitName } from '../format.js';
 import { unitOffer } from '../ui/offers.js';
 import { outlineBox, placeOutline } from '../view/ambush.js';
+import { baseInches, basesGeometry, datasheetBases, gridPositions, modelCount } from '../ui/forty-orders.js';
 
 /** @typedef {import('../types.js').Pt} Pt */
 
@@ -39,6 +42,8 @@ export class DeployTool extends Tool {
     this.facing = /** @type {number|null} */ (null);
     /** Where the pointer last was over the table. @type {Pt|null} */
     this.at = null;
+    /** A unit placed model by model (40k): its base, once the datasheets are in. @type {{round:boolean, width:number, depth:number}|null} */
+    this.base = null;
   }
 
   get enterToast() {
@@ -47,8 +52,9 @@ export class DeployTool extends Tool {
 
   hint() {
     const o = this.offer();
-    return o?.outlines
-      ? `Click where the front of the unit goes: R / Shift+R turn it ${DEPLOY_TURN_DEG}°, [ and ] change its frontage (${this.chosenFiles()} files); Esc cancels.`
+    if (o?.outlines) return `Click where the front of the unit goes: R / Shift+R turn it ${DEPLOY_TURN_DEG}°, [ and ] change its frontage (${this.chosenFiles()} files); Esc cancels.`;
+    return this.base
+      ? `Click where the middle of the unit goes (its models in rows of five): R / Shift+R turn it ${DEPLOY_TURN_DEG}°; Esc cancels.`
       : 'Click on the table where the front of the unit goes (Esc to cancel).';
   }
 
@@ -57,6 +63,7 @@ export class DeployTool extends Tool {
     this.files = null;
     this.facing = null;
     this.at = null;
+    this.base = null;
     this.table.moves.clearGhost();
   }
 
@@ -81,7 +88,22 @@ export class DeployTool extends Tool {
     this.unit = id;
     this.files = null;
     this.facing = null;
-    this.table.onChange();
+    this.base = null;
+    const t = this.table;
+    const st = t.store.state;
+    const unit = st?.units?.[id];
+    // No outlines: a unit placed model by model; its ghost needs its datasheet's base.
+    if (unit && !this.offer()?.outlines) {
+      datasheetBases(String(st?.system || 'wh40k10'))
+        .then((bases) => {
+          if (this.unit !== id) return;
+          this.base = baseInches(bases[String(unit.datasheet)]);
+          this.showGhost();
+          t.onChange();
+        })
+        .catch((err) => t.toast(`Deploy: the datasheets could not be read (${err.message})`, 'error'));
+    }
+    t.onChange();
   }
 
   /** The ghost at the pointer, with the deploy action the server is asked about. */
@@ -89,9 +111,20 @@ export class DeployTool extends Tool {
     const t = this.table;
     const o = this.offer();
     const outline = o?.outlines?.[String(this.chosenFiles())];
-    if (!this.unit || !this.at || !Array.isArray(outline)) return;
+    if (!this.unit || !this.at) return;
     const pl = { x: round2(this.at.x), y: round2(this.at.y), facing: this.chosenFacing() };
     const name = unitName(t.store.state, this.unit);
+    if (!Array.isArray(outline)) {
+      const unit = t.store.state?.units?.[this.unit];
+      if (!this.base || !unit) return;
+      const positions = gridPositions(modelCount(unit), pl.x, pl.y, pl.facing, this.base);
+      t.moves.setGhost({
+        id: this.unit, x: pl.x, y: pl.y, facing: pl.facing, width: 2, depth: 2,
+        geometry: basesGeometry(positions, this.base), verdict: 'unknown', label: name,
+        text: `${name} · checking…`, phase: 'placing',
+      }, this.action(pl));
+      return;
+    }
     const box = outlineBox(outline, pl);
     t.moves.setGhost({
       id: this.unit, x: box.x, y: box.y, facing: pl.facing, width: box.width, depth: box.depth,
@@ -118,7 +151,7 @@ export class DeployTool extends Tool {
 
   /** R / Shift+R: turn the ghost. @param {1|-1} sign */
   rotate(sign) {
-    if (!this.unit || !this.offer()?.outlines) return false;
+    if (!this.unit || !(this.offer()?.outlines || this.base)) return false;
     this.facing = (((this.chosenFacing() + sign * DEPLOY_TURN_DEG) % 360) + 360) % 360;
     this.showGhost();
     this.table.onChange();

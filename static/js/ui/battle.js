@@ -104,6 +104,11 @@ export function setupPanel(el, store, conn, toast, table) {
   /** Units of your own this session knows (saved ones and new ones), by ref. @type {Map<string, {unit:OwnUnit, sheet:Datasheet}>} */
   const own = new Map();
   let submitting = false;
+  /** The army as last submitted (entries, faction, game size): back in the builder when the
+   * player takes it back, to change and submit again. @type {{army:typeof army, faction:string, gameSize:string|null}|null} */
+  let lastSubmitted = null;
+  /** The "Submit army?" dialog, made once (outside the panel, which re-renders). @type {HTMLDialogElement|null} */
+  let confirmDialog = null;
   /** The "Define a unit of your own" form. @type {HTMLElement|null} */
   let ownForm = null;
 
@@ -130,7 +135,8 @@ export function setupPanel(el, store, conn, toast, table) {
    * server's `take_back` order says what it takes back, or why not). */
   function takeBackButton() {
     const o = gameOffer(store.state, 'take_back');
-    if (!o) return null;
+    // Taking back the army (both seats taken) is offered beside "Army submitted", by name.
+    if (!o || o.army) return null;
     const events = Array.isArray(o.undo?.events) ? o.undo.events : [];
     const words = events.map((e) => String(e.text || e.type)).join('; ');
     return h('button', {
@@ -138,6 +144,70 @@ export function setupPanel(el, store, conn, toast, table) {
       title: o.available ? `Takes back: ${words}` : String(o.reason || 'nothing to take back'),
       onclick: () => act({ type: 'take_back' }, 'Take back'),
     }, 'Take back');
+  }
+
+  /** "Take back my army": with both seats taken, while the opponent has not submitted theirs
+   * (the server's `take_back` order with `army`; disabled with its reason when the opponent
+   * has acted since). The army comes back into the builder. */
+  function takeBackArmyButton() {
+    const o = gameOffer(store.state, 'take_back');
+    if (!o?.army) return null;
+    return h('button', {
+      type: 'button', id: 'take-back-army', disabled: !o.available,
+      title: o.available ? 'Take the army back to change it; submit it again when ready' : String(o.reason || 'the army cannot be taken back now'),
+      onclick: async () => {
+        if (!(await act({ type: 'take_back' }, 'Take back my army'))) return;
+        if (lastSubmitted && !army.length) {
+          army.push(...lastSubmitted.army);
+          faction = lastSubmitted.faction;
+          gameSize = lastSubmitted.gameSize;
+        }
+        render();
+        // The keyboard user's focus goes to the builder's Submit, not lost to the page.
+        /** @type {HTMLElement|null} */ (el.querySelector('#submit-army'))?.focus();
+      },
+    }, 'Take back my army');
+  }
+
+  /**
+   * Ask before submitting: a modal dialog naming the army's units and points (Enter or the
+   * button submits, Esc or "Keep editing" goes back; the focus returns to Submit army).
+   * @param {string} words what is submitted ("3 units, 1,250 points")
+   * @returns {Promise<boolean>}
+   */
+  function confirmSubmit(words) {
+    if (!confirmDialog) {
+      confirmDialog = /** @type {HTMLDialogElement} */ (h('dialog', {
+        id: 'submit-army-dialog', class: 'confirm-dialog', 'aria-labelledby': 'submit-army-title', 'aria-describedby': 'submit-army-words',
+        // The page behind is inert while it is open: its keys are not the table's (whose
+        // Esc handler would otherwise swallow the dialog's own Esc).
+        onkeydown: (/** @type {KeyboardEvent} */ e) => {
+          e.stopPropagation();
+          if (e.key === 'Escape') {
+            e.preventDefault();
+            /** @type {HTMLDialogElement} */ (e.currentTarget).close('cancel');
+          }
+        },
+      }));
+      document.body.appendChild(confirmDialog);
+    }
+    const dialog = confirmDialog;
+    return new Promise((resolve) => {
+      const ok = h('button', { type: 'button', class: 'primary', id: 'confirm-submit-army', onclick: () => dialog.close('submit') }, 'Submit army');
+      replace(dialog,
+        h('h2', { id: 'submit-army-title' }, 'Submit your army?'),
+        h('p', { id: 'submit-army-words' }, words),
+        h('p', { class: 'hint' }, 'You can take it back until your opponent submits theirs.'),
+        h('div', { class: 'buttons' }, ok,
+          h('button', { type: 'button', id: 'cancel-submit-army', onclick: () => dialog.close('cancel') }, 'Keep editing')));
+      dialog.returnValue = '';
+      dialog.addEventListener('close', () => {
+        resolve(dialog.returnValue === 'submit');
+        /** @type {HTMLElement|null} */ (el.querySelector('#submit-army'))?.focus();
+      }, { once: true });
+      dialog.showModal();
+      ok.focus();
+    });
   }
 
   /** @returns {Datasheet[]} */
@@ -186,7 +256,8 @@ export function setupPanel(el, store, conn, toast, table) {
       terrainEditor(table));
     if (submitted) {
       replace(el, h('h2', null, 'Setup'), preset,
-        h('p', { class: 'waiting', id: 'army-waiting' }, "Army submitted: waiting for opponent's army."));
+        h('p', { class: 'waiting', id: 'army-waiting' }, "Army submitted: waiting for opponent's army."),
+        takeBackArmyButton());
       return;
     }
     const rules = armyRules();
@@ -291,9 +362,16 @@ export function setupPanel(el, store, conn, toast, table) {
       onclick: async () => {
         if (submitting || !army.length) return;
         submitting = true;
+        const n = army.length;
+        const sized = size ? ` of ${Number(size.points).toLocaleString('en')} (${size.name})` : '';
+        if (!(await confirmSubmit(`${n} unit${n === 1 ? '' : 's'}, ${total.toLocaleString('en')} points${sized}.`))) {
+          submitting = false;
+          return;
+        }
+        const kept = { army: army.slice(), faction, gameSize };
         const ok = await act(submitAction(), 'Submit army');
         submitting = false;
-        if (ok) { army.length = 0; importReport = null; }
+        if (ok) { lastSubmitted = kept; army.length = 0; importReport = null; }
         render();
       },
     }, 'Submit army'));

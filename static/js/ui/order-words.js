@@ -78,6 +78,7 @@ export const ORDER_WORDS = {
     const seqs = /** @type {number[]} */ (Array.isArray(p.seqs) ? p.seqs : []);
     const span = seqs.length ? ` #${Math.min(...seqs)}${seqs.length > 1 ? `–#${Math.max(...seqs)}` : ''}` : '';
     const dice = Array.isArray(p.discarded) && p.discarded.length ? `; dice discarded: ${rollList(p.discarded)}` : '';
+    if (p.army) return `${who(ev.actor)} took back their army (the opponent had not submitted theirs)`;
     if (p.alone) return `${who(ev.actor)} took back${span} before player 2 joined, ${seqs.length} event${seqs.length === 1 ? '' : 's'}`;
     return `Undone by agreement:${span}, ${seqs.length} event${seqs.length === 1 ? '' : 's'} taken back${dice}`;
   },

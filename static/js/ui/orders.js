@@ -295,6 +295,10 @@ export function mountOrders(o) {
   const opened = new Map();
   let busy = false;
   let reportKey = '';
+  /** The newest report group's key, and whether the events now shown arrived live (not the
+   * history on load or a resync). */
+  let newestReport = '';
+  let liveEvents = false;
   /** The charge or proposal whose banner last took the focus. */
   let focusedFor = '';
   /** Where the focus was before the banner took it. @type {HTMLElement|null} */
@@ -503,7 +507,26 @@ export function mountOrders(o) {
     const key = `${store.history.length}:${last?.seq ?? 0}:${store.state?.units ? Object.keys(store.state.units).length : 0}`;
     if (key === reportKey) return;
     reportKey = key;
-    renderReport(report, reportGroups(store.history, store.state), opened);
+    const groups = reportGroups(store.history, store.state);
+    renderReport(report, groups, opened);
+    const newest = groups[groups.length - 1];
+    const was = newestReport;
+    newestReport = newest ? newest.key : '';
+    const live = liveEvents;
+    liveEvents = false;
+    // The report of the player's own Shoot or Fight lands under the unit card, often below the
+    // fold: bring it into view and give it the focus, so a screen reader reads it out. Only a
+    // report that arrives now (not the history on load) and only for the viewer's own
+    // attacks: the opponent's do not take the focus from what the player is doing.
+    if (!live || !newest || newest.key === was) return;
+    const ev = store.history.find((e) => e.seq === newest.last);
+    if (store.seat === null || ev?.actor !== store.seat) return;
+    const group = report.querySelector('.report-group');
+    const summary = /** @type {HTMLElement|null} */ (group?.querySelector('summary') || null);
+    if (!group || !summary) return;
+    group.scrollIntoView({ block: 'nearest' });
+    summary.scrollIntoView({ block: 'nearest' });
+    summary.focus({ preventScroll: true });
   }
 
   function update() {
@@ -514,6 +537,7 @@ export function mountOrders(o) {
 
   store.subscribe((change) => {
     if (change.kind === 'events') flashEvents(table, change.events || []);
+    liveEvents = change.kind === 'events';
     update();
   });
   update();

@@ -39,6 +39,24 @@ export function zoneMiddle(zones, seat) {
 }
 
 /**
+ * A spot and facing as the player in `seat` sees the table, from the table's own coordinates,
+ * and back (the turn is its own inverse). Player 2 sees the table turned 180° (view/transform.js):
+ * their x runs from the left corner of their own edge, their y away from them, and facing 0°
+ * is straight away from them. Pure.
+ * @param {{x:number, y:number, facing:number}} p @param {number|null} seat
+ * @param {{width:number, depth:number}} battlefield
+ * @returns {{x:number, y:number, facing:number}}
+ */
+export function asSeatSees(p, seat, battlefield) {
+  if (seat !== 2) return { ...p };
+  return {
+    x: round2(battlefield.width - p.x),
+    y: round2(battlefield.depth - p.y),
+    facing: (((p.facing + 180) % 360) + 360) % 360,
+  };
+}
+
+/**
  * A labelled input (every input has a visible label). @param {string} text
  * @param {Record<string, unknown>} attrs @param {string} key @param {Record<string, string>} v
  */
@@ -91,14 +109,20 @@ export function deployForm(table) {
   const id = tool.unit;
   if (table.mode !== 'deploy' || !id) return null;
   const v = values(table);
+  const seat = table.store.seat;
+  const field0 = table.store.state?.battlefield;
+  const bf = { width: Number(field0?.width || 0), depth: Number(field0?.depth || 0) };
+  // Typed as the player sees the table (player 2's turned around), sent in the table's own.
   if (v.deployUnit !== id) {
-    const mid = zoneMiddle(table.currentScene().zones, table.store.seat);
+    const mid = zoneMiddle(table.currentScene().zones, seat);
+    const seen = mid ? asSeatSees({ ...mid, facing: 0 }, seat, bf) : null;
     v.deployUnit = id;
-    v.x = mid ? String(mid.x) : '';
-    v.y = mid ? String(mid.y) : '';
-    v.facing = table.store.seat === 2 ? '180' : '0';
+    v.x = seen ? String(seen.x) : '';
+    v.y = seen ? String(seen.y) : '';
+    v.facing = '0';
   }
   const name = unitName(table.store.state, id);
+  const byModels = !tool.offer()?.outlines;
   return h('form', {
     class: 'typed deploy-form', id: 'deploy-form', 'aria-label': `Deploy ${name}`,
     onsubmit: (/** @type {Event} */ e) => {
@@ -107,10 +131,11 @@ export function deployForm(table) {
       const y = num(v.y);
       const facing = num(v.facing);
       if (x === null || y === null) return table.toast('Deploy: type where the front of the unit goes (x and y in inches).', 'info');
-      void tool.deployAt({ x, y }, facing ?? undefined);
+      const at = asSeatSees({ x, y, facing: facing ?? 0 }, seat, bf);
+      void tool.deployAt({ x: at.x, y: at.y }, at.facing);
     },
   },
-  h('p', { class: 'hint' }, `Deploy ${name}: the front centre at x, y (inches from your table corner) and its facing.`),
+  h('p', { class: 'hint' }, `Deploy ${name}: ${byModels ? 'the middle of the unit' : 'the front centre'} at x, y as you see the table (inches: x from the left corner of your own edge, y away from you) and its facing (0° straight away from you, towards the enemy).`),
   h('div', { class: 'row' },
     field('x (in)', { type: 'number', step: 'any', size: 4 }, 'x', v),
     field('y (in)', { type: 'number', step: 'any', size: 4 }, 'y', v),

@@ -230,14 +230,43 @@ function drawObjectives(ctx, v, marks) {
     ctx.fillText(m.controller ? `P${m.controller}` : '–', c.x, c.y);
     ctx.textBaseline = 'top';
     ctx.font = '600 10px system-ui, sans-serif';
-    const text = `${m.name} · ${m.label}`;
     const y = c.y + (20 / 25.4 + 3) * v.scale + 2;
+    // Two markers share a row (the 40k layout): neither label may take more than half the board.
+    const board = tableBox(v);
+    const placed = boardLabel([`${m.name} · ${m.label}`, m.name, m.label], c.x, board, (t) => ctx.measureText(t).width, (board.x1 - board.x0) / 2 - 8);
     ctx.lineWidth = 3;
     ctx.strokeStyle = 'rgba(0,0,0,0.75)';
-    ctx.strokeText(text, c.x, y);
     ctx.fillStyle = '#fff';
-    ctx.fillText(text, c.x, y);
+    placed.lines.forEach((line, i) => {
+      ctx.strokeText(line, placed.x, y + i * 12);
+      ctx.fillText(line, placed.x, y + i * 12);
+    });
   }
+}
+
+/** The table's box on the screen. @param {View} v @returns {Box} */
+function tableBox(v) {
+  const a = toScreen(v, 0, 0);
+  const b = toScreen(v, v.width, v.depth);
+  return { x0: Math.min(a.x, b.x), y0: Math.min(a.y, b.y), x1: Math.max(a.x, b.x), y1: Math.max(a.y, b.y) };
+}
+
+/**
+ * A centred label kept inside the board (a marker near a table edge on a phone would push
+ * half of it off): the whole text on one line if it fits the board, else the following
+ * parts on a line each (`[whole, first, second]`), each cut to fit; the centre moved in so no
+ * line crosses the board's edge. Pure apart from `measure`.
+ * @param {string[]} parts @param {number} cx @param {Box} board @param {(s:string) => number} measure
+ * @param {number} [widest] the most one line may take (px; default: the board's width)
+ * @returns {{lines:string[], x:number, width:number}}
+ */
+export function boardLabel(parts, cx, board, measure, widest = Infinity) {
+  const room = Math.max(0, Math.min(board.x1 - board.x0 - 8, widest));
+  const [whole, ...rest] = parts;
+  const lines = measure(whole) <= room || !rest.length ? [fitLabel(whole, room, measure)] : rest.map((t) => fitLabel(t, room, measure));
+  const width = Math.max(0, ...lines.map(measure));
+  const x = Math.min(Math.max(cx, board.x0 + 4 + width / 2), board.x1 - 4 - width / 2);
+  return { lines: lines.filter(Boolean), x, width };
 }
 
 /** Terrain: each kind's light fill and its pattern of dark marks (view/terrain-style.js), so
@@ -265,15 +294,22 @@ function drawTerrain(ctx, v, terrain) {
   ctx.lineWidth = 3;
   ctx.strokeStyle = 'rgba(255,255,255,0.85)';
   ctx.fillStyle = '#111';
+  const board = tableBox(v);
+  const measure = (/** @type {string} */ s) => ctx.measureText(s).width;
   for (const t of terrain) {
     if (!t.label) continue;
     const ring = geometryRings(t.geometry)[0];
     if (!ring?.length) continue;
     const b = bbox(ring);
-    if ((b.maxX - b.minX) * v.scale < 40) continue;
+    const px = (b.maxX - b.minX) * v.scale;
+    // On a small board (a phone) the name is cut to the piece (or its initials), not left out.
+    if (px < 16) continue;
     const c = toScreen(v, (b.minX + b.maxX) / 2, (b.minY + b.maxY) / 2);
-    ctx.strokeText(t.label, c.x, c.y);
-    ctx.fillText(t.label, c.x, c.y);
+    const text = fitLabel(t.label, Math.max(px * 1.4, 36), measure);
+    if (!text) continue;
+    const { x } = boardLabel([text], c.x, board, measure);
+    ctx.strokeText(text, x, c.y);
+    ctx.fillText(text, x, c.y);
   }
 }
 

@@ -84,7 +84,7 @@ from server.rules.core import (
     seat_visibility,
     with_part,
 )
-from server.rules.naming import display_name, display_names
+from server.rules.naming import display_name, display_names, say_inches
 from server.rules.orders import register_acting
 from server.rules.rankandflank.attacks import resolve
 from server.rules.rankandflank.break_test import heavy_casualties, heavy_casualties_held_back
@@ -555,7 +555,7 @@ def whirl_events(
     named = with_unit(state, moved)
     verb = {"fanatic_released": "is released and whirls", "fanatic_moved": "whirls"}[kind]
     payload["text"] = (
-        f"{display_name(named, moved.id)} {verb} {path.travelled:g} in"
+        f"{display_name(named, moved.id)} {verb} {say_inches(path.travelled)}"
         + (f" from {display_name(state, str((extra or {})['from']))}"
            if kind == "fanatic_released" else "")
         + (f" through {display_names(state, path.through)}" if path.through else "")
@@ -777,7 +777,7 @@ def release_fanatic(
             ILLEGAL_MOVE,
             f"a Fanatic starts from a point on {display_name(state, hider.id)}; "
             f"({start[0]:g}, {start[1]:g}) is "
-            f"{geo.distance_to_point(fp, start).distance:.2f} in away",
+            f"{say_inches(geo.distance_to_point(fp, start).distance, 0.0)} away",
             rule="Concealed Fanatic",
         )
     events = _release(state, hider, start, float(action.facing), dice)

@@ -5,7 +5,13 @@
 // reads its state and events.
 
 import { toScreen } from './transform.js';
-import { unitName } from '../format.js';
+import { inches, unitName } from '../format.js';
+
+/** A whirl's length: the dice's whole inches as rolled, a stopped one to 0.1 in (one rounding). @param {unknown} d */
+function whirlInches(d) {
+  const n = Number(d);
+  return Number.isInteger(n) ? `${n} in` : inches(n);
+}
 
 /** @typedef {import('../types.js').GameState} GameState */
 /** @typedef {import('../types.js').WhirlPayload} WhirlPayload */
@@ -101,7 +107,7 @@ export function whirlWords(p, name = (id) => id) {
   const faces = Array.isArray(p.roll?.dice) ? p.roll.dice.map((d) => d.face ?? d).join(' + ') : '';
   const through = Array.isArray(p.through) && p.through.length ? ` through ${p.through.map(name).join(', ')}` : '';
   const gone = p.removed ? `; ${REMOVED[p.removed] ?? 'removed'}` : '';
-  return `Fanatic ${faces ? `${faces}: ` : ''}${p.distance} in${through}${gone}`;
+  return `Fanatic ${faces ? `${faces}: ` : ''}${whirlInches(p.distance)}${through}${gone}`;
 }
 
 /**
@@ -136,7 +142,7 @@ export function whirlOverlays(history) {
     const p = /** @type {WhirlPayload|null|undefined} */ (ev.payload);
     if (!p || !Array.isArray(p.start) || !Array.isArray(p?.end)) continue;
     if (!p.removed && (removedLater.get(String(p.unit?.id)) ?? -1) > i) continue;
-    out.push({ points: [p.start, p.end], label: `Fanatic ${p.distance} in${p.removed ? ' (removed)' : ''}`, seat: Number(p.unit?.owner) || 0, alpha: 0.9 });
+    out.push({ points: [p.start, p.end], label: `Fanatic ${whirlInches(p.distance)}${p.removed ? ' (removed)' : ''}`, seat: Number(p.unit?.owner) || 0, alpha: 0.9 });
   }
   return out;
 }

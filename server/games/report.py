@@ -214,6 +214,10 @@ def dice_luck(
             _sequence_luck(e, owners, rows)
             continue
         roll = p.get("roll")
+        if roll is None and e.type in ("charge_succeeded", "charge_failed"):
+            # A charge whose roll was recorded where it was drawn (a 40k Charge move after
+            # `charge_rolled`, a charge completed after Fanatics stopped it) names it thus.
+            roll = p.get("distance_roll")
         if not isinstance(roll, Mapping) or not isinstance(roll.get("expression"), str):
             continue
         try:

@@ -189,16 +189,27 @@ def phase_start_from(state: GameState, first: int, dice: DiceStream) -> list[Eve
     end does (`phase_end_from`): its events are kept and the other hooks run once the player
     has acted (`_resume_phase_start`)."""
     phase = state.battle.phase
+    _, out, _ = _hooks_from(state, _opening_hooks(state), first, dice, lambda i: {
+        "kind": "phase_start", "next": i, "text": f"the rest of the start of the {phase} phase"})
+    return out
+
+
+def _hooks_from(
+    state: GameState, hooks: list[PhaseHook], first: int, dice: DiceStream,
+    frame: Callable[[int], dict[str, Any]],
+) -> tuple[GameState, list[Event], bool]:
+    """Run `hooks` from the `first` on, each on the state the ones before left; a hook whose
+    events wait for a player suspends the rest (`frame(i)`: where to resume, at hook i). The
+    state after, the events, and whether they stopped to wait."""
     out: list[Event] = []
-    for i, hook in enumerate(_opening_hooks(state)[first:], first):
+    for i, hook in enumerate(hooks[first:], first):
         produced = hook(state, dice)
         state = fold_all(state, produced)
         out.extend(produced)
         if is_suspended(produced):
-            out.append(suspension({"kind": "phase_start", "next": i + 1,
-                                   "text": f"the rest of the start of the {phase} phase"}))
-            return out
-    return out
+            out.append(suspension(frame(i + 1)))
+            return state, out, True
+    return state, out, False
 
 
 @register_frame("phase_start")
@@ -229,15 +240,10 @@ def phase_end_from(state: GameState, seat: int, first: int, dice: DiceStream) ->
     its events are kept and the phase ends once the player has acted (`_resume_phase_end`),
     rather than the whole end being refused and rolled again."""
     phase = state.battle.phase
-    closing: list[Event] = []
-    for i, hook in enumerate(_closing_hooks(state)[first:], first):
-        produced = hook(state, dice)
-        state = fold_all(state, produced)
-        closing.extend(produced)
-        if is_suspended(produced):
-            closing.append(suspension({"kind": "phase_end", "next": i + 1, "seat": seat,
-                                       "text": f"the end of the {phase} phase"}))
-            return closing
+    state, closing, waits = _hooks_from(state, _closing_hooks(state), first, dice, lambda i: {
+        "kind": "phase_end", "next": i, "seat": seat, "text": f"the end of the {phase} phase"})
+    if waits:
+        return closing
     phases = phases_of(state.system)
     turn = state.battle.turn or 1
     first_player = state.battle.first_player

@@ -56,7 +56,8 @@ def test_a_selected_shooter_shows_its_range_and_arc_and_marks_what_it_can_see_an
     expect(seen).to_contain_text(re.compile(r"(fully|partly) visible"))
     expect(seen).to_contain_text("cover")
     hidden = p1.locator(f"#shoot-targets li[data-unit={GREMLINS_A}]")
-    expect(hidden).to_have_text(re.compile(r"✗ Mageblight Gremlin \(1\) is 39\.0 in away; \w+ reaches"))
+    expect(hidden).to_have_text(
+        re.compile(r"✗ Mageblight Gremlin \(1\) is 39\.0 in away; \w+ reaches"))
     p1.screenshot(path=str(tmp_path / "shooting-sight.png"))
 
     # Another own unit selected: its own sight (the Spears have no shooting weapon: none).

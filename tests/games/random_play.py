@@ -201,21 +201,24 @@ def _unit_actions(rng: random.Random, view: dict[str, Any], seat: int, uid: str 
                                               for p in unit["positions"]]})
         return out
     if kind == "charge_move":
-        targets = offer.get("targets") or []
-        if unit is None or not unit.get("positions") or here is None:
+        # Straight at the nearest enemy model until the closest pair of models stands about
+        # 2 in apart centre to centre (within Engagement Range for the bases here).
+        if unit is None or not unit.get("positions"):
             return []
-        goal = _nearest_enemy(view, seat, here)
-        if goal is None:
+        reach = float(offer.get("range") or 0)
+        enemy = [p for t in offer.get("targets") or ()
+                 for p in (view["units"].get(t) or {}).get("positions") or ()]
+        if not enemy or reach <= 0:
             return []
-        d = math.dist(here, goal) or 1.0
-        reach = float(offer.get("distance") or offer.get("roll_total") or 0) or d
+        mine, theirs = min(((a, b) for a in unit["positions"] for b in enemy),
+                           key=lambda ab: math.dist(ab[0], ab[1]))
+        gap = math.dist(mine, theirs) or 1.0
         out = []
-        for stop in (1.0, 0.5):
-            step = max(min(d - stop - 1.0, reach), 0.0)
-            dx, dy = (goal[0] - here[0]) / d * step, (goal[1] - here[1]) / d * step
+        for apart in (2.0, 1.8, 2.2):
+            step = min(max(gap - apart, 0.0), reach)
+            dx, dy = (theirs[0] - mine[0]) / gap * step, (theirs[1] - mine[1]) / gap * step
             out.append({**base, "positions": [[p[0] + dx, p[1] + dy]
                                               for p in unit["positions"]]})
-        del targets
         return out
     if kind == "release_fanatic":
         if here is None:

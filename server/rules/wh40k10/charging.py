@@ -281,7 +281,9 @@ def charge_move(state: GameState, seat: int, action: ChargeMove, dice: DiceStrea
                 "unit": unit.id,
                 "target": pending["targets"][0],
                 "targets": pending["targets"],
-                "roll": pending["roll"],
+                # The roll is recorded on `charge_rolled`, where it was drawn; named here
+                # as a reference (core.ROLL_REFERENCES), or the proof would count it twice.
+                "distance_roll": pending["roll"],
                 "bonus": 0,
                 "range": pending["range"],
                 "distance": round(far, 3),

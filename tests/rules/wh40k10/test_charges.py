@@ -8,6 +8,7 @@ of the targets; no model moves within Engagement Range of a unit that is not a t
 
 from __future__ import annotations
 
+from server.rules import core
 from server.rules.orders import orders_for
 from server.rules.units import units_of
 from tests.rules.test_battle import act, refused
@@ -52,6 +53,23 @@ def test_a_charge_against_two_units_ends_within_engagement_range_of_both() -> No
     assert events[0].payload["targets"] == ["u2", "u3"]
     state = to_phase(state, 1, "Fight")
     assert state.to_json()["forty"]["fights_first"] == ["u1"]
+
+
+def test_the_charge_move_names_the_roll_it_was_drawn_with_so_the_proof_counts_it_once() -> None:
+    """The charge roll is recorded on `charge_rolled`; the `charge_succeeded` after the Charge
+    move names it as `distance_roll` (a reference the dice proof skips): the log's rolls cover
+    the stream once each, and the luck chart still counts the charge."""
+    state = _two_squads()
+    state, rolled, _ = charging(state, 1, [2, 2], type="charge", unit="u1",
+                                targets=["u2", "u3"])
+    state, moved = act(state, 1, type="charge_move", unit="u1",
+                       positions=_ahead(state, TO_WITHIN_ER))
+    done = moved[0].payload
+    assert done["distance_roll"] == rolled[0].payload["roll"] and "roll" not in done
+    assert core.rolls_of(done) == []
+    rolls = [r for e in [*rolled, *moved] for r in core.rolls_of(e.payload)]
+    assert [(r["start"], r["end"]) for r in rolls] == sorted({(r["start"], r["end"])
+                                                               for r in rolls})
 
 
 def test_a_charge_move_short_of_one_target_is_refused_and_can_be_given_up() -> None:

@@ -49,6 +49,12 @@ NARRATED: frozenset[str] = frozenset({
     # whfb8 Entombed Beneath the Sands and Skirmishers (server/rules/whfb8/): each has a text.
     "entombed_marker", "entombed_mishap", "entombed_emerged", "ambushers_never_arrived",
     "vanguard_moved", "skirmishers_tightened", "skirmishers_loosened", "feigned_flight_moved",
+    # whfb8 Night Goblin Fanatics, once released (public; the concealing note is not).
+    "fanatics_revealed", "fanatic_released", "fanatic_moved", "fanatic_removed",
+    # The roll-offs, and wh40k10's shooting and fights, charges, Stratagems, the Waaagh!,
+    # Battle-shock and the objectives scored: each has its own text.
+    "roll_off", "first_chosen", "attacks_resolved", "charge_rolled", "stratagem_used",
+    "waaagh_called", "battle_shock_test", "objectives_scored", "roar_of_mork_used",
 })
 """Events told in the report's words (dice steps are in the combat report and the luck
 chart; phase changes are the report's structure)."""

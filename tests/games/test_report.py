@@ -188,3 +188,25 @@ def test_the_picture_labels_each_terrain_piece_with_its_name_and_kind() -> None:
     # The Wood's label is at its middle (12, 12) -> SVG (12, 36), a little below for the
     # baseline.
     assert abs(float(labels[0][0]) - 12) < 0.01 and 36 <= float(labels[0][1]) <= 37
+
+
+def test_the_report_tells_shooting_fights_fanatics_and_roll_offs_in_words() -> None:
+    """A random 40k game's shooting and fights and a whfb8 game's released Fanatics are told
+    in the report (each event's own text), not "Nothing happened this turn"."""
+    import hashlib
+
+    from server.rules.core import undone_seqs
+    from tests.games.random_play import play
+
+    told: set[str] = set()
+    for system in ("wh40k10", "whfb8"):
+        for n in range(4):
+            game = play(system, hashlib.sha256(f"{system}{n}".encode()).digest(), actions=400)
+            text = to_markdown(build_report("g", Replay(game.log[:-1]), None, None))
+            undone = undone_seqs(game.log)  # an agreed undo takes them out of the story
+            for e in (e for e in game.log if e.seq not in undone):
+                words = e.payload.get("text")
+                if e.type in ("attacks_resolved", "fanatic_released", "roll_off") and words:
+                    assert str(words).split(":")[0] in text, (e.type, words)
+                    told.add(e.type)
+    assert told == {"attacks_resolved", "fanatic_released", "roll_off"}

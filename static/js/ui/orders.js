@@ -382,7 +382,7 @@ export function mountOrders(o) {
     const n = `${r.left} Fanatic${r.left === 1 ? '' : 's'}`;
     const start = defaultRelease(st.units?.[r.unit]);
     return h('div', { class: 'banner-row fanatics', id: `release-prompt-${r.unit}`, dataset: { unit: r.unit } },
-      h('b', null, `${unitName(st, r.unit)} must release ${n}: ${unitName(st, r.interrupted)} came within 8 in`),
+      h('b', null, `${unitName(st, r.unit)} must release ${n}: ${r.interrupted === r.unit ? 'they came within 8 in of the enemy' : `${unitName(st, r.interrupted)} came within 8 in`}`),
       h('div', { class: 'buttons' },
         h('button', {
           type: 'button', class: 'primary', dataset: { autofocus: '1' }, disabled: busy,

@@ -820,7 +820,15 @@ def charge_result(
         events += variant_of(state.system).move_contacts(
             fold_all(state, events), unit.id, swept, dice
         )
-    return events
+    return events + _contact(fold_all(state, events), unit.id, target.id)
+
+
+def _contact(state: GameState, charger_id: str, target_id: str) -> list[Event]:
+    """What the system does the moment a charge reaches base contact (`Variant.charge_contact`),
+    when the charger is still in it (a Fanatic on the way may have destroyed it)."""
+    if charger_id not in state.charges.engaged:
+        return []
+    return variant_of(state.system).charge_contact(state, charger_id, target_id)
 
 
 def straight_way(start: Footprint, end: Placement) -> Callable[[float], Footprint]:
@@ -957,7 +965,8 @@ def complete_interrupted_charge(state: GameState) -> list[Event]:
     payload["text"] = (
         f"{display_name(state, charger.id)} complete the charge on {display_name(state, target.id)}"
     )
-    return [Event("charge_succeeded", payload)]
+    done = [Event("charge_succeeded", payload)]
+    return done + _contact(fold_all(state, done), charger.id, target.id)
 
 
 @register_folder("charge_interrupted")

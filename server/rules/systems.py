@@ -276,6 +276,11 @@ class Variant(ABC):
         Default: none."""
         return []
 
+    def charge_contact(self, state: GameState, charger_id: str, target_id: str) -> list[Event]:
+        """Events at the moment a charger and its target move into base contact (the charge
+        already folded into `state`; whfb8: Skirmishers tighten up). Default: none."""
+        return []
+
     def move_hazards(self, state: GameState, unit_id: str, swept: Any) -> list[str]:
         """What a move sweeping `swept` would run into, in words, before it is made (the
         charge preview; whfb8: a Fanatic in the path and its 2D6 hits). Pure, no dice; the

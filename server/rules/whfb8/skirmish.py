@@ -428,6 +428,24 @@ def loosen(state: GameState, unit: Unit) -> Event:
     )
 
 
+def tighten_at_contact(state: GameState, charger_id: str, target_id: str) -> list[Event]:
+    """Skirmishers tighten "for free at the moment both units move into base contact" (seed
+    002): the charger and the charged, whichever are Skirmishers not yet closed up."""
+    events: list[Event] = []
+    for uid, enemy in ((charger_id, target_id), (target_id, charger_id)):
+        unit, other = units_of(state).get(uid), units_of(state).get(enemy)
+        if other is None or other.status != "on_table":
+            continue
+        if (unit is None or unit.status != "on_table" or TIGHTENED in unit.markers
+                or not datasheet_of(state, unit).has_rule(SKIRMISHERS)):
+            continue
+        event = tighten(state, unit, enemy)
+        if event is not None:
+            events.append(event)
+            state = fold_all(state, [event])
+    return events
+
+
 @on_phase_end(SYSTEM, "Movement")
 def close_up_and_spread_out(state: GameState, dice: DiceStream) -> list[Event]:
     """At the end of the Movement phase (after charges and Remaining Moves): Skirmishers in

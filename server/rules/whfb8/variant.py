@@ -151,6 +151,13 @@ class Warhammer(Variant):
 
         return move_contacts(state, unit_id, swept, dice)
 
+    def charge_contact(self, state: GameState, charger_id: str, target_id: str) -> list[Event]:
+        """Skirmishers tighten "at the moment both units move into base contact" (seed 002;
+        server/rules/whfb8/skirmish.py)."""
+        from server.rules.whfb8.skirmish import tighten_at_contact
+
+        return tighten_at_contact(state, charger_id, target_id)
+
     def move_hazards(self, state: GameState, unit_id: str, swept: Any) -> list[str]:
         """A Fanatic in the path: 2D6 S5 Armour Piercing (1) hits if the move is made (seed
         003; whfb8/fanatics.py)."""

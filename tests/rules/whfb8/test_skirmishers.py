@@ -238,8 +238,8 @@ def test_charged_skirmishers_that_hold_close_up_too() -> None:
     """Seed 002, Skirmishers and Charging: "If skirmishers declare a charge (or a charge
     reaction that does not involve fleeing) they tighten their loose formation": Empire
     Halberdiers charge a Tomb Swarm 5 in away (M 4 + 2D6 always reaches), the Swarm holds, and
-    at the end of the Movement phase it stands in base contact model to model, its 3 files and
-    its facing kept."""
+    "at the moment both units move into base contact" (not at the end of the phase) it stands
+    in base contact model to model, its 3 files and its facing kept."""
     game = Game("whfb8")
     game.act(1, type="submit_army", units=[SWARM])
     game.act(2, type="submit_army", units=[HALBERDIERS])
@@ -253,10 +253,11 @@ def test_charged_skirmishers_that_hold_close_up_too() -> None:
     loose = table_of(game.state).units[sid]
     assert loose.width == pytest.approx(3 * BASE_IN + 2 * 0.5)
     game.act(2, type="declare_charge", unit=hal, target=sid)
-    game.act(1, type="charge_reaction", reaction="hold")
+    events = game.act(1, type="charge_reaction", reaction="hold")
     assert game.state.charges.engaged[hal] == sid
-    events = game.act(2, type="end_phase")
-    assert "skirmishers_tightened" in [e.type for e in events]
+    kinds = [e.type for e in events]
+    assert kinds.index("skirmishers_tightened") == kinds.index("charge_succeeded") + 1, kinds
+    assert "skirmishers_tightened" not in [e.type for e in game.act(2, type="end_phase")]
     unit = game.unit(sid)
     assert "tightened" in unit.markers and unit.files == 3 and unit.placement[2] == 0.0
     tight = table_of(game.state).units[sid]

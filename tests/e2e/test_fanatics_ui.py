@@ -22,27 +22,37 @@ from tests.e2e.waits import until
 pytestmark = pytest.mark.e2e
 
 
+class GoblinsAndHalberdiers:
+    """A whfb8 game over REST: player 1's Night Goblins hiding two Fanatics at (36, 11) and
+    player 2's Empire Halberdiers at (36, 36), facing each other, deployed."""
+
+    def __init__(self, server: str, name: str) -> None:
+        g = rest(f"{server}/api/games", {"system": "whfb8", "name": name})
+        seat2 = rest(f"{server}/api/games/{g['id']}/seats", {"invite": g["invite"]})
+        self.id = g["id"]
+        self.tokens = {1: g["token"], 2: seat2["token"]}
+        self.base = f"{server}/api/games/{g['id']}"
+        self.act(1, {"type": "submit_army", "units": [
+            {"datasheet": "night-goblins", "models": 20, "files": 5,
+             "concealed": {"night-goblin-fanatic": 2}}]})
+        self.act(2, {"type": "submit_army", "units": [
+            {"datasheet": "empire-halberdiers", "models": 20, "files": 5}]})
+        units = rest(self.base)["state"]["units"]
+        self.gob = next(u for u in units if units[u]["owner"] == 1)
+        self.hal = next(u for u in units if units[u]["owner"] == 2)
+        self.act(1, {"type": "deploy_unit", "unit": self.gob, "x": 36, "y": 11, "facing": 0})
+        self.act(2, {"type": "deploy_unit", "unit": self.hal, "x": 36, "y": 36, "facing": 180})
+
+    def act(self, seat: int, action: dict[str, Any]) -> Any:
+        return rest(f"{self.base}/actions", {"action": action}, token=self.tokens[seat])
+
+
 def test_a_release_through_the_ui_and_the_secret_only_on_the_owners_page(
     server: str, pages: Any
 ) -> None:
-    g = rest(f"{server}/api/games", {"system": "whfb8", "name": "Fanatics"})
-    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {"invite": g["invite"]})
-    tokens = {1: g["token"], 2: seat2["token"]}
-    base = f"{server}/api/games/{g['id']}"
-
-    def act(seat: int, action: dict[str, Any]) -> Any:
-        return rest(f"{base}/actions", {"action": action}, token=tokens[seat])
-
-    act(1, {"type": "submit_army", "units": [{"datasheet": "night-goblins", "models": 20,
-                                              "files": 5,
-                                              "concealed": {"night-goblin-fanatic": 2}}]})
-    act(2, {"type": "submit_army", "units": [{"datasheet": "empire-halberdiers", "models": 20,
-                                              "files": 5}]})
-    units = rest(base)["state"]["units"]
-    gob = next(u for u in units if units[u]["owner"] == 1)
-    hal = next(u for u in units if units[u]["owner"] == 2)
-    act(1, {"type": "deploy_unit", "unit": gob, "x": 36, "y": 11, "facing": 0})
-    act(2, {"type": "deploy_unit", "unit": hal, "x": 36, "y": 36, "facing": 180})
+    game = GoblinsAndHalberdiers(server, "Fanatics")
+    g, tokens, base, act = {"id": game.id}, game.tokens, game.base, game.act
+    gob, hal = game.gob, game.hal
 
     url = f"{server}/games/{g['id']}"
     p1 = pages.open("player1", f"{url}#seat=1&token={tokens[1]}")

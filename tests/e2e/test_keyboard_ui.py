@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.test_battle_ui import rest
+from tests.e2e.test_fanatics_ui import GoblinsAndHalberdiers
 from tests.e2e.test_orders_ui import SPEARS, t9a_game
 from tests.e2e.test_table import READY
 from tests.e2e.waits import next_frame, until, until_equal
@@ -91,13 +92,9 @@ def test_fanatics_released_in_the_opponents_turn_are_asked_in_a_banner_with_the_
     """whfb8 (seed 003): an enemy move in player 2's turn comes within 8 in of the Night
     Goblins hiding Fanatics; player 1's banner takes the focus at once (on a control that rolls
     nothing), and the turn bar tells player 2 and the spectator whom the game waits for."""
-    g = rest(f"{server}/api/games", {"system": "whfb8", "name": "Fanatics out of turn"})
-    seat2 = rest(f"{server}/api/games/{g['id']}/seats", {"invite": g["invite"]})
-    tokens = {1: g["token"], 2: seat2["token"]}
-    base = f"{server}/api/games/{g['id']}"
-
-    def act(seat: int, action: dict[str, Any]) -> Any:
-        return rest(f"{base}/actions", {"action": action}, token=tokens[seat])
+    game = GoblinsAndHalberdiers(server, "Fanatics out of turn")
+    g, tokens, base, act = {"id": game.id}, game.tokens, game.base, game.act
+    gob, hal = game.gob, game.hal
 
     def to_movement(seat: int) -> None:
         for _ in range(12):
@@ -107,16 +104,6 @@ def test_fanatics_released_in_the_opponents_turn_are_asked_in_a_banner_with_the_
             act(st["active_player"], {"type": "end_phase"})
         raise AssertionError("no Movement phase")
 
-    act(1, {"type": "submit_army", "units": [{"datasheet": "night-goblins", "models": 20,
-                                              "files": 5,
-                                              "concealed": {"night-goblin-fanatic": 2}}]})
-    act(2, {"type": "submit_army", "units": [{"datasheet": "empire-halberdiers", "models": 20,
-                                              "files": 5}]})
-    units = rest(base)["state"]["units"]
-    gob = next(u for u in units if units[u]["owner"] == 1)
-    hal = next(u for u in units if units[u]["owner"] == 2)
-    act(1, {"type": "deploy_unit", "unit": gob, "x": 36, "y": 11, "facing": 0})
-    act(2, {"type": "deploy_unit", "unit": hal, "x": 36, "y": 36, "facing": 180})
     to_movement(1)
     act(1, {"type": "move_unit", "unit": gob, "manoeuvre": "forward", "distance": 8,
             "mode": "march"})

@@ -32,8 +32,8 @@ move for the phase, yet the system judges it as it judges every move (whfb8: a u
 within 8 in of concealing Night Goblins, or concealing goblins put within 8 in of an enemy,
 releases the Fanatics; the unit stays where it was put). An undo never reaches back past a seat
 being claimed or the game's end, nor further than the last `UNDO_WINDOW` events, nor past the
-opponent's last action: a player takes back only their own actions (issue 19;
-docs/rules-decisions.md "By agreement").
+opponent's last action: a player takes back only their own actions (docs/rules-decisions.md
+"By agreement").
 """
 
 from __future__ import annotations
